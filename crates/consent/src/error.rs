@@ -1,0 +1,84 @@
+//! Why a consent text could not be produced.
+//!
+//! Rendering refuses rather than guesses: a term that cannot be shown exactly is
+//! never shown approximately (§5.3: the text must show every term that commits the
+//! person). Inputs are meant to be verified claims, so in practice these mark a
+//! verification gap upstream; the service maps every variant to one refusal.
+
+/// A consent text could not be rendered. Each variant names the term at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConsentError {
+    /// A time is not an RFC 3339 date-time with an offset (§2.1 "Formats").
+    #[error("{field} is not an RFC 3339 date-time with an offset: {value:?}")]
+    BadDateTime { field: &'static str, value: String },
+
+    /// A NumericDate is outside what a calendar can show.
+    #[error("{field} is not a NumericDate that can be shown: {value}")]
+    BadNumericDate { field: &'static str, value: i64 },
+
+    /// `host.tz`, a contract's or a rule's `tz` is not an IANA time zone the key app knows.
+    #[error("{field} is not a known IANA time zone: {value:?}")]
+    UnknownTimeZone { field: &'static str, value: String },
+
+    /// A slot ends before it starts, or the end is the start.
+    #[error("the slot ends ({end}) before it starts ({start})")]
+    EndBeforeStart { start: String, end: String },
+
+    /// A duration does not follow the §2.1 grammar, or a retention is not weeks or days.
+    #[error("{field} is not a SchCP duration (§2.1): {value:?}")]
+    BadDuration { field: &'static str, value: String },
+
+    /// An amount does not follow §2.1 (digits, at most the currency's minor unit).
+    #[error("{field} is not a SchCP amount (§2.1): {amount:?} {currency:?}")]
+    BadMoney {
+        field: &'static str,
+        amount: String,
+        currency: String,
+    },
+
+    /// A domain the key app discovered is not a valid host name.
+    #[error("not a valid domain name: {0:?}")]
+    BadDomain(String),
+
+    /// A change offer (§5.7) names another host than the booking's current contract,
+    /// or carries no `booking_id`.
+    #[error("the change offer does not belong to the booking it is shown against: {0}")]
+    ChangeOfferMismatch(&'static str),
+
+    /// A management mandate (§3.3) may only cancel or reschedule.
+    #[error("a management mandate may only cancel or reschedule, not {0}")]
+    ManagementScope(&'static str),
+
+    /// A rule names weekdays but no `tz` to read them in (§7.9).
+    #[error("a rule that names weekdays must name its time zone (tz)")]
+    RuleWeekdaysWithoutZone,
+
+    /// The contract's organizer (`iss`) is not one of its members (§5.12 "Members").
+    #[error("the meeting contract's organizer is not one of its members")]
+    OrganizerNotMember,
+
+    /// The person accepting is not a member of the contract, or is its organizer.
+    #[error("the person accepting is not a member of this meeting other than its organizer")]
+    NotAMember,
+
+    /// An offer or contract states both an end and `open_end: true` (§4.2, §5.12 "Terms").
+    #[error("the {0} states both an end and open_end")]
+    EndConflict(&'static str),
+
+    /// The locale data is missing a message: a bug in `locales/`, caught by tests.
+    #[error("locale {locale} has no message {id:?}")]
+    MissingMessage { locale: &'static str, id: String },
+
+    /// The Fluent file failed to parse or format: a bug in `locales/`.
+    #[error("locale {locale} message {id:?} failed to format: {detail}")]
+    Fluent {
+        locale: &'static str,
+        id: String,
+        detail: String,
+    },
+
+    /// ICU4X could not load or apply its compiled CLDR data.
+    #[error("ICU4X could not format {what}: {detail}")]
+    Icu { what: &'static str, detail: String },
+}

@@ -1,0 +1,233 @@
+//! Host-, organizer- and agent-supplied strings, made inert before a person reads them.
+//!
+//! Names, labels, places and titles come from the other side (§5.12 "What a member can
+//! trust"), and the text around them is the one thing the person reads before saying
+//! yes (§5.3 "The consent trust boundary", "What an assistant shows"). Such a string
+//! must not be able to reorder, hide or forge any other part of that text. So:
+//!
+//! 1. **Neutralise, never refuse.** Every control character (Cc: C0, DEL, C1), every
+//!    format character (Cf: the bidi embeddings, overrides and isolates U+202A–U+202E and
+//!    U+2066–U+2069, the marks U+200E/U+200F/U+061C, the zero-width characters
+//!    U+200B–U+200D, U+2060, U+FEFF, soft hyphen, tag characters …), the line and
+//!    paragraph separators (Zl, Zp), private-use (Co) and unassigned (Cn) code points
+//!    are replaced, one for one, by U+FFFD REPLACEMENT CHARACTER. The person then
+//!    *sees* that something was there, and the rest of the text stays readable.
+//!    Refusing would be no safer (the terms are host-signed and verified; the name is
+//!    not a term) and would hide from the person that the host tried. Categories come
+//!    from ICU4X's Unicode data, not a hand list, so new format characters are covered.
+//! 2. **Spaces are spaces.** Every space separator (Zs: no-break, em, ideographic …)
+//!    becomes U+0020, runs collapse to one, and the ends are trimmed, so padding cannot
+//!    push a term out of sight. A string left empty becomes U+FFFD.
+//! 3. **Right-to-left text is isolated.** A string with a strong right-to-left letter
+//!    (bidi class R or AL) is wrapped in FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE
+//!    (U+2068 … U+2069), so a Hebrew or Arabic name is shown correctly and cannot pull
+//!    the digits, domain or price next to it into its own run. These are the only bidi
+//!    controls the consent text ever contains, always balanced, because step 1 removed
+//!    every one the input had. (Fluent's own isolation is off: it would wrap every
+//!    placeable, the spec strings would no longer match byte for byte, and step 1
+//!    already makes left-to-right strings safe.)
+//! 4. **Structure is quoted.** A name shown bare must look like a name. One with
+//!    anything else in it (brackets, quotes, commas, colons, semicolons, U+FFFD, symbols,
+//!    or a token that looks like a domain, such as `Harbourview Dental
+//!    (harbourviewdental.example)`) is shown in quotes, so it cannot pass for the key
+//!    app's own parentheses, separators or verified domain. Ordinary names stay bare,
+//!    which the spec's own renderings require ("with Harbourview Dental
+//!    (harbourviewdental.example), …"). Inside quotes every quotation mark is
+//!    neutralised (U+FFFD), so a quoted string cannot close its quotes early.
+
+use icu::properties::props::{BidiClass, GeneralCategory};
+use icu::properties::CodePointMapData;
+
+use crate::locale::Locale;
+use crate::ConsentError;
+
+/// U+FFFD, shown in place of every character that could reorder, hide or forge text.
+pub const REPLACEMENT: char = '\u{FFFD}';
+
+const FSI: char = '\u{2068}';
+const PDI: char = '\u{2069}';
+
+/// Quotation marks, neutralised inside a quoted string (rule 4).
+const QUOTES: &[char] = &[
+    '"', '\u{AB}', '\u{BB}', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}',
+    '\u{201D}', '\u{201E}', '\u{201F}', '\u{2039}', '\u{203A}', '\u{300C}', '\u{300D}', '\u{300E}',
+    '\u{300F}', '\u{FF02}',
+];
+
+/// Punctuation a bare name may contain: what real names use, nothing that structures
+/// the consent text (no brackets, commas, colons, semicolons or quotes).
+const NAME_PUNCTUATION: &[char] = &[
+    '-', '_', '\'', '\u{2019}', '.', '&', '/', '+', '#', '!', '?',
+];
+
+/// Makes a supplied string inert (rules 1–3 of the module documentation).
+pub fn inert(s: &str) -> String {
+    let gc = CodePointMapData::<GeneralCategory>::new();
+    let mut out = String::with_capacity(s.len());
+    let mut pending_space = false;
+    for c in s.chars() {
+        let shown = match gc.get(c) {
+            GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+            | GeneralCategory::PrivateUse
+            | GeneralCategory::Surrogate
+            | GeneralCategory::Unassigned => REPLACEMENT,
+            GeneralCategory::SpaceSeparator => ' ',
+            _ => c,
+        };
+        if shown == ' ' {
+            pending_space = !out.is_empty();
+            continue;
+        }
+        if pending_space {
+            out.push(' ');
+            pending_space = false;
+        }
+        out.push(shown);
+    }
+    if out.is_empty() {
+        out.push(REPLACEMENT);
+    }
+    if has_strong_rtl(&out) {
+        let mut isolated = String::with_capacity(out.len() + 6);
+        isolated.push(FSI);
+        isolated.push_str(&out);
+        isolated.push(PDI);
+        isolated
+    } else {
+        out
+    }
+}
+
+fn has_strong_rtl(s: &str) -> bool {
+    let bidi = CodePointMapData::<BidiClass>::new();
+    s.chars().any(|c| {
+        matches!(
+            bidi.get(c),
+            BidiClass::RightToLeft | BidiClass::ArabicLetter
+        )
+    })
+}
+
+/// Whether an inert string may be shown bare (rule 4): letters, marks, digits, single
+/// spaces and [`NAME_PUNCTUATION`] only, and no token that looks like a domain.
+pub fn is_plain(s: &str) -> bool {
+    let gc = CodePointMapData::<GeneralCategory>::new();
+    let chars_ok = s.chars().all(|c| {
+        c == ' '
+            || c == FSI
+            || c == PDI
+            || NAME_PUNCTUATION.contains(&c)
+            || matches!(
+                gc.get(c),
+                GeneralCategory::UppercaseLetter
+                    | GeneralCategory::LowercaseLetter
+                    | GeneralCategory::TitlecaseLetter
+                    | GeneralCategory::ModifierLetter
+                    | GeneralCategory::OtherLetter
+                    | GeneralCategory::NonspacingMark
+                    | GeneralCategory::SpacingMark
+                    | GeneralCategory::EnclosingMark
+                    | GeneralCategory::DecimalNumber
+                    | GeneralCategory::LetterNumber
+                    | GeneralCategory::OtherNumber
+            )
+    });
+    chars_ok && !s.split(' ').any(looks_like_domain)
+}
+
+/// `evil.example`, `harbourviewdental.example/x`: a dot with a label of two or more
+/// letters after it. "Dr." and "1.5" are not domain-like.
+fn looks_like_domain(token: &str) -> bool {
+    let mut labels = token.split('.');
+    let Some(first) = labels.next() else {
+        return false;
+    };
+    if first.is_empty() {
+        return false;
+    }
+    labels.any(|label| label.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+}
+
+/// A supplied name for display: inert, and quoted unless plain (rule 4).
+pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
+    let text = inert(s);
+    if is_plain(&text) {
+        Ok(text)
+    } else {
+        quote_inert(locale, &text)
+    }
+}
+
+/// A supplied string always shown in quotes: an agent's name, a rule's label, the
+/// organizer's name for someone the person does not know (§5.12).
+pub(crate) fn quoted(locale: &Locale, s: &str) -> Result<String, ConsentError> {
+    quote_inert(locale, &inert(s))
+}
+
+fn quote_inert(locale: &Locale, text: &str) -> Result<String, ConsentError> {
+    let neutral: String = text
+        .chars()
+        .map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c })
+        .collect();
+    locale.message("quoted", &[("text", neutral.into())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_names_pass_unchanged() {
+        for s in [
+            "Harbourview Dental",
+            "Cleaning and check-up",
+            "Mira",
+            "Noor Haddad",
+            "Dr. O'Brien",
+        ] {
+            assert_eq!(inert(s), s);
+            assert!(is_plain(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn controls_bidi_and_zero_width_become_replacement_characters() {
+        let hostile =
+            "a\u{202E}b\u{2066}c\u{200F}d\u{061C}e\u{200B}f\u{FEFF}g\nh\u{2028}i\u{7}j\u{0085}k";
+        let out = inert(hostile);
+        assert_eq!(out, "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{FFFD}h\u{FFFD}i\u{FFFD}j\u{FFFD}k");
+    }
+
+    #[test]
+    fn spaces_collapse_and_trim() {
+        assert_eq!(inert("  a\u{00A0}\u{2003}  b\t"), "a b\u{FFFD}");
+        assert_eq!(inert("   "), "\u{FFFD}");
+        assert_eq!(inert(""), "\u{FFFD}");
+    }
+
+    #[test]
+    fn right_to_left_text_is_isolated() {
+        assert_eq!(inert("שלום"), "\u{2068}שלום\u{2069}");
+        assert_eq!(
+            inert("\u{2067}שלום\u{2069}"),
+            "\u{2068}\u{FFFD}שלום\u{FFFD}\u{2069}"
+        );
+    }
+
+    #[test]
+    fn structure_and_domains_are_not_plain() {
+        for s in [
+            "Harbourview Dental (harbourviewdental.example)",
+            "evil.example",
+            "Cleaning, CAD 1.00",
+            "a\u{FFFD}b",
+            "x: y",
+            "\"quoted\"",
+        ] {
+            assert!(!is_plain(&inert(s)), "{s}");
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The consent text of the SchCP key app: what a person reads before saying yes.
+//!
+//! §5.3, "The consent trust boundary": a signature binds bytes, not what a screen
+//! showed, so the key app derives the complete text it shows from the same verified
+//! claims it signs. This crate is that derivation, and nothing else: pure functions
+//! from a typed [`ConsentRequest`] (verified claims plus what the key app itself knows:
+//! the domain it discovered a host at, the person's contacts) and a [`Locale`] to text.
+//!
+//! * **Deterministic.** The same request, locale and contacts give the same bytes: no
+//!   clock, no environment, no hash-map order (the one environment read,
+//!   [`os_locale_candidates`], only feeds [`choose_language`]).
+//! * **Complete.** Every term that commits the person is said (§5.2, §5.3): who (name
+//!   and verified domain, or "unverified"), what, when in words in the host's zone, where,
+//!   how many, any stated price paid to the host directly, any reconfirmation (when and
+//!   what silence does), any approval deadline, and the retention.
+//! * **Inert.** Host-, organizer- and agent-supplied strings cannot reorder, hide or
+//!   forge the text around them ([`inert`]).
+//! * **Localized.** English and French (Canadian conventions), sentences in Fluent
+//!   (`locales/*/consent.ftl`), dates, times, zone names, lists and numbers from CLDR
+//!   via ICU4X.
+//!
+//! ```
+//! use schcp_consent::{choose_language, render, ConsentRequest, Contacts, Locale};
+//!
+//! let language = choose_language(Some("fr-CA"), &[None, None, Some("en_CA.UTF-8")]);
+//! let locale = Locale::new(language).unwrap();
+//! let request = ConsentRequest::Pairing {
+//!     agent_name: "Calendar Assistant".into(),
+//!     fingerprint: "7F3A-91C2".into(),
+//! };
+//! let text = render(&request, &locale, &Contacts::new()).unwrap();
+//! assert!(text.starts_with("Jumeler l’assistant « Calendar Assistant »"));
+//! ```
+#![forbid(unsafe_code)]
+
+/// The claims types the requests carry: `schcp`'s own, re-exported for callers.
+pub use schcp::claims;
+
+mod domain;
+mod duration;
+mod error;
+pub mod inert;
+mod locale;
+mod mandate;
+mod meeting;
+mod money;
+mod offer;
+mod request;
+mod rule;
+mod when;
+
+pub use domain::VerifiedDomain;
+pub use duration::{duration_words, retention_words};
+pub use error::ConsentError;
+pub use locale::{choose_language, os_locale_candidates, Language, Locale};
+pub use mandate::{
+    actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate,
+};
+pub use meeting::{
+    acceptance_statement, answers_words, meeting_statement, member_name, member_words,
+    render_meeting_contract,
+};
+pub use money::{money_words, price_words};
+pub use offer::{
+    approval_sentence, host_identity, host_name, identity, offer_summary, place_words,
+    reconfirm_sentence, render_booking_offer, render_change_offer, retention_sentence, what_words,
+    when_words,
+};
+pub use request::{
+    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts,
+    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest,
+    OpenMandateRequest, RuleRequest, ServiceLabel, VerifiedOffer,
+};
+pub use rule::{render_pairing, render_rule};
+pub use when::{date_words, numeric_date_words, slot_words};
+
+/// The consent text for `req`, in `locale`, naming people as `contacts` knows them.
+///
+/// This is the one renderer every surface shows (desktop window, terminal, the agent
+/// API's `consent_text`). Lines are separated by `\n`.
+pub fn render(
+    req: &ConsentRequest,
+    locale: &Locale,
+    contacts: &Contacts,
+) -> Result<String, ConsentError> {
+    match req {
+        ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
+        ConsentRequest::ChangeOffer { current, proposed } => {
+            render_change_offer(locale, current.as_ref(), proposed)
+        }
+        ConsentRequest::OpenMandate(r) => render_open_mandate(locale, r),
+        ConsentRequest::ManagementMandate(r) => render_management_mandate(locale, r),
+        ConsentRequest::MeetingContract(r) => render_meeting_contract(locale, r, contacts),
+        ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
+        ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
+        ConsentRequest::Pairing {
+            agent_name,
+            fingerprint,
+        } => render_pairing(locale, agent_name, fingerprint),
+    }
+}

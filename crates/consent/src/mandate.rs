@@ -1,0 +1,214 @@
+//! Open (root) mandates and management mandates in words (§3.3).
+//!
+//! An open mandate says what an agent may agree to without asking again, so every
+//! constraint is said, and one the request leaves out is said plainly as no limit
+//! ("any service", "any time", "no price limit"): §3.3 check 6 lets an absent
+//! constraint allow everything, and the person must read that. A price ceiling is
+//! a ceiling on what a host may state, never authority to pay (§3.3, §8), hence
+//! "up to CAD 100.00 in all, paid to the host directly".
+
+use fluent_bundle::FluentValue;
+
+use crate::claims::Action;
+use crate::inert;
+use crate::locale::Locale;
+use crate::money::amount_text;
+use crate::offer::{identity, place_words};
+use crate::request::{BookingSummary, ManagementMandateRequest, MandateHost, OpenMandateRequest};
+use crate::when::{numeric_date_words, parse_instant, range_words, Clock};
+use crate::ConsentError;
+
+/// The hosts a mandate names, each identified: "Maple Street Auto
+/// (maplestreetauto.example) or Speedy Lube (speedylube.example)".
+pub fn hosts_words(locale: &Locale, hosts: &[MandateHost]) -> Result<String, ConsentError> {
+    if hosts.iter().any(|h| h.id == "*") {
+        return locale.message("mandate-any-host", &[]);
+    }
+    let shown: Vec<String> = hosts
+        .iter()
+        .map(|h| identity(locale, h.name.as_deref(), &h.id, h.domain.as_ref()))
+        .collect::<Result<_, _>>()?;
+    locale.or_list(&shown)
+}
+
+/// The spec's name for an action, which names its Fluent message.
+fn action_name(action: Action) -> &'static str {
+    match action {
+        Action::Hold => "hold",
+        Action::Book => "book",
+        Action::Cancel => "cancel",
+        Action::Reschedule => "reschedule",
+        Action::Delegate => "delegate",
+    }
+}
+
+/// The actions of a scope in words, in the spec's order (hold, book, cancel,
+/// reschedule, delegate), whatever order the request listed them in.
+pub fn actions_words(locale: &Locale, scope: &[Action]) -> Result<String, ConsentError> {
+    let mut actions = scope.to_vec();
+    actions.sort();
+    actions.dedup();
+    let words: Vec<String> = actions
+        .iter()
+        .map(|a| locale.message(&format!("action-{}", action_name(*a)), &[]))
+        .collect::<Result<_, _>>()?;
+    locale.and_list(&words)
+}
+
+/// An open mandate request, in full.
+pub fn render_open_mandate(
+    locale: &Locale,
+    req: &OpenMandateRequest,
+) -> Result<String, ConsentError> {
+    let c = &req.constraints;
+    let clock = Clock::zone_or_own("tz", req.tz.as_deref())?;
+    let mut lines = vec![
+        locale.message(
+            "mandate-intro",
+            &[
+                ("agent", inert::quoted(locale, &req.agent_name)?.into()),
+                ("hosts", hosts_words(locale, &req.hosts)?.into()),
+            ],
+        )?,
+        locale.message(
+            "mandate-actions",
+            &[("actions", actions_words(locale, &req.scope)?.into())],
+        )?,
+    ];
+
+    let services = match &c.services {
+        None => locale.message("mandate-any-service", &[])?,
+        Some(list) if list.is_empty() => locale.message("mandate-no-service", &[])?,
+        Some(list) => {
+            let names: Vec<String> = list
+                .iter()
+                .map(|s| inert::name(locale, s.name.as_deref().unwrap_or(&s.id)))
+                .collect::<Result<_, _>>()?;
+            locale.and_list(&names)?
+        }
+    };
+    lines.push(locale.message("mandate-services", &[("services", services.into())])?);
+
+    let window = match &c.window {
+        None => locale.message("mandate-any-time", &[])?,
+        Some(w) => range_words(
+            locale,
+            parse_instant("window.not_before", &w.not_before)?,
+            Some(parse_instant("window.not_after", &w.not_after)?),
+            clock,
+        )?,
+    };
+    lines.push(locale.message("mandate-window", &[("window", window.into())])?);
+
+    lines.push(match &c.max_price {
+        None => locale.message("mandate-no-price-limit", &[])?,
+        Some(max) => locale.message(
+            "mandate-price",
+            &amount_text(locale, "max_price", max)?.args(),
+        )?,
+    });
+
+    let named_hosts = req.hosts.iter().filter(|h| h.id != "*").count();
+    lines.push(match c.max_bookings {
+        None => locale.message("mandate-bookings-unlimited", &[])?,
+        Some(n) => {
+            let id = if named_hosts == 1 && !req.hosts.iter().any(|h| h.id == "*") {
+                "mandate-bookings"
+            } else if c.shared_limit {
+                "mandate-bookings-shared"
+            } else {
+                "mandate-bookings-each"
+            };
+            locale.message(id, &[("count", FluentValue::from(n))])?
+        }
+    });
+
+    let until = numeric_date_words(locale, "exp", req.exp, req.tz.as_deref())?;
+    lines.push(locale.message("valid-until", &[("until", until.into())])?);
+    Ok(lines.join("\n"))
+}
+
+/// A confirmed booking in one line: "Synthetic oil change with Maple Street Auto
+/// (maplestreetauto.example), Thursday 15 October 2026, 1:00–1:45 p.m. Eastern time".
+pub fn booking_words(locale: &Locale, b: &BookingSummary) -> Result<String, ConsentError> {
+    let host = identity(locale, b.host_name.as_deref(), &b.iss, b.domain.as_ref())?;
+    let service = inert::name(locale, &b.service_name)?;
+    let what = match &b.resource_name {
+        Some(resource) => locale.message(
+            "offer-what-resource",
+            &[
+                ("service", service.into()),
+                ("resource", inert::name(locale, resource)?.into()),
+                ("host", host.into()),
+            ],
+        )?,
+        None => locale.message(
+            "offer-what",
+            &[("service", service.into()), ("host", host.into())],
+        )?,
+    };
+    let clock = Clock::zone_or_own("tz", b.tz.as_deref())?;
+    let start = parse_instant("start", &b.start)?;
+    let end = b
+        .end
+        .as_deref()
+        .map(|e| parse_instant("end", e))
+        .transpose()?;
+    let mut clauses = vec![what, range_words(locale, start, end, clock)?];
+    if let Some(place) = b
+        .place
+        .as_ref()
+        .map(|p| place_words(locale, p))
+        .transpose()?
+        .flatten()
+    {
+        clauses.push(locale.message("offer-place", &[("place", place.into())])?);
+    }
+    Ok(clauses.join(", "))
+}
+
+/// A management mandate (§3.3): which booking, which actions, until when. Only cancel
+/// and reschedule: "A mandate that carries constraints.bookings MUST NOT authorize any
+/// action except on the listed bookings. In particular it cannot place holds", and
+/// renewal "carries no hold or book scope".
+pub fn render_management_mandate(
+    locale: &Locale,
+    req: &ManagementMandateRequest,
+) -> Result<String, ConsentError> {
+    let mut actions = req.scope.clone();
+    actions.sort();
+    actions.dedup();
+    let mut words = Vec::new();
+    for action in &actions {
+        match action {
+            Action::Cancel => words.push(locale.message("action-booking-cancel", &[])?),
+            Action::Reschedule => words.push(locale.message("action-booking-reschedule", &[])?),
+            other => return Err(ConsentError::ManagementScope(action_name(*other))),
+        }
+    }
+    let lines = [
+        locale.message(
+            "management-intro",
+            &[
+                ("agent", inert::quoted(locale, &req.agent_name)?.into()),
+                (
+                    "booking",
+                    inert::name(locale, &req.booking.booking_id)?.into(),
+                ),
+                ("summary", booking_words(locale, &req.booking)?.into()),
+            ],
+        )?,
+        locale.message(
+            "management-actions",
+            &[("actions", locale.and_list(&words)?.into())],
+        )?,
+        locale.message(
+            "valid-until",
+            &[(
+                "until",
+                numeric_date_words(locale, "exp", req.exp, req.booking.tz.as_deref())?.into(),
+            )],
+        )?,
+    ];
+    Ok(lines.join("\n"))
+}

@@ -1,0 +1,202 @@
+//! What the person is asked to approve: a typed request, built by the service from
+//! verified claims and what the key app itself knows, rendered by [`crate::render`].
+//!
+//! Surfaces never build text (STYLE.md): the desktop window, the terminal and the
+//! agent API's `consent_text` all show what `render` returns for one of these.
+
+use std::collections::BTreeMap;
+
+use crate::claims::{Action, MeetingContract, Money, OfferClaims, Place, RuleClaims, Window};
+use crate::domain::VerifiedDomain;
+
+/// An offer whose signature, `kid` and closed schema the key app has verified (§5.2),
+/// with the domain the key app itself discovered the host at (§2.2), if it has one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VerifiedOffer {
+    pub claims: OfferClaims,
+    /// The host's own domain as discovered by the key app, never `host.domain` (§5.2).
+    pub discovered: Option<VerifiedDomain>,
+}
+
+/// The person's contacts: principal id → the name the person knows them by.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Contacts {
+    by_principal: BTreeMap<String, String>,
+}
+
+impl Contacts {
+    /// No contacts.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds or renames a contact.
+    pub fn insert(&mut self, principal: impl Into<String>, name: impl Into<String>) {
+        self.by_principal.insert(principal.into(), name.into());
+    }
+
+    /// The person's own name for `principal`, if it is one of their contacts.
+    pub fn name_of(&self, principal: &str) -> Option<&str> {
+        self.by_principal.get(principal).map(String::as_str)
+    }
+}
+
+impl<P: Into<String>, N: Into<String>> FromIterator<(P, N)> for Contacts {
+    fn from_iter<I: IntoIterator<Item = (P, N)>>(iter: I) -> Self {
+        let mut contacts = Contacts::new();
+        for (p, n) in iter {
+            contacts.insert(p, n);
+        }
+        contacts
+    }
+}
+
+/// A host an open mandate names (`aud`), as the key app discovered it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MandateHost {
+    /// The host id; `"*"` is any host (§3.3 check 2).
+    pub id: String,
+    /// `host.name` from the discovery document the key app fetched.
+    pub name: Option<String>,
+    /// The domain the key app discovered the host at.
+    pub domain: Option<VerifiedDomain>,
+}
+
+/// A service an open mandate allows: its id and, when the key app read it from the
+/// host's discovery document, its name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServiceLabel {
+    pub id: String,
+    pub name: Option<String>,
+}
+
+/// An open mandate's constraints (§3.3). A constraint left out does not narrow.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MandateConstraints {
+    /// None: any service.
+    pub services: Option<Vec<ServiceLabel>>,
+    /// None: any time.
+    pub window: Option<Window>,
+    /// None: no price limit.
+    pub max_price: Option<Money>,
+    /// None: no limit on the number of bookings.
+    pub max_bookings: Option<u32>,
+    /// `shared_limit: true`: `max_bookings` is one limit across every host.
+    pub shared_limit: bool,
+}
+
+/// An agent's request for a root (open) mandate (§3.3, API.md kind `mandate`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenMandateRequest {
+    /// The name the agent paired under.
+    pub agent_name: String,
+    pub hosts: Vec<MandateHost>,
+    pub scope: Vec<Action>,
+    pub constraints: MandateConstraints,
+    /// NumericDate the mandate expires at.
+    pub exp: i64,
+    /// The IANA zone to show times in: the hosts' zone when they share one, else the
+    /// person's own. None shows the window at its own offsets and `exp` in UTC.
+    pub tz: Option<String>,
+}
+
+/// A confirmed booking as the key app read it from a verified receipt (§5.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookingSummary {
+    pub booking_id: String,
+    /// The host id (the receipt's `iss`).
+    pub iss: String,
+    pub host_name: Option<String>,
+    /// The host's IANA zone; None shows times at their own offset.
+    pub tz: Option<String>,
+    pub domain: Option<VerifiedDomain>,
+    pub service_name: String,
+    pub resource_name: Option<String>,
+    pub start: String,
+    /// None for an open-ended booking (§4.2).
+    pub end: Option<String>,
+    pub place: Option<Place>,
+}
+
+/// A management mandate for one booking (§3.3 "Management mandates", "Renewal").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ManagementMandateRequest {
+    pub agent_name: String,
+    pub booking: BookingSummary,
+    /// Only `cancel` and `reschedule` are allowed.
+    pub scope: Vec<Action>,
+    /// NumericDate the mandate expires at (the booking's end + 1 hour).
+    pub exp: i64,
+}
+
+/// A meeting contract the person's key app signs as organizer (§5.12).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MeetingContractRequest {
+    pub contract: MeetingContract,
+    /// Domains the key app itself discovered members' calendars at, by host id.
+    pub domains: BTreeMap<String, VerifiedDomain>,
+    /// The members' verified offers the contract names (by `offer_sha256`), in member
+    /// order. Their terms beyond the statement (a business's price, each calendar's
+    /// reconfirmation, approval deadline and retention) commit the organizer too
+    /// (§5.3), so [`crate::render`] shows them after the statement.
+    pub offers: Vec<VerifiedOffer>,
+}
+
+/// A meeting contract the person accepts as a member (§5.12 "Acceptances").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AcceptanceRequest {
+    pub contract: MeetingContract,
+    /// The accepting person's own principal.
+    pub me: String,
+    /// Domains the key app itself discovered members' calendars at, by host id.
+    pub domains: BTreeMap<String, VerifiedDomain>,
+}
+
+/// The agent key a rule lets answer (§7.9 `cnf.jkt`), as the key app knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentKey {
+    /// The paired agent's name, when the key is one the person paired.
+    pub name: Option<String>,
+    /// The key's short fingerprint, as shown at pairing (API.md "Pairing").
+    pub fingerprint: String,
+}
+
+/// A rule the person signs for their calendar agent (§7.9).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleRequest {
+    pub rule: RuleClaims,
+    pub agent: AgentKey,
+}
+
+/// Everything a person can be asked to approve on the key app's screen.
+///
+/// One is built per prompt and rendered a handful of times, so variant sizes do not
+/// matter and plain values read better than boxes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(clippy::large_enum_variant)]
+pub enum ConsentRequest {
+    /// A closed mandate over one booking offer (§5.2, §5.3).
+    BookingOffer(VerifiedOffer),
+    /// A closed mandate over a change offer (§5.7), shown against the booking's current
+    /// contract when the key app has it.
+    ChangeOffer {
+        current: Option<VerifiedOffer>,
+        proposed: VerifiedOffer,
+    },
+    /// A root mandate (§3.3).
+    OpenMandate(OpenMandateRequest),
+    /// A management mandate (§3.3).
+    ManagementMandate(ManagementMandateRequest),
+    /// A meeting contract, as its organizer (§5.12).
+    MeetingContract(MeetingContractRequest),
+    /// An acceptance of a meeting contract, as a member (§5.12).
+    Acceptance(AcceptanceRequest),
+    /// A rule (§7.9).
+    Rule(RuleRequest),
+    /// Pairing a new agent (API.md "Pairing").
+    Pairing {
+        agent_name: String,
+        fingerprint: String,
+    },
+}

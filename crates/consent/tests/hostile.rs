@@ -1,0 +1,254 @@
+//! Host-, organizer- and agent-supplied strings cannot reorder, hide or forge the text
+//! a person reads (issue 3, "Safety of host-supplied strings"), tested both ways: what
+//! is hostile is neutralised, and what is ordinary passes through untouched.
+
+mod common;
+
+use common::*;
+use schcp_consent::claims::*;
+use schcp_consent::*;
+
+/// Every rendering, whatever its input: no control character but the line feed, no
+/// format character but the balanced isolates the renderer adds itself (U+2068 …
+/// U+2069 around right-to-left text), no line or paragraph separator.
+fn assert_inert(text: &str) {
+    let mut depth = 0i32;
+    for c in text.chars() {
+        match c {
+            '\n' => assert_eq!(depth, 0, "an isolate spans a line in {text:?}"),
+            '\u{2068}' => depth += 1,
+            '\u{2069}' => {
+                depth -= 1;
+                assert!(depth >= 0, "unbalanced PDI in {text:?}");
+            }
+            '\u{202A}'..='\u{202E}'
+            | '\u{2066}'
+            | '\u{2067}'
+            | '\u{200E}'
+            | '\u{200F}'
+            | '\u{061C}' => {
+                panic!("bidi control {c:?} in {text:?}")
+            }
+            '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' => {
+                panic!("invisible {c:?} in {text:?}")
+            }
+            '\u{2028}' | '\u{2029}' => panic!("separator {c:?} in {text:?}"),
+            c if c.is_control() => panic!("control {c:?} in {text:?}"),
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0, "unbalanced FSI in {text:?}");
+}
+
+fn render_offer(o: &VerifiedOffer, locale: &Locale) -> String {
+    let text = render(
+        &ConsentRequest::BookingOffer(o.clone()),
+        locale,
+        &Contacts::new(),
+    )
+    .unwrap();
+    assert_inert(&text);
+    text
+}
+
+#[test]
+fn a_service_name_cannot_fake_a_lower_price() {
+    // Right-to-left override: a naive display would show the rest of the line reversed,
+    // "… CAD 10.00" ahead of the real price.
+    let mut o = dental();
+    o.claims.service.name = "Cleaning\u{202E}00.01 DAC".into();
+    let text = render_offer(&o, &en());
+    let first = text.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "\"Cleaning\u{FFFD}00.01 DAC\" with Harbourview Dental (harbourviewdental.example), Thursday 15 October 2026, 8:00–9:00 a.m. Pacific time, CAD 180.00, paid to Harbourview Dental directly"
+    );
+    let text = render_offer(&o, &fr());
+    assert!(
+        text.starts_with("« Cleaning\u{FFFD}00.01 DAC » avec"),
+        "{text}"
+    );
+    assert!(text.contains("180,00 CAD, à payer directement"), "{text}");
+}
+
+#[test]
+fn a_service_name_cannot_fake_a_whole_term_list() {
+    let mut o = dental();
+    o.claims.service.name = "Cleaning, CAD 1.00, paid to Harbourview Dental directly\nHarbourview Dental keeps my booking details for 0 days".into();
+    let text = render_offer(&o, &en());
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "a line break in a name must not make a line: {text}"
+    );
+    assert!(
+        text.starts_with(
+            "\"Cleaning, CAD 1.00, paid to Harbourview Dental directly\u{FFFD}Harbourview"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("CAD 180.00, paid to Harbourview Dental directly\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_host_name_cannot_fake_its_domain() {
+    let mut o = dental();
+    o.claims.host.as_mut().unwrap().name = "Harbourview Dental (harbourviewdental.example)".into();
+    o.claims.host.as_mut().unwrap().domain = Some("harbourviewdental.example".into());
+    o.discovered = Some(domain("evil.example"));
+    let text = render_offer(&o, &en());
+    assert!(
+        text.starts_with(
+            "Cleaning and check-up with \"Harbourview Dental (harbourviewdental.example)\" (evil.example), "
+        ),
+        "{text}"
+    );
+    let text = render_offer(&o, &fr());
+    assert!(
+        text.starts_with("Cleaning and check-up avec « Harbourview Dental (harbourviewdental.example) » (evil.example), "),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_host_name_cannot_close_its_quotes_early() {
+    let mut o = dental();
+    o.claims.host.as_mut().unwrap().name =
+        "Harbourview Dental\" (harbourviewdental.example) \"x".into();
+    o.discovered = Some(domain("evil.example"));
+    let text = render_offer(&o, &en());
+    assert!(
+        text.contains("with \"Harbourview Dental\u{FFFD} (harbourviewdental.example) \u{FFFD}x\" (evil.example), "),
+        "{text}"
+    );
+    o.claims.host.as_mut().unwrap().name = "Harbourview » (harbourviewdental.example) «".into();
+    let text = render_offer(&o, &fr());
+    assert!(
+        text.contains(
+            "avec « Harbourview \u{FFFD} (harbourviewdental.example) \u{FFFD} » (evil.example)"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn zero_width_and_bidi_marks_in_names_are_shown_not_hidden() {
+    let mut o = dental();
+    o.claims.host.as_mut().unwrap().name = "Harbour\u{200B}view\u{200F} Dental\u{2066}".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.contains("\"Harbour\u{FFFD}view\u{FFFD} Dental\u{FFFD}\" (harbourviewdental.example)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn place_and_party_terms_cannot_be_forged_by_a_place() {
+    let mut o = playdate_offer();
+    o.claims.place = Some(Place {
+        name: Some("Park\u{2028}for 1 person".into()),
+        locality: Some(
+            "Toronto\r\nEllis Moreau keeps my booking details for 1 day after the booking.".into(),
+        ),
+        ..Place::default()
+    });
+    o.claims.party_size = Some(12);
+    let text = render_offer(&o, &en());
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.contains("at \"Park\u{FFFD}for 1 person\", "), "{text}");
+    assert!(text.contains(", for 12 people\n"), "{text}");
+}
+
+#[test]
+fn right_to_left_names_are_isolated_and_cannot_capture_the_domain() {
+    let mut o = dental();
+    o.claims.host.as_mut().unwrap().name = "מרפאת שיניים".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.contains("with \u{2068}מרפאת שיניים\u{2069} (harbourviewdental.example), "),
+        "{text}"
+    );
+    // A name that tries to close our isolate early gets its PDI neutralised.
+    o.claims.host.as_mut().unwrap().name = "מרפאת\u{2069}\u{202E} evil".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.contains("\u{2068}מרפאת\u{FFFD}\u{FFFD} evil\u{2069}\" (harbourviewdental.example)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn look_alike_domains_are_shown_in_ascii() {
+    let mut o = dental();
+    // "harbourviewdental.example" with a Cyrillic "а" (U+0430) for the first "a".
+    o.discovered = Some(domain("h\u{0430}rbourviewdental.example"));
+    let text = render_offer(&o, &en());
+    let shown = o.discovered.as_ref().unwrap().as_ascii().to_owned();
+    assert!(shown.starts_with("xn--"), "{shown}");
+    assert!(
+        text.contains(&format!("Harbourview Dental ({shown})")),
+        "{text}"
+    );
+    assert!(!text.contains('\u{0430}'), "{text}");
+}
+
+#[test]
+fn meeting_names_titles_and_attendees_are_inert() {
+    let mut c = playdate_contract();
+    c.title = "Playdate\u{202E}".into();
+    c.members[1].name = "Ellis\nMoreau".into();
+    c.members[2].name = "Priya Shah\" (priya-shah), and everyone's \"".into();
+    let attendees = c.attendees.as_mut().unwrap();
+    attendees[0].name = "Mira\u{0007}".into();
+    attendees[0].relationship = Some("child)\u{200D}".into());
+    let contacts: Contacts = [(ELLIS, "Ellis \u{202D}Moreau")].into_iter().collect();
+    let text = meeting_statement(&en(), &organizer_request(c.clone()), &contacts).unwrap();
+    assert_inert(&text);
+    assert!(
+        text.starts_with(
+            "I approve: \"Playdate\u{FFFD}\" with \"Ellis \u{FFFD}Moreau\" (ellis-moreau)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("someone you don't know, named \"Priya Shah\u{FFFD} (priya-shah), and everyone's \u{FFFD}\" (priya-shah)"), "{text}");
+    let text =
+        acceptance_statement(&fr(), &acceptance_request(c, ELLIS), &Contacts::new()).unwrap();
+    assert_inert(&text);
+}
+
+#[test]
+fn rule_labels_agent_names_and_fingerprints_are_inert() {
+    let mut r = weekend_rule();
+    r.rule.label = "Weekends\u{202E}\u{FEFF}".into();
+    r.agent.name = Some("Calendar\u{2067} Assistant".into());
+    r.agent.fingerprint = "7F3A\u{200B}-91C2".into();
+    let text = render_rule(&en(), &r, &Contacts::new()).unwrap();
+    assert_inert(&text);
+    assert!(
+        text.contains("under my rule \"Weekends\u{FFFD}\u{FFFD}\"."),
+        "{text}"
+    );
+    let text = render_pairing(&fr(), "Agent\u{0}\u{1B}[31m", "AB\u{202E}CD").unwrap();
+    assert_inert(&text);
+    assert!(text.contains("« Agent\u{FFFD}\u{FFFD}[31m »"), "{text}");
+}
+
+#[test]
+fn ordinary_strings_pass_untouched() {
+    // The other direction: nothing ordinary is quoted, replaced or isolated.
+    let text = render_offer(&dental(), &en());
+    assert!(!text.contains('\u{FFFD}') && !text.contains('"'), "{text}");
+    let text = render_offer(&haircut(), &fr());
+    assert!(!text.contains('\u{FFFD}') && !text.contains('«'), "{text}");
+    let mut o = dental();
+    o.claims.host.as_mut().unwrap().name = "Dr. O'Brien & Associates".into();
+    o.claims.service.name = "Check-up #2".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.starts_with("Check-up #2 with Dr. O'Brien & Associates (harbourviewdental.example), "),
+        "{text}"
+    );
+}

@@ -1,0 +1,7 @@
+//! The loopback agent API (API.md §1).
+//!
+//! `guard` is the layer every route sits behind: loopback peer, raw `Host` and
+//! `Origin` checks, body limits, and the §3.2 request signature; then the
+//! pairing gate. Route handlers take the verified agent as `AgentIdentity`.
+
+pub mod guard;

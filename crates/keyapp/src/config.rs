@@ -1,0 +1,179 @@
+//! Configuration (API.md §3): TOML, every key optional.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {source}")]
+    Parse { path: PathBuf, source: toml::de::Error },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Database and runtime files; default: the OS data dir.
+    pub data_dir: Option<PathBuf>,
+    /// Consent language; default: the OS locale, else en.
+    pub locale: Option<String>,
+    #[serde(default)]
+    pub agent_api: AgentApi,
+    #[serde(default)]
+    pub status_api: StatusApi,
+    #[serde(default)]
+    pub discovery: Discovery,
+    #[serde(default)]
+    pub keystore: Keystore,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AgentApi {
+    #[serde(default = "default_agent_listen")]
+    pub listen: SocketAddr,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StatusApi {
+    #[serde(default = "default_status_listen")]
+    pub listen: SocketAddr,
+    /// Status URLs are `{public_base}/status/{jti}`.
+    #[serde(default = "default_public_base")]
+    pub public_base: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Discovery {
+    /// PEM roots trusted in addition to the system's.
+    #[serde(default)]
+    pub extra_root_certs: Vec<PathBuf>,
+    /// Fixed addresses, like curl --resolve: host name → "ip:port".
+    #[serde(default)]
+    pub resolve: BTreeMap<String, SocketAddr>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Keystore {
+    #[serde(default)]
+    pub backend: KeystoreBackend,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum KeystoreBackend {
+    /// The OS keychain (Secret Service, macOS Keychain, Windows Credential Manager).
+    #[default]
+    Os,
+    /// The key encrypted under a passphrase (age scrypt), for machines without a keychain.
+    File,
+}
+
+fn default_agent_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 7411))
+}
+fn default_status_listen() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 7412))
+}
+fn default_public_base() -> String {
+    "http://127.0.0.1:7412".into()
+}
+
+impl Default for AgentApi {
+    fn default() -> Self {
+        AgentApi { listen: default_agent_listen() }
+    }
+}
+impl Default for StatusApi {
+    fn default() -> Self {
+        StatusApi { listen: default_status_listen(), public_base: default_public_base() }
+    }
+}
+
+impl Config {
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config =
+            toml::from_str(text).map_err(|source| ConfigError::Parse { path: path.to_owned(), source })?;
+        config.check()?;
+        Ok(config)
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
+        Config::parse(&text, path)
+    }
+
+    /// The agent API is loopback only (API.md §1), whatever the file says.
+    fn check(&self) -> Result<(), ConfigError> {
+        if !self.agent_api.listen.ip().is_loopback() {
+            return Err(ConfigError::Invalid(format!(
+                "agent_api.listen = {} is not a loopback address; the agent API listens on 127.0.0.1 only",
+                self.agent_api.listen
+            )));
+        }
+        let base = self.status_api.public_base.trim_end_matches('/');
+        if !(base.starts_with("https://") || base.starts_with("http://")) {
+            return Err(ConfigError::Invalid("status_api.public_base must be an http(s) URL".into()));
+        }
+        Ok(())
+    }
+
+    /// `{public_base}/status/{jti}` (API.md §2).
+    pub fn status_url(&self, jti: &str) -> String {
+        format!("{}/status/{jti}", self.status_api.public_base.trim_end_matches('/'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_is_optional() {
+        let c = Config::parse("", Path::new("x.toml")).unwrap();
+        assert_eq!(c.agent_api.listen, "127.0.0.1:7411".parse().unwrap());
+        assert_eq!(c.status_api.listen, "127.0.0.1:7412".parse().unwrap());
+        assert_eq!(c.keystore.backend, KeystoreBackend::Os);
+    }
+
+    #[test]
+    fn the_api_md_example_parses() {
+        let text = r#"
+data_dir = "/tmp/k"
+locale = "fr"
+[agent_api]
+listen = "127.0.0.1:7411"
+[status_api]
+listen = "127.0.0.1:7412"
+public_base = "https://keyapp.example/"
+[discovery]
+extra_root_certs = ["ca.pem"]
+resolve = { "maplestreetauto.example" = "127.0.0.1:8443" }
+[keystore]
+backend = "file"
+"#;
+        let c = Config::parse(text, Path::new("x.toml")).unwrap();
+        assert_eq!(c.status_url("m-1"), "https://keyapp.example/status/m-1");
+        assert_eq!(c.discovery.resolve["maplestreetauto.example"], "127.0.0.1:8443".parse().unwrap());
+        assert_eq!(c.keystore.backend, KeystoreBackend::File);
+        assert_eq!(c.locale.as_deref(), Some("fr"));
+    }
+
+    #[test]
+    fn refuses_non_loopback_agent_api_and_unknown_keys() {
+        let e = Config::parse("[agent_api]\nlisten = \"0.0.0.0:7411\"", Path::new("x")).unwrap_err();
+        assert!(e.to_string().contains("loopback"), "{e}");
+        assert!(Config::parse("colour = \"red\"", Path::new("x")).is_err());
+        assert!(Config::parse("[keystore]\nbackend = \"plaintext\"", Path::new("x")).is_err());
+    }
+}

@@ -1,0 +1,179 @@
+//! The control socket (API.md §3): how the person's own surfaces (the terminal
+//! commands) reach the running service. A Unix socket in the runtime directory,
+//! mode 0600 in a 0700 directory, and every connection's peer must be the owning
+//! user; the agent API cannot reach any of it.
+//!
+//! Protocol: one JSON object per line each way. Requests `{"cmd": …, …}`;
+//! answers `{"ok": …}` or `{"error": {"code", "reason", "message"}}`.
+
+use crate::service::{Service, ServiceError};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+
+/// Longest command line accepted (an attestation JWS is the biggest).
+const MAX_LINE: usize = 64 * 1024;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "cmd", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    Pending,
+    Show { id: String },
+    Approve { id: String },
+    Decline { id: String },
+    Mandates,
+    Revoke { jti: String },
+    History,
+    Contacts,
+    ContactsAdd { principal: String, name: String, relationship: Option<String> },
+    AttestationsAdd { jws: String },
+    Principal,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ControlError {
+    #[error("control socket {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("the key app is not running (no control socket at {0}); start it with `schcp-keyapp serve`")]
+    NotRunning(PathBuf),
+    #[error("malformed answer from the key app: {0}")]
+    Protocol(String),
+}
+
+/// The runtime directory: `$XDG_RUNTIME_DIR/schcp-keyapp/`, else `<data_dir>/run`.
+pub fn runtime_dir(data_dir: &Path) -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d).join("schcp-keyapp"),
+        _ => data_dir.join("run"),
+    }
+}
+
+pub fn socket_path(runtime_dir: &Path) -> PathBuf {
+    runtime_dir.join("control.sock")
+}
+
+/// Creates the runtime directory (0700) and binds the socket (0600).
+pub fn bind(runtime_dir: &Path) -> Result<UnixListener, ControlError> {
+    let io = |source| ControlError::Io { path: runtime_dir.to_owned(), source };
+    std::fs::create_dir_all(runtime_dir).map_err(io)?;
+    std::fs::set_permissions(runtime_dir, std::fs::Permissions::from_mode(0o700)).map_err(io)?;
+    let path = socket_path(runtime_dir);
+    // A socket left by a crashed run would make bind fail.
+    let _ = std::fs::remove_file(&path);
+    let listener = UnixListener::bind(&path).map_err(|source| ControlError::Io { path: path.clone(), source })?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+        .map_err(|source| ControlError::Io { path: path.clone(), source })?;
+    Ok(listener)
+}
+
+/// Serves the control socket until the listener fails.
+pub async fn serve(listener: UnixListener, service: Service, owner_uid: u32) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else { continue };
+        // Defence in depth behind the file mode: only the owner's processes.
+        match stream.peer_cred() {
+            Ok(cred) if cred.uid() == owner_uid => {}
+            _ => continue,
+        }
+        let service = service.clone();
+        tokio::spawn(async move {
+            let _ = handle(stream, service).await;
+        });
+    }
+}
+
+/// The uid owning `path` (the data directory), whose processes may connect.
+pub fn owner_uid(path: &Path) -> std::io::Result<u32> {
+    Ok(std::fs::metadata(path)?.uid())
+}
+
+async fn handle(stream: UnixStream, service: Service) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
+    let mut lines = BufReader::new(read.take(MAX_LINE as u64 * 16)).lines();
+    while let Some(line) = lines.next_line().await? {
+        let answer = if line.len() > MAX_LINE {
+            error_value("INVALID_REQUEST", "too_large", "command too long")
+        } else {
+            match serde_json::from_str::<Command>(&line) {
+                Ok(cmd) => match execute(&service, cmd).await {
+                    Ok(v) => json!({ "ok": v }),
+                    Err(e) => {
+                        let api = e.to_api();
+                        error_value(api.code, api.reason, &api.message)
+                    }
+                },
+                Err(e) => error_value("INVALID_REQUEST", "malformed", &e.to_string()),
+            }
+        };
+        let mut out = answer.to_string();
+        out.push('\n');
+        write.write_all(out.as_bytes()).await?;
+    }
+    Ok(())
+}
+
+use tokio::io::AsyncReadExt as _;
+
+fn error_value(code: &str, reason: &str, message: &str) -> Value {
+    json!({ "error": { "code": code, "reason": reason, "message": message } })
+}
+
+/// Runs one command against the service: the same functions the window calls.
+pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceError> {
+    Ok(match cmd {
+        Command::Pending => {
+            let mut items = Vec::new();
+            for p in service.pending_pairings().await? {
+                items.push(json!({ "id": p.pairing_id, "type": "pairing", "agent": p.agent_name, "fingerprint": p.fingerprint }));
+            }
+            for r in service.pending_requests().await? {
+                let agent = service.agent_name(&r.agent_jkt).await?;
+                items.push(json!({ "id": r.request_id, "type": r.kind, "agent": agent, "expires_at": r.expires_at }));
+            }
+            Value::Array(items)
+        }
+        Command::Show { id } => json!({ "id": id, "consent_text": service.consent_text(&id).await? }),
+        Command::Approve { id } => service.answer(&id, true).await?,
+        Command::Decline { id } => service.answer(&id, false).await?,
+        Command::Mandates => serde_json::to_value(service.credentials(None).await?).expect("serializes"),
+        Command::Revoke { jti } => {
+            service.revoke(&jti).await?;
+            json!({ "jti": jti, "status": "revoked" })
+        }
+        Command::History => serde_json::to_value(service.history_entries(200).await?).expect("serializes"),
+        Command::Contacts => serde_json::to_value(service.contacts().await?).expect("serializes"),
+        Command::ContactsAdd { principal, name, relationship } => {
+            service.add_contact(&principal, &name, relationship.as_deref()).await?;
+            json!({ "principal": principal, "name": name })
+        }
+        Command::AttestationsAdd { jws } => service.add_attestation(&jws).await?,
+        Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
+    })
+}
+
+/// The terminal side: sends one command and returns the answer's `ok` value,
+/// or the error object.
+pub async fn call(runtime_dir: &Path, cmd: &Command) -> Result<Result<Value, Value>, ControlError> {
+    let path = socket_path(runtime_dir);
+    let stream = UnixStream::connect(&path).await.map_err(|_| ControlError::NotRunning(path.clone()))?;
+    let (read, mut write) = stream.into_split();
+    let mut line = serde_json::to_string(cmd).expect("commands serialize");
+    line.push('\n');
+    write.write_all(line.as_bytes()).await.map_err(|source| ControlError::Io { path: path.clone(), source })?;
+    let mut lines = BufReader::new(read).lines();
+    let answer = lines
+        .next_line()
+        .await
+        .map_err(|source| ControlError::Io { path: path.clone(), source })?
+        .ok_or_else(|| ControlError::Protocol("no answer".into()))?;
+    let v: Value = serde_json::from_str(&answer).map_err(|e| ControlError::Protocol(e.to_string()))?;
+    match (v.get("ok"), v.get("error")) {
+        (Some(ok), None) => Ok(Ok(ok.clone())),
+        (None, Some(err)) => Ok(Err(err.clone())),
+        _ => Err(ControlError::Protocol(answer)),
+    }
+}

@@ -1,0 +1,401 @@
+//! Key custody (DESIGN.md "Key custody"): the principal's Ed25519 key, created
+//! on first run and kept in the OS keychain (`os`) or, where there is none, in
+//! an age file encrypted under a passphrase (`file`).
+//!
+//! The private key never leaves this module: [`PrincipalKey`] signs through
+//! [`schcp::jws::Signer`] and hands out only public material (the JWK and the
+//! principal id). No function returns the seed, and nothing here writes it to
+//! disk in the clear or prints it.
+
+mod file;
+mod os;
+
+use crate::config::KeystoreBackend;
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use schcp::jwk::{Jwk, PublicKey};
+use schcp::jws::{JwsError, Signer};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use zeroize::Zeroizing;
+
+pub use secrecy::SecretString;
+
+/// The environment variable the file keystore reads its passphrase from, unless
+/// the caller names another one.
+pub const PASSPHRASE_ENV: &str = "SCHCP_KEYAPP_PASSPHRASE";
+
+/// The file keystore's file, inside the data directory.
+pub const KEY_FILE_NAME: &str = "principal.key.age";
+
+/// The keychain entry's service name; its account is [`keychain_account`].
+pub const KEYCHAIN_SERVICE: &str = "schcp-keyapp";
+
+/// An Ed25519 seed, the one form the key is stored in (keychain secret, or the
+/// plaintext inside the age file).
+const SEED_LEN: usize = ed25519_dalek::SECRET_KEY_LENGTH;
+
+/// Loads the principal's key for the profile at `data_dir`, or creates it on
+/// first run.
+///
+/// `passphrase` is used by [`KeystoreBackend::File`] only. Blocking work (D-Bus
+/// calls, scrypt, a terminal prompt) runs on tokio's blocking pool.
+pub async fn open(
+    backend: KeystoreBackend,
+    data_dir: &Path,
+    passphrase: PassphraseSource,
+) -> Result<PrincipalKey, KeystoreError> {
+    ensure_data_dir(data_dir)?;
+    match backend {
+        KeystoreBackend::Os => os::open(data_dir).await,
+        KeystoreBackend::File => file::open(data_dir, passphrase).await,
+    }
+}
+
+/// The keychain account of the profile at `data_dir`: `principal:` + the first
+/// 16 hex digits of SHA-256 over the canonical path. Hashing keeps the entry
+/// name short and free of characters a keychain UI mangles, while two data
+/// directories (two key apps, two principals) never share an entry.
+pub fn keychain_account(data_dir: &Path) -> Result<String, KeystoreError> {
+    use sha2::{Digest, Sha256};
+    // Canonical, so `./data` and `/home/p/data` (or a symlink to it) are one profile.
+    let canonical = data_dir.canonicalize().map_err(|error| KeystoreError::Io {
+        action: "resolve the data directory",
+        path: data_dir.to_owned(),
+        error,
+    })?;
+    let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("principal:{short}"))
+}
+
+/// Where the file keystore's passphrase comes from.
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum PassphraseSource {
+    /// An environment variable (by default [`PASSPHRASE_ENV`]), for services
+    /// started without a terminal.
+    Env(String),
+    /// Asked on the controlling terminal without echo; twice when the key is
+    /// being created, so a typo cannot lock the person out of a new key.
+    Prompt,
+    /// Given by the caller (tests, or a surface that asked the person itself).
+    Fixed(SecretString),
+}
+
+impl Default for PassphraseSource {
+    fn default() -> Self {
+        PassphraseSource::Env(PASSPHRASE_ENV.to_owned())
+    }
+}
+
+impl fmt::Debug for PassphraseSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PassphraseSource::Env(var) => f.debug_tuple("Env").field(var).finish(),
+            PassphraseSource::Prompt => f.write_str("Prompt"),
+            PassphraseSource::Fixed(_) => f.write_str("Fixed([redacted])"),
+        }
+    }
+}
+
+/// Where a principal key is kept; shown to the person (`schcp-keyapp principal`)
+/// and named in errors about the stored key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyLocation {
+    /// The OS keychain entry (service, account).
+    Keychain { service: &'static str, account: String },
+    /// The age-encrypted file.
+    File(PathBuf),
+}
+
+impl fmt::Display for KeyLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            KeyLocation::Keychain { service, account } => {
+                write!(f, "the OS keychain entry {service:?} / {account:?}")
+            }
+            KeyLocation::File(path) => write!(f, "{}", path.display()),
+        }
+    }
+}
+
+/// The principal's signing key. It signs JWS signing inputs that `schcp`'s
+/// builders made and gives out public material only; the seed stays inside.
+pub struct PrincipalKey {
+    /// `SigningKey` wipes its secret on drop (ed25519-dalek's `zeroize`).
+    signing: SigningKey,
+    jwk: Jwk,
+    principal_id: String,
+    location: KeyLocation,
+}
+
+// If ed25519-dalek's `zeroize` feature were ever lost, this stops the build
+// rather than silently leaving key material in freed memory.
+const _: fn() = || {
+    fn zeroized_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    zeroized_on_drop::<SigningKey>();
+};
+
+impl PrincipalKey {
+    /// A fresh key from the OS random number generator.
+    fn generate(location: KeyLocation) -> PrincipalKey {
+        PrincipalKey::from_signing_key(SigningKey::generate(&mut rand_core::OsRng), location)
+    }
+
+    /// The key whose seed a keystore returned; anything but 32 bytes is a
+    /// corrupt entry, never silently replaced (that would change the principal id).
+    fn from_seed(seed: &[u8], location: KeyLocation) -> Result<PrincipalKey, KeystoreError> {
+        let seed: Zeroizing<[u8; SEED_LEN]> = match <[u8; SEED_LEN]>::try_from(seed) {
+            Ok(bytes) => Zeroizing::new(bytes),
+            Err(_) => {
+                return Err(KeystoreError::CorruptKey { location, problem: "it is not a 32-byte Ed25519 seed" })
+            }
+        };
+        Ok(PrincipalKey::from_signing_key(SigningKey::from_bytes(&seed), location))
+    }
+
+    fn from_signing_key(signing: SigningKey, location: KeyLocation) -> PrincipalKey {
+        let jwk = Jwk::ed25519(&signing.verifying_key());
+        let principal_id = jwk.principal_id().expect("a key made from a valid Ed25519 seed is a valid JWK");
+        PrincipalKey { signing, jwk, principal_id, location }
+    }
+
+    /// The seed, for the keystore backends to store; private to this module tree.
+    fn seed(&self) -> Zeroizing<[u8; SEED_LEN]> {
+        Zeroizing::new(self.signing.to_bytes())
+    }
+
+    /// The public JWK (OKP/Ed25519), as mandates carry it.
+    pub fn jwk(&self) -> &Jwk {
+        &self.jwk
+    }
+
+    /// `urn:schcp:principal:jwk-thumbprint:` + the RFC 7638 thumbprint (§3.3).
+    pub fn principal_id(&self) -> &str {
+        &self.principal_id
+    }
+
+    pub fn verifying_key(&self) -> VerifyingKey {
+        self.signing.verifying_key()
+    }
+
+    /// Where the key is kept.
+    pub fn location(&self) -> &KeyLocation {
+        &self.location
+    }
+}
+
+impl Signer for PrincipalKey {
+    fn public_key(&self) -> PublicKey {
+        PublicKey::Ed25519(self.signing.verifying_key())
+    }
+
+    fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, JwsError> {
+        Signer::sign(&self.signing, signing_input)
+    }
+}
+
+impl fmt::Debug for PrincipalKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PrincipalKey")
+            .field("principal_id", &self.principal_id)
+            .field("location", &self.location)
+            .field("signing_key", &format_args!("[redacted]"))
+            .finish()
+    }
+}
+
+/// Why the key could not be loaded or created. Each message is one sentence
+/// saying what is wrong and what to do, because the service prints it and
+/// does not start (issue 4).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum KeystoreError {
+    #[error("the OS keychain cannot be reached because there is no D-Bus session bus ({reason}); start the key app inside your desktop session, or set backend = \"file\" under [keystore] in the configuration")]
+    NoSessionBus { reason: String },
+
+    #[error("no Secret Service provider (such as gnome-keyring or KeePassXC) is running on the D-Bus session bus, so there is no OS keychain to keep the key in; start one, or set backend = \"file\" under [keystore] in the configuration")]
+    NoSecretService,
+
+    #[error("the OS keychain's collection is locked and could not be unlocked; unlock it (for example by logging in to the desktop or opening your keyring manager) and start the key app again")]
+    KeychainLocked,
+
+    #[error("the OS keychain refused the key app access to the principal key; allow access when the keychain asks, or in its access settings, and start the key app again")]
+    KeychainAccessDenied,
+
+    #[error("the OS keychain failed ({detail}); check that the keychain service works, or set backend = \"file\" under [keystore] in the configuration")]
+    KeychainFailure { detail: String },
+
+    #[error("the principal key stored in {location} is corrupt ({problem}); restore it from a backup, because the key app will not replace it with a new key and so change the principal id")]
+    CorruptKey { location: KeyLocation, problem: &'static str },
+
+    #[error("the file keystore needs a passphrase, but the environment variable {var} is unset, empty or not UTF-8; set {var} to the passphrase")]
+    PassphraseMissing { var: String },
+
+    #[error("the passphrase does not decrypt {}; start the key app again with the passphrase the key was created with", path.display())]
+    WrongPassphrase { path: PathBuf },
+
+    #[error("an empty passphrase cannot protect the principal key; choose a passphrase that is not empty")]
+    EmptyPassphrase,
+
+    #[error("the two passphrases typed do not match; start the key app again and type the same passphrase twice")]
+    PassphraseMismatch,
+
+    #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); set the environment variable {PASSPHRASE_ENV} to it instead")]
+    NoTerminal { error: std::io::Error },
+
+    #[error("cannot {action} {} ({error}); check that the data directory exists and belongs to the user running the key app", path.display())]
+    Io { action: &'static str, path: PathBuf, error: std::io::Error },
+}
+
+/// The data directory holds the key file (or, for the OS backend, names the
+/// keychain entry), so it must exist before either. Created owner-only: it
+/// also holds the records database.
+fn ensure_data_dir(data_dir: &Path) -> Result<(), KeystoreError> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(data_dir).map_err(|error| KeystoreError::Io {
+        action: "create the data directory",
+        path: data_dir.to_owned(),
+        error,
+    })
+}
+
+/// Runs blocking keystore work off the async runtime; a panic there is
+/// re-raised here rather than turned into an error message.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(work).await {
+        Ok(value) => value,
+        Err(join) => std::panic::resume_unwind(join.into_panic()),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use schcp::jws::{self, HeaderExtras, Typ};
+
+    /// Every file under `dir`, recursively, with its bytes.
+    pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![dir.to_owned()];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    out.push((path.clone(), std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+        haystack.windows(needle.len()).any(|w| w == needle)
+    }
+
+    /// The seed in every spelling a careless writer might use.
+    pub(crate) fn seed_spellings(key: &PrincipalKey) -> Vec<Vec<u8>> {
+        use base64::Engine;
+        let seed = key.seed();
+        let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+        vec![
+            seed.to_vec(),
+            hex.into_bytes(),
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&seed[..]).into_bytes(),
+            base64::engine::general_purpose::STANDARD.encode(&seed[..]).into_bytes(),
+        ]
+    }
+
+    fn test_key() -> PrincipalKey {
+        PrincipalKey::generate(KeyLocation::File(PathBuf::from("/nowhere")))
+    }
+
+    #[test]
+    fn debug_is_redacted() {
+        let key = test_key();
+        let shown = format!("{key:?}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+        assert!(shown.contains(key.principal_id()), "{shown}");
+        for spelling in seed_spellings(&key) {
+            assert!(!contains(shown.as_bytes(), &spelling), "the seed shows in {shown}");
+        }
+        let seed_bytes = format!("{:?}", &key.seed()[..]);
+        assert!(!shown.contains(&seed_bytes[1..seed_bytes.len() - 1]));
+        let source = PassphraseSource::Fixed(SecretString::from("hunter2"));
+        assert!(!format!("{source:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn signs_jws_that_verify_under_its_jwk() {
+        let key = test_key();
+        let claims = serde_json::json!({"v": "0.4", "iss": key.principal_id()});
+        let extras = HeaderExtras { kid: None, jwk: Some(key.jwk().clone()) };
+        let compact = jws::sign(Typ::Mandate, extras, &claims, &key).unwrap();
+        let parsed = jws::parse(&compact).unwrap();
+        assert_eq!(parsed.header.alg, "EdDSA");
+        parsed.verify(Typ::Mandate, &key.jwk().public_key().unwrap()).unwrap();
+        // Another key's JWK does not verify it.
+        assert_eq!(parsed.verify(Typ::Mandate, &test_key().public_key()), Err(JwsError::BadSignature));
+    }
+
+    #[test]
+    fn principal_id_is_the_jwk_thumbprint_urn() {
+        let key = test_key();
+        assert_eq!(key.principal_id(), format!("urn:schcp:principal:jwk-thumbprint:{}", key.jwk().thumbprint().unwrap()));
+        assert_eq!(key.jwk().kty, "OKP");
+        assert_eq!(key.jwk().crv, "Ed25519");
+    }
+
+    #[test]
+    fn a_seed_of_the_wrong_length_is_corrupt_not_replaced() {
+        let location = KeyLocation::File(PathBuf::from("/x/principal.key.age"));
+        let err = PrincipalKey::from_seed(&[7u8; 31], location.clone()).unwrap_err();
+        assert!(matches!(err, KeystoreError::CorruptKey { location: ref l, .. } if *l == location), "{err}");
+        let same = PrincipalKey::from_seed(&[7u8; 32], location.clone()).unwrap();
+        assert_eq!(same.jwk(), PrincipalKey::from_seed(&[7u8; 32], location).unwrap().jwk());
+    }
+
+    #[test]
+    fn keychain_account_is_per_canonical_data_dir() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let account = keychain_account(a.path()).unwrap();
+        assert!(account.starts_with("principal:") && account.len() == "principal:".len() + 16, "{account}");
+        assert_ne!(account, keychain_account(b.path()).unwrap());
+        // Another spelling of the same directory is the same profile.
+        let dotted = a.path().join(".").join("sub").join("..");
+        std::fs::create_dir(a.path().join("sub")).unwrap();
+        assert_eq!(account, keychain_account(&dotted).unwrap());
+    }
+
+    #[test]
+    fn every_error_is_one_sentence() {
+        let errors = [
+            KeystoreError::NoSessionBus { reason: "DBUS_SESSION_BUS_ADDRESS is not set".into() },
+            KeystoreError::NoSecretService,
+            KeystoreError::KeychainLocked,
+            KeystoreError::KeychainAccessDenied,
+            KeystoreError::KeychainFailure { detail: "x".into() },
+            KeystoreError::CorruptKey { location: KeyLocation::File("/k".into()), problem: "p" },
+            KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.into() },
+            KeystoreError::WrongPassphrase { path: "/k".into() },
+            KeystoreError::EmptyPassphrase,
+            KeystoreError::PassphraseMismatch,
+            KeystoreError::NoTerminal { error: std::io::Error::other("no tty") },
+            KeystoreError::Io { action: "read", path: "/k".into(), error: std::io::Error::other("boom") },
+        ];
+        for e in errors {
+            let text = e.to_string();
+            // One sentence: no full stop followed by another sentence, no line breaks,
+            // and always a "what to do" after the semicolon.
+            assert!(!text.contains(". ") && !text.contains('\n'), "{text}");
+            assert!(text.contains("; "), "no remedy in: {text}");
+        }
+    }
+}

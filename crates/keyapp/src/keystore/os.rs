@@ -1,0 +1,147 @@
+//! The OS keychain backend: the 32-byte seed is the secret of one `keyring`
+//! entry, service [`KEYCHAIN_SERVICE`], account [`keychain_account`] of the
+//! data directory (Secret Service on Linux over the pure-Rust zbus client,
+//! Keychain on macOS, Credential Manager on Windows).
+
+use super::{blocking, keychain_account, KeyLocation, KeystoreError, PrincipalKey, KEYCHAIN_SERVICE};
+use std::path::Path;
+
+pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError> {
+    let account = keychain_account(data_dir)?;
+    // keyring's API is synchronous and, on Linux, drives its own small tokio
+    // runtime for the D-Bus calls; calling it on a runtime worker would block
+    // the worker (and `block_on` inside a runtime panics), so it runs here.
+    blocking(move || load_or_create(account)).await
+}
+
+fn load_or_create(account: String) -> Result<PrincipalKey, KeystoreError> {
+    let location = KeyLocation::Keychain { service: KEYCHAIN_SERVICE, account: account.clone() };
+    let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &account).map_err(classify)?;
+    match entry.get_secret() {
+        Ok(seed) => PrincipalKey::from_seed(&zeroize::Zeroizing::new(seed), location),
+        Err(keyring::Error::NoEntry) => {
+            let fresh = PrincipalKey::generate(location.clone());
+            entry.set_secret(&fresh.seed()[..]).map_err(classify)?;
+            // Read it back and use what the keychain holds: this proves the
+            // key will be there on the next start (a keychain that accepted
+            // the write but kept nothing would otherwise give a principal id
+            // that silently changes), and if another key app on the same
+            // profile created it first, both end up with the stored one.
+            let stored = entry.get_secret().map_err(classify)?;
+            PrincipalKey::from_seed(&zeroize::Zeroizing::new(stored), location)
+        }
+        Err(e) => Err(classify(e)),
+    }
+}
+
+/// Maps keyring's error to the named error the person can act on.
+fn classify(err: keyring::Error) -> KeystoreError {
+    match err {
+        keyring::Error::PlatformFailure(inner) => classify_platform(inner, false),
+        keyring::Error::NoStorageAccess(inner) => classify_platform(inner, true),
+        keyring::Error::Ambiguous(entries) => KeystoreError::KeychainFailure {
+            detail: format!(
+                "{} keychain entries match service {KEYCHAIN_SERVICE:?} and this profile, so which one holds the key is unclear",
+                entries.len()
+            ),
+        },
+        other => KeystoreError::KeychainFailure { detail: other.to_string() },
+    }
+}
+
+#[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd"))]
+fn classify_platform(inner: Box<dyn std::error::Error + Send + Sync>, no_access: bool) -> KeystoreError {
+    match inner.downcast::<secret_service::Error>() {
+        Ok(ss) => secret_service_error::classify(*ss),
+        Err(other) if no_access => {
+            let _ = other;
+            KeystoreError::KeychainAccessDenied
+        }
+        Err(other) => KeystoreError::KeychainFailure { detail: other.to_string() },
+    }
+}
+
+/// macOS and Windows report a refusal (a locked keychain the person did not
+/// unlock, an access-control denial) as `NoStorageAccess`.
+#[cfg(not(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd")))]
+fn classify_platform(inner: Box<dyn std::error::Error + Send + Sync>, no_access: bool) -> KeystoreError {
+    if no_access {
+        KeystoreError::KeychainAccessDenied
+    } else {
+        KeystoreError::KeychainFailure { detail: inner.to_string() }
+    }
+}
+
+/// The Secret Service's errors (keyring wraps `secret_service::Error`).
+#[cfg(any(target_os = "linux", target_os = "freebsd", target_os = "openbsd"))]
+mod secret_service_error {
+    use super::KeystoreError;
+    use secret_service::Error as SsError;
+
+    /// The well-known name every Secret Service provider owns.
+    const SECRETS_NAME: &str = "org.freedesktop.secrets";
+
+    pub(super) fn classify(err: SsError) -> KeystoreError {
+        match err {
+            // `Prompt`: the collection was locked and the unlock prompt was
+            // dismissed or could not be shown (no display), so it is still locked.
+            SsError::Locked | SsError::Prompt => KeystoreError::KeychainLocked,
+            SsError::ZbusFdo(zbus::fdo::Error::AccessDenied(_)) => KeystoreError::KeychainAccessDenied,
+            SsError::Zbus(zbus::Error::MethodError(ref name, _, _))
+                if name.as_str() == "org.freedesktop.DBus.Error.AccessDenied" =>
+            {
+                KeystoreError::KeychainAccessDenied
+            }
+            // `Unavailable` is secret-service's one word for both "no bus" and
+            // "nobody serves org.freedesktop.secrets", and a dead provider shows
+            // as a plain D-Bus error; ask the bus itself which it is.
+            SsError::Unavailable | SsError::Zbus(_) | SsError::ZbusFdo(_) | SsError::NoResult => {
+                match probe_bus() {
+                    Bus::Unreachable(reason) => KeystoreError::NoSessionBus { reason },
+                    Bus::NoProvider => KeystoreError::NoSecretService,
+                    // `NoResult` with a provider present: the collection the
+                    // entry belongs in (the "default" alias) does not exist.
+                    Bus::Provider if matches!(err, SsError::NoResult) => KeystoreError::KeychainFailure {
+                        detail: "the Secret Service has no default collection to keep the key in; create one (a \"login\" keyring) with your keyring manager".into(),
+                    },
+                    Bus::Provider => KeystoreError::KeychainFailure { detail: err.to_string() },
+                }
+            }
+            other => KeystoreError::KeychainFailure { detail: other.to_string() },
+        }
+    }
+
+    enum Bus {
+        Unreachable(String),
+        NoProvider,
+        Provider,
+    }
+
+    /// Connects to the session bus the way zbus (and so keyring) does, then
+    /// asks whether anyone owns, or could be started for, the Secret Service name.
+    fn probe_bus() -> Bus {
+        let conn = match zbus::blocking::Connection::session() {
+            Ok(conn) => conn,
+            Err(e) => return Bus::Unreachable(unreachable_reason(&e)),
+        };
+        let Ok(dbus) = zbus::blocking::fdo::DBusProxy::new(&conn) else {
+            return Bus::Unreachable("the session bus does not answer".into());
+        };
+        let name = zbus::names::BusName::try_from(SECRETS_NAME).expect("a valid well-known name");
+        // keyring's own call already asked the bus to start an activatable
+        // provider, so "still no owner" covers both none installed and one
+        // that failed to start: for the person, there is no keychain.
+        match dbus.name_has_owner(name) {
+            Ok(true) => Bus::Provider,
+            Ok(false) => Bus::NoProvider,
+            Err(e) => Bus::Unreachable(format!("the session bus does not answer: {e}")),
+        }
+    }
+
+    fn unreachable_reason(error: &zbus::Error) -> String {
+        match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
+            Err(_) => format!("DBUS_SESSION_BUS_ADDRESS is not set and there is no bus at $XDG_RUNTIME_DIR/bus: {error}"),
+            Ok(address) => format!("nothing answers at DBUS_SESSION_BUS_ADDRESS={address}: {error}"),
+        }
+    }
+}

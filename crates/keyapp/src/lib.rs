@@ -1,0 +1,16 @@
+//! The SchCP key app service: everything beneath the window.
+//!
+//! It holds the principal's key (`keystore`), keeps records (`store`), verifies
+//! what agents hand in and fetches discovery documents itself (`discovery`),
+//! turns requests into consent prompts and signed credentials (`service`), and
+//! serves the loopback agent API (`agent_api`), the public status API
+//! (`status_api`) and the owner-only control socket (`control`). It knows
+//! nothing of Tauri: the desktop shell and the terminal are both surfaces over it.
+#![forbid(unsafe_code)]
+
+pub mod agent_api;
+pub mod config;
+pub mod http_error;
+pub mod httpsig;
+pub mod keystore;
+pub mod store;

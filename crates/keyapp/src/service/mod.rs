@@ -1,0 +1,208 @@
+//! The request → consent → sign pipeline: the key app's one path to a signature.
+//!
+//! An agent's request is verified first (host signatures via discovery, the
+//! closed schemas, money and time rules); only then is consent text rendered
+//! from the verified claims and stored, exactly as the person will read it.
+//! Nothing is signed until the person approves on a surface the agent cannot
+//! reach (the control socket or the window), and what is signed is built here
+//! from the stored verified input, never from bytes the agent supplied.
+
+mod kinds;
+mod pairing;
+mod records;
+mod requests;
+
+pub use pairing::{fingerprint, Pairing, PairingStatus};
+pub use records::{Contact, CredentialView, HistoryEntry};
+pub use requests::{RequestStatus, RequestView, Requester};
+
+use crate::config::Config;
+use crate::discovery::{DiscoveryClient, DiscoveryError};
+use crate::http_error::ApiError;
+use crate::store::{Store, StoreError};
+use axum::http::StatusCode;
+use schcp::jws::Signer;
+use schcp_consent::Language;
+use std::sync::Arc;
+
+/// The principal key as the service uses it: it signs JWS signing inputs the
+/// protocol crate built, and nothing else (DESIGN.md: no "sign this" call).
+pub type PrincipalSigner = Arc<dyn Signer + Send + Sync>;
+
+/// Seconds since the epoch; injectable so tests can move time.
+pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+pub fn system_clock() -> Clock {
+    Arc::new(|| chrono::Utc::now().timestamp())
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServiceError {
+    #[error("{message}")]
+    Invalid { reason: &'static str, message: String },
+    #[error(transparent)]
+    Verification(#[from] schcp::Error),
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    #[error("idempotency key reused with a different body")]
+    IdempotencyConflict,
+    #[error("{message}")]
+    TooMany { reason: &'static str, message: String, retry_after: Option<u64> },
+    #[error("no such {0}")]
+    NotFound(&'static str),
+    #[error("the request is {0}, not pending")]
+    NotPending(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("consent text: {0}")]
+    Consent(String),
+}
+
+impl From<sqlx::Error> for ServiceError {
+    fn from(e: sqlx::Error) -> Self {
+        ServiceError::Store(StoreError::Sql(e))
+    }
+}
+
+impl ServiceError {
+    pub fn invalid(reason: &'static str, message: impl Into<String>) -> Self {
+        ServiceError::Invalid { reason, message: message.into() }
+    }
+
+    /// The §9 error this failure is on the agent API.
+    pub fn to_api(&self) -> ApiError {
+        match self {
+            ServiceError::Invalid { reason, message } => ApiError::invalid_request(reason, message.clone()),
+            ServiceError::Verification(e) => ApiError::verification(e),
+            ServiceError::Discovery(e) => e.to_api_error(),
+            ServiceError::IdempotencyConflict => ApiError::new(
+                StatusCode::CONFLICT,
+                "IDEMPOTENCY_CONFLICT",
+                "idempotency_conflict",
+                "this idempotency_key was used with a different body",
+            ),
+            ServiceError::TooMany { reason, message, retry_after } => {
+                let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", reason, message.clone());
+                match retry_after {
+                    Some(s) => e.with_retry_after(*s),
+                    None => e,
+                }
+            }
+            ServiceError::NotFound(what) => ApiError::not_found(format!("no such {what}")),
+            ServiceError::NotPending(status) => ApiError::new(
+                StatusCode::CONFLICT,
+                "INVALID_STATE",
+                "not_pending",
+                format!("the request is {status}, not pending"),
+            ),
+            ServiceError::Store(e) => ApiError::internal(e.to_string()),
+            ServiceError::Consent(e) => ApiError::internal(e.clone()),
+        }
+    }
+}
+
+struct Inner {
+    store: Store,
+    key: PrincipalSigner,
+    principal: String,
+    config: Config,
+    discovery: DiscoveryClient,
+    language: Language,
+    clock: Clock,
+    /// Bumped on every state change, so long polls wake up.
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+/// The key app service. Cheap to clone; every surface holds one.
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service").field("principal", &self.inner.principal).finish_non_exhaustive()
+    }
+}
+
+impl Service {
+    pub fn new(
+        store: Store,
+        key: PrincipalSigner,
+        config: Config,
+        discovery: DiscoveryClient,
+        language: Language,
+        clock: Clock,
+    ) -> Result<Service, ServiceError> {
+        let principal = key
+            .public_key()
+            .to_jwk()
+            .principal_id()
+            .map_err(|e| ServiceError::Verification(e.into()))?;
+        let (changes, _) = tokio::sync::watch::channel(0);
+        Ok(Service { inner: Arc::new(Inner { store, key, principal, config, discovery, language, clock, changes }) })
+    }
+
+    pub fn now(&self) -> i64 {
+        (self.inner.clock)()
+    }
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+    pub fn principal(&self) -> &str {
+        &self.inner.principal
+    }
+    pub fn principal_jwk(&self) -> schcp::jwk::Jwk {
+        self.inner.key.public_key().to_jwk()
+    }
+    pub fn language(&self) -> Language {
+        self.inner.language
+    }
+
+    /// Waits until something changes or `timeout` passes.
+    pub async fn wait_for_change(&self, timeout: std::time::Duration) {
+        let mut rx = self.inner.changes.subscribe();
+        let _ = tokio::time::timeout(timeout, rx.changed()).await;
+    }
+
+    fn notify(&self) {
+        self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    /// Renders consent text. A Fluent bundle is not `Sync`, so a locale is
+    /// built per rendering; rendering is rare (once per prompt).
+    fn render(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
+        let locale = schcp_consent::Locale::new(self.inner.language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        let contacts = schcp_consent::Contacts::new();
+        schcp_consent::render(req, &locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
+    }
+
+    /// Appends to the history inside a caller's transaction.
+    async fn history(
+        tx: &mut sqlx::SqliteConnection,
+        at: i64,
+        event: &str,
+        subject: &str,
+        detail: &str,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, ?, ?, ?)")
+            .bind(at)
+            .bind(event)
+            .bind(subject)
+            .bind(detail)
+            .execute(tx)
+            .await?;
+        Ok(())
+    }
+
+    /// A fresh random id with a prefix (`rq_`, `pr_`, `m-`).
+    fn new_id(prefix: &str) -> String {
+        let mut bytes = [0u8; 16];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
+        format!("{prefix}{}", schcp::b64::encode(bytes))
+    }
+}

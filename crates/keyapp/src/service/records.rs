@@ -1,0 +1,202 @@
+//! What the person can look back at (DESIGN.md "Records"): credentials issued,
+//! history, contacts, attestations; and the answers the person gives.
+
+use super::{Service, ServiceError};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CredentialView {
+    pub jti: String,
+    pub kind: String,
+    pub aud: Vec<String>,
+    pub exp: i64,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<i64>,
+    #[serde(skip)]
+    pub agent_jkt: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct HistoryEntry {
+    pub at: i64,
+    pub event: String,
+    pub subject: String,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Contact {
+    pub principal: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relationship: Option<String>,
+}
+
+type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>);
+
+impl Service {
+    pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT name FROM agents WHERE jkt = ?").bind(jkt).fetch_optional(self.store().pool()).await?;
+        Ok(row.map(|(n,)| n).unwrap_or_default())
+    }
+
+    /// The text shown for a pending pairing (`pr_…`) or request (`rq_…`).
+    pub async fn consent_text(&self, id: &str) -> Result<String, ServiceError> {
+        if id.starts_with("pr_") {
+            let p = self.pairing(id).await?;
+            return self.render(&schcp_consent::ConsentRequest::Pairing {
+                agent_name: p.agent_name,
+                fingerprint: p.fingerprint,
+            });
+        }
+        Ok(self.request(id).await?.consent_text)
+    }
+
+    /// The person's yes or no to a pairing or a request.
+    pub async fn answer(&self, id: &str, approve: bool) -> Result<Value, ServiceError> {
+        if id.starts_with("pr_") {
+            let p = self.answer_pairing(id, approve).await?;
+            return Ok(json!({ "id": id, "status": p.status }));
+        }
+        let r = if approve { self.approve_request(id).await? } else { self.decline_request(id).await? };
+        Ok(json!({ "id": id, "status": r.status, "result": r.result }))
+    }
+
+    /// Credentials issued (to one agent, or all), with their status now.
+    pub async fn credentials(&self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
+        let now = self.now();
+        let rows: Vec<CredRow> = sqlx::query_as(
+            "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt
+             FROM credentials c WHERE (?1 IS NULL OR c.agent_jkt = ?1) ORDER BY c.created_at",
+        )
+        .bind(agent_jkt)
+        .fetch_all(self.store().pool())
+        .await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent) in rows {
+            let remaining = match (shared != 0, max_bookings) {
+                (true, Some(max)) => {
+                    let (held,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM limit_claims WHERE jti = ?")
+                        .bind(&jti)
+                        .fetch_one(self.store().pool())
+                        .await?;
+                    Some(max - held)
+                }
+                _ => None,
+            };
+            out.push(CredentialView {
+                status: credential_status(revoked_at, exp, now),
+                aud: serde_json::from_str(&aud).unwrap_or_default(),
+                jti,
+                kind,
+                exp,
+                remaining,
+                agent_jkt: agent,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Revokes a credential at once; recorded in history and reflected by the
+    /// status API (§3.3 check 7).
+    pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
+        let now = self.now();
+        let mut tx = self.store().pool().begin().await?;
+        let exists: Option<(Option<i64>,)> =
+            sqlx::query_as("SELECT revoked_at FROM credentials WHERE jti = ?").bind(jti).fetch_optional(&mut *tx).await?;
+        match exists {
+            None => return Err(ServiceError::NotFound("credential")),
+            Some((Some(_),)) => return Ok(()),
+            Some((None,)) => {}
+        }
+        sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ? AND revoked_at IS NULL")
+            .bind(now)
+            .bind(jti)
+            .execute(&mut *tx)
+            .await?;
+        Service::history(&mut tx, now, "revoked", jti, "").await?;
+        tx.commit().await?;
+        self.notify();
+        Ok(())
+    }
+
+    pub async fn history_entries(&self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
+        let rows: Vec<(i64, String, String, String)> =
+            sqlx::query_as("SELECT at, event, subject, detail FROM history ORDER BY id DESC LIMIT ?")
+                .bind(limit)
+                .fetch_all(self.store().pool())
+                .await?;
+        Ok(rows.into_iter().map(|(at, event, subject, detail)| HistoryEntry { at, event, subject, detail }).collect())
+    }
+
+    pub async fn contacts(&self) -> Result<Vec<Contact>, ServiceError> {
+        let rows: Vec<(String, String, Option<String>)> =
+            sqlx::query_as("SELECT principal, name, relationship FROM contacts ORDER BY name")
+                .fetch_all(self.store().pool())
+                .await?;
+        Ok(rows.into_iter().map(|(principal, name, relationship)| Contact { principal, name, relationship }).collect())
+    }
+
+    pub async fn add_contact(&self, principal: &str, name: &str, relationship: Option<&str>) -> Result<(), ServiceError> {
+        if !principal.starts_with(schcp::jwk::PRINCIPAL_PREFIX) {
+            return Err(ServiceError::invalid("bad_principal", format!("a principal starts with {}", schcp::jwk::PRINCIPAL_PREFIX)));
+        }
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(ServiceError::invalid("bad_name", "a contact's name is non-empty plain text"));
+        }
+        let now = self.now();
+        let mut tx = self.store().pool().begin().await?;
+        sqlx::query(
+            "INSERT INTO contacts (principal, name, relationship) VALUES (?, ?, ?)
+             ON CONFLICT (principal) DO UPDATE SET name = excluded.name, relationship = excluded.relationship",
+        )
+        .bind(principal)
+        .bind(name)
+        .bind(relationship)
+        .execute(&mut *tx)
+        .await?;
+        Service::history(&mut tx, now, "contact_added", principal, name).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores an attestation about this principal (§7.5). Its signature is
+    /// checked by each host against the attesters it trusts; here the shape,
+    /// the subject and the expiry are.
+    pub async fn add_attestation(&self, jws: &str) -> Result<Value, ServiceError> {
+        let parsed = schcp::jws::parse(jws).map_err(|e| ServiceError::Verification(e.into()))?;
+        parsed.expect_typ(schcp::jws::Typ::Attestation).map_err(|e| ServiceError::Verification(e.into()))?;
+        schcp::schema::validate(schcp::schema::Def::Attestation, &parsed.payload)
+            .map_err(|e| ServiceError::Verification(e.into()))?;
+        let claims: schcp::claims::AttestationClaims =
+            parsed.claims().map_err(|e| ServiceError::invalid("malformed", e.to_string()))?;
+        if claims.sub != self.principal() {
+            return Err(ServiceError::invalid("wrong_subject", "the attestation is about another principal"));
+        }
+        let now = self.now();
+        if claims.exp <= now {
+            return Err(ServiceError::Verification(schcp::Error::Expired { what: "attestation", exp: claims.exp, now }));
+        }
+        let mut tx = self.store().pool().begin().await?;
+        sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")
+            .bind(&claims.iss)
+            .bind(claims.exp)
+            .bind(jws)
+            .execute(&mut *tx)
+            .await?;
+        Service::history(&mut tx, now, "attestation_added", &claims.iss, "").await?;
+        tx.commit().await?;
+        Ok(json!({ "iss": claims.iss, "exp": claims.exp }))
+    }
+}
+
+fn credential_status(revoked_at: Option<i64>, exp: i64, now: i64) -> &'static str {
+    match revoked_at {
+        Some(_) => "revoked",
+        None if now >= exp => "expired",
+        None => "active",
+    }
+}

@@ -1,0 +1,324 @@
+//! Requests (API.md "Requests"): created by an agent, answered by the person,
+//! withdrawn by the agent, or left to expire.
+
+use super::kinds::{self, Prepared};
+use super::{Service, ServiceError};
+use schcp::hash::sha256_b64;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// Unanswered requests expire after this (API.md: default 10 minutes).
+pub const REQUEST_TTL: i64 = 600;
+/// At most this many pending requests per agent (API.md: 429 beyond).
+pub const MAX_PENDING: i64 = 5;
+/// Prompt-fatigue cooldown after two declined or unanswered requests.
+pub const COOLDOWN: i64 = 300;
+/// Longest idempotency key accepted.
+pub const MAX_IDEMPOTENCY_KEY: usize = 128;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestStatus {
+    Pending,
+    Approved,
+    Declined,
+    Expired,
+    Withdrawn,
+}
+
+impl RequestStatus {
+    fn parse(s: &str) -> RequestStatus {
+        match s {
+            "approved" => RequestStatus::Approved,
+            "declined" => RequestStatus::Declined,
+            "expired" => RequestStatus::Expired,
+            "withdrawn" => RequestStatus::Withdrawn,
+            _ => RequestStatus::Pending,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestStatus::Pending => "pending",
+            RequestStatus::Approved => "approved",
+            RequestStatus::Declined => "declined",
+            RequestStatus::Expired => "expired",
+            RequestStatus::Withdrawn => "withdrawn",
+        }
+    }
+}
+
+/// A request as agents and surfaces see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestView {
+    pub request_id: String,
+    pub kind: String,
+    pub status: RequestStatus,
+    pub consent_text: String,
+    pub expires_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(skip)]
+    pub agent_jkt: String,
+    #[serde(skip)]
+    pub created_at: i64,
+}
+
+type Row = (String, String, String, String, String, Option<String>, i64, i64, String);
+const SELECT: &str =
+    "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
+
+fn view((request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, _): Row) -> RequestView {
+    RequestView {
+        request_id,
+        kind,
+        status: RequestStatus::parse(&status),
+        consent_text,
+        expires_at: schcp::issue::rfc3339_utc(expires_at).unwrap_or_default(),
+        result: result.and_then(|r| serde_json::from_str(&r).ok()),
+        agent_jkt,
+        created_at,
+    }
+}
+
+/// The requester, as the agent API's guard verified it.
+#[derive(Debug, Clone)]
+pub struct Requester {
+    pub jkt: String,
+    pub name: String,
+}
+
+impl Service {
+    /// `POST /v1/requests`: verify, render, store. Returns the view and whether
+    /// it was an idempotent replay of an earlier request.
+    pub async fn create_request(&self, agent: &Requester, body: &[u8]) -> Result<(RequestView, bool), ServiceError> {
+        let value = schcp::json::parse(body).map_err(|e| ServiceError::invalid("malformed", e.to_string()))?;
+        let Value::Object(obj) = value else {
+            return Err(ServiceError::invalid("malformed", "the body is not a JSON object"));
+        };
+        let kind = string_member(&obj, "kind")?;
+        let key = string_member(&obj, "idempotency_key")?;
+        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
+            return Err(ServiceError::invalid("bad_idempotency_key", "idempotency_key must be 1 to 128 bytes"));
+        }
+        let body_sha256 = sha256_b64(body);
+        let now = self.now();
+        self.expire_requests(now).await?;
+        if let Some(existing) = self.by_idempotency_key(&agent.jkt, &key).await? {
+            return if existing.1 == body_sha256 { Ok((existing.0, true)) } else { Err(ServiceError::IdempotencyConflict) };
+        }
+        self.check_request_limits(&agent.jkt, now).await?;
+
+        let prepared: Prepared = kinds::prepare(self, agent, &kind, &obj).await?;
+        let consent_text = self.render(&prepared.consent)?;
+        let mut expires_at = now + REQUEST_TTL;
+        if let Some(limit) = prepared.not_after {
+            // Never after the offer (or receipt-derived credential) it concerns.
+            expires_at = expires_at.min(limit);
+        }
+        let request_id = Service::new_id("rq_");
+        let input = serde_json::to_string(&prepared.input).expect("JSON values serialize");
+
+        let mut tx = self.store().pool().begin().await?;
+        let inserted = sqlx::query(
+            "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at)
+             VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+        )
+        .bind(&request_id)
+        .bind(&agent.jkt)
+        .bind(&kind)
+        .bind(&key)
+        .bind(&body_sha256)
+        .bind(&consent_text)
+        .bind(&input)
+        .bind(now)
+        .bind(expires_at)
+        .execute(&mut *tx)
+        .await?;
+        if inserted.rows_affected() == 0 {
+            // A concurrent request with the same key won the race.
+            drop(tx);
+            let existing = self.by_idempotency_key(&agent.jkt, &key).await?.ok_or(ServiceError::NotFound("request"))?;
+            return if existing.1 == body_sha256 { Ok((existing.0, true)) } else { Err(ServiceError::IdempotencyConflict) };
+        }
+        Service::history(&mut tx, now, "request_created", &request_id, &kind).await?;
+        tx.commit().await?;
+        if prepared.auto_approve {
+            // §3.3: a management mandate under a root mandate this key app issued
+            // to the same agent with cancel/reschedule in scope needs no prompt.
+            self.approve_request(&request_id).await?;
+        }
+        self.notify();
+        Ok((self.request(&request_id).await?, false))
+    }
+
+    async fn by_idempotency_key(&self, jkt: &str, key: &str) -> Result<Option<(RequestView, String)>, ServiceError> {
+        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE agent_jkt = ? AND idempotency_key = ?"))
+            .bind(jkt)
+            .bind(key)
+            .fetch_optional(self.store().pool())
+            .await?;
+        Ok(row.map(|r| {
+            let hash = r.8.clone();
+            (view(r), hash)
+        }))
+    }
+
+    /// API.md: at most 5 pending per agent, and 5 minutes of cooldown after the
+    /// person declined or left unanswered the agent's last two requests.
+    async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
+        let (pending,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM requests WHERE agent_jkt = ? AND status = 'pending'")
+            .bind(jkt)
+            .fetch_one(self.store().pool())
+            .await?;
+        if pending >= MAX_PENDING {
+            return Err(ServiceError::TooMany {
+                reason: "too_many_pending",
+                message: format!("this agent already has {pending} requests waiting for the person"),
+                retry_after: None,
+            });
+        }
+        let last: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT status, decided_at FROM requests WHERE agent_jkt = ? AND status IN ('approved','declined','expired')
+             ORDER BY decided_at DESC, created_at DESC LIMIT 2",
+        )
+        .bind(jkt)
+        .fetch_all(self.store().pool())
+        .await?;
+        if last.len() == 2 && last.iter().all(|(s, _)| s == "declined" || s == "expired") {
+            let since = now - last[0].1;
+            if since < COOLDOWN {
+                let wait = (COOLDOWN - since) as u64;
+                return Err(ServiceError::TooMany {
+                    reason: "cooldown",
+                    message: "the person declined or did not answer this agent's last two requests; try again later".into(),
+                    retry_after: Some(wait),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
+        self.expire_requests(self.now()).await?;
+        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE request_id = ?"))
+            .bind(request_id)
+            .fetch_optional(self.store().pool())
+            .await?;
+        row.map(view).ok_or(ServiceError::NotFound("request"))
+    }
+
+    /// An agent sees only its own requests; another's is "not found".
+    pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.request(request_id).await?;
+        if v.agent_jkt != jkt {
+            return Err(ServiceError::NotFound("request"));
+        }
+        Ok(v)
+    }
+
+    pub async fn pending_requests(&self) -> Result<Vec<RequestView>, ServiceError> {
+        self.expire_requests(self.now()).await?;
+        let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
+            .fetch_all(self.store().pool())
+            .await?;
+        Ok(rows.into_iter().map(view).collect())
+    }
+
+    /// `DELETE /v1/requests/{id}`.
+    pub async fn withdraw_request(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.request_for_agent(jkt, request_id).await?;
+        self.settle(request_id, RequestStatus::Withdrawn, None, v.status).await
+    }
+
+    pub async fn decline_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.request(request_id).await?;
+        self.settle(request_id, RequestStatus::Declined, None, v.status).await
+    }
+
+    /// The person's yes: builds and signs the credential from the stored,
+    /// verified input, records it, and settles the request, in one transaction.
+    pub async fn approve_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
+        let now = self.now();
+        self.expire_requests(now).await?;
+        let row: Option<(String, String, String, String, String)> =
+            sqlx::query_as("SELECT agent_jkt, kind, input, status, consent_text FROM requests WHERE request_id = ?")
+                .bind(request_id)
+                .fetch_optional(self.store().pool())
+                .await?;
+        let (agent_jkt, kind, input, status, consent_text) = row.ok_or(ServiceError::NotFound("request"))?;
+        if status != "pending" {
+            return Err(ServiceError::NotPending(status));
+        }
+        let input: Value = serde_json::from_str(&input).map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))?;
+        // consent.statement is the summary line the person read (§5.3).
+        let statement = consent_text.lines().next().unwrap_or_default();
+        let issued = kinds::issue(self, &agent_jkt, &kind, &input, statement, now).await?;
+
+        let mut tx = self.store().pool().begin().await?;
+        let done = sqlx::query("UPDATE requests SET status = 'approved', result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'")
+            .bind(issued.result.to_string())
+            .bind(now)
+            .bind(request_id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(ServiceError::NotPending("no longer pending".into()));
+        }
+        for c in &issued.credentials {
+            c.insert(&mut tx, request_id, &agent_jkt, now).await?;
+        }
+        Service::history(&mut tx, now, "request_approved", request_id, &kind).await?;
+        tx.commit().await?;
+        self.notify();
+        self.request(request_id).await
+    }
+
+    async fn settle(
+        &self,
+        request_id: &str,
+        to: RequestStatus,
+        result: Option<Value>,
+        current: RequestStatus,
+    ) -> Result<RequestView, ServiceError> {
+        if current != RequestStatus::Pending {
+            return Err(ServiceError::NotPending(current.as_str().into()));
+        }
+        let now = self.now();
+        let mut tx = self.store().pool().begin().await?;
+        let done = sqlx::query("UPDATE requests SET status = ?, result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'")
+            .bind(to.as_str())
+            .bind(result.map(|r| r.to_string()))
+            .bind(now)
+            .bind(request_id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(ServiceError::NotPending("no longer pending".into()));
+        }
+        Service::history(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "").await?;
+        tx.commit().await?;
+        self.notify();
+        self.request(request_id).await
+    }
+
+    /// Marks requests past their expiry as expired (lazily, on every read, and
+    /// by the service's sweeper).
+    pub async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
+        let done = sqlx::query("UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?")
+            .bind(now)
+            .execute(self.store().pool())
+            .await?;
+        if done.rows_affected() > 0 {
+            self.notify();
+        }
+        Ok(())
+    }
+}
+
+fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {
+    match obj.get(name) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(ServiceError::invalid("malformed", format!("{name} must be a string"))),
+        None => Err(ServiceError::invalid("malformed", format!("{name} is required"))),
+    }
+}

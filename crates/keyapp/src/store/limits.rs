@@ -1,0 +1,729 @@
+//! Revocation status and the shared booking limit of the mandates the key app
+//! issued (§3.3 "One consent, several hosts"; API.md §2).
+//!
+//! A person who lets an assistant "book one oil change at either of these shops"
+//! signs one mandate whose `aud` lists both, with `constraints.shared_limit: true`.
+//! Each host claims a unit here before it confirms, and gives it back when the
+//! booking will not happen. The accounting rules, all enforced in this module:
+//!
+//! - held claims never exceed `max_bookings`, and `remaining` is always
+//!   `max_bookings` minus the claims held;
+//! - a claim id already held answers "already held" and spends nothing (a confirm
+//!   retried under another idempotency key, §3.3);
+//! - releasing an unknown or released claim changes nothing;
+//! - a revoked or expired mandate refuses claims but still takes releases, since a
+//!   release only gives a unit back;
+//! - every state change is one SQLite transaction begun with `BEGIN IMMEDIATE`, so
+//!   the write lock is taken before anything is read and two writers can never both
+//!   see the last unit free. A change is acknowledged only after its commit, which
+//!   `synchronous = FULL` makes durable: a crash loses or duplicates no unit.
+//!
+//! The rows are keyed by `jti` alone. §3.3 "Ids are per link" asks for
+//! (root iss, jti); every row here was issued by this key app, under its one
+//! principal key, with a `jti` it chose itself, so `jti` already names one link.
+//!
+//! [`GroupCommit`] applies many claims and releases in one transaction (one fsync)
+//! while keeping each operation's outcome exactly what it would have been alone:
+//! the operations run one after another inside the transaction, and nobody is
+//! answered until the transaction has committed. The functions below are the same
+//! code run as a batch of one.
+
+use super::{Store, StoreError};
+use sqlx::SqliteConnection;
+use std::collections::HashMap;
+use tokio::sync::{mpsc, oneshot};
+
+/// The most a `max_bookings` may be; beyond it the count would not fit the
+/// integer types hosts read `remaining` into.
+const MAX_BOOKINGS_CEILING: u32 = i32::MAX as u32;
+
+/// A credential the key app issued, as the request pipeline records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MandateRecord {
+    pub jti: String,
+    /// `mandate`, `closed_mandate`, `management_mandate`, … (the request kind).
+    pub kind: String,
+    pub agent_jkt: Option<String>,
+    pub request_id: Option<String>,
+    /// The host ids of the mandate's `aud` (one element for a single host).
+    pub aud: Vec<String>,
+    pub scope: Vec<String>,
+    /// NumericDate; also kept as the record's `created_at`.
+    pub iat: i64,
+    /// NumericDate; the mandate is valid while `now < exp` (§3.3 check 3, no skew).
+    pub exp: i64,
+    /// The signed credential as issued.
+    pub compact: String,
+    /// The mandate's `status` claim. Only a credential with a status URL is
+    /// served by the status API; the others answer 404 there.
+    pub status_url: Option<String>,
+    /// `constraints.max_bookings`. Kept only together with `shared_limit`: without
+    /// it each host counts its own bookings (§3.3) and the key app counts nothing.
+    pub max_bookings: Option<u32>,
+    /// `constraints.shared_limit`.
+    pub shared_limit: bool,
+    /// The booking a management mandate is for.
+    pub booking_id: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    #[error("a credential with jti {0:?} is already recorded")]
+    DuplicateJti(String),
+    #[error("invalid mandate record: {0}")]
+    Invalid(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What `GET /status/{jti}` says about a mandate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MandateStatus {
+    Active,
+    Revoked,
+    Expired,
+}
+
+impl MandateStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MandateStatus::Active => "active",
+            MandateStatus::Revoked => "revoked",
+            MandateStatus::Expired => "expired",
+        }
+    }
+
+    /// Revocation wins over expiry: it is the person's own act and permanent.
+    /// Expired means `now >= exp` (§3.3 check 3: `now < exp` is valid, no skew).
+    fn of(revoked: bool, exp: i64, now: i64) -> MandateStatus {
+        if revoked {
+            MandateStatus::Revoked
+        } else if now >= exp {
+            MandateStatus::Expired
+        } else {
+            MandateStatus::Active
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusView {
+    pub status: MandateStatus,
+    /// `max_bookings` minus the claims held; `None` for a mandate without
+    /// `shared_limit` ("status only", API.md §2). Reported whatever the status,
+    /// so the identity `remaining = max_bookings − held` always holds.
+    pub remaining: Option<u32>,
+}
+
+/// A well-formed claim id: `{host id}/{hold id}` (§3.3).
+///
+/// The host id is a `HostId` (printable ASCII without space, `/` or `*`, at most
+/// 255 characters, schemas/schcp.schema.json), so the first `/` ends it; the hold
+/// id is the host's opaque `Id` (1 to 255 characters) and may itself contain `/`.
+/// The whole string, `/` included, is the key a unit is held under.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ClaimId {
+    whole: String,
+    host_len: usize,
+}
+
+impl ClaimId {
+    pub fn parse(s: &str) -> Result<ClaimId, ClaimRefusal> {
+        let (host, hold) = s.split_once('/').ok_or(ClaimRefusal::BadClaimId("no '/' between host id and hold id"))?;
+        if host.is_empty() || host.len() > 255 {
+            return Err(ClaimRefusal::BadClaimId("the host id must be 1 to 255 characters"));
+        }
+        if !host.bytes().all(|b| matches!(b, b'!'..=b')' | b'+'..=b'.' | b'0'..=b'~')) {
+            return Err(ClaimRefusal::BadClaimId("the host id is printable ASCII without space, '/' or '*'"));
+        }
+        let hold_chars = hold.chars().count();
+        if hold_chars == 0 || hold_chars > 255 {
+            return Err(ClaimRefusal::BadClaimId("the hold id must be 1 to 255 characters"));
+        }
+        Ok(ClaimId { whole: s.to_owned(), host_len: host.len() })
+    }
+
+    pub fn host(&self) -> &str {
+        &self.whole[..self.host_len]
+    }
+
+    pub fn hold(&self) -> &str {
+        &self.whole[self.host_len + 1..]
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.whole
+    }
+}
+
+impl std::fmt::Display for ClaimId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.whole)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimOutcome {
+    /// A unit was taken for this claim id (HTTP 201).
+    Claimed { remaining: u32 },
+    /// This claim id already holds a unit; nothing was spent (HTTP 200).
+    AlreadyHeld { remaining: u32 },
+}
+
+impl ClaimOutcome {
+    pub fn remaining(self) -> u32 {
+        match self {
+            ClaimOutcome::Claimed { remaining } | ClaimOutcome::AlreadyHeld { remaining } => remaining,
+        }
+    }
+}
+
+/// Why a claim was refused. Every refusal changes nothing.
+/// Its §9 code and reason are decided in one place: `http_error.rs`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClaimRefusal {
+    #[error("no mandate with this jti has a status here")]
+    UnknownMandate,
+    #[error("malformed claim id: {0}; a claim id is \"{{host id}}/{{hold id}}\" (§3.3)")]
+    BadClaimId(&'static str),
+    #[error("host {host:?} is not in the mandate's aud")]
+    HostNotInAudience { host: String },
+    /// API.md §2: "Mandates without shared_limit report status only". Each host
+    /// counts such a mandate's max_bookings against its own bookings (§3.3), so
+    /// there is nothing here to claim from.
+    #[error("the mandate has no shared booking limit; each host counts its own bookings (§3.3)")]
+    NoSharedLimit,
+    #[error("the mandate was revoked")]
+    Revoked,
+    #[error("the mandate has expired")]
+    Expired,
+    #[error("all {max_bookings} bookings of the shared limit are held")]
+    NoneLeft { max_bookings: u32 },
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClaimError {
+    #[error(transparent)]
+    Refused(#[from] ClaimRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The group commit that carried this claim failed or is gone; the claim was
+    /// not acknowledged, and retrying the same claim id is safe.
+    #[error("claim ledger unavailable: {0}")]
+    Unavailable(String),
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReleaseError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("claim ledger unavailable: {0}")]
+    Unavailable(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokeOutcome {
+    Revoked,
+    AlreadyRevoked,
+    UnknownMandate,
+}
+
+fn unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// Records an issued credential. One transaction.
+pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), RecordError> {
+    if rec.shared_limit {
+        match rec.max_bookings {
+            None => return Err(RecordError::Invalid("shared_limit needs max_bookings")),
+            Some(n) if n > MAX_BOOKINGS_CEILING => return Err(RecordError::Invalid("max_bookings is too large")),
+            Some(_) => {}
+        }
+        if rec.status_url.is_none() {
+            // §3.3: a host refuses a confirm on a link with a shared limit and no
+            // status URL, so such a mandate could never be used.
+            return Err(RecordError::Invalid("shared_limit needs a status URL"));
+        }
+    }
+    if rec.aud.is_empty() {
+        return Err(RecordError::Invalid("aud names no host"));
+    }
+    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
+    let inserted = sqlx::query(
+        "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
+                                  status_url, max_bookings, shared_limit, booking_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&rec.jti)
+    .bind(&rec.kind)
+    .bind(&rec.agent_jkt)
+    .bind(&rec.request_id)
+    .bind(aud)
+    .bind(scope)
+    .bind(rec.iat)
+    .bind(rec.exp)
+    .bind(&rec.compact)
+    .bind(&rec.status_url)
+    .bind(max_bookings)
+    .bind(rec.shared_limit)
+    .bind(&rec.booking_id)
+    .bind(rec.iat)
+    .execute(&mut *tx)
+    .await;
+    match inserted {
+        Ok(_) => {}
+        Err(e) if unique_violation(&e) => return Err(RecordError::DuplicateJti(rec.jti)),
+        Err(e) => return Err(StoreError::from(e).into()),
+    }
+    tx.commit().await.map_err(StoreError::from)?;
+    Ok(())
+}
+
+/// The status of a credential that has a status URL, or `None` (404). One
+/// statement, so one consistent snapshot.
+pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {
+    let row: Option<(i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT exp, revoked_at IS NOT NULL, shared_limit, max_bookings,
+                (SELECT count(*) FROM limit_claims l WHERE l.jti = c.jti)
+         FROM credentials c WHERE jti = ? AND status_url IS NOT NULL",
+    )
+    .bind(jti)
+    .fetch_optional(store.pool())
+    .await?;
+    let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
+        return Ok(None);
+    };
+    let remaining = if shared_limit {
+        let max = max_bookings.ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
+        Some(u32::try_from((max - held).max(0)).unwrap_or(0))
+    } else {
+        None
+    };
+    Ok(Some(StatusView { status: MandateStatus::of(revoked, exp, now), remaining }))
+}
+
+/// Claims one unit of `jti`'s shared limit for `claim_id`. One transaction.
+pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result<ClaimOutcome, ClaimError> {
+    let claim_id = ClaimId::parse(claim_id)?;
+    let op = Op::Claim { jti: jti.to_owned(), claim_id, now };
+    match apply_batch(store, std::slice::from_ref(&op)).await?.pop() {
+        Some(OpResult::Claim(r)) => Ok(r?),
+        _ => Err(ClaimError::Store(StoreError::Corrupt("claim batch answered out of shape".into()))),
+    }
+}
+
+/// Gives back the unit `claim_id` holds, if it holds one; otherwise changes
+/// nothing. Taken whatever the mandate's status. One transaction.
+pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), StoreError> {
+    let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
+    apply_batch(store, std::slice::from_ref(&op)).await?;
+    Ok(())
+}
+
+/// Revokes a credential at once and records it in the history. Held claims stay
+/// held (a booking already made keeps its unit, §3.3); new claims are refused.
+pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
+    let row: Option<(Option<i64>, String)> =
+        sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?").bind(jti).fetch_optional(&mut *tx).await?;
+    let outcome = match row {
+        None => RevokeOutcome::UnknownMandate,
+        Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
+        Some((None, kind)) => {
+            sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?").bind(now).bind(jti).execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'revoked', ?, ?)")
+                .bind(now)
+                .bind(jti)
+                .bind(kind)
+                .execute(&mut *tx)
+                .await?;
+            RevokeOutcome::Revoked
+        }
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// The claim ids holding units of `jti`, in claim order.
+pub async fn held_claims(store: &Store, jti: &str) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT claim_id FROM limit_claims WHERE jti = ? ORDER BY created_at, rowid").bind(jti).fetch_all(store.pool()).await?;
+    Ok(rows.into_iter().map(|(c,)| c).collect())
+}
+
+// ---------------------------------------------------------------------------
+// The accounting itself: operations applied one after another inside one
+// BEGIN IMMEDIATE transaction.
+
+#[derive(Debug, Clone)]
+enum Op {
+    Claim { jti: String, claim_id: ClaimId, now: i64 },
+    Release { jti: String, claim_id: String },
+}
+
+#[derive(Debug)]
+enum OpResult {
+    Claim(Result<ClaimOutcome, ClaimRefusal>),
+    Release,
+}
+
+/// What a batch needs to know of a mandate, read once per batch inside its
+/// transaction and kept current as the batch's own operations change `held`.
+#[derive(Debug)]
+struct Limit {
+    aud: Vec<String>,
+    exp: i64,
+    revoked: bool,
+    /// `Some(max_bookings)` for a mandate with `shared_limit`.
+    max: Option<u32>,
+    held: u32,
+}
+
+/// `None` cached too: an unknown jti stays unknown within the transaction.
+type LimitCache = HashMap<String, Option<Limit>>;
+
+async fn load_limit(conn: &mut SqliteConnection, jti: &str) -> Result<Option<Limit>, StoreError> {
+    let row: Option<(String, i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT aud, exp, revoked_at IS NOT NULL, shared_limit, max_bookings,
+                (SELECT count(*) FROM limit_claims l WHERE l.jti = c.jti)
+         FROM credentials c WHERE jti = ? AND status_url IS NOT NULL",
+    )
+    .bind(jti)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let Some((aud, exp, revoked, shared_limit, max_bookings, held)) = row else {
+        return Ok(None);
+    };
+    let aud: Vec<String> =
+        serde_json::from_str(&aud).map_err(|e| StoreError::Corrupt(format!("{jti}: aud is not a JSON array of strings: {e}")))?;
+    let max = if shared_limit {
+        let m = max_bookings.ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
+        Some(u32::try_from(m).map_err(|_| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?)
+    } else {
+        None
+    };
+    let held = u32::try_from(held).map_err(|_| StoreError::Corrupt(format!("{jti}: {held} claims")))?;
+    Ok(Some(Limit { aud, exp, revoked, max, held }))
+}
+
+/// §3.3 check 2: `aud` equals the host id or a list that contains it; `"*"`
+/// matches any host.
+fn in_audience(aud: &[String], host: &str) -> bool {
+    aud.iter().any(|a| a == host || a == "*")
+}
+
+async fn apply_claim(
+    conn: &mut SqliteConnection,
+    cache: &mut LimitCache,
+    jti: &str,
+    claim_id: &ClaimId,
+    now: i64,
+) -> Result<Result<ClaimOutcome, ClaimRefusal>, StoreError> {
+    if !cache.contains_key(jti) {
+        let limit = load_limit(conn, jti).await?;
+        cache.insert(jti.to_owned(), limit);
+    }
+    let Some(Some(limit)) = cache.get_mut(jti) else {
+        return Ok(Err(ClaimRefusal::UnknownMandate));
+    };
+    let Some(max) = limit.max else {
+        return Ok(Err(ClaimRefusal::NoSharedLimit));
+    };
+    if !in_audience(&limit.aud, claim_id.host()) {
+        return Ok(Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() }));
+    }
+    match MandateStatus::of(limit.revoked, limit.exp, now) {
+        MandateStatus::Active => {}
+        MandateStatus::Revoked => return Ok(Err(ClaimRefusal::Revoked)),
+        MandateStatus::Expired => return Ok(Err(ClaimRefusal::Expired)),
+    }
+    if limit.held < max {
+        // A free unit: the insert both takes it and tells a retried claim id
+        // (already held: nothing inserted, nothing spent) from a new one.
+        let done = sqlx::query("INSERT OR IGNORE INTO limit_claims (jti, claim_id, created_at) VALUES (?, ?, ?)")
+            .bind(jti)
+            .bind(claim_id.as_str())
+            .bind(now)
+            .execute(&mut *conn)
+            .await?;
+        if done.rows_affected() == 1 {
+            limit.held += 1;
+            Ok(Ok(ClaimOutcome::Claimed { remaining: max - limit.held }))
+        } else {
+            Ok(Ok(ClaimOutcome::AlreadyHeld { remaining: max - limit.held }))
+        }
+    } else {
+        // No unit free: only a claim id that already holds one is answered yes.
+        let held: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM limit_claims WHERE jti = ? AND claim_id = ?")
+            .bind(jti)
+            .bind(claim_id.as_str())
+            .fetch_optional(&mut *conn)
+            .await?;
+        if held.is_some() {
+            Ok(Ok(ClaimOutcome::AlreadyHeld { remaining: max.saturating_sub(limit.held) }))
+        } else {
+            Ok(Err(ClaimRefusal::NoneLeft { max_bookings: max }))
+        }
+    }
+}
+
+async fn apply_release(conn: &mut SqliteConnection, cache: &mut LimitCache, jti: &str, claim_id: &str) -> Result<(), StoreError> {
+    let done = sqlx::query("DELETE FROM limit_claims WHERE jti = ? AND claim_id = ?").bind(jti).bind(claim_id).execute(&mut *conn).await?;
+    if done.rows_affected() == 1 {
+        if let Some(Some(limit)) = cache.get_mut(jti) {
+            limit.held = limit.held.saturating_sub(1);
+        }
+    }
+    Ok(())
+}
+
+/// Applies `ops` in order in one `BEGIN IMMEDIATE` transaction and commits.
+/// Either every effect is committed or none is (any error rolls back all).
+async fn apply_batch(store: &Store, ops: &[Op]) -> Result<Vec<OpResult>, StoreError> {
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
+    let mut cache = LimitCache::new();
+    let mut results = Vec::with_capacity(ops.len());
+    for op in ops {
+        results.push(match op {
+            Op::Claim { jti, claim_id, now } => OpResult::Claim(apply_claim(&mut tx, &mut cache, jti, claim_id, *now).await?),
+            Op::Release { jti, claim_id } => {
+                apply_release(&mut tx, &mut cache, jti, claim_id).await?;
+                OpResult::Release
+            }
+        });
+    }
+    tx.commit().await?;
+    Ok(results)
+}
+
+// ---------------------------------------------------------------------------
+// Group commit.
+
+struct Job {
+    op: Op,
+    reply: oneshot::Sender<Result<OpResult, String>>,
+}
+
+/// A handle to the task that applies claims and releases in group-committed
+/// transactions: whatever arrived while the previous transaction was being made
+/// durable is applied next, in arrival order, in one transaction with one fsync.
+///
+/// Each operation's outcome is the one it would have had alone at its place in
+/// that order, and nobody is answered before the commit. If a transaction fails,
+/// every operation in it is answered `Unavailable` and none took effect.
+/// A caller that stops waiting does not stop its operation.
+#[derive(Debug, Clone)]
+pub struct GroupCommit {
+    tx: mpsc::Sender<Job>,
+}
+
+impl GroupCommit {
+    /// Starts the writer task on the current Tokio runtime. `max_batch` bounds the
+    /// operations per transaction (1 = a transaction per operation).
+    pub fn spawn(store: Store, max_batch: usize) -> GroupCommit {
+        let max_batch = max_batch.max(1);
+        let (tx, rx) = mpsc::channel(4 * max_batch.max(256));
+        tokio::spawn(run_group_commit(store, rx, max_batch));
+        GroupCommit { tx }
+    }
+
+    pub async fn claim(&self, jti: &str, claim_id: &ClaimId, now: i64) -> Result<ClaimOutcome, ClaimError> {
+        let op = Op::Claim { jti: jti.to_owned(), claim_id: claim_id.clone(), now };
+        match self.submit(op).await.map_err(ClaimError::Unavailable)? {
+            OpResult::Claim(r) => Ok(r?),
+            OpResult::Release => Err(ClaimError::Unavailable("claim answered as a release".into())),
+        }
+    }
+
+    pub async fn release(&self, jti: &str, claim_id: &str) -> Result<(), ReleaseError> {
+        let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
+        self.submit(op).await.map_err(ReleaseError::Unavailable)?;
+        Ok(())
+    }
+
+    async fn submit(&self, op: Op) -> Result<OpResult, String> {
+        let (reply, answer) = oneshot::channel();
+        self.tx.send(Job { op, reply }).await.map_err(|_| "the claim ledger has stopped".to_owned())?;
+        answer.await.map_err(|_| "the claim ledger has stopped".to_owned())?
+    }
+}
+
+async fn run_group_commit(store: Store, mut rx: mpsc::Receiver<Job>, max_batch: usize) {
+    let mut jobs: Vec<Job> = Vec::with_capacity(max_batch);
+    loop {
+        if rx.recv_many(&mut jobs, max_batch).await == 0 {
+            return; // every handle dropped
+        }
+        let ops: Vec<Op> = jobs.iter().map(|j| j.op.clone()).collect();
+        match apply_batch(&store, &ops).await {
+            Ok(results) => {
+                for (job, result) in jobs.drain(..).zip(results) {
+                    let _ = job.reply.send(Ok(result));
+                }
+            }
+            Err(e) => {
+                let message = e.to_string();
+                for job in jobs.drain(..) {
+                    let _ = job.reply.send(Err(message.clone()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(jti: &str, max: Option<u32>, shared: bool, exp: i64) -> MandateRecord {
+        MandateRecord {
+            jti: jti.into(),
+            kind: "mandate".into(),
+            agent_jkt: None,
+            request_id: None,
+            aud: vec!["maple-street-auto".into(), "oak-lane-garage".into()],
+            scope: vec!["hold".into(), "book".into()],
+            iat: 1_000,
+            exp,
+            compact: "x.y.z".into(),
+            status_url: Some(format!("https://keyapp.example/status/{jti}")),
+            max_bookings: max,
+            shared_limit: shared,
+            booking_id: None,
+        }
+    }
+
+    async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.db")).await.unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn claim_ids_split_at_the_first_slash() {
+        let c = ClaimId::parse("maple-street-auto/h_1/part").unwrap();
+        assert_eq!((c.host(), c.hold()), ("maple-street-auto", "h_1/part"));
+        for bad in ["", "/h_1", "maple", "maple/", "ma ple/h", "ma*ple/h", "mäple/h"] {
+            assert!(matches!(ClaimId::parse(bad), Err(ClaimRefusal::BadClaimId(_))), "{bad:?}");
+        }
+        assert!(ClaimId::parse(&format!("{}/h", "a".repeat(256))).is_err());
+        assert!(ClaimId::parse(&format!("a/{}", "é".repeat(255))).is_ok());
+        assert!(ClaimId::parse(&format!("a/{}", "é".repeat(256))).is_err());
+    }
+
+    #[tokio::test]
+    async fn accounting_is_exact() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
+        assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(2));
+        assert_eq!(claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 1 });
+        assert_eq!(claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(), ClaimOutcome::AlreadyHeld { remaining: 1 });
+        assert_eq!(claim(&s, "m1", "oak-lane-garage/h1", 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 0 });
+        assert_eq!(claim(&s, "m1", "oak-lane-garage/h1", 2_000).await.unwrap(), ClaimOutcome::AlreadyHeld { remaining: 0 });
+        assert!(matches!(
+            claim(&s, "m1", "oak-lane-garage/h2", 2_000).await,
+            Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: 2 }))
+        ));
+        release(&s, "m1", "oak-lane-garage/h9").await.unwrap();
+        assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(0));
+        release(&s, "m1", "oak-lane-garage/h1").await.unwrap();
+        release(&s, "m1", "oak-lane-garage/h1").await.unwrap();
+        assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(1));
+        assert_eq!(held_claims(&s, "m1").await.unwrap(), vec!["maple-street-auto/h1".to_owned()]);
+    }
+
+    #[tokio::test]
+    async fn refusals_change_nothing() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        record_mandate(&s, record("plain", Some(3), false, 10_000)).await.unwrap();
+        let refused = |r: Result<ClaimOutcome, ClaimError>| match r {
+            Err(ClaimError::Refused(x)) => x,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(refused(claim(&s, "nope", "maple-street-auto/h", 2_000).await), ClaimRefusal::UnknownMandate);
+        assert_eq!(refused(claim(&s, "plain", "maple-street-auto/h", 2_000).await), ClaimRefusal::NoSharedLimit);
+        assert_eq!(
+            refused(claim(&s, "m1", "elsewhere/h", 2_000).await),
+            ClaimRefusal::HostNotInAudience { host: "elsewhere".into() }
+        );
+        assert_eq!(refused(claim(&s, "m1", "maple-street-auto/h", 10_000).await), ClaimRefusal::Expired);
+        assert!(held_claims(&s, "m1").await.unwrap().is_empty());
+        assert_eq!(status(&s, "plain", 2_000).await.unwrap().unwrap().remaining, None);
+        assert_eq!(status(&s, "m1", 10_000).await.unwrap().unwrap().status, MandateStatus::Expired);
+        assert_eq!(status(&s, "m1", 9_999).await.unwrap().unwrap().status, MandateStatus::Active);
+    }
+
+    #[tokio::test]
+    async fn revocation_refuses_claims_keeps_releases_and_is_recorded() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
+        claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap();
+        assert_eq!(revoke(&s, "m1", 2_100).await.unwrap(), RevokeOutcome::Revoked);
+        assert_eq!(revoke(&s, "m1", 2_200).await.unwrap(), RevokeOutcome::AlreadyRevoked);
+        assert_eq!(revoke(&s, "zz", 2_200).await.unwrap(), RevokeOutcome::UnknownMandate);
+        assert_eq!(status(&s, "m1", 2_100).await.unwrap().unwrap().status, MandateStatus::Revoked);
+        assert!(matches!(
+            claim(&s, "m1", "maple-street-auto/h1", 2_100).await,
+            Err(ClaimError::Refused(ClaimRefusal::Revoked))
+        ));
+        release(&s, "m1", "maple-street-auto/h1").await.unwrap();
+        assert_eq!(status(&s, "m1", 2_100).await.unwrap().unwrap().remaining, Some(2));
+        let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM history WHERE event = 'revoked' AND subject = 'm1'")
+            .fetch_one(s.pool())
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+    }
+
+    #[tokio::test]
+    async fn records_are_checked() {
+        let (_d, s) = store().await;
+        assert!(matches!(record_mandate(&s, record("a", None, true, 10)).await, Err(RecordError::Invalid(_))));
+        record_mandate(&s, record("a", Some(1), true, 10)).await.unwrap();
+        assert!(matches!(record_mandate(&s, record("a", Some(1), true, 10)).await, Err(RecordError::DuplicateJti(_))));
+        let mut no_url = record("b", Some(1), false, 10);
+        no_url.status_url = None;
+        record_mandate(&s, no_url).await.unwrap();
+        assert_eq!(status(&s, "b", 1).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn group_commit_keeps_arrival_order_semantics() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        let gc = GroupCommit::spawn(s.clone(), 64);
+        let mut tasks = tokio::task::JoinSet::new();
+        for i in 0..32 {
+            let gc = gc.clone();
+            tasks.spawn(async move {
+                let id = ClaimId::parse(&format!("maple-street-auto/h{}", i % 4)).unwrap();
+                let answer = gc.claim("m1", &id, 2_000).await;
+                (id, answer)
+            });
+        }
+        let answers = tasks.join_all().await;
+        let claimed = answers.iter().filter(|(_, a)| matches!(a, Ok(ClaimOutcome::Claimed { .. }))).count();
+        assert_eq!(claimed, 1);
+        let held = held_claims(&s, "m1").await.unwrap();
+        assert_eq!(held.len(), 1);
+        for (id, a) in &answers {
+            match a {
+                Ok(o) => {
+                    assert_eq!(id.as_str(), held[0]);
+                    assert_eq!(o.remaining(), 0);
+                }
+                Err(ClaimError::Refused(ClaimRefusal::NoneLeft { .. })) => assert_ne!(id.as_str(), held[0]),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+}

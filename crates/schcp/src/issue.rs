@@ -1,0 +1,373 @@
+//! Building and signing the credentials a principal's key app issues (§3.3,
+//! §3.4, §5.3, §5.12, §7.9).
+//!
+//! Every builder takes verified input or the key app's own values, validates its
+//! output against the closed schema before signing (DESIGN.md: the key app
+//! validates its own output), and checks the signed result with the same
+//! verification a host applies. Nothing here signs bytes a caller chose.
+
+use crate::claims::{
+    AcceptedBy, Acceptance, Audience, Cnf, Consent, Constraints, Contact, MandateClaims, MeetingContract,
+    OfferKind, RuleClaims, Action, Window,
+};
+use crate::error::Error;
+use crate::jwk::Jwk;
+use crate::jws::{self, HeaderExtras, Signer, Typ};
+use crate::schema::{self, Def};
+use crate::sdjwt::{self, Disclosure};
+use crate::verify::{
+    self, ChainContext, VerifiedAcceptance, VerifiedContract, VerifiedOffer, VerifiedReceipt, VerifiedRule,
+};
+use chrono::DateTime;
+use rand_core::CryptoRngCore;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// A signed credential and the claims it carries.
+#[derive(Debug, Clone)]
+pub struct Issued<C> {
+    pub compact: String,
+    pub claims: C,
+}
+
+/// Validates, then signs. Validation failure here is a bug in the key app, and
+/// is reported rather than signed over.
+fn sign_validated<C: serde::Serialize>(
+    typ: Typ,
+    def: Def,
+    claims: &C,
+    extras: HeaderExtras,
+    signer: &dyn Signer,
+) -> Result<String, Error> {
+    let value = serde_json::to_value(claims).map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))?;
+    schema::validate(def, &value)?;
+    Ok(jws::sign(typ, extras, &value, signer)?)
+}
+
+/// The inputs of a root mandate that the key app decides (§3.3): everything
+/// but iss and principal_jwk, which come from the signer.
+#[derive(Debug, Clone)]
+pub struct RootMandate {
+    pub aud: Audience,
+    pub sub: String,
+    pub jti: String,
+    pub iat: i64,
+    pub exp: i64,
+    /// Thumbprint of the agent key that asked (API.md: never the agent's choice).
+    pub agent_jkt: String,
+    pub scope: Vec<Action>,
+    pub constraints: Option<Constraints>,
+    pub consent: Consent,
+    pub contact: Option<Contact>,
+    pub status: Option<String>,
+    pub attestations: Vec<String>,
+}
+
+/// Signs a root mandate and checks it as each host in its aud would (§3.3 1–4).
+pub fn root_mandate(m: RootMandate, principal: &dyn Signer) -> Result<Issued<MandateClaims>, Error> {
+    let jwk = principal.public_key().to_jwk();
+    let claims = MandateClaims {
+        iss: jwk.principal_id()?,
+        sub: m.sub,
+        aud: m.aud,
+        iat: m.iat,
+        exp: m.exp,
+        jti: m.jti,
+        cnf: Cnf { jkt: m.agent_jkt },
+        principal_jwk: Some(jwk),
+        issuer_jwk: None,
+        parent: None,
+        scope: m.scope,
+        constraints: m.constraints,
+        consent: Some(m.consent),
+        contact: m.contact,
+        status: m.status,
+        attestations: (!m.attestations.is_empty()).then_some(m.attestations),
+    };
+    let hosts: Vec<String> = match &claims.aud {
+        Audience::One(h) => vec![h.clone()],
+        Audience::Many(list) => list.clone(),
+    };
+    if hosts.iter().any(|h| h == "*") {
+        return Err(Error::MandateInvalid("the key app issues no wildcard audience (§3.3 check 2)".into()));
+    }
+    let compact = sign_validated(Typ::Mandate, Def::MandateClaims, &claims, HeaderExtras::default(), principal)?;
+    for host in &hosts {
+        let ctx = ChainContext { host_id: host, request_jkt: &claims.cnf.jkt, now: claims.iat, allow_wildcard: false };
+        verify::verify_mandate_chain(&compact, &ctx)?;
+    }
+    Ok(Issued { compact, claims })
+}
+
+/// The scope and constraints of a closed mandate over one verified offer (§5.3
+/// "Closed mandates"): the offer's hash, its slot as the window (its start alone
+/// when open-ended), its total as max_price when it states one; book, or
+/// reschedule of its booking for a change offer.
+pub fn closed_mandate_terms(offer: &VerifiedOffer) -> (Vec<Action>, Constraints) {
+    let c = &offer.claims;
+    let (scope, bookings) = match c.kind {
+        OfferKind::Booking => (vec![Action::Book], None),
+        OfferKind::Change => (vec![Action::Reschedule], c.booking_id.clone().map(|b| vec![b])),
+    };
+    let constraints = Constraints {
+        services: Some(vec![c.service.id.clone()]),
+        window: Some(Window {
+            not_before: c.slot.start.clone(),
+            not_after: c.slot.end.clone().unwrap_or_else(|| c.slot.start.clone()),
+        }),
+        max_price: c.total.clone(),
+        max_bookings: None,
+        shared_limit: None,
+        offer_sha256: Some(offer.offer_sha256.clone()),
+        bookings,
+    };
+    (scope, constraints)
+}
+
+/// A closed mandate: expires no later than the offer (§5.3).
+#[allow(clippy::too_many_arguments)]
+pub fn closed_mandate(
+    offer: &VerifiedOffer,
+    sub: String,
+    jti: String,
+    iat: i64,
+    exp: i64,
+    agent_jkt: String,
+    consent: Consent,
+    principal: &dyn Signer,
+) -> Result<Issued<MandateClaims>, Error> {
+    let (scope, constraints) = closed_mandate_terms(offer);
+    root_mandate(
+        RootMandate {
+            aud: Audience::One(offer.claims.iss.clone()),
+            sub,
+            jti,
+            iat,
+            exp: exp.min(offer.claims.exp),
+            agent_jkt,
+            scope,
+            constraints: Some(constraints),
+            consent,
+            contact: None,
+            status: None,
+            attestations: Vec::new(),
+        },
+        principal,
+    )
+}
+
+/// §3.3 "Renewal": the reference key app's management mandates last until the
+/// booking's end plus one hour. An open-ended booking's end is its start plus
+/// the time its calendar event sets aside (§4.2).
+pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
+    let b = &receipt.claims.booking;
+    let end = match &b.end {
+        Some(end) => crate::datetime::parse_date_time(end)?,
+        None => {
+            let start = crate::datetime::parse_date_time(&b.start)?;
+            let set_aside = crate::duration::Duration::parse(&b.event.duration)?;
+            start
+                .checked_add_signed(set_aside.to_time_delta()?)
+                .ok_or(Error::BadSlot("the booking's set-aside time runs past the calendar"))?
+        }
+    };
+    Ok(end.timestamp() + 3600)
+}
+
+/// A management mandate for the booking a verified receipt names: cancel and
+/// reschedule of that booking only, never hold or book, even on renewal (§3.3).
+pub fn management_mandate(
+    receipt: &VerifiedReceipt,
+    sub: String,
+    jti: String,
+    iat: i64,
+    agent_jkt: String,
+    consent: Consent,
+    principal: &dyn Signer,
+) -> Result<Issued<MandateClaims>, Error> {
+    let exp = management_expiry(receipt)?;
+    if exp <= iat {
+        return Err(Error::Expired { what: "booking", exp, now: iat });
+    }
+    root_mandate(
+        RootMandate {
+            aud: Audience::One(receipt.claims.iss.clone()),
+            sub,
+            jti,
+            iat,
+            exp,
+            agent_jkt,
+            scope: vec![Action::Cancel, Action::Reschedule],
+            constraints: Some(Constraints {
+                bookings: Some(vec![receipt.claims.booking.booking_id.clone()]),
+                ..Constraints::default()
+            }),
+            consent,
+            contact: None,
+            status: None,
+            attestations: Vec::new(),
+        },
+        principal,
+    )
+}
+
+/// An SD-JWT VC mandate's inputs (§3.4).
+#[derive(Debug, Clone)]
+pub struct SdJwtMandate {
+    pub sub: String,
+    pub jti: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub agent_jwk: Jwk,
+    pub scope: Vec<Action>,
+    /// Shared by every host.
+    pub constraints: Constraints,
+    /// Each host's own constraints (possibly empty), keyed by host id.
+    pub host_constraints: BTreeMap<String, Constraints>,
+    pub consent: Consent,
+    pub contact: Option<Contact>,
+    pub schcp_status: Option<String>,
+    /// Decoy digests added to aud and to host_constraints (§3.4 SHOULD pad).
+    pub decoys: usize,
+}
+
+/// An issued SD-JWT VC mandate: the issuer JWT and each host's disclosures.
+#[derive(Debug, Clone)]
+pub struct IssuedSdJwt {
+    pub issuer_jwt: String,
+    pub disclosures: BTreeMap<String, Vec<String>>,
+}
+
+impl IssuedSdJwt {
+    /// `<issuer JWT>~<that host's disclosures>~`, ready for the agent's KB-JWT.
+    pub fn presentation_for(&self, host: &str) -> Option<String> {
+        let d = self.disclosures.get(host)?;
+        Some(sdjwt::presentation_prefix(&self.issuer_jwt, d.iter().map(String::as_str)))
+    }
+}
+
+pub fn sd_jwt_mandate(
+    m: SdJwtMandate,
+    rng: &mut dyn CryptoRngCore,
+    principal: &dyn Signer,
+) -> Result<IssuedSdJwt, Error> {
+    let invalid = |s: &str| Error::MandateInvalid(s.to_owned());
+    if m.host_constraints.is_empty() {
+        return Err(invalid("an SD-JWT mandate names at least one host"));
+    }
+    if m.host_constraints.contains_key("*") {
+        return Err(invalid("aud holds no wildcard (§3.4)"));
+    }
+    if m.constraints.offer_sha256.is_some() && m.host_constraints.len() != 1 {
+        return Err(invalid("a closed mandate names exactly one host (§3.4)"));
+    }
+    let shared = serde_json::to_value(&m.constraints).map_err(|e| invalid(&e.to_string()))?;
+    let mut aud = Vec::new();
+    let mut sd = Vec::new();
+    let mut disclosures = BTreeMap::new();
+    for (host, own) in &m.host_constraints {
+        let own_value = serde_json::to_value(own).map_err(|e| invalid(&e.to_string()))?;
+        if let (Some(a), Some(b)) = (shared.as_object(), own_value.as_object()) {
+            if let Some(k) = a.keys().find(|k| b.contains_key(*k)) {
+                return Err(Error::MandateInvalid(format!("constraint {k:?} set both shared and for {host} (§3.4)")));
+            }
+        }
+        // Each host's evaluated constraints must be a valid Constraints (§3.4).
+        let mut merged = shared.as_object().cloned().unwrap_or_default();
+        merged.extend(own_value.as_object().cloned().unwrap_or_default());
+        schema::validate(Def::Constraints, &Value::Object(merged))?;
+        let a = Disclosure::element(rng, Value::String(host.clone()));
+        let h = Disclosure::member(rng, host, own_value);
+        aud.push(sdjwt::array_placeholder(&a.digest));
+        sd.push(h.digest.clone());
+        disclosures.insert(host.clone(), vec![a.encoded, h.encoded]);
+    }
+    for _ in 0..m.decoys {
+        aud.push(sdjwt::array_placeholder(&sdjwt::decoy_digest(rng)));
+        sd.push(sdjwt::decoy_digest(rng));
+    }
+    // Sorted digests reveal nothing about which position a host holds.
+    aud.sort_by(|x, y| x["..."].as_str().cmp(&y["..."].as_str()));
+    sd.sort();
+    let jwk = principal.public_key().to_jwk();
+    let mut claims = Map::new();
+    claims.insert("iss".into(), Value::String(jwk.principal_id()?));
+    claims.insert("sub".into(), Value::String(m.sub));
+    claims.insert("iat".into(), m.iat.into());
+    claims.insert("exp".into(), m.exp.into());
+    claims.insert("jti".into(), Value::String(m.jti));
+    claims.insert("aud".into(), Value::Array(aud));
+    claims.insert("scope".into(), serde_json::to_value(&m.scope).map_err(|e| invalid(&e.to_string()))?);
+    claims.insert("constraints".into(), shared);
+    claims.insert("host_constraints".into(), serde_json::json!({ "_sd": sd }));
+    claims.insert("cnf".into(), serde_json::json!({ "jwk": m.agent_jwk }));
+    if let Some(s) = m.schcp_status {
+        claims.insert("schcp_status".into(), Value::String(s));
+    }
+    claims.insert("consent".into(), serde_json::to_value(&m.consent).map_err(|e| invalid(&e.to_string()))?);
+    if let Some(c) = m.contact {
+        claims.insert("contact".into(), serde_json::to_value(&c).map_err(|e| invalid(&e.to_string()))?);
+    }
+    claims.insert("_sd_alg".into(), Value::String(sdjwt::SD_ALG.into()));
+    let claims = Value::Object(claims);
+    schema::validate(Def::SdJwtMandateClaims, &claims)?;
+    let issuer_jwt = sdjwt::sign_issuer_jwt(&claims, principal)?;
+    Ok(IssuedSdJwt { issuer_jwt, disclosures })
+}
+
+/// Signs a meeting contract as the organizer (§5.12). `claims.statement` is the
+/// consent text the organizer approved, rendered from these same claims.
+pub fn meeting_contract(
+    mut claims: MeetingContract,
+    now: i64,
+    organizer: &dyn Signer,
+) -> Result<VerifiedContract, Error> {
+    let jwk = organizer.public_key().to_jwk();
+    claims.iss = jwk.principal_id()?;
+    claims.principal_jwk = jwk;
+    let compact = sign_validated(Typ::Meeting, Def::MeetingContract, &claims, HeaderExtras::default(), organizer)?;
+    verify::verify_meeting_contract(&compact, now)
+}
+
+/// A member's acceptance by person (§5.12), over the contract they were shown.
+pub fn acceptance(
+    contract: &VerifiedContract,
+    statement: String,
+    iat: i64,
+    member: &dyn Signer,
+) -> Result<VerifiedAcceptance, Error> {
+    let jwk = member.public_key().to_jwk();
+    let iss = jwk.principal_id()?;
+    let claims = Acceptance {
+        iss: iss.clone(),
+        iat,
+        terms_sha256: contract.contract_sha256.clone(),
+        meeting_id: Some(contract.claims.meeting_id.clone()),
+        by: AcceptedBy::Person,
+        statement: Some(statement),
+        jwk,
+        rule: None,
+    };
+    let compact = sign_validated(Typ::Acceptance, Def::Acceptance, &claims, HeaderExtras::default(), member)?;
+    verify::verify_acceptance(&compact, contract, &iss, iat)
+}
+
+/// A rule (§7.9), signed by the person for one calendar agent key.
+pub fn rule(mut claims: RuleClaims, person: &dyn Signer) -> Result<VerifiedRule, Error> {
+    let jwk = person.public_key().to_jwk();
+    claims.iss = jwk.principal_id()?;
+    claims.principal_jwk = jwk;
+    if claims.exp <= claims.iat {
+        return Err(Error::RuleInvalid("a rule expires after it is issued".into()));
+    }
+    if let (Some(_), None) = (&claims.weekdays, &claims.tz) {
+        return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into()));
+    }
+    let compact = sign_validated(Typ::Rule, Def::Rule, &claims, HeaderExtras::default(), person)?;
+    verify::verify_rule(&compact)
+}
+
+/// RFC 3339 of a NumericDate, in UTC, for windows built from instants.
+pub fn rfc3339_utc(t: i64) -> Option<String> {
+    DateTime::from_timestamp(t, 0).map(|d| d.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
+}

@@ -1,0 +1,200 @@
+//! Meeting contracts and acceptances (§5.12).
+
+use super::rule::{verify_rule, VerifiedRule};
+use super::{parse_tz, typed_claims, IAT_SKEW};
+use crate::claims::{AcceptedBy, Acceptance, Answers, MeetingContract, Member};
+use crate::datetime::parse_date_time;
+use crate::error::Error;
+use crate::jwk::PublicKey;
+use crate::jws::{self, Typ};
+use crate::schema::Def;
+use chrono::{DateTime, FixedOffset};
+use std::collections::HashSet;
+
+/// The principal a business member is named by (§5.12 "Businesses").
+pub const HOST_PRINCIPAL_PREFIX: &str = "urn:schcp:host:";
+
+#[derive(Debug, Clone)]
+pub struct VerifiedContract {
+    pub compact: String,
+    pub claims: MeetingContract,
+    /// §5.12 "Hash": what every member accepts.
+    pub contract_sha256: String,
+    pub start: DateTime<FixedOffset>,
+}
+
+impl VerifiedContract {
+    pub fn member(&self, principal: &str) -> Option<&Member> {
+        self.claims.members.iter().find(|m| m.principal == principal)
+    }
+
+    /// §5.12 "answers": a member's own answers overrides the contract's.
+    pub fn answers_for(&self, member: &Member) -> Answers {
+        member.answers.or(self.claims.answers).unwrap_or(Answers::PersonOrRule)
+    }
+}
+
+fn meeting_invalid(msg: impl Into<String>) -> Error {
+    Error::MeetingInvalid(msg.into())
+}
+
+/// Signature with principal_jwk, iss its principal, closed schema, the member
+/// and terms rules of §5.12, and an exp that has not passed.
+pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContract, Error> {
+    let inner = || -> Result<VerifiedContract, Error> {
+        let parsed = jws::parse(compact)?;
+        parsed.expect_typ(Typ::Meeting)?;
+        let claims: MeetingContract = typed_claims(&parsed, Def::MeetingContract)?;
+        let key = PublicKey::Ed25519(claims.principal_jwk.ed25519_key()?);
+        parsed.verify_signature(&key)?;
+        if claims.iss != claims.principal_jwk.principal_id()? {
+            return Err(meeting_invalid("iss is not the principal of principal_jwk"));
+        }
+        if now >= claims.exp {
+            return Err(meeting_invalid("the contract's deadline (exp) has passed"));
+        }
+        parse_tz(&claims.tz)?;
+        let start = parse_date_time(&claims.start)?;
+        match (&claims.end, claims.open_end.unwrap_or(false)) {
+            (Some(end), false) => {
+                if parse_date_time(end)? <= start {
+                    return Err(meeting_invalid("the end is not after the start"));
+                }
+            }
+            (None, true) => {}
+            _ => return Err(meeting_invalid("exactly one of end and open_end: true")),
+        }
+        check_members(&claims)?;
+        Ok(VerifiedContract {
+            compact: compact.to_owned(),
+            contract_sha256: crate::hash::jws_sha256(compact),
+            claims,
+            start,
+        })
+    };
+    inner().map_err(|e| match e {
+        Error::MeetingInvalid(_) => e,
+        other => Error::MeetingInvalid(other.to_string()),
+    })
+}
+
+/// §5.12 "Members" and "Businesses": at least two distinct principals, each on
+/// its own calendar; the organizer is one of them and a person; at least one
+/// other member is a person; a business is named by its host principal.
+fn check_members(c: &MeetingContract) -> Result<(), Error> {
+    if c.members.len() < 2 {
+        return Err(meeting_invalid("a meeting has at least two members"));
+    }
+    let mut principals = HashSet::new();
+    let mut hosts = HashSet::new();
+    for m in &c.members {
+        if !principals.insert(m.principal.as_str()) {
+            return Err(meeting_invalid("members are distinct principals"));
+        }
+        if !hosts.insert(m.host.as_str()) {
+            return Err(meeting_invalid("each member has a calendar of their own"));
+        }
+        let business = m.business.unwrap_or(false);
+        let host_principal = format!("{HOST_PRINCIPAL_PREFIX}{}", m.host);
+        if business != (m.principal == host_principal) {
+            return Err(meeting_invalid("a business member is named urn:schcp:host:<its host id>"));
+        }
+    }
+    let organizer = c
+        .members
+        .iter()
+        .find(|m| m.principal == c.iss)
+        .ok_or_else(|| meeting_invalid("the organizer (iss) is one of the members"))?;
+    if organizer.business.unwrap_or(false) {
+        return Err(meeting_invalid("the organizer is always a person"));
+    }
+    if !c.members.iter().any(|m| m.principal != c.iss && !m.business.unwrap_or(false)) {
+        return Err(meeting_invalid("at least one other member is a person"));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifiedAcceptance {
+    pub compact: String,
+    pub claims: Acceptance,
+    /// The rule it was given under, when by: "rule".
+    pub rule: Option<VerifiedRule>,
+}
+
+fn acceptance_invalid(msg: impl Into<String>) -> Error {
+    Error::AcceptanceInvalid(msg.into())
+}
+
+/// §5.12 "It is valid for a member when…": checks an acceptance against the
+/// contract it names and the member who gives it. `terms_iat` is the contract's
+/// iat (or, for an ordinary booking, when it was made).
+pub fn verify_acceptance(
+    compact: &str,
+    contract: &VerifiedContract,
+    member_principal: &str,
+    now: i64,
+) -> Result<VerifiedAcceptance, Error> {
+    let inner = || -> Result<VerifiedAcceptance, Error> {
+        let parsed = jws::parse(compact)?;
+        parsed.expect_typ(Typ::Acceptance)?;
+        let claims: Acceptance = typed_claims(&parsed, Def::Acceptance)?;
+        let key = PublicKey::Ed25519(claims.jwk.ed25519_key()?);
+        parsed.verify_signature(&key)?;
+        let member = contract
+            .member(member_principal)
+            .ok_or_else(|| acceptance_invalid("not a member of this contract"))?;
+        if member.business.unwrap_or(false) {
+            return Err(acceptance_invalid("a business answers by its offer and sends no acceptance"));
+        }
+        if member.principal == contract.claims.iss {
+            return Err(acceptance_invalid("the organizer's signature on the contract is their yes"));
+        }
+        if claims.iss != member.principal {
+            return Err(acceptance_invalid("iss is not the member's principal"));
+        }
+        if claims.terms_sha256 != contract.contract_sha256 {
+            return Err(acceptance_invalid("terms_sha256 is not the contract's current hash"));
+        }
+        let terms = contract.claims.iat;
+        if claims.iat < terms - IAT_SKEW || claims.iat > now + IAT_SKEW {
+            return Err(acceptance_invalid("iat outside terms − 60 ≤ iat ≤ now + 60"));
+        }
+        let rule = match claims.by {
+            AcceptedBy::Person => {
+                if claims.rule.is_some() {
+                    return Err(acceptance_invalid("a person's acceptance carries no rule"));
+                }
+                if claims.jwk.principal_id()? != claims.iss {
+                    return Err(acceptance_invalid("by person: jwk is the member's own key"));
+                }
+                None
+            }
+            AcceptedBy::Rule => {
+                if contract.answers_for(member) == Answers::Person {
+                    return Err(Error::PersonRequired);
+                }
+                let compact_rule = claims.rule.as_deref().ok_or_else(|| acceptance_invalid("by rule: rule is required"))?;
+                let rule = verify_rule(compact_rule)?;
+                if rule.claims.iss != claims.iss {
+                    return Err(acceptance_invalid("the rule is not signed by the same person"));
+                }
+                if rule.claims.cnf.jkt != claims.jwk.thumbprint()? {
+                    return Err(acceptance_invalid("the rule does not name jwk as the agent key"));
+                }
+                if !rule.in_force_at(claims.iat) {
+                    return Err(acceptance_invalid("the rule was not in force at the acceptance's iat"));
+                }
+                if !rule.covers(&member.service_id, &contract.start, &contract.claims.iss) {
+                    return Err(acceptance_invalid("the rule does not cover this service, weekday or organizer"));
+                }
+                Some(rule)
+            }
+        };
+        Ok(VerifiedAcceptance { compact: compact.to_owned(), claims, rule })
+    };
+    inner().map_err(|e| match e {
+        Error::AcceptanceInvalid(_) | Error::PersonRequired => e,
+        other => Error::AcceptanceInvalid(other.to_string()),
+    })
+}

@@ -1,0 +1,148 @@
+//! `verify_offer` (§5.2, §5.7): what a key app checks before a person sees an offer.
+
+use super::{parse_tz, typed_claims};
+use crate::claims::{OfferClaims, OfferKind};
+use crate::datetime::parse_date_time;
+use crate::duration::{Duration, Retention};
+use crate::error::Error;
+use crate::jwk::Jwk;
+use crate::jws::{self, Typ};
+use crate::money::Amount;
+use crate::schema::Def;
+use chrono::{DateTime, FixedOffset};
+
+/// The host as the key app discovered it: the id from its discovery document
+/// and that document's keys, the only keys a host JWS may be checked with (§2.1).
+#[derive(Debug, Clone, Copy)]
+pub struct HostKeys<'a> {
+    pub host_id: &'a str,
+    pub keys: &'a [Jwk],
+}
+
+/// An offer whose signature, schema, money and times all checked out.
+#[derive(Debug, Clone)]
+pub struct VerifiedOffer {
+    pub compact: String,
+    pub claims: OfferClaims,
+    /// §5.3: base64url SHA-256 of the exact compact JWS.
+    pub offer_sha256: String,
+    pub kid: String,
+    pub start: DateTime<FixedOffset>,
+    /// None for an open-ended offer (§4.2).
+    pub end: Option<DateTime<FixedOffset>>,
+    pub total: Option<Amount>,
+    pub retention: Retention,
+}
+
+impl VerifiedOffer {
+    pub fn is_open_ended(&self) -> bool {
+        self.end.is_none()
+    }
+}
+
+/// Verifies a booking or change offer: kid → discovery key, signature, typ,
+/// closed schema, version, issuer, expiry, slot, money (§2.1, §5.2) and the
+/// durations it carries.
+pub fn verify_offer(compact: &str, host: HostKeys<'_>, now: i64) -> Result<VerifiedOffer, Error> {
+    let parsed = jws::parse(compact)?;
+    parsed.verify_with_discovery_keys(Typ::Offer, host.keys)?;
+    let claims: OfferClaims = typed_claims(&parsed, Def::OfferClaims)?;
+    if claims.iss != host.host_id {
+        return Err(Error::WrongIssuer { what: "offer", expected: host.host_id.into(), found: claims.iss.clone() });
+    }
+    if now >= claims.exp {
+        return Err(Error::Expired { what: "offer", exp: claims.exp, now });
+    }
+    if claims.iat > now + super::IAT_SKEW {
+        return Err(Error::IssuedInFuture { what: "offer", iat: claims.iat, now });
+    }
+    check_kind(&claims)?;
+    let (start, end) = check_slot(&claims)?;
+    let total = check_money(&claims)?;
+    let retention = Retention::parse(&claims.retention)?;
+    if let Some(r) = &claims.reconfirm {
+        Duration::parse(&r.before)?;
+    }
+    if let Some(host_info) = &claims.host {
+        parse_tz(&host_info.tz)?;
+    }
+    if let Some(a) = &claims.approval_by {
+        parse_date_time(a)?;
+    }
+    Ok(VerifiedOffer {
+        compact: compact.to_owned(),
+        offer_sha256: crate::hash::jws_sha256(compact),
+        kid: parsed.header.kid.clone().unwrap_or_default(),
+        claims,
+        start,
+        end,
+        total,
+        retention,
+    })
+}
+
+/// §5.2 and §5.7: a booking offer names its hold; a change offer its booking and
+/// the hash of the booking's current contract.
+fn check_kind(c: &OfferClaims) -> Result<(), Error> {
+    match c.kind {
+        OfferKind::Booking if c.booking_id.is_some() || c.prev.is_some() => {
+            Err(Error::BadOfferKind("a booking offer carries no booking_id or prev"))
+        }
+        OfferKind::Change if c.booking_id.is_none() || c.prev.is_none() => {
+            Err(Error::BadOfferKind("a change offer names booking_id and prev (§5.7)"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// §4.2: an open-ended offer has `open_end: true` and a start only; any other
+/// has an end after its start.
+fn check_slot(c: &OfferClaims) -> Result<(DateTime<FixedOffset>, Option<DateTime<FixedOffset>>), Error> {
+    let start = parse_date_time(&c.slot.start)?;
+    let open = c.open_end.unwrap_or(false);
+    match (&c.slot.end, open) {
+        (Some(_), true) => Err(Error::BadSlot("an open-ended offer has no end (§4.2)")),
+        (None, false) => Err(Error::BadSlot("a slot without an end must be open_end (§4.2)")),
+        (None, true) => Ok((start, None)),
+        (Some(e), false) => {
+            let end = parse_date_time(e)?;
+            if end <= start {
+                return Err(Error::BadSlot("the end is not after the start"));
+            }
+            Ok((start, Some(end)))
+        }
+    }
+}
+
+/// §5.2 "The all-in total": price ⇒ total ⇒ lines, lines ⇒ total; every line in
+/// the total's currency; lines sum exactly to the total. Returns the total.
+fn check_money(c: &OfferClaims) -> Result<Option<Amount>, Error> {
+    match (&c.price, &c.total, &c.lines) {
+        (None, None, None) => return Ok(None),
+        (Some(_), None, _) => return Err(Error::IncompletePriceTerms("a price needs a total")),
+        (_, Some(_), None) => return Err(Error::IncompletePriceTerms("a total needs lines")),
+        (_, None, Some(_)) => return Err(Error::IncompletePriceTerms("lines need a total")),
+        _ => {}
+    }
+    let (Some(total), Some(lines)) = (&c.total, &c.lines) else { unreachable!("matched above") };
+    let total = Amount::parse(&total.amount, &total.currency)?;
+    if let Some(price) = &c.price {
+        let price = Amount::parse(&price.amount, &price.currency)?;
+        if price.currency() != total.currency() {
+            return Err(Error::MixedCurrencies("the price"));
+        }
+    }
+    let mut amounts = Vec::with_capacity(lines.len());
+    for line in lines {
+        let a = Amount::parse(&line.amount.amount, &line.amount.currency)?;
+        if a.currency() != total.currency() {
+            return Err(Error::MixedCurrencies("a line"));
+        }
+        amounts.push(a);
+    }
+    let sum = Amount::sum(total.currency(), amounts.iter())?;
+    if sum != total {
+        return Err(Error::LinesDoNotSum { sum: sum.to_string(), total: total.to_string() });
+    }
+    Ok(Some(total))
+}

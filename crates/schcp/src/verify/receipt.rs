@@ -1,0 +1,67 @@
+//! `verify_receipt` (§5.3 "A receipt is evidence of the agreement").
+
+use super::{typed_claims, HostKeys};
+use crate::claims::ReceiptClaims;
+use crate::error::Error;
+use crate::jws::{self, Typ};
+use crate::schema::Def;
+
+/// What the agent (or key app) that made or changed the booking knows and the
+/// receipt must agree with (§5.3: it MUST refuse a receipt that names another
+/// mandate than the one it used, or a retention other than its contract's).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReceiptExpectations<'a> {
+    pub offer_sha256: Option<&'a str>,
+    pub mandate: Option<&'a str>,
+    pub retention: Option<&'a str>,
+    pub booking_id: Option<&'a str>,
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifiedReceipt {
+    pub compact: String,
+    pub claims: ReceiptClaims,
+}
+
+pub fn verify_receipt(
+    compact: &str,
+    host: HostKeys<'_>,
+    expect: ReceiptExpectations<'_>,
+) -> Result<VerifiedReceipt, Error> {
+    let parsed = jws::parse(compact)?;
+    parsed.verify_with_discovery_keys(Typ::Receipt, host.keys)?;
+    let claims: ReceiptClaims = typed_claims(&parsed, Def::ReceiptClaims)?;
+    if claims.iss != host.host_id {
+        return Err(Error::WrongIssuer { what: "receipt", expected: host.host_id.into(), found: claims.iss.clone() });
+    }
+    if claims.offer_sha256 != claims.booking.offer_sha256 {
+        return Err(Error::ReceiptMismatch("its offer_sha256 differs from its booking's"));
+    }
+    match (&claims.offer_sha256, &claims.consent) {
+        (None, Some(_)) => return Err(Error::ReceiptMismatch("a booking made outside SchCP has no consent")),
+        (Some(_), None) => return Err(Error::ReceiptMismatch("a booking on a contract says how the person agreed")),
+        _ => {}
+    }
+    if let Some(h) = expect.offer_sha256 {
+        if claims.offer_sha256.as_deref() != Some(h) {
+            return Err(Error::ReceiptMismatch("it names another offer than the one accepted"));
+        }
+    }
+    if let Some(m) = expect.mandate {
+        if claims.consent.as_ref().map(|c| c.mandate.as_str()) != Some(m) {
+            return Err(Error::ReceiptMismatch("it names another mandate than the one used"));
+        }
+    }
+    if let Some(r) = expect.retention {
+        if claims.retention != r {
+            return Err(Error::ReceiptMismatch("its retention differs from the contract's"));
+        }
+    }
+    if let Some(b) = expect.booking_id {
+        if claims.booking.booking_id != b {
+            return Err(Error::ReceiptMismatch("it is a receipt for another booking"));
+        }
+    }
+    crate::duration::Retention::parse(&claims.retention)?;
+    Ok(VerifiedReceipt { compact: compact.to_owned(), claims })
+}

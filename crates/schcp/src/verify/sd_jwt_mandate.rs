@@ -1,0 +1,96 @@
+//! SD-JWT VC mandates (§3.4): the envelope is checked by `sdjwt`; this builds
+//! the mandate a host evaluates from what was disclosed to it, and runs the
+//! same §3.3 checks 2–4 on it as on a compact mandate.
+
+use super::chain::{ChainContext, VerifiedChain, VerifiedLink};
+use crate::claims::{Audience, Cnf, Constraints, MandateClaims};
+use crate::error::Error;
+use crate::schema::{self, Def};
+use crate::sdjwt::verify_presentation;
+use serde_json::{Map, Value};
+
+fn invalid(msg: impl Into<String>) -> Error {
+    Error::MandateInvalid(msg.into())
+}
+
+/// Verifies a presentation for `ctx.host_id` and returns the evaluated mandate
+/// as a one-link chain: aud = this host, constraints = the shared ones plus
+/// this host's member, cnf.jkt = thumbprint of cnf.jwk, status = schcp_status.
+pub fn verify_sd_jwt_mandate(presentation: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChain, Error> {
+    let inner = || -> Result<VerifiedChain, Error> {
+        // The issuer-signed claims themselves must be closed-schema valid,
+        // digests and all, before any disclosure is applied.
+        let issuer_jwt = presentation.split('~').next().unwrap_or_default();
+        let issuer = crate::jws::parse(issuer_jwt)?;
+        schema::validate(Def::SdJwtMandateClaims, &issuer.payload)?;
+
+        let v = verify_presentation(presentation, ctx.host_id, ctx.now)?;
+        if v.holder_key.to_jwk().thumbprint()? != ctx.request_jkt {
+            return Err(invalid("cnf.jwk is not the key that signed the request (§3.4, §3.3 check 4)"));
+        }
+        let claims = v.claims.as_object().ok_or_else(|| invalid("claims are not an object"))?;
+        let aud: Vec<&str> = claims
+            .get("aud")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        if aud.contains(&"*") {
+            return Err(invalid("an SD-JWT mandate's aud holds no wildcard (§3.4)"));
+        }
+        if !aud.contains(&ctx.host_id) {
+            return Err(invalid("this host's aud element is not disclosed (§3.3 check 2)"));
+        }
+        // §3.4: withholding a host's own limits fails closed.
+        let own = claims
+            .get("host_constraints")
+            .and_then(|h| h.get(ctx.host_id))
+            .and_then(Value::as_object)
+            .ok_or_else(|| invalid("this host's host_constraints member is not disclosed (§3.4)"))?;
+        let mut constraints: Map<String, Value> =
+            claims.get("constraints").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (k, val) in own {
+            if constraints.insert(k.clone(), val.clone()).is_some() {
+                return Err(invalid(format!("constraint {k:?} is set both shared and per host (§3.4)")));
+            }
+        }
+        let constraints_value = Value::Object(constraints);
+        schema::validate(Def::Constraints, &constraints_value)?;
+        let constraints: Constraints = serde_json::from_value(constraints_value)
+            .map_err(|e| invalid(e.to_string()))?;
+
+        let field = |name: &str| claims.get(name).cloned();
+        let get = |name: &str| -> Result<Value, Error> { field(name).ok_or_else(|| invalid(format!("{name} is missing"))) };
+        let evaluated = MandateClaims {
+            iss: serde_json::from_value(get("iss")?).map_err(|e| invalid(e.to_string()))?,
+            sub: serde_json::from_value(get("sub")?).map_err(|e| invalid(e.to_string()))?,
+            aud: Audience::One(ctx.host_id.to_owned()),
+            iat: get("iat")?.as_i64().ok_or_else(|| invalid("iat"))?,
+            exp: get("exp")?.as_i64().ok_or_else(|| invalid("exp"))?,
+            jti: serde_json::from_value(get("jti")?).map_err(|e| invalid(e.to_string()))?,
+            cnf: Cnf { jkt: v.holder_key.to_jwk().thumbprint()? },
+            principal_jwk: None,
+            issuer_jwk: None,
+            parent: None,
+            scope: serde_json::from_value(get("scope")?).map_err(|e| invalid(e.to_string()))?,
+            constraints: Some(constraints),
+            consent: field("consent").map(serde_json::from_value).transpose().map_err(|e| invalid(e.to_string()))?,
+            contact: field("contact").map(serde_json::from_value).transpose().map_err(|e| invalid(e.to_string()))?,
+            status: field("schcp_status").and_then(|s| s.as_str().map(str::to_owned)),
+            attestations: None,
+        };
+        if evaluated.iat > ctx.now + super::IAT_SKEW {
+            return Err(invalid("iat is more than 60 s in the future (§3.3 check 3)"));
+        }
+        if ctx.now >= evaluated.exp {
+            return Err(Error::MandateExpired { exp: evaluated.exp, now: ctx.now });
+        }
+        Ok(VerifiedChain {
+            root: VerifiedLink { compact: presentation.to_owned(), claims: evaluated },
+            child: None,
+        })
+    };
+    inner().map_err(|e| match e {
+        Error::MandateInvalid(_) | Error::MandateExpired { .. } => e,
+        other => Error::MandateInvalid(other.to_string()),
+    })
+}

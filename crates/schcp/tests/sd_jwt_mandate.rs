@@ -1,0 +1,274 @@
+//! SD-JWT VC mandates (§3.4, the AP2 profile): issued for three garages with decoys,
+//! presented to each with only its own disclosures and a fresh Key Binding JWT, and
+//! evaluated by `verify_sd_jwt_mandate` as the mandate that host would check.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::*;
+use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints, Money, Window};
+use schcp::error::Error;
+use schcp::issue::{self, IssuedSdJwt, SdJwtMandate};
+use schcp::jws::Signer;
+use schcp::sdjwt::key_binding_jwt;
+use schcp::verify::{verify_sd_jwt_mandate, ChainContext, VerifiedChain};
+use serde_json::Value;
+
+const GARAGES: [&str; 3] = ["fix-it-fast", "harbour-garage", "maple-street-auto"];
+const DECOYS: usize = 3;
+
+fn shared() -> Constraints {
+    Constraints { services: Some(vec!["oil-change".into()]), max_bookings: Some(1), ..Constraints::default() }
+}
+
+fn per_host() -> BTreeMap<String, Constraints> {
+    let mut m = BTreeMap::new();
+    m.insert("fix-it-fast".into(), Constraints { max_price: Some(Money::new("90.00", "CAD")), ..Constraints::default() });
+    m.insert(
+        "harbour-garage".into(),
+        Constraints {
+            window: Some(Window {
+                not_before: "2026-10-15T12:00:00-04:00".into(),
+                not_after: "2026-10-15T17:00:00-04:00".into(),
+            }),
+            ..Constraints::default()
+        },
+    );
+    // A host with no constraints of its own still gets a member: {} (§3.4).
+    m.insert("maple-street-auto".into(), Constraints::default());
+    m
+}
+
+fn input() -> SdJwtMandate {
+    SdJwtMandate {
+        sub: "principal-pseudonym-7f3a".into(),
+        jti: "m-sd-01".into(),
+        iat: NOW,
+        exp: NOW + 86_400,
+        agent_jwk: jwk_of(&agent_key()),
+        scope: vec![Action::Hold, Action::Book],
+        constraints: shared(),
+        host_constraints: per_host(),
+        consent: Consent {
+            mode: Some(ConsentMode::HumanPresent),
+            statement: "Book one oil change at any of these three garages.".into(),
+        },
+        contact: None,
+        schcp_status: Some("https://keyapp.example/status/m-sd-01".into()),
+        decoys: DECOYS,
+    }
+}
+
+fn issue_with(m: SdJwtMandate, principal: &dyn Signer) -> Result<IssuedSdJwt, Error> {
+    issue::sd_jwt_mandate(m, &mut FixedRng::new(7), principal)
+}
+
+fn issued() -> IssuedSdJwt {
+    issue_with(input(), &principal_key()).expect("issue the SD-JWT mandate")
+}
+
+/// `<prefix><KB-JWT>` with the KB-JWT by `holder` for `aud` at `iat`.
+fn present(prefix: &str, aud: &str, iat: i64, holder: &dyn Signer) -> String {
+    let kb = key_binding_jwt(prefix, aud, "n-0S6_WzA2Mj", iat, holder).expect("sign the KB-JWT");
+    format!("{prefix}{kb}")
+}
+
+/// The presentation an agent sends to `host`: its disclosures and a fresh KB-JWT.
+fn presentation(issued: &IssuedSdJwt, host: &str) -> String {
+    present(&issued.presentation_for(host).expect("a host of the mandate"), host, NOW, &agent_key())
+}
+
+fn verify_at(presentation: &str, host: &str, request: &dyn Signer, now: i64) -> Result<VerifiedChain, Error> {
+    let request_jkt = jkt(request);
+    verify_sd_jwt_mandate(presentation, &ChainContext { host_id: host, request_jkt: &request_jkt, now, allow_wildcard: false })
+}
+
+fn verify(presentation: &str, host: &str) -> Result<VerifiedChain, Error> {
+    verify_at(presentation, host, &agent_key(), NOW)
+}
+
+#[track_caller]
+fn assert_invalid(result: Result<VerifiedChain, Error>, why: &str) {
+    match result {
+        Err(ref e @ Error::MandateInvalid(ref msg)) => {
+            assert!(msg.contains(why), "expected mandate_invalid because {why:?}, got {msg:?}");
+            assert_eq!(e.reason().reason, "mandate_invalid");
+        }
+        other => panic!("expected mandate_invalid ({why}), got {other:?}"),
+    }
+}
+
+fn issuer_payload(issued: &IssuedSdJwt) -> Value {
+    schcp::jws::parse(&issued.issuer_jwt).unwrap().payload
+}
+
+#[test]
+fn issuance_pads_aud_and_host_constraints_with_decoys() {
+    let issued = issued();
+    let payload = issuer_payload(&issued);
+    assert_eq!(payload["aud"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
+    assert_eq!(payload["host_constraints"]["_sd"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
+    // No host id appears in the clear.
+    for g in GARAGES {
+        assert!(!payload.to_string().contains(g), "{g} is visible in the issuer JWT");
+    }
+    assert_eq!(payload["_sd_alg"], "sha-256");
+    let keys: Vec<&String> = issued.disclosures.keys().collect();
+    assert_eq!(keys, GARAGES.iter().collect::<Vec<_>>());
+    for d in issued.disclosures.values() {
+        assert_eq!(d.len(), 2, "its aud element and its host_constraints member");
+    }
+}
+
+#[test]
+fn each_host_sees_itself_as_aud_and_the_shared_plus_its_own_constraints() {
+    let issued = issued();
+    for host in GARAGES {
+        let p = presentation(&issued, host);
+        let chain = verify(&p, host).unwrap_or_else(|e| panic!("{host}: {e}"));
+        assert!(chain.child.is_none());
+        let m = &chain.root.claims;
+        assert_eq!(m.aud, Audience::One(host.into()));
+        assert_eq!(m.cnf.jkt, jkt(&agent_key()));
+        assert_eq!(m.iss, principal_id(&principal_key()));
+        assert_eq!(m.jti, "m-sd-01");
+        assert_eq!(m.status.as_deref(), Some("https://keyapp.example/status/m-sd-01"));
+        let mut expected = shared();
+        let own = &per_host()[host];
+        expected.max_price = own.max_price.clone();
+        expected.window = own.window.clone();
+        assert_eq!(m.constraints.as_ref(), Some(&expected), "{host}");
+        // Its own two disclosures are all it gets: nothing names the other garages.
+        let parts: Vec<&str> = p.split('~').collect();
+        assert_eq!(parts[1..parts.len() - 1], issued.disclosures[host].iter().map(String::as_str).collect::<Vec<_>>()[..]);
+        for d in &parts[1..parts.len() - 1] {
+            let text = String::from_utf8(schcp::b64::decode(d).unwrap()).unwrap();
+            for other in GARAGES.iter().filter(|g| **g != host) {
+                assert!(!text.contains(other), "{other} disclosed to {host}");
+            }
+        }
+    }
+}
+
+#[test]
+fn withholding_the_hosts_own_constraints_fails_closed() {
+    let issued = issued();
+    let host = "fix-it-fast";
+    let aud_only = &issued.disclosures[host][..1];
+    let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, aud_only.iter().map(String::as_str));
+    assert_invalid(verify(&present(&prefix, host, NOW, &agent_key()), host), "host_constraints member is not disclosed");
+}
+
+#[test]
+fn another_hosts_disclosures_do_not_make_a_mandate_for_this_host() {
+    let issued = issued();
+    let prefix = issued.presentation_for("harbour-garage").unwrap();
+    let p = present(&prefix, "fix-it-fast", NOW, &agent_key());
+    assert_invalid(verify(&p, "fix-it-fast"), "aud element is not disclosed");
+}
+
+#[test]
+fn the_key_binding_jwt_names_this_host() {
+    let issued = issued();
+    let prefix = issued.presentation_for("fix-it-fast").unwrap();
+    let p = present(&prefix, "harbour-garage", NOW, &agent_key());
+    assert_invalid(verify(&p, "fix-it-fast"), "Key Binding JWT aud");
+}
+
+#[test]
+fn the_key_binding_jwt_is_at_most_300_seconds_old() {
+    let issued = issued();
+    let host = "maple-street-auto";
+    let prefix = issued.presentation_for(host).unwrap();
+    verify(&present(&prefix, host, NOW - 300, &agent_key()), host).expect("300 s old");
+    assert_invalid(verify(&present(&prefix, host, NOW - 301, &agent_key()), host), "iat is outside the window");
+}
+
+#[test]
+fn the_key_binding_jwt_is_at_most_60_seconds_ahead() {
+    let issued = issued();
+    let host = "maple-street-auto";
+    let prefix = issued.presentation_for(host).unwrap();
+    verify(&present(&prefix, host, NOW + 60, &agent_key()), host).expect("60 s ahead");
+    assert_invalid(verify(&present(&prefix, host, NOW + 61, &agent_key()), host), "iat is outside the window");
+}
+
+#[test]
+fn a_presentation_without_key_binding_is_refused() {
+    let issued = issued();
+    let prefix = issued.presentation_for("maple-street-auto").unwrap();
+    assert_invalid(verify(&prefix, "maple-street-auto"), "no Key Binding JWT");
+}
+
+#[test]
+fn a_key_binding_jwt_by_another_key_than_cnf_jwk_is_refused() {
+    let issued = issued();
+    let host = "maple-street-auto";
+    let prefix = issued.presentation_for(host).unwrap();
+    let p = present(&prefix, host, NOW, &sub_agent_key());
+    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "Key Binding JWT");
+}
+
+#[test]
+fn the_request_must_be_signed_by_cnf_jwk() {
+    let issued = issued();
+    let host = "maple-street-auto";
+    let p = presentation(&issued, host);
+    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "cnf.jwk is not the key that signed the request");
+}
+
+#[test]
+fn an_sd_jwt_mandate_expires_at_exp() {
+    let issued = issued();
+    let host = "maple-street-auto";
+    let exp = NOW + 86_400;
+    let prefix = issued.presentation_for(host).unwrap();
+    verify_at(&present(&prefix, host, exp - 1, &agent_key()), host, &agent_key(), exp - 1).expect("before exp");
+    let err = verify_at(&present(&prefix, host, exp, &agent_key()), host, &agent_key(), exp).unwrap_err();
+    assert_eq!(err, Error::MandateExpired { exp, now: exp });
+    assert_eq!(err.reason().reason, "mandate_expired");
+}
+
+#[test]
+fn a_constraint_both_shared_and_per_host_is_refused_at_issuance() {
+    let mut m = input();
+    m.host_constraints.get_mut("fix-it-fast").unwrap().services = Some(vec!["tire-swap".into()]);
+    match issue_with(m, &principal_key()) {
+        Err(Error::MandateInvalid(msg)) => assert!(msg.contains("\"services\" set both shared and for fix-it-fast"), "{msg}"),
+        other => panic!("expected mandate_invalid, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_wildcard_host_is_refused_at_issuance() {
+    let mut m = input();
+    m.host_constraints.insert("*".into(), Constraints::default());
+    match issue_with(m, &principal_key()) {
+        Err(Error::MandateInvalid(msg)) => assert!(msg.contains("wildcard"), "{msg}"),
+        other => panic!("expected mandate_invalid, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_p256_principal_may_sign_an_sd_jwt_mandate() {
+    // §3.4: in this profile only, principals may use P-256 (ES256, raw r||s).
+    let ec = p256_principal_key();
+    let issued = issue_with(input(), &ec).expect("issue with a P-256 principal");
+    let header = schcp::jws::parse(&issued.issuer_jwt).unwrap().header;
+    assert_eq!(header.alg, "ES256");
+    assert_eq!(header.typ, "dc+sd-jwt");
+    let chain = verify(&presentation(&issued, "harbour-garage"), "harbour-garage").expect("P-256 principal");
+    assert_eq!(chain.principal(), principal_id(&ec));
+}
+
+#[test]
+fn a_tampered_disclosure_is_refused() {
+    let issued = issued();
+    let host = "fix-it-fast";
+    let mut ds = issued.disclosures[host].clone();
+    // Replace this host's own limits by a disclosure the issuer never signed.
+    ds[1] = schcp::b64::encode(r#"["c2FsdA","fix-it-fast",{"max_price":{"amount":"9999.00","currency":"CAD"}}]"#);
+    let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, ds.iter().map(String::as_str));
+    assert_invalid(verify(&present(&prefix, host, NOW, &agent_key()), host), "not referenced by the payload");
+}

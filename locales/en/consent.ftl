@@ -1,0 +1,160 @@
+# Consent text, English (Canadian conventions: CLDR en-CA times, "8:00 a.m.").
+#
+# What a person reads before saying yes (SchCP §5.2, §5.3). Rendered by crates/consent,
+# embedded at build time, compared byte for byte by its snapshot tests: a change here
+# is a change to what people agree to, so review the snapshots with it.
+# Dates, times, zone names, lists and numbers arrive as CLDR-formatted strings.
+# Spaces are plain U+0020 throughout; Fluent isolation marks are off.
+
+## Quoting text someone else supplied (see crates/consent/src/inert.rs).
+quoted = "{ $text }"
+
+## Lists whose items contain commas (CLDR joins the others).
+list-and-semicolons = { $head }; and { $last }
+list-or-semicolons = { $head }; or { $last }
+
+## Dates and times. CLDR gives the names; only their order is ours, the spec's own:
+## "Thursday 15 October 2026, 8:00–9:00 a.m. Pacific time".
+date = { $weekday } { $day } { $month } { $year }
+slot-fixed = { $date }, { $start }–{ $end } { $zone }
+slot-span = { $date }, { $start } to { $end_date }, { $end } { $zone }
+slot-open = { $date } from { $start } { $zone }, open-ended
+instant = { $date }, { $time } { $zone }
+
+## Durations, as written (§2.1). $shown is the CLDR-formatted number.
+unit-year =
+    { $count ->
+        [one] { $shown } year
+       *[other] { $shown } years
+    }
+unit-week =
+    { $count ->
+        [one] { $shown } week
+       *[other] { $shown } weeks
+    }
+unit-day =
+    { $count ->
+        [one] { $shown } day
+       *[other] { $shown } days
+    }
+unit-hour =
+    { $count ->
+        [one] { $shown } hour
+       *[other] { $shown } hours
+    }
+unit-minute =
+    { $count ->
+        [one] { $shown } minute
+       *[other] { $shown } minutes
+    }
+unit-second =
+    { $count ->
+        [one] { $shown } second
+       *[other] { $shown } seconds
+    }
+
+## Money (§5.2, §8): a stated price is always paid to the host directly.
+money = { $currency } { $amount }
+price = { $currency } { $amount }, paid to { $payee } directly
+
+## Who (§5.2, §5.3): the domain the key app discovered, or the claim labelled unverified.
+identity-verified = { $name } ({ $domain })
+identity-unverified = { $name } ({ $id }, unverified)
+identity-unverified-id = { $id } (unverified)
+
+## Booking offers (§5.2).
+service-resource = { $service } with { $resource }
+offer-what = { $service } with { $host }
+offer-what-resource = { $service } with { $resource } at { $host }
+offer-place = at { $place }
+offer-party =
+    { $count ->
+        [one] for { $count } person
+       *[other] for { $count } people
+    }
+reconfirm-release = I must reconfirm by { $deadline } ({ $before } before the start); if I don't, the booking lapses and its time is released.
+reconfirm-release-at-start = I must reconfirm by the start, { $deadline }; if I don't, the booking lapses and its time is released.
+approval-deadline = { $host } will say yes or no by { $deadline }; without an answer by then, the booking does not happen.
+retention-kept = { $host } keeps my booking details for { $period } after the booking.
+retention-none = { $host } does not keep my booking details past the booking.
+
+## Change offers (§5.7).
+place-host = the host's premises
+price-none = no price
+change-heading = Change my booking { $booking } with { $host }:
+change-no-current = The key app has no record of this booking's current terms, so it cannot show what changes.
+change-what = Service: from { $from } to { $to }.
+change-time = Time: from { $from } to { $to }.
+change-place = Place: from { $from } to { $to }.
+change-party = Party size: from { $from } to { $to }.
+change-price = Price: from { $from } to { $to }.
+change-nothing = The new terms are the same as the current ones.
+change-new-terms = New terms: { $summary }
+
+## Open mandates (§3.3). A constraint left out is said as no limit.
+mandate-intro = I allow the assistant { $agent } to act for me at { $hosts }.
+mandate-any-host = any host at all
+mandate-actions = It may { $actions }.
+action-hold = hold times
+action-book = book appointments
+action-cancel = cancel bookings
+action-reschedule = move bookings to other times
+action-delegate = pass these permissions on to another assistant
+mandate-services = Services: { $services }.
+mandate-any-service = any service
+mandate-no-service = no service
+mandate-window = When: { $window }.
+mandate-any-time = any time
+mandate-price = Price: up to { $currency } { $amount } in all, paid to the host directly.
+mandate-no-price-limit = Price: no price limit.
+mandate-bookings = Bookings: at most { $count }.
+mandate-bookings-shared = Bookings: at most { $count } in all, shared across these hosts.
+mandate-bookings-each = Bookings: at most { $count } at each host, not shared across them.
+mandate-bookings-unlimited = Bookings: no limit.
+valid-until = Valid until { $until }.
+
+## Management mandates (§3.3).
+management-intro = I allow the assistant { $agent } to manage my booking { $booking }: { $summary }.
+management-actions = It may { $actions }, and nothing else.
+action-booking-cancel = cancel it
+action-booking-reschedule = move it to another time
+
+## Meetings (§5.12).
+member = { $name } ({ $calendar })
+member-unknown = someone you don't know, named { $name }
+attendee-relationship = { $name } ({ $relationship })
+meeting-with = { $title } with { $members }
+meeting-attendees = with { $attendees } coming along
+meeting-approve = I approve: { $terms }.
+meeting-approve-answers = I approve: { $terms }; { $answers }.
+meeting-arranged = { $title } arranged by { $organizer }
+meeting-others = with { $members }
+meeting-accept = I accept: { $terms }.
+meeting-member-price = { $host }: { $price }.
+answers-person =
+    { $count ->
+        [one] { $names } answers in person
+       *[other] { $names } answer in person
+    }
+answers-rule =
+    { $count ->
+        [one] { $names } may answer by a rule they signed
+       *[other] { $names } may each answer by a rule they signed
+    }
+answers-both = { $person }; { $rule }
+
+## Rules (§7.9).
+rule-intro = I let an assistant say yes for me, without asking me first, under my rule { $label }.
+rule-services = Services: { $services }.
+rule-any-service = Services: any service.
+rule-days = Days: { $days } ({ $zone }).
+rule-any-day = Days: any day.
+rule-organizers = Organizers: { $organizers }.
+rule-any-organizer = Organizers: anyone who may book my time.
+organizer-unknown = someone not in my contacts ({ $principal })
+rule-agent = Assistant: { $agent }, key fingerprint { $fingerprint }.
+rule-agent-unknown = Assistant: one not paired with this key app, key fingerprint { $fingerprint }.
+
+## Pairing (API.md "Pairing").
+pairing = Pair the assistant { $agent } with this key app; the assistant must show the code { $fingerprint }.
+pairing-effect = Once paired, it can ask me to approve requests here; it cannot approve or sign anything itself.

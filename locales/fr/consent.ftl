@@ -1,0 +1,163 @@
+# Texte de consentement, français (conventions canadiennes : CLDR fr-CA, « 08 h 00 »).
+#
+# Ce qu’une personne lit avant de dire oui (SchCP §5.2, §5.3). Rendu par
+# crates/consent, intégré à la compilation, comparé octet par octet par ses tests
+# d’instantanés : tout changement ici change ce que les gens acceptent.
+# Tout terme que montre l’anglais, le français le montre.
+# Typographie canadienne : espace avant « : », aucune avant « ; ».
+
+## Citer un texte fourni par quelqu’un d’autre (voir crates/consent/src/inert.rs).
+quoted = « { $text } »
+
+## Listes dont les éléments contiennent des virgules (le CLDR joint les autres).
+list-and-semicolons = { $head }; et { $last }
+list-or-semicolons = { $head }; ou { $last }
+
+## Dates et heures : les noms viennent du CLDR, l’ordre est le nôtre.
+date = { $weekday } { $day } { $month } { $year }
+slot-fixed = { $date }, de { $start } à { $end } ({ $zone })
+slot-span = du { $date }, { $start }, au { $end_date }, { $end } ({ $zone })
+slot-open = { $date } à partir de { $start } ({ $zone }), sans heure de fin
+instant = { $date } à { $time } ({ $zone })
+
+## Durées, telles qu’écrites (§2.1).
+unit-year =
+    { $count ->
+        [one] { $shown } an
+       *[other] { $shown } ans
+    }
+unit-week =
+    { $count ->
+        [one] { $shown } semaine
+       *[other] { $shown } semaines
+    }
+unit-day =
+    { $count ->
+        [one] { $shown } jour
+       *[other] { $shown } jours
+    }
+unit-hour =
+    { $count ->
+        [one] { $shown } heure
+       *[other] { $shown } heures
+    }
+unit-minute =
+    { $count ->
+        [one] { $shown } minute
+       *[other] { $shown } minutes
+    }
+unit-second =
+    { $count ->
+        [one] { $shown } seconde
+       *[other] { $shown } secondes
+    }
+
+## Argent (§5.2, §8) : un prix indiqué se paie toujours directement à l’hôte.
+money = { $amount } { $currency }
+price = { $amount } { $currency }, à payer directement à { $payee }
+
+## Qui (§5.2, §5.3).
+identity-verified = { $name } ({ $domain })
+identity-unverified = { $name } ({ $id }, non vérifié)
+identity-unverified-id = { $id } (non vérifié)
+
+## Offres de réservation (§5.2).
+service-resource = { $service } avec { $resource }
+offer-what = { $service } avec { $host }
+offer-what-resource = { $service } avec { $resource } chez { $host }
+offer-place = à { $place }
+offer-party =
+    { $count ->
+        [one] pour { $count } personne
+       *[other] pour { $count } personnes
+    }
+reconfirm-release = Je dois reconfirmer au plus tard le { $deadline }, soit { $before } avant le début; sinon, la réservation expire et sa plage horaire est libérée.
+reconfirm-release-at-start = Je dois reconfirmer au plus tard au début, le { $deadline }; sinon, la réservation expire et sa plage horaire est libérée.
+approval-deadline = { $host } dira oui ou non au plus tard le { $deadline }; sans réponse d’ici là, la réservation n’a pas lieu.
+retention-kept = { $host } conserve les détails de ma réservation pendant { $period } après le rendez-vous.
+retention-none = { $host } ne conserve pas les détails de ma réservation au-delà du rendez-vous.
+
+## Offres de modification (§5.7).
+place-host = les locaux de l’hôte
+price-none = aucun prix
+change-heading = Modifier ma réservation { $booking } avec { $host } :
+change-no-current = L’application de clés n’a pas les conditions actuelles de cette réservation; elle ne peut donc pas montrer ce qui change.
+change-what = Service : était { $from }; sera { $to }.
+change-time = Moment : était { $from }; sera { $to }.
+change-place = Lieu : était { $from }; sera { $to }.
+change-party = Nombre de personnes : était { $from }; sera { $to }.
+change-price = Prix : était { $from }; sera { $to }.
+change-nothing = Les nouvelles conditions sont les mêmes que les conditions actuelles.
+change-new-terms = Nouvelles conditions : { $summary }
+
+## Mandats ouverts (§3.3).
+mandate-intro = J’autorise l’assistant { $agent } à agir pour moi chez { $hosts }.
+mandate-any-host = n’importe quel hôte
+mandate-actions = Il peut { $actions }.
+action-hold = retenir des plages horaires
+action-book = prendre des rendez-vous
+action-cancel = annuler des réservations
+action-reschedule = déplacer des réservations à d’autres moments
+action-delegate = transmettre ces permissions à un autre assistant
+mandate-services = Services : { $services }.
+mandate-any-service = n’importe quel service
+mandate-no-service = aucun service
+mandate-window = Quand : { $window }.
+mandate-any-time = n’importe quand
+mandate-price = Prix : jusqu’à { $amount } { $currency } au total, à payer directement à l’hôte.
+mandate-no-price-limit = Prix : aucune limite de prix.
+mandate-bookings = Réservations : au plus { $count }.
+mandate-bookings-shared = Réservations : au plus { $count } au total, partagées entre ces hôtes.
+mandate-bookings-each = Réservations : au plus { $count } chez chaque hôte, sans partage entre eux.
+mandate-bookings-unlimited = Réservations : aucune limite.
+valid-until = Valable jusqu’au { $until }.
+
+## Mandats de gestion (§3.3).
+management-intro = J’autorise l’assistant { $agent } à gérer ma réservation { $booking } : { $summary }.
+management-actions = Il peut { $actions }, et rien d’autre.
+action-booking-cancel = l’annuler
+action-booking-reschedule = la déplacer à un autre moment
+
+## Rencontres (§5.12).
+member = { $name } ({ $calendar })
+member-unknown = quelqu’un que vous ne connaissez pas, sous le nom de { $name }
+attendee-relationship = { $name } ({ $relationship })
+meeting-with = { $title } avec { $members }
+meeting-attendees =
+    { $count ->
+        [one] avec { $attendees } qui vient aussi
+       *[other] avec { $attendees } qui viennent aussi
+    }
+meeting-approve = J’approuve : { $terms }.
+meeting-approve-answers = J’approuve : { $terms }; { $answers }.
+meeting-arranged = { $title } à l’initiative de { $organizer }
+meeting-others = avec { $members }
+meeting-accept = J’accepte : { $terms }.
+meeting-member-price = { $host } : { $price }.
+answers-person =
+    { $count ->
+        [one] { $names } répond en personne
+       *[other] { $names } répondent en personne
+    }
+answers-rule =
+    { $count ->
+        [one] { $names } peut répondre par une règle signée de sa main
+       *[other] { $names } peuvent chacun répondre par une règle signée de leur main
+    }
+answers-both = { $person }; { $rule }
+
+## Règles (§7.9).
+rule-intro = Je permets à un assistant de dire oui pour moi, sans me le demander d’abord, selon ma règle { $label }.
+rule-services = Services : { $services }.
+rule-any-service = Services : n’importe quel service.
+rule-days = Jours : { $days } ({ $zone }).
+rule-any-day = Jours : n’importe quel jour.
+rule-organizers = Organisateurs : { $organizers }.
+rule-any-organizer = Organisateurs : toute personne qui peut réserver mon temps.
+organizer-unknown = quelqu’un qui n’est pas dans mes contacts ({ $principal })
+rule-agent = Assistant : { $agent }, empreinte de clé { $fingerprint }.
+rule-agent-unknown = Assistant : un assistant non jumelé à cette application de clés, empreinte de clé { $fingerprint }.
+
+## Jumelage (API.md « Pairing »).
+pairing = Jumeler l’assistant { $agent } à cette application de clés; l’assistant doit afficher le code { $fingerprint }.
+pairing-effect = Une fois jumelé, il pourra me demander ici d’approuver des demandes; il ne peut rien approuver ni signer lui-même.
