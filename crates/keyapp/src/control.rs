@@ -44,10 +44,13 @@ pub enum ControlError {
     Protocol(String),
 }
 
-/// The runtime directory: `$XDG_RUNTIME_DIR/schcp-keyapp/`, else `<data_dir>/run`.
-pub fn runtime_dir(data_dir: &Path) -> PathBuf {
+/// The runtime directory: `$XDG_RUNTIME_DIR/schcp-keyapp/` for the default
+/// profile (API.md), `<data_dir>/run` for a configured `data_dir` or when there
+/// is no XDG_RUNTIME_DIR, so a second profile never takes over the first's
+/// socket and `agent-api.json`.
+pub fn runtime_dir(config: &crate::config::Config, data_dir: &Path) -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR") {
-        Some(d) if !d.is_empty() => PathBuf::from(d).join("schcp-keyapp"),
+        Some(d) if !d.is_empty() && config.data_dir.is_none() => PathBuf::from(d).join("schcp-keyapp"),
         _ => data_dir.join("run"),
     }
 }

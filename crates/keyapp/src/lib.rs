@@ -10,7 +10,13 @@
 
 pub mod agent_api;
 pub mod config;
+pub mod discovery;
 pub mod http_error;
 pub mod httpsig;
 pub mod keystore;
 pub mod store;
+pub mod status_api;
+pub mod agent_client;
+pub mod app;
+pub mod control;
+pub mod service;

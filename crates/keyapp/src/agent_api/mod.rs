@@ -5,3 +5,4 @@
 //! pairing gate. Route handlers take the verified agent as `AgentIdentity`.
 
 pub mod guard;
+pub mod routes;

@@ -221,6 +221,9 @@ pub enum KeystoreError {
     #[error("the OS keychain's collection is locked and could not be unlocked; unlock it (for example by logging in to the desktop or opening your keyring manager) and start the key app again")]
     KeychainLocked,
 
+    #[error("the OS keychain has no default collection to keep the key in; create one (a \"login\" keyring, with your keyring manager or `gnome-keyring-daemon --unlock`), or set backend = \"file\" under [keystore] in the configuration")]
+    KeychainNoCollection,
+
     #[error("the OS keychain refused the key app access to the principal key; allow access when the keychain asks, or in its access settings, and start the key app again")]
     KeychainAccessDenied,
 
@@ -380,6 +383,7 @@ pub(crate) mod tests {
             KeystoreError::NoSessionBus { reason: "DBUS_SESSION_BUS_ADDRESS is not set".into() },
             KeystoreError::NoSecretService,
             KeystoreError::KeychainLocked,
+            KeystoreError::KeychainNoCollection,
             KeystoreError::KeychainAccessDenied,
             KeystoreError::KeychainFailure { detail: "x".into() },
             KeystoreError::CorruptKey { location: KeyLocation::File("/k".into()), problem: "p" },

@@ -86,6 +86,13 @@ mod secret_service_error {
             // `Prompt`: the collection was locked and the unlock prompt was
             // dismissed or could not be shown (no display), so it is still locked.
             SsError::Locked | SsError::Prompt => KeystoreError::KeychainLocked,
+            // The provider refusing an operation on a locked collection or item
+            // (gnome-keyring answers a write to a locked collection this way).
+            SsError::Zbus(zbus::Error::MethodError(ref name, _, _))
+                if name.as_str() == "org.freedesktop.Secret.Error.IsLocked" =>
+            {
+                KeystoreError::KeychainLocked
+            }
             SsError::ZbusFdo(zbus::fdo::Error::AccessDenied(_)) => KeystoreError::KeychainAccessDenied,
             SsError::Zbus(zbus::Error::MethodError(ref name, _, _))
                 if name.as_str() == "org.freedesktop.DBus.Error.AccessDenied" =>
@@ -100,10 +107,10 @@ mod secret_service_error {
                     Bus::Unreachable(reason) => KeystoreError::NoSessionBus { reason },
                     Bus::NoProvider => KeystoreError::NoSecretService,
                     // `NoResult` with a provider present: the collection the
-                    // entry belongs in (the "default" alias) does not exist.
-                    Bus::Provider if matches!(err, SsError::NoResult) => KeystoreError::KeychainFailure {
-                        detail: "the Secret Service has no default collection to keep the key in; create one (a \"login\" keyring) with your keyring manager".into(),
-                    },
+                    // entry belongs in (the "default" alias) does not exist, as
+                    // with a gnome-keyring started by the bus on a machine
+                    // where no login keyring was ever made.
+                    Bus::Provider if matches!(err, SsError::NoResult) => KeystoreError::KeychainNoCollection,
                     Bus::Provider => KeystoreError::KeychainFailure { detail: err.to_string() },
                 }
             }
@@ -140,7 +147,11 @@ mod secret_service_error {
 
     fn unreachable_reason(error: &zbus::Error) -> String {
         match std::env::var("DBUS_SESSION_BUS_ADDRESS") {
-            Err(_) => format!("DBUS_SESSION_BUS_ADDRESS is not set and there is no bus at $XDG_RUNTIME_DIR/bus: {error}"),
+            // zbus's fallback when the variable is unset (zbus::Address::session).
+            Err(_) => {
+                let runtime_dir = std::env::var("XDG_RUNTIME_DIR").unwrap_or_else(|_| "/run/user/<uid>".into());
+                format!("DBUS_SESSION_BUS_ADDRESS is not set and there is no bus at {runtime_dir}/bus: {error}")
+            }
             Ok(address) => format!("nothing answers at DBUS_SESSION_BUS_ADDRESS={address}: {error}"),
         }
     }

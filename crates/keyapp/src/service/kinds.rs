@@ -71,7 +71,7 @@ impl CredentialRecord {
         .bind(self.exp)
         .bind(&self.compact)
         .bind(&self.status_url)
-        .bind(self.max_bookings.map(i64::from))
+        .bind(if self.shared_limit { self.max_bookings.map(i64::from) } else { None })
         .bind(self.shared_limit)
         .bind(&self.booking_id)
         .bind(now)
@@ -254,7 +254,7 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
             ));
         }
         if let Some(trust) = &host.document.trust {
-            for a in &trust.attesters {
+            for a in trust.attesters.iter().flatten() {
                 trusted_attesters.push(a.id.clone());
             }
         }

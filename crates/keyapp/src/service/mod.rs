@@ -75,7 +75,7 @@ impl ServiceError {
         match self {
             ServiceError::Invalid { reason, message } => ApiError::invalid_request(reason, message.clone()),
             ServiceError::Verification(e) => ApiError::verification(e),
-            ServiceError::Discovery(e) => e.to_api_error(),
+            ServiceError::Discovery(e) => e.api_error(),
             ServiceError::IdempotencyConflict => ApiError::new(
                 StatusCode::CONFLICT,
                 "IDEMPOTENCY_CONFLICT",

@@ -103,24 +103,14 @@ impl Service {
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
-        let now = self.now();
-        let mut tx = self.store().pool().begin().await?;
-        let exists: Option<(Option<i64>,)> =
-            sqlx::query_as("SELECT revoked_at FROM credentials WHERE jti = ?").bind(jti).fetch_optional(&mut *tx).await?;
-        match exists {
-            None => return Err(ServiceError::NotFound("credential")),
-            Some((Some(_),)) => return Ok(()),
-            Some((None,)) => {}
+        use crate::store::limits::{revoke, RevokeOutcome};
+        match revoke(self.store(), jti, self.now()).await? {
+            RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound("credential")),
+            RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked => {
+                self.notify();
+                Ok(())
+            }
         }
-        sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ? AND revoked_at IS NULL")
-            .bind(now)
-            .bind(jti)
-            .execute(&mut *tx)
-            .await?;
-        Service::history(&mut tx, now, "revoked", jti, "").await?;
-        tx.commit().await?;
-        self.notify();
-        Ok(())
     }
 
     pub async fn history_entries(&self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {

@@ -445,7 +445,7 @@ async fn apply_claim(
         MandateStatus::Revoked => return Ok(Err(ClaimRefusal::Revoked)),
         MandateStatus::Expired => return Ok(Err(ClaimRefusal::Expired)),
     }
-    if limit.held < max {
+    if limit.held < max + 1 {
         // A free unit: the insert both takes it and tells a retried claim id
         // (already held: nothing inserted, nothing spent) from a new one.
         let done = sqlx::query("INSERT OR IGNORE INTO limit_claims (jti, claim_id, created_at) VALUES (?, ?, ?)")

@@ -1,1 +1,205 @@
-fn main() {}
+//! `schcp-keyapp`: the headless service and the person's terminal surface
+//! (API.md §3). `serve` runs the service; every other command talks to the
+//! running service over the owner-only control socket.
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use keyapp::config::Config;
+use keyapp::control::{self, Command};
+use serde_json::Value;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "schcp-keyapp", about = "The SchCP key app: your key, your yes.", version)]
+struct Cli {
+    /// Configuration file (TOML; every key optional).
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the service headless until stopped.
+    Serve,
+    /// List pending pairings and requests, one per line, id first.
+    Pending,
+    /// Print the consent text of a pending request or pairing.
+    Show { id: String },
+    /// Print the consent text, ask, and approve on "y" or "yes".
+    Approve { id: String },
+    /// Decline a pending request or pairing.
+    Decline { id: String },
+    /// List issued mandates.
+    Mandates,
+    /// Revoke a mandate now.
+    Revoke { jti: String },
+    /// What was approved, declined, issued and revoked.
+    History,
+    /// List contacts, or add one.
+    Contacts {
+        #[command(subcommand)]
+        action: Option<ContactsCmd>,
+    },
+    /// Add an attestation about your key.
+    Attestations {
+        #[command(subcommand)]
+        action: AttestationsCmd,
+    },
+    /// Print your principal id and public key.
+    Principal,
+}
+
+#[derive(Subcommand)]
+enum ContactsCmd {
+    Add {
+        principal: String,
+        name: String,
+        #[arg(long)]
+        relationship: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum AttestationsCmd {
+    Add { jws: String },
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let config = match &cli.config {
+        Some(path) => Config::load(path)?,
+        None => Config::default(),
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(run(cli.command, config))
+}
+
+async fn run(cmd: Cmd, config: Config) -> Result<()> {
+    let data_dir = keyapp::app::data_dir(&config)?;
+    let rt_dir = control::runtime_dir(&config, &data_dir);
+    let call = |c: Command| {
+        let rt_dir = rt_dir.clone();
+        async move {
+            match control::call(&rt_dir, &c).await? {
+                Ok(v) => Ok(v),
+                Err(e) => bail!("{}", e["message"].as_str().unwrap_or("refused")),
+            }
+        }
+    };
+    match cmd {
+        Cmd::Serve => keyapp::app::serve(config).await?,
+        Cmd::Pending => {
+            for item in as_array(call(Command::Pending).await?) {
+                println!(
+                    "{}\t{}\t{}",
+                    item["id"].as_str().unwrap_or_default(),
+                    item["type"].as_str().unwrap_or_default(),
+                    item["agent"].as_str().unwrap_or_default()
+                );
+            }
+        }
+        Cmd::Show { id } => println!("{}", text(&call(Command::Show { id }).await?)),
+        Cmd::Approve { id } => {
+            let shown = call(Command::Show { id: id.clone() }).await?;
+            println!("{}", text(&shown));
+            print!("Approve? [y/N] ");
+            std::io::stdout().flush()?;
+            let mut answer = String::new();
+            std::io::stdin().lock().read_line(&mut answer)?;
+            if is_yes(&answer) {
+                let done = call(Command::Approve { id }).await?;
+                println!("approved");
+                if let Some(result) = done.get("result").filter(|r| !r.is_null()) {
+                    println!("{}", serde_json::to_string_pretty(result)?);
+                }
+            } else {
+                println!("not approved");
+            }
+        }
+        Cmd::Decline { id } => {
+            call(Command::Decline { id }).await?;
+            println!("declined");
+        }
+        Cmd::Mandates => {
+            for m in as_array(call(Command::Mandates).await?) {
+                let remaining = m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
+                println!(
+                    "{}\t{}\t{}\t{}\texp {}{remaining}",
+                    m["jti"].as_str().unwrap_or_default(),
+                    m["kind"].as_str().unwrap_or_default(),
+                    m["status"].as_str().unwrap_or_default(),
+                    m["aud"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")).unwrap_or_default(),
+                    m["exp"]
+                );
+            }
+        }
+        Cmd::Revoke { jti } => {
+            call(Command::Revoke { jti: jti.clone() }).await?;
+            println!("revoked {jti}");
+        }
+        Cmd::History => {
+            for h in as_array(call(Command::History).await?) {
+                println!(
+                    "{}\t{}\t{}\t{}",
+                    h["at"],
+                    h["event"].as_str().unwrap_or_default(),
+                    h["subject"].as_str().unwrap_or_default(),
+                    h["detail"].as_str().unwrap_or_default()
+                );
+            }
+        }
+        Cmd::Contacts { action: None } => {
+            for c in as_array(call(Command::Contacts).await?) {
+                println!("{}\t{}", c["principal"].as_str().unwrap_or_default(), c["name"].as_str().unwrap_or_default());
+            }
+        }
+        Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
+            call(Command::ContactsAdd { principal, name, relationship }).await?;
+            println!("added");
+        }
+        Cmd::Attestations { action: AttestationsCmd::Add { jws } } => {
+            let v = call(Command::AttestationsAdd { jws }).await?;
+            println!("added attestation from {}", v["iss"].as_str().unwrap_or_default());
+        }
+        Cmd::Principal => {
+            let v = call(Command::Principal).await?;
+            println!("{}", v["principal"].as_str().context("no principal")?);
+            println!("{}", v["jwk"]);
+        }
+    }
+    Ok(())
+}
+
+/// API.md: only `y` or `yes` approves; anything else, including nothing, does not.
+fn is_yes(answer: &str) -> bool {
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+fn text(v: &Value) -> &str {
+    v["consent_text"].as_str().unwrap_or_default()
+}
+
+fn as_array(v: Value) -> Vec<Value> {
+    match v {
+        Value::Array(a) => a,
+        _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_yes;
+
+    #[test]
+    fn only_y_or_yes_approves() {
+        for yes in ["y", "Y", "yes", "YES", " yes\n"] {
+            assert!(is_yes(yes), "{yes:?}");
+        }
+        for no in ["", "\n", "n", "no", "yep", "ye", "sure", "y es", "yes please"] {
+            assert!(!is_yes(no), "{no:?}");
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! The agent API's routes (API.md §1), behind the guard (`guard.rs`): every
+//! handler receives a verified, and except for pairing, paired agent.
+
+use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
+use crate::http_error::ApiError;
+use crate::service::{Requester, Service, ServiceError};
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+use std::time::Duration;
+
+/// API.md: long polls wait at most 60 seconds.
+pub const MAX_WAIT: u64 = 60;
+
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> Self {
+        e.to_api()
+    }
+}
+
+/// The whole agent API for a listener on `port`.
+pub fn router(service: Service, port: u16) -> Router {
+    let lookup = {
+        let service = service.clone();
+        move |jkt: String| {
+            let service = service.clone();
+            async move { service.is_paired(&jkt).await.map_err(ApiError::from) }
+        }
+    };
+    let routes = Router::new()
+        .route("/v1/pairings", post(create_pairing))
+        .route("/v1/pairings/{id}", get(get_pairing))
+        .route("/v1/principal", get(principal))
+        .route("/v1/requests", post(create_request))
+        .route("/v1/requests/{id}", get(get_request).delete(withdraw_request))
+        .route("/v1/mandates", get(mandates))
+        .with_state(service);
+    protect(routes, AgentGuard::new(port), PairingGate::new(lookup))
+}
+
+#[derive(Deserialize)]
+struct Wait {
+    wait: Option<u64>,
+}
+
+fn deadline(wait: &Wait) -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(wait.wait.unwrap_or(0).min(MAX_WAIT))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PairingBody {
+    agent_name: String,
+}
+
+async fn create_pairing(State(service): State<Service>, agent: AgentIdentity, body: Bytes) -> Result<Response, ApiError> {
+    let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
+    let b: PairingBody = serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
+    let p = service.request_pairing(&agent.jwk, &b.agent_name).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "pairing_id": p.pairing_id, "status": p.status, "fingerprint": p.fingerprint })))
+        .into_response())
+}
+
+async fn get_pairing(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    Path(id): Path<String>,
+    Query(wait): Query<Wait>,
+) -> Result<Response, ApiError> {
+    let until = deadline(&wait);
+    loop {
+        let p = service.pairing_for_agent(&agent.jkt, &id).await?;
+        let now = tokio::time::Instant::now();
+        if p.status != crate::service::PairingStatus::Pending || now >= until {
+            return Ok(Json(json!({ "pairing_id": p.pairing_id, "status": p.status })).into_response());
+        }
+        service.wait_for_change(until - now).await;
+    }
+}
+
+async fn principal(State(service): State<Service>) -> Json<serde_json::Value> {
+    Json(json!({ "principal": service.principal(), "jwk": service.principal_jwk(), "name": service.config().name }))
+}
+
+async fn create_request(State(service): State<Service>, agent: AgentIdentity, body: Bytes) -> Result<Response, ApiError> {
+    let requester = Requester { name: service.agent_name(&agent.jkt).await?, jkt: agent.jkt };
+    let (view, _replayed) = service.create_request(&requester, &body).await?;
+    Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+}
+
+async fn get_request(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    Path(id): Path<String>,
+    Query(wait): Query<Wait>,
+) -> Result<Response, ApiError> {
+    let until = deadline(&wait);
+    loop {
+        let v = service.request_for_agent(&agent.jkt, &id).await?;
+        let now = tokio::time::Instant::now();
+        if v.status != crate::service::RequestStatus::Pending || now >= until {
+            return Ok(Json(v).into_response());
+        }
+        service.wait_for_change(until - now).await;
+    }
+}
+
+async fn withdraw_request(State(service): State<Service>, agent: AgentIdentity, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(service.withdraw_request(&agent.jkt, &id).await?).into_response())
+}
+
+async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Result<Response, ApiError> {
+    Ok(Json(service.credentials(Some(&agent.jkt)).await?).into_response())
+}

@@ -1,0 +1,357 @@
+//! The key app end to end (issue 4): the service started for real on loopback
+//! ports with the OS keychain (run under scripts/with-keyring), a test host on
+//! HTTPS with its own CA, and a test agent signing real requests.
+
+use ed25519_dalek::SigningKey;
+use keyapp::agent_client::AgentClient;
+use keyapp::app::{self, Running};
+use keyapp::config::{Config, KeystoreBackend};
+use keyapp::control::{self, Command};
+use keyapp::keystore::PassphraseSource;
+use reqwest::{Method, StatusCode};
+use schcp::claims::{Action, Approved, OfferClaims};
+use schcp::jwk::Jwk;
+use schcp::verify::{verify_mandate_chain, ChainContext};
+use testhost::{TestHost, TestHostConfig};
+use serde_json::{json, Value};
+use std::path::Path;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    host: TestHost,
+    config: Config,
+    app: Running,
+}
+
+fn config_for(dir: &Path, host: &TestHost) -> Config {
+    let ca = dir.join("ca.pem");
+    std::fs::write(&ca, host.ca_pem()).unwrap();
+    let (domain, addr) = host.resolve();
+    let text = format!(
+        r#"
+data_dir = "{data}"
+locale = "en"
+[agent_api]
+listen = "127.0.0.1:0"
+[status_api]
+listen = "127.0.0.1:0"
+public_base = "https://keyapp.example"
+[discovery]
+extra_root_certs = ["{ca}"]
+resolve = {{ "{domain}" = "{addr}" }}
+"#,
+        data = dir.join("data").display(),
+        ca = ca.display()
+    );
+    Config::parse(&text, Path::new("test.toml")).unwrap()
+}
+
+async fn start() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let host = TestHost::start(TestHostConfig::default()).await;
+    let config = config_for(dir.path(), &host);
+    assert_eq!(config.keystore.backend, KeystoreBackend::Os);
+    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
+    Env { _dir: dir, host, config, app }
+}
+
+fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+fn agent(env: &Env, seed: u8) -> AgentClient {
+    AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[seed; 32]))
+}
+
+fn jkt(client: &AgentClient) -> String {
+    Jwk::ed25519(&client.key().verifying_key()).thumbprint().unwrap()
+}
+
+/// The person's side, over the real control socket.
+async fn person(env: &Env, cmd: Command) -> Result<Value, Value> {
+    control::call(&env.app.runtime_dir, &cmd).await.expect("the control socket answers")
+}
+
+async fn paired_agent(env: &Env, seed: u8) -> AgentClient {
+    let a = agent(env, seed);
+    let p = a.call(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Calendar Assistant"}))).await.unwrap();
+    let id = p["pairing_id"].as_str().unwrap().to_owned();
+    person(env, Command::Approve { id: id.clone() }).await.unwrap();
+    let p = a.call(Method::GET, &format!("/v1/pairings/{id}"), None).await.unwrap();
+    assert_eq!(p["status"], "approved");
+    a
+}
+
+/// An offer for a slot in the future (the spec's slot is in the past by now).
+fn future_offer(host: &TestHost, days_ahead: i64) -> (OfferClaims, String) {
+    let mut c = host.priced_offer(now());
+    let start = chrono::Utc::now() + chrono::Duration::days(days_ahead);
+    c.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
+    c.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
+    let compact = host.sign_offer(&c).unwrap();
+    (c, compact)
+}
+
+fn closed_request(env: &Env, offer: &str, key: &str) -> Value {
+    json!({"kind": "closed_mandate", "idempotency_key": key, "offer": offer, "discovery": env.host.discovery_url()})
+}
+
+async fn pending_ids(env: &Env) -> Vec<String> {
+    let v = person(env, Command::Pending).await.unwrap();
+    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+}
+
+fn chain_ok(mandate: &str, host_id: &str, agent_jkt: &str) -> schcp::verify::VerifiedChain {
+    verify_mandate_chain(mandate, &ChainContext { host_id, request_jkt: agent_jkt, now: now(), allow_wildcard: false })
+        .expect("the issued mandate passes a host's checks")
+}
+
+#[tokio::test]
+async fn pairing_then_closed_mandate_approved_in_the_terminal() {
+    let env = start().await;
+    let a = agent(&env, 1);
+
+    // Unpaired: nothing but pairing.
+    let (status, body) = a.send(Method::GET, "/v1/principal", None).await.unwrap();
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert_eq!(body["error"]["reason"], "agent_not_paired");
+
+    let (status, p) = a.send(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Calendar Assistant"}))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED);
+    assert_eq!(p["status"], "pending");
+    assert_eq!(p["fingerprint"], keyapp::service::fingerprint(&jkt(&a)));
+    let id = p["pairing_id"].as_str().unwrap().to_owned();
+    // The person sees the same fingerprint the agent shows.
+    let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
+    assert!(shown["consent_text"].as_str().unwrap().contains(p["fingerprint"].as_str().unwrap()));
+    person(&env, Command::Approve { id: id.clone() }).await.unwrap();
+
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
+    assert!(me["principal"].as_str().unwrap().starts_with("urn:schcp:principal:jwk-thumbprint:"));
+    assert_eq!(me["jwk"]["crv"], "Ed25519");
+
+    let (_, offer) = future_offer(&env.host, 5);
+    let (status, r) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "k1"))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED, "{r}");
+    assert_eq!(r["status"], "pending");
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.starts_with("Synthetic oil change with Maple Street Auto (maplestreetauto.example), "), "{text}");
+    assert!(text.contains("CAD 89.27, paid to Maple Street Auto directly"), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    assert_eq!(pending_ids(&env).await, vec![rid.clone()]);
+
+    // What the terminal shows is what the agent was given.
+    let shown = person(&env, Command::Show { id: rid.clone() }).await.unwrap();
+    assert_eq!(shown["consent_text"], r["consent_text"]);
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}?wait=5"), None).await.unwrap();
+    assert_eq!(done["status"], "approved");
+    let mandate = done["result"]["mandate"].as_str().unwrap();
+    assert_eq!(done["result"]["offer_sha256"], schcp::hash::jws_sha256(&offer));
+    let chain = chain_ok(mandate, "maple-street-auto", &jkt(&a));
+    let c = chain.root.claims.constraints.unwrap();
+    assert_eq!(c.offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&offer).as_str()));
+    assert_eq!(chain.root.claims.scope, vec![Action::Book]);
+    assert_eq!(c.max_price.unwrap().amount, "89.27");
+    assert_eq!(chain.root.claims.iss, me["principal"].as_str().unwrap());
+    // Nothing is left waiting for the person.
+    assert!(pending_ids(&env).await.is_empty());
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(listed[0]["jti"], done["result"]["jti"]);
+    assert_eq!(listed[0]["status"], "active");
+}
+
+#[tokio::test]
+async fn declined_request_has_no_result_and_an_agent_sees_only_its_own() {
+    let env = start().await;
+    let a = paired_agent(&env, 2).await;
+    let other = paired_agent(&env, 3).await;
+    let (_, offer) = future_offer(&env.host, 3);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "d1"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let (status, body) = other.send(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["status"], "declined");
+    assert!(done.get("result").is_none());
+    // Approving a declined request does nothing.
+    let again = person(&env, Command::Approve { id: rid }).await.unwrap_err();
+    assert_eq!(again["reason"], "not_pending");
+}
+
+#[tokio::test]
+async fn hostile_offers_are_refused_and_nothing_is_pending() {
+    let env = start().await;
+    let a = paired_agent(&env, 4).await;
+    let (good, offer) = future_offer(&env.host, 2);
+    let mut cases: Vec<(&str, String, &str)> = Vec::new();
+    // Bytes changed after the host signed them.
+    let mut parts: Vec<String> = offer.split('.').map(str::to_owned).collect();
+    let mut payload: Value = serde_json::from_slice(&schcp::b64::decode(&parts[1]).unwrap()).unwrap();
+    payload["total"]["amount"] = json!("9.27");
+    parts[1] = schcp::b64::encode(payload.to_string());
+    cases.push(("tampered", parts.join("."), "bad_signature"));
+    // Lines that do not sum, signed by the host's real key.
+    let mut c = good.clone();
+    c.lines.as_mut().unwrap()[1].amount.amount = "10.28".into();
+    cases.push(("lines", env.host.sign_offer(&c).unwrap(), "lines_do_not_sum"));
+    // A term SchCP does not define.
+    let mut v = serde_json::to_value(&good).unwrap();
+    v["slot"]["cancellation_fee"] = json!({"amount": "50.00", "currency": "CAD"});
+    cases.push(("fee", env.host.sign(schcp::jws::Typ::Offer, &v).unwrap(), "schema_invalid"));
+    // Signed under a kid the host never published.
+    cases.push(("kid", env.host.sign_with_kid(schcp::jws::Typ::Offer, &good, "stolen-key").unwrap_or_default(), "unknown_kid"));
+    // Expired.
+    let mut c = good.clone();
+    c.iat = now() - 1000;
+    c.exp = now() - 10;
+    cases.push(("expired", env.host.sign_offer(&c).unwrap(), "expired"));
+    // Mixed currencies.
+    let mut c = good.clone();
+    c.lines.as_mut().unwrap()[1].amount.currency = "USD".into();
+    cases.push(("currency", env.host.sign_offer(&c).unwrap(), "mixed_currencies"));
+
+    for (i, (name, offer, reason)) in cases.iter().enumerate() {
+        if offer.is_empty() {
+            continue;
+        }
+        let (status, body) =
+            a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, offer, &format!("h{i}")))).await.unwrap();
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{name}: {body}");
+        assert_eq!(body["error"]["reason"], *reason, "{name}: {body}");
+    }
+    assert!(pending_ids(&env).await.is_empty(), "a refused offer never reaches the person");
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn idempotency_pending_cap_and_cooldown() {
+    let env = start().await;
+    let a = paired_agent(&env, 5).await;
+    let (_, offer) = future_offer(&env.host, 4);
+    let first = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "same"))).await.unwrap();
+    let again = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "same"))).await.unwrap();
+    assert_eq!(first["request_id"], again["request_id"]);
+    let (_, other_offer) = future_offer(&env.host, 6);
+    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &other_offer, "same"))).await.unwrap();
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(body["error"]["code"], "IDEMPOTENCY_CONFLICT");
+
+    let mut ids = vec![first["request_id"].as_str().unwrap().to_owned()];
+    for i in 0..4 {
+        let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &format!("p{i}")))).await.unwrap();
+        ids.push(r["request_id"].as_str().unwrap().to_owned());
+    }
+    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "sixth"))).await.unwrap();
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(body["error"]["reason"], "too_many_pending");
+    assert_eq!(pending_ids(&env).await.len(), 5, "the refused sixth request left nothing behind");
+
+    // A withdrawn request does not count towards the cooldown.
+    a.call(Method::DELETE, &format!("/v1/requests/{}", ids[0]), None).await.unwrap();
+    person(&env, Command::Decline { id: ids[1].clone() }).await.unwrap();
+    person(&env, Command::Decline { id: ids[2].clone() }).await.unwrap();
+    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "after"))).await.unwrap();
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(body["error"]["reason"], "cooldown");
+    assert!(body["error"]["retry"]["after"].as_str().unwrap().starts_with("PT"));
+}
+
+#[tokio::test]
+async fn root_mandate_then_management_mandate_without_a_prompt() {
+    let env = start().await;
+    let a = paired_agent(&env, 6).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "root-1",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book", "cancel", "reschedule"],
+        "constraints": {"services": ["oil-change"], "max_price": {"amount": "100.00", "currency": "CAD"}, "max_bookings": 1},
+        "lifetime": "P400D"
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("Maple Street Auto (maplestreetauto.example)"), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let root = done["result"]["mandate"].as_str().unwrap().to_owned();
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    assert_eq!(done["result"]["status"], format!("https://keyapp.example/status/{jti}"));
+    let chain = chain_ok(&root, "maple-street-auto", &jkt(&a));
+    // The lifetime asked for is capped (30 days).
+    assert!(chain.root.claims.exp - chain.root.claims.iat <= 30 * 86_400);
+    assert_eq!(chain.root.claims.cnf.jkt, jkt(&a), "cnf.jkt is the requesting agent's key");
+
+    // A receipt for a booking under that root: the management mandate is issued at once.
+    let (_, offer) = future_offer(&env.host, 7);
+    let receipt = env.host.receipt(&offer, &jti, Approved::Limits, now()).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt-1", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
+    let mandate = m["result"]["mandate"].as_str().unwrap();
+    let chain = chain_ok(mandate, "maple-street-auto", &jkt(&a));
+    assert_eq!(chain.root.claims.scope, vec![Action::Cancel, Action::Reschedule]);
+    let bookings = chain.root.claims.constraints.unwrap().bookings.unwrap();
+    assert_eq!(bookings, vec![m["result"]["booking_id"].as_str().unwrap().to_owned()]);
+
+    // Under a mandate the key app did not issue to this agent, the person is asked.
+    let receipt = env.host.receipt(&offer, "m-someone-else", Approved::Limits, now()).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt-2", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(m["status"], "pending");
+    person(&env, Command::Decline { id: m["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+
+    // Revocation from the terminal shows at once in the agent's list.
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    let root_entry = listed.as_array().unwrap().iter().find(|m| m["jti"] == jti.as_str()).unwrap().clone();
+    assert_eq!(root_entry["status"], "revoked");
+}
+
+#[tokio::test]
+async fn restart_keeps_the_key_pairings_and_history() {
+    let env = start().await;
+    let a = paired_agent(&env, 7).await;
+    let before = a.call(Method::GET, "/v1/principal", None).await.unwrap();
+    let history_before = person(&env, Command::History).await.unwrap();
+    assert!(!history_before.as_array().unwrap().is_empty());
+
+    let again = app::start(env.config.clone(), PassphraseSource::default()).await.unwrap();
+    let b = AgentClient::new(format!("http://{}", again.agent_addr), SigningKey::from_bytes(&[7; 32]));
+    let after = b.call(Method::GET, "/v1/principal", None).await.expect("still paired after a restart");
+    assert_eq!(before["principal"], after["principal"], "the same key");
+    let history_after = control::call(&again.runtime_dir, &Command::History).await.unwrap().unwrap();
+    assert!(history_after.as_array().unwrap().len() >= history_before.as_array().unwrap().len());
+}
+
+#[tokio::test]
+async fn mandates_verify_with_an_independent_jose_implementation() {
+    let env = start().await;
+    let a = paired_agent(&env, 8).await;
+    let (_, offer) = future_offer(&env.host, 8);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "jose"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let mandate = done["result"]["mandate"].as_str().unwrap();
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
+    let script = r#"
+import json, sys
+from jwcrypto import jwk, jws
+key = jwk.JWK(**json.loads(sys.argv[1]))
+token = jws.JWS()
+token.deserialize(sys.argv[2])
+token.verify(key, alg="EdDSA")
+print(json.loads(token.payload)["iss"])
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, &me["jwk"].to_string(), mandate])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "jwcrypto refused the mandate: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), me["principal"].as_str().unwrap());
+}

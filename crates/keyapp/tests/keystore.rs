@@ -1,0 +1,445 @@
+//! Key custody against a real keychain: run under `scripts/with-keyring`
+//! (scripts/test does), which gives this process a private D-Bus session and
+//! an unlocked gnome-keyring, so nothing here touches a developer's own keychain.
+//!
+//! The failure cases (no session bus, no Secret Service provider, a locked
+//! collection, the passphrase variable) need another environment than this
+//! process's, and tests share the process's environment across threads; so each
+//! runs this test binary again as a child with its own environment, and the
+//! child (`child_scenario`) checks the outcome.
+
+use keyapp::config::KeystoreBackend;
+use keyapp::keystore::{self, KeyLocation, KeystoreError, PassphraseSource, PrincipalKey, SecretString};
+use schcp::jwk::Jwk;
+use schcp::jws::{self, HeaderExtras, Typ};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The variable that tells a child run of this binary which scenario to check.
+const CHILD: &str = "SCHCP_KEYSTORE_TEST_CHILD";
+
+fn open_blocking(backend: KeystoreBackend, dir: &Path, source: PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    rt.block_on(keystore::open(backend, dir, source))
+}
+
+/// The OS-keychain tests write to the session's keychain; refuse to run them
+/// against a real desktop keychain.
+fn require_scratch_keychain() {
+    assert!(
+        std::env::var_os("SCHCP_WITH_KEYRING").is_some(),
+        "the keychain tests need a scratch keychain: run them as `scripts/with-keyring cargo test ...` (scripts/test does)"
+    );
+}
+
+/// The seed the keychain holds for `dir`'s profile, read with keyring directly
+/// (a blocking D-Bus call, so on a plain thread, not a runtime worker).
+fn keychain_seed(dir: &Path) -> Vec<u8> {
+    let account = keystore::keychain_account(dir).unwrap();
+    std::thread::spawn(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account).unwrap().get_secret().unwrap())
+        .join()
+        .unwrap()
+}
+
+fn public_jwk_of_seed(seed: &[u8]) -> Jwk {
+    let seed: [u8; 32] = seed.try_into().expect("a 32-byte seed");
+    Jwk::ed25519(&ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key())
+}
+
+fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path, bytes));
+            }
+        }
+    }
+    out
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The seed raw, in hex and in both base64 alphabets.
+fn spellings(seed: &[u8]) -> Vec<Vec<u8>> {
+    use base64::Engine;
+    let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+    vec![
+        seed.to_vec(),
+        hex.into_bytes(),
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(seed).into_bytes(),
+        base64::engine::general_purpose::STANDARD.encode(seed).into_bytes(),
+    ]
+}
+
+fn assert_no_seed_in_files(seed: &[u8], dir: &Path) {
+    for (path, bytes) in files_under(dir) {
+        for spelling in spellings(seed) {
+            assert!(!contains(&bytes, &spelling), "the private key is in {}", path.display());
+        }
+    }
+}
+
+fn assert_signs_verifiable_jws(key: &PrincipalKey) {
+    let claims = serde_json::json!({"v": "0.4", "iss": key.principal_id(), "jti": "m-1"});
+    let extras = HeaderExtras { kid: None, jwk: Some(key.jwk().clone()) };
+    let compact = jws::sign(Typ::Mandate, extras, &claims, key).unwrap();
+    let parsed = jws::parse(&compact).unwrap();
+    parsed.verify(Typ::Mandate, &key.jwk().public_key().unwrap()).unwrap();
+    assert_eq!(parsed.payload["iss"], key.principal_id());
+}
+
+// ---------------------------------------------------------------- OS keychain
+
+#[test]
+fn os_first_run_creates_a_key_and_later_runs_load_it() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    let data_dir = dir.path().join("profile");
+    let first = open_blocking(KeystoreBackend::Os, &data_dir, PassphraseSource::default()).unwrap();
+    assert!(data_dir.is_dir(), "the data directory is created");
+    assert!(first.principal_id().starts_with("urn:schcp:principal:jwk-thumbprint:"));
+    assert_eq!(
+        first.location(),
+        &KeyLocation::Keychain { service: "schcp-keyapp", account: keystore::keychain_account(&data_dir).unwrap() }
+    );
+
+    let second = open_blocking(KeystoreBackend::Os, &data_dir, PassphraseSource::default()).unwrap();
+    assert_eq!(second.jwk(), first.jwk(), "a restart keeps the key");
+    assert_eq!(second.principal_id(), first.principal_id());
+
+    // What the keychain holds is this key's seed.
+    assert_eq!(&public_jwk_of_seed(&keychain_seed(&data_dir)), first.jwk());
+    assert_signs_verifiable_jws(&second);
+}
+
+#[test]
+fn os_two_data_dirs_hold_two_keys() {
+    require_scratch_keychain();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let key_a = open_blocking(KeystoreBackend::Os, a.path(), PassphraseSource::default()).unwrap();
+    let key_b = open_blocking(KeystoreBackend::Os, b.path(), PassphraseSource::default()).unwrap();
+    assert_ne!(key_a.jwk(), key_b.jwk());
+    assert_ne!(key_a.principal_id(), key_b.principal_id());
+    // And each still loads its own.
+    let again_a = open_blocking(KeystoreBackend::Os, a.path(), PassphraseSource::default()).unwrap();
+    assert_eq!(again_a.jwk(), key_a.jwk());
+}
+
+#[test]
+fn os_key_is_in_no_file_of_the_data_dir_nor_in_clear_in_the_keyring_files() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("keyapp.db"), b"not the key").unwrap();
+    let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    let seed = keychain_seed(dir.path());
+    assert_eq!(&public_jwk_of_seed(&seed), key.jwk());
+    assert_no_seed_in_files(&seed, dir.path());
+    // gnome-keyring's own files (under the scratch XDG_DATA_HOME) keep it encrypted.
+    let keyring_files = PathBuf::from(std::env::var_os("XDG_DATA_HOME").expect("with-keyring sets XDG_DATA_HOME"));
+    assert!(!files_under(&keyring_files).is_empty());
+    assert_no_seed_in_files(&seed, &keyring_files);
+    // Nor does anything the key app prints carry it.
+    for spelling in spellings(&seed) {
+        assert!(!contains(format!("{key:?}").as_bytes(), &spelling));
+    }
+    assert!(format!("{key:?}").contains("[redacted]"));
+}
+
+#[test]
+fn os_a_corrupt_keychain_entry_is_refused_not_replaced() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    let account = keystore::keychain_account(dir.path()).unwrap();
+    std::thread::spawn(move || {
+        keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account).unwrap().set_secret(b"sixteen bytes!!!").unwrap()
+    })
+    .join()
+    .unwrap();
+    let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
+    assert!(matches!(err, KeystoreError::CorruptKey { location: KeyLocation::Keychain { .. }, .. }), "{err}");
+    assert_eq!(keychain_seed(dir.path()), b"sixteen bytes!!!", "the entry is left for the person to restore");
+}
+
+#[test]
+fn os_no_session_bus_when_the_address_is_unset() {
+    let runtime = tempfile::tempdir().unwrap();
+    // zbus falls back to $XDG_RUNTIME_DIR/bus; point that at an empty directory.
+    let out = child("no-bus-unset", &[], |c| {
+        c.env_remove("DBUS_SESSION_BUS_ADDRESS").env("XDG_RUNTIME_DIR", runtime.path());
+    });
+    assert_child_ok(&out);
+}
+
+#[test]
+fn os_no_session_bus_when_the_address_points_nowhere() {
+    let out = child("no-bus-nowhere", &[], |c| {
+        c.env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/schcp-test-bus");
+    });
+    assert_child_ok(&out);
+}
+
+#[test]
+fn os_no_secret_service_provider_on_the_bus() {
+    // A session bus of its own that knows no services at all, so nothing owns
+    // org.freedesktop.secrets and the bus cannot start gnome-keyring either.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("bus.conf");
+    std::fs::write(
+        &config,
+        format!(
+            r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir={}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"#,
+            dir.path().display()
+        ),
+    )
+    .unwrap();
+    let config_arg = format!("--config-file={}", config.display());
+    let out = child("no-provider", &["dbus-run-session", &config_arg, "--"], |_| {});
+    assert_child_ok(&out);
+}
+
+#[test]
+fn os_no_default_collection() {
+    // The stock session bus, which starts gnome-keyring on demand, in a fresh
+    // home where no login keyring was ever created: a provider, but nowhere
+    // to keep the key (a headless machine that never had a desktop login).
+    let home = tempfile::tempdir().unwrap();
+    let runtime = home.path().join("run");
+    std::fs::create_dir(&runtime).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(&runtime, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let out = child("no-collection", &["dbus-run-session", "--"], |c| {
+        c.env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env("XDG_RUNTIME_DIR", &runtime);
+    });
+    assert_child_ok(&out);
+}
+
+#[test]
+fn os_locked_collection() {
+    // A keychain of the child's own (a nested with-keyring), since locking the
+    // shared one would fail the tests running beside this one.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/with-keyring");
+    let out = child("locked", &[script.to_str().unwrap()], |_| {});
+    assert_child_ok(&out);
+}
+
+// ---------------------------------------------------------------- file backend
+
+fn fixed(p: &str) -> PassphraseSource {
+    PassphraseSource::Fixed(SecretString::from(p))
+}
+
+#[test]
+fn file_create_then_reopen_with_the_passphrase() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open_blocking(KeystoreBackend::File, dir.path(), fixed("correct horse battery")).unwrap();
+    let path = dir.path().join(keystore::KEY_FILE_NAME);
+    assert_eq!(first.location(), &KeyLocation::File(path.clone()));
+    let second = open_blocking(KeystoreBackend::File, dir.path(), fixed("correct horse battery")).unwrap();
+    assert_eq!(first.jwk(), second.jwk());
+    assert_signs_verifiable_jws(&second);
+
+    // The file is age (scrypt) ciphertext of the seed, owner-only, and holds
+    // the seed in no readable form.
+    let bytes = std::fs::read(&path).unwrap();
+    let identity = age::scrypt::Identity::new(SecretString::from("correct horse battery"));
+    let seed = age::decrypt(&identity, &bytes).unwrap();
+    assert_eq!(&public_jwk_of_seed(&seed), first.jwk());
+    assert_no_seed_in_files(&seed, dir.path());
+    assert_eq!(files_under(dir.path()).len(), 1, "no temporary file is left behind");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn file_wrong_passphrase_is_a_named_error_and_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = open_blocking(KeystoreBackend::File, dir.path(), fixed("right")).unwrap();
+    let path = dir.path().join(keystore::KEY_FILE_NAME);
+    let before = std::fs::read(&path).unwrap();
+    let err = open_blocking(KeystoreBackend::File, dir.path(), fixed("wrong")).unwrap_err();
+    assert!(matches!(&err, KeystoreError::WrongPassphrase { path: p } if *p == path), "{err}");
+    assert!(err.to_string().contains("passphrase"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "a wrong passphrase never replaces the key");
+    let again = open_blocking(KeystoreBackend::File, dir.path(), fixed("right")).unwrap();
+    assert_eq!(again.jwk(), key.jwk());
+}
+
+#[test]
+fn file_missing_passphrase_variable_names_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let var = "SCHCP_KEYAPP_TEST_PASSPHRASE_THAT_IS_NEVER_SET";
+    assert!(std::env::var_os(var).is_none());
+    let err = open_blocking(KeystoreBackend::File, dir.path(), PassphraseSource::Env(var.into())).unwrap_err();
+    assert!(matches!(&err, KeystoreError::PassphraseMissing { var: v } if v == var), "{err}");
+    assert!(err.to_string().contains(var), "{err}");
+    assert!(files_under(dir.path()).is_empty(), "no key is created without a passphrase");
+}
+
+#[test]
+fn file_default_variable_is_schcp_keyapp_passphrase() {
+    assert_eq!(keystore::PASSPHRASE_ENV, "SCHCP_KEYAPP_PASSPHRASE");
+    let dir = tempfile::tempdir().unwrap();
+    // Unset: the error names the default variable.
+    let unset = child("file-env", &[], |c| {
+        c.env_remove("SCHCP_KEYAPP_PASSPHRASE").env("SCHCP_TEST_DATA_DIR", dir.path());
+    });
+    assert_child_ok(&unset);
+    // Set: the key is created under it, and opens with the same passphrase given directly.
+    let set = child("file-env", &[], |c| {
+        c.env("SCHCP_KEYAPP_PASSPHRASE", "from the environment").env("SCHCP_TEST_DATA_DIR", dir.path());
+    });
+    assert_child_ok(&set);
+    open_blocking(KeystoreBackend::File, dir.path(), fixed("from the environment")).unwrap();
+}
+
+#[test]
+fn file_prompt_without_a_terminal_says_to_use_the_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = child("file-prompt-no-tty", &["setsid", "-w"], |c| {
+        c.env("SCHCP_TEST_DATA_DIR", dir.path());
+    });
+    assert_child_ok(&out);
+}
+
+// ---------------------------------------------------------------- child runs
+
+/// Runs `child_scenario` of this test binary as `prefix… <this binary>`, with
+/// its environment adjusted by `env`.
+fn child(scenario: &str, prefix: &[&str], env: impl FnOnce(&mut Command)) -> std::process::Output {
+    let exe = std::env::current_exe().unwrap();
+    let mut command = match prefix.split_first() {
+        Some((program, args)) => {
+            let mut c = Command::new(program);
+            c.args(args).arg(&exe);
+            c
+        }
+        None => Command::new(&exe),
+    };
+    command
+        .args(["child_scenario", "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD, scenario)
+        .stdin(std::process::Stdio::null());
+    env(&mut command);
+    command.output().unwrap_or_else(|e| panic!("cannot run {prefix:?} {}: {e}", exe.display()))
+}
+
+fn assert_child_ok(out: &std::process::Output) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("CHILD-OK"),
+        "child failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{stderr}",
+        out.status
+    );
+}
+
+#[test]
+#[ignore = "run by the tests above, in a child process with its own environment"]
+fn child_scenario() {
+    let Ok(scenario) = std::env::var(CHILD) else { return };
+    let scratch = tempfile::tempdir().unwrap();
+    let os = || open_blocking(KeystoreBackend::Os, scratch.path(), PassphraseSource::default());
+    let outcome: KeystoreError = match scenario.as_str() {
+        "no-bus-unset" | "no-bus-nowhere" => {
+            let err = os().unwrap_err();
+            assert!(matches!(err, KeystoreError::NoSessionBus { .. }), "{err}");
+            assert!(err.to_string().contains("DBUS_SESSION_BUS_ADDRESS"), "{err}");
+            err
+        }
+        "no-provider" => {
+            assert!(std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(), "dbus-run-session sets the address");
+            let err = os().unwrap_err();
+            assert!(matches!(err, KeystoreError::NoSecretService), "{err}");
+            err
+        }
+        "no-collection" => {
+            let err = os().unwrap_err();
+            assert!(matches!(err, KeystoreError::KeychainNoCollection), "{err}");
+            err
+        }
+        "locked" => {
+            // Created while unlocked; then the collection is locked and the
+            // unlock prompt cannot be shown (no display), as on a headless box.
+            let key = os().unwrap();
+            lock_default_collection();
+            let err = os().unwrap_err();
+            assert!(matches!(err, KeystoreError::KeychainLocked), "{err}");
+            // A first run on a locked keychain is refused the same way, and creates nothing.
+            let other = tempfile::tempdir().unwrap();
+            let err2 = open_blocking(KeystoreBackend::Os, other.path(), PassphraseSource::default()).unwrap_err();
+            assert!(matches!(err2, KeystoreError::KeychainLocked), "{err2}");
+            drop(key);
+            err
+        }
+        "file-env" => {
+            let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());
+            let result = open_blocking(KeystoreBackend::File, &data_dir, PassphraseSource::default());
+            match std::env::var_os("SCHCP_KEYAPP_PASSPHRASE") {
+                Some(_) => {
+                    result.unwrap();
+                    println!("CHILD-OK created under the variable");
+                    return;
+                }
+                None => {
+                    let err = result.unwrap_err();
+                    assert!(matches!(&err, KeystoreError::PassphraseMissing { var } if var == "SCHCP_KEYAPP_PASSPHRASE"), "{err}");
+                    assert!(err.to_string().contains("SCHCP_KEYAPP_PASSPHRASE"), "{err}");
+                    err
+                }
+            }
+        }
+        "file-prompt-no-tty" => {
+            let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());
+            let err = open_blocking(KeystoreBackend::File, &data_dir, PassphraseSource::Prompt).unwrap_err();
+            assert!(matches!(err, KeystoreError::NoTerminal { .. }), "{err}");
+            assert!(err.to_string().contains("SCHCP_KEYAPP_PASSPHRASE"), "{err}");
+            err
+        }
+        other => panic!("unknown scenario {other}"),
+    };
+    println!("CHILD-OK {outcome}");
+}
+
+/// Locks the Secret Service's default collection, as a screen lock would.
+fn lock_default_collection() {
+    let status = Command::new("dbus-send")
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.secrets",
+            "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.Lock",
+            "array:objpath:/org/freedesktop/secrets/aliases/default",
+        ])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "dbus-send Lock failed");
+}

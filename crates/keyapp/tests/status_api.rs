@@ -1,0 +1,527 @@
+//! The status API hosts call (API.md §2, §3.3 "One consent, several hosts"),
+//! served for real on a loopback port over a temporary database: every answer
+//! and refusal the contract names, and the hostile-input bounds around them.
+//! Every refusal is checked to have the §9 shape and to have changed nothing.
+
+use keyapp::store::limits::{self, MandateRecord, RevokeOutcome};
+use keyapp::store::Store;
+use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
+use reqwest::header::{HeaderMap, CACHE_CONTROL, CONTENT_TYPE};
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+
+const MAPLE: &str = "maple-street-auto";
+const OAK: &str = "oak-lane-garage";
+
+struct Server {
+    addr: SocketAddr,
+    store: Store,
+    _dir: tempfile::TempDir,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Server {
+    async fn start(options: StatusOptions) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let state = StatusState::with_options(store.clone(), options);
+        let task = tokio::spawn(status_api::serve(listener, state));
+        Server { addr, store, _dir: dir, task }
+    }
+
+    async fn unlimited() -> Server {
+        Server::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    async fn mandate(&self, jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) {
+        limits::record_mandate(
+            &self.store,
+            MandateRecord {
+                jti: jti.into(),
+                kind: "mandate".into(),
+                agent_jkt: None,
+                request_id: None,
+                aud: aud.iter().map(|s| s.to_string()).collect(),
+                scope: vec!["hold".into(), "book".into()],
+                iat: now() - 60,
+                exp,
+                compact: "h.p.s".into(),
+                status_url: Some(format!("https://keyapp.example/status/{jti}")),
+                max_bookings: max,
+                shared_limit: shared,
+                booking_id: None,
+            },
+        )
+        .await
+        .unwrap();
+    }
+
+    async fn held(&self, jti: &str) -> Vec<String> {
+        let mut held = limits::held_claims(&self.store, jti).await.unwrap();
+        held.sort();
+        held
+    }
+}
+
+fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+fn client() -> Client {
+    Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().unwrap()
+}
+
+fn client_from(ip: &str) -> Client {
+    Client::builder().no_proxy().local_address(ip.parse::<IpAddr>().unwrap()).timeout(Duration::from_secs(30)).build().unwrap()
+}
+
+/// Headers every response carries, and those none may carry (API.md §2).
+fn check_headers(h: &HeaderMap) {
+    assert_eq!(h.get(CACHE_CONTROL).map(|v| v.to_str().unwrap()), Some("no-store"), "{h:?}");
+    assert!(h.get("set-cookie").is_none(), "{h:?}");
+    assert!(!h.keys().any(|k| k.as_str().starts_with("access-control-")), "{h:?}");
+}
+
+/// Status code and JSON body of an answer, after checking its headers.
+async fn answer(r: reqwest::Response) -> (StatusCode, Value) {
+    let status = r.status();
+    check_headers(r.headers());
+    let bytes = r.bytes().await.unwrap();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
+    (status, body)
+}
+
+/// A refusal: its status, code and reason, after checking the §9 shape.
+async fn refusal(r: reqwest::Response) -> (StatusCode, String, String, Value) {
+    let (status, body) = answer(r).await;
+    let e = &body["error"];
+    assert!(e["message"].is_string(), "{body}");
+    assert_eq!(body.as_object().unwrap().len(), 1, "{body}");
+    (status, e["code"].as_str().unwrap().to_owned(), e["reason"].as_str().unwrap().to_owned(), body)
+}
+
+async fn claim(c: &Client, s: &Server, jti: &str, claim_id: &str) -> reqwest::Response {
+    c.post(s.url(&format!("/status/{jti}/claims"))).json(&json!({ "claim_id": claim_id })).send().await.unwrap()
+}
+
+async fn release(c: &Client, s: &Server, jti: &str, claim_id: &str) -> reqwest::Response {
+    c.delete(s.url(&format!("/status/{jti}/claims/{claim_id}"))).send().await.unwrap()
+}
+
+async fn get(c: &Client, s: &Server, jti: &str) -> (StatusCode, Value) {
+    answer(c.get(s.url(&format!("/status/{jti}"))).send().await.unwrap()).await
+}
+
+#[tokio::test]
+async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m-shared", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+    s.mandate("m-plain", &[MAPLE], Some(2), false, now() + 3600).await;
+    assert_eq!(get(&c, &s, "m-shared").await, (StatusCode::OK, json!({"jti": "m-shared", "status": "active", "remaining": 2})));
+    assert_eq!(get(&c, &s, "m-plain").await, (StatusCode::OK, json!({"jti": "m-plain", "status": "active"})));
+
+    let r = c.get(s.url("/status/m-shared")).send().await.unwrap();
+    assert_eq!(r.headers()[CONTENT_TYPE], "application/json");
+
+    let (st, code, reason, _) = refusal(c.get(s.url("/status/nobody")).send().await.unwrap()).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate"));
+    let long = "m".repeat(300);
+    let (st, _, reason, _) = refusal(c.get(s.url(&format!("/status/{long}"))).send().await.unwrap()).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::NOT_FOUND, "unknown_mandate"));
+
+    // A credential without a status URL (a contract, say) has no status here.
+    let mut rec = MandateRecord {
+        jti: "contract-1".into(),
+        kind: "meeting_contract".into(),
+        agent_jkt: None,
+        request_id: None,
+        aud: vec![MAPLE.into()],
+        scope: vec![],
+        iat: now(),
+        exp: now() + 60,
+        compact: "h.p.s".into(),
+        status_url: None,
+        max_bookings: None,
+        shared_limit: false,
+        booking_id: None,
+    };
+    limits::record_mandate(&s.store, rec.clone()).await.unwrap();
+    assert_eq!(get(&c, &s, "contract-1").await.0, StatusCode::NOT_FOUND);
+    rec.jti = "contract-2".into();
+    rec.shared_limit = true;
+    assert!(limits::record_mandate(&s.store, rec).await.is_err(), "a shared limit needs max_bookings and a status URL");
+}
+
+#[tokio::test]
+async fn claims_answer_201_then_200_and_409_when_none_are_left() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+
+    let (st, body) = answer(claim(&c, &s, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"claim_id": "maple-street-auto/h_1", "remaining": 1})));
+    // The same claim id again (a confirm retried under another idempotency key):
+    // 200, and nothing spent.
+    let (st, body) = answer(claim(&c, &s, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, body), (StatusCode::OK, json!({"claim_id": "maple-street-auto/h_1", "remaining": 1})));
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 1);
+    // The same hold id at another host is another claim.
+    let (st, body) = answer(claim(&c, &s, "m", "oak-lane-garage/h_1").await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"claim_id": "oak-lane-garage/h_1", "remaining": 0})));
+
+    let (st, code, reason, body) = refusal(claim(&c, &s, "m", "oak-lane-garage/h_2").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::CONFLICT, "MANDATE_LIMIT", "shared_limit_reached"));
+    assert_eq!(body["error"]["details"], json!({"max_bookings": 2, "remaining": 0}));
+    // A held claim id is still answered 200 when the limit is spent.
+    let (st, body) = answer(claim(&c, &s, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, body["remaining"].clone()), (StatusCode::OK, json!(0)));
+    assert_eq!(s.held("m").await, ["maple-street-auto/h_1", "oak-lane-garage/h_1"]);
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 0);
+}
+
+#[tokio::test]
+async fn releases_are_idempotent_and_take_the_whole_claim_id() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE, OAK], Some(3), true, now() + 3600).await;
+    for id in ["maple-street-auto/h_1", "maple-street-auto/h/2", "oak-lane-garage/h 3"] {
+        assert_eq!(claim(&c, &s, "m", id).await.status(), StatusCode::CREATED, "{id}");
+    }
+    // Unknown claims, a bare host id, a prefix of a held id, an unknown mandate:
+    // 204, and nothing changes.
+    for (jti, id) in [
+        ("m", "maple-street-auto/h_9"),
+        ("m", "maple-street-auto"),
+        ("m", "maple-street-auto/h"),
+        ("m", "oak-lane-garage/h_1"),
+        ("nobody", "maple-street-auto/h_1"),
+        ("m", "no-slash-at-all"),
+    ] {
+        let (st, body) = answer(release(&c, &s, jti, id).await).await;
+        assert_eq!((st, body), (StatusCode::NO_CONTENT, Value::Null), "{jti} {id}");
+    }
+    assert_eq!(s.held("m").await.len(), 3);
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 0);
+
+    // The route takes the whole id, its '/' included; percent-escapes decode.
+    let (st, _) = answer(release(&c, &s, "m", "maple-street-auto/h/2").await).await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    let (st, _) = answer(release(&c, &s, "m", "oak-lane-garage/h%203").await).await;
+    assert_eq!(st, StatusCode::NO_CONTENT);
+    assert_eq!(s.held("m").await, ["maple-street-auto/h_1"]);
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 2);
+    // Releasing again changes nothing.
+    assert_eq!(release(&c, &s, "m", "maple-street-auto/h/2").await.status(), StatusCode::NO_CONTENT);
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 2);
+    // A released unit can be claimed again.
+    assert_eq!(claim(&c, &s, "m", "maple-street-auto/h/2").await.status(), StatusCode::CREATED);
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 1);
+}
+
+#[tokio::test]
+async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+    assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
+
+    assert_eq!(limits::revoke(&s.store, "m", now()).await.unwrap(), RevokeOutcome::Revoked);
+    assert_eq!(get(&c, &s, "m").await, (StatusCode::OK, json!({"jti": "m", "status": "revoked", "remaining": 1})));
+    for id in ["oak-lane-garage/h_2", "maple-street-auto/h_1"] {
+        let (st, code, reason, _) = refusal(claim(&c, &s, "m", id).await).await;
+        assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked"), "{id}");
+    }
+    assert_eq!(s.held("m").await, ["maple-street-auto/h_1"]);
+    assert_eq!(release(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::NO_CONTENT);
+    assert_eq!(get(&c, &s, "m").await.1, json!({"jti": "m", "status": "revoked", "remaining": 2}));
+    let (n,): (i64,) = sqlx::query_as("SELECT count(*) FROM history WHERE event = 'revoked' AND subject = 'm'")
+        .fetch_one(s.store.pool())
+        .await
+        .unwrap();
+    assert_eq!(n, 1);
+
+    // Revoking a mandate without a shared limit shows too.
+    s.mandate("plain", &[MAPLE], None, false, now() + 3600).await;
+    limits::revoke(&s.store, "plain", now()).await.unwrap();
+    assert_eq!(get(&c, &s, "plain").await.1, json!({"jti": "plain", "status": "revoked"}));
+}
+
+#[tokio::test]
+async fn expired_mandates_refuse_claims_and_still_take_releases() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE], Some(2), true, now() + 3600).await;
+    assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
+    // Let it lapse: the exp passes (§3.3 check 3, no skew on exp).
+    sqlx::query("UPDATE credentials SET exp = ? WHERE jti = 'm'").bind(now() - 1).execute(s.store.pool()).await.unwrap();
+    assert_eq!(get(&c, &s, "m").await.1, json!({"jti": "m", "status": "expired", "remaining": 1}));
+    let (st, code, reason, _) = refusal(claim(&c, &s, "m", "maple-street-auto/h_2").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired"));
+    assert_eq!(release(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::NO_CONTENT);
+    assert!(s.held("m").await.is_empty());
+}
+
+#[tokio::test]
+async fn claims_that_cannot_apply_are_400_404_and_change_nothing() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE, OAK], Some(5), true, now() + 3600).await;
+    s.mandate("plain", &[MAPLE], Some(5), false, now() + 3600).await;
+    s.mandate("any", &["*"], Some(1), true, now() + 3600).await;
+    let long_hold = format!("maple-street-auto/{}", "h".repeat(256));
+    let long_host = format!("{}/h", "a".repeat(256));
+    for (jti, id, reason) in [
+        ("m", "maple-street-auto", "bad_claim_id"),
+        ("m", "/h_1", "bad_claim_id"),
+        ("m", "maple-street-auto/", "bad_claim_id"),
+        ("m", "*/h_1", "bad_claim_id"),
+        ("m", "maple street/h_1", "bad_claim_id"),
+        ("m", "mäple/h_1", "bad_claim_id"),
+        ("m", &long_hold, "bad_claim_id"),
+        ("m", &long_host, "bad_claim_id"),
+        ("m", "", "bad_claim_id"),
+        ("m", "elm-street-salon/h_1", "host_not_in_audience"),
+        ("m", "maple-street-auto.evil/h_1", "host_not_in_audience"),
+        ("plain", "maple-street-auto/h_1", "no_shared_limit"),
+    ] {
+        let (st, code, r, body) = refusal(claim(&c, &s, jti, id).await).await;
+        assert_eq!((st, code.as_str(), r.as_str()), (StatusCode::BAD_REQUEST, "INVALID_REQUEST", reason), "{id:?}: {body}");
+    }
+    let (st, code, reason, _) = refusal(claim(&c, &s, "nobody", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate"));
+    assert!(s.held("m").await.is_empty());
+    assert!(s.held("plain").await.is_empty());
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 5);
+    // A hold id may contain '/' and any character; `aud: "*"` matches any host.
+    assert_eq!(claim(&c, &s, "m", "oak-lane-garage/h/é/1").await.status(), StatusCode::CREATED);
+    assert_eq!(claim(&c, &s, "any", "elm-street-salon/h_1").await.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let url = s.url("/status/m/claims");
+    let big = format!("{{\"claim_id\": \"maple-street-auto/{}\"}}", "h".repeat(5000));
+    let cases: Vec<(Option<&str>, Vec<u8>, StatusCode, &str)> = vec![
+        (None, br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
+        (Some("text/plain"), br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
+        (Some("application/json; charset=latin1"), br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
+        (Some("application/json"), b"".to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (Some("application/json"), br#"{"claim_id": "maple-street-auto/h_1""#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (Some("application/json"), br#"{"claim_id": "maple-street-auto/h_1"} {}"#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (Some("application/json"), b"{\"claim_id\": \"maple-street-auto/h_\xff\"}".to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (Some("application/json"), br#"["maple-street-auto/h_1"]"#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (Some("application/json"), br#""maple-street-auto/h_1""#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (
+            Some("application/json"),
+            br#"{"claim_id": "maple-street-auto/h_1", "claim_id": "maple-street-auto/h_2"}"#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "duplicate_member",
+        ),
+        (
+            Some("application/json"),
+            br#"{"claim_id": "maple-street-auto/h_1", "payment": {"card": "4111"}}"#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "unknown_member",
+        ),
+        (Some("application/json"), br#"{}"#.to_vec(), StatusCode::BAD_REQUEST, "missing_member"),
+        (Some("application/json"), br#"{"claim_id": 7}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_claim_id"),
+        (Some("application/json"), br#"{"claim_id": null}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_claim_id"),
+        (Some("application/json"), big.into_bytes(), StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+    ];
+    for (ct, body, want_status, want_reason) in cases {
+        let mut req = c.post(&url).body(body.clone());
+        if let Some(ct) = ct {
+            req = req.header(CONTENT_TYPE, ct);
+        }
+        let (st, code, reason, err) = refusal(req.send().await.unwrap()).await;
+        assert_eq!((st, code.as_str(), reason.as_str()), (want_status, "INVALID_REQUEST", want_reason), "{ct:?} {:?}: {err}", String::from_utf8_lossy(&body));
+    }
+    // A body over the limit without a declared length (chunked) is cut off too.
+    let mut conn = raw_connect(s.addr, "127.0.0.1").await;
+    let mut req = b"POST /status/m/claims HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for _ in 0..10 {
+        req.extend_from_slice(b"3e8\r\n");
+        req.extend_from_slice(&[b' '; 1000]);
+        req.extend_from_slice(b"\r\n");
+    }
+    req.extend_from_slice(b"0\r\n\r\n");
+    let _ = conn.write_all(&req).await;
+    let got = read_to_close(&mut conn, Duration::from_secs(20)).await.expect("the server answers");
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 413") && text.contains("body_too_large"), "{text}");
+
+    assert!(s.held("m").await.is_empty());
+    assert_eq!(get(&c, &s, "m").await.1["remaining"], 1);
+    // And the accepted shape still works, with a charset parameter.
+    let r = c
+        .post(&url)
+        .header(CONTENT_TYPE, "application/json; charset=utf-8")
+        .body(r#"{"claim_id":"maple-street-auto/h_1"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors() {
+    let s = Server::unlimited().await;
+    let c = client();
+    s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let (st, code, _, _) = refusal(c.get(s.url("/nothing/here")).send().await.unwrap()).await;
+    assert_eq!((st, code.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND"));
+    let (st, _, reason, _) = refusal(c.put(s.url("/status/m")).send().await.unwrap()).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
+    let (st, _, _, _) = refusal(c.get(s.url("/status/m/claims")).send().await.unwrap()).await;
+    assert_eq!(st, StatusCode::METHOD_NOT_ALLOWED);
+    // A CORS preflight from a web page gets no CORS headers.
+    let r = c
+        .request(reqwest::Method::OPTIONS, s.url("/status/m/claims"))
+        .header("origin", "https://evil.example")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    let (st, _, _, _) = refusal(r).await;
+    assert_eq!(st, StatusCode::METHOD_NOT_ALLOWED);
+    // A claim with an Origin is served like any other, still without CORS headers.
+    let r = c
+        .post(s.url("/status/m/claims"))
+        .header("origin", "https://evil.example")
+        .json(&json!({"claim_id": "maple-street-auto/h_1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer(r).await.0, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn one_peers_flood_does_not_starve_another_and_releases_are_never_limited() {
+    let s = Server::start(StatusOptions { rate_limit: Some(RateLimit { per_second: 0.5, burst: 3.0 }), ..StatusOptions::default() })
+        .await;
+    s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+    let flooder = client_from("127.0.0.1");
+    let host = client_from("127.0.0.2");
+    // The flooder spends its own bucket, claiming the mandate's limit away…
+    assert_eq!(claim(&flooder, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
+    assert_eq!(get(&flooder, &s, "m").await.0, StatusCode::OK);
+    assert_eq!(get(&flooder, &s, "m").await.0, StatusCode::OK);
+    let r = claim(&flooder, &s, "m", "maple-street-auto/h_2").await;
+    let retry_after = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
+    let (st, code, reason, body) = refusal(r).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests"));
+    let after = body["error"]["retry"]["after"].as_str().unwrap().to_owned();
+    assert!(after.starts_with("PT") && after.ends_with('S'), "{after}");
+    assert_eq!(retry_after.as_deref(), Some(&after[2..after.len() - 1]));
+    for _ in 0..20 {
+        assert_eq!(claim(&flooder, &s, "m", "maple-street-auto/h_3").await.status(), StatusCode::TOO_MANY_REQUESTS);
+    }
+    // …and the refused claims spent nothing, while another host is served.
+    assert_eq!(s.held("m").await, ["maple-street-auto/h_1"]);
+    let (st, body) = answer(claim(&host, &s, "m", "oak-lane-garage/h_1").await).await;
+    assert_eq!((st, body["remaining"].clone()), (StatusCode::CREATED, json!(0)));
+    // Releases go through even for a peer out of tokens: they only give back.
+    for _ in 0..10 {
+        assert_eq!(release(&flooder, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::NO_CONTENT);
+    }
+    assert_eq!(s.held("m").await, ["oak-lane-garage/h_1"]);
+}
+
+async fn raw_connect(addr: SocketAddr, from: &str) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(from.parse().unwrap(), 0)).unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// Reads until the peer closes or `limit` passes (a liveness bound, not a speed
+/// assertion); returns what arrived.
+async fn read_to_close(stream: &mut TcpStream, limit: Duration) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let read = tokio::time::timeout(limit, async {
+        let mut buf = [0u8; 4096];
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+            }
+        }
+    })
+    .await;
+    read.ok().map(|_| out)
+}
+
+#[tokio::test]
+async fn slow_clients_are_cut_off_and_heads_are_bounded() {
+    let s = Server::start(StatusOptions {
+        rate_limit: None,
+        body_timeout: Duration::from_millis(200),
+        header_timeout: Duration::from_millis(300),
+        ..StatusOptions::default()
+    })
+    .await;
+    s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+
+    // A body that never finishes arriving: 408, and nothing claimed.
+    let mut conn = raw_connect(s.addr, "127.0.0.1").await;
+    conn.write_all(b"POST /status/m/claims HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"claim_id\":")
+        .await
+        .unwrap();
+    let got = read_to_close(&mut conn, Duration::from_secs(20)).await.expect("the server answers");
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.starts_with("HTTP/1.1 408"), "{text}");
+    assert!(text.contains("body_timeout") && text.to_ascii_lowercase().contains("cache-control: no-store"), "{text}");
+    assert!(s.held("m").await.is_empty());
+
+    // A head that never finishes arriving: the connection is closed.
+    let mut conn = raw_connect(s.addr, "127.0.0.1").await;
+    conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    assert!(read_to_close(&mut conn, Duration::from_secs(20)).await.is_some(), "slow head not cut off");
+
+    // An idle kept-alive connection is closed too.
+    let mut conn = raw_connect(s.addr, "127.0.0.1").await;
+    assert!(read_to_close(&mut conn, Duration::from_secs(20)).await.is_some(), "idle connection not closed");
+
+    // A head over 16 KiB is refused.
+    let mut conn = raw_connect(s.addr, "127.0.0.1").await;
+    let head = format!("GET /status/m HTTP/1.1\r\nHost: x\r\nX-Pad: {}\r\n\r\n", "a".repeat(20_000));
+    let _ = conn.write_all(head.as_bytes()).await;
+    let got = read_to_close(&mut conn, Duration::from_secs(20)).await.expect("closed");
+    let text = String::from_utf8_lossy(&got);
+    assert!(text.is_empty() || text.starts_with("HTTP/1.1 431"), "{text}");
+}
+
+#[tokio::test]
+async fn one_peer_cannot_hold_every_connection() {
+    let s = Server::start(StatusOptions { rate_limit: None, max_connections_per_peer: 2, ..StatusOptions::default() }).await;
+    s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let _a = raw_connect(s.addr, "127.0.0.1").await;
+    let _b = raw_connect(s.addr, "127.0.0.1").await;
+    // Give the accept loop time to take both before the third arrives.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut third = raw_connect(s.addr, "127.0.0.1").await;
+    let _ = third.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    let got = read_to_close(&mut third, Duration::from_secs(20)).await.expect("closed");
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    // Another peer is still served.
+    assert_eq!(get(&client_from("127.0.0.2"), &s, "m").await.0, StatusCode::OK);
+}

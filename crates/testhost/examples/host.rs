@@ -1,0 +1,275 @@
+//! The example SchCP host: Maple Street Auto (spec §2.1) on this machine.
+//!
+//!     cargo run -p schcp-testhost --example host -- \
+//!         --ca-out /tmp/msa-ca.pem --config-out /tmp/keyapp.toml --offer-out /tmp/offer.jws
+//!
+//! It serves the discovery document at
+//! `https://maplestreetauto.example/.well-known/scheduling.json` on 127.0.0.1:8443
+//! with a certificate from a CA made for this run, and signs offers.
+//!
+//! Output, made to be scripted:
+//! - standard output: one compact JWS per line and nothing else: a fresh signed offer
+//!   at start, every `--every` seconds, and on request (below); receipts on request.
+//! - standard error: what to put in the key app's config, for a person to read.
+//! - `--ca-out FILE`: the CA certificate (PEM), the key app's `extra_root_certs`.
+//! - `--config-out FILE`: a complete key app config (TOML) with the `[discovery]`
+//!   section filled in; `schcp-keyapp serve --config FILE` reaches this host with it.
+//! - `--offer-out FILE`: the latest offer, replaced atomically at each new one.
+//!
+//! Commands on standard input, one per line:
+//! - empty line or `offer`: a new offer (of `--kind`);
+//! - `open`: a new unpriced open-ended offer;
+//! - `receipt JTI`: a receipt for the latest offer, booked under root mandate JTI
+//!   with `consent.approved: "offer"`;
+//! - `rotate KID`: rotate the signing key to a new one named KID;
+//! - `quit`.
+//!
+//! The CA is new on every run: restart the key app after restarting the host (it
+//! reads `extra_root_certs` when it starts).
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{Days, TimeZone, Utc};
+use schcp::claims::{Approved, OfferClaims, Slot};
+use testhost::{TestHost, TestHostConfig};
+use tokio::io::AsyncBufReadExt;
+
+const USAGE: &str = "usage: host [--listen ADDR] [--ca-out FILE] [--config-out FILE] [--offer-out FILE]
+            [--kind priced|open] [--every SECONDS]
+  --listen ADDR      where to listen (default 127.0.0.1:8443; port 0 picks a free one)
+  --ca-out FILE      write the CA certificate (PEM) for the key app's extra_root_certs
+  --config-out FILE  write a key app config with [discovery] filled in (implies --ca-out,
+                     default ./schcp-testhost-ca.pem)
+  --offer-out FILE   keep the latest signed offer in FILE
+  --kind KIND        offers to sign: priced (the spec's oil change, default) or open
+                     (an unpriced open-ended inspection)
+  --every SECONDS    sign a new offer this often (default 240; offers live 300 s; 0: only on request)";
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Priced,
+    Open,
+}
+
+struct Args {
+    listen: SocketAddr,
+    ca_out: Option<PathBuf>,
+    config_out: Option<PathBuf>,
+    offer_out: Option<PathBuf>,
+    kind: Kind,
+    every: u64,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        listen: SocketAddr::from(([127, 0, 0, 1], 8443)),
+        ca_out: None,
+        config_out: None,
+        offer_out: None,
+        kind: Kind::Priced,
+        every: 240,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--listen" => args.listen = value()?.parse().map_err(|e| format!("--listen: {e}"))?,
+            "--ca-out" => args.ca_out = Some(value()?.into()),
+            "--config-out" => args.config_out = Some(value()?.into()),
+            "--offer-out" => args.offer_out = Some(value()?.into()),
+            "--kind" => {
+                args.kind = match value()?.as_str() {
+                    "priced" => Kind::Priced,
+                    "open" => Kind::Open,
+                    other => return Err(format!("--kind: {other:?} is not priced or open")),
+                }
+            }
+            "--every" => args.every = value()?.parse().map_err(|e| format!("--every: {e}"))?,
+            "-h" | "--help" => return Err(String::new()),
+            other => return Err(format!("unknown argument {other:?}")),
+        }
+    }
+    if args.config_out.is_some() && args.ca_out.is_none() {
+        args.ca_out = Some("schcp-testhost-ca.pem".into());
+    }
+    Ok(args)
+}
+
+/// Writes `contents` to `path` through a temporary file and a rename, so a reader
+/// never sees half a file.
+fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, contents)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn now() -> i64 {
+    Utc::now().timestamp()
+}
+
+/// Tomorrow at 13:00 in the host's time zone, for 45 minutes: a slot in the future
+/// whatever day the example is run (the spec's own slot is a fixed date).
+fn tomorrow_slot(tz: &str, open_end: bool) -> Slot {
+    let tz: chrono_tz::Tz = tz.parse().unwrap_or(chrono_tz::America::Toronto);
+    let today = Utc::now().with_timezone(&tz).date_naive();
+    let day = today.checked_add_days(Days::new(1)).unwrap_or(today);
+    let start = day
+        .and_hms_opt(13, 0, 0)
+        .and_then(|t| tz.from_local_datetime(&t).earliest())
+        .expect("13:00 exists on every day");
+    let end = start + chrono::TimeDelta::minutes(45);
+    Slot {
+        start: start.to_rfc3339(),
+        end: (!open_end).then(|| end.to_rfc3339()),
+    }
+}
+
+fn new_offer(host: &TestHost, kind: Kind) -> String {
+    let mut claims: OfferClaims = match kind {
+        Kind::Priced => host.priced_offer(now()),
+        Kind::Open => host.open_ended_offer(now()),
+    };
+    claims.slot = tomorrow_slot(&host.config().tz, kind == Kind::Open);
+    host.sign_offer(&claims).expect("signing a well-formed offer")
+}
+
+fn emit(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A closed stdout (the reader went away) ends the example.
+    if writeln!(out, "{line}").and_then(|_| out.flush()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+fn publish_offer(host: &TestHost, kind: Kind, offer_out: Option<&Path>) -> String {
+    let offer = new_offer(host, kind);
+    if let Some(path) = offer_out {
+        if let Err(e) = write_atomic(path, &format!("{offer}\n")) {
+            eprintln!("cannot write {}: {e}", path.display());
+        }
+    }
+    emit(&offer);
+    offer
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            if !e.is_empty() {
+                eprintln!("{e}");
+            }
+            eprintln!("{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    let config = TestHostConfig { listen: args.listen, ..TestHostConfig::default() };
+    let host = match TestHost::try_start(config).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("the example host did not start on {}: {e}", args.listen);
+            std::process::exit(1);
+        }
+    };
+    let (name, addr) = host.resolve();
+
+    let mut ca_path = None;
+    if let Some(path) = &args.ca_out {
+        if let Err(e) = std::fs::write(path, host.ca_pem()) {
+            eprintln!("cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+        ca_path = Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()));
+    }
+    let ca_toml = ca_path
+        .as_ref()
+        .map(|p| toml_string(&p.display().to_string()))
+        .unwrap_or_else(|| "\"<the CA file: run with --ca-out FILE>\"".into());
+    let discovery_toml = format!(
+        "[discovery]\nextra_root_certs = [{ca_toml}]\nresolve = {{ {} = {} }}\n",
+        toml_string(&name),
+        toml_string(&addr.to_string())
+    );
+    if let Some(path) = &args.config_out {
+        let text = format!(
+            "# Key app configuration that reaches the SchCP example host (schcp-testhost).\n\
+             # The host's CA is new on every run: restart the key app after restarting the host.\n\n{discovery_toml}"
+        );
+        if let Err(e) = write_atomic(path, &text) {
+            eprintln!("cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
+
+    eprintln!("SchCP example host: {} ({}) listening on {addr}", host.config().name, host.host_id());
+    eprintln!("discovery URL: {}", host.discovery_url());
+    eprintln!("resolve entry: {name} = {addr}");
+    if let Some(p) = &ca_path {
+        eprintln!("CA certificate: {}", p.display());
+    }
+    if let Some(p) = &args.config_out {
+        eprintln!("key app config: {}", p.display());
+    }
+    eprintln!("\nPut this in the key app's config (API.md §3):\n\n{discovery_toml}");
+    eprintln!("Signed offers follow on standard output, one per line. Type an empty line (or");
+    eprintln!("`offer`) for a new one, `open` for an open-ended one, `receipt JTI`, `rotate KID`, `quit`.\n");
+
+    let offer_out = args.offer_out.as_deref();
+    let mut latest = publish_offer(&host, args.kind, offer_out);
+
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let mut stdin_open = true;
+    let period = Duration::from_secs(args.every.max(1));
+    let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    loop {
+        tokio::select! {
+            _ = ticker.tick(), if args.every > 0 => {
+                latest = publish_offer(&host, args.kind, offer_out);
+            }
+            line = stdin.next_line(), if stdin_open => {
+                let line = match line {
+                    Ok(Some(l)) => l,
+                    // End of input (or run with </dev/null): keep serving.
+                    _ => { stdin_open = false; continue; }
+                };
+                let mut words = line.split_whitespace();
+                match (words.next(), words.next()) {
+                    (None | Some("offer"), _) => latest = publish_offer(&host, args.kind, offer_out),
+                    (Some("open"), _) => latest = publish_offer(&host, Kind::Open, offer_out),
+                    (Some("receipt"), Some(jti)) => match host.receipt(&latest, jti, Approved::Offer, now()) {
+                        Ok(r) => emit(&r),
+                        Err(e) => eprintln!("no receipt: {e}"),
+                    },
+                    (Some("rotate"), Some(kid)) => {
+                        host.rotate_key(kid);
+                        eprintln!("now signing with kid {kid}");
+                    }
+                    (Some("quit"), _) => break,
+                    _ => eprintln!("commands: offer | open | receipt JTI | rotate KID | quit"),
+                }
+            }
+            // Neither input nor a period: serve until killed.
+            _ = std::future::pending::<()>(), if !stdin_open && args.every == 0 => {}
+        }
+    }
+}
