@@ -185,6 +185,25 @@ mod tests {
     }
 
     #[test]
+    fn signature_errors_are_401_bad_signature_with_the_section_3_2_reason() {
+        use crate::httpsig::SigError;
+        for (e, reason) in [
+            (SigError::Stale { created: 1, now: 400 }, "stale_signature"),
+            (SigError::Replayed, "replayed_nonce"),
+            (SigError::Bad("x".into()), "bad_signature"),
+        ] {
+            let a = ApiError::signature(&e);
+            assert_eq!((a.status, a.code, a.reason), (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason));
+        }
+        let busy = ApiError::signature(&SigError::Busy { retry_after: 7 });
+        assert_eq!((busy.status, busy.retry_after), (StatusCode::TOO_MANY_REQUESTS, Some(7)));
+        assert_eq!(ApiError::bad_host("h").status, StatusCode::MISDIRECTED_REQUEST);
+        assert_eq!(ApiError::body_too_large(10).status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(ApiError::unsupported_media_type("t").status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        assert_eq!(ApiError::not_permitted("browser_origin", "o").code, "NOT_PERMITTED");
+    }
+
+    #[test]
     fn verification_errors_carry_the_protocol_reason() {
         let e = ApiError::verification(&schcp::Error::MandateExpired { exp: 1, now: 2 });
         assert_eq!((e.code, e.reason), ("MANDATE_INVALID", "mandate_expired"));

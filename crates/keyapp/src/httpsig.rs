@@ -246,7 +246,8 @@ pub fn verify_request(req: &RequestParts<'_>, now: i64, nonces: &NonceCache) -> 
     }
 
     let digest = if has_digest {
-        let value = req.single(CONTENT_DIGEST)?.ok_or_else(|| bad("a request with a body needs Content-Digest (§3.2)"))?;
+        let value =
+            req.single(CONTENT_DIGEST)?.ok_or_else(|| bad("a request with a body needs Content-Digest (§3.2)"))?;
         check_content_digest(value, req.body)?;
         Some(value)
     } else {
@@ -381,7 +382,9 @@ fn parse_signature_input(value: &str, has_digest: bool, has_mandate: bool) -> Re
             break;
         }
         if !c.eat(b'"') {
-            return Err(bad("Signature-Input: a component is not a string (component parameters are not part of §3.2)"));
+            return Err(bad(
+                "Signature-Input: a component is not a string (component parameters are not part of §3.2)",
+            ));
         }
         covered.push(c.string()?);
         if !matches!(c.peek(), Some(b' ' | b')')) {
@@ -503,9 +506,7 @@ fn check_content_digest(value: &str, body: &[u8]) -> Result<(), SigError> {
                 Err(bad("Content-Digest does not match the body (§3.2: recomputed over its exact bytes)"))
             }
         }
-        m if m.iter().any(|(n, _)| *n == "sha-256") => {
-            Err(bad("Content-Digest must carry sha-256 alone (§3.2)"))
-        }
+        m if m.iter().any(|(n, _)| *n == "sha-256") => Err(bad("Content-Digest must carry sha-256 alone (§3.2)")),
         _ => Err(bad("Content-Digest has no sha-256 digest (§3.2)")),
     }
 }
@@ -634,7 +635,12 @@ mod tests {
             .collect()
     }
 
-    fn verify(method: &str, url: &str, body: &[u8], headers: Vec<(String, Vec<u8>)>) -> Result<VerifiedAgent, SigError> {
+    fn verify(
+        method: &str,
+        url: &str,
+        body: &[u8],
+        headers: Vec<(String, Vec<u8>)>,
+    ) -> Result<VerifiedAgent, SigError> {
         verify_at(method, url, body, headers, NOW, &NonceCache::new())
     }
 
@@ -719,10 +725,7 @@ mod tests {
         assert_eq!((v.created, v.nonce.as_str()), (NOW, nonce(1).as_str()));
         assert_eq!(v.key, agent().verifying_key());
         // Bodiless, and header names in another case.
-        let h = signed("GET", URL, b"", NOW, &nonce(2))
-            .into_iter()
-            .map(|(n, v)| (n.to_ascii_lowercase(), v))
-            .collect();
+        let h = signed("GET", URL, b"", NOW, &nonce(2)).into_iter().map(|(n, v)| (n.to_ascii_lowercase(), v)).collect();
         verify("GET", URL, b"", h).unwrap();
     }
 
@@ -772,7 +775,8 @@ mod tests {
         set(&mut wrong, "Content-Digest", &content_digest(b"other"));
         is_bad(verify("POST", URL, BODY, wrong), "does not match the body");
 
-        let sha512 = "sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:";
+        let sha512 =
+            "sha-512=:WZDPaVn/7XgHaAy8pmojAkGWoRx2UFChF41A2svX+TaPm+AbwAgBWnrIiYllu7BNNyealdVLvRwEmTHWXvJwew==:";
         let mut other = h.clone();
         set(&mut other, "Content-Digest", sha512);
         is_bad(verify("POST", URL, BODY, other), "no sha-256");
@@ -851,7 +855,11 @@ mod tests {
         let other = signed("POST", URL, BODY, NOW, &nonce(2));
         // Two members in one field.
         let mut one_field = h.clone();
-        let v = format!("{}, {}", get(&h, "signature-input"), get(&other, "signature-input").replacen("schcp=", "sig2=", 1));
+        let v = format!(
+            "{}, {}",
+            get(&h, "signature-input"),
+            get(&other, "signature-input").replacen("schcp=", "sig2=", 1)
+        );
         set(&mut one_field, "Signature-Input", &v);
         is_bad(verify("POST", URL, BODY, one_field), "a second signature");
         let mut sig_field = h.clone();
@@ -952,15 +960,14 @@ mod tests {
             .map(|(k, v)| (k, v.into_bytes()))
             .collect();
         set(&mut forged, "SchCP-Agent-Key", get(&genuine, "schcp-agent-key"));
-        let fi = get(&forged, "signature-input").replace(
-            &Jwk::ed25519(&forger.verifying_key()).thumbprint().unwrap(),
-            &keyid(),
-        );
+        let fi = get(&forged, "signature-input")
+            .replace(&Jwk::ed25519(&forger.verifying_key()).thumbprint().unwrap(), &keyid());
         set(&mut forged, "Signature-Input", &fi);
         is_bad(verify_at("POST", URL, BODY, forged, NOW, &cache), "does not verify");
         // ...a corrupted signature too...
         let mut corrupted = genuine.clone();
-        let mut sig = STANDARD.decode(get(&genuine, "signature").trim_start_matches("schcp=:").trim_end_matches(':')).unwrap();
+        let mut sig =
+            STANDARD.decode(get(&genuine, "signature").trim_start_matches("schcp=:").trim_end_matches(':')).unwrap();
         sig[0] ^= 1;
         set(&mut corrupted, "Signature", &format!("schcp=:{}:", STANDARD.encode(sig)));
         is_bad(verify_at("POST", URL, BODY, corrupted, NOW, &cache), "does not verify");
@@ -998,8 +1005,7 @@ mod tests {
         let h = signed("POST", URL, BODY, NOW, &nonce(1));
         let good = get(&h, "signature").to_owned();
         let b64 = good.trim_start_matches("schcp=:").trim_end_matches(':').to_owned();
-        let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(STANDARD.decode(&b64).unwrap());
+        let url_safe = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(STANDARD.decode(&b64).unwrap());
         for (v, needle) in [
             (format!("schcp=:{}:", b64.trim_end_matches('=')), "standard base64"),
             (format!("schcp=:{url_safe}:"), "Signature"),

@@ -22,7 +22,9 @@ use tower::ServiceExt;
 
 /// Echoes who the guard says is calling and what body reached the handler.
 async fn echo(agent: AgentIdentity, method: Method, body: Bytes) -> Json<Value> {
-    Json(json!({ "jkt": agent.jkt, "method": method.as_str(), "body_len": body.len(), "body": String::from_utf8_lossy(&body) }))
+    Json(
+        json!({ "jkt": agent.jkt, "method": method.as_str(), "body_len": body.len(), "body": String::from_utf8_lossy(&body) }),
+    )
 }
 
 /// A handler that tries to send CORS headers: the guard must strip them.
@@ -258,7 +260,10 @@ async fn host_must_be_the_agent_apis_own() {
     // No Host at all (reqwest always sends one).
     let (status, _, body) = raw(s.port, b"GET /v1/principal HTTP/1.1\r\nConnection: close\r\n\r\n").await;
     assert_eq!(status, 421, "{body}");
-    assert_eq!((body["error"]["code"].as_str(), body["error"]["reason"].as_str()), (Some("INVALID_REQUEST"), Some("bad_host")));
+    assert_eq!(
+        (body["error"]["code"].as_str(), body["error"]["reason"].as_str()),
+        (Some("INVALID_REQUEST"), Some("bad_host"))
+    );
     // Two Host fields.
     let req = format!(
         "GET /v1/principal HTTP/1.1\r\nHost: 127.0.0.1:{p}\r\nHost: 127.0.0.1:{p}\r\nConnection: close\r\n\r\n",
@@ -267,7 +272,10 @@ async fn host_must_be_the_agent_apis_own() {
     let (status, _, body) = raw(s.port, req.as_bytes()).await;
     assert_eq!(status, 421, "{body}");
     // An absolute-form request line naming another origin.
-    let req = format!("GET http://evil.example/v1/principal HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", s.port);
+    let req = format!(
+        "GET http://evil.example/v1/principal HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        s.port
+    );
     let (status, _, body) = raw(s.port, req.as_bytes()).await;
     assert_eq!(status, 421, "{body}");
 }
@@ -316,11 +324,21 @@ async fn signature_refusals() {
 
     // Signed for another URL than the one addressed.
     let elsewhere = s.url("/v1/pairings");
-    refused(s.signed_at(&a, Method::POST, "/v1/requests", &elsewhere, body, now()), 401, "BAD_SIGNATURE", "bad_signature")
-        .await;
+    refused(
+        s.signed_at(&a, Method::POST, "/v1/requests", &elsewhere, body, now()),
+        401,
+        "BAD_SIGNATURE",
+        "bad_signature",
+    )
+    .await;
     let other_host = format!("http://localhost:{}/v1/requests", s.port);
-    refused(s.signed_at(&a, Method::POST, "/v1/requests", &other_host, body, now()), 401, "BAD_SIGNATURE", "bad_signature")
-        .await;
+    refused(
+        s.signed_at(&a, Method::POST, "/v1/requests", &other_host, body, now()),
+        401,
+        "BAD_SIGNATURE",
+        "bad_signature",
+    )
+    .await;
 
     // A mandate header is not part of the agent API's profile.
     let headers = sign_request("POST", &url, body, Some("a.b.c"), &a.key, now(), &fresh_nonce());

@@ -355,3 +355,76 @@ print(json.loads(token.payload)["iss"])
     assert!(out.status.success(), "jwcrypto refused the mandate: {}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), me["principal"].as_str().unwrap());
 }
+
+/// Every hostile offer of the protocol vector set (tests/vectors/offer/invalid*),
+/// signed with the host's real key, is refused at once with 422 and a reason,
+/// and nothing reaches the person.
+#[tokio::test]
+async fn every_hostile_offer_vector_is_refused_before_the_person_sees_it() {
+    let env = start().await;
+    let a = paired_agent(&env, 9).await;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/offer");
+    let mut checked = 0;
+    for dir in ["invalid", "invalid_semantic"] {
+        let mut files: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+        files.sort();
+        for file in files {
+            let vector: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+            let mut claims = vector["claims"].clone();
+            // Fresh times, so each vector is refused for the rule it breaks
+            // rather than for being old.
+            let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+            let about_time = stem.contains("iat") || stem.contains("exp");
+            if !about_time && claims.is_object() && claims["iat"].is_i64() && claims["exp"].is_i64() {
+                claims["iat"] = json!(now());
+                claims["exp"] = json!(now() + 300);
+            }
+            let offer = env.host.sign(schcp::jws::Typ::Offer, &claims).unwrap();
+            let key = format!("v-{checked}");
+            let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &key))).await.unwrap();
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{}: {body}", file.display());
+            assert_eq!(body["error"]["code"], "VERIFICATION_FAILED", "{}: {body}", file.display());
+            assert!(body["error"]["reason"].as_str().is_some_and(|r| !r.is_empty()));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 60, "only {checked} vectors found");
+    assert!(pending_ids(&env).await.is_empty(), "no refused offer is pending");
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM requests").fetch_one(env.app.service.store().pool()).await.unwrap();
+    assert_eq!(count, 0, "and none was stored");
+}
+
+#[tokio::test]
+async fn a_declined_root_mandate_issues_nothing() {
+    let env = start().await;
+    let a = paired_agent(&env, 10).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "root-d",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"]
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("any service") && text.contains("any time") && text.contains("no price limit"), "{text}");
+    person(&env, Command::Decline { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    // A host the discovery document does not describe is refused before the person sees it.
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "root-x",
+        "hosts": [{"id": "another-shop", "discovery": env.host.discovery_url()}],
+        "scope": ["book"]
+    });
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert_eq!(err["error"]["reason"], "host_mismatch");
+    // Offer-derived constraints cannot be supplied by the agent.
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "root-y",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["book"], "constraints": {"offer_sha256": schcp::hash::sha256_b64("x")}
+    });
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert_eq!(err["error"]["reason"], "bad_constraints");
+    assert!(pending_ids(&env).await.is_empty());
+}

@@ -18,7 +18,11 @@ use std::process::Command;
 /// The variable that tells a child run of this binary which scenario to check.
 const CHILD: &str = "SCHCP_KEYSTORE_TEST_CHILD";
 
-fn open_blocking(backend: KeystoreBackend, dir: &Path, source: PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
+fn open_blocking(
+    backend: KeystoreBackend,
+    dir: &Path,
+    source: PassphraseSource,
+) -> Result<PrincipalKey, KeystoreError> {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     rt.block_on(keystore::open(backend, dir, source))
 }
@@ -409,7 +413,10 @@ fn child_scenario() {
                 }
                 None => {
                     let err = result.unwrap_err();
-                    assert!(matches!(&err, KeystoreError::PassphraseMissing { var } if var == "SCHCP_KEYAPP_PASSPHRASE"), "{err}");
+                    assert!(
+                        matches!(&err, KeystoreError::PassphraseMissing { var } if var == "SCHCP_KEYAPP_PASSPHRASE"),
+                        "{err}"
+                    );
                     assert!(err.to_string().contains("SCHCP_KEYAPP_PASSPHRASE"), "{err}");
                     err
                 }

@@ -19,8 +19,9 @@
 //! Commands on standard input, one per line:
 //! - empty line or `offer`: a new offer (of `--kind`);
 //! - `open`: a new unpriced open-ended offer;
-//! - `receipt JTI`: a receipt for the latest offer, booked under root mandate JTI
-//!   with `consent.approved: "offer"`;
+//! - `receipt JTI [offer|limits|contract]`: a receipt (§5.3) for the latest offer,
+//!   booked under root mandate JTI, with `consent.approved` as given (default
+//!   `offer`: a closed mandate);
 //! - `rotate KID`: rotate the signing key to a new one named KID;
 //! - `quit`.
 //!
@@ -149,7 +150,8 @@ fn new_offer(host: &TestHost, kind: Kind) -> String {
         Kind::Open => host.open_ended_offer(now()),
     };
     claims.slot = tomorrow_slot(&host.config().tz, kind == Kind::Open);
-    host.sign_offer(&claims).expect("signing a well-formed offer")
+    host.sign_offer(&claims)
+        .expect("signing a well-formed offer")
 }
 
 fn emit(line: &str) {
@@ -183,7 +185,10 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let config = TestHostConfig { listen: args.listen, ..TestHostConfig::default() };
+    let config = TestHostConfig {
+        listen: args.listen,
+        ..TestHostConfig::default()
+    };
     let host = match TestHost::try_start(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -221,7 +226,11 @@ async fn main() {
         }
     }
 
-    eprintln!("SchCP example host: {} ({}) listening on {addr}", host.config().name, host.host_id());
+    eprintln!(
+        "SchCP example host: {} ({}) listening on {addr}",
+        host.config().name,
+        host.host_id()
+    );
     eprintln!("discovery URL: {}", host.discovery_url());
     eprintln!("resolve entry: {name} = {addr}");
     if let Some(p) = &ca_path {
@@ -232,7 +241,7 @@ async fn main() {
     }
     eprintln!("\nPut this in the key app's config (API.md §3):\n\n{discovery_toml}");
     eprintln!("Signed offers follow on standard output, one per line. Type an empty line (or");
-    eprintln!("`offer`) for a new one, `open` for an open-ended one, `receipt JTI`, `rotate KID`, `quit`.\n");
+    eprintln!("`offer`) for a new one, `open` for an open-ended one, `receipt JTI [offer|limits]`, `rotate KID`, `quit`.\n");
 
     let offer_out = args.offer_out.as_deref();
     let mut latest = publish_offer(&host, args.kind, offer_out);
@@ -256,16 +265,25 @@ async fn main() {
                 match (words.next(), words.next()) {
                     (None | Some("offer"), _) => latest = publish_offer(&host, args.kind, offer_out),
                     (Some("open"), _) => latest = publish_offer(&host, Kind::Open, offer_out),
-                    (Some("receipt"), Some(jti)) => match host.receipt(&latest, jti, Approved::Offer, now()) {
-                        Ok(r) => emit(&r),
-                        Err(e) => eprintln!("no receipt: {e}"),
-                    },
+                    (Some("receipt"), Some(jti)) => {
+                        let approved = match words.next() {
+                            None | Some("offer") => Some(Approved::Offer),
+                            Some("limits") => Some(Approved::Limits),
+                            Some("contract") => Some(Approved::Contract),
+                            Some(_) => None,
+                        };
+                        match approved.map(|a| host.receipt(&latest, jti, a, now())) {
+                            Some(Ok(r)) => emit(&r),
+                            Some(Err(e)) => eprintln!("no receipt: {e}"),
+                            None => eprintln!("receipt JTI [offer|limits|contract]"),
+                        }
+                    }
                     (Some("rotate"), Some(kid)) => {
                         host.rotate_key(kid);
                         eprintln!("now signing with kid {kid}");
                     }
                     (Some("quit"), _) => break,
-                    _ => eprintln!("commands: offer | open | receipt JTI | rotate KID | quit"),
+                    _ => eprintln!("commands: offer | open | receipt JTI [offer|limits|contract] | rotate KID | quit"),
                 }
             }
             // Neither input nor a period: serve until killed.

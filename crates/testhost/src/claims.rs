@@ -102,8 +102,14 @@ pub(crate) fn priced_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> O
         iat: now,
         exp: now + OFFER_LIFETIME,
         host: Some(host_info(cfg)),
-        service: ServiceRef { id: "oil-change".into(), name: "Synthetic oil change".into() },
-        slot: Slot { start: SPEC_SLOT_START.into(), end: Some(SPEC_SLOT_END.into()) },
+        service: ServiceRef {
+            id: "oil-change".into(),
+            name: "Synthetic oil change".into(),
+        },
+        slot: Slot {
+            start: SPEC_SLOT_START.into(),
+            end: Some(SPEC_SLOT_END.into()),
+        },
         open_end: None,
         price: Some(cad("79.00")),
         total: Some(cad("89.27")),
@@ -113,7 +119,11 @@ pub(crate) fn priced_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> O
                 label: "Synthetic oil change".into(),
                 amount: cad("79.00"),
             },
-            PriceLine { kind: LineKind::Tax, label: "HST 13%".into(), amount: cad("10.27") },
+            PriceLine {
+                kind: LineKind::Tax,
+                label: "HST 13%".into(),
+                amount: cad("10.27"),
+            },
         ]),
         retention: "P365D".into(),
         reconfirm: None,
@@ -128,8 +138,14 @@ pub(crate) fn priced_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> O
 /// An unpriced, open-ended offer (§4.2, §5.2): no money at all, a start and no end.
 pub(crate) fn open_ended_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> OfferClaims {
     OfferClaims {
-        service: ServiceRef { id: "inspection".into(), name: "Courtesy inspection".into() },
-        slot: Slot { start: SPEC_SLOT_START.into(), end: None },
+        service: ServiceRef {
+            id: "inspection".into(),
+            name: "Courtesy inspection".into(),
+        },
+        slot: Slot {
+            start: SPEC_SLOT_START.into(),
+            end: None,
+        },
         open_end: Some(true),
         price: None,
         total: None,
@@ -198,14 +214,23 @@ pub(crate) fn receipt(
         .single()
         .ok_or_else(|| crate::TestHostError::Claims(format!("{now} is not a time")))?;
     let locations = offer.place.as_ref().map(|p| {
-        [("place".to_owned(), EventLocation { type_: LocationType::Location, name: one_line(p) })]
-            .into_iter()
-            .collect()
+        [(
+            "place".to_owned(),
+            EventLocation {
+                type_: LocationType::Location,
+                name: one_line(p),
+            },
+        )]
+        .into_iter()
+        .collect()
     });
     let event = Event {
         type_: EventType::Event,
         uid: format!("{booking_id}@{}", cfg.domain),
-        start: start.with_timezone(&tz).format("%Y-%m-%dT%H:%M:%S").to_string(),
+        start: start
+            .with_timezone(&tz)
+            .format("%Y-%m-%dT%H:%M:%S")
+            .to_string(),
         time_zone: cfg.tz.clone(),
         duration,
         title: format!("{} — {}", offer.service.name, cfg.name),
@@ -246,16 +271,27 @@ pub(crate) fn receipt(
         offer_sha256: Some(offer_sha256),
         // The contract's own retention, never the host's current policy (§5.2).
         retention: offer.retention,
-        consent: Some(ReceiptConsent { approved, mandate: mandate.to_owned(), mode: None }),
+        consent: Some(ReceiptConsent {
+            approved,
+            mandate: mandate.to_owned(),
+            mode: None,
+        }),
     })
 }
 
 /// A place's name and address on one line, as the event's location (§5.2 "Place").
 fn one_line(p: &Place) -> String {
-    [&p.name, &p.street, &p.locality, &p.region, &p.postal_code, &p.country]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(", ")
+    [
+        &p.name,
+        &p.street,
+        &p.locality,
+        &p.region,
+        &p.postal_code,
+        &p.country,
+    ]
+    .into_iter()
+    .flatten()
+    .cloned()
+    .collect::<Vec<_>>()
+    .join(", ")
 }

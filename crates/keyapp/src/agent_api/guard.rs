@@ -118,9 +118,7 @@ impl AgentGuard {
 }
 
 fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
 }
 
 /// The guard middleware, for `axum::middleware::from_fn_with_state(guard, agent_guard)`.
@@ -135,8 +133,7 @@ pub async fn agent_guard(State(guard): State<AgentGuard>, req: Request, next: Ne
 
 /// API.md §1: "No CORS headers are ever sent."
 fn strip_cors(headers: &mut HeaderMap) {
-    let cors: Vec<_> =
-        headers.keys().filter(|n| n.as_str().starts_with("access-control-")).cloned().collect();
+    let cors: Vec<_> = headers.keys().filter(|n| n.as_str().starts_with("access-control-")).cloned().collect();
     for name in cors {
         headers.remove(name);
     }
@@ -188,14 +185,10 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
             "the agent API takes no SchCP-Mandate (API.md §1)".into(),
         )));
     }
-    let headers = parts
-        .headers
-        .iter()
-        .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-        .collect();
+    let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
     let signed = RequestParts { method: parts.method.as_str(), target_uri: &target_uri, headers, body: &body };
-    let agent = httpsig::verify_request(&signed, (guard.clock)(), &guard.nonces)
-        .map_err(|e| ApiError::signature(&e))?;
+    let agent =
+        httpsig::verify_request(&signed, (guard.clock)(), &guard.nonces).map_err(|e| ApiError::signature(&e))?;
 
     let mut req = Request::from_parts(parts, Body::from(body));
     req.extensions_mut().insert(AgentIdentity { jkt: agent.jkt, jwk: agent.jwk, key: agent.key });
@@ -223,10 +216,8 @@ fn own_host(headers: &HeaderMap, port: u16) -> Result<String, ApiError> {
 }
 
 async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiError> {
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if let Some(n) = declared {
         if n > MAX_BODY_BYTES as u64 {
             if n <= DRAIN_LIMIT_BYTES as u64 {
@@ -275,7 +266,9 @@ fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
     }
     for param in parts {
         match param.trim().split_once('=') {
-            Some((k, v)) if k.trim().eq_ignore_ascii_case("charset") && v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8") => {}
+            Some((k, v))
+                if k.trim().eq_ignore_ascii_case("charset")
+                    && v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8") => {}
             _ => return Err(refuse()),
         }
     }
@@ -324,9 +317,7 @@ impl PairingGate {
 pub fn is_pairing_route(method: &Method, path: &str) -> bool {
     match *method {
         Method::POST => path == "/v1/pairings",
-        Method::GET => path
-            .strip_prefix("/v1/pairings/")
-            .is_some_and(|id| !id.is_empty() && !id.contains('/')),
+        Method::GET => path.strip_prefix("/v1/pairings/").is_some_and(|id| !id.is_empty() && !id.contains('/')),
         _ => false,
     }
 }
@@ -393,7 +384,9 @@ mod tests {
         };
         assert_eq!(own_host(&h("127.0.0.1:7411"), 7411).unwrap(), "127.0.0.1:7411");
         assert_eq!(own_host(&h("localhost:7411"), 7411).unwrap(), "localhost:7411");
-        for bad in ["127.0.0.1", "127.0.0.1:7412", "evil.example:7411", "[::1]:7411", "127.0.0.1:7411 ", "LOCALHOST:7411"] {
+        for bad in
+            ["127.0.0.1", "127.0.0.1:7412", "evil.example:7411", "[::1]:7411", "127.0.0.1:7411 ", "LOCALHOST:7411"]
+        {
             assert_eq!(own_host(&h(bad), 7411).unwrap_err().reason, "bad_host", "{bad:?}");
         }
         assert!(own_host(&HeaderMap::new(), 7411).is_err());
@@ -409,10 +402,21 @@ mod tests {
             m.insert(header::CONTENT_TYPE, HeaderValue::from_str(v).unwrap());
             m
         };
-        for ok in ["application/json", "Application/JSON", "application/json; charset=utf-8", "application/json;charset=\"UTF-8\""] {
+        for ok in [
+            "application/json",
+            "Application/JSON",
+            "application/json; charset=utf-8",
+            "application/json;charset=\"UTF-8\"",
+        ] {
             check_content_type(&h(ok)).unwrap();
         }
-        for bad in ["text/plain", "application/json; charset=latin1", "application/jsonx", "application/x-www-form-urlencoded", "application/json; x=1"] {
+        for bad in [
+            "text/plain",
+            "application/json; charset=latin1",
+            "application/jsonx",
+            "application/x-www-form-urlencoded",
+            "application/json; x=1",
+        ] {
             assert_eq!(check_content_type(&h(bad)).unwrap_err().status.as_u16(), 415, "{bad:?}");
         }
         assert!(check_content_type(&HeaderMap::new()).is_err());

@@ -44,8 +44,11 @@ fn create(path: &Path, passphrase: SecretString) -> Result<PrincipalKey, Keystor
     // age's default work factor is calibrated to about one second on this
     // machine, which is what stands between a stolen file and the key.
     let recipient = age::scrypt::Recipient::new(passphrase.clone());
-    let ciphertext = age::encrypt(&recipient, &key.seed()[..])
-        .map_err(|e| KeystoreError::Io { action: "encrypt the key for", path: path.to_owned(), error: std::io::Error::other(e) })?;
+    let ciphertext = age::encrypt(&recipient, &key.seed()[..]).map_err(|e| KeystoreError::Io {
+        action: "encrypt the key for",
+        path: path.to_owned(),
+        error: std::io::Error::other(e),
+    })?;
 
     let dir = path.parent().expect("the key file is inside the data directory");
     let io = |action: &'static str, at: &Path| {

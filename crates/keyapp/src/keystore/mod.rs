@@ -148,9 +148,7 @@ impl PrincipalKey {
     fn from_seed(seed: &[u8], location: KeyLocation) -> Result<PrincipalKey, KeystoreError> {
         let seed: Zeroizing<[u8; SEED_LEN]> = match <[u8; SEED_LEN]>::try_from(seed) {
             Ok(bytes) => Zeroizing::new(bytes),
-            Err(_) => {
-                return Err(KeystoreError::CorruptKey { location, problem: "it is not a 32-byte Ed25519 seed" })
-            }
+            Err(_) => return Err(KeystoreError::CorruptKey { location, problem: "it is not a 32-byte Ed25519 seed" }),
         };
         Ok(PrincipalKey::from_signing_key(SigningKey::from_bytes(&seed), location))
     }
@@ -212,42 +210,55 @@ impl fmt::Debug for PrincipalKey {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum KeystoreError {
+    /// OS backend: no D-Bus session bus (address unset, or nothing listening there).
     #[error("the OS keychain cannot be reached because there is no D-Bus session bus ({reason}); start the key app inside your desktop session, or set backend = \"file\" under [keystore] in the configuration")]
     NoSessionBus { reason: String },
 
+    /// OS backend: the bus is up but nothing owns `org.freedesktop.secrets`.
     #[error("no Secret Service provider (such as gnome-keyring or KeePassXC) is running on the D-Bus session bus, so there is no OS keychain to keep the key in; start one, or set backend = \"file\" under [keystore] in the configuration")]
     NoSecretService,
 
+    /// OS backend: the collection is locked and unlocking it failed or was dismissed.
     #[error("the OS keychain's collection is locked and could not be unlocked; unlock it (for example by logging in to the desktop or opening your keyring manager) and start the key app again")]
     KeychainLocked,
 
+    /// OS backend: the provider has no default collection (no "login" keyring).
     #[error("the OS keychain has no default collection to keep the key in; create one (a \"login\" keyring, with your keyring manager or `gnome-keyring-daemon --unlock`), or set backend = \"file\" under [keystore] in the configuration")]
     KeychainNoCollection,
 
+    /// OS backend: the keychain (or its access policy) denied the key app.
     #[error("the OS keychain refused the key app access to the principal key; allow access when the keychain asks, or in its access settings, and start the key app again")]
     KeychainAccessDenied,
 
+    /// OS backend: any other keychain failure; `detail` is the platform's words.
     #[error("the OS keychain failed ({detail}); check that the keychain service works, or set backend = \"file\" under [keystore] in the configuration")]
     KeychainFailure { detail: String },
 
+    /// The stored key is unreadable; it is left in place for the person to restore.
     #[error("the principal key stored in {location} is corrupt ({problem}); restore it from a backup, because the key app will not replace it with a new key and so change the principal id")]
     CorruptKey { location: KeyLocation, problem: &'static str },
 
+    /// File backend: the passphrase variable `var` is unset, empty or not UTF-8.
     #[error("the file keystore needs a passphrase, but the environment variable {var} is unset, empty or not UTF-8; set {var} to the passphrase")]
     PassphraseMissing { var: String },
 
+    /// File backend: the passphrase does not decrypt the key file.
     #[error("the passphrase does not decrypt {}; start the key app again with the passphrase the key was created with", path.display())]
     WrongPassphrase { path: PathBuf },
 
+    /// File backend: an empty passphrase was given.
     #[error("an empty passphrase cannot protect the principal key; choose a passphrase that is not empty")]
     EmptyPassphrase,
 
+    /// File backend: the two passphrases typed for a new key differ.
     #[error("the two passphrases typed do not match; start the key app again and type the same passphrase twice")]
     PassphraseMismatch,
 
+    /// File backend: `PassphraseSource::Prompt` without a controlling terminal.
     #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); set the environment variable {PASSPHRASE_ENV} to it instead")]
     NoTerminal { error: std::io::Error },
 
+    /// Reading or writing the data directory or the key file failed.
     #[error("cannot {action} {} ({error}); check that the data directory exists and belongs to the user running the key app", path.display())]
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
 }
@@ -350,7 +361,10 @@ pub(crate) mod tests {
     #[test]
     fn principal_id_is_the_jwk_thumbprint_urn() {
         let key = test_key();
-        assert_eq!(key.principal_id(), format!("urn:schcp:principal:jwk-thumbprint:{}", key.jwk().thumbprint().unwrap()));
+        assert_eq!(
+            key.principal_id(),
+            format!("urn:schcp:principal:jwk-thumbprint:{}", key.jwk().thumbprint().unwrap())
+        );
         assert_eq!(key.jwk().kty, "OKP");
         assert_eq!(key.jwk().crv, "Ed25519");
     }

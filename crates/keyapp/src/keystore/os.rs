@@ -53,10 +53,7 @@ fn classify(err: keyring::Error) -> KeystoreError {
 fn classify_platform(inner: Box<dyn std::error::Error + Send + Sync>, no_access: bool) -> KeystoreError {
     match inner.downcast::<secret_service::Error>() {
         Ok(ss) => secret_service_error::classify(*ss),
-        Err(other) if no_access => {
-            let _ = other;
-            KeystoreError::KeychainAccessDenied
-        }
+        Err(_) if no_access => KeystoreError::KeychainAccessDenied,
         Err(other) => KeystoreError::KeychainFailure { detail: other.to_string() },
     }
 }
@@ -125,7 +122,7 @@ mod secret_service_error {
     }
 
     /// Connects to the session bus the way zbus (and so keyring) does, then
-    /// asks whether anyone owns, or could be started for, the Secret Service name.
+    /// asks whether anyone owns the Secret Service's name.
     fn probe_bus() -> Bus {
         let conn = match zbus::blocking::Connection::session() {
             Ok(conn) => conn,

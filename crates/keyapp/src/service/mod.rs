@@ -109,6 +109,8 @@ struct Inner {
     config: Config,
     discovery: DiscoveryClient,
     language: Language,
+    /// Built once: ICU4X formatters and the Fluent bundle are costly to make.
+    locale: schcp_consent::Locale,
     clock: Clock,
     /// Bumped on every state change, so long polls wake up.
     changes: tokio::sync::watch::Sender<u64>,
@@ -141,7 +143,10 @@ impl Service {
             .principal_id()
             .map_err(|e| ServiceError::Verification(e.into()))?;
         let (changes, _) = tokio::sync::watch::channel(0);
-        Ok(Service { inner: Arc::new(Inner { store, key, principal, config, discovery, language, clock, changes }) })
+        let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        Ok(Service {
+            inner: Arc::new(Inner { store, key, principal, config, discovery, language, locale, clock, changes }),
+        })
     }
 
     pub fn now(&self) -> i64 {
@@ -173,12 +178,10 @@ impl Service {
         self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Renders consent text. A Fluent bundle is not `Sync`, so a locale is
-    /// built per rendering; rendering is rare (once per prompt).
+    /// Renders consent text with the one renderer every surface uses.
     fn render(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
-        let locale = schcp_consent::Locale::new(self.inner.language).map_err(|e| ServiceError::Consent(e.to_string()))?;
         let contacts = schcp_consent::Contacts::new();
-        schcp_consent::render(req, &locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
+        schcp_consent::render(req, &self.inner.locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
     }
 
     /// Appends to the history inside a caller's transaction.

@@ -142,13 +142,23 @@ impl Service {
         }
         Service::history(&mut tx, now, "request_created", &request_id, &kind).await?;
         tx.commit().await?;
+        self.notify();
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
-            self.approve_request(&request_id).await?;
+            return Ok((self.approve_request(&request_id).await?, false));
         }
-        self.notify();
-        Ok((self.request(&request_id).await?, false))
+        let view = RequestView {
+            request_id,
+            kind,
+            status: RequestStatus::Pending,
+            consent_text,
+            expires_at: schcp::issue::rfc3339_utc(expires_at).unwrap_or_default(),
+            result: None,
+            agent_jkt: agent.jkt.clone(),
+            created_at: now,
+        };
+        Ok((view, false))
     }
 
     async fn by_idempotency_key(&self, jkt: &str, key: &str) -> Result<Option<(RequestView, String)>, ServiceError> {
@@ -304,6 +314,15 @@ impl Service {
     /// Marks requests past their expiry as expired (lazily, on every read, and
     /// by the service's sweeper).
     pub async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
+        // A read first: the common case has nothing to expire, and a read takes
+        // no write lock.
+        let due: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ? LIMIT 1")
+            .bind(now)
+            .fetch_optional(self.store().pool())
+            .await?;
+        if due.is_none() {
+            return Ok(());
+        }
         let done = sqlx::query("UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?")
             .bind(now)
             .execute(self.store().pool())
@@ -313,6 +332,7 @@ impl Service {
         }
         Ok(())
     }
+
 }
 
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {

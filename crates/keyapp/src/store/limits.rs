@@ -29,13 +29,10 @@
 //! code run as a batch of one.
 
 use super::{Store, StoreError};
-use sqlx::SqliteConnection;
-use std::collections::HashMap;
+use sqlx::pool::PoolConnection;
+use sqlx::{Connection, Sqlite, SqliteConnection};
+use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
-
-/// The most a `max_bookings` may be; beyond it the count would not fit the
-/// integer types hosts read `remaining` into.
-const MAX_BOOKINGS_CEILING: u32 = i32::MAX as u32;
 
 /// A credential the key app issued, as the request pipeline records it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,6 +138,11 @@ impl ClaimId {
         if hold_chars == 0 || hold_chars > 255 {
             return Err(ClaimRefusal::BadClaimId("the hold id must be 1 to 255 characters"));
         }
+        if hold.chars().any(char::is_control) {
+            // The schema's Id has no pattern, but no host names a hold with a
+            // control character, and NUL would not survive SQLite's JSON.
+            return Err(ClaimRefusal::BadClaimId("the hold id has a control character"));
+        }
         Ok(ClaimId { whole: s.to_owned(), host_len: host.len() })
     }
 
@@ -239,10 +241,8 @@ fn unique_violation(e: &sqlx::Error) -> bool {
 /// Records an issued credential. One transaction.
 pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), RecordError> {
     if rec.shared_limit {
-        match rec.max_bookings {
-            None => return Err(RecordError::Invalid("shared_limit needs max_bookings")),
-            Some(n) if n > MAX_BOOKINGS_CEILING => return Err(RecordError::Invalid("max_bookings is too large")),
-            Some(_) => {}
+        if rec.max_bookings.is_none() {
+            return Err(RecordError::Invalid("shared_limit needs max_bookings"));
         }
         if rec.status_url.is_none() {
             // §3.3: a host refuses a confirm on a link with a shared limit and no
@@ -291,9 +291,9 @@ pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), Rec
 /// statement, so one consistent snapshot.
 pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {
     let row: Option<(i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
-        "SELECT exp, revoked_at IS NOT NULL, shared_limit, max_bookings,
-                (SELECT count(*) FROM limit_claims l WHERE l.jti = c.jti)
-         FROM credentials c WHERE jti = ? AND status_url IS NOT NULL",
+        "SELECT c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings, coalesce(n.held, 0)
+         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+         WHERE c.jti = ? AND c.status_url IS NOT NULL",
     )
     .bind(jti)
     .fetch_optional(store.pool())
@@ -314,7 +314,8 @@ pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusV
 pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result<ClaimOutcome, ClaimError> {
     let claim_id = ClaimId::parse(claim_id)?;
     let op = Op::Claim { jti: jti.to_owned(), claim_id, now };
-    match apply_batch(store, std::slice::from_ref(&op)).await?.pop() {
+    let mut conn = store.pool().acquire().await.map_err(StoreError::from)?;
+    match apply_batch(&mut conn, std::slice::from_ref(&op)).await?.pop() {
         Some(OpResult::Claim(r)) => Ok(r?),
         _ => Err(ClaimError::Store(StoreError::Corrupt("claim batch answered out of shape".into()))),
     }
@@ -324,7 +325,8 @@ pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result
 /// nothing. Taken whatever the mandate's status. One transaction.
 pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), StoreError> {
     let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
-    apply_batch(store, std::slice::from_ref(&op)).await?;
+    let mut conn = store.pool().acquire().await?;
+    apply_batch(&mut conn, std::slice::from_ref(&op)).await?;
     Ok(())
 }
 
@@ -360,8 +362,8 @@ pub async fn held_claims(store: &Store, jti: &str) -> Result<Vec<String>, StoreE
 }
 
 // ---------------------------------------------------------------------------
-// The accounting itself: operations applied one after another inside one
-// BEGIN IMMEDIATE transaction.
+// The accounting itself: operations decided one after another, in memory, from
+// what the transaction read under the write lock, then written as one diff.
 
 #[derive(Debug, Clone)]
 enum Op {
@@ -387,31 +389,64 @@ struct Limit {
     held: u32,
 }
 
-/// `None` cached too: an unknown jti stays unknown within the transaction.
-type LimitCache = HashMap<String, Option<Limit>>;
+/// A jti or claim id that could be stored: 1 to 511 characters (a `ClaimId` is
+/// at most 255 + 1 + 255), no control characters. Anything else names nothing here, so it is refused (claims) or
+/// changes nothing (releases) without reaching SQL. It also keeps NUL out of
+/// the JSON the batch statements take (SQLite's `->>` stops at a NUL).
+fn storable(s: &str) -> bool {
+    !s.is_empty() && s.chars().count() <= 511 && !s.chars().any(char::is_control)
+}
 
-async fn load_limit(conn: &mut SqliteConnection, jti: &str) -> Result<Option<Limit>, StoreError> {
-    let row: Option<(String, i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
-        "SELECT aud, exp, revoked_at IS NOT NULL, shared_limit, max_bookings,
-                (SELECT count(*) FROM limit_claims l WHERE l.jti = c.jti)
-         FROM credentials c WHERE jti = ? AND status_url IS NOT NULL",
+fn json_param<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
+    serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+/// What a batch reads, in one statement: the mandates named by `jtis` that have
+/// a status URL, with their held count (rows tagged 0), and which of `pairs`
+/// (jti, claim id) hold a unit now (rows tagged 1).
+async fn load(
+    conn: &mut SqliteConnection,
+    jtis: &[&str],
+    pairs: &[(&str, &str)],
+) -> Result<(HashMap<String, Limit>, HashSet<(String, String)>), StoreError> {
+    type Row = (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT 0, c.jti, c.aud, c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings,
+                coalesce(n.held, 0), NULL
+         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+         WHERE c.jti IN (SELECT value FROM json_each(?1)) AND c.status_url IS NOT NULL
+         UNION ALL
+         SELECT 1, jti, NULL, NULL, NULL, NULL, NULL, NULL, claim_id FROM limit_claims
+         WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?2))",
     )
-    .bind(jti)
-    .fetch_optional(&mut *conn)
+    .bind(json_param(&jtis)?)
+    .bind(json_param(&pairs)?)
+    .fetch_all(&mut *conn)
     .await?;
-    let Some((aud, exp, revoked, shared_limit, max_bookings, held)) = row else {
-        return Ok(None);
-    };
-    let aud: Vec<String> =
-        serde_json::from_str(&aud).map_err(|e| StoreError::Corrupt(format!("{jti}: aud is not a JSON array of strings: {e}")))?;
-    let max = if shared_limit {
-        let m = max_bookings.ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
-        Some(u32::try_from(m).map_err(|_| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?)
-    } else {
-        None
-    };
-    let held = u32::try_from(held).map_err(|_| StoreError::Corrupt(format!("{jti}: {held} claims")))?;
-    Ok(Some(Limit { aud, exp, revoked, max, held }))
+    let mut limits = HashMap::new();
+    let mut held = HashSet::new();
+    for row in rows {
+        match row {
+            (0, jti, Some(aud), Some(exp), Some(revoked), Some(shared_limit), max_bookings, Some(count), None) => {
+                let aud: Vec<String> = serde_json::from_str(&aud)
+                    .map_err(|e| StoreError::Corrupt(format!("{jti}: aud is not a JSON array of strings: {e}")))?;
+                let max = if shared_limit {
+                    let m = max_bookings
+                        .ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
+                    Some(u32::try_from(m).map_err(|_| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?)
+                } else {
+                    None
+                };
+                let count = u32::try_from(count).map_err(|_| StoreError::Corrupt(format!("{jti}: {count} claims")))?;
+                limits.insert(jti, Limit { aud, exp, revoked, max, held: count });
+            }
+            (1, jti, .., Some(claim_id)) => {
+                held.insert((jti, claim_id));
+            }
+            other => return Err(StoreError::Corrupt(format!("unexpected limit row {other:?}"))),
+        }
+    }
+    Ok((limits, held))
 }
 
 /// §3.3 check 2: `aud` equals the host id or a list that contains it; `"*"`
@@ -420,85 +455,121 @@ fn in_audience(aud: &[String], host: &str) -> bool {
     aud.iter().any(|a| a == host || a == "*")
 }
 
-async fn apply_claim(
-    conn: &mut SqliteConnection,
-    cache: &mut LimitCache,
+/// One claim, decided against the batch's view so far (`held` pairs and
+/// per-mandate counts), which it updates.
+fn decide_claim(
+    limits: &mut HashMap<String, Limit>,
+    held: &mut HashSet<(String, String)>,
     jti: &str,
     claim_id: &ClaimId,
     now: i64,
-) -> Result<Result<ClaimOutcome, ClaimRefusal>, StoreError> {
-    if !cache.contains_key(jti) {
-        let limit = load_limit(conn, jti).await?;
-        cache.insert(jti.to_owned(), limit);
-    }
-    let Some(Some(limit)) = cache.get_mut(jti) else {
-        return Ok(Err(ClaimRefusal::UnknownMandate));
-    };
-    let Some(max) = limit.max else {
-        return Ok(Err(ClaimRefusal::NoSharedLimit));
-    };
+) -> Result<ClaimOutcome, ClaimRefusal> {
+    let limit = limits.get_mut(jti).ok_or(ClaimRefusal::UnknownMandate)?;
+    let max = limit.max.ok_or(ClaimRefusal::NoSharedLimit)?;
     if !in_audience(&limit.aud, claim_id.host()) {
-        return Ok(Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() }));
+        return Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() });
     }
     match MandateStatus::of(limit.revoked, limit.exp, now) {
         MandateStatus::Active => {}
-        MandateStatus::Revoked => return Ok(Err(ClaimRefusal::Revoked)),
-        MandateStatus::Expired => return Ok(Err(ClaimRefusal::Expired)),
+        MandateStatus::Revoked => return Err(ClaimRefusal::Revoked),
+        MandateStatus::Expired => return Err(ClaimRefusal::Expired),
     }
-    if limit.held < max + 1 {
-        // A free unit: the insert both takes it and tells a retried claim id
-        // (already held: nothing inserted, nothing spent) from a new one.
-        let done = sqlx::query("INSERT OR IGNORE INTO limit_claims (jti, claim_id, created_at) VALUES (?, ?, ?)")
-            .bind(jti)
-            .bind(claim_id.as_str())
-            .bind(now)
-            .execute(&mut *conn)
-            .await?;
-        if done.rows_affected() == 1 {
-            limit.held += 1;
-            Ok(Ok(ClaimOutcome::Claimed { remaining: max - limit.held }))
-        } else {
-            Ok(Ok(ClaimOutcome::AlreadyHeld { remaining: max - limit.held }))
-        }
-    } else {
-        // No unit free: only a claim id that already holds one is answered yes.
-        let held: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM limit_claims WHERE jti = ? AND claim_id = ?")
-            .bind(jti)
-            .bind(claim_id.as_str())
-            .fetch_optional(&mut *conn)
-            .await?;
-        if held.is_some() {
-            Ok(Ok(ClaimOutcome::AlreadyHeld { remaining: max.saturating_sub(limit.held) }))
-        } else {
-            Ok(Err(ClaimRefusal::NoneLeft { max_bookings: max }))
-        }
+    let key = (jti.to_owned(), claim_id.as_str().to_owned());
+    if held.contains(&key) {
+        // A confirm retried under another idempotency key: nothing spent (§3.3).
+        return Ok(ClaimOutcome::AlreadyHeld { remaining: max.saturating_sub(limit.held) });
     }
-}
-
-async fn apply_release(conn: &mut SqliteConnection, cache: &mut LimitCache, jti: &str, claim_id: &str) -> Result<(), StoreError> {
-    let done = sqlx::query("DELETE FROM limit_claims WHERE jti = ? AND claim_id = ?").bind(jti).bind(claim_id).execute(&mut *conn).await?;
-    if done.rows_affected() == 1 {
-        if let Some(Some(limit)) = cache.get_mut(jti) {
-            limit.held = limit.held.saturating_sub(1);
-        }
+    if limit.held >= max {
+        return Err(ClaimRefusal::NoneLeft { max_bookings: max });
     }
-    Ok(())
+    held.insert(key);
+    limit.held += 1;
+    Ok(ClaimOutcome::Claimed { remaining: max - limit.held })
 }
 
 /// Applies `ops` in order in one `BEGIN IMMEDIATE` transaction and commits.
-/// Either every effect is committed or none is (any error rolls back all).
-async fn apply_batch(store: &Store, ops: &[Op]) -> Result<Vec<OpResult>, StoreError> {
-    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
-    let mut cache = LimitCache::new();
+///
+/// Whatever the batch's size it costs the same few statements: read the
+/// mandates and the claim ids it names, decide every operation in order in
+/// memory (exactly as if each ran alone, in that order), write the difference
+/// (one DELETE, one INSERT), commit. Either every effect is committed or none
+/// is; nobody is told an outcome before the commit.
+async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpResult>, StoreError> {
+    let mut claim_jtis: Vec<&str> = Vec::new();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
+    {
+        let (mut seen_jti, mut seen_pair) = (HashSet::new(), HashSet::new());
+        for op in ops {
+            let (jti, claim_id, is_claim) = match op {
+                Op::Claim { jti, claim_id, .. } => (jti.as_str(), claim_id.as_str(), true),
+                Op::Release { jti, claim_id } => (jti.as_str(), claim_id.as_str(), false),
+            };
+            if !storable(jti) || !storable(claim_id) {
+                continue; // names nothing stored; decided below without SQL
+            }
+            if is_claim && seen_jti.insert(jti) {
+                claim_jtis.push(jti);
+            }
+            if seen_pair.insert((jti, claim_id)) {
+                pairs.push((jti, claim_id));
+            }
+        }
+    }
+
+    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+    let (mut limits, before) =
+        if pairs.is_empty() { (HashMap::new(), HashSet::new()) } else { load(&mut tx, &claim_jtis, &pairs).await? };
+
+    let mut held = before.clone();
+    let mut claimed_at: HashMap<(String, String), i64> = HashMap::new();
     let mut results = Vec::with_capacity(ops.len());
     for op in ops {
         results.push(match op {
-            Op::Claim { jti, claim_id, now } => OpResult::Claim(apply_claim(&mut tx, &mut cache, jti, claim_id, *now).await?),
+            Op::Claim { jti, claim_id, now } => {
+                let outcome = if storable(jti) {
+                    decide_claim(&mut limits, &mut held, jti, claim_id, *now)
+                } else {
+                    Err(ClaimRefusal::UnknownMandate)
+                };
+                if let Ok(ClaimOutcome::Claimed { .. }) = outcome {
+                    claimed_at.insert((jti.clone(), claim_id.as_str().to_owned()), *now);
+                }
+                OpResult::Claim(outcome)
+            }
             Op::Release { jti, claim_id } => {
-                apply_release(&mut tx, &mut cache, jti, claim_id).await?;
+                // Taken whatever the mandate's status: a release only gives back.
+                if held.remove(&(jti.clone(), claim_id.clone())) {
+                    if let Some(limit) = limits.get_mut(jti.as_str()) {
+                        limit.held -= 1;
+                    }
+                }
                 OpResult::Release
             }
         });
+    }
+
+    let gone: Vec<(&str, &str)> = before.difference(&held).map(|(j, c)| (j.as_str(), c.as_str())).collect();
+    if !gone.is_empty() {
+        sqlx::query("DELETE FROM limit_claims WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?1))")
+            .bind(json_param(&gone)?)
+            .execute(&mut *tx)
+            .await?;
+    }
+    let new: Vec<(&str, &str, i64)> = held
+        .difference(&before)
+        .map(|k| (k.0.as_str(), k.1.as_str(), claimed_at.get(k).copied().unwrap_or_default()))
+        .collect();
+    if !new.is_empty() {
+        // A plain INSERT: a row already there would be a bug, and fails the
+        // whole transaction rather than being papered over. The database also
+        // refuses a row beyond max_bookings (migration 0002).
+        sqlx::query(
+            "INSERT INTO limit_claims (jti, claim_id, created_at)
+             SELECT value->>0, value->>1, value->>2 FROM json_each(?1)",
+        )
+        .bind(json_param(&new)?)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await?;
     Ok(results)
@@ -558,18 +629,30 @@ impl GroupCommit {
 
 async fn run_group_commit(store: Store, mut rx: mpsc::Receiver<Job>, max_batch: usize) {
     let mut jobs: Vec<Job> = Vec::with_capacity(max_batch);
+    // The writer keeps one connection: no pool checkout (and its liveness ping)
+    // per batch. After a failure it takes a fresh one.
+    let mut conn: Option<PoolConnection<Sqlite>> = None;
     loop {
         if rx.recv_many(&mut jobs, max_batch).await == 0 {
             return; // every handle dropped
         }
         let ops: Vec<Op> = jobs.iter().map(|j| j.op.clone()).collect();
-        match apply_batch(&store, &ops).await {
+        let applied = async {
+            let c = match &mut conn {
+                Some(c) => c,
+                None => conn.insert(store.pool().acquire().await?),
+            };
+            apply_batch(c, &ops).await
+        }
+        .await;
+        match applied {
             Ok(results) => {
                 for (job, result) in jobs.drain(..).zip(results) {
                     let _ = job.reply.send(Ok(result));
                 }
             }
             Err(e) => {
+                conn = None;
                 let message = e.to_string();
                 for job in jobs.drain(..) {
                     let _ = job.reply.send(Err(message.clone()));
@@ -611,7 +694,7 @@ mod tests {
     fn claim_ids_split_at_the_first_slash() {
         let c = ClaimId::parse("maple-street-auto/h_1/part").unwrap();
         assert_eq!((c.host(), c.hold()), ("maple-street-auto", "h_1/part"));
-        for bad in ["", "/h_1", "maple", "maple/", "ma ple/h", "ma*ple/h", "mäple/h"] {
+        for bad in ["", "/h_1", "maple", "maple/", "ma ple/h", "ma*ple/h", "mäple/h", "maple/h\u{0}1", "maple/h\n"] {
             assert!(matches!(ClaimId::parse(bad), Err(ClaimRefusal::BadClaimId(_))), "{bad:?}");
         }
         assert!(ClaimId::parse(&format!("{}/h", "a".repeat(256))).is_err());
@@ -685,6 +768,34 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn the_database_itself_refuses_a_unit_beyond_max_bookings() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        record_mandate(&s, record("plain", Some(1), false, 10_000)).await.unwrap();
+        claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap();
+        for (jti, id) in [("m1", "maple-street-auto/h2"), ("plain", "maple-street-auto/h1")] {
+            let raw = sqlx::query("INSERT INTO limit_claims (jti, claim_id, created_at) VALUES (?, ?, 0)")
+                .bind(jti)
+                .bind(id)
+                .execute(s.pool())
+                .await;
+            assert!(raw.is_err(), "{jti} {id}");
+        }
+        // NUL cannot smuggle a prefix match through SQLite's JSON.
+        release(&s, "m1", "maple-street-auto/h1\u{0}x").await.unwrap();
+        release(&s, "m1\u{0}x", "maple-street-auto/h1").await.unwrap();
+        assert!(matches!(
+            claim(&s, "m1\u{0}x", "maple-street-auto/h3", 2_000).await,
+            Err(ClaimError::Refused(ClaimRefusal::UnknownMandate))
+        ));
+        assert_eq!(held_claims(&s, "m1").await.unwrap(), ["maple-street-auto/h1"]);
+        let (held,): (i64,) = sqlx::query_as("SELECT held FROM limit_counts WHERE jti = 'm1'").fetch_one(s.pool()).await.unwrap();
+        assert_eq!(held, 1);
+        let updated = sqlx::query("UPDATE limit_claims SET claim_id = 'maple-street-auto/x'").execute(s.pool()).await;
+        assert!(updated.is_err());
+    }
+
+    #[tokio::test]
     async fn records_are_checked() {
         let (_d, s) = store().await;
         assert!(matches!(record_mandate(&s, record("a", None, true, 10)).await, Err(RecordError::Invalid(_))));
@@ -723,6 +834,99 @@ mod tests {
                 }
                 Err(ClaimError::Refused(ClaimRefusal::NoneLeft { .. })) => assert_ne!(id.as_str(), held[0]),
                 other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    /// Group commit changes durability, never outcomes: any sequence of claims and
+    /// releases, cut into batches anywhere, answers exactly as a model applying
+    /// them one at a time.
+    mod model {
+        use super::*;
+        use proptest::prelude::*;
+        use std::collections::{BTreeSet, HashMap};
+
+        #[derive(Debug, Clone)]
+        enum M {
+            Claim(usize, usize),
+            Release(usize, usize),
+            Cut,
+        }
+
+        const LIMITS: [(&str, u32); 2] = [("one", 1), ("two", 2)];
+        const IDS: [&str; 4] = ["maple-street-auto/a", "maple-street-auto/b", "oak-lane-garage/a", "oak-lane-garage/b"];
+
+        fn step() -> impl Strategy<Value = M> {
+            prop_oneof![
+                4 => (0..2usize, 0..4usize).prop_map(|(m, i)| M::Claim(m, i)),
+                2 => (0..2usize, 0..4usize).prop_map(|(m, i)| M::Release(m, i)),
+                1 => Just(M::Cut),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+            #[test]
+            fn batches_answer_like_one_at_a_time(steps in proptest::collection::vec(step(), 1..40)) {
+                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+                rt.block_on(async {
+                    let (_d, s) = store().await;
+                    for (jti, max) in LIMITS {
+                        record_mandate(&s, record(jti, Some(max), true, 10_000)).await.unwrap();
+                    }
+                    let mut model: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+                    let mut batch: Vec<Op> = Vec::new();
+                    let mut expected: Vec<Option<Result<ClaimOutcome, ClaimRefusal>>> = Vec::new();
+                    let flush = |batch: Vec<Op>, expected: Vec<Option<Result<ClaimOutcome, ClaimRefusal>>>| {
+                        let s = s.clone();
+                        async move {
+                            let mut conn = s.pool().acquire().await.unwrap();
+                            let got = apply_batch(&mut conn, &batch).await.unwrap();
+                            for (g, e) in got.into_iter().zip(expected) {
+                                match (g, e) {
+                                    (OpResult::Claim(g), Some(e)) => assert_eq!(g, e),
+                                    (OpResult::Release, None) => {}
+                                    (g, e) => panic!("{g:?} vs {e:?}"),
+                                }
+                            }
+                        }
+                    };
+                    for st in steps {
+                        match st {
+                            M::Claim(m, i) => {
+                                let (jti, max) = LIMITS[m];
+                                let held = model.entry(jti).or_default();
+                                let e = if held.contains(IDS[i]) {
+                                    Ok(ClaimOutcome::AlreadyHeld { remaining: max - held.len() as u32 })
+                                } else if (held.len() as u32) < max {
+                                    held.insert(IDS[i]);
+                                    Ok(ClaimOutcome::Claimed { remaining: max - held.len() as u32 })
+                                } else {
+                                    Err(ClaimRefusal::NoneLeft { max_bookings: max })
+                                };
+                                batch.push(Op::Claim { jti: jti.into(), claim_id: ClaimId::parse(IDS[i]).unwrap(), now: 2_000 });
+                                expected.push(Some(e));
+                            }
+                            M::Release(m, i) => {
+                                model.entry(LIMITS[m].0).or_default().remove(IDS[i]);
+                                batch.push(Op::Release { jti: LIMITS[m].0.into(), claim_id: IDS[i].into() });
+                                expected.push(None);
+                            }
+                            M::Cut => {
+                                flush(std::mem::take(&mut batch), std::mem::take(&mut expected)).await;
+                            }
+                        }
+                    }
+                    flush(batch, expected).await;
+                    for (jti, max) in LIMITS {
+                        let want: Vec<String> = model.get(jti).map(|h| h.iter().map(|s| s.to_string()).collect()).unwrap_or_default();
+                        let mut got = held_claims(&s, jti).await.unwrap();
+                        got.sort();
+                        assert_eq!(got, want);
+                        let remaining = status(&s, jti, 2_000).await.unwrap().unwrap().remaining;
+                        assert_eq!(remaining, Some(max - want.len() as u32));
+                    }
+                });
             }
         }
     }
