@@ -30,7 +30,7 @@
 
 use super::{Store, StoreError};
 use sqlx::pool::PoolConnection;
-use sqlx::{Connection, Sqlite, SqliteConnection};
+use sqlx::{Sqlite, SqliteConnection};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
 
@@ -315,7 +315,11 @@ pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result
     let claim_id = ClaimId::parse(claim_id)?;
     let op = Op::Claim { jti: jti.to_owned(), claim_id, now };
     let mut conn = store.pool().acquire().await.map_err(StoreError::from)?;
-    match apply_batch(&mut conn, std::slice::from_ref(&op)).await?.pop() {
+    let applied = apply_batch(&mut conn, std::slice::from_ref(&op)).await;
+    if applied.is_err() {
+        conn.close_on_drop(); // never hand a connection in an unknown state back
+    }
+    match applied?.pop() {
         Some(OpResult::Claim(r)) => Ok(r?),
         _ => Err(ClaimError::Store(StoreError::Corrupt("claim batch answered out of shape".into()))),
     }
@@ -326,7 +330,11 @@ pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result
 pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), StoreError> {
     let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
     let mut conn = store.pool().acquire().await?;
-    apply_batch(&mut conn, std::slice::from_ref(&op)).await?;
+    let applied = apply_batch(&mut conn, std::slice::from_ref(&op)).await;
+    if applied.is_err() {
+        conn.close_on_drop(); // never hand a connection in an unknown state back
+    }
+    applied?;
     Ok(())
 }
 
@@ -401,28 +409,33 @@ fn json_param<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
     serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-/// What a batch reads, in one statement: the mandates named by `jtis` that have
-/// a status URL, with their held count (rows tagged 0), and which of `pairs`
-/// (jti, claim id) hold a unit now (rows tagged 1).
-async fn load(
-    conn: &mut SqliteConnection,
-    jtis: &[&str],
-    pairs: &[(&str, &str)],
-) -> Result<(HashMap<String, Limit>, HashSet<(String, String)>), StoreError> {
-    type Row = (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT 0, c.jti, c.aud, c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings,
-                coalesce(n.held, 0), NULL
-         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
-         WHERE c.jti IN (SELECT value FROM json_each(?1)) AND c.status_url IS NOT NULL
-         UNION ALL
-         SELECT 1, jti, NULL, NULL, NULL, NULL, NULL, NULL, claim_id FROM limit_claims
-         WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?2))",
-    )
-    .bind(json_param(&jtis)?)
-    .bind(json_param(&pairs)?)
-    .fetch_all(&mut *conn)
-    .await?;
+/// A batch's first round trip: take the write lock, then read the mandates
+/// named by `?1` that have a status URL, with their held count (rows tagged 0),
+/// and which (jti, claim id) pairs of `?2` hold a unit now (rows tagged 1).
+/// `BEGIN IMMEDIATE` comes first so nothing is read before the lock is held:
+/// two writers can never both see the last unit free.
+const LOAD: &str = "BEGIN IMMEDIATE;
+    SELECT 0, c.jti, c.aud, c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings,
+           coalesce(n.held, 0), NULL
+    FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+    WHERE c.jti IN (SELECT value FROM json_each(?1)) AND c.status_url IS NOT NULL
+    UNION ALL
+    SELECT 1, jti, NULL, NULL, NULL, NULL, NULL, NULL, claim_id FROM limit_claims
+    WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?2));";
+
+/// A batch's second round trip: the pairs given back (`?1`), the pairs taken
+/// (`?2`, with their time), and the commit, which `synchronous = FULL` makes
+/// durable before it returns. A plain INSERT: a row already there would be a
+/// bug, and fails the whole transaction rather than being papered over; the
+/// database also refuses a row beyond max_bookings (migration 0002).
+const WRITE: &str = "
+    DELETE FROM limit_claims WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?1));
+    INSERT INTO limit_claims (jti, claim_id, created_at) SELECT value->>0, value->>1, value->>2 FROM json_each(?2);
+    COMMIT;";
+
+type LoadRow = (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
+
+fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, Limit>, HashSet<(String, String)>), StoreError> {
     let mut limits = HashMap::new();
     let mut held = HashSet::new();
     for row in rows {
@@ -489,11 +502,12 @@ fn decide_claim(
 
 /// Applies `ops` in order in one `BEGIN IMMEDIATE` transaction and commits.
 ///
-/// Whatever the batch's size it costs the same few statements: read the
-/// mandates and the claim ids it names, decide every operation in order in
-/// memory (exactly as if each ran alone, in that order), write the difference
-/// (one DELETE, one INSERT), commit. Either every effect is committed or none
-/// is; nobody is told an outcome before the commit.
+/// Whatever the batch's size it costs two round trips to SQLite: take the lock
+/// and read the mandates and claim ids it names ([`LOAD`]); decide every
+/// operation in order, in memory, exactly as if each ran alone in that order;
+/// write the difference and commit ([`WRITE`]). Either every effect is
+/// committed or none is, and nobody is told an outcome before the commit. On
+/// an error the transaction is rolled back here.
 async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpResult>, StoreError> {
     let mut claim_jtis: Vec<&str> = Vec::new();
     let mut pairs: Vec<(&str, &str)> = Vec::new();
@@ -515,19 +529,51 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
             }
         }
     }
+    if pairs.is_empty() {
+        return Ok(decide(ops, &mut HashMap::new(), &mut HashSet::new(), &mut HashMap::new()));
+    }
+    let result = async {
+        let rows: Vec<LoadRow> = sqlx::query_as(LOAD)
+            .bind(json_param(&claim_jtis)?)
+            .bind(json_param(&pairs)?)
+            .fetch_all(&mut *conn)
+            .await?;
+        let (mut limits, before) = parse_load(rows)?;
+        let mut held = before.clone();
+        let mut claimed_at = HashMap::new();
+        let results = decide(ops, &mut limits, &mut held, &mut claimed_at);
+        let gone: Vec<(&str, &str)> = before.difference(&held).map(|(j, c)| (j.as_str(), c.as_str())).collect();
+        let new: Vec<(&str, &str, i64)> = held
+            .difference(&before)
+            .map(|k| (k.0.as_str(), k.1.as_str(), claimed_at.get(k).copied().unwrap_or_default()))
+            .collect();
+        sqlx::query(WRITE).bind(json_param(&gone)?).bind(json_param(&new)?).execute(&mut *conn).await?;
+        Ok::<_, StoreError>(results)
+    }
+    .await;
+    if result.is_err() {
+        // Nothing of the batch stays: undo whatever ran before the failure (an
+        // error if no transaction is open any more, which is fine).
+        let _ = sqlx::query("ROLLBACK").execute(&mut *conn).await;
+    }
+    result
+}
 
-    let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-    let (mut limits, before) =
-        if pairs.is_empty() { (HashMap::new(), HashSet::new()) } else { load(&mut tx, &claim_jtis, &pairs).await? };
-
-    let mut held = before.clone();
-    let mut claimed_at: HashMap<(String, String), i64> = HashMap::new();
+/// Decides `ops` in order against the batch's view (`held` pairs and
+/// per-mandate counts), updating it; `claimed_at` gets the time of each unit
+/// taken.
+fn decide(
+    ops: &[Op],
+    limits: &mut HashMap<String, Limit>,
+    held: &mut HashSet<(String, String)>,
+    claimed_at: &mut HashMap<(String, String), i64>,
+) -> Vec<OpResult> {
     let mut results = Vec::with_capacity(ops.len());
     for op in ops {
         results.push(match op {
             Op::Claim { jti, claim_id, now } => {
                 let outcome = if storable(jti) {
-                    decide_claim(&mut limits, &mut held, jti, claim_id, *now)
+                    decide_claim(limits, held, jti, claim_id, *now)
                 } else {
                     Err(ClaimRefusal::UnknownMandate)
                 };
@@ -547,32 +593,7 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
             }
         });
     }
-
-    let gone: Vec<(&str, &str)> = before.difference(&held).map(|(j, c)| (j.as_str(), c.as_str())).collect();
-    if !gone.is_empty() {
-        sqlx::query("DELETE FROM limit_claims WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?1))")
-            .bind(json_param(&gone)?)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let new: Vec<(&str, &str, i64)> = held
-        .difference(&before)
-        .map(|k| (k.0.as_str(), k.1.as_str(), claimed_at.get(k).copied().unwrap_or_default()))
-        .collect();
-    if !new.is_empty() {
-        // A plain INSERT: a row already there would be a bug, and fails the
-        // whole transaction rather than being papered over. The database also
-        // refuses a row beyond max_bookings (migration 0002).
-        sqlx::query(
-            "INSERT INTO limit_claims (jti, claim_id, created_at)
-             SELECT value->>0, value->>1, value->>2 FROM json_each(?1)",
-        )
-        .bind(json_param(&new)?)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
-    Ok(results)
+    results
 }
 
 // ---------------------------------------------------------------------------
@@ -652,7 +673,9 @@ async fn run_group_commit(store: Store, mut rx: mpsc::Receiver<Job>, max_batch: 
                 }
             }
             Err(e) => {
-                conn = None;
+                if let Some(mut c) = conn.take() {
+                    c.close_on_drop(); // a fresh connection for the next batch
+                }
                 let message = e.to_string();
                 for job in jobs.drain(..) {
                     let _ = job.reply.send(Err(message.clone()));
@@ -793,6 +816,35 @@ mod tests {
         assert_eq!(held, 1);
         let updated = sqlx::query("UPDATE limit_claims SET claim_id = 'maple-street-auto/x'").execute(s.pool()).await;
         assert!(updated.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_failed_batch_leaves_nothing_and_the_connection_usable() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("m1", Some(5), true, 10_000)).await.unwrap();
+        sqlx::query(
+            "CREATE TRIGGER boom BEFORE INSERT ON limit_claims WHEN NEW.claim_id = 'oak-lane-garage/boom'
+             BEGIN SELECT RAISE(ABORT, 'boom'); END",
+        )
+        .execute(s.pool())
+        .await
+        .unwrap();
+        let op = |id: &str| Op::Claim { jti: "m1".into(), claim_id: ClaimId::parse(id).unwrap(), now: 2_000 };
+        let mut conn = s.pool().acquire().await.unwrap();
+        let failed = apply_batch(&mut conn, &[op("maple-street-auto/h1"), op("oak-lane-garage/boom")]).await;
+        assert!(failed.is_err());
+        assert!(held_claims(&s, "m1").await.unwrap().is_empty());
+        // Same connection: no transaction left open.
+        let ok = apply_batch(&mut conn, &[op("maple-street-auto/h1")]).await.unwrap();
+        assert!(matches!(ok[..], [OpResult::Claim(Ok(ClaimOutcome::Claimed { remaining: 4 }))]));
+        drop(conn);
+        // The group commit answers every operation of a failed batch, then goes on.
+        let gc = GroupCommit::spawn(s.clone(), 64);
+        let boom = ClaimId::parse("oak-lane-garage/boom").unwrap();
+        assert!(matches!(gc.claim("m1", &boom, 2_000).await, Err(ClaimError::Unavailable(_))));
+        let fine = ClaimId::parse("oak-lane-garage/fine").unwrap();
+        assert_eq!(gc.claim("m1", &fine, 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 3 });
+        assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(3));
     }
 
     #[tokio::test]
