@@ -428,3 +428,36 @@ async fn a_declined_root_mandate_issues_nothing() {
     assert_eq!(err["error"]["reason"], "bad_constraints");
     assert!(pending_ids(&env).await.is_empty());
 }
+
+#[tokio::test]
+async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
+    let env = start().await;
+    let a = paired_agent(&env, 11).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "sd-1", "format": "dc+sd-jwt",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"],
+        "constraints": {"max_bookings": 1},
+        "host_constraints": {"maple-street-auto": {"services": ["oil-change"]}}
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let prefix = done["result"]["presentations"]["maple-street-auto"].as_str().unwrap();
+    assert!(prefix.starts_with(done["result"]["mandate"].as_str().unwrap()));
+    // The agent adds its Key Binding JWT and presents it to the host.
+    let kb = schcp::sdjwt::key_binding_jwt(prefix, "maple-street-auto", "n-0123456789abcdef", now(), a.key()).unwrap();
+    let ctx = ChainContext { host_id: "maple-street-auto", request_jkt: &jkt(&a), now: now(), allow_wildcard: false };
+    let chain = schcp::verify::verify_sd_jwt_mandate(&format!("{prefix}{kb}"), &ctx).expect("a host accepts it");
+    let c = chain.root.claims.constraints.unwrap();
+    assert_eq!(c.services, Some(vec!["oil-change".to_owned()]));
+    assert_eq!(c.max_bookings, Some(1));
+    assert_eq!(chain.root.claims.status.as_deref(), done["result"]["status"].as_str());
+    // host_constraints are for the SD-JWT format only.
+    let mut jws_body = body.clone();
+    jws_body["format"] = json!("jws");
+    jws_body["idempotency_key"] = json!("sd-2");
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&jws_body)).await.unwrap();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+}
