@@ -461,3 +461,25 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     let (status, err) = a.send(Method::POST, "/v1/requests", Some(&jws_body)).await.unwrap();
     assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
 }
+
+#[tokio::test]
+async fn long_poll_wakes_on_the_answer_and_bad_waits_are_refused() {
+    let env = start().await;
+    let a = paired_agent(&env, 12).await;
+    let (_, offer) = future_offer(&env.host, 9);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "lp"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/requests/{rid}?wait=60");
+    let waiting = tokio::spawn(async move { a.call(Method::GET, &path, None).await.unwrap() });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    // Had the poll not woken, it would have answered "pending" after 60 s.
+    let done = waiting.await.unwrap();
+    assert_eq!(done["status"], "approved");
+    let b = agent(&env, 12);
+    for bad in ["wait=soon", "wait=-1", "wait=1e3"] {
+        let (status, err) = b.send(Method::GET, &format!("/v1/requests/{rid}?{bad}"), None).await.unwrap();
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}: {err}");
+        assert_eq!(err["error"]["reason"], "bad_wait", "{bad}");
+    }
+}

@@ -5,6 +5,7 @@ use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
 use crate::http_error::ApiError;
 use crate::service::{Requester, Service, ServiceError};
 use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -48,8 +49,28 @@ struct Wait {
     wait: Option<u64>,
 }
 
-fn deadline(wait: &Wait) -> tokio::time::Instant {
-    tokio::time::Instant::now() + Duration::from_secs(wait.wait.unwrap_or(0).min(MAX_WAIT))
+/// Loads until `settled` or the wait (at most 60 s) runs out, waking on every
+/// state change rather than polling.
+async fn long_poll<T, F, Fut>(
+    service: &Service,
+    wait: Result<Query<Wait>, QueryRejection>,
+    load: F,
+    settled: impl Fn(&T) -> bool,
+) -> Result<T, ApiError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ServiceError>>,
+{
+    let Query(wait) = wait.map_err(|e| ApiError::invalid_request("bad_wait", format!("wait must be a number of seconds: {e}")))?;
+    let until = tokio::time::Instant::now() + Duration::from_secs(wait.wait.unwrap_or(0).min(MAX_WAIT));
+    loop {
+        let value = load().await?;
+        let now = tokio::time::Instant::now();
+        if settled(&value) || now >= until {
+            return Ok(value);
+        }
+        service.wait_for_change(until - now).await;
+    }
 }
 
 #[derive(Deserialize)]
@@ -70,17 +91,13 @@ async fn get_pairing(
     State(service): State<Service>,
     agent: AgentIdentity,
     Path(id): Path<String>,
-    Query(wait): Query<Wait>,
+    wait: Result<Query<Wait>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let until = deadline(&wait);
-    loop {
-        let p = service.pairing_for_agent(&agent.jkt, &id).await?;
-        let now = tokio::time::Instant::now();
-        if p.status != crate::service::PairingStatus::Pending || now >= until {
-            return Ok(Json(json!({ "pairing_id": p.pairing_id, "status": p.status })).into_response());
-        }
-        service.wait_for_change(until - now).await;
-    }
+    let p = long_poll(&service, wait, || service.pairing_for_agent(&agent.jkt, &id), |p| {
+        p.status != crate::service::PairingStatus::Pending
+    })
+    .await?;
+    Ok(Json(json!({ "pairing_id": p.pairing_id, "status": p.status })).into_response())
 }
 
 async fn principal(State(service): State<Service>) -> Json<serde_json::Value> {
@@ -97,17 +114,13 @@ async fn get_request(
     State(service): State<Service>,
     agent: AgentIdentity,
     Path(id): Path<String>,
-    Query(wait): Query<Wait>,
+    wait: Result<Query<Wait>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let until = deadline(&wait);
-    loop {
-        let v = service.request_for_agent(&agent.jkt, &id).await?;
-        let now = tokio::time::Instant::now();
-        if v.status != crate::service::RequestStatus::Pending || now >= until {
-            return Ok(Json(v).into_response());
-        }
-        service.wait_for_change(until - now).await;
-    }
+    let v = long_poll(&service, wait, || service.request_for_agent(&agent.jkt, &id), |v| {
+        v.status != crate::service::RequestStatus::Pending
+    })
+    .await?;
+    Ok(Json(v).into_response())
 }
 
 async fn withdraw_request(State(service): State<Service>, agent: AgentIdentity, Path(id): Path<String>) -> Result<Response, ApiError> {

@@ -532,15 +532,12 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
     if pairs.is_empty() {
         return Ok(decide(ops, &mut HashMap::new(), &mut HashSet::new(), &mut HashMap::new()));
     }
-    let t0 = std::time::Instant::now();
-    let mut t1 = t0; let mut t2 = t0;
     let result = async {
         let rows: Vec<LoadRow> = sqlx::query_as(LOAD)
             .bind(json_param(&claim_jtis)?)
             .bind(json_param(&pairs)?)
             .fetch_all(&mut *conn)
             .await?;
-        t1 = std::time::Instant::now();
         let (mut limits, before) = parse_load(rows)?;
         let mut held = before.clone();
         let mut claimed_at = HashMap::new();
@@ -550,23 +547,10 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
             .difference(&before)
             .map(|k| (k.0.as_str(), k.1.as_str(), claimed_at.get(k).copied().unwrap_or_default()))
             .collect();
-        t2 = std::time::Instant::now();
         sqlx::query(WRITE).bind(json_param(&gone)?).bind(json_param(&new)?).execute(&mut *conn).await?;
         Ok::<_, StoreError>(results)
     }
     .await;
-    let t3 = std::time::Instant::now();
-    {
-        use std::sync::Mutex;
-        static ACC: Mutex<[f64; 6]> = Mutex::new([0.0; 6]);
-        let mut a = ACC.lock().unwrap();
-        a[0] += 1.0; a[1] += ops.len() as f64;
-        a[2] += (t1 - t0).as_secs_f64(); a[3] += (t2 - t1).as_secs_f64(); a[4] += (t3 - t2).as_secs_f64();
-        if a[0] >= 500.0 {
-            eprintln!("batches {} avg ops {:.1} load {:.0}us decide {:.0}us write+commit {:.0}us", a[0], a[1]/a[0], a[2]/a[0]*1e6, a[3]/a[0]*1e6, a[4]/a[0]*1e6);
-            *a = [0.0; 6];
-        }
-    }
     if result.is_err() {
         // Nothing of the batch stays: undo whatever ran before the failure (an
         // error if no transaction is open any more, which is fine).
