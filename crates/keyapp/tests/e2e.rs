@@ -483,3 +483,76 @@ async fn long_poll_wakes_on_the_answer_and_bad_waits_are_refused() {
         assert_eq!(err["error"]["reason"], "bad_wait", "{bad}");
     }
 }
+
+/// The terminal surface: `schcp-keyapp approve` shows the consent text, and only
+/// `y` or `yes` approves.
+#[tokio::test]
+async fn the_terminal_approves_only_on_yes() {
+    let env = start().await;
+    let a = paired_agent(&env, 13).await;
+    let (_, offer) = future_offer(&env.host, 10);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "cli"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let config_path = env._dir.path().join("keyapp.toml");
+    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display())).unwrap();
+    let run = |args: Vec<String>, input: &'static str| {
+        let config_path = config_path.clone();
+        async move {
+            tokio::task::spawn_blocking(move || {
+                use std::io::Write;
+                let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
+                    .arg("--config")
+                    .arg(&config_path)
+                    .args(&args)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+                let out = child.wait_with_output().unwrap();
+                (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
+            })
+            .await
+            .unwrap()
+        }
+    };
+    let (ok, listed) = run(vec!["pending".into()], "").await;
+    assert!(ok);
+    assert!(listed.starts_with(&format!("{rid}\tclosed_mandate\t")), "{listed}");
+    for answer in ["\n", "n\n", "yep\n"] {
+        let (ok, shown) = run(vec!["approve".into(), rid.clone()], answer).await;
+        assert!(ok);
+        assert!(shown.contains(r["consent_text"].as_str().unwrap()), "the terminal shows the same text: {shown}");
+        assert!(shown.contains("Approve? [y/N] not approved"), "{answer:?}: {shown}");
+        let v = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+        assert_eq!(v["status"], "pending", "{answer:?} does not approve");
+    }
+    let (ok, shown) = run(vec!["approve".into(), rid.clone()], "yes\n").await;
+    assert!(ok, "{shown}");
+    let v = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(v["status"], "approved");
+    let (ok, mandates) = run(vec!["mandates".into()], "").await;
+    assert!(ok && mandates.contains(v["result"]["jti"].as_str().unwrap()), "{mandates}");
+}
+
+#[tokio::test]
+async fn the_control_socket_is_the_owners_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = start().await;
+    let socket = control::socket_path(&env.app.runtime_dir);
+    assert_eq!(std::fs::metadata(&socket).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::metadata(&env.app.runtime_dir).unwrap().permissions().mode() & 0o777, 0o700);
+    // A malformed command gets a specific error and changes nothing.
+    let stream = tokio::net::UnixStream::connect(&socket).await.unwrap();
+    let (read, mut write) = stream.into_split();
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    write.write_all(b"{\"cmd\": \"approve\", \"id\": \"rq_x\", \"extra\": 1}\n{\"cmd\": \"sign\", \"bytes\": \"AAAA\"}\n").await.unwrap();
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    for _ in 0..2 {
+        let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+        assert_eq!(answer["error"]["reason"], "malformed", "{answer}");
+    }
+    let unknown = person(&env, Command::Approve { id: "rq_nothing".into() }).await.unwrap_err();
+    assert_eq!(unknown["code"], "NOT_FOUND");
+}
