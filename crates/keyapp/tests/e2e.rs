@@ -556,3 +556,38 @@ async fn the_control_socket_is_the_owners_alone() {
     let unknown = person(&env, Command::Approve { id: "rq_nothing".into() }).await.unwrap_err();
     assert_eq!(unknown["code"], "NOT_FOUND");
 }
+
+/// A root mandate with a shared booking limit is served by the status API at
+/// the URL its `status` claim names (§3.3, API.md §2).
+#[tokio::test]
+async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
+    let env = start().await;
+    let a = paired_agent(&env, 14).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "shared",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"], "constraints": {"max_bookings": 1, "shared_limit": true}
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    // The status claim is {public_base}/status/{jti}; the listener serves /status/{jti}.
+    assert_eq!(done["result"]["status"], format!("https://keyapp.example/status/{jti}"));
+    let base = format!("http://{}/status/{jti}", env.app.status_addr);
+    let http = reqwest::Client::new();
+    let status: Value = http.get(&base).send().await.unwrap().json().await.unwrap();
+    assert_eq!(status, json!({"jti": jti, "status": "active", "remaining": 1}));
+    let first = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    let again = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
+    assert_eq!(again.status(), StatusCode::OK);
+    let second = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_2"})).send().await.unwrap();
+    assert_eq!(second.status(), StatusCode::CONFLICT);
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(listed[0]["remaining"], 0);
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    let status: Value = http.get(&base).send().await.unwrap().json().await.unwrap();
+    assert_eq!(status["status"], "revoked");
+}
