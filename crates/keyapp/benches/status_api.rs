@@ -7,9 +7,17 @@
 //! claim is a 201 committed with `synchronous = FULL` before it is answered, and
 //! after each run the table is checked to hold exactly the acknowledged claims.
 //!
-//! Arms: `trivial` (an axum handler answering 201 to the same request), `claim`
-//! (the status API as shipped: group commit), `claim, batch 1` (the same with one
-//! transaction, one fsync, per claim). Env: `BENCH_SECS` (default 3) per point.
+//! Arms, each at 1, 8 and 64 clients:
+//! - `trivial`: an axum handler answering 201 to the same request (the ceiling);
+//! - `claim`: the status API as shipped (group commit), the clients spread over
+//!   4 mandates (one person's live mandates with a shared limit), hold ids
+//!   increasing like ULIDs, as a host's are;
+//! - `claim, 64 mandates`: each client on a mandate of its own, the worst case
+//!   for page locality (every claim in a batch dirties another index page);
+//! - `claim, batch 1`: the `claim` scenario with one transaction, one fsync, per
+//!   claim (what the group commit saves).
+//!
+//! Env: `BENCH_SECS` (default 3) per point; `BENCH_CLIENTS` (default `1,8,64`).
 
 use axum::http::StatusCode;
 use axum::routing::post;
@@ -18,11 +26,28 @@ use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
 use keyapp::store::limits::{self, MandateRecord};
 use keyapp::store::Store;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
-const MANDATES: usize = 64;
+/// Claim ids: `Shared` draws from one increasing sequence (ULID-like hold ids);
+/// `Own` numbers each client's claims under its own prefix.
+#[derive(Clone)]
+enum Ids {
+    Shared(Arc<AtomicU64>),
+    Own(String),
+}
+
+impl Ids {
+    fn next(&self, n: u64) -> String {
+        match self {
+            Ids::Shared(seq) => format!("maple-street-auto/h_{:016}", seq.fetch_add(1, Ordering::Relaxed)),
+            Ids::Own(prefix) => format!("maple-street-auto/{prefix}_{n:012}"),
+        }
+    }
+}
 
 fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
@@ -45,7 +70,7 @@ impl Point {
 
 /// One kept-alive connection, one request at a time; returns latencies (µs) and
 /// the number of 201s.
-async fn client(addr: SocketAddr, path: String, prefix: String, until: Instant, warmup_until: Instant) -> (Vec<u32>, usize) {
+async fn client(addr: SocketAddr, path: String, ids: Ids, until: Instant, warmup_until: Instant) -> (Vec<u32>, usize) {
     let stream = TcpStream::connect(addr).await.unwrap();
     stream.set_nodelay(true).unwrap();
     let (r, mut w) = stream.into_split();
@@ -59,7 +84,7 @@ async fn client(addr: SocketAddr, path: String, prefix: String, until: Instant, 
         if start >= until {
             break;
         }
-        let json = format!("{{\"claim_id\":\"maple-street-auto/{prefix}-{n}\"}}");
+        let json = format!("{{\"claim_id\":\"{}\"}}", ids.next(n));
         let req = format!(
             "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
             json.len()
@@ -92,15 +117,21 @@ async fn client(addr: SocketAddr, path: String, prefix: String, until: Instant, 
     (lat, created)
 }
 
-async fn run(arm: &'static str, addr: SocketAddr, clients: usize, secs: f64, paths: impl Fn(usize) -> String) -> (Point, usize) {
+async fn run(
+    arm: &'static str,
+    addr: SocketAddr,
+    clients: usize,
+    secs: f64,
+    paths: impl Fn(usize) -> String,
+    ids: impl Fn(usize) -> Ids,
+) -> (Point, usize) {
     let warmup = Duration::from_millis(500);
     let start = Instant::now();
     let warmup_until = start + warmup;
     let until = warmup_until + Duration::from_secs_f64(secs);
     let mut tasks = tokio::task::JoinSet::new();
     for i in 0..clients {
-        let prefix = format!("{arm}-{clients}-{i}").replace([' ', ','], "_");
-        tasks.spawn(client(addr, paths(i), prefix, until, warmup_until));
+        tasks.spawn(client(addr, paths(i), ids(i), until, warmup_until));
     }
     let mut all = Vec::new();
     let mut created = 0;
@@ -135,8 +166,9 @@ fn main() {
         // A database on disk, like the key app's (not tmpfs): /var/tmp.
         let dir = tempfile::Builder::new().prefix("schcp-bench").tempdir_in("/var/tmp").unwrap();
         let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-        for m in 0..MANDATES {
-            let jti = format!("bench-{m}");
+        let few: Vec<String> = (0..4).map(|m| format!("few-{m}")).collect();
+        let own: Vec<String> = (0..64).map(|m| format!("own-{m}")).collect();
+        for jti in few.iter().chain(&own) {
             limits::record_mandate(
                 &store,
                 MandateRecord {
@@ -150,7 +182,7 @@ fn main() {
                     exp: now() + 86_400,
                     compact: "h.p.s".into(),
                     status_url: Some(format!("https://keyapp.example/status/{jti}")),
-                    max_bookings: Some(2_000_000_000),
+                    max_bookings: Some(u32::MAX),
                     shared_limit: true,
                     booking_id: None,
                 },
@@ -167,31 +199,43 @@ fn main() {
             tokio::spawn(async move { axum::serve(listener, app).await });
             addr
         };
-        let claim_path = |i: usize| format!("/status/bench-{}/claims", i % MANDATES);
+        let few_path = |i: usize| format!("/status/{}/claims", few[i % few.len()]);
+        let own_path = |i: usize| format!("/status/{}/claims", own[i % own.len()]);
+        let seq = Arc::new(AtomicU64::new(0));
+        let shared = |_: usize| Ids::Shared(seq.clone());
 
+        let counts: Vec<usize> = std::env::var("BENCH_CLIENTS")
+            .ok()
+            .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+            .unwrap_or_else(|| vec![1, 8, 64]);
         let mut rows = Vec::new();
-        for clients in [1, 8, 64] {
-            let (t, _) = run("trivial", trivial, clients, secs, |_| "/trivial".to_owned()).await;
-            let before = count(&store).await;
-            let (g, created) = run("claim", group, clients, secs, claim_path).await;
-            // Every acknowledged claim is in the table.
-            assert_eq!(count(&store).await - before, created as i64);
-            let before = count(&store).await;
-            let (s, created) = run("claim, batch 1", single, clients, secs.min(2.0), claim_path).await;
-            assert_eq!(count(&store).await - before, created as i64);
+        for (round, clients) in counts.into_iter().enumerate() {
+            let (t, _) = run("trivial", trivial, clients, secs, |_| "/trivial".to_owned(), &shared).await;
+            let mut points = vec![t];
+            for (arm, addr, path, own_ids) in [
+                ("claim", group, &few_path as &dyn Fn(usize) -> String, false),
+                ("claim, 64 mandates", group, &own_path, true),
+                ("claim, batch 1", single, &few_path, false),
+            ] {
+                let before = count(&store).await;
+                let ids = |i: usize| if own_ids { Ids::Own(format!("r{round}c{i}")) } else { Ids::Shared(seq.clone()) };
+                let (p, created) = run(arm, addr, clients, secs, path, ids).await;
+                // Every acknowledged claim is in the table.
+                assert_eq!(count(&store).await - before, created as i64, "{arm}");
+                points.push(p);
+            }
             eprintln!(
-                "{clients:>3} clients: trivial {:.0}/s, claim {:.0}/s, claim batch 1 {:.0}/s",
-                t.rate(),
-                g.rate(),
-                s.rate()
+                "{clients:>3} clients: {}",
+                points.iter().map(|p| format!("{} {:.0}/s", p.arm, p.rate())).collect::<Vec<_>>().join(", ")
             );
-            rows.push((t, g, s));
+            rows.push(points);
         }
 
         println!("| clients | arm | requests/s | p50 | p99 | trivial ÷ arm (throughput) |");
         println!("|---:|---|---:|---:|---:|---:|");
-        for (t, g, s) in &rows {
-            for p in [t, g, s] {
+        for points in &rows {
+            let t = &points[0];
+            for p in points {
                 println!(
                     "| {} | {} | {:.0} | {} | {} | {:.2}× |",
                     p.clients,

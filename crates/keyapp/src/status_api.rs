@@ -24,7 +24,7 @@
 
 use crate::http_error::ApiError;
 use crate::store::limits::{self, ClaimError, ClaimId, ClaimOutcome, GroupCommit, ReleaseError};
-use crate::store::Store;
+use crate::store::{Store, StoreError};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, Path, Request, State};
@@ -130,13 +130,14 @@ pub fn router(state: StatusState) -> Router {
         .route("/status/{jti}/claims/{*claim_id}", axum::routing::delete(delete_claim))
         .fallback(|| async { ApiError::not_found("no such route") })
         .method_not_allowed_fallback(|| async {
-            ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "INVALID_REQUEST", "method_not_allowed", "method not allowed here")
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "INVALID_REQUEST",
+                "method_not_allowed",
+                "method not allowed here",
+            )
         })
-        // Innermost first: the rate limit, then the time bound, then the header
-        // every response carries (including the 429 and 503 made above it).
-        .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
-        .layer(middleware::from_fn_with_state(state.clone(), bound_time))
-        .layer(middleware::map_response(no_store))
+        .layer(middleware::from_fn_with_state(state.clone(), guard))
         .with_state(state)
 }
 
@@ -212,12 +213,24 @@ fn store_unavailable(message: String) -> ApiError {
     ApiError::unavailable("store_unavailable", message)
 }
 
-async fn get_status(State(st): State<StatusState>, path: Result<Path<String>, PathRejection>) -> Result<Response, ApiError> {
+/// A store failure at the edge: an unreadable record is the key app's own fault
+/// and lasting (500); anything else may pass, so the host is told to retry (503).
+fn store_failed(e: StoreError) -> ApiError {
+    match e {
+        StoreError::Corrupt(m) => ApiError::internal(m),
+        other => store_unavailable(other.to_string()),
+    }
+}
+
+async fn get_status(
+    State(st): State<StatusState>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
     let Path(jti) = path.map_err(path_refused)?;
     if !known_length(&jti) {
         return Err(unknown_mandate());
     }
-    let view = limits::status(&st.inner.store, &jti, now()).await.map_err(|e| store_unavailable(e.to_string()))?;
+    let view = limits::status(&st.inner.store, &jti, now()).await.map_err(store_failed)?;
     let view = view.ok_or_else(unknown_mandate)?;
     let mut body = json!({ "jti": jti, "status": view.status.as_str() });
     if let Some(remaining) = view.remaining {
@@ -250,7 +263,7 @@ async fn post_claim(
             Ok((status, Json(body)).into_response())
         }
         Err(ClaimError::Refused(r)) => Err(ApiError::from(&r)),
-        Err(ClaimError::Store(e)) => Err(store_unavailable(e.to_string())),
+        Err(ClaimError::Store(e)) => Err(store_failed(e)),
         Err(ClaimError::Unavailable(m)) => Err(store_unavailable(m)),
     }
 }
@@ -265,7 +278,7 @@ async fn delete_claim(
     let Path((jti, claim_id)) = path.map_err(path_refused)?;
     match st.inner.ledger.release(&jti, &claim_id).await {
         Ok(()) => Ok(StatusCode::NO_CONTENT),
-        Err(ReleaseError::Store(e)) => Err(store_unavailable(e.to_string())),
+        Err(ReleaseError::Store(e)) => Err(store_failed(e)),
         Err(ReleaseError::Unavailable(m)) => Err(store_unavailable(m)),
     }
 }
@@ -276,8 +289,7 @@ async fn delete_claim(
 /// Why a claim body was refused, each with its own reason (STYLE.md: a host
 /// switches on `reason`, never on `message`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BodyRefusal {
+enum BodyRefusal {
     #[error("the body must be sent as Content-Type: application/json")]
     ContentType,
     #[error("the body is larger than {0} bytes")]
@@ -307,7 +319,9 @@ impl BodyRefusal {
                 ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "INVALID_REQUEST", "body_too_large", message)
                     .with_details(json!({ "limit": limit }))
             }
-            BodyRefusal::Timeout => ApiError::new(StatusCode::REQUEST_TIMEOUT, "INVALID_REQUEST", "body_timeout", message),
+            BodyRefusal::Timeout => {
+                ApiError::new(StatusCode::REQUEST_TIMEOUT, "INVALID_REQUEST", "body_timeout", message)
+            }
             BodyRefusal::Unreadable => ApiError::invalid_request("unreadable_body", message),
             BodyRefusal::Json(schcp::json::JsonError::DuplicateMember(name)) => {
                 ApiError::invalid_request("duplicate_member", message).with_details(json!({ "member": name }))
@@ -339,14 +353,18 @@ fn is_json(headers: &HeaderMap) -> bool {
         return false;
     }
     parts.all(|p| match p.trim().split_once('=') {
-        Some((k, v)) => k.trim().eq_ignore_ascii_case("charset") && v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8"),
+        Some((k, v)) => {
+            k.trim().eq_ignore_ascii_case("charset") && v.trim().trim_matches('"').eq_ignore_ascii_case("utf-8")
+        }
         None => p.trim().is_empty(),
     })
 }
 
 async fn read_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<Bytes, BodyRefusal> {
     // A declared length over the limit is refused before reading a byte.
-    if let Some(n) = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok()) {
+    if let Some(n) =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+    {
         if n > options.max_body as u64 {
             return Err(BodyRefusal::TooLarge(options.max_body));
         }
@@ -361,7 +379,7 @@ async fn read_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> 
 }
 
 /// Reads and checks a claim body, returning the claim id as sent.
-pub async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<String, BodyRefusal> {
+async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<String, BodyRefusal> {
     if !is_json(headers) {
         return Err(BodyRefusal::ContentType);
     }
@@ -385,31 +403,34 @@ pub async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body:
 // ---------------------------------------------------------------------------
 // Middleware.
 
-async fn no_store(mut response: Response) -> Response {
+/// Around every route, fallback included: the per-peer rate limit, the time
+/// bound, and `Cache-Control: no-store` on whatever comes out (the 429 and 503
+/// made here too). One layer rather than three: one boxed future per request.
+async fn guard(State(st): State<StatusState>, request: Request, next: Next) -> Response {
+    let mut response = match admit(&st, &request) {
+        Err(refused) => refused.into_response(),
+        Ok(()) => match tokio::time::timeout(st.inner.options.request_timeout, next.run(request)).await {
+            Ok(response) => response,
+            // A claim cut short here may still commit; the host's retry with the
+            // same claim id is then answered 200, spending nothing (§3.3).
+            Err(_) => ApiError::unavailable("timeout", "the request took too long; retry it").into_response(),
+        },
+    };
     response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
 
-async fn bound_time(State(st): State<StatusState>, request: Request, next: Next) -> Response {
-    match tokio::time::timeout(st.inner.options.request_timeout, next.run(request)).await {
-        Ok(response) => response,
-        // A claim cut short here may still commit; the host's retry with the same
-        // claim id is then answered 200, spending nothing (§3.3).
-        Err(_) => ApiError::unavailable("timeout", "the request took too long; retry it").into_response(),
+/// The rate limit: a token from the peer's bucket, except for releases, which
+/// are never limited because they only give units back (module doc).
+fn admit(st: &StatusState, request: &Request) -> Result<(), ApiError> {
+    let Some(limiter) = &st.inner.limiter else {
+        return Ok(());
+    };
+    if request.method() == Method::DELETE {
+        return Ok(());
     }
-}
-
-async fn rate_limit(State(st): State<StatusState>, request: Request, next: Next) -> Response {
-    if let Some(limiter) = &st.inner.limiter {
-        // Releases are never limited: they only give units back (module doc).
-        if request.method() != Method::DELETE {
-            let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-            if let Err(wait) = limiter.take(PeerKey::of(peer), Instant::now()) {
-                return ApiError::rate_limited(wait).into_response();
-            }
-        }
-    }
-    next.run(request).await
+    let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
+    limiter.take(PeerKey::of(peer), Instant::now()).map_err(ApiError::rate_limited)
 }
 
 /// Whom a rate limit or a connection cap counts against: an IPv4 address, or an
@@ -568,7 +589,10 @@ mod tests {
         let c = PeerKey::of(Some("2001:db8:1:3::1".parse().unwrap()));
         assert_eq!(a, b);
         assert_ne!(a, c);
-        assert_eq!(PeerKey::of(Some("::ffff:192.0.2.1".parse().unwrap())), PeerKey::of(Some("192.0.2.1".parse().unwrap())));
+        assert_eq!(
+            PeerKey::of(Some("::ffff:192.0.2.1".parse().unwrap())),
+            PeerKey::of(Some("192.0.2.1".parse().unwrap()))
+        );
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! and refusal the contract names, and the hostile-input bounds around them.
 //! Every refusal is checked to have the §9 shape and to have changed nothing.
 
+use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
 use keyapp::store::limits::{self, MandateRecord, RevokeOutcome};
 use keyapp::store::Store;
-use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
 use reqwest::header::{HeaderMap, CACHE_CONTROL, CONTENT_TYPE};
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
@@ -88,7 +88,12 @@ fn client() -> Client {
 }
 
 fn client_from(ip: &str) -> Client {
-    Client::builder().no_proxy().local_address(ip.parse::<IpAddr>().unwrap()).timeout(Duration::from_secs(30)).build().unwrap()
+    Client::builder()
+        .no_proxy()
+        .local_address(ip.parse::<IpAddr>().unwrap())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
 }
 
 /// Headers every response carries, and those none may carry (API.md §2).
@@ -134,7 +139,10 @@ async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
     let c = client();
     s.mandate("m-shared", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
     s.mandate("m-plain", &[MAPLE], Some(2), false, now() + 3600).await;
-    assert_eq!(get(&c, &s, "m-shared").await, (StatusCode::OK, json!({"jti": "m-shared", "status": "active", "remaining": 2})));
+    assert_eq!(
+        get(&c, &s, "m-shared").await,
+        (StatusCode::OK, json!({"jti": "m-shared", "status": "active", "remaining": 2}))
+    );
     assert_eq!(get(&c, &s, "m-plain").await, (StatusCode::OK, json!({"jti": "m-plain", "status": "active"})));
 
     let r = c.get(s.url("/status/m-shared")).send().await.unwrap();
@@ -246,7 +254,11 @@ async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
     assert_eq!(get(&c, &s, "m").await, (StatusCode::OK, json!({"jti": "m", "status": "revoked", "remaining": 1})));
     for id in ["oak-lane-garage/h_2", "maple-street-auto/h_1"] {
         let (st, code, reason, _) = refusal(claim(&c, &s, "m", id).await).await;
-        assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked"), "{id}");
+        assert_eq!(
+            (st, code.as_str(), reason.as_str()),
+            (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked"),
+            "{id}"
+        );
     }
     assert_eq!(s.held("m").await, ["maple-street-auto/h_1"]);
     assert_eq!(release(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::NO_CONTENT);
@@ -270,7 +282,11 @@ async fn expired_mandates_refuse_claims_and_still_take_releases() {
     s.mandate("m", &[MAPLE], Some(2), true, now() + 3600).await;
     assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
     // Let it lapse: the exp passes (§3.3 check 3, no skew on exp).
-    sqlx::query("UPDATE credentials SET exp = ? WHERE jti = 'm'").bind(now() - 1).execute(s.store.pool()).await.unwrap();
+    sqlx::query("UPDATE credentials SET exp = ? WHERE jti = 'm'")
+        .bind(now() - 1)
+        .execute(s.store.pool())
+        .await
+        .unwrap();
     assert_eq!(get(&c, &s, "m").await.1, json!({"jti": "m", "status": "expired", "remaining": 1}));
     let (st, code, reason, _) = refusal(claim(&c, &s, "m", "maple-street-auto/h_2").await).await;
     assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired"));
@@ -302,7 +318,11 @@ async fn claims_that_cannot_apply_are_400_404_and_change_nothing() {
         ("plain", "maple-street-auto/h_1", "no_shared_limit"),
     ] {
         let (st, code, r, body) = refusal(claim(&c, &s, jti, id).await).await;
-        assert_eq!((st, code.as_str(), r.as_str()), (StatusCode::BAD_REQUEST, "INVALID_REQUEST", reason), "{id:?}: {body}");
+        assert_eq!(
+            (st, code.as_str(), r.as_str()),
+            (StatusCode::BAD_REQUEST, "INVALID_REQUEST", reason),
+            "{id:?}: {body}"
+        );
     }
     let (st, code, reason, _) = refusal(claim(&c, &s, "nobody", "maple-street-auto/h_1").await).await;
     assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate"));
@@ -323,12 +343,37 @@ async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
     let big = format!("{{\"claim_id\": \"maple-street-auto/{}\"}}", "h".repeat(5000));
     let cases: Vec<(Option<&str>, Vec<u8>, StatusCode, &str)> = vec![
         (None, br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
-        (Some("text/plain"), br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
-        (Some("application/json; charset=latin1"), br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
+        (
+            Some("text/plain"),
+            br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "bad_content_type",
+        ),
+        (
+            Some("application/json; charset=latin1"),
+            br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "bad_content_type",
+        ),
         (Some("application/json"), b"".to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (Some("application/json"), br#"{"claim_id": "maple-street-auto/h_1""#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (Some("application/json"), br#"{"claim_id": "maple-street-auto/h_1"} {}"#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (Some("application/json"), b"{\"claim_id\": \"maple-street-auto/h_\xff\"}".to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
+        (
+            Some("application/json"),
+            br#"{"claim_id": "maple-street-auto/h_1""#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
+        (
+            Some("application/json"),
+            br#"{"claim_id": "maple-street-auto/h_1"} {}"#.to_vec(),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
+        (
+            Some("application/json"),
+            b"{\"claim_id\": \"maple-street-auto/h_\xff\"}".to_vec(),
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+        ),
         (Some("application/json"), br#"["maple-street-auto/h_1"]"#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
         (Some("application/json"), br#""maple-street-auto/h_1""#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
         (
@@ -354,7 +399,12 @@ async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
             req = req.header(CONTENT_TYPE, ct);
         }
         let (st, code, reason, err) = refusal(req.send().await.unwrap()).await;
-        assert_eq!((st, code.as_str(), reason.as_str()), (want_status, "INVALID_REQUEST", want_reason), "{ct:?} {:?}: {err}", String::from_utf8_lossy(&body));
+        assert_eq!(
+            (st, code.as_str(), reason.as_str()),
+            (want_status, "INVALID_REQUEST", want_reason),
+            "{ct:?} {:?}: {err}",
+            String::from_utf8_lossy(&body)
+        );
     }
     // A body over the limit without a declared length (chunked) is cut off too.
     let mut conn = raw_connect(s.addr, "127.0.0.1").await;
@@ -417,8 +467,11 @@ async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors() {
 
 #[tokio::test]
 async fn one_peers_flood_does_not_starve_another_and_releases_are_never_limited() {
-    let s = Server::start(StatusOptions { rate_limit: Some(RateLimit { per_second: 0.5, burst: 3.0 }), ..StatusOptions::default() })
-        .await;
+    let s = Server::start(StatusOptions {
+        rate_limit: Some(RateLimit { per_second: 0.01, burst: 3.0 }),
+        ..StatusOptions::default()
+    })
+    .await;
     s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
     let flooder = client_from("127.0.0.1");
     let host = client_from("127.0.0.2");
@@ -429,7 +482,10 @@ async fn one_peers_flood_does_not_starve_another_and_releases_are_never_limited(
     let r = claim(&flooder, &s, "m", "maple-street-auto/h_2").await;
     let retry_after = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
     let (st, code, reason, body) = refusal(r).await;
-    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests"));
+    assert_eq!(
+        (st, code.as_str(), reason.as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests")
+    );
     let after = body["error"]["retry"]["after"].as_str().unwrap().to_owned();
     assert!(after.starts_with("PT") && after.ends_with('S'), "{after}");
     assert_eq!(retry_after.as_deref(), Some(&after[2..after.len() - 1]));
@@ -512,7 +568,8 @@ async fn slow_clients_are_cut_off_and_heads_are_bounded() {
 
 #[tokio::test]
 async fn one_peer_cannot_hold_every_connection() {
-    let s = Server::start(StatusOptions { rate_limit: None, max_connections_per_peer: 2, ..StatusOptions::default() }).await;
+    let s = Server::start(StatusOptions { rate_limit: None, max_connections_per_peer: 2, ..StatusOptions::default() })
+        .await;
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
     let _a = raw_connect(s.addr, "127.0.0.1").await;
     let _b = raw_connect(s.addr, "127.0.0.1").await;

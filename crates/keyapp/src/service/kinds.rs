@@ -50,34 +50,29 @@ pub(super) struct CredentialRecord {
 }
 
 impl CredentialRecord {
+    /// Recorded with the status API's own function, inside the approval's transaction.
     pub async fn insert(
         &self,
         tx: &mut sqlx::SqliteConnection,
         request_id: &str,
         agent_jkt: &str,
-        now: i64,
-    ) -> Result<(), sqlx::Error> {
-        sqlx::query(
-            "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact, status_url, max_bookings, shared_limit, booking_id, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&self.jti)
-        .bind(self.kind)
-        .bind(agent_jkt)
-        .bind(request_id)
-        .bind(serde_json::to_string(&self.aud).expect("strings serialize"))
-        .bind(serde_json::to_string(&self.scope).expect("actions serialize"))
-        .bind(self.iat)
-        .bind(self.exp)
-        .bind(&self.compact)
-        .bind(&self.status_url)
-        .bind(if self.shared_limit { self.max_bookings.map(i64::from) } else { None })
-        .bind(self.shared_limit)
-        .bind(&self.booking_id)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        Ok(())
+    ) -> Result<(), ServiceError> {
+        let rec = crate::store::limits::MandateRecord {
+            jti: self.jti.clone(),
+            kind: self.kind.to_owned(),
+            agent_jkt: Some(agent_jkt.to_owned()),
+            request_id: Some(request_id.to_owned()),
+            aud: self.aud.clone(),
+            scope: self.scope.iter().map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()).collect(),
+            iat: self.iat,
+            exp: self.exp,
+            compact: self.compact.clone(),
+            status_url: self.status_url.clone(),
+            max_bookings: self.max_bookings,
+            shared_limit: self.shared_limit,
+            booking_id: self.booking_id.clone(),
+        };
+        crate::store::limits::insert_mandate(tx, &rec).await.map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))
     }
 }
 

@@ -77,15 +77,11 @@ impl Service {
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent) in rows {
-            let remaining = match (shared != 0, max_bookings) {
-                (true, Some(max)) => {
-                    let (held,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM limit_claims WHERE jti = ?")
-                        .bind(&jti)
-                        .fetch_one(self.store().pool())
-                        .await?;
-                    Some(max - held)
-                }
-                _ => None,
+            // The status API's own count, so both surfaces report one number.
+            let remaining = if shared != 0 && max_bookings.is_some() {
+                crate::store::limits::status(self.store(), &jti, now).await?.and_then(|v| v.remaining).map(i64::from)
+            } else {
+                None
             };
             out.push(CredentialView {
                 status: credential_status(revoked_at, exp, now),

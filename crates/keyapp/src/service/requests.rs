@@ -275,7 +275,7 @@ impl Service {
             return Err(ServiceError::NotPending("no longer pending".into()));
         }
         for c in &issued.credentials {
-            c.insert(&mut tx, request_id, &agent_jkt, now).await?;
+            c.insert(&mut tx, request_id, &agent_jkt).await?;
         }
         Service::history(&mut tx, now, "request_approved", request_id, &kind).await?;
         tx.commit().await?;

@@ -24,9 +24,11 @@
 //!
 //! [`GroupCommit`] applies many claims and releases in one transaction (one fsync)
 //! while keeping each operation's outcome exactly what it would have been alone:
-//! the operations run one after another inside the transaction, and nobody is
-//! answered until the transaction has committed. The functions below are the same
-//! code run as a batch of one.
+//! under the write lock the batch reads what its operations name, decides them one
+//! after another in arrival order, writes the difference, and answers nobody until
+//! the commit has returned. The functions below are the same code run as a batch
+//! of one. Beneath it all, migration 0002 keeps the held count by trigger and makes
+//! the database itself refuse a unit beyond `max_bookings`.
 
 use super::{Store, StoreError};
 use sqlx::pool::PoolConnection;
@@ -240,6 +242,15 @@ fn unique_violation(e: &sqlx::Error) -> bool {
 
 /// Records an issued credential. One transaction.
 pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), RecordError> {
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
+    insert_mandate(&mut tx, &rec).await?;
+    tx.commit().await.map_err(StoreError::from)?;
+    Ok(())
+}
+
+/// Records an issued credential inside the caller's transaction, so the request
+/// pipeline settles a request and records what it issued in one commit.
+pub async fn insert_mandate(conn: &mut sqlx::SqliteConnection, rec: &MandateRecord) -> Result<(), RecordError> {
     if rec.shared_limit {
         if rec.max_bookings.is_none() {
             return Err(RecordError::Invalid("shared_limit needs max_bookings"));
@@ -256,7 +267,6 @@ pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), Rec
     let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
-    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
     let inserted = sqlx::query(
         "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
                                   status_url, max_bookings, shared_limit, booking_id, created_at)
@@ -276,15 +286,13 @@ pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), Rec
     .bind(rec.shared_limit)
     .bind(&rec.booking_id)
     .bind(rec.iat)
-    .execute(&mut *tx)
+    .execute(&mut *conn)
     .await;
     match inserted {
-        Ok(_) => {}
-        Err(e) if unique_violation(&e) => return Err(RecordError::DuplicateJti(rec.jti)),
-        Err(e) => return Err(StoreError::from(e).into()),
+        Ok(_) => Ok(()),
+        Err(e) if unique_violation(&e) => Err(RecordError::DuplicateJti(rec.jti.clone())),
+        Err(e) => Err(StoreError::from(e).into()),
     }
-    tx.commit().await.map_err(StoreError::from)?;
-    Ok(())
 }
 
 /// The status of a credential that has a status URL, or `None` (404). One
@@ -301,12 +309,10 @@ pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusV
     let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
         return Ok(None);
     };
-    let remaining = if shared_limit {
-        let max = max_bookings.ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
-        Some(u32::try_from((max - held).max(0)).unwrap_or(0))
-    } else {
-        None
-    };
+    let max =
+        shared_max(shared_limit, max_bookings).map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
+    // Never negative: the database refuses a unit beyond max_bookings (0002).
+    let remaining = max.map(|m| u32::try_from((i64::from(m) - held).max(0)).unwrap_or(0));
     Ok(Some(StatusView { status: MandateStatus::of(revoked, exp, now), remaining }))
 }
 
@@ -321,6 +327,7 @@ pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result
     }
     match applied?.pop() {
         Some(OpResult::Claim(r)) => Ok(r?),
+        Some(OpResult::ClaimFailed(why)) => Err(ClaimError::Store(StoreError::Corrupt(why))),
         _ => Err(ClaimError::Store(StoreError::Corrupt("claim batch answered out of shape".into()))),
     }
 }
@@ -342,13 +349,19 @@ pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), Sto
 /// held (a booking already made keeps its unit, §3.3); new claims are refused.
 pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
-    let row: Option<(Option<i64>, String)> =
-        sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?").bind(jti).fetch_optional(&mut *tx).await?;
+    let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
+        .bind(jti)
+        .fetch_optional(&mut *tx)
+        .await?;
     let outcome = match row {
         None => RevokeOutcome::UnknownMandate,
         Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
         Some((None, kind)) => {
-            sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?").bind(now).bind(jti).execute(&mut *tx).await?;
+            sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?")
+                .bind(now)
+                .bind(jti)
+                .execute(&mut *tx)
+                .await?;
             sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'revoked', ?, ?)")
                 .bind(now)
                 .bind(jti)
@@ -365,7 +378,10 @@ pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome,
 /// The claim ids holding units of `jti`, in claim order.
 pub async fn held_claims(store: &Store, jti: &str) -> Result<Vec<String>, StoreError> {
     let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT claim_id FROM limit_claims WHERE jti = ? ORDER BY created_at, rowid").bind(jti).fetch_all(store.pool()).await?;
+        sqlx::query_as("SELECT claim_id FROM limit_claims WHERE jti = ? ORDER BY created_at, rowid")
+            .bind(jti)
+            .fetch_all(store.pool())
+            .await?;
     Ok(rows.into_iter().map(|(c,)| c).collect())
 }
 
@@ -382,6 +398,9 @@ enum Op {
 #[derive(Debug)]
 enum OpResult {
     Claim(Result<ClaimOutcome, ClaimRefusal>),
+    /// The claim's mandate record is unreadable; only this claim fails (500),
+    /// never the others committed with it.
+    ClaimFailed(String),
     Release,
 }
 
@@ -433,25 +452,24 @@ const WRITE: &str = "
     INSERT INTO limit_claims (jti, claim_id, created_at) SELECT value->>0, value->>1, value->>2 FROM json_each(?2);
     COMMIT;";
 
-type LoadRow = (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
+type LoadRow =
+    (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
 
-fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, Limit>, HashSet<(String, String)>), StoreError> {
+/// A mandate's record as a batch can use it, or why it cannot (`Err`): one
+/// unreadable record fails the claims on that mandate only.
+type LimitEntry = Result<Limit, String>;
+
+/// (jti, claim id) pairs that hold a unit.
+type HeldSet = HashSet<(String, String)>;
+
+fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, LimitEntry>, HeldSet), StoreError> {
     let mut limits = HashMap::new();
     let mut held = HashSet::new();
     for row in rows {
         match row {
             (0, jti, Some(aud), Some(exp), Some(revoked), Some(shared_limit), max_bookings, Some(count), None) => {
-                let aud: Vec<String> = serde_json::from_str(&aud)
-                    .map_err(|e| StoreError::Corrupt(format!("{jti}: aud is not a JSON array of strings: {e}")))?;
-                let max = if shared_limit {
-                    let m = max_bookings
-                        .ok_or_else(|| StoreError::Corrupt(format!("{jti}: shared_limit without max_bookings")))?;
-                    Some(u32::try_from(m).map_err(|_| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?)
-                } else {
-                    None
-                };
-                let count = u32::try_from(count).map_err(|_| StoreError::Corrupt(format!("{jti}: {count} claims")))?;
-                limits.insert(jti, Limit { aud, exp, revoked, max, held: count });
+                let entry = limit_entry(&jti, &aud, exp, revoked, shared_limit, max_bookings, count);
+                limits.insert(jti, entry);
             }
             (1, jti, .., Some(claim_id)) => {
                 held.insert((jti, claim_id));
@@ -462,22 +480,49 @@ fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, Limit>, HashSet<(St
     Ok((limits, held))
 }
 
+fn limit_entry(
+    jti: &str,
+    aud: &str,
+    exp: i64,
+    revoked: bool,
+    shared_limit: bool,
+    max_bookings: Option<i64>,
+    held: i64,
+) -> LimitEntry {
+    let aud: Vec<String> =
+        serde_json::from_str(aud).map_err(|e| format!("{jti}: aud is not a JSON array of strings: {e}"))?;
+    let max = shared_max(shared_limit, max_bookings).map_err(|m| format!("{jti}: max_bookings {m}"))?;
+    let held = u32::try_from(held).map_err(|_| format!("{jti}: {held} claims held"))?;
+    Ok(Limit { aud, exp, revoked, max, held })
+}
+
+/// The shared limit a record carries: `max_bookings` when `shared_limit` is set.
+/// A `shared_limit` without `max_bookings` (the schema allows it; the key app
+/// does not issue it) has no count to share, so it is a mandate without a
+/// shared limit: status only, and claims are refused, which makes a host
+/// refuse the confirm (§3.3: a booking the key app cannot vouch for is not made).
+fn shared_max(shared_limit: bool, max_bookings: Option<i64>) -> Result<Option<u32>, i64> {
+    match (shared_limit, max_bookings) {
+        (true, Some(m)) => u32::try_from(m).map(Some).map_err(|_| m),
+        _ => Ok(None),
+    }
+}
+
 /// §3.3 check 2: `aud` equals the host id or a list that contains it; `"*"`
 /// matches any host.
 fn in_audience(aud: &[String], host: &str) -> bool {
     aud.iter().any(|a| a == host || a == "*")
 }
 
-/// One claim, decided against the batch's view so far (`held` pairs and
-/// per-mandate counts), which it updates.
+/// One claim on a known mandate, decided against the batch's view so far
+/// (`held` pairs and the mandate's count), which it updates.
 fn decide_claim(
-    limits: &mut HashMap<String, Limit>,
+    limit: &mut Limit,
     held: &mut HashSet<(String, String)>,
     jti: &str,
     claim_id: &ClaimId,
     now: i64,
 ) -> Result<ClaimOutcome, ClaimRefusal> {
-    let limit = limits.get_mut(jti).ok_or(ClaimRefusal::UnknownMandate)?;
     let max = limit.max.ok_or(ClaimRefusal::NoSharedLimit)?;
     if !in_audience(&limit.aud, claim_id.host()) {
         return Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() });
@@ -533,11 +578,8 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
         return Ok(decide(ops, &mut HashMap::new(), &mut HashSet::new(), &mut HashMap::new()));
     }
     let result = async {
-        let rows: Vec<LoadRow> = sqlx::query_as(LOAD)
-            .bind(json_param(&claim_jtis)?)
-            .bind(json_param(&pairs)?)
-            .fetch_all(&mut *conn)
-            .await?;
+        let rows: Vec<LoadRow> =
+            sqlx::query_as(LOAD).bind(json_param(&claim_jtis)?).bind(json_param(&pairs)?).fetch_all(&mut *conn).await?;
         let (mut limits, before) = parse_load(rows)?;
         let mut held = before.clone();
         let mut claimed_at = HashMap::new();
@@ -564,7 +606,7 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
 /// taken.
 fn decide(
     ops: &[Op],
-    limits: &mut HashMap<String, Limit>,
+    limits: &mut HashMap<String, LimitEntry>,
     held: &mut HashSet<(String, String)>,
     claimed_at: &mut HashMap<(String, String), i64>,
 ) -> Vec<OpResult> {
@@ -572,10 +614,14 @@ fn decide(
     for op in ops {
         results.push(match op {
             Op::Claim { jti, claim_id, now } => {
-                let outcome = if storable(jti) {
-                    decide_claim(limits, held, jti, claim_id, *now)
-                } else {
-                    Err(ClaimRefusal::UnknownMandate)
+                // A jti that is not storable was never loaded: unknown too.
+                let outcome = match limits.get_mut(jti.as_str()) {
+                    None => Err(ClaimRefusal::UnknownMandate),
+                    Some(Err(why)) => {
+                        results.push(OpResult::ClaimFailed(why.clone()));
+                        continue;
+                    }
+                    Some(Ok(limit)) => decide_claim(limit, held, jti, claim_id, *now),
                 };
                 if let Ok(ClaimOutcome::Claimed { .. }) = outcome {
                     claimed_at.insert((jti.clone(), claim_id.as_str().to_owned()), *now);
@@ -585,7 +631,7 @@ fn decide(
             Op::Release { jti, claim_id } => {
                 // Taken whatever the mandate's status: a release only gives back.
                 if held.remove(&(jti.clone(), claim_id.clone())) {
-                    if let Some(limit) = limits.get_mut(jti.as_str()) {
+                    if let Some(Ok(limit)) = limits.get_mut(jti.as_str()) {
                         limit.held -= 1;
                     }
                 }
@@ -631,6 +677,7 @@ impl GroupCommit {
         let op = Op::Claim { jti: jti.to_owned(), claim_id: claim_id.clone(), now };
         match self.submit(op).await.map_err(ClaimError::Unavailable)? {
             OpResult::Claim(r) => Ok(r?),
+            OpResult::ClaimFailed(why) => Err(ClaimError::Store(StoreError::Corrupt(why))),
             OpResult::Release => Err(ClaimError::Unavailable("claim answered as a release".into())),
         }
     }
@@ -730,10 +777,19 @@ mod tests {
         let (_d, s) = store().await;
         record_mandate(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
         assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(2));
-        assert_eq!(claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 1 });
-        assert_eq!(claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(), ClaimOutcome::AlreadyHeld { remaining: 1 });
+        assert_eq!(
+            claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(),
+            ClaimOutcome::Claimed { remaining: 1 }
+        );
+        assert_eq!(
+            claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(),
+            ClaimOutcome::AlreadyHeld { remaining: 1 }
+        );
         assert_eq!(claim(&s, "m1", "oak-lane-garage/h1", 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 0 });
-        assert_eq!(claim(&s, "m1", "oak-lane-garage/h1", 2_000).await.unwrap(), ClaimOutcome::AlreadyHeld { remaining: 0 });
+        assert_eq!(
+            claim(&s, "m1", "oak-lane-garage/h1", 2_000).await.unwrap(),
+            ClaimOutcome::AlreadyHeld { remaining: 0 }
+        );
         assert!(matches!(
             claim(&s, "m1", "oak-lane-garage/h2", 2_000).await,
             Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: 2 }))
@@ -812,7 +868,8 @@ mod tests {
             Err(ClaimError::Refused(ClaimRefusal::UnknownMandate))
         ));
         assert_eq!(held_claims(&s, "m1").await.unwrap(), ["maple-street-auto/h1"]);
-        let (held,): (i64,) = sqlx::query_as("SELECT held FROM limit_counts WHERE jti = 'm1'").fetch_one(s.pool()).await.unwrap();
+        let (held,): (i64,) =
+            sqlx::query_as("SELECT held FROM limit_counts WHERE jti = 'm1'").fetch_one(s.pool()).await.unwrap();
         assert_eq!(held, 1);
         let updated = sqlx::query("UPDATE limit_claims SET claim_id = 'maple-street-auto/x'").execute(s.pool()).await;
         assert!(updated.is_err());
@@ -845,6 +902,37 @@ mod tests {
         let fine = ClaimId::parse("oak-lane-garage/fine").unwrap();
         assert_eq!(gc.claim("m1", &fine, 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 3 });
         assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(3));
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_record_fails_its_own_claims_only() {
+        let (_d, s) = store().await;
+        record_mandate(&s, record("good", Some(2), true, 10_000)).await.unwrap();
+        record_mandate(&s, record("bad", Some(2), true, 10_000)).await.unwrap();
+        record_mandate(&s, record("nomax", Some(2), true, 10_000)).await.unwrap();
+        sqlx::query("UPDATE credentials SET aud = 'not json' WHERE jti = 'bad'").execute(s.pool()).await.unwrap();
+        // Written by other code: shared_limit without max_bookings has no count to share.
+        sqlx::query("UPDATE credentials SET max_bookings = NULL WHERE jti = 'nomax'").execute(s.pool()).await.unwrap();
+        let op = |jti: &str, id: &str| Op::Claim { jti: jti.into(), claim_id: ClaimId::parse(id).unwrap(), now: 2_000 };
+        let mut conn = s.pool().acquire().await.unwrap();
+        let got = apply_batch(
+            &mut conn,
+            &[
+                op("bad", "maple-street-auto/h1"),
+                op("good", "maple-street-auto/h1"),
+                op("nomax", "maple-street-auto/h1"),
+            ],
+        )
+        .await
+        .unwrap();
+        assert!(matches!(got[0], OpResult::ClaimFailed(_)), "{got:?}");
+        assert!(matches!(got[1], OpResult::Claim(Ok(ClaimOutcome::Claimed { remaining: 1 }))), "{got:?}");
+        assert!(matches!(got[2], OpResult::Claim(Err(ClaimRefusal::NoSharedLimit))), "{got:?}");
+        assert_eq!(status(&s, "nomax", 2_000).await.unwrap().unwrap().remaining, None);
+        assert!(matches!(
+            claim(&s, "bad", "maple-street-auto/h2", 2_000).await,
+            Err(ClaimError::Store(StoreError::Corrupt(_)))
+        ));
     }
 
     #[tokio::test]
