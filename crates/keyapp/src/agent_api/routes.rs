@@ -105,7 +105,7 @@ async fn principal(State(service): State<Service>) -> Json<serde_json::Value> {
 }
 
 async fn create_request(State(service): State<Service>, agent: AgentIdentity, body: Bytes) -> Result<Response, ApiError> {
-    let requester = Requester { name: service.agent_name(&agent.jkt).await?, jkt: agent.jkt };
+    let requester = Requester { jkt: agent.jkt };
     let (view, _replayed) = service.create_request(&requester, &body).await?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
 }

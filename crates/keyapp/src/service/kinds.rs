@@ -270,7 +270,7 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         shared_limit: constraints.shared_limit.unwrap_or(false),
     };
     let consent = ConsentRequest::OpenMandate(OpenMandateRequest {
-        agent_name: agent.name.clone(),
+        agent_name: svc.agent_name(&agent.jkt).await?,
         hosts: shown_hosts,
         scope: b.scope.clone(),
         constraints: shown,
@@ -507,7 +507,7 @@ async fn prepare_management(svc: &Service, agent: &Requester, obj: &Map<String, 
         place: booking.place.clone(),
     };
     let consent = ConsentRequest::ManagementMandate(ManagementMandateRequest {
-        agent_name: agent.name.clone(),
+        agent_name: svc.agent_name(&agent.jkt).await?,
         booking: summary,
         scope: vec![Action::Cancel, Action::Reschedule],
         exp,

@@ -84,7 +84,6 @@ fn view((request_id, agent_jkt, kind, status, consent_text, result, created_at, 
 #[derive(Debug, Clone)]
 pub struct Requester {
     pub jkt: String,
-    pub name: String,
 }
 
 impl Service {
