@@ -280,8 +280,11 @@ async fn root_mandate_then_management_mandate_without_a_prompt() {
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
     assert_eq!(done["result"]["status"], format!("https://keyapp.example/status/{jti}"));
     let chain = chain_ok(&root, "maple-street-auto", &jkt(&a));
-    // The lifetime asked for is capped (30 days).
+    // The lifetime asked for is capped (30 days), and the expiry signed is the
+    // one the person read.
     assert!(chain.root.claims.exp - chain.root.claims.iat <= 30 * 86_400);
+    let shown_exp = chrono::DateTime::from_timestamp(chain.root.claims.exp, 0).unwrap();
+    assert!(text.contains(&shown_exp.format("%Y").to_string()), "{text}");
     assert_eq!(chain.root.claims.cnf.jkt, jkt(&a), "cnf.jkt is the requesting agent's key");
 
     // A receipt for a booking under that root: the management mandate is issued at once.

@@ -282,7 +282,9 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         "scope": b.scope,
         "constraints": constraints,
         "host_constraints": host_constraints,
-        "lifetime": lifetime,
+        // The expiry the person reads is the one signed (§5.3: the text is
+        // generated from the same values the credential carries).
+        "exp": exp,
         "consent_mode": b.consent_mode,
         "format": if b.format == Format::DcSdJwt { "dc+sd-jwt" } else { "jws" },
         "trusted_attesters": trusted_attesters,
@@ -296,7 +298,7 @@ struct MandateInput {
     scope: Vec<Action>,
     constraints: Constraints,
     host_constraints: BTreeMap<String, Constraints>,
-    lifetime: i64,
+    exp: i64,
     consent_mode: Option<ConsentMode>,
     format: String,
     trusted_attesters: Vec<String>,
@@ -311,7 +313,10 @@ async fn issue_mandate(
 ) -> Result<Issued, ServiceError> {
     let m: MandateInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
     let jti = Service::new_id("m-");
-    let exp = now + m.lifetime;
+    let exp = m.exp;
+    if exp <= now {
+        return Err(ServiceError::Verification(schcp::Error::Expired { what: "mandate request", exp, now }));
+    }
     let status_url = svc.config().status_url(&jti);
     let consent = Consent { mode: m.consent_mode, statement: statement.to_owned() };
     let sub = pseudonym(svc.principal());
