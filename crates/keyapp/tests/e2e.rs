@@ -299,6 +299,12 @@ async fn root_mandate_then_management_mandate_without_a_prompt() {
     assert_eq!(chain.root.claims.scope, vec![Action::Cancel, Action::Reschedule]);
     let bookings = chain.root.claims.constraints.unwrap().bookings.unwrap();
     assert_eq!(bookings, vec![m["result"]["booking_id"].as_str().unwrap().to_owned()]);
+    // The verified receipt is kept with what was issued on it.
+    let (kept_jti, kept_booking): (String, String) = sqlx::query_as("SELECT mandate_jti, booking_id FROM receipts")
+        .fetch_one(env.app.service.store().pool())
+        .await
+        .unwrap();
+    assert_eq!((kept_jti.as_str(), kept_booking.as_str()), (jti.as_str(), m["result"]["booking_id"].as_str().unwrap()));
 
     // Under a mandate the key app did not issue to this agent, the person is asked.
     let receipt = env.host.receipt(&offer, "m-someone-else", Approved::Limits, now()).unwrap();

@@ -79,6 +79,34 @@ impl CredentialRecord {
 pub(super) struct Issued {
     pub result: Value,
     pub credentials: Vec<CredentialRecord>,
+    /// A host-signed receipt the credential was built on (DESIGN.md "Records").
+    pub receipt: Option<ReceiptRecord>,
+}
+
+/// A verified receipt, kept so the person can see what was booked under which mandate.
+pub(super) struct ReceiptRecord {
+    pub host: String,
+    pub booking_id: String,
+    pub offer_sha256: Option<String>,
+    pub mandate_jti: Option<String>,
+    pub compact: String,
+}
+
+impl ReceiptRecord {
+    pub async fn insert(&self, tx: &mut sqlx::SqliteConnection, now: i64) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&self.host)
+        .bind(&self.booking_id)
+        .bind(&self.offer_sha256)
+        .bind(&self.mandate_jti)
+        .bind(&self.compact)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
 }
 
 fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> Result<T, ServiceError> {
@@ -363,7 +391,7 @@ async fn issue_mandate(
             m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();
         let result = json!({ "mandate": issued.issuer_jwt, "jti": jti, "exp": exp, "status": status_url,
                              "presentations": presentations });
-        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)] });
+        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)], receipt: None });
     }
     let attestations = attestations_for(svc, &m.trusted_attesters, now).await?;
     let aud = if m.hosts.len() == 1 { Audience::One(m.hosts[0].clone()) } else { Audience::Many(m.hosts.clone()) };
@@ -385,7 +413,7 @@ async fn issue_mandate(
         svc.inner.key.as_ref(),
     )?;
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": exp, "status": status_url });
-    Ok(Issued { result, credentials: vec![record(issued.compact)] })
+    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None })
 }
 
 async fn agent_jwk(svc: &Service, jkt: &str) -> Result<Jwk, ServiceError> {
@@ -472,6 +500,7 @@ fn issue_closed(svc: &Service, agent_jkt: &str, input: &Value, statement: &str, 
             shared_limit: false,
             booking_id: offer.claims.booking_id.clone(),
         }],
+        receipt: None,
     })
 }
 
@@ -574,7 +603,14 @@ fn issue_management(svc: &Service, agent_jkt: &str, input: &Value, statement: &s
             status_url: None,
             max_bookings: None,
             shared_limit: false,
-            booking_id: Some(booking_id),
+            booking_id: Some(booking_id.clone()),
         }],
+        receipt: Some(ReceiptRecord {
+            host: receipt.claims.iss.clone(),
+            booking_id,
+            offer_sha256: receipt.claims.offer_sha256.clone(),
+            mandate_jti: receipt.claims.consent.as_ref().map(|c| c.mandate.clone()),
+            compact: compact.to_owned(),
+        }),
     })
 }

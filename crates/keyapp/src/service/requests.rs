@@ -276,6 +276,9 @@ impl Service {
         for c in &issued.credentials {
             c.insert(&mut tx, request_id, &agent_jkt).await?;
         }
+        if let Some(r) = &issued.receipt {
+            r.insert(&mut tx, now).await?;
+        }
         Service::history(&mut tx, now, "request_approved", request_id, &kind).await?;
         tx.commit().await?;
         self.notify();
