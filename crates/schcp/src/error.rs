@@ -43,8 +43,6 @@ pub enum Error {
     #[error(transparent)]
     DateTime(#[from] DateTimeError),
 
-    #[error("version {0:?} is not 0.4")]
-    WrongVersion(String),
     #[error("{what} expired at {exp} (now {now})")]
     Expired { what: &'static str, exp: i64, now: i64 },
     #[error("{what} is issued at {iat}, more than 60 s after now ({now})")]
@@ -55,17 +53,13 @@ pub enum Error {
     UnknownTimeZone(String),
 
     // §5.2 money rules of an offer.
-    #[error("price, total and lines come together: {0} (§5.2)")]
-    IncompletePriceTerms(&'static str),
     #[error("lines sum to {sum} but total is {total} (§5.2)")]
     LinesDoNotSum { sum: String, total: String },
     #[error("{0} is not in the total's currency (§2.1: one currency)")]
     MixedCurrencies(&'static str),
-    // §4.2, §5.2, §5.7 slot and kind rules.
+    // §4.2 slot times.
     #[error("slot: {0}")]
     BadSlot(&'static str),
-    #[error("offer kind: {0}")]
-    BadOfferKind(&'static str),
 
     #[error("receipt: {0} (§5.3)")]
     ReceiptMismatch(&'static str),
@@ -113,16 +107,13 @@ impl Error {
             Error::Money(_) => v("money_invalid"),
             Error::Duration(_) => v("duration_invalid"),
             Error::DateTime(_) => v("date_time_invalid"),
-            Error::WrongVersion(_) => v("unsupported_version"),
             Error::Expired { .. } => v("expired"),
             Error::IssuedInFuture { .. } => v("issued_in_future"),
             Error::WrongIssuer { .. } => v("wrong_issuer"),
             Error::UnknownTimeZone(_) => v("unknown_time_zone"),
-            Error::IncompletePriceTerms(_) => v("incomplete_price_terms"),
             Error::LinesDoNotSum { .. } => v("lines_do_not_sum"),
             Error::MixedCurrencies(_) => v("mixed_currencies"),
             Error::BadSlot(_) => v("bad_slot"),
-            Error::BadOfferKind(_) => v("bad_offer_kind"),
             Error::ReceiptMismatch(_) => v("receipt_mismatch"),
             Error::MandateExpired { .. } => Reason { code: "MANDATE_INVALID", reason: "mandate_expired" },
             Error::MandateInvalid(_) => Reason { code: "MANDATE_INVALID", reason: "mandate_invalid" },

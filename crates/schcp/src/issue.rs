@@ -84,15 +84,11 @@ pub fn root_mandate(m: RootMandate, principal: &dyn Signer) -> Result<Issued<Man
         status: m.status,
         attestations: (!m.attestations.is_empty()).then_some(m.attestations),
     };
-    let hosts: Vec<String> = match &claims.aud {
-        Audience::One(h) => vec![h.clone()],
-        Audience::Many(list) => list.clone(),
-    };
-    if hosts.iter().any(|h| h == "*") {
+    if claims.aud.hosts().iter().any(|h| h == "*") {
         return Err(Error::MandateInvalid("the key app issues no wildcard audience (§3.3 check 2)".into()));
     }
     let compact = sign_validated(Typ::Mandate, Def::MandateClaims, &claims, HeaderExtras::default(), principal)?;
-    for host in &hosts {
+    for host in claims.aud.hosts() {
         let ctx = ChainContext { host_id: host, request_jkt: &claims.cnf.jkt, now: claims.iat, allow_wildcard: false };
         verify::verify_mandate_chain(&compact, &ctx)?;
     }

@@ -2,7 +2,7 @@
 //! most one child, and `check_action`: steps 5 and 6 for one action, on every link.
 
 use super::{typed_claims, IAT_SKEW};
-use crate::claims::{Audience, MandateClaims, Action};
+use crate::claims::{Action, MandateClaims};
 use crate::datetime::parse_date_time;
 use crate::error::Error;
 use crate::jwk::{Jwk, PublicKey};
@@ -150,11 +150,7 @@ fn check_child(
 /// Checks 2 and 3 and the constraints' own well-formedness, on every link.
 fn check_link_common(c: &MandateClaims, ctx: &ChainContext<'_>) -> Result<(), Error> {
     let names_host = |a: &str| a == ctx.host_id || (ctx.allow_wildcard && a == "*");
-    let ok = match &c.aud {
-        Audience::One(a) => names_host(a),
-        Audience::Many(list) => list.iter().any(|a| names_host(a)),
-    };
-    if !ok {
+    if !c.aud.hosts().iter().any(|a| names_host(a)) {
         return Err(invalid(format!("aud does not name {} (§3.3 check 2)", ctx.host_id)));
     }
     if c.iat > ctx.now + IAT_SKEW {

@@ -37,11 +37,8 @@ pub fn verify_receipt(
     if claims.offer_sha256 != claims.booking.offer_sha256 {
         return Err(Error::ReceiptMismatch("its offer_sha256 differs from its booking's"));
     }
-    match (&claims.offer_sha256, &claims.consent) {
-        (None, Some(_)) => return Err(Error::ReceiptMismatch("a booking made outside SchCP has no consent")),
-        (Some(_), None) => return Err(Error::ReceiptMismatch("a booking on a contract says how the person agreed")),
-        _ => {}
-    }
+    // That consent is present exactly when offer_sha256 is, is the typed
+    // claims' own check (`ReceiptClaims::check`).
     if let Some(h) = expect.offer_sha256 {
         if claims.offer_sha256.as_deref() != Some(h) {
             return Err(Error::ReceiptMismatch("it names another offer than the one accepted"));
