@@ -250,6 +250,22 @@ fn os_locked_collection() {
     assert_child_ok(&out);
 }
 
+#[test]
+fn os_a_provider_that_crashes_and_comes_back_is_waited_for() {
+    // gnome-keyring can abort under a client's disconnect; a session manager
+    // restarts it. Its own keychain again (a nested with-keyring, whose
+    // supervisor restarts the daemon unlocked and whose bus starts nothing on
+    // demand), since killing the shared daemon would fail the tests beside it.
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/with-keyring");
+    let out = child("provider-restarts", &[script.to_str().unwrap()], |_| {});
+    assert_child_ok(&out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("restarting it unlocked"),
+        "the daemon was really killed and restarted:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 // ---------------------------------------------------------------- file backend
 
 fn fixed(p: &str) -> PassphraseSource {
@@ -401,6 +417,19 @@ fn child_scenario() {
             assert!(matches!(err2, KeystoreError::KeychainLocked), "{err2}");
             drop(key);
             err
+        }
+        "provider-restarts" => {
+            let key = os().unwrap();
+            let scratch_keychain = PathBuf::from(std::env::var_os("SCHCP_WITH_KEYRING").unwrap());
+            let pid = std::fs::read_to_string(scratch_keychain.join("gnome-keyring.pid")).unwrap();
+            let killed = Command::new("kill").args(["-9", pid.trim()]).status().unwrap();
+            assert!(killed.success());
+            // At once, while nothing owns org.freedesktop.secrets: the first
+            // attempt fails, and a later one finds the restarted daemon.
+            let again = os().unwrap();
+            assert_eq!(again.jwk(), key.jwk(), "the restarted keychain still holds the key");
+            println!("CHILD-OK the key loaded again after the provider restarted");
+            return;
         }
         "file-env" => {
             let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());

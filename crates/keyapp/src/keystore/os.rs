@@ -5,13 +5,40 @@
 
 use super::{blocking, keychain_account, KeyLocation, KeystoreError, PrincipalKey, KEYCHAIN_SERVICE};
 use std::path::Path;
+use std::time::Duration;
+
+/// How long to wait before each new attempt after a transient failure: about
+/// two seconds in all, enough for a session manager (systemd's
+/// `Restart=on-failure`, a supervisor) to bring a crashed provider back.
+const RETRY_DELAYS: [Duration; 3] = [Duration::from_millis(250), Duration::from_millis(500), Duration::from_secs(1)];
 
 pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError> {
     let account = keychain_account(data_dir)?;
-    // keyring's API is synchronous and, on Linux, drives its own small tokio
-    // runtime for the D-Bus calls; calling it on a runtime worker would block
-    // the worker (and `block_on` inside a runtime panics), so it runs here.
-    blocking(move || load_or_create(account)).await
+    let mut delays = RETRY_DELAYS.iter();
+    loop {
+        let attempt = account.clone();
+        // keyring's API is synchronous and, on Linux, drives its own small tokio
+        // runtime for the D-Bus calls; calling it on a runtime worker would block
+        // the worker (and `block_on` inside a runtime panics), so it runs here.
+        match blocking(move || load_or_create(attempt)).await {
+            Err(err) if is_transient(&err) => match delays.next() {
+                Some(delay) => tokio::time::sleep(*delay).await,
+                None => return Err(err),
+            },
+            outcome => return outcome,
+        }
+    }
+}
+
+/// Whether another attempt may succeed where this one failed. gnome-keyring
+/// is known to abort when a client disconnects in the middle of its session
+/// negotiation, and keyring opens one connection per call; the provider
+/// then vanishes from the bus until it is restarted. A missing bus, a locked
+/// or missing collection, a refusal or a corrupt entry stay as they are, so
+/// they are reported at once. `load_or_create` is safe to repeat: it reads
+/// before it writes, and reads back what it wrote.
+fn is_transient(err: &KeystoreError) -> bool {
+    matches!(err, KeystoreError::NoSecretService | KeystoreError::KeychainFailure { .. })
 }
 
 fn load_or_create(account: String) -> Result<PrincipalKey, KeystoreError> {
@@ -151,5 +178,26 @@ mod secret_service_error {
             }
             Ok(address) => format!("nothing answers at DBUS_SESSION_BUS_ADDRESS={address}: {error}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_vanished_provider_or_a_failed_call_is_retried() {
+        assert!(is_transient(&KeystoreError::NoSecretService));
+        assert!(is_transient(&KeystoreError::KeychainFailure { detail: "connection reset".into() }));
+        for settled in [
+            KeystoreError::NoSessionBus { reason: "unset".into() },
+            KeystoreError::KeychainLocked,
+            KeystoreError::KeychainNoCollection,
+            KeystoreError::KeychainAccessDenied,
+            KeystoreError::CorruptKey { location: KeyLocation::File("/k".into()), problem: "p" },
+        ] {
+            assert!(!is_transient(&settled), "{settled}");
+        }
+        assert!(RETRY_DELAYS.iter().sum::<Duration>() <= Duration::from_secs(2));
     }
 }
