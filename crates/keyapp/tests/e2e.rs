@@ -600,3 +600,86 @@ async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
     let status: Value = http.get(&base).send().await.unwrap().json().await.unwrap();
     assert_eq!(status["status"], "revoked");
 }
+
+/// Signs a change offer (§5.7) for `booking_id` naming `prev` as its current
+/// contract, moved to `days_ahead` days from now.
+fn change_offer(host: &TestHost, booking_id: &str, prev: &str, days_ahead: i64) -> String {
+    let mut c = host.change_offer(booking_id, prev, now());
+    let start = chrono::Utc::now() + chrono::Duration::days(days_ahead);
+    c.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
+    c.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
+    host.sign_offer(&c).unwrap()
+}
+
+/// The day an offer `days_ahead` from now falls on, as the consent text writes it.
+fn day_words(days_ahead: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::days(days_ahead)).format("%-d %B %Y").to_string()
+}
+
+/// The consent text's "Time: from … to …" line, split at " to ".
+fn time_change(text: &str) -> (String, String) {
+    let line = text.lines().find(|l| l.starts_with("Time: from ")).unwrap_or_else(|| panic!("no time change in {text}"));
+    let (from, to) = line["Time: from ".len()..].split_once(" to ").unwrap();
+    (from.to_owned(), to.to_owned())
+}
+
+#[tokio::test]
+async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
+    let env = start().await;
+    let a = paired_agent(&env, 9).await;
+    const NO_RECORD: &str = "has no record of this booking's current terms";
+
+    // The booking: a closed mandate over the offer, then the host's receipt for it.
+    let (_, offer) = future_offer(&env.host, 5);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "book"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let booked = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let contract = booked["result"]["offer_sha256"].as_str().unwrap().to_owned();
+    let receipt = env.host.receipt(&offer, booked["result"]["jti"].as_str().unwrap(), Approved::Offer, now()).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "manage", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    person(&env, Command::Approve { id: m["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let m = a.call(Method::GET, &format!("/v1/requests/{}", m["request_id"].as_str().unwrap()), None).await.unwrap();
+    let booking = m["result"]["booking_id"].as_str().unwrap().to_owned();
+
+    // The move: shown from the terms the person approved to the new ones.
+    let moved = change_offer(&env.host, &booking, &contract, 8);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &moved, "move-1"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.starts_with(&format!("Change my booking {booking} with Maple Street Auto (maplestreetauto.example):")), "{text}");
+    assert!(!text.contains(NO_RECORD), "{text}");
+    let (from, to) = time_change(text);
+    assert!(from.contains(&day_words(5)) && to.contains(&day_words(8)), "{text}");
+    assert!(!text.contains("Price: from"), "the price did not change: {text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    // §5.3, §5.7: a closed mandate over a change offer allows the reschedule of that booking only.
+    let chain = chain_ok(done["result"]["mandate"].as_str().unwrap(), "maple-street-auto", &jkt(&a));
+    assert_eq!(chain.root.claims.scope, vec![Action::Reschedule]);
+    let c = chain.root.claims.constraints.unwrap();
+    assert_eq!(c.bookings, Some(vec![booking.clone()]));
+    assert_eq!(c.offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&moved).as_str()));
+
+    // A second move names the first as the current contract (the hash chain of §5.7).
+    let again = change_offer(&env.host, &booking, &schcp::hash::jws_sha256(&moved), 11);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &again, "move-2"))).await.unwrap();
+    let (from, to) = time_change(r["consent_text"].as_str().unwrap());
+    assert!(from.contains(&day_words(8)) && to.contains(&day_words(11)), "{from} / {to}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+
+    // A contract the key app never approved, or one a receipt ties to another
+    // booking, is not shown as the old terms: the text says it has none.
+    for (key, hostile) in [
+        ("unknown-prev", change_offer(&env.host, &booking, &schcp::hash::sha256_b64("not a contract"), 8)),
+        ("other-booking", change_offer(&env.host, "b_elsewhere", &contract, 8)),
+    ] {
+        let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &hostile, key))).await.unwrap();
+        let text = r["consent_text"].as_str().unwrap();
+        assert!(text.contains(NO_RECORD), "{key}: {text}");
+        assert!(!text.contains("Time: from"), "{key}: {text}");
+        a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    }
+}

@@ -454,10 +454,73 @@ async fn prepare_closed(svc: &Service, obj: &Map<String, Value>) -> Result<Prepa
     let shown = ConsentOffer { claims: offer.claims.clone(), discovered: verified_domain(&host.domain) };
     let consent = match offer.claims.kind {
         schcp::claims::OfferKind::Booking => ConsentRequest::BookingOffer(shown),
-        schcp::claims::OfferKind::Change => ConsentRequest::ChangeOffer { current: None, proposed: shown },
+        schcp::claims::OfferKind::Change => {
+            let current = current_contract(svc, &host.host_id, &offer.claims).await?
+                .map(|claims| ConsentOffer { claims, discovered: verified_domain(&host.domain) });
+            ConsentRequest::ChangeOffer { current, proposed: shown }
+        }
     };
     let input = json!({ "offer": b.offer, "host_id": host.host_id, "keys": host.keys });
     Ok(Prepared { consent, input, not_after: Some(offer.claims.exp), auto_approve: false })
+}
+
+/// The booking's current contract, when the person approved it here: the offer
+/// of an approved closed mandate for the same host whose hash is the change
+/// offer's `prev` (§5.7, "prev: the SHA-256 of the booking's current contract").
+/// An earlier change offer counts only when it moved the same booking. The
+/// stored offer is checked again against the keys it was verified with, at the
+/// time it was, so only bytes the host signed are shown as the old terms.
+/// Without such a record the text says it cannot show what changes.
+async fn current_contract(
+    svc: &Service,
+    host_id: &str,
+    change: &schcp::claims::OfferClaims,
+) -> Result<Option<schcp::claims::OfferClaims>, ServiceError> {
+    let Some(prev) = change.prev.as_deref() else { return Ok(None) };
+    // A booking offer names no booking; a verified receipt is what ties one to
+    // a booking. If one ties this contract to another booking of the host, the
+    // change offer's `prev` does not describe the booking it changes.
+    let elsewhere: Option<(String,)> = sqlx::query_as(
+        "SELECT booking_id FROM receipts WHERE host = ? AND offer_sha256 = ? AND booking_id <> ? LIMIT 1",
+    )
+    .bind(host_id)
+    .bind(prev)
+    .bind(change.booking_id.as_deref().unwrap_or_default())
+    .fetch_optional(svc.store().pool())
+    .await?;
+    if elsewhere.is_some() {
+        return Ok(None);
+    }
+    let rows: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT input, created_at FROM requests
+         WHERE kind = 'closed_mandate' AND status = 'approved' AND json_extract(result, '$.offer_sha256') = ?
+         ORDER BY created_at DESC",
+    )
+    .bind(prev)
+    .fetch_all(svc.store().pool())
+    .await?;
+    for (input, verified_at) in rows {
+        let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
+        let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
+        if h.host_id != host_id {
+            continue;
+        }
+        let compact = input["offer"].as_str().ok_or_else(|| corrupt("no offer"))?;
+        // A record that fails is not shown as the old terms; the text then
+        // says it has none, and the new terms are still shown in full.
+        let Ok(old) = schcp::verify::verify_offer(compact, HostKeys { host_id: &h.host_id, keys: &h.keys }, verified_at)
+        else {
+            continue;
+        };
+        let same_booking = match old.claims.kind {
+            schcp::claims::OfferKind::Booking => true,
+            schcp::claims::OfferKind::Change => old.claims.booking_id == change.booking_id,
+        };
+        if same_booking && old.offer_sha256 == prev {
+            return Ok(Some(old.claims));
+        }
+    }
+    Ok(None)
 }
 
 #[derive(Deserialize)]
