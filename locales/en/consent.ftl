@@ -111,6 +111,14 @@ mandate-bookings = Bookings: at most { $count }.
 mandate-bookings-shared = Bookings: at most { $count } in all, shared across these hosts.
 mandate-bookings-each = Bookings: at most { $count } at each host, not shared across them.
 mandate-bookings-unlimited = Bookings: no limit.
+mandate-per-host = at { $host }, { $value }
+mandate-per-host-separator = {"; "}
+mandate-price-per-host = Price: { $values }; paid to the host directly.
+mandate-price-value = up to { $currency } { $amount } in all
+mandate-no-price-limit-value = no price limit
+mandate-bookings-per-host = Bookings: { $values }.
+mandate-bookings-value = at most { $count }
+mandate-bookings-unlimited-value = no limit
 valid-until = Valid until { $until }.
 
 ## Management mandates (§3.3).

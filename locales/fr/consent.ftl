@@ -110,6 +110,14 @@ mandate-bookings = Réservations : au plus { $count }.
 mandate-bookings-shared = Réservations : au plus { $count } au total, partagées entre ces hôtes.
 mandate-bookings-each = Réservations : au plus { $count } chez chaque hôte, sans partage entre eux.
 mandate-bookings-unlimited = Réservations : aucune limite.
+mandate-per-host = chez { $host }, { $value }
+mandate-per-host-separator = {"; "}
+mandate-price-per-host = Prix : { $values }; à payer directement à l’hôte.
+mandate-price-value = jusqu’à { $amount } { $currency } au total
+mandate-no-price-limit-value = aucune limite de prix
+mandate-bookings-per-host = Réservations : { $values }.
+mandate-bookings-value = au plus { $count }
+mandate-bookings-unlimited-value = aucune limite
 valid-until = Valable jusqu’au { $until }.
 
 ## Mandats de gestion (§3.3).

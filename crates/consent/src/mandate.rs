@@ -14,7 +14,7 @@ use crate::inert;
 use crate::locale::Locale;
 use crate::money::amount_text;
 use crate::offer::{identity, place_words};
-use crate::request::{BookingSummary, ManagementMandateRequest, MandateHost, OpenMandateRequest};
+use crate::request::{BookingSummary, ManagementMandateRequest, MandateConstraints, MandateHost, OpenMandateRequest};
 use crate::when::{numeric_date_words, parse_instant, range_words, Clock};
 use crate::ConsentError;
 
@@ -76,56 +76,124 @@ pub fn render_open_mandate(
         )?,
     ];
 
-    let services = match &c.services {
-        None => locale.message("mandate-any-service", &[])?,
-        Some(list) if list.is_empty() => locale.message("mandate-no-service", &[])?,
-        Some(list) => {
-            let names: Vec<String> = list
-                .iter()
-                .map(|s| inert::name(locale, s.name.as_deref().unwrap_or(&s.id)))
-                .collect::<Result<_, _>>()?;
-            locale.and_list(&names)?
-        }
-    };
-    lines.push(locale.message("mandate-services", &[("services", services.into())])?);
+    let own = |pick: fn(&MandateConstraints) -> bool| req.host_constraints.values().any(pick);
 
-    let window = match &c.window {
-        None => locale.message("mandate-any-time", &[])?,
-        Some(w) => range_words(
-            locale,
-            parse_instant("window.not_before", &w.not_before)?,
-            Some(parse_instant("window.not_after", &w.not_after)?),
-            clock,
-        )?,
-    };
-    lines.push(locale.message("mandate-window", &[("window", window.into())])?);
-
-    lines.push(match &c.max_price {
-        None => locale.message("mandate-no-price-limit", &[])?,
-        Some(max) => locale.message(
-            "mandate-price",
-            &amount_text(locale, "max_price", max)?.args(),
-        )?,
+    let services = |c: &MandateConstraints| services_words(locale, c);
+    lines.push(if own(|c| c.services.is_some()) {
+        locale.message("mandate-services", &[("services", per_host(locale, req, services)?.into())])?
+    } else {
+        locale.message("mandate-services", &[("services", services(c)?.into())])?
     });
 
-    let named_hosts = req.hosts.iter().filter(|h| h.id != "*").count();
-    lines.push(match c.max_bookings {
-        None => locale.message("mandate-bookings-unlimited", &[])?,
-        Some(n) => {
-            let id = if named_hosts == 1 && !req.hosts.iter().any(|h| h.id == "*") {
-                "mandate-bookings"
-            } else if c.shared_limit {
-                "mandate-bookings-shared"
-            } else {
-                "mandate-bookings-each"
-            };
-            locale.message(id, &[("count", FluentValue::from(n))])?
+    let window = |c: &MandateConstraints| window_words(locale, c, clock);
+    lines.push(if own(|c| c.window.is_some()) {
+        locale.message("mandate-window", &[("window", per_host(locale, req, window)?.into())])?
+    } else {
+        locale.message("mandate-window", &[("window", window(c)?.into())])?
+    });
+
+    lines.push(if own(|c| c.max_price.is_some()) {
+        let price = |c: &MandateConstraints| match &c.max_price {
+            None => locale.message("mandate-no-price-limit-value", &[]),
+            Some(max) => locale.message("mandate-price-value", &amount_text(locale, "max_price", max)?.args()),
+        };
+        locale.message("mandate-price-per-host", &[("values", per_host(locale, req, price)?.into())])?
+    } else {
+        match &c.max_price {
+            None => locale.message("mandate-no-price-limit", &[])?,
+            Some(max) => locale.message("mandate-price", &amount_text(locale, "max_price", max)?.args())?,
+        }
+    });
+
+    lines.push(if own(|c| c.max_bookings.is_some()) {
+        // A host's own max_bookings counts that host's bookings alone (§3.4: each
+        // host evaluates the shared constraints plus its own member).
+        let bookings = |c: &MandateConstraints| match c.max_bookings {
+            None => locale.message("mandate-bookings-unlimited-value", &[]),
+            Some(n) => locale.message("mandate-bookings-value", &[("count", FluentValue::from(n))]),
+        };
+        locale.message("mandate-bookings-per-host", &[("values", per_host(locale, req, bookings)?.into())])?
+    } else {
+        let named_hosts = req.hosts.iter().filter(|h| h.id != "*").count();
+        match c.max_bookings {
+            None => locale.message("mandate-bookings-unlimited", &[])?,
+            Some(n) => {
+                let id = if named_hosts == 1 && !req.hosts.iter().any(|h| h.id == "*") {
+                    "mandate-bookings"
+                } else if c.shared_limit {
+                    "mandate-bookings-shared"
+                } else {
+                    "mandate-bookings-each"
+                };
+                locale.message(id, &[("count", FluentValue::from(n))])?
+            }
         }
     });
 
     let until = numeric_date_words(locale, "exp", req.exp, req.tz.as_deref())?;
     lines.push(locale.message("valid-until", &[("until", until.into())])?);
     Ok(lines.join("\n"))
+}
+
+/// The services a mandate allows, or "any service".
+fn services_words(locale: &Locale, c: &MandateConstraints) -> Result<String, ConsentError> {
+    match &c.services {
+        None => locale.message("mandate-any-service", &[]),
+        Some(list) if list.is_empty() => locale.message("mandate-no-service", &[]),
+        Some(list) => {
+            let names: Vec<String> = list
+                .iter()
+                .map(|s| inert::name(locale, s.name.as_deref().unwrap_or(&s.id)))
+                .collect::<Result<_, _>>()?;
+            locale.and_list(&names)
+        }
+    }
+}
+
+/// The window a mandate allows, or "any time".
+fn window_words(locale: &Locale, c: &MandateConstraints, clock: Clock) -> Result<String, ConsentError> {
+    match &c.window {
+        None => locale.message("mandate-any-time", &[]),
+        Some(w) => range_words(
+            locale,
+            parse_instant("window.not_before", &w.not_before)?,
+            Some(parse_instant("window.not_after", &w.not_after)?),
+            clock,
+        ),
+    }
+}
+
+/// One constraint said host by host, for a constraint some host sets in its own
+/// `host_constraints` member (§3.4): "at Maple Street Auto (maplestreetauto.example),
+/// Synthetic oil change; at Speedy Lube (speedylube.example), any service".
+/// A host that does not set it gets the shared value, which is then absent
+/// (no constraint is set in both places), so it reads as no limit.
+fn per_host(
+    locale: &Locale,
+    req: &OpenMandateRequest,
+    words: impl Fn(&MandateConstraints) -> Result<String, ConsentError>,
+) -> Result<String, ConsentError> {
+    let mut parts = Vec::new();
+    for host in &req.hosts {
+        let value = match req.host_constraints.get(&host.id) {
+            Some(own) => words(&merged(&req.constraints, own))?,
+            None => words(&req.constraints)?,
+        };
+        let host = identity(locale, host.name.as_deref(), &host.id, host.domain.as_ref())?;
+        parts.push(locale.message("mandate-per-host", &[("value", value.into()), ("host", host.into())])?);
+    }
+    Ok(parts.join(&locale.message("mandate-per-host-separator", &[])?))
+}
+
+/// What one host evaluates: the shared constraints, then its own over them.
+fn merged(shared: &MandateConstraints, own: &MandateConstraints) -> MandateConstraints {
+    MandateConstraints {
+        services: own.services.clone().or_else(|| shared.services.clone()),
+        window: own.window.clone().or_else(|| shared.window.clone()),
+        max_price: own.max_price.clone().or_else(|| shared.max_price.clone()),
+        max_bookings: own.max_bookings.or(shared.max_bookings),
+        shared_limit: shared.shared_limit,
+    }
 }
 
 /// A confirmed booking in one line: "Synthetic oil change with Maple Street Auto

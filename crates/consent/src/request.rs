@@ -98,6 +98,10 @@ pub struct OpenMandateRequest {
     /// The IANA zone to show times in: the hosts' zone when they share one, else the
     /// person's own. None shows the window at its own offsets and `exp` in UTC.
     pub tz: Option<String>,
+    /// An SD-JWT mandate's own constraints of each host, by host id (§3.4
+    /// `host_constraints`): each host evaluates the shared constraints plus its own,
+    /// and no constraint is set in both places. Empty for a JWS mandate.
+    pub host_constraints: BTreeMap<String, MandateConstraints>,
 }
 
 /// A confirmed booking as the key app read it from a verified receipt (§5.3).

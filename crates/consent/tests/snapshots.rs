@@ -284,6 +284,37 @@ fn open_mandate_shared_and_unshared_limits() {
     );
 }
 
+/// An SD-JWT mandate (§3.4): the shared constraints, and each host's own member.
+/// A constraint some host sets for itself is said host by host; a host that does
+/// not set it reads as no limit there.
+#[test]
+fn open_mandate_with_per_host_constraints() {
+    let mut m = oil_change_mandate();
+    m.hosts.push(MandateHost {
+        id: "speedy-lube".into(),
+        name: Some("Speedy Lube".into()),
+        domain: Some(domain("speedylube.example")),
+    });
+    let services = m.constraints.services.take();
+    let max_price = m.constraints.max_price.take();
+    m.constraints.max_bookings = None;
+    m.host_constraints.insert(
+        "maple-street-auto".into(),
+        MandateConstraints { services, max_price, max_bookings: Some(1), ..Default::default() },
+    );
+    m.host_constraints.insert(
+        "speedy-lube".into(),
+        MandateConstraints { max_price: Some(cad("60.00")), ..Default::default() },
+    );
+    check("mandate_per_host", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
+
+    // Without a host's own member, the shared lines are exactly as for a JWS mandate.
+    let mut plain = oil_change_mandate();
+    plain.host_constraints.insert("maple-street-auto".into(), MandateConstraints::default());
+    let (a, b) = (ConsentRequest::OpenMandate(plain), ConsentRequest::OpenMandate(oil_change_mandate()));
+    assert_eq!(render(&a, &en(), &Contacts::new()).unwrap(), render(&b, &en(), &Contacts::new()).unwrap());
+}
+
 #[test]
 fn open_mandate_without_constraints() {
     let mut m = oil_change_mandate();

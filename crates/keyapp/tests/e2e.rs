@@ -450,6 +450,11 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
         "host_constraints": {"maple-street-auto": {"services": ["oil-change"]}}
     });
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    // The host's own constraints are read as such: the text says what the
+    // credential holds, not the shared "any service".
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("\nServices: at Maple Street Auto (maplestreetauto.example), Synthetic oil change.\n"), "{text}");
+    assert!(text.contains("\nBookings: at most 1.\n"), "{text}");
     let rid = r["request_id"].as_str().unwrap().to_owned();
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
@@ -469,6 +474,16 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     jws_body["idempotency_key"] = json!("sd-2");
     let (status, err) = a.send(Method::POST, "/v1/requests", Some(&jws_body)).await.unwrap();
     assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    // §3.4: no constraint is set both shared and for a host; refused before the
+    // person is asked, and nothing is left pending.
+    let mut both = body.clone();
+    both["idempotency_key"] = json!("sd-3");
+    both["host_constraints"]["maple-street-auto"]["max_bookings"] = json!(2);
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&both)).await.unwrap();
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert_eq!(err["error"]["reason"], "bad_constraints", "{err}");
+    assert!(err["error"]["message"].as_str().unwrap().contains("max_bookings"), "{err}");
+    assert!(pending_ids(&env).await.is_empty());
 }
 
 #[tokio::test]

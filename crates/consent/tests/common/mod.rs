@@ -317,6 +317,7 @@ pub fn oil_change_mandate() -> OpenMandateRequest {
         },
         exp: 1_792_098_000,
         tz: Some("America/Toronto".into()),
+        host_constraints: BTreeMap::new(),
     }
 }
 

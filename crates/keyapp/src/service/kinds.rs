@@ -196,6 +196,20 @@ struct MandateBody {
     host_constraints: Option<BTreeMap<String, Value>>,
 }
 
+/// §3.4: "MUST NOT set a constraint in both places" (shared and a host's own
+/// member); the first constraint that is, by its claim name.
+fn set_in_both(shared: &Constraints, own: &Constraints) -> Option<&'static str> {
+    [
+        ("services", shared.services.is_some() && own.services.is_some()),
+        ("window", shared.window.is_some() && own.window.is_some()),
+        ("max_price", shared.max_price.is_some() && own.max_price.is_some()),
+        ("max_bookings", shared.max_bookings.is_some() && own.max_bookings.is_some()),
+        ("shared_limit", shared.shared_limit.is_some() && own.shared_limit.is_some()),
+    ]
+    .into_iter()
+    .find_map(|(name, both)| both.then_some(name))
+}
+
 fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> {
     let Some(value) = value else { return Ok(Constraints::default()) };
     schcp::schema::validate(schcp::schema::Def::Constraints, value)
@@ -251,7 +265,14 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
             if !b.hosts.iter().any(|h| &h.id == host) {
                 return Err(ServiceError::invalid("bad_constraints", format!("host_constraints names {host:?}, not one of hosts")));
             }
-            host_constraints.insert(host.clone(), constraints_from(Some(v))?);
+            let own = constraints_from(Some(v))?;
+            if let Some(both) = set_in_both(&constraints, &own) {
+                return Err(ServiceError::invalid(
+                    "bad_constraints",
+                    format!("{both} is set both in constraints and in host_constraints for {host:?} (§3.4)"),
+                ));
+            }
+            host_constraints.insert(host.clone(), own);
         }
     }
     let lifetime = match &b.lifetime {
@@ -288,22 +309,23 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         shown_hosts.push(MandateHost { id: h.id.clone(), name: Some(host.name.clone()), domain: verified_domain(&host.domain) });
     }
     zones.dedup();
-    let shown = MandateConstraints {
-        services: constraints.services.as_ref().map(|s| {
+    let shown = |c: &Constraints| MandateConstraints {
+        services: c.services.as_ref().map(|s| {
             s.iter().map(|id| ServiceLabel { id: id.clone(), name: service_names.get(id).cloned() }).collect()
         }),
-        window: constraints.window.clone(),
-        max_price: constraints.max_price.clone(),
-        max_bookings: constraints.max_bookings,
-        shared_limit: constraints.shared_limit.unwrap_or(false),
+        window: c.window.clone(),
+        max_price: c.max_price.clone(),
+        max_bookings: c.max_bookings,
+        shared_limit: c.shared_limit.unwrap_or(false),
     };
     let consent = ConsentRequest::OpenMandate(OpenMandateRequest {
         agent_name: svc.agent_name(&agent.jkt).await?,
         hosts: shown_hosts,
         scope: b.scope.clone(),
-        constraints: shown,
+        constraints: shown(&constraints),
         exp,
         tz: if zones.len() == 1 { zones.pop() } else { None },
+        host_constraints: host_constraints.iter().map(|(h, c)| (h.clone(), shown(c))).collect(),
     });
     let input = json!({
         "hosts": ids,
