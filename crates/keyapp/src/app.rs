@@ -68,7 +68,11 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     tokio::spawn(async move {
         let _ = axum::serve(agent_listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>()).await;
     });
-    let status_state = crate::status_api::StatusState::new(store.clone());
+    let status_options = crate::status_api::StatusOptions {
+        trusted_proxies: config.status_api.trusted_proxies.clone(),
+        ..Default::default()
+    };
+    let status_state = crate::status_api::StatusState::with_options(store.clone(), status_options);
     tokio::spawn(async move {
         let _ = crate::status_api::serve(status_listener, status_state).await;
     });

@@ -50,6 +50,11 @@ pub struct StatusApi {
     /// Status URLs are `{public_base}/status/{jti}`.
     #[serde(default = "default_public_base")]
     pub public_base: String,
+    /// Reverse proxies in front of the listener, whose `X-Forwarded-For`
+    /// entries name the host a call counts against (`forwarded`). Empty: every
+    /// call counts against its peer address.
+    #[serde(default)]
+    pub trusted_proxies: Vec<crate::forwarded::TrustedProxy>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -97,7 +102,7 @@ impl Default for AgentApi {
 }
 impl Default for StatusApi {
     fn default() -> Self {
-        StatusApi { listen: default_status_listen(), public_base: default_public_base() }
+        StatusApi { listen: default_status_listen(), public_base: default_public_base(), trusted_proxies: Vec::new() }
     }
 }
 
@@ -169,6 +174,15 @@ backend = "file"
         assert_eq!(c.discovery.resolve["maplestreetauto.example"], "127.0.0.1:8443".parse().unwrap());
         assert_eq!(c.keystore.backend, KeystoreBackend::File);
         assert_eq!(c.locale.as_deref(), Some("fr"));
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_or_networks() {
+        let c = Config::parse("[status_api]\ntrusted_proxies = [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"]", Path::new("x")).unwrap();
+        assert_eq!(c.status_api.trusted_proxies.len(), 3);
+        assert!(Config::parse("", Path::new("x")).unwrap().status_api.trusted_proxies.is_empty());
+        let e = Config::parse("[status_api]\ntrusted_proxies = [\"localhost\"]", Path::new("x")).unwrap_err();
+        assert!(e.to_string().contains("localhost"), "{e}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 pub mod agent_api;
 pub mod config;
 pub mod discovery;
+pub mod forwarded;
 pub mod http_error;
 pub mod httpsig;
 pub mod keystore;

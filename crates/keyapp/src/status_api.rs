@@ -13,7 +13,8 @@
 //! It faces the network, so every request is bounded: its head (16 KiB, read
 //! within `header_timeout`), its body (`max_body`, read within `body_timeout`) and
 //! its handling (`request_timeout`). Claims and lookups are rate limited per peer
-//! address with a token bucket. A flood from one peer spends only that peer's
+//! address (or, behind a trusted proxy, per forwarded client address) with a
+//! token bucket. A flood from one peer spends only that peer's
 //! tokens, never a mandate's, so nobody can lock a person out of their own limit
 //! by hammering it; and releases are never limited, because a release only gives
 //! a unit back and a host whose release failed would leave the person a booking
@@ -22,6 +23,7 @@
 //! The accounting itself is `store::limits`; claims and releases go through its
 //! group commit, so many hosts' claims share one durable transaction.
 
+use crate::forwarded::{self, TrustedProxy};
 use crate::http_error::ApiError;
 use crate::store::limits::{self, ClaimError, ClaimId, ClaimOutcome, GroupCommit, ReleaseError};
 use crate::store::{Store, StoreError};
@@ -63,6 +65,9 @@ pub struct StatusOptions {
     pub max_tracked_peers: usize,
     /// Claims and releases per group-committed transaction.
     pub max_batch: usize,
+    /// Proxies whose `X-Forwarded-For` names the client a rate limit counts
+    /// against (`forwarded::client_ip`); the connection cap stays per peer.
+    pub trusted_proxies: Vec<TrustedProxy>,
 }
 
 /// A token bucket: `burst` requests at once, refilled at `per_second`.
@@ -85,6 +90,7 @@ impl Default for StatusOptions {
             max_connections_per_peer: 128,
             max_tracked_peers: 100_000,
             max_batch: 256,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -430,7 +436,8 @@ fn admit(st: &StatusState, request: &Request) -> Result<(), ApiError> {
         return Ok(());
     }
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-    limiter.take(PeerKey::of(peer), Instant::now()).map_err(ApiError::rate_limited)
+    let client = peer.map(|p| forwarded::client_ip(p, request.headers(), &st.inner.options.trusted_proxies));
+    limiter.take(PeerKey::of(client), Instant::now()).map_err(ApiError::rate_limited)
 }
 
 /// Whom a rate limit or a connection cap counts against: an IPv4 address, or an

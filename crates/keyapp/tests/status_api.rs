@@ -582,3 +582,47 @@ async fn one_peer_cannot_hold_every_connection() {
     // Another peer is still served.
     assert_eq!(get(&client_from("127.0.0.2"), &s, "m").await.0, StatusCode::OK);
 }
+
+/// Behind a reverse proxy every call arrives from the proxy's address. With the
+/// proxy trusted, each host counts against its own forwarded address, so one
+/// host's flood does not refuse another's claims; without it, X-Forwarded-For is
+/// not read at all (a host cannot choose its own bucket).
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_forwarded_host_has_its_own_bucket() {
+    async fn flood_then_other(s: &Server, jti: &str) -> (StatusCode, StatusCode) {
+        let proxy = client_from("127.0.0.1");
+        let from = |r: reqwest::RequestBuilder, ip: &str| r.header("x-forwarded-for", ip);
+        let status_of = |ip: &'static str| {
+            let proxy = proxy.clone();
+            let url = s.url(&format!("/status/{jti}"));
+            async move { from(proxy.get(url), ip).send().await.unwrap().status() }
+        };
+        let mut flooder = StatusCode::OK;
+        for _ in 0..5 {
+            flooder = status_of("198.51.100.1").await;
+        }
+        (flooder, status_of("198.51.100.2").await)
+    }
+
+    let limit = Some(RateLimit { per_second: 0.01, burst: 3.0 });
+    let trusted = Server::start(StatusOptions {
+        rate_limit: limit,
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..StatusOptions::default()
+    })
+    .await;
+    trusted.mandate("m", &[MAPLE], Some(1), false, now() + 3600).await;
+    assert_eq!(flood_then_other(&trusted, "m").await, (StatusCode::TOO_MANY_REQUESTS, StatusCode::OK));
+    // A client's own entry, left of the proxy's, changes nothing.
+    let spoofed = client_from("127.0.0.1")
+        .get(trusted.url("/status/m"))
+        .header("x-forwarded-for", "203.0.113.99, 198.51.100.1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(spoofed.status(), StatusCode::TOO_MANY_REQUESTS);
+
+    let untrusted = Server::start(StatusOptions { rate_limit: limit, ..StatusOptions::default() }).await;
+    untrusted.mandate("m", &[MAPLE], Some(1), false, now() + 3600).await;
+    assert_eq!(flood_then_other(&untrusted, "m").await, (StatusCode::TOO_MANY_REQUESTS, StatusCode::TOO_MANY_REQUESTS));
+}
