@@ -698,3 +698,159 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
         a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     }
 }
+
+fn principal_of(key: &SigningKey) -> String {
+    Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
+}
+
+/// A refusal of `body` with `reason`, and nothing left for the person.
+async fn refused(env: &Env, a: &AgentClient, body: &Value, reason: &str) {
+    refused_as(env, a, body, StatusCode::BAD_REQUEST, reason).await
+}
+
+async fn refused_as(env: &Env, a: &AgentClient, body: &Value, expected: StatusCode, reason: &str) {
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(body)).await.unwrap();
+    assert_eq!(status, expected, "{body}: {err}");
+    assert_eq!(err["error"]["reason"], reason, "{body}: {err}");
+    assert!(pending_ids(env).await.is_empty(), "{body}");
+}
+
+#[tokio::test]
+async fn a_rule_names_one_agent_key_and_is_signed_after_the_persons_yes() {
+    let env = start().await;
+    let a = paired_agent(&env, 12).await;
+    let noor = principal_of(&SigningKey::from_bytes(&[0x81; 32]));
+    person(&env, Command::ContactsAdd { principal: noor.clone(), name: "Noor Haddad".into(), relationship: None })
+        .await
+        .unwrap();
+    let body = json!({
+        "kind": "rule", "idempotency_key": "rule-1", "agent_jkt": jkt(&a),
+        "label": "Weekend playdates with my contacts", "services": ["playdate"],
+        "weekdays": ["sat", "sun"], "tz": "America/Toronto", "organizers": [noor], "lifetime": "P400D"
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    // §7.9: the person's own label, what it covers (organizers by the person's
+    // contact names), and which paired assistant's key may answer by it.
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("\"Weekend playdates with my contacts\""), "{text}");
+    assert!(text.contains("Noor Haddad"), "{text}");
+    assert!(text.contains("Calendar Assistant") && text.contains(&keyapp::service::fingerprint(&jkt(&a))), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let rule = schcp::verify::verify_rule(done["result"]["rule"].as_str().unwrap()).expect("a valid rule");
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
+    assert_eq!(rule.claims.iss, me["principal"].as_str().unwrap());
+    assert_eq!(rule.claims.cnf.jkt, jkt(&a));
+    assert_eq!(rule.claims.organizers, Some(vec![noor.clone()]));
+    assert_eq!(done["result"]["jti"], rule.claims.jti.as_str());
+    assert_eq!(done["result"]["exp"], rule.claims.exp);
+    assert!(rule.claims.exp - rule.claims.iat <= 180 * 86_400, "400 days asked, the cap signed");
+
+    // The person's list shows it; the agent's list of mandates does not, and a
+    // rule, being unpublished, cannot be revoked.
+    let all = person(&env, Command::Mandates).await.unwrap();
+    assert!(all.as_array().unwrap().iter().any(|m| m["jti"] == rule.claims.jti.as_str() && m["kind"] == "rule"), "{all}");
+    let mine = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert!(mine.as_array().unwrap().iter().all(|m| m["kind"] != "rule"), "{mine}");
+    let err = person(&env, Command::Revoke { jti: rule.claims.jti.clone() }).await.unwrap_err();
+    assert_eq!(err["reason"], "not_revocable", "{err}");
+
+    // A key the person never paired is named as such.
+    let stranger = jkt(&agent(&env, 99));
+    let r = a
+        .call(Method::POST, "/v1/requests", Some(&json!({"kind": "rule", "idempotency_key": "rule-2", "agent_jkt": stranger, "label": "Anything"})))
+        .await
+        .unwrap();
+    assert!(r["consent_text"].as_str().unwrap().contains("not paired with this key app"), "{r}");
+    person(&env, Command::Decline { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let declined = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    assert_eq!(declined["status"], "declined");
+    assert!(declined.get("result").is_none() || declined["result"].is_null(), "{declined}");
+
+    // Rules that could not be valid are refused before the person is asked.
+    let base = json!({"kind": "rule", "agent_jkt": jkt(&a), "label": "Weekends"});
+    for (key, change, reason) in [
+        ("bad-1", json!({"weekdays": ["sat"]}), "bad_rule"),
+        ("bad-2", json!({"agent_jkt": "not-a-thumbprint"}), "bad_rule"),
+        ("bad-3", json!({"weekdays": ["sat"], "tz": "Mars/Olympus_Mons"}), "bad_rule"),
+        ("bad-4", json!({"organizers": ["noor"]}), "bad_rule"),
+        ("bad-5", json!({"services": []}), "bad_rule"),
+        ("bad-6", json!({"lifetime": "forever"}), "bad_lifetime"),
+        ("bad-7", json!({"colour": "red"}), "malformed"),
+    ] {
+        let mut body = base.clone();
+        body["idempotency_key"] = json!(key);
+        for (k, v) in change.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        refused(&env, &a, &body, reason).await;
+    }
+}
+
+/// The §5.12 playdate, organized by Noor, with this key app's person as Ellis.
+fn playdate(me: &str, organizer: &SigningKey, iat: i64, exp: i64) -> schcp::verify::VerifiedContract {
+    let priya = principal_of(&SigningKey::from_bytes(&[0x82; 32]));
+    let start = (chrono::Utc::now() + chrono::Duration::days(3)).format("%Y-%m-%dT12:00:00-05:00").to_string();
+    let member = |principal: &str, name: &str, host: &str| {
+        json!({"principal": principal, "name": name, "host": host, "domain": null, "service_id": "playdate",
+               "offer_sha256": schcp::hash::sha256_b64(format!("offer at {host}"))})
+    };
+    let claims = json!({
+        "v": "0.4", "iss": principal_of(organizer), "principal_jwk": Jwk::ed25519(&organizer.verifying_key()),
+        "iat": iat, "exp": exp, "meeting_id": "mtg_7Hq2", "revision": 1, "title": "Playdate", "tz": "America/Toronto",
+        "start": start, "open_end": true,
+        "place": {"name": "Trinity Bellwoods Park playground", "locality": "Toronto"},
+        "members": [member(&principal_of(organizer), "Noor Haddad", "noor-haddad"), member(me, "Ellis Moreau", "ellis-moreau"),
+                    member(&priya, "Priya Shah", "priya-shah")],
+        "attendees": [{"name": "Mira", "relationship": "child"}],
+        "answers": "person_or_rule",
+        "statement": "I approve: a playdate."
+    });
+    schcp::issue::meeting_contract(serde_json::from_value(claims).unwrap(), iat, organizer).unwrap()
+}
+
+#[tokio::test]
+async fn a_member_accepts_a_meeting_contract_as_shown() {
+    let env = start().await;
+    let a = paired_agent(&env, 13).await;
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned();
+    let noor = SigningKey::from_bytes(&[0x81; 32]);
+    person(&env, Command::ContactsAdd { principal: principal_of(&noor), name: "Noor Haddad".into(), relationship: None })
+        .await
+        .unwrap();
+    let contract = playdate(&me, &noor, now(), now() + 3600);
+    let body = json!({"kind": "acceptance", "idempotency_key": "acc-1", "contract": contract.compact});
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    // The organizer by the person's own name for them; Priya, not a contact, flagged.
+    assert!(text.starts_with("I accept: Playdate arranged by Noor Haddad (noor-haddad), with someone you don't know, named \"Priya Shah\" (priya-shah), "), "{text}");
+    assert!(text.contains("with Mira (child) coming along"), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
+    // Every other calendar can check it (§5.12 "It is valid for a member when").
+    let accepted = schcp::verify::verify_acceptance(done["result"]["acceptance"].as_str().unwrap(), &contract, &me, now())
+        .expect("a valid acceptance by person");
+    assert_eq!(accepted.claims.statement.as_deref(), text.lines().next());
+
+    // Contracts this person cannot accept are refused before they are asked.
+    let stranger = principal_of(&SigningKey::from_bytes(&[0x84; 32]));
+    let not_mine = playdate(&stranger, &noor, now(), now() + 3600);
+    refused(&env, &a, &json!({"kind": "acceptance", "idempotency_key": "acc-2", "contract": not_mine.compact}), "not_a_member").await;
+    let lapsed = playdate(&me, &noor, now() - 7200, now() - 3600);
+    let body = json!({"kind": "acceptance", "idempotency_key": "acc-3", "contract": lapsed.compact});
+    refused_as(&env, &a, &body, StatusCode::UNPROCESSABLE_ENTITY, "meeting_invalid").await;
+    let mut forged = contract.compact.clone().into_bytes();
+    let i = forged.len() - 3;
+    forged[i] = if forged[i] == b'A' { b'B' } else { b'A' };
+    let forged = String::from_utf8(forged).unwrap();
+    let (status, err) = a
+        .send(Method::POST, "/v1/requests", Some(&json!({"kind": "acceptance", "idempotency_key": "acc-4", "contract": forged})))
+        .await
+        .unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(pending_ids(&env).await.is_empty());
+}

@@ -109,11 +109,11 @@ impl ReceiptRecord {
     }
 }
 
-fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> Result<T, ServiceError> {
+pub(super) fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> Result<T, ServiceError> {
     serde_json::from_value(Value::Object(obj.clone())).map_err(|e| ServiceError::invalid("malformed", e.to_string()))
 }
 
-fn corrupt(e: impl std::fmt::Display) -> ServiceError {
+pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
     ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string()))
 }
 
@@ -136,7 +136,9 @@ pub(super) async fn prepare(
         "mandate" => prepare_mandate(svc, agent, obj).await,
         "closed_mandate" => prepare_closed(svc, obj).await,
         "management_mandate" => prepare_management(svc, agent, obj).await,
-        "meeting_contract" | "acceptance" | "rule" => Err(ServiceError::invalid(
+        "acceptance" => super::meeting::prepare_acceptance(svc, obj),
+        "rule" => super::rule::prepare(svc, obj).await,
+        "meeting_contract" => Err(ServiceError::invalid(
             "unsupported_kind",
             format!("kind {kind:?} is not available in this version of the key app yet"),
         )),
@@ -156,6 +158,8 @@ pub(super) async fn issue(
         "mandate" => issue_mandate(svc, agent_jkt, input, statement, now).await,
         "closed_mandate" => issue_closed(svc, agent_jkt, input, statement, now),
         "management_mandate" => issue_management(svc, agent_jkt, input, statement, now),
+        "acceptance" => super::meeting::issue_acceptance(svc, input, statement, now),
+        "rule" => super::rule::issue(svc, input, now),
         other => Err(corrupt(format!("stored request of unknown kind {other:?}"))),
     }
 }

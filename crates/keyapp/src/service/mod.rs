@@ -8,9 +8,11 @@
 //! from the stored verified input, never from bytes the agent supplied.
 
 mod kinds;
+mod meeting;
 mod pairing;
 mod records;
 mod requests;
+mod rule;
 
 pub use pairing::{fingerprint, Pairing, PairingStatus};
 pub use records::{Contact, CredentialView, HistoryEntry};
@@ -97,7 +99,9 @@ impl ServiceError {
                 format!("the request is {status}, not pending"),
             ),
             ServiceError::Store(e) => ApiError::internal(e.to_string()),
-            ServiceError::Consent(e) => ApiError::internal(e.clone()),
+            // Verified input the renderer cannot put into words is still not
+            // shown, and so never signed; the agent's input is what must change.
+            ServiceError::Consent(e) => ApiError::invalid_request("unrenderable", e.clone()),
         }
     }
 }
@@ -178,9 +182,14 @@ impl Service {
         self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// Renders consent text with the one renderer every surface uses.
-    fn render(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
-        let contacts = schcp_consent::Contacts::new();
+    /// Renders consent text with the one renderer every surface uses, with the
+    /// person's contacts where the text names people (§5.12, §7.9).
+    async fn render(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
+        use schcp_consent::ConsentRequest as R;
+        let contacts = match req {
+            R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) => self.consent_contacts().await?,
+            _ => schcp_consent::Contacts::new(),
+        };
         schcp_consent::render(req, &self.inner.locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
     }
 

@@ -47,10 +47,9 @@ impl Service {
     pub async fn consent_text(&self, id: &str) -> Result<String, ServiceError> {
         if id.starts_with("pr_") {
             let p = self.pairing(id).await?;
-            return self.render(&schcp_consent::ConsentRequest::Pairing {
-                agent_name: p.agent_name,
-                fingerprint: p.fingerprint,
-            });
+            return self
+                .render(&schcp_consent::ConsentRequest::Pairing { agent_name: p.agent_name, fingerprint: p.fingerprint })
+                .await;
         }
         Ok(self.request(id).await?.consent_text)
     }
@@ -70,7 +69,7 @@ impl Service {
         let now = self.now();
         let rows: Vec<CredRow> = sqlx::query_as(
             "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt
-             FROM credentials c WHERE (?1 IS NULL OR c.agent_jkt = ?1) ORDER BY c.created_at",
+             FROM credentials c WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind <> 'rule')) ORDER BY c.created_at",
         )
         .bind(agent_jkt)
         .fetch_all(self.store().pool())
@@ -100,6 +99,17 @@ impl Service {
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
         use crate::store::limits::{revoke, RevokeOutcome};
+        let kind: Option<(String,)> =
+            sqlx::query_as("SELECT kind FROM credentials WHERE jti = ?").bind(jti).fetch_optional(self.store().pool()).await?;
+        if matches!(kind, Some((k,)) if k == "rule") {
+            // §7.9: a rule is kept by the person's calendar agent and never
+            // published, so nobody could learn of a revocation; marking it
+            // revoked here would tell the person something untrue.
+            return Err(ServiceError::invalid(
+                "not_revocable",
+                "a rule cannot be revoked: it is never published, so hosts cannot check it; it lapses at its expiry",
+            ));
+        }
         match revoke(self.store(), jti, self.now()).await? {
             RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound("credential")),
             RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked => {
@@ -116,6 +126,20 @@ impl Service {
                 .fetch_all(self.store().pool())
                 .await?;
         Ok(rows.into_iter().map(|(at, event, subject, detail)| HistoryEntry { at, event, subject, detail }).collect())
+    }
+
+    /// The contacts as the consent renderer reads them: principal → name.
+    pub(super) async fn consent_contacts(&self) -> Result<schcp_consent::Contacts, ServiceError> {
+        Ok(self.contacts().await?.into_iter().map(|c| (c.principal, c.name)).collect())
+    }
+
+    /// The name of the agent paired with key `jkt`, if the person approved it.
+    pub(super) async fn paired_agent_name(&self, jkt: &str) -> Result<Option<String>, ServiceError> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM agents WHERE jkt = ? AND status = 'approved'")
+            .bind(jkt)
+            .fetch_optional(self.store().pool())
+            .await?;
+        Ok(row.map(|(name,)| name))
     }
 
     pub async fn contacts(&self) -> Result<Vec<Contact>, ServiceError> {

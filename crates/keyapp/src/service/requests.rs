@@ -108,7 +108,7 @@ impl Service {
         self.check_request_limits(&agent.jkt, now).await?;
 
         let prepared: Prepared = kinds::prepare(self, agent, &kind, &obj).await?;
-        let consent_text = self.render(&prepared.consent)?;
+        let consent_text = self.render(&prepared.consent).await?;
         let mut expires_at = now + REQUEST_TTL;
         if let Some(limit) = prepared.not_after {
             // Never after the offer (or receipt-derived credential) it concerns.

@@ -261,7 +261,8 @@ pub async fn insert_mandate(conn: &mut sqlx::SqliteConnection, rec: &MandateReco
             return Err(RecordError::Invalid("shared_limit needs a status URL"));
         }
     }
-    if rec.aud.is_empty() {
+    // Every mandate names its hosts; a rule (§7.9) names an agent key instead.
+    if rec.aud.is_empty() && rec.kind != "rule" {
         return Err(RecordError::Invalid("aud names no host"));
     }
     let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;

@@ -32,6 +32,7 @@ fn typed_claims<T: serde::de::DeserializeOwned>(parsed: &Parsed<'_>, def: Def) -
         .map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))
 }
 
-fn parse_tz(name: &str) -> Result<chrono_tz::Tz, Error> {
+/// An IANA zone name that exists in the zone database.
+pub fn parse_tz(name: &str) -> Result<chrono_tz::Tz, Error> {
     name.parse().map_err(|_| Error::UnknownTimeZone(name.to_owned()))
 }
