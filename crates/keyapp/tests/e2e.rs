@@ -854,3 +854,154 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
     assert!(pending_ids(&env).await.is_empty());
 }
+
+/// A key app whose discovery trusts and resolves every one of `hosts`.
+async fn start_with_calendars(hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cas = Vec::new();
+    let mut resolve = Vec::new();
+    for (i, h) in hosts.iter().enumerate() {
+        let ca = dir.path().join(format!("ca-{i}.pem"));
+        std::fs::write(&ca, h.ca_pem()).unwrap();
+        cas.push(format!("\"{}\"", ca.display()));
+        let (domain, addr) = h.resolve();
+        resolve.push(format!("\"{domain}\" = \"{addr}\""));
+    }
+    let text = format!(
+        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
+         [discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n",
+        dir.path().join("data").display(),
+        cas.join(", "),
+        resolve.join(", ")
+    );
+    let config = Config::parse(&text, Path::new("test.toml")).unwrap();
+    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
+    let mut hosts = hosts;
+    let first = hosts.remove(0);
+    (Env { _dir: dir, host: first, config, app }, hosts)
+}
+
+async fn calendar(host_id: &str, name: &str, domain: &str) -> TestHost {
+    TestHost::start(TestHostConfig { host_id: host_id.into(), name: name.into(), domain: domain.into(), ..TestHostConfig::default() }).await
+}
+
+/// A calendar's offer for the playdate's time (§5.12): a person's calendar names
+/// its owner and the meeting's place; a business on its own premises names none.
+fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
+    let mut c = host.priced_offer(now());
+    let info = c.host.as_mut().unwrap();
+    match owner {
+        Some(principal) => {
+            info.kind = Some(schcp::claims::HostKind::Person);
+            info.owner = Some(principal.to_owned());
+            c.service = schcp::claims::ServiceRef { id: "playdate".into(), name: "Playdate".into() };
+            c.price = None;
+            c.total = None;
+            c.lines = None;
+            c.place = Some(schcp::claims::Place {
+                name: Some("Trinity Bellwoods Park playground".into()),
+                locality: Some("Toronto".into()),
+                ..Default::default()
+            });
+        }
+        None => c.service = schcp::claims::ServiceRef { id: "table".into(), name: "Table for the grown-ups".into() },
+    }
+    c.slot.start = start.to_owned();
+    c.slot.end = None;
+    c.open_end = Some(true);
+    host.sign_offer(&c).unwrap()
+}
+
+#[tokio::test]
+async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offer() {
+    let (env, others) = start_with_calendars(vec![
+        calendar("noor-haddad", "Noor's calendar", "noor.example").await,
+        calendar("priya-shah", "Priya's calendar", "priya.example").await,
+        calendar("cafe-lumiere", "Café Lumière", "cafelumiere.example").await,
+    ])
+    .await;
+    let (priya_cal, cafe) = (&others[0], &others[1]);
+    let a = paired_agent(&env, 14).await;
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned();
+    let priya_key = SigningKey::from_bytes(&[0x82; 32]);
+    let priya = principal_of(&priya_key);
+    person(&env, Command::ContactsAdd { principal: priya.clone(), name: "Priya Shah".into(), relationship: None })
+        .await
+        .unwrap();
+    let day = chrono::Utc::now() + chrono::Duration::days(3);
+    let start = day.format("%Y-%m-%dT17:00:00Z").to_string();
+    let offers = [
+        meeting_offer(&env.host, Some(&me), &start),
+        meeting_offer(priya_cal, Some(&priya), &start),
+        meeting_offer(cafe, None, &start),
+    ];
+    let body = |key: &str, offers: &[String], exp: i64| {
+        json!({
+            "kind": "meeting_contract", "idempotency_key": key,
+            "meeting": {
+                "title": "Playdate", "tz": "America/Toronto", "start": start, "open_end": true,
+                "place": {"name": "Trinity Bellwoods Park playground", "locality": "Toronto"},
+                "attendees": [{"name": "Mira", "relationship": "child"}], "exp": exp
+            },
+            "members": [
+                {"name": "Noor Haddad", "host": "noor-haddad", "discovery": env.host.discovery_url(), "offer": offers[0]},
+                {"name": "Priya Shah", "host": "priya-shah", "discovery": priya_cal.discovery_url(), "offer": offers[1],
+                 "answers": "person"},
+                {"name": "Café Lumière", "host": "cafe-lumiere", "discovery": cafe.discovery_url(), "offer": offers[2],
+                 "business": true}
+            ]
+        })
+    };
+    let r = a.call(Method::POST, "/v1/requests", Some(&body("meet-1", &offers, now() + 3600))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap().to_owned();
+    // Members by the person's contact names, with the domains the key app itself discovered.
+    assert!(text.starts_with("I approve: Playdate with Priya Shah (priya.example) and Café Lumière (cafelumiere.example), "), "{text}");
+    assert!(text.contains("with Mira (child) coming along"), "{text}");
+    // Priya answers in person (her own answers), and the business's price commits the organizer too (§5.3).
+    assert!(text.contains("Priya Shah answers in person"), "{text}");
+    assert!(text.contains("CAD 89.27"), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let contract = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now())
+        .expect("every member's calendar verifies it");
+    let c = &contract.claims;
+    assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
+    assert_eq!((done["result"]["meeting_id"].as_str(), done["result"]["revision"].as_u64()), (Some(c.meeting_id.as_str()), Some(1)));
+    assert_eq!(c.iss, me);
+    assert_eq!(c.statement, text.lines().next().unwrap(), "the statement is the text the person approved");
+    let principals: Vec<&str> = c.members.iter().map(|m| m.principal.as_str()).collect();
+    assert_eq!(principals, [me.as_str(), priya.as_str(), "urn:schcp:host:cafe-lumiere"]);
+    for (m, offer) in c.members.iter().zip(&offers) {
+        assert_eq!(m.offer_sha256, schcp::hash::jws_sha256(offer), "{}", m.host);
+    }
+    // Priya's key app can accept it (§5.12 "Acceptances").
+    let accepted = schcp::issue::acceptance(&contract, "I accept: a playdate.".into(), now(), &priya_key).unwrap();
+    schcp::verify::verify_acceptance(&accepted.compact, &contract, &priya, now()).unwrap();
+
+    // Contracts no calendar would accept are refused before the person is asked.
+    let later = day.format("%Y-%m-%dT18:00:00Z").to_string();
+    let moved = [offers[0].clone(), meeting_offer(priya_cal, Some(&priya), &later), offers[2].clone()];
+    refused(&env, &a, &body("meet-2", &moved, now() + 3600), "contract_mismatch").await;
+    let mut elsewhere: OfferClaims = serde_json::from_value(schcp::jws::parse(&offers[1]).unwrap().payload.clone()).unwrap();
+    elsewhere.place.as_mut().unwrap().name = Some("Christie Pits".into());
+    let elsewhere = [offers[0].clone(), priya_cal.sign_offer(&elsewhere).unwrap(), offers[2].clone()];
+    refused(&env, &a, &body("meet-9", &elsewhere, now() + 3600), "contract_mismatch").await;
+    let stranger = principal_of(&SigningKey::from_bytes(&[0x85; 32]));
+    let not_mine = [meeting_offer(&env.host, Some(&stranger), &start), offers[1].clone(), offers[2].clone()];
+    refused(&env, &a, &body("meet-3", &not_mine, now() + 3600), "meeting_invalid").await;
+    let mut unmarked = body("meet-4", &offers, now() + 3600);
+    unmarked["members"][2].as_object_mut().unwrap().remove("business");
+    refused(&env, &a, &unmarked, "meeting_invalid").await;
+    let start_ts = chrono::DateTime::parse_from_rfc3339(&start).unwrap().timestamp();
+    refused(&env, &a, &body("meet-5", &offers, start_ts + 60), "meeting_invalid").await;
+    let mut wrong_host = body("meet-6", &offers, now() + 3600);
+    wrong_host["members"][1]["host"] = json!("someone-else");
+    refused(&env, &a, &wrong_host, "host_mismatch").await;
+    let mut revision = body("meet-7", &offers, now() + 3600);
+    revision["meeting"]["revision"] = json!(2);
+    refused(&env, &a, &revision, "meeting_invalid").await;
+    let mut one = body("meet-8", &offers, now() + 3600);
+    one["members"].as_array_mut().unwrap().truncate(1);
+    refused(&env, &a, &one, "meeting_invalid").await;
+}

@@ -122,7 +122,7 @@ fn pseudonym(principal: &str) -> String {
     format!("p-{}", &schcp::hash::sha256_b64(principal)[..16])
 }
 
-fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
+pub(super) fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
     d.as_deref().and_then(|d| VerifiedDomain::new(d).ok())
 }
 
@@ -138,10 +138,7 @@ pub(super) async fn prepare(
         "management_mandate" => prepare_management(svc, agent, obj).await,
         "acceptance" => super::meeting::prepare_acceptance(svc, obj),
         "rule" => super::rule::prepare(svc, obj).await,
-        "meeting_contract" => Err(ServiceError::invalid(
-            "unsupported_kind",
-            format!("kind {kind:?} is not available in this version of the key app yet"),
-        )),
+        "meeting_contract" => super::meeting::prepare_meeting(svc, obj).await,
         other => Err(ServiceError::invalid("unknown_kind", format!("unknown kind {other:?}"))),
     }
 }
@@ -158,6 +155,7 @@ pub(super) async fn issue(
         "mandate" => issue_mandate(svc, agent_jkt, input, statement, now).await,
         "closed_mandate" => issue_closed(svc, agent_jkt, input, statement, now),
         "management_mandate" => issue_management(svc, agent_jkt, input, statement, now),
+        "meeting_contract" => super::meeting::issue_meeting(svc, input, statement, now),
         "acceptance" => super::meeting::issue_acceptance(svc, input, statement, now),
         "rule" => super::rule::issue(svc, input, now),
         other => Err(corrupt(format!("stored request of unknown kind {other:?}"))),

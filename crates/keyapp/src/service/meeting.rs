@@ -1,14 +1,217 @@
-//! Meetings of several people (§5.12), on a member's side: the `acceptance`
-//! kind (API.md), the person's own yes to a meeting contract another person
-//! organized.
+//! Meetings of several people (§5.12), the two request kinds of API.md: on the
+//! organizer's side `meeting_contract`, the contract over every member's
+//! verified offer; on a member's side `acceptance`, the person's own yes to a
+//! contract another person organized.
 
-use super::kinds::{corrupt, Issued, Prepared};
+use super::kinds::{corrupt, verified_domain, Issued, Prepared};
 use super::{Service, ServiceError};
-use schcp::verify::{verify_meeting_contract, VerifiedContract};
-use schcp_consent::{AcceptanceRequest, ConsentRequest};
+use schcp::claims::{Answers, Attendee, MeetingContract, Member, OfferClaims, OfferKind, Place};
+use schcp::datetime::parse_date_time;
+use schcp::jwk::Jwk;
+use schcp::verify::{check_contract_terms, verify_meeting_contract, HostKeys, VerifiedContract, HOST_PRINCIPAL_PREFIX};
+use schcp_consent::{AcceptanceRequest, ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
+
+/// At most this many members in one meeting.
+pub const MAX_MEMBERS: usize = 20;
+
+// ---- meeting_contract: the organizer's side ----
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeetingBody {
+    #[allow(dead_code)]
+    kind: String,
+    #[allow(dead_code)]
+    idempotency_key: String,
+    meeting: MeetingTerms,
+    members: Vec<MemberRef>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MeetingTerms {
+    title: String,
+    tz: String,
+    start: String,
+    end: Option<String>,
+    open_end: Option<bool>,
+    place: Place,
+    attendees: Option<Vec<Attendee>>,
+    answers: Option<Answers>,
+    /// NumericDate: the deadline for everyone's answer.
+    exp: i64,
+    meeting_id: Option<String>,
+    revision: Option<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemberRef {
+    name: String,
+    host: String,
+    discovery: String,
+    offer: String,
+    business: Option<bool>,
+    answers: Option<Answers>,
+}
+
+/// One member's verified offer, as `issue` checks it again.
+#[derive(serde::Serialize, Deserialize)]
+struct StoredOffer {
+    offer: String,
+    host_id: String,
+    keys: Vec<Jwk>,
+}
+
+fn bad_meeting(message: impl Into<String>) -> ServiceError {
+    ServiceError::invalid("meeting_invalid", message)
+}
+
+/// §5.12 "Confirming with a contract": every calendar refuses a contract whose
+/// start, end or open_end, and place are not its own offer's; so does the
+/// organizer's key app, before the person is asked. A business whose service
+/// happens on its premises names no place, and its calendar does not compare it.
+pub(super) fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), String> {
+    let host = &offer.iss;
+    let same_instant = |a: &str, b: &str| matches!((parse_date_time(a), parse_date_time(b)), (Ok(x), Ok(y)) if x == y);
+    if !same_instant(&offer.slot.start, &terms.start) {
+        return Err(format!("{host}'s offer starts at {}, the meeting at {}", offer.slot.start, terms.start));
+    }
+    match (&offer.slot.end, &terms.end) {
+        (Some(a), Some(b)) if same_instant(a, b) => {}
+        (None, None) if offer.open_end == Some(true) && terms.is_open_ended() => {}
+        _ => return Err(format!("{host}'s offer does not end when the meeting does")),
+    }
+    match &offer.place {
+        Some(place) if place == &terms.place => Ok(()),
+        None if business => Ok(()),
+        Some(_) => Err(format!("{host}'s offer is for another place than the meeting's")),
+        None => Err(format!("{host}'s offer names no place; a person's calendar holds the time at the meeting's place")),
+    }
+}
+
+pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
+    let b: MeetingBody = super::kinds::body(obj)?;
+    let now = svc.now();
+    if b.members.len() < 2 || b.members.len() > MAX_MEMBERS {
+        return Err(bad_meeting(format!("a meeting has from 2 to {MAX_MEMBERS} members")));
+    }
+    let (meeting_id, revision) = match (b.meeting.meeting_id, b.meeting.revision) {
+        (None, None) => (Service::new_id("mtg_"), 1),
+        (Some(id), Some(r)) if r >= 2 => (id, r),
+        _ => return Err(bad_meeting("a revision names both meeting_id and a revision of 2 or more; a new meeting names neither")),
+    };
+    let mut members = Vec::new();
+    let mut offers = Vec::new();
+    let mut stored = Vec::new();
+    let mut domains: BTreeMap<String, VerifiedDomain> = BTreeMap::new();
+    let mut not_after = b.meeting.exp;
+    for m in &b.members {
+        let (offer, host) = svc.inner.discovery.verify_offer(&m.discovery, &m.offer, now).await?;
+        if host.host_id != m.host {
+            return Err(ServiceError::invalid(
+                "host_mismatch",
+                format!("the discovery document at {} is for host {:?}, not {:?}", m.discovery, host.host_id, m.host),
+            ));
+        }
+        if offer.claims.kind == OfferKind::Change && revision == 1 {
+            return Err(bad_meeting(format!("{}'s offer is a change offer; a new meeting is made over booking offers", m.host)));
+        }
+        let business = m.business == Some(true);
+        let principal = if business {
+            format!("{HOST_PRINCIPAL_PREFIX}{}", m.host)
+        } else {
+            // §5.12: a person's calendar names its owner's principal in its offers.
+            offer.claims.host.as_ref().and_then(|h| h.owner.clone()).ok_or_else(|| {
+                bad_meeting(format!("{}'s offer names no owner, so it is not a person's calendar; mark a business with business: true", m.host))
+            })?
+        };
+        not_after = not_after.min(offer.claims.exp);
+        if let Some(d) = verified_domain(&host.domain) {
+            domains.insert(host.host_id.clone(), d);
+        }
+        members.push(Member {
+            principal,
+            name: m.name.clone(),
+            host: m.host.clone(),
+            domain: host.domain.clone(),
+            service_id: offer.claims.service.id.clone(),
+            offer_sha256: offer.offer_sha256.clone(),
+            business: business.then_some(true),
+            answers: m.answers,
+        });
+        stored.push(StoredOffer { offer: m.offer.clone(), host_id: host.host_id.clone(), keys: host.keys.clone() });
+        offers.push(offer.claims);
+    }
+    let draft = MeetingContract {
+        v: schcp::VERSION.into(),
+        iss: svc.principal().to_owned(),
+        principal_jwk: svc.principal_jwk(),
+        iat: now,
+        exp: b.meeting.exp,
+        meeting_id,
+        revision,
+        title: b.meeting.title,
+        tz: b.meeting.tz,
+        start: b.meeting.start,
+        end: b.meeting.end,
+        open_end: b.meeting.open_end,
+        place: b.meeting.place,
+        members,
+        attendees: b.meeting.attendees,
+        answers: b.meeting.answers,
+        // Replaced by the first line of the text the person approves.
+        statement: "-".into(),
+    };
+    let value = serde_json::to_value(&draft).map_err(corrupt)?;
+    schcp::schema::validate(schcp::schema::Def::MeetingContract, &value).map_err(|e| bad_meeting(e.to_string()))?;
+    let draft: MeetingContract = serde_json::from_value(value).map_err(|e| bad_meeting(e.to_string()))?;
+    if draft.members.iter().all(|m| m.principal != draft.iss) {
+        return Err(bad_meeting("the organizer is one of the members: name this person's own calendar and its offer (§5.12)"));
+    }
+    let start = check_contract_terms(&draft, now)?;
+    if draft.exp > start.timestamp() {
+        return Err(bad_meeting("the deadline for answers (exp) is after the meeting starts"));
+    }
+    for (member, offer) in draft.members.iter().zip(&offers) {
+        offer_matches_terms(offer, &draft, member.is_business()).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+    }
+    let consent = ConsentRequest::MeetingContract(MeetingContractRequest {
+        contract: draft.clone(),
+        domains,
+        offers: offers
+            .into_iter()
+            .zip(&draft.members)
+            .map(|(claims, m)| ConsentOffer { claims, discovered: m.domain.as_deref().and_then(|d| VerifiedDomain::new(d).ok()) })
+            .collect(),
+    });
+    let input = json!({ "contract": draft, "offers": stored });
+    Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false })
+}
+
+pub(super) fn issue_meeting(svc: &Service, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
+    let mut claims: MeetingContract = serde_json::from_value(input["contract"].clone()).map_err(corrupt)?;
+    let stored: Vec<StoredOffer> = serde_json::from_value(input["offers"].clone()).map_err(corrupt)?;
+    // Each offer again, against the keys it was verified with: a hold that
+    // lapsed while the person read the text is not signed over.
+    for s in &stored {
+        schcp::verify::verify_offer(&s.offer, HostKeys { host_id: &s.host_id, keys: &s.keys }, now)?;
+    }
+    claims.iat = now;
+    claims.statement = statement.to_owned();
+    let contract = schcp::issue::meeting_contract(claims, now, svc.inner.key.as_ref())?;
+    let c = &contract.claims;
+    let result = json!({ "contract": contract.compact, "contract_sha256": contract.contract_sha256,
+                         "meeting_id": c.meeting_id, "revision": c.revision });
+    // The contract has no jti and no status: what the members accept is its
+    // hash, and the approved request keeps it.
+    Ok(Issued { result, credentials: Vec::new(), receipt: None })
+}
+
+// ---- acceptance: a member's side ----
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -50,18 +50,7 @@ pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContra
         if claims.iss != claims.principal_jwk.principal_id()? {
             return Err(meeting_invalid("iss is not the principal of principal_jwk"));
         }
-        if now >= claims.exp {
-            return Err(meeting_invalid("the contract's deadline (exp) has passed"));
-        }
-        parse_tz(&claims.tz)?;
-        let start = parse_date_time(&claims.start)?;
-        // Exactly one of end and open_end is the typed claims' own check.
-        if let Some(end) = &claims.end {
-            if parse_date_time(end)? <= start {
-                return Err(meeting_invalid("the end is not after the start"));
-            }
-        }
-        check_members(&claims)?;
+        let start = check_contract_terms(&claims, now)?;
         Ok(VerifiedContract {
             compact: compact.to_owned(),
             contract_sha256: crate::hash::jws_sha256(compact),
@@ -73,6 +62,33 @@ pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContra
         Error::MeetingInvalid(_) => e,
         other => Error::MeetingInvalid(other.to_string()),
     })
+}
+
+/// The rules of §5.12 a contract's claims keep whoever signs them: an exp that
+/// has not passed, a known zone, an end after the start, and the member rules.
+/// The organizer's key app checks them before the person is asked; a verifier
+/// checks them after the signature. Returns the start.
+pub fn check_contract_terms(claims: &MeetingContract, now: i64) -> Result<DateTime<FixedOffset>, Error> {
+    terms(claims, now).map_err(|e| match e {
+        Error::MeetingInvalid(_) => e,
+        other => Error::MeetingInvalid(other.to_string()),
+    })
+}
+
+fn terms(claims: &MeetingContract, now: i64) -> Result<DateTime<FixedOffset>, Error> {
+    if now >= claims.exp {
+        return Err(meeting_invalid("the contract's deadline (exp) has passed"));
+    }
+    parse_tz(&claims.tz)?;
+    let start = parse_date_time(&claims.start)?;
+    // Exactly one of end and open_end is the typed claims' own check.
+    if let Some(end) = &claims.end {
+        if parse_date_time(end)? <= start {
+            return Err(meeting_invalid("the end is not after the start"));
+        }
+    }
+    check_members(claims)?;
+    Ok(start)
 }
 
 /// §5.12 "Members" and "Businesses" (at least two is the typed claims' check): distinct principals, each on

@@ -10,7 +10,7 @@ mod rule;
 mod sd_jwt_mandate;
 
 pub use chain::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain, VerifiedLink};
-pub use meeting::{verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract};
+pub use meeting::{check_contract_terms, HOST_PRINCIPAL_PREFIX, verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract};
 pub use offer::{verify_offer, HostKeys, VerifiedOffer};
 pub use receipt::{verify_receipt, ReceiptExpectations, VerifiedReceipt};
 pub use rule::{verify_rule, VerifiedRule};
