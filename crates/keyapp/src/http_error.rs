@@ -86,7 +86,7 @@ impl ApiError {
         use crate::httpsig::SigError;
         let unauthorized = |reason| ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason, err.to_string());
         match err {
-            SigError::Stale { .. } => unauthorized("stale_signature"),
+            SigError::Stale { .. } | SigError::BeforeMemory { .. } => unauthorized("stale_signature"),
             SigError::Replayed => unauthorized("replayed_nonce"),
             SigError::Busy { retry_after } => {
                 ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests", err.to_string())
@@ -189,6 +189,7 @@ mod tests {
         use crate::httpsig::SigError;
         for (e, reason) in [
             (SigError::Stale { created: 1, now: 400 }, "stale_signature"),
+            (SigError::BeforeMemory { created: 1, since: 2 }, "stale_signature"),
             (SigError::Replayed, "replayed_nonce"),
             (SigError::Bad("x".into()), "bad_signature"),
         ] {

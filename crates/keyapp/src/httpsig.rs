@@ -52,6 +52,11 @@ pub enum SigError {
     Stale { created: i64, now: i64 },
     #[error("this nonce was already used with this key (§3.2)")]
     Replayed,
+    /// Signed before this process's replay memory began (a restart): whether
+    /// its nonce was already used cannot be known, so it is refused like a
+    /// stale signature, and the agent signs it again.
+    #[error("signature created at {created}, before the key app (re)started at {since}; sign the request again (§3.2)")]
+    BeforeMemory { created: i64, since: i64 },
     #[error("bad signature: {0}")]
     Bad(String),
     /// The replay memory is at its bound (`NonceCache`): refusing is the only
@@ -231,6 +236,15 @@ pub fn verify_request(req: &RequestParts<'_>, now: i64, nonces: &NonceCache) -> 
     let params = parse_signature_input(input, has_digest, mandate.is_some())?;
     if now.abs_diff(params.created) > MAX_SKEW_SECS as u64 {
         return Err(SigError::Stale { created: params.created, now });
+    }
+    // §3.2 remembers a nonce until created + 301 s; the memory is this
+    // process's, so a signature older than the process could be a replay of
+    // one the previous process accepted. Same second allowed: `created` has
+    // one-second resolution, and an agent's first call after a start is in it.
+    if let Some(since) = nonces.remembers_since {
+        if params.created < since {
+            return Err(SigError::BeforeMemory { created: params.created, since });
+        }
     }
 
     let (jwk, key) =
@@ -529,6 +543,9 @@ fn check_content_digest(value: &str, body: &[u8]) -> Result<(), SigError> {
 pub struct NonceCache {
     inner: Mutex<NonceInner>,
     capacity: usize,
+    /// Unix second the memory began; signatures created earlier are refused.
+    /// `None`: no such bound (a memory that outlives restarts, or a test).
+    remembers_since: Option<i64>,
 }
 
 #[derive(Debug)]
@@ -556,7 +573,16 @@ impl NonceCache {
         NonceCache {
             inner: Mutex::new(NonceInner { seen: HashMap::new(), sweep_at: Self::MIN_SWEEP }),
             capacity: capacity.max(1),
+            remembers_since: None,
         }
+    }
+
+    /// A memory that began at `since` (Unix seconds): signatures created before
+    /// it are refused (`SigError::BeforeMemory`), since their nonces may have
+    /// been spent with a memory now gone.
+    pub fn remembering_since(mut self, since: i64) -> Self {
+        self.remembers_since = Some(since);
+        self
     }
 
     /// Entries held, expired ones not yet swept included.
@@ -927,6 +953,26 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
+    }
+
+    /// A restarted key app cannot know which nonces its previous run spent, so a
+    /// signature older than its memory is refused; one from its first second on
+    /// is checked as usual, and the refusal spends no nonce.
+    #[test]
+    fn a_signature_older_than_the_replay_memory_is_refused() {
+        let cache = NonceCache::new().remembering_since(NOW);
+        let before = signed("POST", URL, BODY, NOW - 10, &nonce(1));
+        assert_eq!(
+            verify_at("POST", URL, BODY, before, NOW + 5, &cache).unwrap_err(),
+            SigError::BeforeMemory { created: NOW - 10, since: NOW }
+        );
+        assert!(cache.is_empty());
+        let at_start = signed("POST", URL, BODY, NOW, &nonce(1));
+        verify_at("POST", URL, BODY, at_start.clone(), NOW + 5, &cache).unwrap();
+        assert_eq!(verify_at("POST", URL, BODY, at_start, NOW + 5, &cache).unwrap_err(), SigError::Replayed);
+        // Without a start, the window alone bounds it.
+        let before = signed("POST", URL, BODY, NOW - 10, &nonce(2));
+        verify_at("POST", URL, BODY, before, NOW + 5, &NonceCache::new()).unwrap();
     }
 
     #[test]

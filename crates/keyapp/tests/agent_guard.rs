@@ -53,18 +53,21 @@ struct Server {
     port: u16,
     paired: Paired,
     http: reqwest::Client,
+    /// When the guard began remembering nonces.
+    started: i64,
 }
 
 async fn start() -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let paired: Paired = Default::default();
+    let started = now();
     let app = app(port, paired.clone());
     tokio::spawn(async move {
         axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
     });
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
-    Server { port, paired, http }
+    Server { port, paired, http, started }
 }
 
 struct Agent {
@@ -316,6 +319,11 @@ async fn signature_refusals() {
         )
         .await;
     }
+
+    // Signed before this key app started, inside the 300 s window: it may be a
+    // replay of a request the previous run accepted, whose nonce is forgotten.
+    refused(s.signed_at(&a, Method::POST, "/v1/requests", &url, body, s.started - 5), 401, "BAD_SIGNATURE", "stale_signature")
+        .await;
 
     // Replayed nonce: the same signed request twice.
     let replay = s.signed(&a, Method::POST, "/v1/requests", body);

@@ -97,7 +97,7 @@ impl AgentGuard {
     /// A guard for the agent API listening on `port` (the real bound port, so
     /// after binding `:0` pass `local_addr().port()`).
     pub fn new(port: u16) -> Self {
-        AgentGuard { port, nonces: Arc::new(NonceCache::new()), clock: unix_now }
+        AgentGuard { port, nonces: Arc::new(NonceCache::new().remembering_since(unix_now())), clock: unix_now }
     }
 
     /// Replaces the replay memory (e.g. a smaller bound).
@@ -106,9 +106,11 @@ impl AgentGuard {
         self
     }
 
-    /// Replaces the clock (Unix seconds), for tests.
+    /// Replaces the clock (Unix seconds), for tests. The replay memory then
+    /// begins at that clock's now.
     pub fn with_clock(mut self, clock: fn() -> i64) -> Self {
         self.clock = clock;
+        self.nonces = Arc::new(NonceCache::new().remembering_since(clock()));
         self
     }
 
