@@ -34,7 +34,7 @@ pub struct Contact {
     pub relationship: Option<String>,
 }
 
-type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>);
+type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>, i64);
 
 impl Service {
     pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
@@ -67,21 +67,21 @@ impl Service {
     /// Credentials issued (to one agent, or all), with their status now.
     pub async fn credentials(&self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
         let now = self.now();
+        // One snapshot: each credential with the status API's own count of held units.
         let rows: Vec<CredRow> = sqlx::query_as(
-            "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt
-             FROM credentials c WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind <> 'rule')) ORDER BY c.created_at",
+            "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt,
+                    coalesce(n.held, 0)
+             FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind <> 'rule')) ORDER BY c.created_at",
         )
         .bind(agent_jkt)
         .fetch_all(self.store().pool())
         .await?;
         let mut out = Vec::with_capacity(rows.len());
-        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent) in rows {
-            // The status API's own count, so both surfaces report one number.
-            let remaining = if shared != 0 && max_bookings.is_some() {
-                crate::store::limits::status(self.store(), &jti, now).await?.and_then(|v| v.remaining).map(i64::from)
-            } else {
-                None
-            };
+        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent, held) in rows {
+            let remaining = crate::store::limits::remaining(shared != 0, max_bookings, held)
+                .map_err(|m| crate::store::StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?
+                .map(i64::from);
             out.push(CredentialView {
                 status: credential_status(revoked_at, exp, now),
                 aud: serde_json::from_str(&aud).unwrap_or_default(),

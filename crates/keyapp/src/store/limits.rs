@@ -310,11 +310,18 @@ pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusV
     let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
         return Ok(None);
     };
-    let max =
-        shared_max(shared_limit, max_bookings).map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
-    // Never negative: the database refuses a unit beyond max_bookings (0002).
-    let remaining = max.map(|m| u32::try_from((i64::from(m) - held).max(0)).unwrap_or(0));
+    let remaining = remaining(shared_limit, max_bookings, held).map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
     Ok(Some(StatusView { status: MandateStatus::of(revoked, exp, now), remaining }))
+}
+
+/// What is left of a shared limit (§3.3 `remaining`) given the units `held`
+/// (`limit_counts`); `None` without a shared limit. Every surface that reports
+/// `remaining` computes it here, so they agree. `Err` carries a stored
+/// `max_bookings` out of range.
+pub fn remaining(shared_limit: bool, max_bookings: Option<i64>, held: i64) -> Result<Option<u32>, i64> {
+    let max = shared_max(shared_limit, max_bookings)?;
+    // Never negative: the database refuses a unit beyond max_bookings (0002).
+    Ok(max.map(|m| u32::try_from((i64::from(m) - held).max(0)).unwrap_or(0)))
 }
 
 /// Claims one unit of `jti`'s shared limit for `claim_id`. One transaction.
@@ -736,6 +743,16 @@ async fn run_group_commit(store: Store, mut rx: mpsc::Receiver<Job>, max_batch: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remaining_is_only_for_a_shared_limit_and_never_negative() {
+        assert_eq!(remaining(true, Some(3), 1), Ok(Some(2)));
+        assert_eq!(remaining(true, Some(3), 3), Ok(Some(0)));
+        assert_eq!(remaining(true, Some(3), 7), Ok(Some(0)));
+        assert_eq!(remaining(false, Some(3), 1), Ok(None));
+        assert_eq!(remaining(true, None, 0), Ok(None));
+        assert_eq!(remaining(true, Some(-1), 0), Err(-1));
+    }
 
     fn record(jti: &str, max: Option<u32>, shared: bool, exp: i64) -> MandateRecord {
         MandateRecord {
