@@ -69,9 +69,12 @@ pub fn client_ip(peer: IpAddr, headers: &HeaderMap, trusted: &[TrustedProxy]) ->
         return client;
     }
     // Several X-Forwarded-For fields are one list, in order (RFC 9110 §5.3).
-    let fields: Vec<&str> = headers.get_all("x-forwarded-for").iter().filter_map(|v| v.to_str().ok()).collect();
-    for entry in fields.iter().rev().flat_map(|f| f.rsplit(',')) {
-        let Some(hop) = parse_entry(entry.trim()) else { return client };
+    // Read as bytes: a proxy that appends to the client's own field keeps
+    // whatever bytes the client wrote to the left of its entry, and those must
+    // not hide the entry the proxy wrote.
+    let fields: Vec<&[u8]> = headers.get_all("x-forwarded-for").iter().map(|v| v.as_bytes()).collect();
+    for entry in fields.iter().rev().flat_map(|f| f.rsplit(|b| *b == b',')) {
+        let Some(hop) = std::str::from_utf8(entry).ok().and_then(|e| parse_entry(e.trim())) else { return client };
         client = canonical(hop);
         if !is_trusted(client, trusted) {
             return client;
@@ -146,6 +149,11 @@ mod tests {
         let mut h = HeaderMap::new();
         h.append("x-forwarded-for", HeaderValue::from_bytes(b"\xff\xfe").unwrap());
         assert_eq!(client_ip(ip("127.0.0.1"), &h, &trusted), ip("127.0.0.1"));
+        // Bytes a client wrote into the field the proxy appended to do not hide
+        // the proxy's own entry.
+        let mut h = HeaderMap::new();
+        h.append("x-forwarded-for", HeaderValue::from_bytes(b"\xff, 198.51.100.1").unwrap());
+        assert_eq!(client_ip(ip("127.0.0.1"), &h, &trusted), ip("198.51.100.1"));
     }
 
     #[test]

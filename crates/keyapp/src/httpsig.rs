@@ -241,7 +241,7 @@ pub fn verify_request(req: &RequestParts<'_>, now: i64, nonces: &NonceCache) -> 
     // process's, so a signature older than the process could be a replay of
     // one the previous process accepted. Same second allowed: `created` has
     // one-second resolution, and an agent's first call after a start is in it.
-    if let Some(since) = nonces.remembers_since {
+    if let Some(since) = nonces.began(now) {
         if params.created < since {
             return Err(SigError::BeforeMemory { created: params.created, since });
         }
@@ -543,9 +543,11 @@ fn check_content_digest(value: &str, body: &[u8]) -> Result<(), SigError> {
 pub struct NonceCache {
     inner: Mutex<NonceInner>,
     capacity: usize,
-    /// Unix second the memory began; signatures created earlier are refused.
-    /// `None`: no such bound (a memory that outlives restarts, or a test).
-    remembers_since: Option<i64>,
+    /// When the memory began: the wall-clock second then and the monotonic
+    /// instant, so a wall clock stepped later (time sync, a resumed VM) moves
+    /// the bound with it. Signatures created earlier are refused. `None`: no
+    /// such bound (a memory that outlives restarts, or a test).
+    remembers_since: Option<(i64, std::time::Instant)>,
 }
 
 #[derive(Debug)]
@@ -581,8 +583,19 @@ impl NonceCache {
     /// it are refused (`SigError::BeforeMemory`), since their nonces may have
     /// been spent with a memory now gone.
     pub fn remembering_since(mut self, since: i64) -> Self {
-        self.remembers_since = Some(since);
+        self.remembers_since = Some((since, std::time::Instant::now()));
         self
+    }
+
+    /// The wall-clock second the memory began, as the clock `now` reads it:
+    /// the start, moved by however much the wall clock was stepped since.
+    fn began(&self, now: i64) -> Option<i64> {
+        let (since, at) = self.remembers_since?;
+        let elapsed = i64::try_from(at.elapsed().as_secs()).unwrap_or(i64::MAX);
+        // Unstepped, `now - elapsed` is `since` or a second after it (the
+        // fractions of the two readings); a step shows as a larger difference.
+        let moved = now.saturating_sub(elapsed);
+        Some(if moved.abs_diff(since) <= 1 { since } else { moved })
     }
 
     /// Entries held, expired ones not yet swept included.
@@ -963,16 +976,29 @@ mod tests {
         let cache = NonceCache::new().remembering_since(NOW);
         let before = signed("POST", URL, BODY, NOW - 10, &nonce(1));
         assert_eq!(
-            verify_at("POST", URL, BODY, before, NOW + 5, &cache).unwrap_err(),
+            verify_at("POST", URL, BODY, before, NOW, &cache).unwrap_err(),
             SigError::BeforeMemory { created: NOW - 10, since: NOW }
         );
         assert!(cache.is_empty());
         let at_start = signed("POST", URL, BODY, NOW, &nonce(1));
-        verify_at("POST", URL, BODY, at_start.clone(), NOW + 5, &cache).unwrap();
-        assert_eq!(verify_at("POST", URL, BODY, at_start, NOW + 5, &cache).unwrap_err(), SigError::Replayed);
+        verify_at("POST", URL, BODY, at_start.clone(), NOW, &cache).unwrap();
+        assert_eq!(verify_at("POST", URL, BODY, at_start, NOW, &cache).unwrap_err(), SigError::Replayed);
         // Without a start, the window alone bounds it.
         let before = signed("POST", URL, BODY, NOW - 10, &nonce(2));
-        verify_at("POST", URL, BODY, before, NOW + 5, &NonceCache::new()).unwrap();
+        verify_at("POST", URL, BODY, before, NOW, &NonceCache::new()).unwrap();
+    }
+
+    /// A wall clock stepped back after the start (time sync, a resumed VM) moves
+    /// the bound with it, so agents signing by the same clock are not locked out.
+    #[test]
+    fn the_memorys_start_follows_a_stepped_wall_clock() {
+        let cache = NonceCache::new().remembering_since(NOW);
+        assert_eq!(cache.began(NOW), Some(NOW));
+        assert_eq!(cache.began(NOW + 1), Some(NOW), "a second's fraction is not a step");
+        assert_eq!(cache.began(NOW - 120), Some(NOW - 120));
+        let h = signed("POST", URL, BODY, NOW - 100, &nonce(3));
+        verify_at("POST", URL, BODY, h, NOW - 100, &cache).unwrap();
+        assert_eq!(NonceCache::new().began(NOW), None);
     }
 
     #[test]

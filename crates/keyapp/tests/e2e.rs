@@ -484,6 +484,12 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     assert_eq!(err["error"]["reason"], "bad_constraints", "{err}");
     assert!(err["error"]["message"].as_str().unwrap().contains("max_bookings"), "{err}");
     assert!(pending_ids(&env).await.is_empty());
+    // A shared limit is across hosts, never one host's own constraint.
+    let mut shared = body.clone();
+    shared["idempotency_key"] = json!("sd-4");
+    shared["constraints"] = json!({});
+    shared["host_constraints"]["maple-street-auto"] = json!({"max_bookings": 2, "shared_limit": true});
+    refused(&env, &a, &shared, "bad_constraints").await;
 }
 
 #[tokio::test]

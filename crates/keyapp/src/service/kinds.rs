@@ -198,6 +198,21 @@ struct MandateBody {
     host_constraints: Option<BTreeMap<String, Value>>,
 }
 
+/// The name a mandate's text shows for service `id`: the name `host` gives it
+/// in its discovery document, for a host's own constraint; for a shared one,
+/// which applies at every host, the name only when every host that offers the
+/// service calls it the same (`None`: the text shows the id).
+fn service_name(names: &BTreeMap<String, BTreeMap<String, String>>, host: Option<&str>, id: &str) -> Option<String> {
+    match host {
+        Some(h) => names.get(h).and_then(|n| n.get(id)).cloned(),
+        None => {
+            let mut given = names.values().filter_map(|n| n.get(id));
+            let first = given.next()?;
+            given.all(|n| n == first).then(|| first.clone())
+        }
+    }
+}
+
 /// §3.4: "MUST NOT set a constraint in both places" (shared and a host's own
 /// member); the first constraint that is, by its claim name.
 fn set_in_both(shared: &Constraints, own: &Constraints) -> Option<&'static str> {
@@ -268,6 +283,15 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
                 return Err(ServiceError::invalid("bad_constraints", format!("host_constraints names {host:?}, not one of hosts")));
             }
             let own = constraints_from(Some(v))?;
+            // A shared limit is one count across the hosts (§3.3); inside one
+            // host's own member it means nothing, and a host that read it would
+            // claim units the status API keeps for no such limit.
+            if own.shared_limit.is_some() {
+                return Err(ServiceError::invalid(
+                    "bad_constraints",
+                    format!("shared_limit is across every host; it is not one host's own constraint ({host:?})"),
+                ));
+            }
             if let Some(both) = set_in_both(&constraints, &own) {
                 return Err(ServiceError::invalid(
                     "bad_constraints",
@@ -290,7 +314,8 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
     let mut shown_hosts = Vec::new();
     let mut trusted_attesters = Vec::new();
     let mut zones = Vec::new();
-    let mut service_names: BTreeMap<String, String> = BTreeMap::new();
+    // Each host's own name for each of its services, by host id then service id.
+    let mut service_names: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
     for h in &b.hosts {
         let host = svc.inner.discovery.fetch(&h.discovery).await?;
         if host.host_id != h.id {
@@ -304,16 +329,15 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
                 trusted_attesters.push(a.id.clone());
             }
         }
-        for s in &host.document.services {
-            service_names.entry(s.id.clone()).or_insert_with(|| s.name.clone());
-        }
+        service_names.insert(h.id.clone(), host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect());
         zones.push(host.tz.clone());
         shown_hosts.push(MandateHost { id: h.id.clone(), name: Some(host.name.clone()), domain: verified_domain(&host.domain) });
     }
+    zones.sort();
     zones.dedup();
-    let shown = |c: &Constraints| MandateConstraints {
+    let shown = |c: &Constraints, host: Option<&str>| MandateConstraints {
         services: c.services.as_ref().map(|s| {
-            s.iter().map(|id| ServiceLabel { id: id.clone(), name: service_names.get(id).cloned() }).collect()
+            s.iter().map(|id| ServiceLabel { id: id.clone(), name: service_name(&service_names, host, id) }).collect()
         }),
         window: c.window.clone(),
         max_price: c.max_price.clone(),
@@ -324,10 +348,10 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         agent_name: svc.agent_name(&agent.jkt).await?,
         hosts: shown_hosts,
         scope: b.scope.clone(),
-        constraints: shown(&constraints),
+        constraints: shown(&constraints, None),
         exp,
         tz: if zones.len() == 1 { zones.pop() } else { None },
-        host_constraints: host_constraints.iter().map(|(h, c)| (h.clone(), shown(c))).collect(),
+        host_constraints: host_constraints.iter().map(|(h, c)| (h.clone(), shown(c, Some(h)))).collect(),
     });
     let input = json!({
         "hosts": ids,
@@ -700,4 +724,27 @@ fn issue_management(svc: &Service, agent_jkt: &str, input: &Value, statement: &s
             compact: compact.to_owned(),
         }),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_is_named_as_its_host_names_it() {
+        let names: BTreeMap<String, BTreeMap<String, String>> = [
+            ("a", [("oil", "Oil change"), ("wash", "Car wash")]),
+            ("b", [("oil", "Engine rebuild"), ("wash", "Car wash")]),
+        ]
+        .into_iter()
+        .map(|(h, s)| (h.to_owned(), s.into_iter().map(|(i, n)| (i.to_owned(), n.to_owned())).collect()))
+        .collect();
+        assert_eq!(service_name(&names, Some("b"), "oil").as_deref(), Some("Engine rebuild"));
+        assert_eq!(service_name(&names, Some("a"), "oil").as_deref(), Some("Oil change"));
+        // Shared: one name only where the hosts agree.
+        assert_eq!(service_name(&names, None, "oil"), None);
+        assert_eq!(service_name(&names, None, "wash").as_deref(), Some("Car wash"));
+        assert_eq!(service_name(&names, None, "tyres"), None);
+        assert_eq!(service_name(&names, Some("c"), "oil"), None);
+    }
 }
