@@ -138,6 +138,7 @@ meeting-approve-answers = I approve: { $terms }; { $answers }.
 meeting-arranged = { $title } arranged by { $organizer }
 meeting-others = with { $members }
 meeting-accept = I accept: { $terms }.
+meeting-replaces = This is revision { $revision } of a meeting I approved before, and replaces it: { $previous }
 meeting-member-price = { $host }: { $price }.
 answers-person =
     { $count ->

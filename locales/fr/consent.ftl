@@ -141,6 +141,7 @@ meeting-approve-answers = J’approuve : { $terms }; { $answers }.
 meeting-arranged = { $title } à l’initiative de { $organizer }
 meeting-others = avec { $members }
 meeting-accept = J’accepte : { $terms }.
+meeting-replaces = Ceci est la révision { $revision } d’une rencontre que j’ai approuvée auparavant, et la remplace : { $previous }
 meeting-member-price = { $host } : { $price }.
 answers-person =
     { $count ->

@@ -209,6 +209,12 @@ pub fn render_meeting_contract(
     contacts: &Contacts,
 ) -> Result<String, ConsentError> {
     let mut lines = vec![meeting_statement(locale, req, contacts)?];
+    if let Some(previous) = &req.replaces {
+        lines.push(locale.message(
+            "meeting-replaces",
+            &[("revision", req.contract.revision.into()), ("previous", inert::inert(previous).into())],
+        )?);
+    }
     for offer in &req.offers {
         let claims = &offer.claims;
         if let Some(total) = claims.total.as_ref().or(claims.price.as_ref()) {

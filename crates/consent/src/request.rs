@@ -144,6 +144,9 @@ pub struct MeetingContractRequest {
     /// reconfirmation, approval deadline and retention) commit the organizer too
     /// (§5.3), so [`crate::render`] shows them after the statement.
     pub offers: Vec<VerifiedOffer>,
+    /// For a revision (§5.12): the statement of the contract it replaces, as the
+    /// person approved it here, so the text says this changes an agreed meeting.
+    pub replaces: Option<String>,
 }
 
 /// A meeting contract the person accepts as a member (§5.12 "Acceptances").

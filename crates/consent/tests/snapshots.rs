@@ -429,9 +429,24 @@ fn meeting_organizer_mixed_answers_unknown_member_business_fixed_end() {
     check(
         "meeting_mixed",
         &ConsentRequest::MeetingContract(MeetingContractRequest {
-            contract: c,
+            contract: c.clone(),
+            domains: domains.clone(),
+            offers: vec![cafe.clone()],
+            replaces: None,
+        }),
+        &contacts,
+    );
+    // A revision says what it replaces, in the words the person approved then.
+    let mut revised = c;
+    revised.revision = 2;
+    revised.start = "2026-10-17T11:00:00-04:00".into();
+    check(
+        "meeting_revision",
+        &ConsentRequest::MeetingContract(MeetingContractRequest {
+            contract: revised,
             domains,
             offers: vec![cafe],
+            replaces: Some("I approve: Playdate with Ellis Moreau (ellis-moreau) and Café Lumière (cafelumiere.example), Saturday 17 October 2026 from 12:00 p.m. Eastern time, open-ended.".into()),
         }),
         &contacts,
     );

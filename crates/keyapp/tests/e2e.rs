@@ -894,6 +894,15 @@ async fn calendar(host_id: &str, name: &str, domain: &str) -> TestHost {
 /// A calendar's offer for the playdate's time (§5.12): a person's calendar names
 /// its owner and the meeting's place; a business on its own premises names none.
 fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
+    meeting_offer_at(host, owner, start, &cafe_place())
+}
+
+/// Café Lumière's premises, where the playdate's grown-ups meet.
+fn cafe_place() -> schcp::claims::Place {
+    schcp::claims::Place { name: Some("Café Lumière".into()), locality: Some("Toronto".into()), ..Default::default() }
+}
+
+fn meeting_offer_at(host: &TestHost, owner: Option<&str>, start: &str, place: &schcp::claims::Place) -> String {
     let mut c = host.priced_offer(now());
     let info = c.host.as_mut().unwrap();
     match owner {
@@ -904,11 +913,7 @@ fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
             c.price = None;
             c.total = None;
             c.lines = None;
-            c.place = Some(schcp::claims::Place {
-                name: Some("Trinity Bellwoods Park playground".into()),
-                locality: Some("Toronto".into()),
-                ..Default::default()
-            });
+            c.place = Some(place.clone());
         }
         None => c.service = schcp::claims::ServiceRef { id: "table".into(), name: "Table for the grown-ups".into() },
     }
@@ -946,14 +951,14 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
             "kind": "meeting_contract", "idempotency_key": key,
             "meeting": {
                 "title": "Playdate", "tz": "America/Toronto", "start": start, "open_end": true,
-                "place": {"name": "Trinity Bellwoods Park playground", "locality": "Toronto"},
+                "place": {"name": "Café Lumière", "locality": "Toronto"},
                 "attendees": [{"name": "Mira", "relationship": "child"}], "exp": exp
             },
             "members": [
                 {"name": "Noor Haddad", "host": "noor-haddad", "discovery": env.host.discovery_url(), "offer": offers[0]},
                 {"name": "Priya Shah", "host": "priya-shah", "discovery": priya_cal.discovery_url(), "offer": offers[1],
                  "answers": "person"},
-                {"name": "Café Lumière", "host": "cafe-lumiere", "discovery": cafe.discovery_url(), "offer": offers[2],
+                {"name": "The place downstairs", "host": "cafe-lumiere", "discovery": cafe.discovery_url(), "offer": offers[2],
                  "business": true}
             ]
         })
@@ -978,6 +983,9 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     assert_eq!(c.statement, text.lines().next().unwrap(), "the statement is the text the person approved");
     let principals: Vec<&str> = c.members.iter().map(|m| m.principal.as_str()).collect();
     assert_eq!(principals, [me.as_str(), priya.as_str(), "urn:schcp:host:cafe-lumiere"]);
+    // A business is named as its signed offer names it, not as the agent did (§5.12).
+    assert_eq!(c.members[2].name, "Café Lumière");
+    assert!(!text.contains("downstairs"), "{text}");
     for (m, offer) in c.members.iter().zip(&offers) {
         assert_eq!(m.offer_sha256, schcp::hash::jws_sha256(offer), "{}", m.host);
     }
@@ -993,6 +1001,17 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     elsewhere.place.as_mut().unwrap().name = Some("Christie Pits".into());
     let elsewhere = [offers[0].clone(), priya_cal.sign_offer(&elsewhere).unwrap(), offers[2].clone()];
     refused(&env, &a, &body("meet-9", &elsewhere, now() + 3600), "contract_mismatch").await;
+    // The café is on its own premises (its offer names no place), so the meeting
+    // cannot be said to be somewhere else.
+    let park = schcp::claims::Place { name: Some("Trinity Bellwoods Park playground".into()), ..Default::default() };
+    let at_park = [meeting_offer_at(&env.host, Some(&me), &start, &park), meeting_offer_at(priya_cal, Some(&priya), &start, &park), offers[2].clone()];
+    let mut in_the_park = body("meet-10", &at_park, now() + 3600);
+    in_the_park["meeting"]["place"] = json!({"name": "Trinity Bellwoods Park playground"});
+    refused(&env, &a, &in_the_park, "contract_mismatch").await;
+    // A person's calendar passed off as a business.
+    let mut as_business = body("meet-11", &offers, now() + 3600);
+    as_business["members"][1]["business"] = json!(true);
+    refused(&env, &a, &as_business, "meeting_invalid").await;
     let stranger = principal_of(&SigningKey::from_bytes(&[0x85; 32]));
     let not_mine = [meeting_offer(&env.host, Some(&stranger), &start), offers[1].clone(), offers[2].clone()];
     refused(&env, &a, &body("meet-3", &not_mine, now() + 3600), "meeting_invalid").await;
@@ -1007,6 +1026,34 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let mut revision = body("meet-7", &offers, now() + 3600);
     revision["meeting"]["revision"] = json!(2);
     refused(&env, &a, &revision, "meeting_invalid").await;
+
+    // A revision: only of a meeting approved here, higher, with the same members,
+    // and its text says what it replaces.
+    let later_start = later.clone();
+    let later = [meeting_offer(&env.host, Some(&me), &later), meeting_offer(priya_cal, Some(&priya), &later), meeting_offer(cafe, None, &later)];
+    let revise = |key: &str, id: &str, rev: u32| {
+        let mut b = body(key, &later, now() + 3600);
+        b["meeting"]["start"] = json!(day.format("%Y-%m-%dT18:00:00Z").to_string());
+        b["meeting"]["meeting_id"] = json!(id);
+        b["meeting"]["revision"] = json!(rev);
+        b
+    };
+    refused(&env, &a, &revise("rev-0", "mtg_never_approved_here", 2), "meeting_invalid").await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&revise("rev-1", &c.meeting_id, 2))).await.unwrap();
+    let revised_text = r["consent_text"].as_str().unwrap();
+    let second_line = revised_text.lines().nth(1).unwrap();
+    assert_eq!(second_line, format!("This is revision 2 of a meeting I approved before, and replaces it: {}", c.statement));
+    person(&env, Command::Approve { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    let revised = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now()).unwrap();
+    assert_eq!((revised.claims.meeting_id.as_str(), revised.claims.revision), (c.meeting_id.as_str(), 2));
+    refused(&env, &a, &revise("rev-2", &c.meeting_id, 2), "meeting_invalid").await;
+    let mut other_people = revise("rev-3", &c.meeting_id, 3);
+    other_people["members"][1]["offer"] = json!(meeting_offer(priya_cal, Some(&stranger), &later_start));
+    refused(&env, &a, &other_people, "meeting_invalid").await;
+    let mut alone = revise("rev-4", &c.meeting_id, 3);
+    alone["members"].as_array_mut().unwrap().remove(1);
+    refused(&env, &a, &alone, "meeting_invalid").await;
     let mut one = body("meet-8", &offers, now() + 3600);
     one["members"].as_array_mut().unwrap().truncate(1);
     refused(&env, &a, &one, "meeting_invalid").await;

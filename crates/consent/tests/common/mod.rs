@@ -266,6 +266,7 @@ pub fn organizer_request(contract: MeetingContract) -> MeetingContractRequest {
         contract,
         domains: BTreeMap::new(),
         offers: Vec::new(),
+        replaces: None,
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::kinds::{corrupt, verified_domain, Issued, Prepared};
 use super::{Service, ServiceError};
-use schcp::claims::{Answers, Attendee, MeetingContract, Member, OfferClaims, OfferKind, Place};
+use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
 use schcp::jwk::Jwk;
 use schcp::verify::{check_contract_terms, verify_meeting_contract, HostKeys, VerifiedContract, HOST_PRINCIPAL_PREFIX};
@@ -93,6 +93,67 @@ pub(super) fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, 
     }
 }
 
+/// §5.12: "Where the business's service happens on its own premises, its offer
+/// names no place: the contract's place is the business." So the place the text
+/// shows must be that business, by the name it signed; and two businesses
+/// without a place cannot both be where the meeting is.
+fn premises_are_the_place(contract: &MeetingContract, offers: &[OfferClaims]) -> Result<(), String> {
+    let on_premises: Vec<&OfferClaims> = contract
+        .members
+        .iter()
+        .zip(offers)
+        .filter(|(m, o)| m.is_business() && o.place.is_none())
+        .map(|(_, o)| o)
+        .collect();
+    match on_premises.as_slice() {
+        [] => Ok(()),
+        [offer] => {
+            let name = offer.host.as_ref().map_or(offer.iss.as_str(), |h| h.name.as_str());
+            if contract.place.name.as_deref() == Some(name) {
+                Ok(())
+            } else {
+                Err(format!("{}'s offer is on its own premises, so the meeting's place is {name:?}", offer.iss))
+            }
+        }
+        _ => Err("two businesses on their own premises cannot both be the meeting's place".into()),
+    }
+}
+
+/// The statement of the latest contract of `contract.meeting_id` the person
+/// approved here, which a revision replaces. A revision of a meeting this key
+/// app never signed, one that is not higher, or one with other members is
+/// refused: it would read as a new meeting while moving an agreed one.
+async fn previous_statement(svc: &Service, contract: &MeetingContract) -> Result<String, ServiceError> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT result FROM requests
+         WHERE kind = 'meeting_contract' AND status = 'approved' AND json_extract(result, '$.meeting_id') = ?
+         ORDER BY json_extract(result, '$.revision') DESC LIMIT 1",
+    )
+    .bind(&contract.meeting_id)
+    .fetch_optional(svc.store().pool())
+    .await?;
+    let Some((result,)) = row else {
+        return Err(bad_meeting(format!("no meeting {:?} was approved here to revise", contract.meeting_id)));
+    };
+    let result: Value = serde_json::from_str(&result).map_err(corrupt)?;
+    let compact = result["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
+    // Our own signed record; its deadline may have passed, which does not matter here.
+    let parsed = schcp::jws::parse(compact).map_err(corrupt)?;
+    let previous: MeetingContract = serde_json::from_value(parsed.payload.clone()).map_err(corrupt)?;
+    if contract.revision <= previous.revision {
+        return Err(bad_meeting(format!("revision {} is not after revision {}", contract.revision, previous.revision)));
+    }
+    let principals = |c: &MeetingContract| {
+        let mut p: Vec<String> = c.members.iter().map(|m| m.principal.clone()).collect();
+        p.sort();
+        p
+    };
+    if principals(&previous) != principals(contract) {
+        return Err(bad_meeting("a revision keeps the meeting's members"));
+    }
+    Ok(previous.statement)
+}
+
 pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
     let b: MeetingBody = super::kinds::body(obj)?;
     let now = svc.now();
@@ -121,13 +182,22 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
             return Err(bad_meeting(format!("{}'s offer is a change offer; a new meeting is made over booking offers", m.host)));
         }
         let business = m.business == Some(true);
-        let principal = if business {
-            format!("{HOST_PRINCIPAL_PREFIX}{}", m.host)
+        let signed_kind = offer.claims.host.as_ref().and_then(|h| h.kind).unwrap_or_default();
+        let (principal, name) = if business {
+            if signed_kind == HostKind::Person {
+                return Err(bad_meeting(format!("{}'s offer is a person's calendar, not a business's", m.host)));
+            }
+            // §5.12: a business is shown as its own signed offer names it,
+            // never by a name the agent chose.
+            let name = offer.claims.host.as_ref().map_or_else(|| offer.claims.iss.clone(), |h| h.name.clone());
+            (format!("{HOST_PRINCIPAL_PREFIX}{}", m.host), name)
         } else {
             // §5.12: a person's calendar names its owner's principal in its offers.
-            offer.claims.host.as_ref().and_then(|h| h.owner.clone()).ok_or_else(|| {
-                bad_meeting(format!("{}'s offer names no owner, so it is not a person's calendar; mark a business with business: true", m.host))
-            })?
+            let owner = offer.claims.host.as_ref().and_then(|h| h.owner.clone()).filter(|_| signed_kind == HostKind::Person);
+            let owner = owner.ok_or_else(|| {
+                bad_meeting(format!("{}'s offer is not a person's calendar (it names no owner); mark a business with business: true", m.host))
+            })?;
+            (owner, m.name.clone())
         };
         not_after = not_after.min(offer.claims.exp);
         if let Some(d) = verified_domain(&host.domain) {
@@ -135,7 +205,7 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
         }
         members.push(Member {
             principal,
-            name: m.name.clone(),
+            name,
             host: m.host.clone(),
             domain: host.domain.clone(),
             service_id: offer.claims.service.id.clone(),
@@ -172,13 +242,20 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
     if draft.members.iter().all(|m| m.principal != draft.iss) {
         return Err(bad_meeting("the organizer is one of the members: name this person's own calendar and its offer (§5.12)"));
     }
-    let start = check_contract_terms(&draft, now)?;
+    // The agent's terms, not a host's signature, fail here: 400 like the
+    // checks above, with the §5.12 rule in the message.
+    let start = check_contract_terms(&draft, now).map_err(|e| bad_meeting(e.to_string()))?;
     if draft.exp > start.timestamp() {
         return Err(bad_meeting("the deadline for answers (exp) is after the meeting starts"));
     }
     for (member, offer) in draft.members.iter().zip(&offers) {
         offer_matches_terms(offer, &draft, member.is_business()).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
     }
+    premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+    let replaces = match revision {
+        1 => None,
+        _ => Some(previous_statement(svc, &draft).await?),
+    };
     let consent = ConsentRequest::MeetingContract(MeetingContractRequest {
         contract: draft.clone(),
         domains,
@@ -187,6 +264,7 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
             .zip(&draft.members)
             .map(|(claims, m)| ConsentOffer { claims, discovered: m.domain.as_deref().and_then(|d| VerifiedDomain::new(d).ok()) })
             .collect(),
+        replaces,
     });
     let input = json!({ "contract": draft, "offers": stored });
     Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false })
@@ -229,6 +307,11 @@ struct AcceptanceBody {
 /// signature over the contract is already their yes.
 pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<VerifiedContract, ServiceError> {
     let contract = verify_meeting_contract(compact, now)?;
+    // §5.12: an acceptance's iat is no earlier than the terms' - 60 s; one
+    // signed now over a contract dated later would be refused by every calendar.
+    if contract.claims.iat > now + 60 {
+        return Err(ServiceError::invalid("meeting_invalid", "the contract is dated in the future"));
+    }
     if contract.claims.iss == me {
         return Err(ServiceError::invalid(
             "own_contract",
