@@ -533,9 +533,10 @@ fn check_content_digest(value: &str, body: &[u8]) -> Result<(), SigError> {
 /// Bound: because `created` is within 300 s of the clock, an entry lives at
 /// most 601 s, so the map holds at most the verified requests of the last
 /// ~10 minutes; and never more than `capacity` entries (each a 32-byte hash
-/// of the pair plus its expiry, ~50 bytes with the table's overhead, so the
-/// default 2^20 entries is at most ~50–60 MB and only under a sustained
-/// ~1,700 verified requests a second). At capacity, after pruning, a new
+/// of the pair plus its expiry: 82 bytes with the table's overhead, measured
+/// by `benches/memory.rs`, so the default 2^17 entries hold at most about
+/// 10 MiB, reached only under a sustained ~218 verified requests a second; a
+/// person's agents make a few a minute). At capacity, after pruning, a new
 /// request is refused (`SigError::Busy`) rather than a live nonce forgotten.
 /// Expired entries are pruned on insert, amortized: a full sweep whenever the
 /// map has doubled since the last one (and whenever it reaches capacity).
@@ -564,7 +565,7 @@ impl Default for NonceCache {
 }
 
 impl NonceCache {
-    pub const DEFAULT_CAPACITY: usize = 1 << 20;
+    pub const DEFAULT_CAPACITY: usize = 1 << 17;
     const MIN_SWEEP: usize = 1024;
 
     pub fn new() -> Self {

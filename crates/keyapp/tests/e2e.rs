@@ -239,6 +239,13 @@ async fn idempotency_pending_cap_and_cooldown() {
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["error"]["code"], "IDEMPOTENCY_CONFLICT");
 
+    // The history has the request once: the replay and the conflict wrote nothing.
+    let history = person(&env, Command::History).await.unwrap();
+    let created: Vec<&Value> =
+        history.as_array().unwrap().iter().filter(|e| e["event"] == "request_created").collect();
+    assert_eq!(created.len(), 1, "{history}");
+    assert_eq!((&created[0]["subject"], &created[0]["detail"]), (&first["request_id"], &json!("closed_mandate")));
+
     let mut ids = vec![first["request_id"].as_str().unwrap().to_owned()];
     for i in 0..4 {
         let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &format!("p{i}")))).await.unwrap();

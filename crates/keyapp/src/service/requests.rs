@@ -63,6 +63,34 @@ pub struct RequestView {
     pub created_at: i64,
 }
 
+/// API.md: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
+/// seconds of cooldown when the agent's last two answered requests were
+/// declined or expired (`last` is the latest with its decision time, `before`
+/// the one before it).
+fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>, now: i64) -> Result<(), ServiceError> {
+    if pending >= MAX_PENDING {
+        return Err(ServiceError::TooMany {
+            reason: "too_many_pending",
+            message: format!("this agent already has {pending} requests waiting for the person"),
+            retry_after: None,
+        });
+    }
+    let refused = |s: &str| s == "declined" || s == "expired";
+    if let (Some((latest, decided_at)), Some(previous)) = (last, before) {
+        if refused(latest) && refused(previous) {
+            let since = now - decided_at;
+            if since < COOLDOWN {
+                return Err(ServiceError::TooMany {
+                    reason: "cooldown",
+                    message: "the person declined or did not answer this agent's last two requests; try again later".into(),
+                    retry_after: Some((COOLDOWN - since) as u64),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 type Row = (String, String, String, String, String, Option<String>, i64, i64, String);
 const SELECT: &str =
     "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
@@ -117,7 +145,8 @@ impl Service {
         let request_id = Service::new_id("rq_");
         let input = serde_json::to_string(&prepared.input).expect("JSON values serialize");
 
-        let mut tx = self.store().pool().begin().await?;
+        // One statement: the request and, by trigger (migration 0005), its
+        // history entry, atomically.
         let inserted = sqlx::query(
             "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at)
              VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
@@ -131,16 +160,13 @@ impl Service {
         .bind(&input)
         .bind(now)
         .bind(expires_at)
-        .execute(&mut *tx)
+        .execute(self.store().pool())
         .await?;
         if inserted.rows_affected() == 0 {
             // A concurrent request with the same key won the race.
-            drop(tx);
             let existing = self.by_idempotency_key(&agent.jkt, &key).await?.ok_or(ServiceError::NotFound("request"))?;
             return if existing.1 == body_sha256 { Ok((existing.0, true)) } else { Err(ServiceError::IdempotencyConflict) };
         }
-        Service::history(&mut tx, now, "request_created", &request_id, &kind).await?;
-        tx.commit().await?;
         self.notify();
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
@@ -175,36 +201,20 @@ impl Service {
     /// API.md: at most 5 pending per agent, and 5 minutes of cooldown after the
     /// person declined or left unanswered the agent's last two requests.
     async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
-        let (pending,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM requests WHERE agent_jkt = ? AND status = 'pending'")
-            .bind(jkt)
-            .fetch_one(self.store().pool())
-            .await?;
-        if pending >= MAX_PENDING {
-            return Err(ServiceError::TooMany {
-                reason: "too_many_pending",
-                message: format!("this agent already has {pending} requests waiting for the person"),
-                retry_after: None,
-            });
-        }
-        let last: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT status, decided_at FROM requests WHERE agent_jkt = ? AND status IN ('approved','declined','expired')
-             ORDER BY decided_at DESC, created_at DESC LIMIT 2",
+        // One round trip: the pending count and the agent's last two answered
+        // requests (both use requests_by_agent_status, migration 0003).
+        let (pending, s0, d0, s1): (i64, Option<String>, Option<i64>, Option<String>) = sqlx::query_as(
+            "WITH last AS (SELECT status, decided_at FROM requests
+                           WHERE agent_jkt = ?1 AND status IN ('approved','declined','expired')
+                           ORDER BY decided_at DESC, created_at DESC LIMIT 2)
+             SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending'),
+                    (SELECT status FROM last LIMIT 1), (SELECT decided_at FROM last LIMIT 1),
+                    (SELECT status FROM last LIMIT 1 OFFSET 1)",
         )
         .bind(jkt)
-        .fetch_all(self.store().pool())
+        .fetch_one(self.store().pool())
         .await?;
-        if last.len() == 2 && last.iter().all(|(s, _)| s == "declined" || s == "expired") {
-            let since = now - last[0].1;
-            if since < COOLDOWN {
-                let wait = (COOLDOWN - since) as u64;
-                return Err(ServiceError::TooMany {
-                    reason: "cooldown",
-                    message: "the person declined or did not answer this agent's last two requests; try again later".into(),
-                    retry_after: Some(wait),
-                });
-            }
-        }
-        Ok(())
+        request_limits(pending, s0.as_deref().zip(d0), s1.as_deref(), now)
     }
 
     pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
@@ -342,5 +352,36 @@ fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String,
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err(ServiceError::invalid("malformed", format!("{name} must be a string"))),
         None => Err(ServiceError::invalid("malformed", format!("{name} is required"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reason(r: Result<(), ServiceError>) -> Option<&'static str> {
+        match r {
+            Ok(()) => None,
+            Err(ServiceError::TooMany { reason, .. }) => Some(reason),
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn pending_cap_and_cooldown() {
+        const NOW: i64 = 1_792_000_000;
+        assert_eq!(reason(request_limits(4, None, None, NOW)), None);
+        assert_eq!(reason(request_limits(MAX_PENDING, None, None, NOW)), Some("too_many_pending"));
+        // Two refusals in a row, the latest within the cooldown.
+        assert_eq!(reason(request_limits(0, Some(("declined", NOW - 10)), Some("expired"), NOW)), Some("cooldown"));
+        assert_eq!(reason(request_limits(0, Some(("expired", NOW - COOLDOWN)), Some("declined"), NOW)), None);
+        // One approval among the last two, or only one answer so far: no cooldown.
+        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), Some("approved"), NOW)), None);
+        assert_eq!(reason(request_limits(0, Some(("approved", NOW)), Some("declined"), NOW)), None);
+        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), None, NOW)), None);
+        match request_limits(0, Some(("declined", NOW - 60)), Some("declined"), NOW) {
+            Err(ServiceError::TooMany { retry_after, .. }) => assert_eq!(retry_after, Some((COOLDOWN - 60) as u64)),
+            other => panic!("{other:?}"),
+        }
     }
 }
