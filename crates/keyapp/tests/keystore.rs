@@ -36,13 +36,32 @@ fn require_scratch_keychain() {
     );
 }
 
-/// The seed the keychain holds for `dir`'s profile, read with keyring directly
-/// (a blocking D-Bus call, so on a plain thread, not a runtime worker).
+/// A direct keyring call (blocking D-Bus, so on a plain thread, not a runtime
+/// worker), tried again while gnome-keyring is being restarted: it can abort
+/// under another client's disconnect, and the scratch keychain's supervisor
+/// brings it back (scripts/with-keyring), as the key app's own keystore waits.
+fn with_keychain<T: Send + 'static>(call: impl Fn() -> keyring::Result<T> + Send + 'static) -> T {
+    std::thread::spawn(move || {
+        let mut tries = 0;
+        loop {
+            match call() {
+                Err(keyring::Error::PlatformFailure(e) | keyring::Error::NoStorageAccess(e)) if tries < 3 => {
+                    eprintln!("keychain call failed ({e}); trying again");
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(500));
+                }
+                other => return other.unwrap(),
+            }
+        }
+    })
+    .join()
+    .unwrap()
+}
+
+/// The seed the keychain holds for `dir`'s profile, read with keyring directly.
 fn keychain_seed(dir: &Path) -> Vec<u8> {
     let account = keystore::keychain_account(dir).unwrap();
-    std::thread::spawn(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account).unwrap().get_secret().unwrap())
-        .join()
-        .unwrap()
+    with_keychain(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account)?.get_secret())
 }
 
 fn public_jwk_of_seed(seed: &[u8]) -> Jwk {
@@ -163,11 +182,7 @@ fn os_a_corrupt_keychain_entry_is_refused_not_replaced() {
     require_scratch_keychain();
     let dir = tempfile::tempdir().unwrap();
     let account = keystore::keychain_account(dir.path()).unwrap();
-    std::thread::spawn(move || {
-        keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account).unwrap().set_secret(b"sixteen bytes!!!").unwrap()
-    })
-    .join()
-    .unwrap();
+    with_keychain(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account)?.set_secret(b"sixteen bytes!!!"));
     let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
     assert!(matches!(err, KeystoreError::CorruptKey { location: KeyLocation::Keychain { .. }, .. }), "{err}");
     assert_eq!(keychain_seed(dir.path()), b"sixteen bytes!!!", "the entry is left for the person to restore");
