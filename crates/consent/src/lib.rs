@@ -26,7 +26,7 @@
 //! let locale = Locale::new(language).unwrap();
 //! let request = ConsentRequest::Pairing {
 //!     agent_name: "Calendar Assistant".into(),
-//!     fingerprint: "7F3A-91C2".into(),
+//!     fingerprint: "7F3A-91C2-K8QD".into(),
 //! };
 //! let text = render(&request, &locale, &Contacts::new()).unwrap();
 //! assert!(text.starts_with("Jumeler l’assistant « Calendar Assistant »"));

@@ -224,7 +224,7 @@ fn rule_labels_agent_names_and_fingerprints_are_inert() {
     let mut r = weekend_rule();
     r.rule.label = "Weekends\u{202E}\u{FEFF}".into();
     r.agent.name = Some("Calendar\u{2067} Assistant".into());
-    r.agent.fingerprint = "7F3A\u{200B}-91C2".into();
+    r.agent.fingerprint = "7F3A\u{200B}-91C2-K8QD".into();
     let text = render_rule(&en(), &r, &Contacts::new()).unwrap();
     assert_inert(&text);
     assert!(

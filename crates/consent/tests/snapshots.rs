@@ -521,7 +521,7 @@ fn pairing() {
         "pairing",
         &ConsentRequest::Pairing {
             agent_name: "Calendar Assistant".into(),
-            fingerprint: "7F3A-91C2".into(),
+            fingerprint: "7F3A-91C2-K8QD".into(),
         },
         &Contacts::new(),
     );

@@ -342,7 +342,7 @@ pub fn weekend_rule() -> RuleRequest {
         },
         agent: AgentKey {
             name: Some("Calendar Assistant".into()),
-            fingerprint: "7F3A-91C2".into(),
+            fingerprint: "7F3A-91C2-K8QD".into(),
         },
     }
 }

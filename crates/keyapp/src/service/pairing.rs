@@ -57,9 +57,9 @@ pub struct Pairing {
 }
 
 /// A short code both sides derive from the agent key's thumbprint: the first
-/// 40 bits in Crockford base32, as `XXXX-XXXX`. Forty bits is what a person can
-/// compare at a glance, and an attacker would need ~2^40 key generations to
-/// match a given code.
+/// 60 bits in Crockford base32, as `XXXX-XXXX-XXXX` (three groups a person
+/// compares one at a time; an attacker would need ~2^60 key generations to
+/// match a given code).
 pub fn fingerprint(jkt: &str) -> String {
     const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
     let digest = schcp::b64::decode(jkt).unwrap_or_else(|_| {
@@ -67,11 +67,13 @@ pub fn fingerprint(jkt: &str) -> String {
         sha2::Sha256::digest(jkt.as_bytes()).to_vec()
     });
     let mut bits: u64 = 0;
-    for b in digest.iter().take(5) {
+    for b in digest.iter().take(8) {
         bits = (bits << 8) | u64::from(*b);
     }
-    let chars: String = (0..8).rev().map(|i| ALPHABET[((bits >> (i * 5)) & 31) as usize] as char).collect();
-    format!("{}-{}", &chars[..4], &chars[4..])
+    // Fewer bits would let someone who knows an agent's key grind another whose
+    // code the person could not tell apart (2^40 keys is hours on one GPU).
+    let chars: String = (0..12).map(|i| ALPHABET[((bits >> (59 - i * 5)) & 31) as usize] as char).collect();
+    format!("{}-{}-{}", &chars[..4], &chars[4..8], &chars[8..])
 }
 
 fn check_name(name: &str) -> Result<(), ServiceError> {
@@ -253,9 +255,21 @@ mod tests {
     fn fingerprint_is_short_stable_and_key_specific() {
         let a = fingerprint("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
         assert_eq!(a, fingerprint("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"));
-        assert_eq!(a.len(), 9);
-        assert_eq!(&a[4..5], "-");
+        assert_eq!(a.len(), 14);
+        assert_eq!((&a[4..5], &a[9..10]), ("-", "-"));
         assert_ne!(a, fingerprint("47DEQpj8HBSa-_TImW-5JCeuQeRkm5NMpJWZG3hSuFU"));
+        // The top 60 bits of the thumbprint, in Crockford base32: all-zero
+        // bits give all zeros, and the 61st bit does not show.
+        let zero = schcp::b64::encode([0u8; 32]);
+        assert_eq!(fingerprint(&zero), "0000-0000-0000");
+        let mut low = [0u8; 32];
+        low[7] = 0x0f;
+        assert_eq!(fingerprint(&schcp::b64::encode(low)), "0000-0000-0000");
+        low[7] = 0x10;
+        assert_eq!(fingerprint(&schcp::b64::encode(low)), "0000-0000-0001");
+        let mut high = [0u8; 32];
+        high[0] = 0xf8;
+        assert_eq!(fingerprint(&schcp::b64::encode(high)), "Z000-0000-0000");
     }
 
     #[test]
