@@ -44,7 +44,8 @@ impl<'de> serde::Deserialize<'de> for TrustedProxy {
     }
 }
 
-fn is_trusted(ip: IpAddr, trusted: &[TrustedProxy]) -> bool {
+/// Whether `ip` is one of the configured proxies.
+pub fn is_trusted(ip: IpAddr, trusted: &[TrustedProxy]) -> bool {
     let ip = canonical(ip);
     trusted.iter().any(|t| t.0.contains(&ip))
 }

@@ -66,7 +66,8 @@ pub struct StatusOptions {
     /// Claims and releases per group-committed transaction.
     pub max_batch: usize,
     /// Proxies whose `X-Forwarded-For` names the client a rate limit counts
-    /// against (`forwarded::client_ip`); the connection cap stays per peer.
+    /// against (`forwarded::client_ip`); their connections are not capped per
+    /// peer (the proxy bounds them).
     pub trusted_proxies: Vec<TrustedProxy>,
 }
 
@@ -166,9 +167,17 @@ pub async fn serve(listener: TcpListener, state: StatusState) -> std::io::Result
                 continue;
             }
         };
-        let key = PeerKey::of(Some(peer.ip()));
-        let Some(guard) = ConnectionGuard::enter(&open, key, options.max_connections_per_peer) else {
-            continue; // dropping the stream closes it
+        // A trusted proxy carries every host's calls on its own connections,
+        // and bounds them itself; counting them as one peer's would let one
+        // busy host starve the others at the proxy. Everyone else is capped.
+        let guard = if forwarded::is_trusted(peer.ip(), &options.trusted_proxies) {
+            None
+        } else {
+            let key = PeerKey::of(Some(peer.ip()));
+            match ConnectionGuard::enter(&open, key, options.max_connections_per_peer) {
+                Some(guard) => Some(guard),
+                None => continue, // dropping the stream closes it
+            }
         };
         let _ = stream.set_nodelay(true);
         let service = match make_service.call(peer).await {

@@ -583,6 +583,34 @@ async fn one_peer_cannot_hold_every_connection() {
     assert_eq!(get(&client_from("127.0.0.2"), &s, "m").await.0, StatusCode::OK);
 }
 
+/// A trusted proxy's connections carry every host's calls, so the per-peer
+/// connection cap does not apply to it (it still does to everyone else).
+#[tokio::test]
+async fn a_trusted_proxy_is_not_held_to_one_peers_connection_cap() {
+    let s = Server::start(StatusOptions {
+        rate_limit: None,
+        max_connections_per_peer: 2,
+        trusted_proxies: vec!["127.0.0.1".parse().unwrap()],
+        ..StatusOptions::default()
+    })
+    .await;
+    s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let _a = raw_connect(s.addr, "127.0.0.1").await;
+    let _b = raw_connect(s.addr, "127.0.0.1").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut third = raw_connect(s.addr, "127.0.0.1").await;
+    third.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
+    let got = read_to_close(&mut third, Duration::from_secs(20)).await.expect("answered and closed");
+    assert!(got.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&got));
+    // Another address is still held to the cap.
+    let _c = raw_connect(s.addr, "127.0.0.2").await;
+    let _d = raw_connect(s.addr, "127.0.0.2").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut over = raw_connect(s.addr, "127.0.0.2").await;
+    let _ = over.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert!(read_to_close(&mut over, Duration::from_secs(20)).await.expect("closed").is_empty());
+}
+
 /// Behind a reverse proxy every call arrives from the proxy's address. With the
 /// proxy trusted, each host counts against its own forwarded address, so one
 /// host's flood does not refuse another's claims; without it, X-Forwarded-For is
