@@ -571,13 +571,8 @@ async fn one_peer_cannot_hold_every_connection() {
     let s = Server::start(StatusOptions { rate_limit: None, max_connections_per_peer: 2, ..StatusOptions::default() })
         .await;
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
-    let _a = raw_connect(s.addr, "127.0.0.1").await;
-    let _b = raw_connect(s.addr, "127.0.0.1").await;
-    // Give the accept loop time to take both before the third arrives.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut third = raw_connect(s.addr, "127.0.0.1").await;
-    let _ = third.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n\r\n").await;
-    let got = read_to_close(&mut third, Duration::from_secs(20)).await.expect("closed");
+    let _held = hold_connections(&s, "127.0.0.1", 2).await;
+    let got = third_connection(&s, "127.0.0.1").await;
     assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
     // Another peer is still served.
     assert_eq!(get(&client_from("127.0.0.2"), &s, "m").await.0, StatusCode::OK);
@@ -595,20 +590,30 @@ async fn a_trusted_proxy_is_not_held_to_one_peers_connection_cap() {
     })
     .await;
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
-    let _a = raw_connect(s.addr, "127.0.0.1").await;
-    let _b = raw_connect(s.addr, "127.0.0.1").await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut third = raw_connect(s.addr, "127.0.0.1").await;
-    third.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await.unwrap();
-    let got = read_to_close(&mut third, Duration::from_secs(20)).await.expect("answered and closed");
+    let _proxy = hold_connections(&s, "127.0.0.1", 2).await;
+    let got = third_connection(&s, "127.0.0.1").await;
     assert!(got.starts_with(b"HTTP/1.1 200"), "{}", String::from_utf8_lossy(&got));
     // Another address is still held to the cap.
-    let _c = raw_connect(s.addr, "127.0.0.2").await;
-    let _d = raw_connect(s.addr, "127.0.0.2").await;
+    let _other = hold_connections(&s, "127.0.0.2", 2).await;
+    assert!(third_connection(&s, "127.0.0.2").await.is_empty());
+}
+
+/// `n` idle connections from `from`, once the accept loop has taken them.
+async fn hold_connections(s: &Server, from: &str, n: usize) -> Vec<TcpStream> {
+    let mut held = Vec::new();
+    for _ in 0..n {
+        held.push(raw_connect(s.addr, from).await);
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let mut over = raw_connect(s.addr, "127.0.0.2").await;
-    let _ = over.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n\r\n").await;
-    assert!(read_to_close(&mut over, Duration::from_secs(20)).await.expect("closed").is_empty());
+    held
+}
+
+/// What one more connection from `from` gets for a `GET /status/m`: the whole
+/// answer, or nothing when it is closed unanswered.
+async fn third_connection(s: &Server, from: &str) -> Vec<u8> {
+    let mut conn = raw_connect(s.addr, from).await;
+    let _ = conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+    read_to_close(&mut conn, Duration::from_secs(20)).await.expect("closed")
 }
 
 /// Behind a reverse proxy every call arrives from the proxy's address. With the
