@@ -491,6 +491,49 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     assert_eq!(err["error"]["reason"], "bad_constraints", "{err}");
     assert!(err["error"]["message"].as_str().unwrap().contains("max_bookings"), "{err}");
     assert!(pending_ids(&env).await.is_empty());
+    // §3.4: in this profile the principal may sign with P-256. The issuer JWT
+    // then carries the EC key and its own principal id, and a host verifies it.
+    let mut es = body.clone();
+    es["idempotency_key"] = json!("sd-es256");
+    es["alg"] = json!("ES256");
+    let r = a.call(Method::POST, "/v1/requests", Some(&es)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let prefix = done["result"]["presentations"]["maple-street-auto"].as_str().unwrap();
+    let issuer = schcp::jws::parse(prefix.split('~').next().unwrap()).unwrap();
+    assert_eq!(issuer.header.alg, "ES256");
+    let ec = issuer.header.jwk.clone().expect("the principal's key in the header");
+    assert_eq!((ec.kty.as_str(), ec.crv.as_str()), ("EC", "P-256"));
+    let kb = schcp::sdjwt::key_binding_jwt(prefix, "maple-street-auto", "n-0123456789abcdef", now(), a.key()).unwrap();
+    let chain = schcp::verify::verify_sd_jwt_mandate(&format!("{prefix}{kb}"), &ctx).expect("a host accepts it");
+    assert_eq!(chain.root.claims.iss, ec.principal_id().unwrap());
+    // And an independent JOSE implementation verifies the ES256 signature (raw r||s).
+    let script = r#"
+import json, sys
+from jwcrypto import jwk, jws
+token = jws.JWS()
+token.deserialize(sys.argv[2])
+token.verify(jwk.JWK(**json.loads(sys.argv[1])), alg="ES256")
+"#;
+    let issuer_jwt = prefix.split('~').next().unwrap();
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, &serde_json::to_string(&ec).unwrap(), issuer_jwt])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "jwcrypto refused the ES256 issuer JWT: {}", String::from_utf8_lossy(&out.stderr));
+    assert_ne!(chain.root.claims.iss, a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap());
+    // Compact mandates are Ed25519 only; no other alg exists.
+    let mut compact_es = es.clone();
+    compact_es["format"] = json!("jws");
+    compact_es.as_object_mut().unwrap().remove("host_constraints");
+    compact_es["idempotency_key"] = json!("sd-es256-jws");
+    refused(&env, &a, &compact_es, "bad_alg").await;
+    let mut rs = es.clone();
+    rs["idempotency_key"] = json!("sd-rs256");
+    rs["alg"] = json!("RS256");
+    refused(&env, &a, &rs, "bad_alg").await;
+
     // A shared limit is across hosts, never one host's own constraint.
     let mut shared = body.clone();
     shared["idempotency_key"] = json!("sd-4");

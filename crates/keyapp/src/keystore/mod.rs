@@ -135,6 +135,7 @@ pub struct PrincipalKey {
 const _: fn() = || {
     fn zeroized_on_drop<T: zeroize::ZeroizeOnDrop>() {}
     zeroized_on_drop::<SigningKey>();
+    zeroized_on_drop::<p256::ecdsa::SigningKey>();
 };
 
 impl PrincipalKey {
@@ -191,6 +192,75 @@ impl Signer for PrincipalKey {
 
     fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, JwsError> {
         Signer::sign(&self.signing, signing_input)
+    }
+}
+
+/// The principal's P-256 key, for the SD-JWT VC profile only (§3.4: "In this
+/// profile only, principals may use Ed25519 (EdDSA) or P-256 (ES256)").
+///
+/// Derived from the Ed25519 seed with HKDF-SHA-256, so each keystore still
+/// keeps exactly one secret and both keys live and die together; its principal
+/// id is the thumbprint of its own EC JWK ({crv,kty,x,y}), another id than the
+/// Ed25519 one, as §3.4 requires of `iss`.
+pub struct Es256Key {
+    /// Wiped on drop (p256's `SigningKey` zeroizes its scalar).
+    signing: p256::ecdsa::SigningKey,
+    jwk: Jwk,
+    principal_id: String,
+}
+
+/// HKDF labels of the P-256 derivation; changing them changes the key.
+const ES256_SALT: &[u8] = b"schcp-keyapp";
+const ES256_INFO: &[u8] = b"principal P-256 key, v1";
+
+impl PrincipalKey {
+    /// The P-256 key derived from this principal's seed (see [`Es256Key`]).
+    pub fn es256(&self) -> Es256Key {
+        let seed = self.seed();
+        let hk = hkdf::Hkdf::<sha2::Sha256>::new(Some(ES256_SALT), &seed[..]);
+        // A 32-byte output is a valid scalar unless it is zero or at least the
+        // group order (probability about 2^-32); then the next counter is tried.
+        for counter in 0u8..=u8::MAX {
+            let mut okm = Zeroizing::new([0u8; 32]);
+            hk.expand_multi_info(&[ES256_INFO, &[counter]], &mut okm[..]).expect("32 bytes is a valid HKDF-SHA-256 length");
+            if let Ok(signing) = p256::ecdsa::SigningKey::from_slice(&okm[..]) {
+                let jwk = Jwk::p256(signing.verifying_key());
+                let principal_id = jwk.principal_id().expect("a P-256 key is a valid JWK");
+                return Es256Key { signing, jwk, principal_id };
+            }
+        }
+        unreachable!("256 HKDF outputs in a row outside the P-256 scalar range")
+    }
+}
+
+impl Es256Key {
+    /// The public JWK (EC/P-256), as the SD-JWT's header carries it.
+    pub fn jwk(&self) -> &Jwk {
+        &self.jwk
+    }
+
+    /// `urn:schcp:principal:jwk-thumbprint:` + the thumbprint of the EC JWK.
+    pub fn principal_id(&self) -> &str {
+        &self.principal_id
+    }
+}
+
+impl Signer for Es256Key {
+    fn public_key(&self) -> PublicKey {
+        PublicKey::P256(*self.signing.verifying_key())
+    }
+
+    fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, JwsError> {
+        Signer::sign(&self.signing, signing_input)
+    }
+}
+
+impl fmt::Debug for Es256Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Es256Key")
+            .field("principal_id", &self.principal_id)
+            .field("signing_key", &format_args!("[redacted]"))
+            .finish()
     }
 }
 
@@ -291,6 +361,29 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 pub(crate) mod tests {
     use super::*;
     use schcp::jws::{self, HeaderExtras, Typ};
+
+    fn key_from(seed: [u8; 32]) -> PrincipalKey {
+        PrincipalKey::from_seed(&seed, KeyLocation::File("/k".into())).unwrap()
+    }
+
+    /// §3.4: the SD-JWT profile's P-256 key comes from the one stored seed, the
+    /// same every time, its own for each seed, with its own principal id.
+    #[test]
+    fn the_p256_key_is_derived_from_the_seed() {
+        let a = key_from([1; 32]);
+        let (p, q) = (a.es256(), a.es256());
+        assert_eq!(p.jwk(), q.jwk(), "a restart gives the same P-256 key");
+        assert_ne!(key_from([2; 32]).es256().jwk(), p.jwk());
+        assert_eq!(p.jwk().kty, "EC");
+        assert_eq!(p.principal_id(), p.jwk().principal_id().unwrap());
+        assert_ne!(p.principal_id(), a.principal_id());
+        // It signs ES256 that verifies with its public key, and nothing prints it.
+        let compact = jws::sign(Typ::Mandate, HeaderExtras { kid: None, jwk: Some(p.jwk().clone()) }, &serde_json::json!({"v": "0.4"}), &p).unwrap();
+        let parsed = jws::parse(&compact).unwrap();
+        assert_eq!(parsed.header.alg, "ES256");
+        parsed.verify(Typ::Mandate, &p.jwk().public_key().unwrap()).unwrap();
+        assert!(format!("{p:?}").contains("[redacted]"));
+    }
 
     /// Every file under `dir`, recursively, with its bytes.
     pub(crate) fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {

@@ -196,6 +196,9 @@ struct MandateBody {
     #[serde(default)]
     format: Format,
     host_constraints: Option<BTreeMap<String, Value>>,
+    /// Which principal key signs: `EdDSA` (default) or, for `dc+sd-jwt` only,
+    /// `ES256` (§3.4). An addition to API.md's fields.
+    alg: Option<String>,
 }
 
 /// The name a mandate's text shows for service `id`: the name `host` gives it
@@ -271,6 +274,19 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
     ids.dedup();
     if ids.len() != b.hosts.len() {
         return Err(ServiceError::invalid("bad_hosts", "a host is named twice"));
+    }
+    // §3.4: P-256 is for the SD-JWT VC profile only; everything else SchCP
+    // signs is Ed25519.
+    let es256 = match (b.alg.as_deref(), b.format) {
+        (None | Some("EdDSA"), _) => false,
+        (Some("ES256"), Format::DcSdJwt) => true,
+        (Some("ES256"), Format::Jws) => {
+            return Err(ServiceError::invalid("bad_alg", "ES256 is for format dc+sd-jwt only; compact mandates are EdDSA (§3.4)"))
+        }
+        (Some(other), _) => return Err(ServiceError::invalid("bad_alg", format!("alg {other:?} is neither EdDSA nor ES256"))),
+    };
+    if es256 && svc.inner.es256.is_none() {
+        return Err(ServiceError::invalid("bad_alg", "this key app has no P-256 key"));
     }
     let constraints = constraints_from(b.constraints.as_ref())?;
     let mut host_constraints = BTreeMap::new();
@@ -363,6 +379,7 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         "exp": exp,
         "consent_mode": b.consent_mode,
         "format": if b.format == Format::DcSdJwt { "dc+sd-jwt" } else { "jws" },
+        "alg": if es256 { "ES256" } else { "EdDSA" },
         "trusted_attesters": trusted_attesters,
     });
     Ok(Prepared { consent, input, not_after: None, auto_approve: false })
@@ -377,6 +394,9 @@ struct MandateInput {
     exp: i64,
     consent_mode: Option<ConsentMode>,
     format: String,
+    /// Absent in requests stored before it existed: EdDSA.
+    #[serde(default)]
+    alg: Option<String>,
     trusted_attesters: Vec<String>,
 }
 
@@ -433,7 +453,10 @@ async fn issue_mandate(
                 decoys: 2,
             },
             &mut rand_core::OsRng,
-            svc.inner.key.as_ref(),
+            match m.alg.as_deref() {
+                Some("ES256") => svc.inner.es256.as_deref().ok_or_else(|| corrupt("no P-256 key for an ES256 request"))?,
+                _ => svc.inner.key.as_ref(),
+            },
         )?;
         let presentations: BTreeMap<String, String> =
             m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();

@@ -109,6 +109,8 @@ impl ServiceError {
 struct Inner {
     store: Store,
     key: PrincipalSigner,
+    /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
+    es256: Option<PrincipalSigner>,
     principal: String,
     config: Config,
     discovery: DiscoveryClient,
@@ -136,6 +138,7 @@ impl Service {
     pub fn new(
         store: Store,
         key: PrincipalSigner,
+        es256: Option<PrincipalSigner>,
         config: Config,
         discovery: DiscoveryClient,
         language: Language,
@@ -149,7 +152,7 @@ impl Service {
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
         Ok(Service {
-            inner: Arc::new(Inner { store, key, principal, config, discovery, language, locale, clock, changes }),
+            inner: Arc::new(Inner { store, key, es256, principal, config, discovery, language, locale, clock, changes }),
         })
     }
 
