@@ -12,7 +12,7 @@ use schcp_consent::{
     BookingSummary, ConsentRequest, MandateConstraints, MandateHost, ManagementMandateRequest, OpenMandateRequest,
     ServiceLabel, VerifiedDomain, VerifiedOffer as ConsentOffer,
 };
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -120,6 +120,35 @@ pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
 /// A stable pseudonym for `sub` (§3.3): the principal without its key.
 fn pseudonym(principal: &str) -> String {
     format!("p-{}", &schcp::hash::sha256_b64(principal)[..16])
+}
+
+/// A credential's lifetime in seconds: the ISO 8601 duration the agent asked
+/// for, capped at `max`, or `default` when it asked for none.
+pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Result<i64, ServiceError> {
+    match asked {
+        None => Ok(default),
+        Some(l) => {
+            let d = schcp::duration::Duration::parse(l).map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
+            Ok((d.as_seconds() as i64).clamp(1, max))
+        }
+    }
+}
+
+/// A host-signed offer as the key app verified it when it was shown: the bytes
+/// and the keys of the discovery document it was verified with. A closed
+/// mandate's and a meeting contract's input keep it, so the offer is checked
+/// again, by the same keys, at approval or when shown as a current contract.
+#[derive(Serialize, Deserialize)]
+pub(super) struct StoredOffer {
+    pub offer: String,
+    pub host_id: String,
+    pub keys: Vec<Jwk>,
+}
+
+impl StoredOffer {
+    pub fn verify_at(&self, at: i64) -> Result<schcp::verify::VerifiedOffer, schcp::Error> {
+        schcp::verify::verify_offer(&self.offer, HostKeys { host_id: &self.host_id, keys: &self.keys }, at)
+    }
 }
 
 pub(super) fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
@@ -317,13 +346,7 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
             host_constraints.insert(host.clone(), own);
         }
     }
-    let lifetime = match &b.lifetime {
-        None => DEFAULT_ROOT_LIFETIME,
-        Some(l) => {
-            let d = schcp::duration::Duration::parse(l).map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
-            (d.as_seconds() as i64).clamp(1, MAX_ROOT_LIFETIME)
-        }
-    };
+    let lifetime = capped_lifetime(b.lifetime.as_deref(), DEFAULT_ROOT_LIFETIME, MAX_ROOT_LIFETIME)?;
     let now = svc.now();
     let exp = now + lifetime;
 
@@ -531,7 +554,8 @@ async fn prepare_closed(svc: &Service, obj: &Map<String, Value>) -> Result<Prepa
             ConsentRequest::ChangeOffer { current, proposed: shown }
         }
     };
-    let input = json!({ "offer": b.offer, "host_id": host.host_id, "keys": host.keys });
+    let stored = StoredOffer { offer: b.offer, host_id: host.host_id.clone(), keys: host.keys.clone() };
+    let input = serde_json::to_value(&stored).map_err(corrupt)?;
     Ok(Prepared { consent, input, not_after: Some(offer.claims.exp), auto_approve: false })
 }
 
@@ -571,16 +595,13 @@ async fn current_contract(
     .fetch_all(svc.store().pool())
     .await?;
     for (input, verified_at) in rows {
-        let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
-        let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
-        if h.host_id != host_id {
+        let stored: StoredOffer = serde_json::from_str(&input).map_err(corrupt)?;
+        if stored.host_id != host_id {
             continue;
         }
-        let compact = input["offer"].as_str().ok_or_else(|| corrupt("no offer"))?;
         // A record that fails is not shown as the old terms; the text then
         // says it has none, and the new terms are still shown in full.
-        let Ok(old) = schcp::verify::verify_offer(compact, HostKeys { host_id: &h.host_id, keys: &h.keys }, verified_at)
-        else {
+        let Ok(old) = stored.verify_at(verified_at) else {
             continue;
         };
         let same_booking = match old.claims.kind {
@@ -601,11 +622,10 @@ struct HostInput {
 }
 
 fn issue_closed(svc: &Service, agent_jkt: &str, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
-    let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
-    let compact = input["offer"].as_str().ok_or_else(|| corrupt("no offer"))?;
+    let stored: StoredOffer = serde_json::from_value(input.clone()).map_err(corrupt)?;
     // Re-verified against the keys it was verified with when shown: an offer
     // that expired while the person read it is not signed over.
-    let offer = schcp::verify::verify_offer(compact, HostKeys { host_id: &h.host_id, keys: &h.keys }, now)?;
+    let offer = stored.verify_at(now)?;
     let jti = Service::new_id("m-");
     let issued = issue::closed_mandate(
         &offer,
@@ -624,7 +644,7 @@ fn issue_closed(svc: &Service, agent_jkt: &str, input: &Value, statement: &str, 
         credentials: vec![CredentialRecord {
             jti,
             kind: "closed_mandate",
-            aud: vec![h.host_id.clone()],
+            aud: vec![stored.host_id.clone()],
             scope: c.scope.clone(),
             iat: now,
             exp: c.exp,

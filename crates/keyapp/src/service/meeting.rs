@@ -3,12 +3,11 @@
 //! verified offer; on a member's side `acceptance`, the person's own yes to a
 //! contract another person organized.
 
-use super::kinds::{corrupt, verified_domain, Issued, Prepared};
+use super::kinds::{corrupt, verified_domain, Issued, Prepared, StoredOffer};
 use super::{Service, ServiceError};
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
-use schcp::jwk::Jwk;
-use schcp::verify::{check_contract_terms, verify_meeting_contract, HostKeys, VerifiedContract, HOST_PRINCIPAL_PREFIX};
+use schcp::verify::{check_contract_terms, verify_meeting_contract, VerifiedContract, HOST_PRINCIPAL_PREFIX};
 use schcp_consent::{AcceptanceRequest, ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -56,14 +55,6 @@ struct MemberRef {
     offer: String,
     business: Option<bool>,
     answers: Option<Answers>,
-}
-
-/// One member's verified offer, as `issue` checks it again.
-#[derive(serde::Serialize, Deserialize)]
-struct StoredOffer {
-    offer: String,
-    host_id: String,
-    keys: Vec<Jwk>,
 }
 
 fn bad_meeting(message: impl Into<String>) -> ServiceError {
@@ -258,12 +249,12 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
     };
     let consent = ConsentRequest::MeetingContract(MeetingContractRequest {
         contract: draft.clone(),
-        domains,
         offers: offers
             .into_iter()
             .zip(&draft.members)
-            .map(|(claims, m)| ConsentOffer { claims, discovered: m.domain.as_deref().and_then(|d| VerifiedDomain::new(d).ok()) })
+            .map(|(claims, m)| ConsentOffer { claims, discovered: domains.get(&m.host).cloned() })
             .collect(),
+        domains,
         replaces,
     });
     let input = json!({ "contract": draft, "offers": stored });
@@ -276,7 +267,7 @@ pub(super) fn issue_meeting(svc: &Service, input: &Value, statement: &str, now: 
     // Each offer again, against the keys it was verified with: a hold that
     // lapsed while the person read the text is not signed over.
     for s in &stored {
-        schcp::verify::verify_offer(&s.offer, HostKeys { host_id: &s.host_id, keys: &s.keys }, now)?;
+        s.verify_at(now)?;
     }
     claims.iat = now;
     claims.statement = statement.to_owned();
@@ -310,7 +301,7 @@ pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<V
     // §5.12: an acceptance's iat is no earlier than the terms' - 60 s; one
     // signed now over a contract dated later would be refused by every calendar.
     if contract.claims.iat > now + 60 {
-        return Err(ServiceError::invalid("meeting_invalid", "the contract is dated in the future"));
+        return Err(bad_meeting("the contract is dated in the future"));
     }
     if contract.claims.iss == me {
         return Err(ServiceError::invalid(

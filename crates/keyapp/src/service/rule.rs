@@ -35,14 +35,8 @@ struct RuleBody {
 }
 
 /// The rule's lifetime in seconds: what the agent asked for, capped.
-pub(super) fn rule_lifetime(asked: Option<&str>) -> Result<i64, ServiceError> {
-    match asked {
-        None => Ok(DEFAULT_RULE_LIFETIME),
-        Some(l) => {
-            let d = schcp::duration::Duration::parse(l).map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
-            Ok((d.as_seconds() as i64).clamp(1, MAX_RULE_LIFETIME))
-        }
-    }
+fn rule_lifetime(asked: Option<&str>) -> Result<i64, ServiceError> {
+    super::kinds::capped_lifetime(asked, DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME)
 }
 
 pub(super) async fn prepare(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
