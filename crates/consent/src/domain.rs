@@ -25,14 +25,11 @@ impl VerifiedDomain {
     /// label has no place in a domain the person is asked to check.
     pub fn new(discovered: &str) -> Result<Self, ConsentError> {
         let trimmed = discovered.strip_suffix('.').unwrap_or(discovered);
-        let ascii = idna::domain_to_ascii_strict(trimmed)
-            .map_err(|_| ConsentError::BadDomain(discovered.to_owned()))?;
+        let ascii =
+            idna::domain_to_ascii_strict(trimmed).map_err(|_| ConsentError::BadDomain(discovered.to_owned()))?;
         let well_formed = !ascii.is_empty()
             && ascii.split('.').all(|label| {
-                !label.is_empty()
-                    && label
-                        .bytes()
-                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                !label.is_empty() && label.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             });
         if !well_formed {
             return Err(ConsentError::BadDomain(discovered.to_owned()));
@@ -79,14 +76,7 @@ mod tests {
 
     #[test]
     fn non_host_names_are_refused() {
-        for bad in [
-            "",
-            "a b.example",
-            "https://x.example",
-            "x.example:443",
-            "x.example/path",
-            "a..b",
-        ] {
+        for bad in ["", "a b.example", "https://x.example", "x.example:443", "x.example/path", "a..b"] {
             assert!(VerifiedDomain::new(bad).is_err(), "{bad}");
         }
     }

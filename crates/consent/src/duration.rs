@@ -19,53 +19,28 @@ use crate::locale::{normalise_spaces, Locale};
 use crate::ConsentError;
 
 fn bad(field: &'static str, value: &str) -> ConsentError {
-    ConsentError::BadDuration {
-        field,
-        value: value.to_owned(),
-    }
+    ConsentError::BadDuration { field, value: value.to_owned() }
 }
 
 /// The length of a duration, for deadline arithmetic (a day is 86 400 s, §2.1).
-pub(crate) fn duration_delta(
-    field: &'static str,
-    s: &str,
-) -> Result<chrono::TimeDelta, ConsentError> {
-    Duration::parse(s)
-        .and_then(|d| d.to_time_delta())
-        .map_err(|_| bad(field, s))
+pub(crate) fn duration_delta(field: &'static str, s: &str) -> Result<chrono::TimeDelta, ConsentError> {
+    Duration::parse(s).and_then(|d| d.to_time_delta()).map_err(|_| bad(field, s))
 }
 
 /// One part in words: "24 hours", "1 day", "1.5 seconds".
-fn unit_words(
-    locale: &Locale,
-    id: &str,
-    whole: u64,
-    fraction: &str,
-) -> Result<String, ConsentError> {
-    let written = if fraction.is_empty() {
-        whole.to_string()
-    } else {
-        format!("{whole}.{fraction}")
-    };
+fn unit_words(locale: &Locale, id: &str, whole: u64, fraction: &str) -> Result<String, ConsentError> {
+    let written = if fraction.is_empty() { whole.to_string() } else { format!("{whole}.{fraction}") };
     let shown = Decimal::try_from_str(&written)
         .map(|d| normalise_spaces(&locale.icu.decimal.format_to_string(&d)))
         .unwrap_or(written);
     // A number with a fraction is never "one" in English; in French 1.5 is (CLDR:
     // i = 0,1), which a value between whole and whole + 1 selects too.
-    let count = if fraction.is_empty() {
-        FluentValue::from(whole)
-    } else {
-        FluentValue::from(whole as f64 + 0.5)
-    };
+    let count = if fraction.is_empty() { FluentValue::from(whole) } else { FluentValue::from(whole as f64 + 0.5) };
     locale.message(id, &[("count", count), ("shown", FluentValue::from(shown))])
 }
 
 /// A duration in words, or None when it is zero.
-pub fn duration_words(
-    locale: &Locale,
-    field: &'static str,
-    s: &str,
-) -> Result<Option<String>, ConsentError> {
+pub fn duration_words(locale: &Locale, field: &'static str, s: &str) -> Result<Option<String>, ConsentError> {
     let length = Duration::parse(s).map_err(|_| bad(field, s))?;
     if length == Duration::ZERO {
         return Ok(None);
@@ -85,9 +60,7 @@ pub fn duration_words(
     let seconds = parts.seconds.unwrap_or(0);
     if seconds > 0 || parts.nanos > 0 {
         let fraction = if parts.nanos > 0 {
-            format!("{:09}", parts.nanos)
-                .trim_end_matches('0')
-                .to_owned()
+            format!("{:09}", parts.nanos).trim_end_matches('0').to_owned()
         } else {
             String::new()
         };
@@ -99,9 +72,7 @@ pub fn duration_words(
 /// A retention period in words ("1 year", "30 days", "2 weeks"), or None for zero:
 /// the records are not kept past the booking.
 pub fn retention_words(locale: &Locale, retention: &str) -> Result<Option<String>, ConsentError> {
-    let days = Retention::parse(retention)
-        .map_err(|_| bad("retention", retention))?
-        .days();
+    let days = Retention::parse(retention).map_err(|_| bad("retention", retention))?.days();
     if days == 0 {
         return Ok(None);
     }
@@ -126,19 +97,13 @@ mod tests {
         assert_eq!(words("PT24H").as_deref(), Some("24 hours"));
         assert_eq!(words("P1D").as_deref(), Some("1 day"));
         assert_eq!(words("P1DT12H").as_deref(), Some("1 day and 12 hours"));
-        assert_eq!(
-            words("P1W2DT3H4M5S").as_deref(),
-            Some("1 week, 2 days, 3 hours, 4 minutes and 5 seconds")
-        );
+        assert_eq!(words("P1W2DT3H4M5S").as_deref(), Some("1 week, 2 days, 3 hours, 4 minutes and 5 seconds"));
         assert_eq!(words("PT1.50S").as_deref(), Some("1.5 seconds"));
         assert_eq!(words("PT0S"), None);
         assert_eq!(words("P0DT0H"), None);
         assert!(duration_words(&en, "f", "P1Y").is_err());
         let fr = Locale::new(Language::French).unwrap();
-        assert_eq!(
-            duration_words(&fr, "f", "PT1.5S").unwrap().as_deref(),
-            Some("1,5 seconde")
-        );
+        assert_eq!(duration_words(&fr, "f", "PT1.5S").unwrap().as_deref(), Some("1,5 seconde"));
     }
 
     #[test]

@@ -31,11 +31,7 @@ pub enum ConsentError {
 
     /// An amount does not follow §2.1 (digits, at most the currency's minor unit).
     #[error("{field} is not a SchCP amount (§2.1): {amount:?} {currency:?}")]
-    BadMoney {
-        field: &'static str,
-        amount: String,
-        currency: String,
-    },
+    BadMoney { field: &'static str, amount: String, currency: String },
 
     /// A domain the key app discovered is not a valid host name.
     #[error("not a valid domain name: {0:?}")]
@@ -72,11 +68,7 @@ pub enum ConsentError {
 
     /// The Fluent file failed to parse or format: a bug in `locales/`.
     #[error("locale {locale} message {id:?} failed to format: {detail}")]
-    Fluent {
-        locale: &'static str,
-        id: String,
-        detail: String,
-    },
+    Fluent { locale: &'static str, id: String, detail: String },
 
     /// ICU4X could not load or apply its compiled CLDR data.
     #[error("ICU4X could not format {what}: {detail}")]

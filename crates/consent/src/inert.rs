@@ -49,16 +49,13 @@ const PDI: char = '\u{2069}';
 
 /// Quotation marks, neutralised inside a quoted string (rule 4).
 const QUOTES: &[char] = &[
-    '"', '\u{AB}', '\u{BB}', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}',
-    '\u{201D}', '\u{201E}', '\u{201F}', '\u{2039}', '\u{203A}', '\u{300C}', '\u{300D}', '\u{300E}',
-    '\u{300F}', '\u{FF02}',
+    '"', '\u{AB}', '\u{BB}', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}', '\u{201D}', '\u{201E}',
+    '\u{201F}', '\u{2039}', '\u{203A}', '\u{300C}', '\u{300D}', '\u{300E}', '\u{300F}', '\u{FF02}',
 ];
 
 /// Punctuation a bare name may contain: what real names use, nothing that structures
 /// the consent text (no brackets, commas, colons, semicolons or quotes).
-const NAME_PUNCTUATION: &[char] = &[
-    '-', '_', '\'', '\u{2019}', '.', '&', '/', '+', '#', '!', '?',
-];
+const NAME_PUNCTUATION: &[char] = &['-', '_', '\'', '\u{2019}', '.', '&', '/', '+', '#', '!', '?'];
 
 /// Makes a supplied string inert (rules 1–3 of the module documentation).
 pub fn inert(s: &str) -> String {
@@ -103,12 +100,7 @@ pub fn inert(s: &str) -> String {
 
 fn has_strong_rtl(s: &str) -> bool {
     let bidi = CodePointMapData::<BidiClass>::new();
-    s.chars().any(|c| {
-        matches!(
-            bidi.get(c),
-            BidiClass::RightToLeft | BidiClass::ArabicLetter
-        )
-    })
+    s.chars().any(|c| matches!(bidi.get(c), BidiClass::RightToLeft | BidiClass::ArabicLetter))
 }
 
 /// Whether an inert string may be shown bare (rule 4): letters, marks, digits, single
@@ -168,10 +160,7 @@ pub(crate) fn quoted(locale: &Locale, s: &str) -> Result<String, ConsentError> {
 }
 
 fn quote_inert(locale: &Locale, text: &str) -> Result<String, ConsentError> {
-    let neutral: String = text
-        .chars()
-        .map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c })
-        .collect();
+    let neutral: String = text.chars().map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c }).collect();
     locale.message("quoted", &[("text", neutral.into())])
 }
 
@@ -181,13 +170,7 @@ mod tests {
 
     #[test]
     fn ordinary_names_pass_unchanged() {
-        for s in [
-            "Harbourview Dental",
-            "Cleaning and check-up",
-            "Mira",
-            "Noor Haddad",
-            "Dr. O'Brien",
-        ] {
+        for s in ["Harbourview Dental", "Cleaning and check-up", "Mira", "Noor Haddad", "Dr. O'Brien"] {
             assert_eq!(inert(s), s);
             assert!(is_plain(s), "{s}");
         }
@@ -195,8 +178,7 @@ mod tests {
 
     #[test]
     fn controls_bidi_and_zero_width_become_replacement_characters() {
-        let hostile =
-            "a\u{202E}b\u{2066}c\u{200F}d\u{061C}e\u{200B}f\u{FEFF}g\nh\u{2028}i\u{7}j\u{0085}k";
+        let hostile = "a\u{202E}b\u{2066}c\u{200F}d\u{061C}e\u{200B}f\u{FEFF}g\nh\u{2028}i\u{7}j\u{0085}k";
         let out = inert(hostile);
         assert_eq!(out, "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{FFFD}h\u{FFFD}i\u{FFFD}j\u{FFFD}k");
     }
@@ -211,10 +193,7 @@ mod tests {
     #[test]
     fn right_to_left_text_is_isolated() {
         assert_eq!(inert("שלום"), "\u{2068}שלום\u{2069}");
-        assert_eq!(
-            inert("\u{2067}שלום\u{2069}"),
-            "\u{2068}\u{FFFD}שלום\u{FFFD}\u{2069}"
-        );
+        assert_eq!(inert("\u{2067}שלום\u{2069}"), "\u{2068}\u{FFFD}שלום\u{FFFD}\u{2069}");
     }
 
     #[test]

@@ -53,23 +53,19 @@ pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::ConsentError;
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
-pub use mandate::{
-    actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate,
-};
+pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
 pub use meeting::{
-    acceptance_statement, answers_words, meeting_statement, member_name, member_words,
-    render_meeting_contract,
+    acceptance_statement, answers_words, meeting_statement, member_name, member_words, render_meeting_contract,
 };
 pub use money::{money_words, price_words};
 pub use offer::{
-    approval_sentence, host_identity, host_name, identity, offer_summary, place_words,
-    reconfirm_sentence, render_booking_offer, render_change_offer, retention_sentence, what_words,
-    when_words,
+    approval_sentence, host_identity, host_name, identity, offer_summary, place_words, reconfirm_sentence,
+    render_booking_offer, render_change_offer, retention_sentence, what_words, when_words,
 };
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts,
-    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest,
-    OpenMandateRequest, RuleRequest, ServiceLabel, VerifiedOffer,
+    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, ManagementMandateRequest,
+    MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
+    VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
 pub use when::{date_words, numeric_date_words, slot_words};
@@ -78,24 +74,15 @@ pub use when::{date_words, numeric_date_words, slot_words};
 ///
 /// This is the one renderer every surface shows (desktop window, terminal, the agent
 /// API's `consent_text`). Lines are separated by `\n`.
-pub fn render(
-    req: &ConsentRequest,
-    locale: &Locale,
-    contacts: &Contacts,
-) -> Result<String, ConsentError> {
+pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
     match req {
         ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
-        ConsentRequest::ChangeOffer { current, proposed } => {
-            render_change_offer(locale, current.as_ref(), proposed)
-        }
+        ConsentRequest::ChangeOffer { current, proposed } => render_change_offer(locale, current.as_ref(), proposed),
         ConsentRequest::OpenMandate(r) => render_open_mandate(locale, r),
         ConsentRequest::ManagementMandate(r) => render_management_mandate(locale, r),
         ConsentRequest::MeetingContract(r) => render_meeting_contract(locale, r, contacts),
         ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
-        ConsentRequest::Pairing {
-            agent_name,
-            fingerprint,
-        } => render_pairing(locale, agent_name, fingerprint),
+        ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
     }
 }

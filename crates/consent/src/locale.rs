@@ -76,14 +76,8 @@ pub fn choose_language(configured: Option<&str>, os: &[Option<&str>]) -> Languag
     if let Some(language) = configured.and_then(Language::from_locale_name) {
         return language;
     }
-    let os_locale = os
-        .iter()
-        .flatten()
-        .map(|s| s.trim())
-        .find(|s| !s.is_empty());
-    os_locale
-        .and_then(Language::from_locale_name)
-        .unwrap_or(Language::English)
+    let os_locale = os.iter().flatten().map(|s| s.trim()).find(|s| !s.is_empty());
+    os_locale.and_then(Language::from_locale_name).unwrap_or(Language::English)
 }
 
 /// The OS locale candidates for [`choose_language`], read from the environment in POSIX
@@ -113,10 +107,7 @@ pub(crate) struct Icu {
 }
 
 fn icu_err<E: std::fmt::Debug>(what: &'static str) -> impl FnOnce(E) -> ConsentError {
-    move |e| ConsentError::Icu {
-        what,
-        detail: format!("{e:?}"),
-    }
+    move |e| ConsentError::Icu { what, detail: format!("{e:?}") }
 }
 
 impl Locale {
@@ -126,55 +117,36 @@ impl Locale {
             Language::English => EN_FTL,
             Language::French => FR_FTL,
         };
-        let fluent_err = |detail: String| ConsentError::Fluent {
-            locale: language.tag(),
-            id: String::new(),
-            detail,
-        };
-        let langid: unic_langid::LanguageIdentifier = language
-            .cldr()
-            .parse()
-            .map_err(|e| fluent_err(format!("{e:?}")))?;
-        let resource = FluentResource::try_new(source.to_owned())
-            .map_err(|(_, errors)| fluent_err(format!("{errors:?}")))?;
+        let fluent_err = |detail: String| ConsentError::Fluent { locale: language.tag(), id: String::new(), detail };
+        let langid: unic_langid::LanguageIdentifier =
+            language.cldr().parse().map_err(|e| fluent_err(format!("{e:?}")))?;
+        let resource =
+            FluentResource::try_new(source.to_owned()).map_err(|(_, errors)| fluent_err(format!("{errors:?}")))?;
         let mut bundle = FluentBundle::new_concurrent(vec![langid]);
         // Unicode isolation marks around every placeable would break the spec's exact
         // strings; host-supplied text is isolated where it needs it (see `inert`).
         bundle.set_use_isolating(false);
-        bundle
-            .add_resource(resource)
-            .map_err(|errors| fluent_err(format!("{errors:?}")))?;
+        bundle.add_resource(resource).map_err(|errors| fluent_err(format!("{errors:?}")))?;
 
-        let loc: icu::locale::Locale = language.cldr().parse().map_err(|e| ConsentError::Icu {
-            what: "locale",
-            detail: format!("{e:?}"),
-        })?;
+        let loc: icu::locale::Locale =
+            language.cldr().parse().map_err(|e| ConsentError::Icu { what: "locale", detail: format!("{e:?}") })?;
         let list_options = ListFormatterOptions::default().with_length(ListLength::Wide);
         let icu = Icu {
-            date: DateTimeFormatter::try_new(loc.clone().into(), fieldsets::YMDE::long())
-                .map_err(icu_err("dates"))?,
+            date: DateTimeFormatter::try_new(loc.clone().into(), fieldsets::YMDE::long()).map_err(icu_err("dates"))?,
             weekday: DateTimeFormatter::try_new(loc.clone().into(), fieldsets::E::long())
                 .map_err(icu_err("weekdays"))?,
-            time_hm: NoCalendarFormatter::try_new(loc.clone().into(), fieldsets::T::hm())
-                .map_err(icu_err("times"))?,
+            time_hm: NoCalendarFormatter::try_new(loc.clone().into(), fieldsets::T::hm()).map_err(icu_err("times"))?,
             time_hms: NoCalendarFormatter::try_new(loc.clone().into(), fieldsets::T::hms())
                 .map_err(icu_err("times"))?,
             zone_generic: NoCalendarFormatter::try_new(loc.clone().into(), GenericLong)
                 .map_err(icu_err("time zone names"))?,
             zone_offset: NoCalendarFormatter::try_new(loc.clone().into(), LocalizedOffsetLong)
                 .map_err(icu_err("UTC offsets"))?,
-            and_list: ListFormatter::try_new_and(loc.clone().into(), list_options)
-                .map_err(icu_err("lists"))?,
-            or_list: ListFormatter::try_new_or(loc.clone().into(), list_options)
-                .map_err(icu_err("lists"))?,
-            decimal: DecimalFormatter::try_new(loc.into(), Default::default())
-                .map_err(icu_err("numbers"))?,
+            and_list: ListFormatter::try_new_and(loc.clone().into(), list_options).map_err(icu_err("lists"))?,
+            or_list: ListFormatter::try_new_or(loc.clone().into(), list_options).map_err(icu_err("lists"))?,
+            decimal: DecimalFormatter::try_new(loc.into(), Default::default()).map_err(icu_err("numbers"))?,
         };
-        Ok(Self {
-            language,
-            bundle,
-            icu,
-        })
+        Ok(Self { language, bundle, icu })
     }
 
     /// The language this locale writes.
@@ -183,15 +155,8 @@ impl Locale {
     }
 
     /// Formats the Fluent message `id` with `args`.
-    pub(crate) fn message(
-        &self,
-        id: &str,
-        args: &[(&str, FluentValue<'_>)],
-    ) -> Result<String, ConsentError> {
-        let missing = || ConsentError::MissingMessage {
-            locale: self.language.tag(),
-            id: id.to_owned(),
-        };
+    pub(crate) fn message(&self, id: &str, args: &[(&str, FluentValue<'_>)]) -> Result<String, ConsentError> {
+        let missing = || ConsentError::MissingMessage { locale: self.language.tag(), id: id.to_owned() };
         let message = self.bundle.get_message(id).ok_or_else(missing)?;
         let pattern = message.value().ok_or_else(missing)?;
         let mut fluent_args = FluentArgs::new();
@@ -199,9 +164,7 @@ impl Locale {
             fluent_args.set(*name, value.clone());
         }
         let mut errors = Vec::new();
-        let text = self
-            .bundle
-            .format_pattern(pattern, Some(&fluent_args), &mut errors);
+        let text = self.bundle.format_pattern(pattern, Some(&fluent_args), &mut errors);
         if !errors.is_empty() {
             return Err(ConsentError::Fluent {
                 locale: self.language.tag(),
@@ -235,30 +198,18 @@ impl Locale {
         items: &[S],
     ) -> Result<String, ConsentError> {
         match items {
-            [head @ .., last]
-                if head.len() >= 2 && items.iter().any(|i| has_bare_comma(i.as_ref())) =>
-            {
+            [head @ .., last] if head.len() >= 2 && items.iter().any(|i| has_bare_comma(i.as_ref())) => {
                 let head: Vec<&str> = head.iter().map(|s| s.as_ref()).collect();
-                self.message(
-                    semicolons,
-                    &[
-                        ("head", head.join("; ").into()),
-                        ("last", last.as_ref().into()),
-                    ],
-                )
+                self.message(semicolons, &[("head", head.join("; ").into()), ("last", last.as_ref().into())])
             }
-            _ => Ok(normalise_spaces(
-                &formatter.format_to_string(items.iter().map(|s| s.as_ref())),
-            )),
+            _ => Ok(normalise_spaces(&formatter.format_to_string(items.iter().map(|s| s.as_ref())))),
         }
     }
 }
 
 impl std::fmt::Debug for Locale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Locale")
-            .field("language", &self.language)
-            .finish_non_exhaustive()
+        f.debug_struct("Locale").field("language", &self.language).finish_non_exhaustive()
     }
 }
 
@@ -298,51 +249,28 @@ mod tests {
 
     #[test]
     fn configured_wins() {
-        assert_eq!(
-            choose_language(Some("fr"), &[Some("en_CA.UTF-8")]),
-            Language::French
-        );
-        assert_eq!(
-            choose_language(Some("en-CA"), &[Some("fr_CA.UTF-8")]),
-            Language::English
-        );
+        assert_eq!(choose_language(Some("fr"), &[Some("en_CA.UTF-8")]), Language::French);
+        assert_eq!(choose_language(Some("en-CA"), &[Some("fr_CA.UTF-8")]), Language::English);
     }
 
     #[test]
     fn os_locale_in_posix_precedence() {
-        assert_eq!(
-            choose_language(None, &[None, None, Some("fr_CA.UTF-8")]),
-            Language::French
-        );
-        assert_eq!(
-            choose_language(None, &[Some("en_GB.UTF-8"), None, Some("fr_CA.UTF-8")]),
-            Language::English
-        );
-        assert_eq!(
-            choose_language(None, &[Some(""), Some("fr_FR@euro"), None]),
-            Language::French
-        );
+        assert_eq!(choose_language(None, &[None, None, Some("fr_CA.UTF-8")]), Language::French);
+        assert_eq!(choose_language(None, &[Some("en_GB.UTF-8"), None, Some("fr_CA.UTF-8")]), Language::English);
+        assert_eq!(choose_language(None, &[Some(""), Some("fr_FR@euro"), None]), Language::French);
     }
 
     #[test]
     fn unsupported_falls_through_to_english() {
         assert_eq!(choose_language(Some("de"), &[Some("C")]), Language::English);
-        assert_eq!(
-            choose_language(Some("de"), &[Some("fr_CA")]),
-            Language::French
-        );
+        assert_eq!(choose_language(Some("de"), &[Some("fr_CA")]), Language::French);
         assert_eq!(choose_language(None, &[]), Language::English);
-        assert_eq!(
-            choose_language(None, &[Some("de_DE.UTF-8"), Some("fr_CA")]),
-            Language::English
-        );
+        assert_eq!(choose_language(None, &[Some("de_DE.UTF-8"), Some("fr_CA")]), Language::English);
     }
 
     #[test]
     fn bare_commas() {
-        assert!(has_bare_comma(
-            "someone you don't know, named \"Priya Shah\" (priya-shah)"
-        ));
+        assert!(has_bare_comma("someone you don't know, named \"Priya Shah\" (priya-shah)"));
         assert!(!has_bare_comma("Corner Garage (corner-garage, unverified)"));
         assert!(!has_bare_comma("\"Cleaning, CAD 1.00\" (x)"));
         assert!(!has_bare_comma("« a, b » (x)"));

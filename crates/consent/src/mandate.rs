@@ -56,10 +56,7 @@ pub fn actions_words(locale: &Locale, scope: &[Action]) -> Result<String, Consen
 }
 
 /// An open mandate request, in full.
-pub fn render_open_mandate(
-    locale: &Locale,
-    req: &OpenMandateRequest,
-) -> Result<String, ConsentError> {
+pub fn render_open_mandate(locale: &Locale, req: &OpenMandateRequest) -> Result<String, ConsentError> {
     let c = &req.constraints;
     let clock = Clock::zone_or_own("tz", req.tz.as_deref())?;
     let mut lines = vec![
@@ -70,10 +67,7 @@ pub fn render_open_mandate(
                 ("hosts", hosts_words(locale, &req.hosts)?.into()),
             ],
         )?,
-        locale.message(
-            "mandate-actions",
-            &[("actions", actions_words(locale, &req.scope)?.into())],
-        )?,
+        locale.message("mandate-actions", &[("actions", actions_words(locale, &req.scope)?.into())])?,
     ];
 
     let own = |pick: fn(&MandateConstraints) -> bool| req.host_constraints.values().any(pick);
@@ -204,32 +198,15 @@ pub fn booking_words(locale: &Locale, b: &BookingSummary) -> Result<String, Cons
     let what = match &b.resource_name {
         Some(resource) => locale.message(
             "offer-what-resource",
-            &[
-                ("service", service.into()),
-                ("resource", inert::name(locale, resource)?.into()),
-                ("host", host.into()),
-            ],
+            &[("service", service.into()), ("resource", inert::name(locale, resource)?.into()), ("host", host.into())],
         )?,
-        None => locale.message(
-            "offer-what",
-            &[("service", service.into()), ("host", host.into())],
-        )?,
+        None => locale.message("offer-what", &[("service", service.into()), ("host", host.into())])?,
     };
     let clock = Clock::zone_or_own("tz", b.tz.as_deref())?;
     let start = parse_instant("start", &b.start)?;
-    let end = b
-        .end
-        .as_deref()
-        .map(|e| parse_instant("end", e))
-        .transpose()?;
+    let end = b.end.as_deref().map(|e| parse_instant("end", e)).transpose()?;
     let mut clauses = vec![what, range_words(locale, start, end, clock)?];
-    if let Some(place) = b
-        .place
-        .as_ref()
-        .map(|p| place_words(locale, p))
-        .transpose()?
-        .flatten()
-    {
+    if let Some(place) = b.place.as_ref().map(|p| place_words(locale, p)).transpose()?.flatten() {
         clauses.push(locale.message("offer-place", &[("place", place.into())])?);
     }
     Ok(clauses.join(", "))
@@ -239,10 +216,7 @@ pub fn booking_words(locale: &Locale, b: &BookingSummary) -> Result<String, Cons
 /// and reschedule: "A mandate that carries constraints.bookings MUST NOT authorize any
 /// action except on the listed bookings. In particular it cannot place holds", and
 /// renewal "carries no hold or book scope".
-pub fn render_management_mandate(
-    locale: &Locale,
-    req: &ManagementMandateRequest,
-) -> Result<String, ConsentError> {
+pub fn render_management_mandate(locale: &Locale, req: &ManagementMandateRequest) -> Result<String, ConsentError> {
     let mut actions = req.scope.clone();
     actions.sort();
     actions.dedup();
@@ -259,23 +233,14 @@ pub fn render_management_mandate(
             "management-intro",
             &[
                 ("agent", inert::quoted(locale, &req.agent_name)?.into()),
-                (
-                    "booking",
-                    inert::name(locale, &req.booking.booking_id)?.into(),
-                ),
+                ("booking", inert::name(locale, &req.booking.booking_id)?.into()),
                 ("summary", booking_words(locale, &req.booking)?.into()),
             ],
         )?,
-        locale.message(
-            "management-actions",
-            &[("actions", locale.and_list(&words)?.into())],
-        )?,
+        locale.message("management-actions", &[("actions", locale.and_list(&words)?.into())])?,
         locale.message(
             "valid-until",
-            &[(
-                "until",
-                numeric_date_words(locale, "exp", req.exp, req.booking.tz.as_deref())?.into(),
-            )],
+            &[("until", numeric_date_words(locale, "exp", req.exp, req.booking.tz.as_deref())?.into())],
         )?,
     ];
     Ok(lines.join("\n"))

@@ -36,20 +36,13 @@ use crate::ConsentError;
 
 /// How the reader knows a member: their own contact name, or the organizer's label
 /// in quotes.
-pub fn member_name(
-    locale: &Locale,
-    member: &Member,
-    contacts: &Contacts,
-) -> Result<String, ConsentError> {
+pub fn member_name(locale: &Locale, member: &Member, contacts: &Contacts) -> Result<String, ConsentError> {
     if member.is_business() {
         return inert::name(locale, &member.name);
     }
     match contacts.name_of(&member.principal) {
         Some(name) => inert::name(locale, name),
-        None => locale.message(
-            "member-unknown",
-            &[("name", inert::quoted(locale, &member.name)?.into())],
-        ),
+        None => locale.message("member-unknown", &[("name", inert::quoted(locale, &member.name)?.into())]),
     }
 }
 
@@ -64,13 +57,7 @@ pub fn member_words(
         Some(domain) => domain.as_ascii().to_owned(),
         None => inert::name(locale, &member.host)?,
     };
-    locale.message(
-        "member",
-        &[
-            ("name", member_name(locale, member, contacts)?.into()),
-            ("calendar", calendar.into()),
-        ],
-    )
+    locale.message("member", &[("name", member_name(locale, member, contacts)?.into()), ("calendar", calendar.into())])
 }
 
 fn attendee_words(locale: &Locale, attendee: &Attendee) -> Result<String, ConsentError> {
@@ -78,10 +65,7 @@ fn attendee_words(locale: &Locale, attendee: &Attendee) -> Result<String, Consen
     match &attendee.relationship {
         Some(rel) => locale.message(
             "attendee-relationship",
-            &[
-                ("name", name.into()),
-                ("relationship", inert::name(locale, rel)?.into()),
-            ],
+            &[("name", name.into()), ("relationship", inert::name(locale, rel)?.into())],
         ),
         None => Ok(name),
     }
@@ -109,13 +93,7 @@ pub fn answers_words(
         }
     }
     let group = |id: &str, names: &[String]| {
-        locale.message(
-            id,
-            &[
-                ("names", locale.and_list(names)?.into()),
-                ("count", FluentValue::from(names.len())),
-            ],
-        )
+        locale.message(id, &[("names", locale.and_list(names)?.into()), ("count", FluentValue::from(names.len()))])
     };
     Ok(match (in_person.is_empty(), by_rule.is_empty()) {
         (true, true) => None,
@@ -139,27 +117,17 @@ fn terms_clauses(locale: &Locale, contract: &MeetingContract) -> Result<Vec<Stri
     }
     let clock = Clock::zone("tz", &contract.tz)?;
     let start = parse_instant("start", &contract.start)?;
-    let end = contract
-        .end
-        .as_deref()
-        .map(|e| parse_instant("end", e))
-        .transpose()?;
+    let end = contract.end.as_deref().map(|e| parse_instant("end", e)).transpose()?;
     let mut clauses = vec![range_words(locale, start, end, clock)?];
     if let Some(place) = place_words(locale, &contract.place)? {
         clauses.push(locale.message("offer-place", &[("place", place.into())])?);
     }
     let attendees = contract.attendees.as_deref().unwrap_or_default();
     if !attendees.is_empty() {
-        let attendees: Vec<String> = attendees
-            .iter()
-            .map(|a| attendee_words(locale, a))
-            .collect::<Result<_, _>>()?;
+        let attendees: Vec<String> = attendees.iter().map(|a| attendee_words(locale, a)).collect::<Result<_, _>>()?;
         clauses.push(locale.message(
             "meeting-attendees",
-            &[
-                ("attendees", locale.and_list(&attendees)?.into()),
-                ("count", FluentValue::from(attendees.len())),
-            ],
+            &[("attendees", locale.and_list(&attendees)?.into()), ("count", FluentValue::from(attendees.len()))],
         )?);
     }
     Ok(clauses)
@@ -183,18 +151,14 @@ pub fn meeting_statement(
         .collect::<Result<_, _>>()?;
     let mut clauses = vec![locale.message(
         "meeting-with",
-        &[
-            ("title", inert::name(locale, &contract.title)?.into()),
-            ("members", locale.and_list(&others)?.into()),
-        ],
+        &[("title", inert::name(locale, &contract.title)?.into()), ("members", locale.and_list(&others)?.into())],
     )?];
     clauses.extend(terms_clauses(locale, contract)?);
     let terms = clauses.join(", ");
     match answers_words(locale, contract, contacts)? {
-        Some(answers) => locale.message(
-            "meeting-approve-answers",
-            &[("terms", terms.into()), ("answers", answers.into())],
-        ),
+        Some(answers) => {
+            locale.message("meeting-approve-answers", &[("terms", terms.into()), ("answers", answers.into())])
+        }
         None => locale.message("meeting-approve", &[("terms", terms.into())]),
     }
 }
@@ -220,10 +184,7 @@ pub fn render_meeting_contract(
         if let Some(total) = claims.total.as_ref().or(claims.price.as_ref()) {
             let host = host_name(locale, claims)?;
             let price = price_words(locale, total, &host)?;
-            lines.push(locale.message(
-                "meeting-member-price",
-                &[("host", host.into()), ("price", price.into())],
-            )?);
+            lines.push(locale.message("meeting-member-price", &[("host", host.into()), ("price", price.into())])?);
         }
         lines.extend(closing_lines(locale, claims)?);
     }
@@ -237,11 +198,8 @@ pub fn acceptance_statement(
     contacts: &Contacts,
 ) -> Result<String, ConsentError> {
     let contract = &req.contract;
-    let organizer = contract
-        .members
-        .iter()
-        .find(|m| m.principal == contract.iss)
-        .ok_or(ConsentError::OrganizerNotMember)?;
+    let organizer =
+        contract.members.iter().find(|m| m.principal == contract.iss).ok_or(ConsentError::OrganizerNotMember)?;
     if req.me == contract.iss || !contract.members.iter().any(|m| m.principal == req.me) {
         return Err(ConsentError::NotAMember);
     }
@@ -249,10 +207,7 @@ pub fn acceptance_statement(
         "meeting-arranged",
         &[
             ("title", inert::name(locale, &contract.title)?.into()),
-            (
-                "organizer",
-                member_words(locale, organizer, contacts, &req.domains)?.into(),
-            ),
+            ("organizer", member_words(locale, organizer, contacts, &req.domains)?.into()),
         ],
     )?];
     let others: Vec<String> = contract
@@ -262,10 +217,7 @@ pub fn acceptance_statement(
         .map(|m| member_words(locale, m, contacts, &req.domains))
         .collect::<Result<_, _>>()?;
     if !others.is_empty() {
-        clauses.push(locale.message(
-            "meeting-others",
-            &[("members", locale.and_list(&others)?.into())],
-        )?);
+        clauses.push(locale.message("meeting-others", &[("members", locale.and_list(&others)?.into())])?);
     }
     clauses.extend(terms_clauses(locale, contract)?);
     locale.message("meeting-accept", &[("terms", clauses.join(", ").into())])

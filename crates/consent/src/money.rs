@@ -25,23 +25,12 @@ pub(crate) struct AmountText {
 
 impl AmountText {
     pub(crate) fn args(&self) -> [(&'static str, FluentValue<'_>); 2] {
-        [
-            ("currency", FluentValue::from(self.currency.as_str())),
-            ("amount", FluentValue::from(self.amount.as_str())),
-        ]
+        [("currency", FluentValue::from(self.currency.as_str())), ("amount", FluentValue::from(self.amount.as_str()))]
     }
 }
 
-pub(crate) fn amount_text(
-    locale: &Locale,
-    field: &'static str,
-    money: &Money,
-) -> Result<AmountText, ConsentError> {
-    let bad = || ConsentError::BadMoney {
-        field,
-        amount: money.amount.clone(),
-        currency: money.currency.clone(),
-    };
+pub(crate) fn amount_text(locale: &Locale, field: &'static str, money: &Money) -> Result<AmountText, ConsentError> {
+    let bad = || ConsentError::BadMoney { field, amount: money.amount.clone(), currency: money.currency.clone() };
     let amount = Amount::parse(&money.amount, &money.currency).map_err(|_| bad())?;
     let decimal = Decimal::try_from_str(&amount.to_canonical_string()).map_err(|_| bad())?;
     Ok(AmountText {
@@ -51,11 +40,7 @@ pub(crate) fn amount_text(
 }
 
 /// An amount alone: "CAD 180.00", "180,00 CAD".
-pub fn money_words(
-    locale: &Locale,
-    field: &'static str,
-    money: &Money,
-) -> Result<String, ConsentError> {
+pub fn money_words(locale: &Locale, field: &'static str, money: &Money) -> Result<String, ConsentError> {
     let text = amount_text(locale, field, money)?;
     locale.message("money", &text.args())
 }
@@ -65,10 +50,7 @@ pub fn money_words(
 pub fn price_words(locale: &Locale, total: &Money, payee: &str) -> Result<String, ConsentError> {
     let text = amount_text(locale, "total", total)?;
     let [currency, amount] = text.args();
-    locale.message(
-        "price",
-        &[currency, amount, ("payee", FluentValue::from(payee))],
-    )
+    locale.message("price", &[currency, amount, ("payee", FluentValue::from(payee))])
 }
 
 #[cfg(test)]
@@ -91,14 +73,7 @@ mod tests {
     #[test]
     fn invalid_amounts_are_refused() {
         let en = Locale::new(Language::English).unwrap();
-        for (a, c) in [
-            ("79.001", "CAD"),
-            ("125.0", "JPY"),
-            ("-1", "CAD"),
-            ("1e3", "CAD"),
-            ("", "CAD"),
-            ("1", "cad"),
-        ] {
+        for (a, c) in [("79.001", "CAD"), ("125.0", "JPY"), ("-1", "CAD"), ("1e3", "CAD"), ("", "CAD"), ("1", "cad")] {
             assert!(money_words(&en, "t", &Money::new(a, c)).is_err(), "{a} {c}");
         }
     }

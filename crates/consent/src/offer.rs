@@ -42,25 +42,13 @@ pub fn identity(
     match (name, domain) {
         (Some(name), Some(domain)) => locale.message(
             "identity-verified",
-            &[
-                ("name", inert::name(locale, name)?.into()),
-                ("domain", domain.as_ascii().into()),
-            ],
+            &[("name", inert::name(locale, name)?.into()), ("domain", domain.as_ascii().into())],
         ),
-        (None, Some(domain)) => locale.message(
-            "identity-verified",
-            &[
-                ("name", id_shown.into()),
-                ("domain", domain.as_ascii().into()),
-            ],
-        ),
-        (Some(name), None) => locale.message(
-            "identity-unverified",
-            &[
-                ("name", inert::name(locale, name)?.into()),
-                ("id", id_shown.into()),
-            ],
-        ),
+        (None, Some(domain)) => {
+            locale.message("identity-verified", &[("name", id_shown.into()), ("domain", domain.as_ascii().into())])
+        }
+        (Some(name), None) => locale
+            .message("identity-unverified", &[("name", inert::name(locale, name)?.into()), ("id", id_shown.into())]),
         (None, None) => locale.message("identity-unverified-id", &[("id", id_shown.into())]),
     }
 }
@@ -74,10 +62,7 @@ pub fn host_identity(locale: &Locale, offer: &VerifiedOffer) -> Result<String, C
 /// The host as the subject of a sentence ("paid to Harbourview Dental directly",
 /// "Maple Street Auto keeps …"): its name, else its id.
 pub fn host_name(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
-    let name = claims
-        .host
-        .as_ref()
-        .map_or(claims.iss.as_str(), |h| h.name.as_str());
+    let name = claims.host.as_ref().map_or(claims.iss.as_str(), |h| h.name.as_str());
     inert::name(locale, name)
 }
 
@@ -87,10 +72,7 @@ fn service_only(locale: &Locale, claims: &OfferClaims) -> Result<String, Consent
     match claims.resource_name.as_ref().or(claims.resource.as_ref()) {
         Some(resource) => locale.message(
             "service-resource",
-            &[
-                ("service", service.into()),
-                ("resource", inert::name(locale, resource)?.into()),
-            ],
+            &[("service", service.into()), ("resource", inert::name(locale, resource)?.into())],
         ),
         None => Ok(service),
     }
@@ -105,16 +87,9 @@ pub fn what_words(locale: &Locale, offer: &VerifiedOffer) -> Result<String, Cons
     match claims.resource_name.as_ref().or(claims.resource.as_ref()) {
         Some(resource) => locale.message(
             "offer-what-resource",
-            &[
-                ("service", service.into()),
-                ("resource", inert::name(locale, resource)?.into()),
-                ("host", host.into()),
-            ],
+            &[("service", service.into()), ("resource", inert::name(locale, resource)?.into()), ("host", host.into())],
         ),
-        None => locale.message(
-            "offer-what",
-            &[("service", service.into()), ("host", host.into())],
-        ),
+        None => locale.message("offer-what", &[("service", service.into()), ("host", host.into())]),
     }
 }
 
@@ -129,30 +104,14 @@ pub fn when_words(locale: &Locale, claims: &OfferClaims) -> Result<String, Conse
     if claims.is_open_ended() && claims.slot.end.is_some() {
         return Err(ConsentError::EndConflict("offer"));
     }
-    let end = claims
-        .slot
-        .end
-        .as_deref()
-        .map(|end| parse_instant("slot.end", end))
-        .transpose()?;
+    let end = claims.slot.end.as_deref().map(|end| parse_instant("slot.end", end)).transpose()?;
     range_words(locale, start, end, clock(claims)?)
 }
 
 /// A place on one line: its name and address, in the order §5.2 lists them.
 pub fn place_words(locale: &Locale, place: &Place) -> Result<Option<String>, ConsentError> {
-    let fields = [
-        &place.name,
-        &place.street,
-        &place.locality,
-        &place.region,
-        &place.postal_code,
-        &place.country,
-    ];
-    let shown: Vec<String> = fields
-        .into_iter()
-        .flatten()
-        .map(|f| inert::name(locale, f))
-        .collect::<Result<_, _>>()?;
+    let fields = [&place.name, &place.street, &place.locality, &place.region, &place.postal_code, &place.country];
+    let shown: Vec<String> = fields.into_iter().flatten().map(|f| inert::name(locale, f)).collect::<Result<_, _>>()?;
     Ok((!shown.is_empty()).then(|| shown.join(", ")))
 }
 
@@ -168,20 +127,9 @@ pub fn offer_summary(locale: &Locale, offer: &VerifiedOffer) -> Result<String, C
     let mut clauses = vec![what_words(locale, offer)?, when_words(locale, claims)?];
     // Where: the place the offer names (§5.2 "Place"); otherwise the host's own premises,
     // by the one-line address the host signed, when it gave one.
-    let place = match claims
-        .place
-        .as_ref()
-        .map(|p| place_words(locale, p))
-        .transpose()?
-        .flatten()
-    {
+    let place = match claims.place.as_ref().map(|p| place_words(locale, p)).transpose()?.flatten() {
         Some(place) => Some(place),
-        None => claims
-            .host
-            .as_ref()
-            .and_then(|h| h.address.as_deref())
-            .map(|a| inert::name(locale, a))
-            .transpose()?,
+        None => claims.host.as_ref().and_then(|h| h.address.as_deref()).map(|a| inert::name(locale, a)).transpose()?,
     };
     if let Some(place) = place {
         clauses.push(locale.message("offer-place", &[("place", place.into())])?);
@@ -196,10 +144,7 @@ pub fn offer_summary(locale: &Locale, offer: &VerifiedOffer) -> Result<String, C
 }
 
 /// When the booker must reconfirm and what silence does (§5.10), if the offer asks.
-pub fn reconfirm_sentence(
-    locale: &Locale,
-    claims: &OfferClaims,
-) -> Result<Option<String>, ConsentError> {
+pub fn reconfirm_sentence(locale: &Locale, claims: &OfferClaims) -> Result<Option<String>, ConsentError> {
     let Some(reconfirm) = &claims.reconfirm else {
         return Ok(None);
     };
@@ -208,48 +153,28 @@ pub fn reconfirm_sentence(
     // §5.10: "confirm_by at start minus before".
     let due = start
         .checked_sub_signed(before)
-        .ok_or_else(|| ConsentError::BadDuration {
-            field: "reconfirm.before",
-            value: reconfirm.before.clone(),
-        })?;
+        .ok_or_else(|| ConsentError::BadDuration { field: "reconfirm.before", value: reconfirm.before.clone() })?;
     let deadline = instant_words(locale, due, clock(claims)?)?;
-    let id = match (
-        reconfirm.default,
-        duration_words(locale, "reconfirm.before", &reconfirm.before)?,
-    ) {
+    let id = match (reconfirm.default, duration_words(locale, "reconfirm.before", &reconfirm.before)?) {
         (ReconfirmDefault::Release, Some(before)) => {
             return locale
-                .message(
-                    "reconfirm-release",
-                    &[("deadline", deadline.into()), ("before", before.into())],
-                )
+                .message("reconfirm-release", &[("deadline", deadline.into()), ("before", before.into())])
                 .map(Some)
         }
         (ReconfirmDefault::Release, None) => "reconfirm-release-at-start",
     };
-    locale
-        .message(id, &[("deadline", deadline.into())])
-        .map(Some)
+    locale.message(id, &[("deadline", deadline.into())]).map(Some)
 }
 
 /// The latest time a host that approves each booking will answer (§5.2 `approval_by`).
-pub fn approval_sentence(
-    locale: &Locale,
-    claims: &OfferClaims,
-) -> Result<Option<String>, ConsentError> {
+pub fn approval_sentence(locale: &Locale, claims: &OfferClaims) -> Result<Option<String>, ConsentError> {
     let Some(approval_by) = &claims.approval_by else {
         return Ok(None);
     };
     let at = parse_instant("approval_by", approval_by)?;
     let deadline = instant_words(locale, at, clock(claims)?)?;
     locale
-        .message(
-            "approval-deadline",
-            &[
-                ("host", host_name(locale, claims)?.into()),
-                ("deadline", deadline.into()),
-            ],
-        )
+        .message("approval-deadline", &[("host", host_name(locale, claims)?.into()), ("deadline", deadline.into())])
         .map(Some)
 }
 
@@ -258,19 +183,13 @@ pub fn approval_sentence(
 pub fn retention_sentence(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
     let host = host_name(locale, claims)?;
     match retention_words(locale, &claims.retention)? {
-        Some(period) => locale.message(
-            "retention-kept",
-            &[("host", host.into()), ("period", period.into())],
-        ),
+        Some(period) => locale.message("retention-kept", &[("host", host.into()), ("period", period.into())]),
         None => locale.message("retention-none", &[("host", host.into())]),
     }
 }
 
 /// The terms every offer ends with: reconfirmation, approval deadline, retention.
-pub(crate) fn closing_lines(
-    locale: &Locale,
-    claims: &OfferClaims,
-) -> Result<Vec<String>, ConsentError> {
+pub(crate) fn closing_lines(locale: &Locale, claims: &OfferClaims) -> Result<Vec<String>, ConsentError> {
     let mut lines = Vec::new();
     lines.extend(reconfirm_sentence(locale, claims)?);
     lines.extend(approval_sentence(locale, claims)?);
@@ -279,23 +198,14 @@ pub(crate) fn closing_lines(
 }
 
 /// A booking offer, in full (§5.2, §5.3).
-pub fn render_booking_offer(
-    locale: &Locale,
-    offer: &VerifiedOffer,
-) -> Result<String, ConsentError> {
+pub fn render_booking_offer(locale: &Locale, offer: &VerifiedOffer) -> Result<String, ConsentError> {
     let mut lines = vec![offer_summary(locale, offer)?];
     lines.extend(closing_lines(locale, &offer.claims)?);
     Ok(lines.join("\n"))
 }
 
 fn place_or_host(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
-    match claims
-        .place
-        .as_ref()
-        .map(|p| place_words(locale, p))
-        .transpose()?
-        .flatten()
-    {
+    match claims.place.as_ref().map(|p| place_words(locale, p)).transpose()?.flatten() {
         Some(place) => Ok(place),
         None => locale.message("place-host", &[]),
     }
@@ -318,16 +228,10 @@ pub fn render_change_offer(
     proposed: &VerifiedOffer,
 ) -> Result<String, ConsentError> {
     let new = &proposed.claims;
-    let booking_id = new
-        .booking_id
-        .as_deref()
-        .ok_or(ConsentError::ChangeOfferMismatch("it names no booking_id"))?;
+    let booking_id = new.booking_id.as_deref().ok_or(ConsentError::ChangeOfferMismatch("it names no booking_id"))?;
     let mut lines = vec![locale.message(
         "change-heading",
-        &[
-            ("booking", inert::name(locale, booking_id)?.into()),
-            ("host", host_identity(locale, proposed)?.into()),
-        ],
+        &[("booking", inert::name(locale, booking_id)?.into()), ("host", host_identity(locale, proposed)?.into())],
     )?];
     match current {
         None => lines.push(locale.message("change-no-current", &[])?),
@@ -344,40 +248,17 @@ pub fn render_change_offer(
                 }
                 Ok(())
             };
-            compare(
-                "change-what",
-                service_only(locale, old)?,
-                service_only(locale, new)?,
-            )?;
-            compare(
-                "change-time",
-                when_words(locale, old)?,
-                when_words(locale, new)?,
-            )?;
-            compare(
-                "change-place",
-                place_or_host(locale, old)?,
-                place_or_host(locale, new)?,
-            )?;
-            compare(
-                "change-party",
-                old.party_size.unwrap_or(1).to_string(),
-                new.party_size.unwrap_or(1).to_string(),
-            )?;
-            compare(
-                "change-price",
-                price_or_none(locale, old)?,
-                price_or_none(locale, new)?,
-            )?;
+            compare("change-what", service_only(locale, old)?, service_only(locale, new)?)?;
+            compare("change-time", when_words(locale, old)?, when_words(locale, new)?)?;
+            compare("change-place", place_or_host(locale, old)?, place_or_host(locale, new)?)?;
+            compare("change-party", old.party_size.unwrap_or(1).to_string(), new.party_size.unwrap_or(1).to_string())?;
+            compare("change-price", price_or_none(locale, old)?, price_or_none(locale, new)?)?;
             if !changed {
                 lines.push(locale.message("change-nothing", &[])?);
             }
         }
     }
-    lines.push(locale.message(
-        "change-new-terms",
-        &[("summary", offer_summary(locale, proposed)?.into())],
-    )?);
+    lines.push(locale.message("change-new-terms", &[("summary", offer_summary(locale, proposed)?.into())])?);
     lines.extend(closing_lines(locale, new)?);
     Ok(lines.join("\n"))
 }

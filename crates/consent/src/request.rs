@@ -187,10 +187,7 @@ pub enum ConsentRequest {
     BookingOffer(VerifiedOffer),
     /// A closed mandate over a change offer (§5.7), shown against the booking's current
     /// contract when the key app has it.
-    ChangeOffer {
-        current: Option<VerifiedOffer>,
-        proposed: VerifiedOffer,
-    },
+    ChangeOffer { current: Option<VerifiedOffer>, proposed: VerifiedOffer },
     /// A root mandate (§3.3).
     OpenMandate(OpenMandateRequest),
     /// A management mandate (§3.3).
@@ -202,8 +199,5 @@ pub enum ConsentRequest {
     /// A rule (§7.9).
     Rule(RuleRequest),
     /// Pairing a new agent (API.md "Pairing").
-    Pairing {
-        agent_name: String,
-        fingerprint: String,
-    },
+    Pairing { agent_name: String, fingerprint: String },
 }

@@ -34,51 +34,29 @@ fn zone_name(locale: &Locale, tz: &str, at: i64) -> Result<String, ConsentError>
 }
 
 /// A rule, in full.
-pub fn render_rule(
-    locale: &Locale,
-    req: &RuleRequest,
-    contacts: &Contacts,
-) -> Result<String, ConsentError> {
+pub fn render_rule(locale: &Locale, req: &RuleRequest, contacts: &Contacts) -> Result<String, ConsentError> {
     let rule = &req.rule;
-    let mut lines = vec![locale.message(
-        "rule-intro",
-        &[("label", inert::quoted(locale, &rule.label)?.into())],
-    )?];
+    let mut lines = vec![locale.message("rule-intro", &[("label", inert::quoted(locale, &rule.label)?.into())])?];
 
     lines.push(match &rule.services {
         None => locale.message("rule-any-service", &[])?,
         Some(services) => {
-            let names: Vec<String> = services
-                .iter()
-                .map(|s| inert::name(locale, s))
-                .collect::<Result<_, _>>()?;
-            locale.message(
-                "rule-services",
-                &[("services", locale.and_list(&names)?.into())],
-            )?
+            let names: Vec<String> = services.iter().map(|s| inert::name(locale, s)).collect::<Result<_, _>>()?;
+            locale.message("rule-services", &[("services", locale.and_list(&names)?.into())])?
         }
     });
 
     lines.push(match &rule.weekdays {
         None => locale.message("rule-any-day", &[])?,
         Some(days) => {
-            let tz = rule
-                .tz
-                .as_deref()
-                .ok_or(ConsentError::RuleWeekdaysWithoutZone)?;
+            let tz = rule.tz.as_deref().ok_or(ConsentError::RuleWeekdaysWithoutZone)?;
             let mut parsed: Vec<Weekday> = days.iter().map(|d| weekday(*d)).collect();
             parsed.sort_by_key(|d| d.num_days_from_monday());
             parsed.dedup();
-            let names: Vec<String> = parsed
-                .into_iter()
-                .map(|d| weekday_name(locale, d))
-                .collect::<Result<_, _>>()?;
+            let names: Vec<String> = parsed.into_iter().map(|d| weekday_name(locale, d)).collect::<Result<_, _>>()?;
             locale.message(
                 "rule-days",
-                &[
-                    ("days", locale.and_list(&names)?.into()),
-                    ("zone", zone_name(locale, tz, rule.iat)?.into()),
-                ],
+                &[("days", locale.and_list(&names)?.into()), ("zone", zone_name(locale, tz, rule.iat)?.into())],
             )?
         }
     });
@@ -90,16 +68,10 @@ pub fn render_rule(
                 .iter()
                 .map(|p| match contacts.name_of(p) {
                     Some(name) => inert::name(locale, name),
-                    None => locale.message(
-                        "organizer-unknown",
-                        &[("principal", inert::name(locale, p)?.into())],
-                    ),
+                    None => locale.message("organizer-unknown", &[("principal", inert::name(locale, p)?.into())]),
                 })
                 .collect::<Result<_, _>>()?;
-            locale.message(
-                "rule-organizers",
-                &[("organizers", locale.or_list(&names)?.into())],
-            )?
+            locale.message("rule-organizers", &[("organizers", locale.or_list(&names)?.into())])?
         }
     });
 
@@ -107,10 +79,7 @@ pub fn render_rule(
     lines.push(match &req.agent.name {
         Some(name) => locale.message(
             "rule-agent",
-            &[
-                ("agent", inert::quoted(locale, name)?.into()),
-                ("fingerprint", fingerprint.into()),
-            ],
+            &[("agent", inert::quoted(locale, name)?.into()), ("fingerprint", fingerprint.into())],
         )?,
         None => locale.message("rule-agent-unknown", &[("fingerprint", fingerprint.into())])?,
     });
@@ -121,11 +90,7 @@ pub fn render_rule(
 }
 
 /// Pairing a new agent: its name and the fingerprint it shows (API.md "Pairing").
-pub fn render_pairing(
-    locale: &Locale,
-    agent_name: &str,
-    fingerprint: &str,
-) -> Result<String, ConsentError> {
+pub fn render_pairing(locale: &Locale, agent_name: &str, fingerprint: &str) -> Result<String, ConsentError> {
     Ok([
         locale.message(
             "pairing",

@@ -21,9 +21,7 @@
 
 use std::fmt;
 
-use chrono::{
-    DateTime, Datelike, FixedOffset, NaiveDate, NaiveTime, Offset, TimeZone as _, Timelike, Utc,
-};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveTime, Offset, TimeZone as _, Timelike, Utc};
 use chrono_tz::Tz;
 use fluent_bundle::FluentValue;
 use icu::datetime::input::{Date, DateTime as IcuDateTime, Time, TimeZone, UtcOffset};
@@ -45,18 +43,12 @@ pub(crate) enum Clock<'a> {
 impl<'a> Clock<'a> {
     /// The clock of an IANA zone name, refused when the key app does not know it.
     pub(crate) fn zone(field: &'static str, name: &'a str) -> Result<Self, ConsentError> {
-        let tz: Tz = name.parse().map_err(|_| ConsentError::UnknownTimeZone {
-            field,
-            value: name.to_owned(),
-        })?;
+        let tz: Tz = name.parse().map_err(|_| ConsentError::UnknownTimeZone { field, value: name.to_owned() })?;
         Ok(Clock::Zone { name, tz })
     }
 
     /// The zone's clock when there is one, else the time's own offset.
-    pub(crate) fn zone_or_own(
-        field: &'static str,
-        name: Option<&'a str>,
-    ) -> Result<Self, ConsentError> {
+    pub(crate) fn zone_or_own(field: &'static str, name: Option<&'a str>) -> Result<Self, ConsentError> {
         match name {
             Some(name) => Self::zone(field, name),
             None => Ok(Clock::OwnOffset),
@@ -77,33 +69,17 @@ fn wall(instant: DateTime<FixedOffset>, clock: Clock<'_>) -> Wall {
         Clock::Zone { tz, .. } => instant.with_timezone(&tz).fixed_offset(),
         Clock::OwnOffset => instant,
     };
-    Wall {
-        date: local.date_naive(),
-        time: local.time(),
-        offset_seconds: local.offset().fix().local_minus_utc(),
-    }
+    Wall { date: local.date_naive(), time: local.time(), offset_seconds: local.offset().fix().local_minus_utc() }
 }
 
 /// Parses an RFC 3339 date-time with an offset, with `schcp`'s strict parser (§2.1 "Formats").
-pub(crate) fn parse_instant(
-    field: &'static str,
-    value: &str,
-) -> Result<DateTime<FixedOffset>, ConsentError> {
-    schcp::datetime::parse_date_time(value).map_err(|_| ConsentError::BadDateTime {
-        field,
-        value: value.to_owned(),
-    })
+pub(crate) fn parse_instant(field: &'static str, value: &str) -> Result<DateTime<FixedOffset>, ConsentError> {
+    schcp::datetime::parse_date_time(value).map_err(|_| ConsentError::BadDateTime { field, value: value.to_owned() })
 }
 
 /// A NumericDate (seconds since the epoch, UTC).
-pub(crate) fn numeric_date(
-    field: &'static str,
-    value: i64,
-) -> Result<DateTime<FixedOffset>, ConsentError> {
-    Utc.timestamp_opt(value, 0)
-        .single()
-        .map(|t| t.fixed_offset())
-        .ok_or(ConsentError::BadNumericDate { field, value })
+pub(crate) fn numeric_date(field: &'static str, value: i64) -> Result<DateTime<FixedOffset>, ConsentError> {
+    Utc.timestamp_opt(value, 0).single().map(|t| t.fixed_offset()).ok_or(ConsentError::BadNumericDate { field, value })
 }
 
 /// Collects a formatted value together with the spans of its parts.
@@ -123,11 +99,7 @@ impl fmt::Write for PartsSink {
 impl PartsWrite for PartsSink {
     type SubPartsWrite = Self;
 
-    fn with_part(
-        &mut self,
-        part: Part,
-        mut f: impl FnMut(&mut Self::SubPartsWrite) -> fmt::Result,
-    ) -> fmt::Result {
+    fn with_part(&mut self, part: Part, mut f: impl FnMut(&mut Self::SubPartsWrite) -> fmt::Result) -> fmt::Result {
         let start = self.text.len();
         f(self)?;
         self.parts.push((start, self.text.len(), part));
@@ -144,10 +116,7 @@ impl PartsSink {
     }
 
     fn span(&self, part: Part) -> Option<(usize, usize)> {
-        self.parts
-            .iter()
-            .find(|(_, _, p)| *p == part)
-            .map(|(start, end, _)| (*start, *end))
+        self.parts.iter().find(|(_, _, p)| *p == part).map(|(start, end, _)| (*start, *end))
     }
 
     fn part(&self, part: Part) -> Option<&str> {
@@ -158,20 +127,15 @@ impl PartsSink {
 fn icu_date(date: NaiveDate) -> Result<Date<icu::calendar::Iso>, ConsentError> {
     let month = u8::try_from(date.month()).unwrap_or(0);
     let day = u8::try_from(date.day()).unwrap_or(0);
-    Date::try_new_iso(date.year(), month, day).map_err(|e| ConsentError::Icu {
-        what: "dates",
-        detail: format!("{e:?}"),
-    })
+    Date::try_new_iso(date.year(), month, day)
+        .map_err(|e| ConsentError::Icu { what: "dates", detail: format!("{e:?}") })
 }
 
 fn icu_time(time: NaiveTime) -> Result<Time, ConsentError> {
     let h = u8::try_from(time.hour()).unwrap_or(99);
     let m = u8::try_from(time.minute()).unwrap_or(99);
     let s = u8::try_from(time.second()).unwrap_or(99);
-    Time::try_new(h, m, s, 0).map_err(|e| ConsentError::Icu {
-        what: "times",
-        detail: format!("{e:?}"),
-    })
+    Time::try_new(h, m, s, 0).map_err(|e| ConsentError::Icu { what: "times", detail: format!("{e:?}") })
 }
 
 /// A local date in words: "Thursday 15 October 2026", "jeudi 15 octobre 2026".
@@ -180,10 +144,7 @@ pub fn date_words(locale: &Locale, date: NaiveDate) -> Result<String, ConsentErr
     let sink = PartsSink::of(&formatted);
     let missing = || ConsentError::Icu {
         what: "dates",
-        detail: format!(
-            "CLDR date {:?} lacks a weekday, day, month or year",
-            sink.text
-        ),
+        detail: format!("CLDR date {:?} lacks a weekday, day, month or year", sink.text),
     };
     let weekday = sink.part(parts::WEEKDAY).ok_or_else(missing)?;
     let day = sink.part(parts::DAY).ok_or_else(missing)?;
@@ -201,10 +162,7 @@ pub fn date_words(locale: &Locale, date: NaiveDate) -> Result<String, ConsentErr
 }
 
 /// A weekday's name, standalone ("Saturday", "samedi"), from CLDR.
-pub(crate) fn weekday_name(
-    locale: &Locale,
-    weekday: chrono::Weekday,
-) -> Result<String, ConsentError> {
+pub(crate) fn weekday_name(locale: &Locale, weekday: chrono::Weekday) -> Result<String, ConsentError> {
     // Monday 12 October 2026, plus the weekday's distance from Monday.
     let monday = NaiveDate::from_ymd_opt(2026, 10, 12).unwrap_or_default();
     let date = monday + chrono::Days::new(u64::from(weekday.num_days_from_monday()));
@@ -220,21 +178,13 @@ struct TimeText {
 
 fn time_text(locale: &Locale, time: NaiveTime) -> Result<TimeText, ConsentError> {
     let icu = icu_time(time)?;
-    let formatter = if time.second() == 0 {
-        &locale.icu.time_hm
-    } else {
-        &locale.icu.time_hms
-    };
+    let formatter = if time.second() == 0 { &locale.icu.time_hm } else { &locale.icu.time_hms };
     let sink = PartsSink::of(&formatter.format(&icu));
     let full = normalise_spaces(&sink.text);
     let bare = sink.span(parts::DAY_PERIOD).map(|(start, end)| {
         let before = sink.text[..start].trim_end_matches(|c: char| c.is_whitespace());
         let after = sink.text[end..].trim_start_matches(|c: char| c.is_whitespace());
-        let bare = if after.is_empty() {
-            before.to_owned()
-        } else {
-            format!("{before} {after}")
-        };
+        let bare = if after.is_empty() { before.to_owned() } else { format!("{before} {after}") };
         (normalise_spaces(&bare), sink.text[start..end].to_owned())
     });
     Ok(TimeText { full, bare })
@@ -242,19 +192,13 @@ fn time_text(locale: &Locale, time: NaiveTime) -> Result<TimeText, ConsentError>
 
 /// The name of the clock a wall time was read off: "Pacific time", "GMT-04:00".
 fn zone_words(locale: &Locale, wall: &Wall, clock: Clock<'_>) -> Result<String, ConsentError> {
-    let offset =
-        UtcOffset::try_from_seconds(wall.offset_seconds).map_err(|e| ConsentError::Icu {
-            what: "UTC offsets",
-            detail: format!("{e:?}"),
-        })?;
+    let offset = UtcOffset::try_from_seconds(wall.offset_seconds)
+        .map_err(|e| ConsentError::Icu { what: "UTC offsets", detail: format!("{e:?}") })?;
     let id = match clock {
         Clock::Zone { name, .. } => TimeZone::from_iana_id(name),
         Clock::OwnOffset => TimeZone::UNKNOWN,
     };
-    let at = IcuDateTime {
-        date: icu_date(wall.date)?,
-        time: icu_time(wall.time)?,
-    };
+    let at = IcuDateTime { date: icu_date(wall.date)?, time: icu_time(wall.time)? };
     let info = id.with_offset(Some(offset)).at_date_time(at);
     let name = if id.is_unknown() {
         locale.icu.zone_offset.format(&info).to_string()
@@ -275,12 +219,7 @@ fn zone_words(locale: &Locale, wall: &Wall, clock: Clock<'_>) -> Result<String, 
 ///
 /// `tz` is the IANA zone to show it in (`host.tz`, a contract's `tz`); without one the
 /// slot is shown at its own UTC offset.
-pub fn slot_words(
-    locale: &Locale,
-    start: &str,
-    end: Option<&str>,
-    tz: Option<&str>,
-) -> Result<String, ConsentError> {
+pub fn slot_words(locale: &Locale, start: &str, end: Option<&str>, tz: Option<&str>) -> Result<String, ConsentError> {
     let clock = Clock::zone_or_own("tz", tz)?;
     let start_at = parse_instant("start", start)?;
     let end_at = end.map(|end| parse_instant("end", end)).transpose()?;
@@ -298,20 +237,11 @@ pub(crate) fn range_words(
     let zone = zone_words(locale, &from, clock)?;
     let start_text = time_text(locale, from.time)?;
     let Some(end_at) = end_at else {
-        return locale.message(
-            "slot-open",
-            &[
-                ("date", date.into()),
-                ("start", start_text.full.into()),
-                ("zone", zone.into()),
-            ],
-        );
+        return locale
+            .message("slot-open", &[("date", date.into()), ("start", start_text.full.into()), ("zone", zone.into())]);
     };
     if end_at <= start_at {
-        return Err(ConsentError::EndBeforeStart {
-            start: start_at.to_rfc3339(),
-            end: end_at.to_rfc3339(),
-        });
+        return Err(ConsentError::EndBeforeStart { start: start_at.to_rfc3339(), end: end_at.to_rfc3339() });
     }
     let to = wall(end_at, clock);
     let end_text = time_text(locale, to.time)?;

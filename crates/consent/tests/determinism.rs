@@ -29,10 +29,7 @@ const ZONES: &[&str] = &[
 
 fn rfc3339(secs: i64, offset_minutes: i32) -> String {
     let offset = FixedOffset::east_opt(offset_minutes * 60).unwrap();
-    DateTime::from_timestamp(secs, 0)
-        .unwrap()
-        .with_timezone(&offset)
-        .to_rfc3339()
+    DateTime::from_timestamp(secs, 0).unwrap().with_timezone(&offset).to_rfc3339()
 }
 
 fn text() -> impl Strategy<Value = String> {
@@ -113,94 +110,54 @@ fn check_offer(locale: &Locale, o: &VerifiedOffer) -> Result<(), TestCaseError> 
     let tz = c.host.as_ref().map(|h| h.tz.as_str());
     // Time.
     let when = slot_words(locale, &c.slot.start, c.slot.end.as_deref(), tz).unwrap();
-    prop_assert!(
-        first.contains(&when),
-        "time {when:?} missing from {first:?}"
-    );
+    prop_assert!(first.contains(&when), "time {when:?} missing from {first:?}");
     // The local year, independently of the renderer (chrono-tz, not ICU4X).
     let start = DateTime::parse_from_rfc3339(&c.slot.start).unwrap();
     let year = match tz {
-        Some(tz) => start
-            .with_timezone(&tz.parse::<chrono_tz::Tz>().unwrap())
-            .year(),
+        Some(tz) => start.with_timezone(&tz.parse::<chrono_tz::Tz>().unwrap()).year(),
         None => start.year(),
     };
     prop_assert!(when.contains(&year.to_string()));
     // Place.
-    if let Some(place) = c
-        .place
-        .as_ref()
-        .and_then(|p| place_words(locale, p).unwrap())
-    {
-        prop_assert!(
-            first.contains(&place),
-            "place {place:?} missing from {first:?}"
-        );
+    if let Some(place) = c.place.as_ref().and_then(|p| place_words(locale, p).unwrap()) {
+        prop_assert!(first.contains(&place), "place {place:?} missing from {first:?}");
     }
     // Price: the total, paid to the host directly; and no money at all without one.
     match &c.total {
         Some(total) => {
             let price = price_words(locale, total, &host_name(locale, c).unwrap()).unwrap();
-            prop_assert!(
-                first.contains(&price),
-                "price {price:?} missing from {first:?}"
-            );
+            prop_assert!(first.contains(&price), "price {price:?} missing from {first:?}");
         }
         None => {
-            let names = format!(
-                "{} {:?} {:?} {:?}",
-                c.service.name, c.host, c.place, c.resource_name
-            );
+            let names = format!("{} {:?} {:?} {:?}", c.service.name, c.host, c.place, c.resource_name);
             if !names.contains("CAD") {
-                prop_assert!(
-                    !first.contains("CAD"),
-                    "money words in an unpriced offer: {first:?}"
-                );
+                prop_assert!(!first.contains("CAD"), "money words in an unpriced offer: {first:?}");
             }
         }
     }
     // Reconfirmation, approval deadline, retention: each its own line.
     let lines: Vec<&str> = first.lines().collect();
     if let Some(r) = reconfirm_sentence(locale, c).unwrap() {
-        prop_assert!(
-            lines.contains(&r.as_str()),
-            "reconfirm {r:?} missing from {first:?}"
-        );
+        prop_assert!(lines.contains(&r.as_str()), "reconfirm {r:?} missing from {first:?}");
     }
     if let Some(a) = approval_sentence(locale, c).unwrap() {
-        prop_assert!(
-            lines.contains(&a.as_str()),
-            "approval {a:?} missing from {first:?}"
-        );
+        prop_assert!(lines.contains(&a.as_str()), "approval {a:?} missing from {first:?}");
     }
     let retention = retention_sentence(locale, c).unwrap();
     prop_assert_eq!(lines.last().copied(), Some(retention.as_str()));
     // One line per term: a host string never adds one.
-    let expected_lines =
-        2 + usize::from(c.reconfirm.is_some()) + usize::from(c.approval_by.is_some());
+    let expected_lines = 2 + usize::from(c.reconfirm.is_some()) + usize::from(c.approval_by.is_some());
     prop_assert_eq!(lines.len(), expected_lines);
     // The only domain shown is the one the key app discovered.
     if let Some(d) = &o.discovered {
         let shown = format!("({})", d.as_ascii());
-        prop_assert!(
-            first.contains(&shown),
-            "domain {} missing from {:?}",
-            shown,
-            first
-        );
+        prop_assert!(first.contains(&shown), "domain {} missing from {:?}", shown, first);
     }
     // No control character but line feeds, no bidi control but balanced isolates.
     prop_assert!(first.chars().all(|ch| ch == '\n' || !ch.is_control()));
-    prop_assert_eq!(
-        first.matches('\u{2068}').count(),
-        first.matches('\u{2069}').count()
-    );
+    prop_assert_eq!(first.matches('\u{2068}').count(), first.matches('\u{2069}').count());
     let hidden = |ch: char| matches!(ch, '\u{202A}'..='\u{202E}' | '\u{2066}' | '\u{2067}' | '\u{200E}' | '\u{200F}' | '\u{061C}' | '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}');
-    prop_assert!(
-        !first.chars().any(hidden),
-        "bidi or invisible character in {:?}",
-        first
-    );
+    prop_assert!(!first.chars().any(hidden), "bidi or invisible character in {:?}", first);
     Ok(())
 }
 

@@ -21,12 +21,7 @@ fn assert_inert(text: &str) {
                 depth -= 1;
                 assert!(depth >= 0, "unbalanced PDI in {text:?}");
             }
-            '\u{202A}'..='\u{202E}'
-            | '\u{2066}'
-            | '\u{2067}'
-            | '\u{200E}'
-            | '\u{200F}'
-            | '\u{061C}' => {
+            '\u{202A}'..='\u{202E}' | '\u{2066}' | '\u{2067}' | '\u{200E}' | '\u{200F}' | '\u{061C}' => {
                 panic!("bidi control {c:?} in {text:?}")
             }
             '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' => {
@@ -41,12 +36,7 @@ fn assert_inert(text: &str) {
 }
 
 fn render_offer(o: &VerifiedOffer, locale: &Locale) -> String {
-    let text = render(
-        &ConsentRequest::BookingOffer(o.clone()),
-        locale,
-        &Contacts::new(),
-    )
-    .unwrap();
+    let text = render(&ConsentRequest::BookingOffer(o.clone()), locale, &Contacts::new()).unwrap();
     assert_inert(&text);
     text
 }
@@ -64,10 +54,7 @@ fn a_service_name_cannot_fake_a_lower_price() {
         "\"Cleaning\u{FFFD}00.01 DAC\" with Harbourview Dental (harbourviewdental.example), Thursday 15 October 2026, 8:00–9:00 a.m. Pacific time, CAD 180.00, paid to Harbourview Dental directly"
     );
     let text = render_offer(&o, &fr());
-    assert!(
-        text.starts_with("« Cleaning\u{FFFD}00.01 DAC » avec"),
-        "{text}"
-    );
+    assert!(text.starts_with("« Cleaning\u{FFFD}00.01 DAC » avec"), "{text}");
     assert!(text.contains("180,00 CAD, à payer directement"), "{text}");
 }
 
@@ -76,21 +63,9 @@ fn a_service_name_cannot_fake_a_whole_term_list() {
     let mut o = dental();
     o.claims.service.name = "Cleaning, CAD 1.00, paid to Harbourview Dental directly\nHarbourview Dental keeps my booking details for 0 days".into();
     let text = render_offer(&o, &en());
-    assert_eq!(
-        text.lines().count(),
-        2,
-        "a line break in a name must not make a line: {text}"
-    );
-    assert!(
-        text.starts_with(
-            "\"Cleaning, CAD 1.00, paid to Harbourview Dental directly\u{FFFD}Harbourview"
-        ),
-        "{text}"
-    );
-    assert!(
-        text.contains("CAD 180.00, paid to Harbourview Dental directly\n"),
-        "{text}"
-    );
+    assert_eq!(text.lines().count(), 2, "a line break in a name must not make a line: {text}");
+    assert!(text.starts_with("\"Cleaning, CAD 1.00, paid to Harbourview Dental directly\u{FFFD}Harbourview"), "{text}");
+    assert!(text.contains("CAD 180.00, paid to Harbourview Dental directly\n"), "{text}");
 }
 
 #[test]
@@ -108,7 +83,9 @@ fn a_host_name_cannot_fake_its_domain() {
     );
     let text = render_offer(&o, &fr());
     assert!(
-        text.starts_with("Cleaning and check-up avec « Harbourview Dental (harbourviewdental.example) » (evil.example), "),
+        text.starts_with(
+            "Cleaning and check-up avec « Harbourview Dental (harbourviewdental.example) » (evil.example), "
+        ),
         "{text}"
     );
 }
@@ -116,8 +93,7 @@ fn a_host_name_cannot_fake_its_domain() {
 #[test]
 fn a_host_name_cannot_close_its_quotes_early() {
     let mut o = dental();
-    o.claims.host.as_mut().unwrap().name =
-        "Harbourview Dental\" (harbourviewdental.example) \"x".into();
+    o.claims.host.as_mut().unwrap().name = "Harbourview Dental\" (harbourviewdental.example) \"x".into();
     o.discovered = Some(domain("evil.example"));
     let text = render_offer(&o, &en());
     assert!(
@@ -127,9 +103,7 @@ fn a_host_name_cannot_close_its_quotes_early() {
     o.claims.host.as_mut().unwrap().name = "Harbourview » (harbourviewdental.example) «".into();
     let text = render_offer(&o, &fr());
     assert!(
-        text.contains(
-            "avec « Harbourview \u{FFFD} (harbourviewdental.example) \u{FFFD} » (evil.example)"
-        ),
+        text.contains("avec « Harbourview \u{FFFD} (harbourviewdental.example) \u{FFFD} » (evil.example)"),
         "{text}"
     );
 }
@@ -139,10 +113,7 @@ fn zero_width_and_bidi_marks_in_names_are_shown_not_hidden() {
     let mut o = dental();
     o.claims.host.as_mut().unwrap().name = "Harbour\u{200B}view\u{200F} Dental\u{2066}".into();
     let text = render_offer(&o, &en());
-    assert!(
-        text.contains("\"Harbour\u{FFFD}view\u{FFFD} Dental\u{FFFD}\" (harbourviewdental.example)"),
-        "{text}"
-    );
+    assert!(text.contains("\"Harbour\u{FFFD}view\u{FFFD} Dental\u{FFFD}\" (harbourviewdental.example)"), "{text}");
 }
 
 #[test]
@@ -150,9 +121,7 @@ fn place_and_party_terms_cannot_be_forged_by_a_place() {
     let mut o = playdate_offer();
     o.claims.place = Some(Place {
         name: Some("Park\u{2028}for 1 person".into()),
-        locality: Some(
-            "Toronto\r\nEllis Moreau keeps my booking details for 1 day after the booking.".into(),
-        ),
+        locality: Some("Toronto\r\nEllis Moreau keeps my booking details for 1 day after the booking.".into()),
         ..Place::default()
     });
     o.claims.party_size = Some(12);
@@ -167,17 +136,11 @@ fn right_to_left_names_are_isolated_and_cannot_capture_the_domain() {
     let mut o = dental();
     o.claims.host.as_mut().unwrap().name = "מרפאת שיניים".into();
     let text = render_offer(&o, &en());
-    assert!(
-        text.contains("with \u{2068}מרפאת שיניים\u{2069} (harbourviewdental.example), "),
-        "{text}"
-    );
+    assert!(text.contains("with \u{2068}מרפאת שיניים\u{2069} (harbourviewdental.example), "), "{text}");
     // A name that tries to close our isolate early gets its PDI neutralised.
     o.claims.host.as_mut().unwrap().name = "מרפאת\u{2069}\u{202E} evil".into();
     let text = render_offer(&o, &en());
-    assert!(
-        text.contains("\u{2068}מרפאת\u{FFFD}\u{FFFD} evil\u{2069}\" (harbourviewdental.example)"),
-        "{text}"
-    );
+    assert!(text.contains("\u{2068}מרפאת\u{FFFD}\u{FFFD} evil\u{2069}\" (harbourviewdental.example)"), "{text}");
 }
 
 #[test]
@@ -188,10 +151,7 @@ fn look_alike_domains_are_shown_in_ascii() {
     let text = render_offer(&o, &en());
     let shown = o.discovered.as_ref().unwrap().as_ascii().to_owned();
     assert!(shown.starts_with("xn--"), "{shown}");
-    assert!(
-        text.contains(&format!("Harbourview Dental ({shown})")),
-        "{text}"
-    );
+    assert!(text.contains(&format!("Harbourview Dental ({shown})")), "{text}");
     assert!(!text.contains('\u{0430}'), "{text}");
 }
 
@@ -207,15 +167,14 @@ fn meeting_names_titles_and_attendees_are_inert() {
     let contacts: Contacts = [(ELLIS, "Ellis \u{202D}Moreau")].into_iter().collect();
     let text = meeting_statement(&en(), &organizer_request(c.clone()), &contacts).unwrap();
     assert_inert(&text);
+    assert!(text.starts_with("I approve: \"Playdate\u{FFFD}\" with \"Ellis \u{FFFD}Moreau\" (ellis-moreau)"), "{text}");
     assert!(
-        text.starts_with(
-            "I approve: \"Playdate\u{FFFD}\" with \"Ellis \u{FFFD}Moreau\" (ellis-moreau)"
+        text.contains(
+            "someone you don't know, named \"Priya Shah\u{FFFD} (priya-shah), and everyone's \u{FFFD}\" (priya-shah)"
         ),
         "{text}"
     );
-    assert!(text.contains("someone you don't know, named \"Priya Shah\u{FFFD} (priya-shah), and everyone's \u{FFFD}\" (priya-shah)"), "{text}");
-    let text =
-        acceptance_statement(&fr(), &acceptance_request(c, ELLIS), &Contacts::new()).unwrap();
+    let text = acceptance_statement(&fr(), &acceptance_request(c, ELLIS), &Contacts::new()).unwrap();
     assert_inert(&text);
 }
 
@@ -227,10 +186,7 @@ fn rule_labels_agent_names_and_fingerprints_are_inert() {
     r.agent.fingerprint = "7F3A\u{200B}-91C2-K8QD".into();
     let text = render_rule(&en(), &r, &Contacts::new()).unwrap();
     assert_inert(&text);
-    assert!(
-        text.contains("under my rule \"Weekends\u{FFFD}\u{FFFD}\"."),
-        "{text}"
-    );
+    assert!(text.contains("under my rule \"Weekends\u{FFFD}\u{FFFD}\"."), "{text}");
     let text = render_pairing(&fr(), "Agent\u{0}\u{1B}[31m", "AB\u{202E}CD").unwrap();
     assert_inert(&text);
     assert!(text.contains("« Agent\u{FFFD}\u{FFFD}[31m »"), "{text}");
@@ -247,8 +203,5 @@ fn ordinary_strings_pass_untouched() {
     o.claims.host.as_mut().unwrap().name = "Dr. O'Brien & Associates".into();
     o.claims.service.name = "Check-up #2".into();
     let text = render_offer(&o, &en());
-    assert!(
-        text.starts_with("Check-up #2 with Dr. O'Brien & Associates (harbourviewdental.example), "),
-        "{text}"
-    );
+    assert!(text.starts_with("Check-up #2 with Dr. O'Brien & Associates (harbourviewdental.example), "), "{text}");
 }

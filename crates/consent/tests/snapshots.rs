@@ -53,14 +53,8 @@ fn offer_party_size_nothing_kept() {
     c.iss = "la-petite-table".into();
     c.host.as_mut().unwrap().name = "La Petite Table".into();
     c.host.as_mut().unwrap().tz = "America/Montreal".into();
-    c.service = ServiceRef {
-        id: "dinner".into(),
-        name: "Dinner".into(),
-    };
-    c.slot = Slot {
-        start: "2026-10-16T19:30:00-04:00".into(),
-        end: Some("2026-10-16T21:30:00-04:00".into()),
-    };
+    c.service = ServiceRef { id: "dinner".into(), name: "Dinner".into() };
+    c.slot = Slot { start: "2026-10-16T19:30:00-04:00".into(), end: Some("2026-10-16T21:30:00-04:00".into()) };
     c.price = None;
     c.total = None;
     c.lines = None;
@@ -91,12 +85,7 @@ fn offer_unverified_domain_never_shows_the_claimed_one() {
     o.discovered = None;
     offer("offer_unverified_domain", o.clone());
     for locale in [en(), fr()] {
-        let text = render(
-            &ConsentRequest::BookingOffer(o.clone()),
-            &locale,
-            &Contacts::new(),
-        )
-        .unwrap();
+        let text = render(&ConsentRequest::BookingOffer(o.clone()), &locale, &Contacts::new()).unwrap();
         assert!(!text.contains("harbourviewdental.example"), "{text}");
     }
 }
@@ -104,21 +93,12 @@ fn offer_unverified_domain_never_shows_the_claimed_one() {
 #[test]
 fn offer_times_across_noon_midnight_and_with_seconds() {
     let mut o = dental();
-    o.claims.slot = Slot {
-        start: "2026-10-15T11:30:00-07:00".into(),
-        end: Some("2026-10-15T12:15:00-07:00".into()),
-    };
+    o.claims.slot = Slot { start: "2026-10-15T11:30:00-07:00".into(), end: Some("2026-10-15T12:15:00-07:00".into()) };
     offer("offer_across_noon", o.clone());
-    o.claims.slot = Slot {
-        start: "2026-10-15T22:00:00-07:00".into(),
-        end: Some("2026-10-16T02:00:00-07:00".into()),
-    };
+    o.claims.slot = Slot { start: "2026-10-15T22:00:00-07:00".into(), end: Some("2026-10-16T02:00:00-07:00".into()) };
     offer("offer_across_midnight", o.clone());
     // Given in UTC; shown in the host's zone.
-    o.claims.slot = Slot {
-        start: "2026-10-15T15:00:30Z".into(),
-        end: Some("2026-10-15T16:00:00Z".into()),
-    };
+    o.claims.slot = Slot { start: "2026-10-15T15:00:30Z".into(), end: Some("2026-10-15T16:00:00Z".into()) };
     offer("offer_seconds_utc_input", o);
 }
 
@@ -138,10 +118,7 @@ fn offer_large_and_other_currency_amounts() {
     o.claims.price = Some(cad("1250"));
     o.claims.total = Some(cad("1250"));
     offer("offer_grouped_amount", o.clone());
-    o.claims.total = Some(Money {
-        amount: "12.5".into(),
-        currency: "BHD".into(),
-    });
+    o.claims.total = Some(Money { amount: "12.5".into(), currency: "BHD".into() });
     o.claims.price = o.claims.total.clone();
     offer("offer_three_decimal_currency", o);
 }
@@ -151,10 +128,7 @@ fn offer_approval_deadline_with_reconfirmation_and_place() {
     let mut o = playdate_offer();
     o.claims.slot.end = Some("2026-10-17T15:00:00-04:00".into());
     o.claims.open_end = None;
-    o.claims.reconfirm = Some(Reconfirm {
-        before: "PT2H".into(),
-        default: ReconfirmDefault::Release,
-    });
+    o.claims.reconfirm = Some(Reconfirm { before: "PT2H".into(), default: ReconfirmDefault::Release });
     o.claims.party_size = Some(3);
     o.claims.place = Some(Place {
         name: Some("Christie Pits".into()),
@@ -181,18 +155,12 @@ fn change_of(current: &VerifiedOffer) -> VerifiedOffer {
 fn change_offer_time_and_price() {
     let current = haircut();
     let mut new = change_of(&current);
-    new.claims.slot = Slot {
-        start: "2026-10-15T17:00:00-04:00".into(),
-        end: Some("2026-10-15T17:30:00-04:00".into()),
-    };
+    new.claims.slot = Slot { start: "2026-10-15T17:00:00-04:00".into(), end: Some("2026-10-15T17:30:00-04:00".into()) };
     new.claims.total = Some(cad("56.50"));
     new.claims.price = Some(cad("50.00"));
     check(
         "change_time_and_price",
-        &ConsentRequest::ChangeOffer {
-            current: Some(current),
-            proposed: new,
-        },
+        &ConsentRequest::ChangeOffer { current: Some(current), proposed: new },
         &Contacts::new(),
     );
 }
@@ -201,19 +169,13 @@ fn change_offer_time_and_price() {
 fn change_offer_place_resource_party() {
     let current = playdate_offer();
     let mut new = change_of(&current);
-    new.claims.place = Some(Place {
-        name: Some("Dufferin Grove Park".into()),
-        locality: Some("Toronto".into()),
-        ..Place::default()
-    });
+    new.claims.place =
+        Some(Place { name: Some("Dufferin Grove Park".into()), locality: Some("Toronto".into()), ..Place::default() });
     new.claims.party_size = Some(2);
     new.claims.resource_name = Some("the sandpit".into());
     check(
         "change_place_resource_party",
-        &ConsentRequest::ChangeOffer {
-            current: Some(current),
-            proposed: new,
-        },
+        &ConsentRequest::ChangeOffer { current: Some(current), proposed: new },
         &Contacts::new(),
     );
 }
@@ -222,38 +184,17 @@ fn change_offer_place_resource_party() {
 fn change_offer_without_current_terms_and_unchanged() {
     let current = oil_change();
     let mut new = change_of(&current);
-    new.claims.slot = Slot {
-        start: "2026-10-16T09:00:00-04:00".into(),
-        end: Some("2026-10-16T09:45:00-04:00".into()),
-    };
-    check(
-        "change_no_current",
-        &ConsentRequest::ChangeOffer {
-            current: None,
-            proposed: new,
-        },
-        &Contacts::new(),
-    );
+    new.claims.slot = Slot { start: "2026-10-16T09:00:00-04:00".into(), end: Some("2026-10-16T09:45:00-04:00".into()) };
+    check("change_no_current", &ConsentRequest::ChangeOffer { current: None, proposed: new }, &Contacts::new());
     let same = change_of(&current);
-    check(
-        "change_nothing",
-        &ConsentRequest::ChangeOffer {
-            current: Some(current),
-            proposed: same,
-        },
-        &Contacts::new(),
-    );
+    check("change_nothing", &ConsentRequest::ChangeOffer { current: Some(current), proposed: same }, &Contacts::new());
 }
 
 // ---- Mandates (§3.3) ----
 
 #[test]
 fn open_mandate_one_host() {
-    check(
-        "mandate_oil_change",
-        &ConsentRequest::OpenMandate(oil_change_mandate()),
-        &Contacts::new(),
-    );
+    check("mandate_oil_change", &ConsentRequest::OpenMandate(oil_change_mandate()), &Contacts::new());
 }
 
 #[test]
@@ -264,24 +205,12 @@ fn open_mandate_shared_and_unshared_limits() {
         name: Some("Speedy Lube".into()),
         domain: Some(domain("speedylube.example")),
     });
-    m.hosts.push(MandateHost {
-        id: "corner-garage".into(),
-        name: Some("Corner Garage".into()),
-        domain: None,
-    });
+    m.hosts.push(MandateHost { id: "corner-garage".into(), name: Some("Corner Garage".into()), domain: None });
     m.constraints.shared_limit = true;
-    check(
-        "mandate_shared_limit",
-        &ConsentRequest::OpenMandate(m.clone()),
-        &Contacts::new(),
-    );
+    check("mandate_shared_limit", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
     m.constraints.shared_limit = false;
     m.constraints.max_bookings = Some(2);
-    check(
-        "mandate_limit_each",
-        &ConsentRequest::OpenMandate(m),
-        &Contacts::new(),
-    );
+    check("mandate_limit_each", &ConsentRequest::OpenMandate(m), &Contacts::new());
 }
 
 /// An SD-JWT mandate (§3.4): the shared constraints, and each host's own member.
@@ -302,10 +231,8 @@ fn open_mandate_with_per_host_constraints() {
         "maple-street-auto".into(),
         MandateConstraints { services, max_price, max_bookings: Some(1), ..Default::default() },
     );
-    m.host_constraints.insert(
-        "speedy-lube".into(),
-        MandateConstraints { max_price: Some(cad("60.00")), ..Default::default() },
-    );
+    m.host_constraints
+        .insert("speedy-lube".into(), MandateConstraints { max_price: Some(cad("60.00")), ..Default::default() });
     check("mandate_per_host", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
 
     // Without a host's own member, the shared lines are exactly as for a JWS mandate.
@@ -321,21 +248,9 @@ fn open_mandate_without_constraints() {
     m.scope = vec![Action::Delegate, Action::Book, Action::Hold];
     m.constraints = MandateConstraints::default();
     m.tz = None;
-    check(
-        "mandate_no_limits",
-        &ConsentRequest::OpenMandate(m.clone()),
-        &Contacts::new(),
-    );
-    m.hosts = vec![MandateHost {
-        id: "*".into(),
-        name: None,
-        domain: None,
-    }];
-    check(
-        "mandate_any_host",
-        &ConsentRequest::OpenMandate(m),
-        &Contacts::new(),
-    );
+    check("mandate_no_limits", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
+    m.hosts = vec![MandateHost { id: "*".into(), name: None, domain: None }];
+    check("mandate_any_host", &ConsentRequest::OpenMandate(m), &Contacts::new());
 }
 
 #[test]
@@ -357,22 +272,14 @@ fn management_mandate() {
         scope: vec![Action::Reschedule, Action::Cancel],
         exp: 1_792_089_900,
     };
-    check(
-        "management_mandate",
-        &ConsentRequest::ManagementMandate(req),
-        &Contacts::new(),
-    );
+    check("management_mandate", &ConsentRequest::ManagementMandate(req), &Contacts::new());
 }
 
 // ---- Meetings (§5.12) ----
 
 #[test]
 fn meeting_organizer_spec() {
-    check(
-        "meeting_spec",
-        &ConsentRequest::MeetingContract(organizer_request(playdate_contract())),
-        &noors_contacts(),
-    );
+    check("meeting_spec", &ConsentRequest::MeetingContract(organizer_request(playdate_contract())), &noors_contacts());
     // With the members' offers: each calendar's approval deadline and retention follow.
     let mut req = organizer_request(playdate_contract());
     req.offers = vec![
@@ -381,32 +288,21 @@ fn meeting_organizer_spec() {
     ];
     req.offers[1].claims.retention = "P0D".into();
     req.offers[1].claims.approval_by = None;
-    check(
-        "meeting_spec_with_offers",
-        &ConsentRequest::MeetingContract(req),
-        &noors_contacts(),
-    );
+    check("meeting_spec_with_offers", &ConsentRequest::MeetingContract(req), &noors_contacts());
 }
 
 #[test]
 fn meeting_organizer_mixed_answers_unknown_member_business_fixed_end() {
     let mut c = playdate_contract();
     c.members[2].answers = Some(Answers::Person);
-    c.members.push(Member {
-        business: Some(true),
-        ..member(
-            "urn:schcp:host:cafe-lumiere",
-            "Café Lumière",
-            "cafe-lumiere",
-        )
-    });
+    c.members
+        .push(Member {
+            business: Some(true), ..member("urn:schcp:host:cafe-lumiere", "Café Lumière", "cafe-lumiere")
+        });
     c.title = "Coffee".into();
     c.end = Some("2026-10-17T13:00:00-04:00".into());
     c.open_end = None;
-    c.attendees.as_mut().unwrap().push(Attendee {
-        name: "Leo".into(),
-        relationship: None,
-    });
+    c.attendees.as_mut().unwrap().push(Attendee { name: "Leo".into(), relationship: None });
     let mut domains = BTreeMap::new();
     domains.insert("cafe-lumiere".to_string(), domain("cafelumiere.example"));
     let contacts: Contacts = [(ELLIS, "Ellis Moreau")].into_iter().collect();
@@ -414,14 +310,8 @@ fn meeting_organizer_mixed_answers_unknown_member_business_fixed_end() {
     cafe.claims.iss = "cafe-lumiere".into();
     cafe.claims.host.as_mut().unwrap().name = "Café Lumière".into();
     cafe.claims.host.as_mut().unwrap().tz = "America/Toronto".into();
-    cafe.claims.service = ServiceRef {
-        id: "table".into(),
-        name: "Table for four".into(),
-    };
-    cafe.claims.slot = Slot {
-        start: c.start.clone(),
-        end: c.end.clone(),
-    };
+    cafe.claims.service = ServiceRef { id: "table".into(), name: "Table for four".into() };
+    cafe.claims.slot = Slot { start: c.start.clone(), end: c.end.clone() };
     cafe.claims.total = Some(cad("12.00"));
     cafe.claims.price = Some(cad("12.00"));
     cafe.claims.retention = "P30D".into();
@@ -458,11 +348,7 @@ fn meeting_everyone_answers_in_person() {
     c.answers = Some(Answers::Person);
     c.attendees = None;
     c.place = Place::default();
-    check(
-        "meeting_in_person",
-        &ConsentRequest::MeetingContract(organizer_request(c)),
-        &noors_contacts(),
-    );
+    check("meeting_in_person", &ConsentRequest::MeetingContract(organizer_request(c)), &noors_contacts());
 }
 
 #[test]
@@ -489,11 +375,7 @@ fn acceptance_spec_and_strangers() {
 
 #[test]
 fn rule_weekends() {
-    check(
-        "rule_weekends",
-        &ConsentRequest::Rule(weekend_rule()),
-        &Contacts::new(),
-    );
+    check("rule_weekends", &ConsentRequest::Rule(weekend_rule()), &Contacts::new());
 }
 
 #[test]
@@ -504,11 +386,7 @@ fn rule_organizers_and_unknown_agent() {
     r.rule.organizers = Some(vec![NOOR.into(), ELLIS.into()]);
     r.agent.name = None;
     let contacts: Contacts = [(NOOR, "Noor Haddad")].into_iter().collect();
-    check(
-        "rule_organizers",
-        &ConsentRequest::Rule(r.clone()),
-        &contacts,
-    );
+    check("rule_organizers", &ConsentRequest::Rule(r.clone()), &contacts);
     r.rule.weekdays = None;
     r.rule.organizers = None;
     r.rule.tz = None;
@@ -519,10 +397,7 @@ fn rule_organizers_and_unknown_agent() {
 fn pairing() {
     check(
         "pairing",
-        &ConsentRequest::Pairing {
-            agent_name: "Calendar Assistant".into(),
-            fingerprint: "7F3A-91C2-K8QD".into(),
-        },
+        &ConsentRequest::Pairing { agent_name: "Calendar Assistant".into(), fingerprint: "7F3A-91C2-K8QD".into() },
         &Contacts::new(),
     );
 }

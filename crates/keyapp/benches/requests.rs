@@ -45,11 +45,15 @@ async fn main() {
         ca.display()
     );
     let config = Config::parse(&text, Path::new("bench.toml")).unwrap();
-    let app = keyapp::app::start(config, PassphraseSource::Fixed(SecretString::from("bench".to_owned()))).await.unwrap();
+    let app =
+        keyapp::app::start(config, PassphraseSource::Fixed(SecretString::from("bench".to_owned()))).await.unwrap();
 
     let agent = AgentClient::new(format!("http://{}", app.agent_addr), SigningKey::from_bytes(&[42; 32]));
     let p = agent.call(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Bench"}))).await.unwrap();
-    control::call(&app.runtime_dir, &Command::Approve { id: p["pairing_id"].as_str().unwrap().into() }).await.unwrap().unwrap();
+    control::call(&app.runtime_dir, &Command::Approve { id: p["pairing_id"].as_str().unwrap().into() })
+        .await
+        .unwrap()
+        .unwrap();
 
     // One offer for the whole run, valid long enough; the discovery document is
     // fetched by the first request and cached after.
@@ -74,7 +78,8 @@ async fn main() {
     // route that does nothing.
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let trivial_addr = listener.local_addr().unwrap();
-    let trivial = axum::Router::new().route("/v1/requests", axum::routing::post(|| async { axum::Json(json!({"ok": true})) }));
+    let trivial =
+        axum::Router::new().route("/v1/requests", axum::routing::post(|| async { axum::Json(json!({"ok": true})) }));
     tokio::spawn(async move { axum::serve(listener, trivial).await.unwrap() });
     let plain = AgentClient::new(format!("http://{trivial_addr}"), SigningKey::from_bytes(&[42; 32]));
     let mut trivial_samples = Vec::with_capacity(SAMPLES);
@@ -90,5 +95,10 @@ async fn main() {
     println!("POST /v1/requests, closed mandate, {SAMPLES} sequential requests after {WARMUP} warm-up");
     let (k_rps, k_p50, k_p99) = summary("key app (closed_mandate)", keyapp_samples);
     let (t_rps, t_p50, t_p99) = summary("trivial axum route", trivial_samples);
-    println!("ratio key app / trivial:   throughput {:.2}x lower   p50 {:.2}x   p99 {:.2}x", t_rps / k_rps, k_p50 / t_p50, k_p99 / t_p99);
+    println!(
+        "ratio key app / trivial:   throughput {:.2}x lower   p50 {:.2}x   p99 {:.2}x",
+        t_rps / k_rps,
+        k_p50 / t_p50,
+        k_p99 / t_p99
+    );
 }

@@ -61,7 +61,10 @@ async fn main() -> Result<()> {
     let pairing = client.call(Method::POST, "/v1/pairings", Some(&json!({ "agent_name": "Example Agent" }))).await?;
     let pairing_id = pairing["pairing_id"].as_str().context("no pairing_id")?.to_owned();
     if pairing["status"] != "approved" {
-        println!("Pairing {pairing_id}: compare the code {} with the key app's, then approve it:", pairing["fingerprint"].as_str().unwrap_or("?"));
+        println!(
+            "Pairing {pairing_id}: compare the code {} with the key app's, then approve it:",
+            pairing["fingerprint"].as_str().unwrap_or("?")
+        );
         println!("  schcp-keyapp approve {pairing_id}");
         loop {
             let p = client.call(Method::GET, &format!("/v1/pairings/{pairing_id}?wait=60"), None).await?;

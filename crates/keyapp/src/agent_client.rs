@@ -38,7 +38,12 @@ impl AgentClient {
     }
 
     /// Sends one signed request; returns the status and the JSON body.
-    pub async fn send(&self, method: Method, path: &str, body: Option<&Value>) -> Result<(StatusCode, Value), AgentClientError> {
+    pub async fn send(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(StatusCode, Value), AgentClientError> {
         let url = format!("{}{path}", self.base);
         let bytes = body.map(|b| serde_json::to_vec(b).expect("JSON serializes")).unwrap_or_default();
         let mut nonce = [0u8; 16];

@@ -47,7 +47,8 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
         &candidates.iter().map(|c| c.as_deref()).collect::<Vec<_>>(),
     );
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
-    let service = Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())?;
+    let service =
+        Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())?;
 
     let agent_listener = tokio::net::TcpListener::bind(config.agent_api.listen)
         .await

@@ -178,7 +178,9 @@ backend = "file"
 
     #[test]
     fn trusted_proxies_are_addresses_or_networks() {
-        let c = Config::parse("[status_api]\ntrusted_proxies = [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"]", Path::new("x")).unwrap();
+        let c =
+            Config::parse("[status_api]\ntrusted_proxies = [\"127.0.0.1\", \"::1\", \"10.0.0.0/8\"]", Path::new("x"))
+                .unwrap();
         assert_eq!(c.status_api.trusted_proxies.len(), 3);
         assert!(Config::parse("", Path::new("x")).unwrap().status_api.trusted_proxies.is_empty());
         let e = Config::parse("[status_api]\ntrusted_proxies = [\"localhost\"]", Path::new("x")).unwrap_err();

@@ -91,11 +91,7 @@ pub enum DiscoveryError {
     #[error("{url} answered HTTP {status}")]
     Status { url: String, status: u16 },
     #[error("{url} answered with a redirect (HTTP {status}{}); discovery follows none", .location.as_deref().map(|l| format!(" to {l}")).unwrap_or_default())]
-    Redirect {
-        url: String,
-        status: u16,
-        location: Option<String>,
-    },
+    Redirect { url: String, status: u16, location: Option<String> },
     #[error("{url}: the discovery document is larger than {limit} bytes")]
     TooLarge { url: String, limit: usize },
     #[error("{url}: the discovery document is not valid JSON: {source}")]
@@ -140,28 +136,22 @@ impl DiscoveryError {
     /// nothing is shown). A local setup problem is 500.
     pub fn api_error(&self) -> ApiError {
         let unprocessable = |reason| {
-            ApiError::new(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                schcp::error::VERIFICATION_FAILED,
-                reason,
-                self.to_string(),
-            )
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, schcp::error::VERIFICATION_FAILED, reason, self.to_string())
         };
         match self {
             DiscoveryError::InvalidUrl { url, .. } | DiscoveryError::NotHttps(url) => {
                 ApiError::invalid_request("bad_discovery_url", self.to_string())
                     .with_details(json!({ "discovery": url }))
             }
-            DiscoveryError::RootCerts { .. } | DiscoveryError::Client(_) => {
-                ApiError::internal(self.to_string())
-            }
+            DiscoveryError::RootCerts { .. } | DiscoveryError::Client(_) => ApiError::internal(self.to_string()),
             DiscoveryError::Fetch { url, .. }
             | DiscoveryError::TooLarge { url, .. }
             | DiscoveryError::Redirect { url, .. } => {
                 unprocessable("discovery_failed").with_details(json!({ "discovery": url }))
             }
-            DiscoveryError::Status { url, status } => unprocessable("discovery_failed")
-                .with_details(json!({ "discovery": url, "status": status })),
+            DiscoveryError::Status { url, status } => {
+                unprocessable("discovery_failed").with_details(json!({ "discovery": url, "status": status }))
+            }
             DiscoveryError::Malformed { url, .. }
             | DiscoveryError::WrongVersion { url, .. }
             | DiscoveryError::Schema { url, .. }
@@ -210,10 +200,7 @@ pub struct DiscoveredHost {
 impl DiscoveredHost {
     /// The keys `schcp::verify` checks host JWSs with.
     pub fn host_keys(&self) -> HostKeys<'_> {
-        HostKeys {
-            host_id: &self.host_id,
-            keys: &self.keys,
-        }
+        HostKeys { host_id: &self.host_id, keys: &self.keys }
     }
 }
 
@@ -269,12 +256,7 @@ impl DiscoveryClient {
             builder = builder.resolve(name, *addr);
         }
         let http = builder.build().map_err(DiscoveryError::Client)?;
-        Ok(DiscoveryClient {
-            inner: Arc::new(Inner {
-                http,
-                cache: Mutex::new(HashMap::new()),
-            }),
-        })
+        Ok(DiscoveryClient { inner: Arc::new(Inner { http, cache: Mutex::new(HashMap::new()) }) })
     }
 
     /// The host's checked discovery document, from the cache while it is fresh.
@@ -302,10 +284,7 @@ impl DiscoveryClient {
         compact: &str,
         now: i64,
     ) -> Result<(VerifiedOffer, Arc<DiscoveredHost>), DiscoveryError> {
-        self.verify_with(url, |host| {
-            schcp::verify::verify_offer(compact, host.host_keys(), now)
-        })
-        .await
+        self.verify_with(url, |host| schcp::verify::verify_offer(compact, host.host_keys(), now)).await
     }
 
     /// Verifies a host-signed receipt (`schcp::verify::verify_receipt`) against the
@@ -316,10 +295,7 @@ impl DiscoveryClient {
         compact: &str,
         expectations: ReceiptExpectations<'_>,
     ) -> Result<(VerifiedReceipt, Arc<DiscoveredHost>), DiscoveryError> {
-        self.verify_with(url, |host| {
-            schcp::verify::verify_receipt(compact, host.host_keys(), expectations)
-        })
-        .await
+        self.verify_with(url, |host| schcp::verify::verify_receipt(compact, host.host_keys(), expectations)).await
     }
 
     /// Runs `verify` against the host's keys. When the JWS names a kid the cached
@@ -350,10 +326,7 @@ impl DiscoveryClient {
         self.inner.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    async fn fetch_with_source(
-        &self,
-        url: &str,
-    ) -> Result<(Arc<DiscoveredHost>, Source), DiscoveryError> {
+    async fn fetch_with_source(&self, url: &str) -> Result<(Arc<DiscoveredHost>, Source), DiscoveryError> {
         let url = check_url(url)?;
         if let Some(entry) = self.cache().get(url.as_str()) {
             if entry.expires > Instant::now() {
@@ -376,47 +349,22 @@ impl DiscoveryClient {
             .map_err(fetch_err)?;
         let status = response.status();
         if status.is_redirection() {
-            let location = response
-                .headers()
-                .get(reqwest::header::LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
-            return Err(DiscoveryError::Redirect {
-                url: u(),
-                status: status.as_u16(),
-                location,
-            });
+            let location =
+                response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            return Err(DiscoveryError::Redirect { url: u(), status: status.as_u16(), location });
         }
         if status != reqwest::StatusCode::OK {
-            return Err(DiscoveryError::Status {
-                url: u(),
-                status: status.as_u16(),
-            });
+            return Err(DiscoveryError::Status { url: u(), status: status.as_u16() });
         }
-        let ttl = cache_ttl(
-            response
-                .headers()
-                .get_all(CACHE_CONTROL)
-                .iter()
-                .filter_map(|v| v.to_str().ok()),
-        );
-        if response
-            .content_length()
-            .is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64)
-        {
-            return Err(DiscoveryError::TooLarge {
-                url: u(),
-                limit: MAX_DOCUMENT_BYTES,
-            });
+        let ttl = cache_ttl(response.headers().get_all(CACHE_CONTROL).iter().filter_map(|v| v.to_str().ok()));
+        if response.content_length().is_some_and(|n| n > MAX_DOCUMENT_BYTES as u64) {
+            return Err(DiscoveryError::TooLarge { url: u(), limit: MAX_DOCUMENT_BYTES });
         }
         // Read in chunks and stop past the limit: Content-Length may be absent or lie.
         let mut body = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(fetch_err)? {
             if body.len() + chunk.len() > MAX_DOCUMENT_BYTES {
-                return Err(DiscoveryError::TooLarge {
-                    url: u(),
-                    limit: MAX_DOCUMENT_BYTES,
-                });
+                return Err(DiscoveryError::TooLarge { url: u(), limit: MAX_DOCUMENT_BYTES });
             }
             body.extend_from_slice(&chunk);
         }
@@ -428,22 +376,12 @@ impl DiscoveryClient {
                 if cache.len() >= MAX_CACHE_ENTRIES && !cache.contains_key(url.as_str()) {
                     cache.retain(|_, e| e.expires > now);
                     if cache.len() >= MAX_CACHE_ENTRIES {
-                        if let Some(oldest) = cache
-                            .iter()
-                            .min_by_key(|(_, e)| e.expires)
-                            .map(|(k, _)| k.clone())
-                        {
+                        if let Some(oldest) = cache.iter().min_by_key(|(_, e)| e.expires).map(|(k, _)| k.clone()) {
                             cache.remove(&oldest);
                         }
                     }
                 }
-                cache.insert(
-                    url.to_string(),
-                    CacheEntry {
-                        host: Arc::clone(&host),
-                        expires: now + ttl,
-                    },
-                );
+                cache.insert(url.to_string(), CacheEntry { host: Arc::clone(&host), expires: now + ttl });
             }
             // no-store: and whatever was cached before is stale by the host's own word.
             None => {
@@ -457,10 +395,7 @@ impl DiscoveryClient {
 /// Reads every certificate in a PEM file; a file with none is an error (a wrong
 /// path in the config should not silently trust nothing extra).
 fn read_pem_certs(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, DiscoveryError> {
-    let err = |why: String| DiscoveryError::RootCerts {
-        path: path.to_owned(),
-        why,
-    };
+    let err = |why: String| DiscoveryError::RootCerts { path: path.to_owned(), why };
     let pem = std::fs::read(path).map_err(|e| err(e.to_string()))?;
     let mut certs = Vec::new();
     for der in rustls_pemfile::certs(&mut pem.as_slice()) {
@@ -475,10 +410,7 @@ fn read_pem_certs(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, D
 
 /// Parses and checks the URL: https, a host name, no credentials or fragment.
 fn check_url(raw: &str) -> Result<Url, DiscoveryError> {
-    let invalid = |why: &str| DiscoveryError::InvalidUrl {
-        url: raw.to_owned(),
-        why: why.to_owned(),
-    };
+    let invalid = |why: &str| DiscoveryError::InvalidUrl { url: raw.to_owned(), why: why.to_owned() };
     let url = Url::parse(raw).map_err(|e| invalid(&e.to_string()))?;
     if url.scheme() != "https" {
         return Err(DiscoveryError::NotHttps(raw.to_owned()));
@@ -542,43 +474,24 @@ fn cache_ttl<'a>(values: impl Iterator<Item = &'a str>) -> Option<Duration> {
 fn parse_document(url: &Url, body: &[u8]) -> Result<DiscoveredHost, DiscoveryError> {
     let u = || url.to_string();
     // §3.1: duplicate member names are refused, so no two parsers read different keys.
-    let value = schcp::json::parse(body)
-        .map_err(|source| DiscoveryError::Malformed { url: u(), source })?;
+    let value = schcp::json::parse(body).map_err(|source| DiscoveryError::Malformed { url: u(), source })?;
     // The version first, for a specific error (the schema would also refuse it).
     match value.get("schcp") {
         Some(serde_json::Value::String(v)) if v == schcp::VERSION => {}
-        Some(other) => {
-            return Err(DiscoveryError::WrongVersion {
-                url: u(),
-                found: other.to_string(),
-            })
-        }
-        None => {
-            return Err(DiscoveryError::Schema {
-                url: u(),
-                why: "it has no \"schcp\" member".into(),
-            })
-        }
+        Some(other) => return Err(DiscoveryError::WrongVersion { url: u(), found: other.to_string() }),
+        None => return Err(DiscoveryError::Schema { url: u(), why: "it has no \"schcp\" member".into() }),
     }
-    schcp::schema::validate(Def::Discovery, &value).map_err(|e| DiscoveryError::Schema {
-        url: u(),
-        why: e.to_string(),
-    })?;
+    schcp::schema::validate(Def::Discovery, &value)
+        .map_err(|e| DiscoveryError::Schema { url: u(), why: e.to_string() })?;
     let document: Discovery =
-        serde_json::from_value(value).map_err(|e| DiscoveryError::Schema {
-            url: u(),
-            why: e.to_string(),
-        })?;
+        serde_json::from_value(value).map_err(|e| DiscoveryError::Schema { url: u(), why: e.to_string() })?;
     // §2.1: each kid unique in the document. (schcp's verifier also refuses an
     // ambiguous kid; refusing the document says which host is at fault, at once.)
     let mut seen = std::collections::HashSet::new();
     for key in &document.keys {
         if let Some(kid) = &key.kid {
             if !seen.insert(kid.as_str()) {
-                return Err(DiscoveryError::DuplicateKid {
-                    url: u(),
-                    kid: kid.clone(),
-                });
+                return Err(DiscoveryError::DuplicateKid { url: u(), kid: kid.clone() });
             }
         }
     }
@@ -606,19 +519,13 @@ mod tests {
         assert_eq!(ttl(&[]), Some(DEFAULT_TTL));
         assert_eq!(ttl(&["public"]), Some(DEFAULT_TTL));
         assert_eq!(ttl(&["max-age=30"]), Some(Duration::from_secs(30)));
-        assert_eq!(
-            ttl(&["public, Max-Age=\"45\""]),
-            Some(Duration::from_secs(45))
-        );
+        assert_eq!(ttl(&["public, Max-Age=\"45\""]), Some(Duration::from_secs(45)));
         assert_eq!(ttl(&["max-age=86400"]), Some(MAX_TTL));
         assert_eq!(ttl(&["max-age=0"]), None);
         assert_eq!(ttl(&["max-age=abc"]), None);
         assert_eq!(ttl(&["max-age=30", "no-store"]), None);
         assert_eq!(ttl(&["no-cache"]), None);
-        assert_eq!(
-            ttl(&["max-age=300, max-age=20"]),
-            Some(Duration::from_secs(20))
-        );
+        assert_eq!(ttl(&["max-age=300, max-age=20"]), Some(Duration::from_secs(20)));
     }
 
     #[test]
@@ -636,15 +543,9 @@ mod tests {
             d("https://maplestreetauto.example:443/.well-known/scheduling.json").as_deref(),
             Some("maplestreetauto.example")
         );
-        assert_eq!(
-            d("https://maplestreetauto.example:8443/.well-known/scheduling.json"),
-            None
-        );
+        assert_eq!(d("https://maplestreetauto.example:8443/.well-known/scheduling.json"), None);
         assert_eq!(d("https://platform.example/m/fades/scheduling.json"), None);
-        assert_eq!(
-            d("https://maplestreetauto.example/.well-known/scheduling.json?x=1"),
-            None
-        );
+        assert_eq!(d("https://maplestreetauto.example/.well-known/scheduling.json?x=1"), None);
         assert_eq!(d("https://127.0.0.1/.well-known/scheduling.json"), None);
     }
 
@@ -654,68 +555,29 @@ mod tests {
             check_url("http://maplestreetauto.example/.well-known/scheduling.json"),
             Err(DiscoveryError::NotHttps(_))
         ));
-        assert!(matches!(
-            check_url("ftp://x.example/"),
-            Err(DiscoveryError::NotHttps(_))
-        ));
-        assert!(matches!(
-            check_url("not a url"),
-            Err(DiscoveryError::InvalidUrl { .. })
-        ));
-        assert!(matches!(
-            check_url("https://u:p@x.example/"),
-            Err(DiscoveryError::InvalidUrl { .. })
-        ));
-        assert!(matches!(
-            check_url("https://x.example/#f"),
-            Err(DiscoveryError::InvalidUrl { .. })
-        ));
-        assert!(matches!(
-            check_url("https://x.example./"),
-            Err(DiscoveryError::InvalidUrl { .. })
-        ));
+        assert!(matches!(check_url("ftp://x.example/"), Err(DiscoveryError::NotHttps(_))));
+        assert!(matches!(check_url("not a url"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(matches!(check_url("https://u:p@x.example/"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(matches!(check_url("https://x.example/#f"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(matches!(check_url("https://x.example./"), Err(DiscoveryError::InvalidUrl { .. })));
         assert!(check_url("https://x.example/.well-known/scheduling.json").is_ok());
     }
 
     #[test]
     fn errors_map_to_the_agent_api() {
         let e = DiscoveryError::NotHttps("http://x".into()).api_error();
+        assert_eq!((e.status, e.code, e.reason), (StatusCode::BAD_REQUEST, "INVALID_REQUEST", "bad_discovery_url"));
+        let e = DiscoveryError::Status { url: "https://x".into(), status: 500 }.api_error();
         assert_eq!(
             (e.status, e.code, e.reason),
-            (
-                StatusCode::BAD_REQUEST,
-                "INVALID_REQUEST",
-                "bad_discovery_url"
-            )
+            (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "discovery_failed")
         );
-        let e = DiscoveryError::Status {
-            url: "https://x".into(),
-            status: 500,
-        }
-        .api_error();
-        assert_eq!(
-            (e.status, e.code, e.reason),
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "VERIFICATION_FAILED",
-                "discovery_failed"
-            )
-        );
-        let e = DiscoveryError::WrongVersion {
-            url: "https://x".into(),
-            found: "\"0.3\"".into(),
-        }
-        .api_error();
+        let e = DiscoveryError::WrongVersion { url: "https://x".into(), found: "\"0.3\"".into() }.api_error();
         assert_eq!(e.reason, "discovery_invalid");
-        let e = DiscoveryError::Verification(schcp::Error::Jws(JwsError::UnknownKid("k".into())))
-            .api_error();
+        let e = DiscoveryError::Verification(schcp::Error::Jws(JwsError::UnknownKid("k".into()))).api_error();
         assert_eq!(
             (e.status, e.code, e.reason),
-            (
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "VERIFICATION_FAILED",
-                "unknown_kid"
-            )
+            (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "unknown_kid")
         );
     }
 }

@@ -126,7 +126,10 @@ mod tests {
         let trusted = proxies(&["127.0.0.1"]);
         assert_eq!(client_ip(ip("127.0.0.1"), &xff(&["198.51.100.1"]), &trusted), ip("198.51.100.1"));
         // What the client wrote itself, to the left, is never read.
-        assert_eq!(client_ip(ip("127.0.0.1"), &xff(&["10.9.9.9, 1.2.3.4, 198.51.100.1"]), &trusted), ip("198.51.100.1"));
+        assert_eq!(
+            client_ip(ip("127.0.0.1"), &xff(&["10.9.9.9, 1.2.3.4, 198.51.100.1"]), &trusted),
+            ip("198.51.100.1")
+        );
         // Several fields are one list, in order.
         assert_eq!(client_ip(ip("127.0.0.1"), &xff(&["10.9.9.9", "198.51.100.1"]), &trusted), ip("198.51.100.1"));
     }

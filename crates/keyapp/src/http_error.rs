@@ -98,8 +98,13 @@ impl ApiError {
 
     /// 429: a client sent more than its share; `retry_after` says when a token is free.
     pub fn rate_limited(retry_after: u64) -> Self {
-        ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests", "too many requests from this client; try again shortly")
-            .with_retry_after(retry_after.max(1))
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "RATE_LIMITED",
+            "too_many_requests",
+            "too many requests from this client; try again shortly",
+        )
+        .with_retry_after(retry_after.max(1))
     }
 
     /// 503: the service could not answer now (a store failure, a timeout); nothing

@@ -55,7 +55,9 @@ pub enum SigError {
     /// Signed before this process's replay memory began (a restart): whether
     /// its nonce was already used cannot be known, so it is refused like a
     /// stale signature, and the agent signs it again.
-    #[error("signature created at {created}, before the key app (re)started at {since}; sign the request again (§3.2)")]
+    #[error(
+        "signature created at {created}, before the key app (re)started at {since}; sign the request again (§3.2)"
+    )]
     BeforeMemory { created: i64, since: i64 },
     #[error("bad signature: {0}")]
     Bad(String),

@@ -9,15 +9,15 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_api;
+pub mod agent_client;
+pub mod app;
 pub mod config;
+pub mod control;
 pub mod discovery;
 pub mod forwarded;
 pub mod http_error;
 pub mod httpsig;
 pub mod keystore;
-pub mod store;
-pub mod status_api;
-pub mod agent_client;
-pub mod app;
-pub mod control;
 pub mod service;
+pub mod status_api;
+pub mod store;

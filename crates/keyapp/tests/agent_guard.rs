@@ -322,8 +322,13 @@ async fn signature_refusals() {
 
     // Signed before this key app started, inside the 300 s window: it may be a
     // replay of a request the previous run accepted, whose nonce is forgotten.
-    refused(s.signed_at(&a, Method::POST, "/v1/requests", &url, body, s.started - 5), 401, "BAD_SIGNATURE", "stale_signature")
-        .await;
+    refused(
+        s.signed_at(&a, Method::POST, "/v1/requests", &url, body, s.started - 5),
+        401,
+        "BAD_SIGNATURE",
+        "stale_signature",
+    )
+    .await;
 
     // Replayed nonce: the same signed request twice.
     let replay = s.signed(&a, Method::POST, "/v1/requests", body);

@@ -42,12 +42,7 @@ async fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let client = DiscoveryClient::new(&config_for(&host, &dir, true)).unwrap();
     let url = host.discovery_url();
-    Setup {
-        host,
-        client,
-        url,
-        _dir: dir,
-    }
+    Setup { host, client, url, _dir: dir }
 }
 
 fn reason(err: &DiscoveryError) -> &'static str {
@@ -57,10 +52,7 @@ fn reason(err: &DiscoveryError) -> &'static str {
 #[tokio::test]
 async fn a_good_offer_verifies_against_the_fetched_keys() {
     let s = setup().await;
-    assert_eq!(
-        s.url,
-        "https://maplestreetauto.example/.well-known/scheduling.json"
-    );
+    assert_eq!(s.url, "https://maplestreetauto.example/.well-known/scheduling.json");
     let offer = s.host.offer(now());
     let (verified, host) = s.client.verify_offer(&s.url, &offer, now()).await.unwrap();
     assert_eq!(verified.claims.iss, "maple-street-auto");
@@ -78,13 +70,7 @@ async fn a_good_offer_verifies_against_the_fetched_keys() {
     let open = s.host.sign_offer(&s.host.open_ended_offer(now())).unwrap();
     let (v, _) = s.client.verify_offer(&s.url, &open, now()).await.unwrap();
     assert!(v.is_open_ended() && v.total.is_none());
-    let change = s
-        .host
-        .sign_offer(
-            &s.host
-                .change_offer("b_000042", &verified.offer_sha256, now()),
-        )
-        .unwrap();
+    let change = s.host.sign_offer(&s.host.change_offer("b_000042", &verified.offer_sha256, now())).unwrap();
     let (v, _) = s.client.verify_offer(&s.url, &change, now()).await.unwrap();
     assert_eq!(v.claims.booking_id.as_deref(), Some("b_000042"));
     // One fetch for all three: the document was cached.
@@ -95,10 +81,7 @@ async fn a_good_offer_verifies_against_the_fetched_keys() {
 async fn a_receipt_verifies_and_must_match_what_was_agreed() {
     let s = setup().await;
     let offer = s.host.offer(now());
-    let receipt = s
-        .host
-        .receipt(&offer, "mandate-jti-1", Approved::Offer, now())
-        .unwrap();
+    let receipt = s.host.receipt(&offer, "mandate-jti-1", Approved::Offer, now()).unwrap();
     let hash = schcp::hash::jws_sha256(&offer);
     let expect = ReceiptExpectations {
         offer_sha256: Some(&hash),
@@ -106,26 +89,12 @@ async fn a_receipt_verifies_and_must_match_what_was_agreed() {
         retention: Some("P365D"),
         booking_id: None,
     };
-    let (verified, host) = s
-        .client
-        .verify_receipt(&s.url, &receipt, expect)
-        .await
-        .unwrap();
-    assert_eq!(
-        verified.claims.booking.offer_sha256.as_deref(),
-        Some(hash.as_str())
-    );
+    let (verified, host) = s.client.verify_receipt(&s.url, &receipt, expect).await.unwrap();
+    assert_eq!(verified.claims.booking.offer_sha256.as_deref(), Some(hash.as_str()));
     assert_eq!(host.domain.as_deref(), Some("maplestreetauto.example"));
 
-    let other = ReceiptExpectations {
-        mandate: Some("another-jti"),
-        ..expect
-    };
-    let err = s
-        .client
-        .verify_receipt(&s.url, &receipt, other)
-        .await
-        .unwrap_err();
+    let other = ReceiptExpectations { mandate: Some("another-jti"), ..expect };
+    let err = s.client.verify_receipt(&s.url, &receipt, other).await.unwrap_err();
     assert_eq!(reason(&err), "receipt_mismatch");
 }
 
@@ -135,17 +104,10 @@ async fn an_http_url_is_refused_without_connecting() {
     let http = "http://maplestreetauto.example/.well-known/scheduling.json";
     let err = s.client.fetch(http).await.unwrap_err();
     assert!(matches!(err, DiscoveryError::NotHttps(_)), "{err:?}");
-    let err = s
-        .client
-        .verify_offer(http, &s.host.offer(now()), now())
-        .await
-        .unwrap_err();
+    let err = s.client.verify_offer(http, &s.host.offer(now()), now()).await.unwrap_err();
     assert!(matches!(err, DiscoveryError::NotHttps(_)), "{err:?}");
     let api = err.api_error();
-    assert_eq!(
-        (api.status.as_u16(), api.code, api.reason),
-        (400, "INVALID_REQUEST", "bad_discovery_url")
-    );
+    assert_eq!((api.status.as_u16(), api.code, api.reason), (400, "INVALID_REQUEST", "bad_discovery_url"));
     // Pinned to the host's port by `resolve`, so a connection would have shown here.
     assert_eq!(s.host.connections(), 0);
     assert_eq!(s.host.discovery_requests(), 0);
@@ -159,10 +121,7 @@ async fn a_host_whose_ca_is_not_trusted_is_refused() {
     let err = untrusting.fetch(&s.url).await.unwrap_err();
     assert!(matches!(err, DiscoveryError::Fetch { .. }), "{err:?}");
     let text = err.to_string().to_lowercase();
-    assert!(
-        text.contains("certificate") || text.contains("issuer"),
-        "{text}"
-    );
+    assert!(text.contains("certificate") || text.contains("issuer"), "{text}");
     assert_eq!(reason(&err), "discovery_failed");
     assert_eq!(err.api_error().status.as_u16(), 422);
     // The TLS handshake failed: no HTTP request was ever made.
@@ -175,20 +134,12 @@ async fn a_root_cert_file_without_certificates_is_a_setup_error() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("empty.pem");
     std::fs::write(&empty, "not a certificate\n").unwrap();
-    let cfg = config::Discovery {
-        extra_root_certs: vec![empty],
-        resolve: BTreeMap::new(),
-    };
+    let cfg = config::Discovery { extra_root_certs: vec![empty], resolve: BTreeMap::new() };
     let err = DiscoveryClient::new(&cfg).unwrap_err();
     assert!(matches!(err, DiscoveryError::RootCerts { .. }), "{err:?}");
-    let missing = config::Discovery {
-        extra_root_certs: vec![dir.path().join("missing.pem")],
-        resolve: BTreeMap::new(),
-    };
-    assert!(matches!(
-        DiscoveryClient::new(&missing),
-        Err(DiscoveryError::RootCerts { .. })
-    ));
+    let missing =
+        config::Discovery { extra_root_certs: vec![dir.path().join("missing.pem")], resolve: BTreeMap::new() };
+    assert!(matches!(DiscoveryClient::new(&missing), Err(DiscoveryError::RootCerts { .. })));
 }
 
 #[tokio::test]
@@ -196,24 +147,14 @@ async fn redirects_are_not_followed() {
     let s = setup().await;
     for (status, location) in [
         (302, s.host.moved_url()),
-        (
-            301,
-            "https://evil.example/.well-known/scheduling.json".to_owned(),
-        ),
+        (301, "https://evil.example/.well-known/scheduling.json".to_owned()),
         (308, s.host.moved_url()),
     ] {
-        s.host.set_response(DiscoveryResponse::Redirect {
-            status,
-            location: location.clone(),
-        });
+        s.host.set_response(DiscoveryResponse::Redirect { status, location: location.clone() });
         let before = s.host.discovery_requests();
         let err = s.client.fetch(&s.url).await.unwrap_err();
         match &err {
-            DiscoveryError::Redirect {
-                status: st,
-                location: l,
-                ..
-            } => {
+            DiscoveryError::Redirect { status: st, location: l, .. } => {
                 assert_eq!((*st, l.as_deref()), (status, Some(location.as_str())));
             }
             other => panic!("{other:?}"),
@@ -230,15 +171,9 @@ async fn http_errors_are_refused() {
     for code in [404, 500, 204] {
         s.host.set_response(DiscoveryResponse::Status(code));
         let err = s.client.fetch(&s.url).await.unwrap_err();
-        assert!(
-            matches!(err, DiscoveryError::Status { status, .. } if status == code),
-            "{err:?}"
-        );
+        assert!(matches!(err, DiscoveryError::Status { status, .. } if status == code), "{err:?}");
         let api = err.api_error();
-        assert_eq!(
-            (api.status.as_u16(), api.code, api.reason),
-            (422, "VERIFICATION_FAILED", "discovery_failed")
-        );
+        assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "discovery_failed"));
         assert_eq!(api.details.unwrap()["status"], code);
     }
 }
@@ -246,42 +181,26 @@ async fn http_errors_are_refused() {
 #[tokio::test]
 async fn an_oversize_document_is_refused() {
     let s = setup().await;
-    s.host
-        .set_response(DiscoveryResponse::Oversize(MAX_DOCUMENT_BYTES + 1));
+    s.host.set_response(DiscoveryResponse::Oversize(MAX_DOCUMENT_BYTES + 1));
     let err = s.client.fetch(&s.url).await.unwrap_err();
-    assert!(
-        matches!(
-            err,
-            DiscoveryError::TooLarge {
-                limit: MAX_DOCUMENT_BYTES,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err, DiscoveryError::TooLarge { limit: MAX_DOCUMENT_BYTES, .. }), "{err:?}");
     assert_eq!(reason(&err), "discovery_failed");
 
     // Without Content-Length the limit is enforced while reading.
-    s.host
-        .set_response(DiscoveryResponse::OversizeChunked(4 * MAX_DOCUMENT_BYTES));
+    s.host.set_response(DiscoveryResponse::OversizeChunked(4 * MAX_DOCUMENT_BYTES));
     let probe = reqwest::Client::builder()
         .add_root_certificate(reqwest::Certificate::from_pem(s.host.ca_pem().as_bytes()).unwrap())
         .resolve(s.host.domain(), s.host.addr())
         .build()
         .unwrap();
     let r = probe.get(&s.url).send().await.unwrap();
-    assert_eq!(
-        r.content_length(),
-        None,
-        "the host must send this one without Content-Length"
-    );
+    assert_eq!(r.content_length(), None, "the host must send this one without Content-Length");
     drop(r);
     let err = s.client.fetch(&s.url).await.unwrap_err();
     assert!(matches!(err, DiscoveryError::TooLarge { .. }), "{err:?}");
 
     // A document just under the limit is fine.
-    s.host
-        .set_response(DiscoveryResponse::Oversize(MAX_DOCUMENT_BYTES - 8 * 1024));
+    s.host.set_response(DiscoveryResponse::Oversize(MAX_DOCUMENT_BYTES - 8 * 1024));
     s.client.fetch(&s.url).await.unwrap();
 }
 
@@ -310,47 +229,29 @@ async fn malformed_documents_are_refused() {
     old["schcp"] = json!("0.3");
     serve_body(&s.host, serde_json::to_vec(&old).unwrap());
     let err = s.client.fetch(&s.url).await.unwrap_err();
-    assert!(
-        matches!(&err, DiscoveryError::WrongVersion { found, .. } if found == "\"0.3\""),
-        "{err:?}"
-    );
+    assert!(matches!(&err, DiscoveryError::WrongVersion { found, .. } if found == "\"0.3\""), "{err:?}");
     assert_eq!(reason(&err), "discovery_invalid");
 
     // §2.1: kids are unique in the document.
     let mut twice = doc.clone();
     let mut other = s.host.rotate_key("msa-2026-11");
     other.kid = Some("msa-2026-10".into());
-    twice["keys"]
-        .as_array_mut()
-        .unwrap()
-        .push(serde_json::to_value(other).unwrap());
+    twice["keys"].as_array_mut().unwrap().push(serde_json::to_value(other).unwrap());
     serve_body(&s.host, serde_json::to_vec(&twice).unwrap());
     let err = s.client.fetch(&s.url).await.unwrap_err();
-    assert!(
-        matches!(&err, DiscoveryError::DuplicateKid { kid, .. } if kid == "msa-2026-10"),
-        "{err:?}"
-    );
+    assert!(matches!(&err, DiscoveryError::DuplicateKid { kid, .. } if kid == "msa-2026-10"), "{err:?}");
 
     // Not JSON, not a discovery document, a key that is not Ed25519.
     serve_body(&s.host, "<html>hello</html>");
-    assert!(matches!(
-        s.client.fetch(&s.url).await,
-        Err(DiscoveryError::Malformed { .. })
-    ));
+    assert!(matches!(s.client.fetch(&s.url).await, Err(DiscoveryError::Malformed { .. })));
     let mut no_keys = doc.clone();
     no_keys.as_object_mut().unwrap().remove("keys");
     serve_body(&s.host, serde_json::to_vec(&no_keys).unwrap());
-    assert!(matches!(
-        s.client.fetch(&s.url).await,
-        Err(DiscoveryError::Schema { .. })
-    ));
+    assert!(matches!(s.client.fetch(&s.url).await, Err(DiscoveryError::Schema { .. })));
     let mut private = doc.clone();
     private["keys"][0]["d"] = json!("nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A");
     serve_body(&s.host, serde_json::to_vec(&private).unwrap());
-    assert!(matches!(
-        s.client.fetch(&s.url).await,
-        Err(DiscoveryError::Schema { .. })
-    ));
+    assert!(matches!(s.client.fetch(&s.url).await, Err(DiscoveryError::Schema { .. })));
 
     // Members SchCP does not define are ignored: discovery is open (§2.1).
     let mut extra: Value = doc.clone();
@@ -408,10 +309,7 @@ async fn a_rotated_key_is_picked_up_by_one_refetch() {
     let s = setup().await;
     s.host.set_cache_control(Some("max-age=600"));
     // The document with only msa-2026-10 is cached.
-    s.client
-        .verify_offer(&s.url, &s.host.offer(now()), now())
-        .await
-        .unwrap();
+    s.client.verify_offer(&s.url, &s.host.offer(now()), now()).await.unwrap();
     assert_eq!(s.host.discovery_requests(), 1);
 
     s.host.rotate_key("msa-2026-11");
@@ -420,25 +318,12 @@ async fn a_rotated_key_is_picked_up_by_one_refetch() {
     let (verified, host) = s.client.verify_offer(&s.url, &offer, now()).await.unwrap();
     assert_eq!(verified.kid, "msa-2026-11");
     assert_eq!(host.keys.len(), 1);
-    assert_eq!(
-        s.host.discovery_requests(),
-        2,
-        "one refetch, bypassing the fresh cache"
-    );
+    assert_eq!(s.host.discovery_requests(), 2, "one refetch, bypassing the fresh cache");
 
     // The refetched document is the cached one now; receipts use it too.
-    let receipt = s
-        .host
-        .receipt(&offer, "jti-1", Approved::Limits, now())
-        .unwrap();
-    s.client
-        .verify_receipt(&s.url, &receipt, ReceiptExpectations::default())
-        .await
-        .unwrap();
-    s.client
-        .verify_offer(&s.url, &s.host.offer(now()), now())
-        .await
-        .unwrap();
+    let receipt = s.host.receipt(&offer, "jti-1", Approved::Limits, now()).unwrap();
+    s.client.verify_receipt(&s.url, &receipt, ReceiptExpectations::default()).await.unwrap();
+    s.client.verify_offer(&s.url, &s.host.offer(now()), now()).await.unwrap();
     assert_eq!(s.host.discovery_requests(), 2);
 }
 
@@ -447,54 +332,26 @@ async fn a_kid_unknown_after_the_refetch_is_refused() {
     let s = setup().await;
     s.client.fetch(&s.url).await.unwrap();
     let claims = s.host.priced_offer(now());
-    let offer = s
-        .host
-        .sign_with_kid(Typ::Offer, &claims, "msa-1999-01")
-        .unwrap();
-    let err = s
-        .client
-        .verify_offer(&s.url, &offer, now())
-        .await
-        .unwrap_err();
+    let offer = s.host.sign_with_kid(Typ::Offer, &claims, "msa-1999-01").unwrap();
+    let err = s.client.verify_offer(&s.url, &offer, now()).await.unwrap_err();
     assert!(
         matches!(err.verification(), Some(schcp::Error::Jws(JwsError::UnknownKid(k))) if k == "msa-1999-01"),
         "{err:?}"
     );
     let api = err.api_error();
-    assert_eq!(
-        (api.status.as_u16(), api.code, api.reason),
-        (422, "VERIFICATION_FAILED", "unknown_kid")
-    );
-    assert_eq!(
-        s.host.discovery_requests(),
-        2,
-        "the cached document, then exactly one refetch"
-    );
+    assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "unknown_kid"));
+    assert_eq!(s.host.discovery_requests(), 2, "the cached document, then exactly one refetch");
 
     // A receipt likewise.
-    let receipt_claims = s
-        .host
-        .receipt_claims(&s.host.offer(now()), "jti-1", Approved::Offer, now())
-        .unwrap();
-    let receipt = s
-        .host
-        .sign_with_kid(Typ::Receipt, &receipt_claims, "msa-1999-01")
-        .unwrap();
-    let err = s
-        .client
-        .verify_receipt(&s.url, &receipt, ReceiptExpectations::default())
-        .await
-        .unwrap_err();
+    let receipt_claims = s.host.receipt_claims(&s.host.offer(now()), "jti-1", Approved::Offer, now()).unwrap();
+    let receipt = s.host.sign_with_kid(Typ::Receipt, &receipt_claims, "msa-1999-01").unwrap();
+    let err = s.client.verify_receipt(&s.url, &receipt, ReceiptExpectations::default()).await.unwrap_err();
     assert_eq!(reason(&err), "unknown_kid");
     assert_eq!(s.host.discovery_requests(), 3);
 
     // With nothing cached, the document fetched for the call is not fetched twice.
     s.client.clear_cache();
-    let err = s
-        .client
-        .verify_offer(&s.url, &offer, now())
-        .await
-        .unwrap_err();
+    let err = s.client.verify_offer(&s.url, &offer, now()).await.unwrap_err();
     assert_eq!(reason(&err), "unknown_kid");
     assert_eq!(s.host.discovery_requests(), 4);
 }
@@ -507,18 +364,11 @@ async fn the_verified_domain_is_the_one_fetched_never_the_offers() {
     let offer = s.host.sign_offer(&claims).unwrap();
     let (verified, host) = s.client.verify_offer(&s.url, &offer, now()).await.unwrap();
     // The offer says what it says; the key app shows what it discovered (§5.2).
-    assert_eq!(
-        verified.claims.host.unwrap().domain.as_deref(),
-        Some("evil.example")
-    );
+    assert_eq!(verified.claims.host.unwrap().domain.as_deref(), Some("evil.example"));
     assert_eq!(host.domain.as_deref(), Some("maplestreetauto.example"));
 
     // The same document published at an operator's path: no verified domain at all.
-    let (_, host) = s
-        .client
-        .verify_offer(&s.host.operator_url(), &offer, now())
-        .await
-        .unwrap();
+    let (_, host) = s.client.verify_offer(&s.host.operator_url(), &offer, now()).await.unwrap();
     assert_eq!(host.domain, None);
 }
 
@@ -529,31 +379,19 @@ async fn offers_from_another_host_or_tampered_are_refused() {
     let mut claims = s.host.priced_offer(now());
     claims.iss = "fades-on-queen".into();
     let offer = s.host.sign_offer(&claims).unwrap();
-    let err = s
-        .client
-        .verify_offer(&s.url, &offer, now())
-        .await
-        .unwrap_err();
+    let err = s.client.verify_offer(&s.url, &offer, now()).await.unwrap_err();
     assert_eq!(reason(&err), "wrong_issuer");
 
     // Another host's key under this host's kid.
     let other = TestHost::start(TestHostConfig::default()).await;
-    let err = s
-        .client
-        .verify_offer(&s.url, &other.offer(now()), now())
-        .await
-        .unwrap_err();
+    let err = s.client.verify_offer(&s.url, &other.offer(now()), now()).await.unwrap_err();
     assert_eq!(reason(&err), "bad_signature");
 
     // An offer term SchCP does not define, even signed (§5.2 "Claims are closed").
     let mut raw = serde_json::to_value(s.host.priced_offer(now())).unwrap();
     raw["slot"]["cancellation_fee"] = json!({"amount": "50.00", "currency": "CAD"});
     let offer = s.host.sign(Typ::Offer, &raw).unwrap();
-    let err = s
-        .client
-        .verify_offer(&s.url, &offer, now())
-        .await
-        .unwrap_err();
+    let err = s.client.verify_offer(&s.url, &offer, now()).await.unwrap_err();
     assert_eq!(reason(&err), "schema_invalid");
     assert_eq!(err.api_error().status.as_u16(), 422);
 }

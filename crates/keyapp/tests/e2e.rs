@@ -12,9 +12,9 @@ use reqwest::{Method, StatusCode};
 use schcp::claims::{Action, Approved, OfferClaims};
 use schcp::jwk::Jwk;
 use schcp::verify::{verify_mandate_chain, ChainContext};
-use testhost::{TestHost, TestHostConfig};
 use serde_json::{json, Value};
 use std::path::Path;
+use testhost::{TestHost, TestHostConfig};
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -116,7 +116,8 @@ async fn pairing_then_closed_mandate_approved_in_the_terminal() {
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert_eq!(body["error"]["reason"], "agent_not_paired");
 
-    let (status, p) = a.send(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Calendar Assistant"}))).await.unwrap();
+    let (status, p) =
+        a.send(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Calendar Assistant"}))).await.unwrap();
     assert_eq!(status, StatusCode::ACCEPTED);
     assert_eq!(p["status"], "pending");
     assert_eq!(p["fingerprint"], keyapp::service::fingerprint(&jkt(&a)));
@@ -202,7 +203,11 @@ async fn hostile_offers_are_refused_and_nothing_is_pending() {
     v["slot"]["cancellation_fee"] = json!({"amount": "50.00", "currency": "CAD"});
     cases.push(("fee", env.host.sign(schcp::jws::Typ::Offer, &v).unwrap(), "schema_invalid"));
     // Signed under a kid the host never published.
-    cases.push(("kid", env.host.sign_with_kid(schcp::jws::Typ::Offer, &good, "stolen-key").unwrap_or_default(), "unknown_kid"));
+    cases.push((
+        "kid",
+        env.host.sign_with_kid(schcp::jws::Typ::Offer, &good, "stolen-key").unwrap_or_default(),
+        "unknown_kid",
+    ));
     // Expired.
     let mut c = good.clone();
     c.iat = now() - 1000;
@@ -235,23 +240,25 @@ async fn idempotency_pending_cap_and_cooldown() {
     let again = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "same"))).await.unwrap();
     assert_eq!(first["request_id"], again["request_id"]);
     let (_, other_offer) = future_offer(&env.host, 6);
-    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &other_offer, "same"))).await.unwrap();
+    let (status, body) =
+        a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &other_offer, "same"))).await.unwrap();
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["error"]["code"], "IDEMPOTENCY_CONFLICT");
 
     // The history has the request once: the replay and the conflict wrote nothing.
     let history = person(&env, Command::History).await.unwrap();
-    let created: Vec<&Value> =
-        history.as_array().unwrap().iter().filter(|e| e["event"] == "request_created").collect();
+    let created: Vec<&Value> = history.as_array().unwrap().iter().filter(|e| e["event"] == "request_created").collect();
     assert_eq!(created.len(), 1, "{history}");
     assert_eq!((&created[0]["subject"], &created[0]["detail"]), (&first["request_id"], &json!("closed_mandate")));
 
     let mut ids = vec![first["request_id"].as_str().unwrap().to_owned()];
     for i in 0..4 {
-        let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &format!("p{i}")))).await.unwrap();
+        let r =
+            a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &format!("p{i}")))).await.unwrap();
         ids.push(r["request_id"].as_str().unwrap().to_owned());
     }
-    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "sixth"))).await.unwrap();
+    let (status, body) =
+        a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "sixth"))).await.unwrap();
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
     assert_eq!(body["error"]["reason"], "too_many_pending");
     assert_eq!(pending_ids(&env).await.len(), 5, "the refused sixth request left nothing behind");
@@ -260,7 +267,8 @@ async fn idempotency_pending_cap_and_cooldown() {
     a.call(Method::DELETE, &format!("/v1/requests/{}", ids[0]), None).await.unwrap();
     person(&env, Command::Decline { id: ids[1].clone() }).await.unwrap();
     person(&env, Command::Decline { id: ids[2].clone() }).await.unwrap();
-    let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "after"))).await.unwrap();
+    let (status, body) =
+        a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "after"))).await.unwrap();
     assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
     assert_eq!(body["error"]["reason"], "cooldown");
     assert!(body["error"]["retry"]["after"].as_str().unwrap().starts_with("PT"));
@@ -397,7 +405,8 @@ async fn every_hostile_offer_vector_is_refused_before_the_person_sees_it() {
             }
             let offer = env.host.sign(schcp::jws::Typ::Offer, &claims).unwrap();
             let key = format!("v-{checked}");
-            let (status, body) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &key))).await.unwrap();
+            let (status, body) =
+                a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, &key))).await.unwrap();
             assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{}: {body}", file.display());
             assert_eq!(body["error"]["code"], "VERIFICATION_FAILED", "{}: {body}", file.display());
             assert!(body["error"]["reason"].as_str().is_some_and(|r| !r.is_empty()));
@@ -406,7 +415,8 @@ async fn every_hostile_offer_vector_is_refused_before_the_person_sees_it() {
     }
     assert!(checked >= 60, "only {checked} vectors found");
     assert!(pending_ids(&env).await.is_empty(), "no refused offer is pending");
-    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM requests").fetch_one(env.app.service.store().pool()).await.unwrap();
+    let (count,): (i64,) =
+        sqlx::query_as("SELECT COUNT(*) FROM requests").fetch_one(env.app.service.store().pool()).await.unwrap();
     assert_eq!(count, 0, "and none was stored");
 }
 
@@ -460,7 +470,10 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     // The host's own constraints are read as such: the text says what the
     // credential holds, not the shared "any service".
     let text = r["consent_text"].as_str().unwrap();
-    assert!(text.contains("\nServices: at Maple Street Auto (maplestreetauto.example), Synthetic oil change.\n"), "{text}");
+    assert!(
+        text.contains("\nServices: at Maple Street Auto (maplestreetauto.example), Synthetic oil change.\n"),
+        "{text}"
+    );
     assert!(text.contains("\nBookings: at most 1.\n"), "{text}");
     let rid = r["request_id"].as_str().unwrap().to_owned();
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
@@ -522,7 +535,10 @@ token.verify(jwk.JWK(**json.loads(sys.argv[1])), alg="ES256")
         .output()
         .expect("python3 runs");
     assert!(out.status.success(), "jwcrypto refused the ES256 issuer JWT: {}", String::from_utf8_lossy(&out.stderr));
-    assert_ne!(chain.root.claims.iss, a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap());
+    assert_ne!(
+        chain.root.claims.iss,
+        a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap()
+    );
     // Compact mandates are Ed25519 only; no other alg exists.
     let mut compact_es = es.clone();
     compact_es["format"] = json!("jws");
@@ -574,7 +590,8 @@ async fn the_terminal_approves_only_on_yes() {
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "cli"))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
     let config_path = env._dir.path().join("keyapp.toml");
-    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display())).unwrap();
+    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display()))
+        .unwrap();
     let run = |args: Vec<String>, input: &'static str| {
         let config_path = config_path.clone();
         async move {
@@ -627,7 +644,12 @@ async fn the_control_socket_is_the_owners_alone() {
     let stream = tokio::net::UnixStream::connect(&socket).await.unwrap();
     let (read, mut write) = stream.into_split();
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    write.write_all(b"{\"cmd\": \"approve\", \"id\": \"rq_x\", \"extra\": 1}\n{\"cmd\": \"sign\", \"bytes\": \"AAAA\"}\n").await.unwrap();
+    write
+        .write_all(
+            b"{\"cmd\": \"approve\", \"id\": \"rq_x\", \"extra\": 1}\n{\"cmd\": \"sign\", \"bytes\": \"AAAA\"}\n",
+        )
+        .await
+        .unwrap();
     let mut lines = tokio::io::BufReader::new(read).lines();
     for _ in 0..2 {
         let answer: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
@@ -659,11 +681,14 @@ async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
     let http = reqwest::Client::new();
     let status: Value = http.get(&base).send().await.unwrap().json().await.unwrap();
     assert_eq!(status, json!({"jti": jti, "status": "active", "remaining": 1}));
-    let first = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
+    let first =
+        http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
     assert_eq!(first.status(), StatusCode::CREATED);
-    let again = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
+    let again =
+        http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_1"})).send().await.unwrap();
     assert_eq!(again.status(), StatusCode::OK);
-    let second = http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_2"})).send().await.unwrap();
+    let second =
+        http.post(format!("{base}/claims")).json(&json!({"claim_id": "maple-street-auto/h_2"})).send().await.unwrap();
     assert_eq!(second.status(), StatusCode::CONFLICT);
     let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
     assert_eq!(listed[0]["remaining"], 0);
@@ -689,7 +714,8 @@ fn day_words(days_ahead: i64) -> String {
 
 /// The consent text's "Time: from … to …" line, split at " to ".
 fn time_change(text: &str) -> (String, String) {
-    let line = text.lines().find(|l| l.starts_with("Time: from ")).unwrap_or_else(|| panic!("no time change in {text}"));
+    let line =
+        text.lines().find(|l| l.starts_with("Time: from ")).unwrap_or_else(|| panic!("no time change in {text}"));
     let (from, to) = line["Time: from ".len()..].split_once(" to ").unwrap();
     (from.to_owned(), to.to_owned())
 }
@@ -719,7 +745,10 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
     let moved = change_offer(&env.host, &booking, &contract, 8);
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &moved, "move-1"))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
-    assert!(text.starts_with(&format!("Change my booking {booking} with Maple Street Auto (maplestreetauto.example):")), "{text}");
+    assert!(
+        text.starts_with(&format!("Change my booking {booking} with Maple Street Auto (maplestreetauto.example):")),
+        "{text}"
+    );
     assert!(!text.contains(NO_RECORD), "{text}");
     let (from, to) = time_change(text);
     assert!(from.contains(&day_words(5)) && to.contains(&day_words(8)), "{text}");
@@ -807,7 +836,10 @@ async fn a_rule_names_one_agent_key_and_is_signed_after_the_persons_yes() {
     // The person's list shows it; the agent's list of mandates does not, and a
     // rule, being unpublished, cannot be revoked.
     let all = person(&env, Command::Mandates).await.unwrap();
-    assert!(all.as_array().unwrap().iter().any(|m| m["jti"] == rule.claims.jti.as_str() && m["kind"] == "rule"), "{all}");
+    assert!(
+        all.as_array().unwrap().iter().any(|m| m["jti"] == rule.claims.jti.as_str() && m["kind"] == "rule"),
+        "{all}"
+    );
     let mine = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
     assert!(mine.as_array().unwrap().iter().all(|m| m["kind"] != "rule"), "{mine}");
     let err = person(&env, Command::Revoke { jti: rule.claims.jti.clone() }).await.unwrap_err();
@@ -816,12 +848,17 @@ async fn a_rule_names_one_agent_key_and_is_signed_after_the_persons_yes() {
     // A key the person never paired is named as such.
     let stranger = jkt(&agent(&env, 99));
     let r = a
-        .call(Method::POST, "/v1/requests", Some(&json!({"kind": "rule", "idempotency_key": "rule-2", "agent_jkt": stranger, "label": "Anything"})))
+        .call(
+            Method::POST,
+            "/v1/requests",
+            Some(&json!({"kind": "rule", "idempotency_key": "rule-2", "agent_jkt": stranger, "label": "Anything"})),
+        )
         .await
         .unwrap();
     assert!(r["consent_text"].as_str().unwrap().contains("not paired with this key app"), "{r}");
     person(&env, Command::Decline { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
-    let declined = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    let declined =
+        a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     assert_eq!(declined["status"], "declined");
     assert!(declined.get("result").is_none() || declined["result"].is_null(), "{declined}");
 
@@ -873,9 +910,12 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     let a = paired_agent(&env, 13).await;
     let me = a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned();
     let noor = SigningKey::from_bytes(&[0x81; 32]);
-    person(&env, Command::ContactsAdd { principal: principal_of(&noor), name: "Noor Haddad".into(), relationship: None })
-        .await
-        .unwrap();
+    person(
+        &env,
+        Command::ContactsAdd { principal: principal_of(&noor), name: "Noor Haddad".into(), relationship: None },
+    )
+    .await
+    .unwrap();
     let contract = playdate(&me, &noor, now(), now() + 3600);
     let body = json!({"kind": "acceptance", "idempotency_key": "acc-1", "contract": contract.compact});
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
@@ -888,14 +928,21 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
     // Every other calendar can check it (§5.12 "It is valid for a member when").
-    let accepted = schcp::verify::verify_acceptance(done["result"]["acceptance"].as_str().unwrap(), &contract, &me, now())
-        .expect("a valid acceptance by person");
+    let accepted =
+        schcp::verify::verify_acceptance(done["result"]["acceptance"].as_str().unwrap(), &contract, &me, now())
+            .expect("a valid acceptance by person");
     assert_eq!(accepted.claims.statement.as_deref(), text.lines().next());
 
     // Contracts this person cannot accept are refused before they are asked.
     let stranger = principal_of(&SigningKey::from_bytes(&[0x84; 32]));
     let not_mine = playdate(&stranger, &noor, now(), now() + 3600);
-    refused(&env, &a, &json!({"kind": "acceptance", "idempotency_key": "acc-2", "contract": not_mine.compact}), "not_a_member").await;
+    refused(
+        &env,
+        &a,
+        &json!({"kind": "acceptance", "idempotency_key": "acc-2", "contract": not_mine.compact}),
+        "not_a_member",
+    )
+    .await;
     let lapsed = playdate(&me, &noor, now() - 7200, now() - 3600);
     let body = json!({"kind": "acceptance", "idempotency_key": "acc-3", "contract": lapsed.compact});
     refused_as(&env, &a, &body, StatusCode::UNPROCESSABLE_ENTITY, "meeting_invalid").await;
@@ -904,7 +951,11 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     forged[i] = if forged[i] == b'A' { b'B' } else { b'A' };
     let forged = String::from_utf8(forged).unwrap();
     let (status, err) = a
-        .send(Method::POST, "/v1/requests", Some(&json!({"kind": "acceptance", "idempotency_key": "acc-4", "contract": forged})))
+        .send(
+            Method::POST,
+            "/v1/requests",
+            Some(&json!({"kind": "acceptance", "idempotency_key": "acc-4", "contract": forged})),
+        )
         .await
         .unwrap();
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
@@ -938,7 +989,13 @@ async fn start_with_calendars(hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
 }
 
 async fn calendar(host_id: &str, name: &str, domain: &str) -> TestHost {
-    TestHost::start(TestHostConfig { host_id: host_id.into(), name: name.into(), domain: domain.into(), ..TestHostConfig::default() }).await
+    TestHost::start(TestHostConfig {
+        host_id: host_id.into(),
+        name: name.into(),
+        domain: domain.into(),
+        ..TestHostConfig::default()
+    })
+    .await
 }
 
 /// A calendar's offer for the playdate's time (§5.12): a person's calendar names
@@ -1016,7 +1073,12 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let r = a.call(Method::POST, "/v1/requests", Some(&body("meet-1", &offers, now() + 3600))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap().to_owned();
     // Members by the person's contact names, with the domains the key app itself discovered.
-    assert!(text.starts_with("I approve: Playdate with Priya Shah (priya.example) and Café Lumière (cafelumiere.example), "), "{text}");
+    assert!(
+        text.starts_with(
+            "I approve: Playdate with Priya Shah (priya.example) and Café Lumière (cafelumiere.example), "
+        ),
+        "{text}"
+    );
     assert!(text.contains("with Mira (child) coming along"), "{text}");
     // Priya answers in person (her own answers), and the business's price commits the organizer too (§5.3).
     assert!(text.contains("Priya Shah answers in person"), "{text}");
@@ -1028,7 +1090,10 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
         .expect("every member's calendar verifies it");
     let c = &contract.claims;
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
-    assert_eq!((done["result"]["meeting_id"].as_str(), done["result"]["revision"].as_u64()), (Some(c.meeting_id.as_str()), Some(1)));
+    assert_eq!(
+        (done["result"]["meeting_id"].as_str(), done["result"]["revision"].as_u64()),
+        (Some(c.meeting_id.as_str()), Some(1))
+    );
     assert_eq!(c.iss, me);
     assert_eq!(c.statement, text.lines().next().unwrap(), "the statement is the text the person approved");
     let principals: Vec<&str> = c.members.iter().map(|m| m.principal.as_str()).collect();
@@ -1047,14 +1112,19 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let later = day.format("%Y-%m-%dT18:00:00Z").to_string();
     let moved = [offers[0].clone(), meeting_offer(priya_cal, Some(&priya), &later), offers[2].clone()];
     refused(&env, &a, &body("meet-2", &moved, now() + 3600), "contract_mismatch").await;
-    let mut elsewhere: OfferClaims = serde_json::from_value(schcp::jws::parse(&offers[1]).unwrap().payload.clone()).unwrap();
+    let mut elsewhere: OfferClaims =
+        serde_json::from_value(schcp::jws::parse(&offers[1]).unwrap().payload.clone()).unwrap();
     elsewhere.place.as_mut().unwrap().name = Some("Christie Pits".into());
     let elsewhere = [offers[0].clone(), priya_cal.sign_offer(&elsewhere).unwrap(), offers[2].clone()];
     refused(&env, &a, &body("meet-9", &elsewhere, now() + 3600), "contract_mismatch").await;
     // The café is on its own premises (its offer names no place), so the meeting
     // cannot be said to be somewhere else.
     let park = schcp::claims::Place { name: Some("Trinity Bellwoods Park playground".into()), ..Default::default() };
-    let at_park = [meeting_offer_at(&env.host, Some(&me), &start, &park), meeting_offer_at(priya_cal, Some(&priya), &start, &park), offers[2].clone()];
+    let at_park = [
+        meeting_offer_at(&env.host, Some(&me), &start, &park),
+        meeting_offer_at(priya_cal, Some(&priya), &start, &park),
+        offers[2].clone(),
+    ];
     let mut in_the_park = body("meet-10", &at_park, now() + 3600);
     in_the_park["meeting"]["place"] = json!({"name": "Trinity Bellwoods Park playground"});
     refused(&env, &a, &in_the_park, "contract_mismatch").await;
@@ -1080,7 +1150,11 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     // A revision: only of a meeting approved here, higher, with the same members,
     // and its text says what it replaces.
     let later_start = later.clone();
-    let later = [meeting_offer(&env.host, Some(&me), &later), meeting_offer(priya_cal, Some(&priya), &later), meeting_offer(cafe, None, &later)];
+    let later = [
+        meeting_offer(&env.host, Some(&me), &later),
+        meeting_offer(priya_cal, Some(&priya), &later),
+        meeting_offer(cafe, None, &later),
+    ];
     let revise = |key: &str, id: &str, rev: u32| {
         let mut b = body(key, &later, now() + 3600);
         b["meeting"]["start"] = json!(day.format("%Y-%m-%dT18:00:00Z").to_string());
@@ -1092,7 +1166,10 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let r = a.call(Method::POST, "/v1/requests", Some(&revise("rev-1", &c.meeting_id, 2))).await.unwrap();
     let revised_text = r["consent_text"].as_str().unwrap();
     let second_line = revised_text.lines().nth(1).unwrap();
-    assert_eq!(second_line, format!("This is revision 2 of a meeting I approved before, and replaces it: {}", c.statement));
+    assert_eq!(
+        second_line,
+        format!("This is revision 2 of a meeting I approved before, and replaces it: {}", c.statement)
+    );
     person(&env, Command::Approve { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     let revised = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now()).unwrap();

@@ -28,9 +28,7 @@ pub fn decode(text: &str) -> Result<Vec<u8>, B64Error> {
     }
     // The engine's default config refuses padding, whitespace and non-canonical
     // trailing bits (`decode_allow_trailing_bits(false)`).
-    URL_SAFE_NO_PAD
-        .decode(text)
-        .map_err(|e| B64Error::Invalid(e.to_string()))
+    URL_SAFE_NO_PAD.decode(text).map_err(|e| B64Error::Invalid(e.to_string()))
 }
 
 #[cfg(test)]

@@ -155,9 +155,7 @@ pub fn parse_date_time(input: &str) -> Result<chrono::DateTime<FixedOffset>, Dat
                 return Err(DateTimeError::OffsetHourOutOfRange { hour: offset_hour });
             }
             if offset_minute > 59 {
-                return Err(DateTimeError::OffsetMinuteOutOfRange {
-                    minute: offset_minute,
-                });
+                return Err(DateTimeError::OffsetMinuteOutOfRange { minute: offset_minute });
             }
             // Both bounded above, so the cast and arithmetic cannot overflow.
             let magnitude = (offset_hour * 60 + offset_minute) as i32;
@@ -182,11 +180,7 @@ pub fn parse_date_time(input: &str) -> Result<chrono::DateTime<FixedOffset>, Dat
     }
     // Four digits: the year is at most 9999, so it fits an i32.
     let year = year as i32;
-    let date = NaiveDate::from_ymd_opt(year, month, day).ok_or(DateTimeError::DayOutOfRange {
-        year,
-        month,
-        day,
-    })?;
+    let date = NaiveDate::from_ymd_opt(year, month, day).ok_or(DateTimeError::DayOutOfRange { year, month, day })?;
     if hour > 23 {
         return Err(DateTimeError::HourOutOfRange { hour });
     }
@@ -208,10 +202,7 @@ pub fn parse_date_time(input: &str) -> Result<chrono::DateTime<FixedOffset>, Dat
     .ok_or(DateTimeError::OutOfRange)?;
 
     let offset = FixedOffset::east_opt(offset_minutes * 60).ok_or(DateTimeError::OutOfRange)?;
-    offset
-        .from_local_datetime(&NaiveDateTime::new(date, time))
-        .single()
-        .ok_or(DateTimeError::OutOfRange)
+    offset.from_local_datetime(&NaiveDateTime::new(date, time)).single().ok_or(DateTimeError::OutOfRange)
 }
 
 /// A NumericDate (RFC 7519 §2): seconds since 1970-01-01T00:00:00Z, leap seconds not
@@ -264,10 +255,7 @@ impl DateTime {
     /// Parses strictly with [`parse_date_time`], keeping the text.
     pub fn parse(input: &str) -> Result<DateTime, DateTimeError> {
         let value = parse_date_time(input)?;
-        Ok(DateTime {
-            text: input.to_owned(),
-            value,
-        })
+        Ok(DateTime { text: input.to_owned(), value })
     }
 
     /// The text exactly as written.
@@ -346,14 +334,9 @@ impl Cursor<'_> {
     /// `error`, unless the character at the cursor is a non-ASCII digit, which gets its
     /// own error (§2.1 Strings).
     fn refuse(&self, error: DateTimeError) -> DateTimeError {
-        let here = self
-            .input
-            .get(self.at..)
-            .and_then(|rest| rest.chars().next());
+        let here = self.input.get(self.at..).and_then(|rest| rest.chars().next());
         match here {
-            Some(c) if !c.is_ascii() && c.is_numeric() => {
-                DateTimeError::NonAsciiDigit { at: self.at }
-            }
+            Some(c) if !c.is_ascii() && c.is_numeric() => DateTimeError::NonAsciiDigit { at: self.at },
             _ => error,
         }
     }
@@ -378,10 +361,7 @@ impl Cursor<'_> {
                 self.at += 1;
                 Ok(())
             }
-            Some(_) => Err(self.refuse(DateTimeError::ExpectedSeparator {
-                at: self.at,
-                expected,
-            })),
+            Some(_) => Err(self.refuse(DateTimeError::ExpectedSeparator { at: self.at, expected })),
             None => Err(DateTimeError::UnexpectedEnd { at: self.at }),
         }
     }
@@ -413,15 +393,9 @@ mod tests {
         let v = ok("2026-10-15T13:00:00-04:00");
         assert_eq!(v.offset().local_minus_utc(), -4 * 3600);
         assert_eq!(v, ok("2026-10-15T17:00:00Z"), "same instant");
-        assert_eq!(
-            ok("2026-10-15T13:00:00+05:30").offset().local_minus_utc(),
-            19_800
-        );
+        assert_eq!(ok("2026-10-15T13:00:00+05:30").offset().local_minus_utc(), 19_800);
         assert_eq!(ok("0000-01-01T00:00:00Z").timestamp(), -62_167_219_200);
-        assert_eq!(
-            ok("9999-12-31T23:59:59+23:59").to_rfc3339(),
-            "9999-12-31T23:59:59+23:59"
-        );
+        assert_eq!(ok("9999-12-31T23:59:59+23:59").to_rfc3339(), "9999-12-31T23:59:59+23:59");
     }
 
     // RFC 3339 §5.6 allows t and z in lower case, as JSON Schema's date-time does.
@@ -433,107 +407,33 @@ mod tests {
     // §2.1 Formats: "a time-zone offset (Z or ±hh:mm)".
     #[test]
     fn offset_required() {
-        assert_eq!(
-            err("2026-10-15T13:00:00"),
-            DateTimeError::MissingOffset { at: 19 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00.5"),
-            DateTimeError::MissingOffset { at: 21 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00 Z"),
-            DateTimeError::ExpectedOffset { at: 19 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+0400"),
-            DateTimeError::ExpectedSeparator {
-                at: 22,
-                expected: ':'
-            }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+04"),
-            DateTimeError::UnexpectedEnd { at: 22 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+04:0"),
-            DateTimeError::UnexpectedEnd { at: 24 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00UTC"),
-            DateTimeError::ExpectedOffset { at: 19 }
-        );
+        assert_eq!(err("2026-10-15T13:00:00"), DateTimeError::MissingOffset { at: 19 });
+        assert_eq!(err("2026-10-15T13:00:00.5"), DateTimeError::MissingOffset { at: 21 });
+        assert_eq!(err("2026-10-15T13:00:00 Z"), DateTimeError::ExpectedOffset { at: 19 });
+        assert_eq!(err("2026-10-15T13:00:00+0400"), DateTimeError::ExpectedSeparator { at: 22, expected: ':' });
+        assert_eq!(err("2026-10-15T13:00:00+04"), DateTimeError::UnexpectedEnd { at: 22 });
+        assert_eq!(err("2026-10-15T13:00:00+04:0"), DateTimeError::UnexpectedEnd { at: 24 });
+        assert_eq!(err("2026-10-15T13:00:00UTC"), DateTimeError::ExpectedOffset { at: 19 });
     }
 
     #[test]
     fn offset_in_range() {
-        assert_eq!(
-            err("2026-10-15T13:00:00+24:00"),
-            DateTimeError::OffsetHourOutOfRange { hour: 24 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00-04:60"),
-            DateTimeError::OffsetMinuteOutOfRange { minute: 60 }
-        );
-        assert_eq!(
-            ok("2026-10-15T13:00:00+23:59").offset().local_minus_utc(),
-            86_340
-        );
+        assert_eq!(err("2026-10-15T13:00:00+24:00"), DateTimeError::OffsetHourOutOfRange { hour: 24 });
+        assert_eq!(err("2026-10-15T13:00:00-04:60"), DateTimeError::OffsetMinuteOutOfRange { minute: 60 });
+        assert_eq!(ok("2026-10-15T13:00:00+23:59").offset().local_minus_utc(), 86_340);
         assert_eq!(ok("2026-10-15T13:00:00-00:00"), ok("2026-10-15T13:00:00Z"));
     }
 
     #[test]
     fn calendar_values() {
-        assert_eq!(
-            err("2026-13-45T00:00:00Z"),
-            DateTimeError::MonthOutOfRange { month: 13 }
-        );
-        assert_eq!(
-            err("2026-00-01T00:00:00Z"),
-            DateTimeError::MonthOutOfRange { month: 0 }
-        );
-        assert_eq!(
-            err("2026-10-32T00:00:00Z"),
-            DateTimeError::DayOutOfRange {
-                year: 2026,
-                month: 10,
-                day: 32
-            }
-        );
-        assert_eq!(
-            err("2026-10-00T00:00:00Z"),
-            DateTimeError::DayOutOfRange {
-                year: 2026,
-                month: 10,
-                day: 0
-            }
-        );
-        assert_eq!(
-            err("2026-04-31T00:00:00Z"),
-            DateTimeError::DayOutOfRange {
-                year: 2026,
-                month: 4,
-                day: 31
-            }
-        );
+        assert_eq!(err("2026-13-45T00:00:00Z"), DateTimeError::MonthOutOfRange { month: 13 });
+        assert_eq!(err("2026-00-01T00:00:00Z"), DateTimeError::MonthOutOfRange { month: 0 });
+        assert_eq!(err("2026-10-32T00:00:00Z"), DateTimeError::DayOutOfRange { year: 2026, month: 10, day: 32 });
+        assert_eq!(err("2026-10-00T00:00:00Z"), DateTimeError::DayOutOfRange { year: 2026, month: 10, day: 0 });
+        assert_eq!(err("2026-04-31T00:00:00Z"), DateTimeError::DayOutOfRange { year: 2026, month: 4, day: 31 });
         // Leap years: 2028 is one, 2026 and 1900 are not, 2000 is.
-        assert_eq!(
-            err("2026-02-29T00:00:00Z"),
-            DateTimeError::DayOutOfRange {
-                year: 2026,
-                month: 2,
-                day: 29
-            }
-        );
-        assert_eq!(
-            err("1900-02-29T00:00:00Z"),
-            DateTimeError::DayOutOfRange {
-                year: 1900,
-                month: 2,
-                day: 29
-            }
-        );
+        assert_eq!(err("2026-02-29T00:00:00Z"), DateTimeError::DayOutOfRange { year: 2026, month: 2, day: 29 });
+        assert_eq!(err("1900-02-29T00:00:00Z"), DateTimeError::DayOutOfRange { year: 1900, month: 2, day: 29 });
         ok("2028-02-29T00:00:00Z");
         ok("2000-02-29T00:00:00Z");
         ok("2026-12-31T00:00:00Z");
@@ -541,18 +441,9 @@ mod tests {
 
     #[test]
     fn time_values() {
-        assert_eq!(
-            err("2026-10-15T24:00:00Z"),
-            DateTimeError::HourOutOfRange { hour: 24 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:60:00Z"),
-            DateTimeError::MinuteOutOfRange { minute: 60 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:61Z"),
-            DateTimeError::SecondOutOfRange { second: 61 }
-        );
+        assert_eq!(err("2026-10-15T24:00:00Z"), DateTimeError::HourOutOfRange { hour: 24 });
+        assert_eq!(err("2026-10-15T13:60:00Z"), DateTimeError::MinuteOutOfRange { minute: 60 });
+        assert_eq!(err("2026-10-15T13:00:61Z"), DateTimeError::SecondOutOfRange { second: 61 });
         ok("2026-10-15T23:59:59Z");
         ok("2026-10-15T00:00:00Z");
     }
@@ -564,23 +455,11 @@ mod tests {
         assert_eq!(leap.timestamp(), ok("2016-12-31T23:59:59Z").timestamp());
         assert!(leap > ok("2016-12-31T23:59:59.999Z"));
         assert!(leap < ok("2017-01-01T00:00:00Z"));
-        assert_eq!(
-            ok("2016-12-31T15:59:60.5-08:00").with_timezone(&Utc),
-            leap + chrono::TimeDelta::milliseconds(500)
-        );
+        assert_eq!(ok("2016-12-31T15:59:60.5-08:00").with_timezone(&Utc), leap + chrono::TimeDelta::milliseconds(500));
         ok("2017-01-01T05:29:60+05:30");
-        assert_eq!(
-            err("2016-12-31T13:00:60Z"),
-            DateTimeError::LeapSecondNotAtEndOfUtcDay
-        );
-        assert_eq!(
-            err("2016-12-31T23:58:60Z"),
-            DateTimeError::LeapSecondNotAtEndOfUtcDay
-        );
-        assert_eq!(
-            err("2016-12-31T23:59:60+01:00"),
-            DateTimeError::LeapSecondNotAtEndOfUtcDay
-        );
+        assert_eq!(err("2016-12-31T13:00:60Z"), DateTimeError::LeapSecondNotAtEndOfUtcDay);
+        assert_eq!(err("2016-12-31T23:58:60Z"), DateTimeError::LeapSecondNotAtEndOfUtcDay);
+        assert_eq!(err("2016-12-31T23:59:60+01:00"), DateTimeError::LeapSecondNotAtEndOfUtcDay);
         // chrono alone accepts a leap second at any minute.
         assert!(chrono::DateTime::parse_from_rfc3339("2016-12-31T13:00:60Z").is_ok());
     }
@@ -589,141 +468,57 @@ mod tests {
     fn fractional_seconds() {
         let v = ok("2026-10-15T13:00:00.5-04:00");
         assert_eq!(v.timestamp_subsec_nanos(), 500_000_000);
-        assert_eq!(
-            ok("2026-10-15T13:00:00.123456789Z").timestamp_subsec_nanos(),
-            123_456_789
-        );
+        assert_eq!(ok("2026-10-15T13:00:00.123456789Z").timestamp_subsec_nanos(), 123_456_789);
         assert_eq!(
             ok("2026-10-15T13:00:00.1234567899999Z").timestamp_subsec_nanos(),
             123_456_789,
             "digits past nanoseconds are dropped"
         );
-        assert_eq!(
-            err("2026-10-15T13:00:00.Z"),
-            DateTimeError::EmptyFraction { at: 19 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00,5Z"),
-            DateTimeError::ExpectedOffset { at: 19 }
-        );
+        assert_eq!(err("2026-10-15T13:00:00.Z"), DateTimeError::EmptyFraction { at: 19 });
+        assert_eq!(err("2026-10-15T13:00:00,5Z"), DateTimeError::ExpectedOffset { at: 19 });
     }
 
     #[test]
     fn separators() {
-        assert_eq!(
-            err("2026-10-15 13:00:00Z"),
-            DateTimeError::SpaceSeparator { at: 10 }
-        );
-        assert_eq!(
-            err("2026-10-15_13:00:00Z"),
-            DateTimeError::ExpectedTimeSeparator { at: 10 }
-        );
+        assert_eq!(err("2026-10-15 13:00:00Z"), DateTimeError::SpaceSeparator { at: 10 });
+        assert_eq!(err("2026-10-15_13:00:00Z"), DateTimeError::ExpectedTimeSeparator { at: 10 });
         assert_eq!(err("2026-10-15"), DateTimeError::UnexpectedEnd { at: 10 });
-        assert_eq!(
-            err("2026/10/15T13:00:00Z"),
-            DateTimeError::ExpectedSeparator {
-                at: 4,
-                expected: '-'
-            }
-        );
-        assert_eq!(
-            err("2026-10-15T13.00.00Z"),
-            DateTimeError::ExpectedSeparator {
-                at: 13,
-                expected: ':'
-            }
-        );
+        assert_eq!(err("2026/10/15T13:00:00Z"), DateTimeError::ExpectedSeparator { at: 4, expected: '-' });
+        assert_eq!(err("2026-10-15T13.00.00Z"), DateTimeError::ExpectedSeparator { at: 13, expected: ':' });
         // chrono alone accepts the space.
         assert!(chrono::DateTime::parse_from_rfc3339("2026-10-15 13:00:00Z").is_ok());
     }
 
     #[test]
     fn fixed_width_fields() {
-        assert_eq!(
-            err("2026-1-15T13:00:00Z"),
-            DateTimeError::ExpectedDigit { at: 6 }
-        );
-        assert_eq!(
-            err("26-10-15T13:00:00Z"),
-            DateTimeError::ExpectedDigit { at: 2 }
-        );
-        assert_eq!(
-            err("02026-10-15T13:00:00Z"),
-            DateTimeError::ExpectedSeparator {
-                at: 4,
-                expected: '-'
-            }
-        );
-        assert_eq!(
-            err("+2026-10-15T13:00:00Z"),
-            DateTimeError::ExpectedDigit { at: 0 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00Z"),
-            DateTimeError::ExpectedSeparator {
-                at: 16,
-                expected: ':'
-            }
-        );
+        assert_eq!(err("2026-1-15T13:00:00Z"), DateTimeError::ExpectedDigit { at: 6 });
+        assert_eq!(err("26-10-15T13:00:00Z"), DateTimeError::ExpectedDigit { at: 2 });
+        assert_eq!(err("02026-10-15T13:00:00Z"), DateTimeError::ExpectedSeparator { at: 4, expected: '-' });
+        assert_eq!(err("+2026-10-15T13:00:00Z"), DateTimeError::ExpectedDigit { at: 0 });
+        assert_eq!(err("2026-10-15T13:00Z"), DateTimeError::ExpectedSeparator { at: 16, expected: ':' });
         assert_eq!(err(""), DateTimeError::UnexpectedEnd { at: 0 });
     }
 
     // §2.1 Strings: "\d matches the ASCII digits 0–9 only".
     #[test]
     fn ascii_digits_only() {
-        assert_eq!(
-            err("٢٠٢٦-10-15T13:00:00Z"),
-            DateTimeError::NonAsciiDigit { at: 0 }
-        );
-        assert_eq!(
-            err("2026-1٠-15T13:00:00Z"),
-            DateTimeError::NonAsciiDigit { at: 6 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+0٤:00"),
-            DateTimeError::NonAsciiDigit { at: 21 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00.٥Z"),
-            DateTimeError::NonAsciiDigit { at: 20 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00.5٥Z"),
-            DateTimeError::NonAsciiDigit { at: 21 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:0５Z"),
-            DateTimeError::NonAsciiDigit { at: 18 }
-        );
+        assert_eq!(err("٢٠٢٦-10-15T13:00:00Z"), DateTimeError::NonAsciiDigit { at: 0 });
+        assert_eq!(err("2026-1٠-15T13:00:00Z"), DateTimeError::NonAsciiDigit { at: 6 });
+        assert_eq!(err("2026-10-15T13:00:00+0٤:00"), DateTimeError::NonAsciiDigit { at: 21 });
+        assert_eq!(err("2026-10-15T13:00:00.٥Z"), DateTimeError::NonAsciiDigit { at: 20 });
+        assert_eq!(err("2026-10-15T13:00:00.5٥Z"), DateTimeError::NonAsciiDigit { at: 21 });
+        assert_eq!(err("2026-10-15T13:00:0５Z"), DateTimeError::NonAsciiDigit { at: 18 });
     }
 
     // §2.1 Strings: "$ matches only at the very end".
     #[test]
     fn nothing_after_the_offset() {
-        assert_eq!(
-            err("2026-10-15T13:00:00Z\n"),
-            DateTimeError::TrailingCharacters { at: 20 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00Z "),
-            DateTimeError::TrailingCharacters { at: 20 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+04:00\n"),
-            DateTimeError::TrailingCharacters { at: 25 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00+04:00:00"),
-            DateTimeError::TrailingCharacters { at: 25 }
-        );
-        assert_eq!(
-            err("2026-10-15T13:00:00ZZ"),
-            DateTimeError::TrailingCharacters { at: 20 }
-        );
-        assert_eq!(
-            err(" 2026-10-15T13:00:00Z"),
-            DateTimeError::ExpectedDigit { at: 0 }
-        );
+        assert_eq!(err("2026-10-15T13:00:00Z\n"), DateTimeError::TrailingCharacters { at: 20 });
+        assert_eq!(err("2026-10-15T13:00:00Z "), DateTimeError::TrailingCharacters { at: 20 });
+        assert_eq!(err("2026-10-15T13:00:00+04:00\n"), DateTimeError::TrailingCharacters { at: 25 });
+        assert_eq!(err("2026-10-15T13:00:00+04:00:00"), DateTimeError::TrailingCharacters { at: 25 });
+        assert_eq!(err("2026-10-15T13:00:00ZZ"), DateTimeError::TrailingCharacters { at: 20 });
+        assert_eq!(err(" 2026-10-15T13:00:00Z"), DateTimeError::ExpectedDigit { at: 0 });
     }
 
     #[test]
@@ -734,16 +529,11 @@ mod tests {
         assert_eq!(to_numeric_date(&ok("1970-01-01T00:00:00.999Z")), 0);
         assert_eq!(to_numeric_date(&ok("1969-12-31T23:59:59Z")), -1);
         assert_eq!(
-            from_numeric_date(1_792_000_000)
-                .map(|d| d.to_rfc3339())
-                .as_deref(),
+            from_numeric_date(1_792_000_000).map(|d| d.to_rfc3339()).as_deref(),
             Ok("2026-10-14T17:46:40+00:00")
         );
         assert_eq!(from_numeric_date(0).map(|d| to_numeric_date(&d)), Ok(0));
-        assert_eq!(
-            from_numeric_date(i64::MAX),
-            Err(DateTimeError::NumericDateOutOfRange)
-        );
+        assert_eq!(from_numeric_date(i64::MAX), Err(DateTimeError::NumericDateOutOfRange));
     }
 
     // §2.1 Strings: "1792000000.0 is an integer".
@@ -751,28 +541,13 @@ mod tests {
     fn numeric_date_from_json_numbers() {
         let n = |s: &str| serde_json::from_str::<serde_json::Number>(s).expect("a number");
         assert_eq!(numeric_date_from_json(&n("1792000000")), Ok(1_792_000_000));
-        assert_eq!(
-            numeric_date_from_json(&n("1792000000.0")),
-            Ok(1_792_000_000)
-        );
+        assert_eq!(numeric_date_from_json(&n("1792000000.0")), Ok(1_792_000_000));
         assert_eq!(numeric_date_from_json(&n("1.792e9")), Ok(1_792_000_000));
         assert_eq!(numeric_date_from_json(&n("-1")), Ok(-1));
-        assert_eq!(
-            numeric_date_from_json(&n("1792000000.5")),
-            Err(DateTimeError::NumericDateNotInteger)
-        );
-        assert_eq!(
-            numeric_date_from_json(&n("18446744073709551615")),
-            Err(DateTimeError::NumericDateOutOfRange)
-        );
-        assert_eq!(
-            numeric_date_from_json(&n("1e300")),
-            Err(DateTimeError::NumericDateOutOfRange)
-        );
-        assert_eq!(
-            numeric_date_from_json(&n("9223372036854775808.0")),
-            Err(DateTimeError::NumericDateOutOfRange)
-        );
+        assert_eq!(numeric_date_from_json(&n("1792000000.5")), Err(DateTimeError::NumericDateNotInteger));
+        assert_eq!(numeric_date_from_json(&n("18446744073709551615")), Err(DateTimeError::NumericDateOutOfRange));
+        assert_eq!(numeric_date_from_json(&n("1e300")), Err(DateTimeError::NumericDateOutOfRange));
+        assert_eq!(numeric_date_from_json(&n("9223372036854775808.0")), Err(DateTimeError::NumericDateOutOfRange));
     }
 
     #[test]

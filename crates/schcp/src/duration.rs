@@ -255,9 +255,7 @@ impl Retention {
             return Err(DurationError::RetentionTimePart { at });
         }
         // No T part means whole days: the scan refuses fractions outside seconds.
-        Ok(Retention {
-            days: scanned.length.secs / SECONDS_PER_DAY,
-        })
+        Ok(Retention { days: scanned.length.secs / SECONDS_PER_DAY })
     }
 
     /// A retention of whole days, or `None` if the length would not fit a [`Duration`].
@@ -308,9 +306,7 @@ impl Serialize for Retention {
 
 impl<'de> Deserialize<'de> for Retention {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(ParseVisitor::<Retention>::new(
-            "a retention in weeks or days (§2.1)",
-        ))
+        deserializer.deserialize_str(ParseVisitor::<Retention>::new("a retention in weeks or days (§2.1)"))
     }
 }
 
@@ -322,10 +318,7 @@ struct ParseVisitor<T> {
 
 impl<T> ParseVisitor<T> {
     fn new(expecting: &'static str) -> Self {
-        ParseVisitor {
-            expecting,
-            marker: std::marker::PhantomData,
-        }
+        ParseVisitor { expecting, marker: std::marker::PhantomData }
     }
 }
 
@@ -387,9 +380,7 @@ fn scan(input: &str) -> Result<Scanned, DurationError> {
     match char_at(0) {
         None => return Err(DurationError::Empty),
         Some('P') => {}
-        Some(c) if c.is_ascii_digit() || c.is_ascii_uppercase() => {
-            return Err(DurationError::MissingPeriodDesignator)
-        }
+        Some(c) if c.is_ascii_digit() || c.is_ascii_uppercase() => return Err(DurationError::MissingPeriodDesignator),
         Some(c) => return Err(refuse_char(0, c)),
     }
 
@@ -412,9 +403,7 @@ fn scan(input: &str) -> Result<Scanned, DurationError> {
         }
         if !b.is_ascii_digit() {
             return Err(match b {
-                b'W' | b'D' | b'H' | b'M' | b'S' | b'Y' | b'.' => {
-                    DurationError::MissingNumber { at: i }
-                }
+                b'W' | b'D' | b'H' | b'M' | b'S' | b'Y' | b'.' => DurationError::MissingNumber { at: i },
                 _ => refuse_char(i, char_at(i).unwrap_or('\u{FFFD}')),
             });
         }
@@ -490,12 +479,8 @@ fn scan(input: &str) -> Result<Scanned, DurationError> {
         } = Some(whole);
         parts.nanos = nanos;
 
-        let secs = whole
-            .checked_mul(part.seconds())
-            .ok_or(DurationError::Overflow)?;
-        total = total
-            .checked_add(Duration { secs, nanos })
-            .ok_or(DurationError::Overflow)?;
+        let secs = whole.checked_mul(part.seconds()).ok_or(DurationError::Overflow)?;
+        total = total.checked_add(Duration { secs, nanos }).ok_or(DurationError::Overflow)?;
         i += 1; // designators are ASCII: one byte
     }
 
@@ -507,11 +492,7 @@ fn scan(input: &str) -> Result<Scanned, DurationError> {
     if last_part.is_none() {
         return Err(DurationError::NoComponent);
     }
-    Ok(Scanned {
-        length: total,
-        parts,
-        time_designator_at,
-    })
+    Ok(Scanned { length: total, parts, time_designator_at })
 }
 
 #[cfg(test)]
@@ -576,15 +557,8 @@ mod tests {
         assert_eq!(p("PT45M").as_seconds(), 2_700);
         assert_eq!(p("PT1M").as_seconds(), 60, "PT1M is one minute");
         assert_eq!(p("PT30S").as_seconds(), 30);
-        assert_eq!(
-            p("P1W1DT1H1M1S").as_seconds(),
-            604_800 + 86_400 + 3_600 + 60 + 1
-        );
-        assert_eq!(
-            p("PT007H").as_seconds(),
-            7 * 3_600,
-            "leading zeros are digits"
-        );
+        assert_eq!(p("P1W1DT1H1M1S").as_seconds(), 604_800 + 86_400 + 3_600 + 60 + 1);
+        assert_eq!(p("PT007H").as_seconds(), 7 * 3_600, "leading zeros are digits");
     }
 
     #[test]
@@ -593,10 +567,7 @@ mod tests {
         assert_eq!((d.as_seconds(), d.subsec_nanos()), (1, 250_000_000));
         assert_eq!(p("PT1.5S").subsec_nanos(), 500_000_000);
         assert_eq!(p("PT0.123456789S").subsec_nanos(), 123_456_789);
-        assert_eq!(
-            err("PT0.1234567891S"),
-            DurationError::TooManyFractionDigits { at: 13 }
-        );
+        assert_eq!(err("PT0.1234567891S"), DurationError::TooManyFractionDigits { at: 13 });
     }
 
     #[test]
@@ -668,26 +639,11 @@ mod tests {
     // §2.1 Strings: "$ matches only at the very end, so "PT1H\n" is not a duration".
     #[test]
     fn nothing_before_or_after() {
-        assert_eq!(
-            err("PT1H\n"),
-            DurationError::UnexpectedChar { at: 4, found: '\n' }
-        );
-        assert_eq!(
-            err("PT1H "),
-            DurationError::UnexpectedChar { at: 4, found: ' ' }
-        );
-        assert_eq!(
-            err(" PT1H"),
-            DurationError::UnexpectedChar { at: 0, found: ' ' }
-        );
-        assert_eq!(
-            err("PT1H\0"),
-            DurationError::UnexpectedChar { at: 4, found: '\0' }
-        );
-        assert_eq!(
-            err("P1DX"),
-            DurationError::UnexpectedChar { at: 3, found: 'X' }
-        );
+        assert_eq!(err("PT1H\n"), DurationError::UnexpectedChar { at: 4, found: '\n' });
+        assert_eq!(err("PT1H "), DurationError::UnexpectedChar { at: 4, found: ' ' });
+        assert_eq!(err(" PT1H"), DurationError::UnexpectedChar { at: 0, found: ' ' });
+        assert_eq!(err("PT1H\0"), DurationError::UnexpectedChar { at: 4, found: '\0' });
+        assert_eq!(err("P1DX"), DurationError::UnexpectedChar { at: 3, found: 'X' });
     }
 
     // §2.1 Strings: "\d matches the ASCII digits 0–9 only".
@@ -696,11 +652,7 @@ mod tests {
         assert_eq!(err("PT١H"), DurationError::NonAsciiDigit { at: 2 });
         assert_eq!(err("P１D"), DurationError::NonAsciiDigit { at: 1 });
         assert_eq!(err("PT1١H"), DurationError::NonAsciiDigit { at: 3 });
-        assert_eq!(
-            err("PT1.١S"),
-            DurationError::EmptyFraction { at: 3 },
-            "a non-ASCII digit is not a fraction digit"
-        );
+        assert_eq!(err("PT1.١S"), DurationError::EmptyFraction { at: 3 }, "a non-ASCII digit is not a fraction digit");
     }
 
     #[test]
@@ -728,52 +680,28 @@ mod tests {
         assert_eq!(err(&format!("PT{max}0S")), DurationError::Overflow);
         assert_eq!(err(&format!("P{max}W")), DurationError::Overflow);
         assert_eq!(err(&format!("P{max}D")), DurationError::Overflow);
-        assert_eq!(
-            err(&format!("PT{max}S1S")),
-            DurationError::OutOfOrder { at: 24 }
-        );
+        assert_eq!(err(&format!("PT{max}S1S")), DurationError::OutOfOrder { at: 24 });
         assert_eq!(err(&format!("P1DT{max}S")), DurationError::Overflow);
-        assert_eq!(
-            err(&"9".repeat(10_000)),
-            DurationError::MissingPeriodDesignator
-        );
-        assert_eq!(
-            err(&format!("P{}D", "9".repeat(10_000))),
-            DurationError::Overflow
-        );
+        assert_eq!(err(&"9".repeat(10_000)), DurationError::MissingPeriodDesignator);
+        assert_eq!(err(&format!("P{}D", "9".repeat(10_000))), DurationError::Overflow);
         // Leading zeros never overflow.
         assert_eq!(p(&format!("PT{}1S", "0".repeat(10_000))).as_seconds(), 1);
     }
 
     #[test]
     fn time_delta_conversion() {
-        assert_eq!(
-            p("PT1.5S").to_time_delta(),
-            Ok(chrono::TimeDelta::milliseconds(1_500))
-        );
+        assert_eq!(p("PT1.5S").to_time_delta(), Ok(chrono::TimeDelta::milliseconds(1_500)));
         assert_eq!(p("P1W").to_time_delta(), Ok(chrono::TimeDelta::days(7)));
-        assert_eq!(
-            Duration::from_seconds(u64::MAX).to_time_delta(),
-            Err(DurationError::OutOfTimeDeltaRange)
-        );
-        assert_eq!(
-            Duration::from_seconds(i64::MAX as u64).to_time_delta(),
-            Err(DurationError::OutOfTimeDeltaRange)
-        );
+        assert_eq!(Duration::from_seconds(u64::MAX).to_time_delta(), Err(DurationError::OutOfTimeDeltaRange));
+        assert_eq!(Duration::from_seconds(i64::MAX as u64).to_time_delta(), Err(DurationError::OutOfTimeDeltaRange));
     }
 
     #[test]
     fn checked_add_carries_nanoseconds() {
         let sum = p("PT0.75S").checked_add(p("PT0.5S"));
         assert_eq!(sum, Some(p("PT1.25S")));
-        assert_eq!(
-            Duration::from_seconds(u64::MAX).checked_add(p("PT0.5S")),
-            Some(p(&format!("PT{}.5S", u64::MAX)))
-        );
-        assert_eq!(
-            p(&format!("PT{}.5S", u64::MAX)).checked_add(p("PT0.5S")),
-            None
-        );
+        assert_eq!(Duration::from_seconds(u64::MAX).checked_add(p("PT0.5S")), Some(p(&format!("PT{}.5S", u64::MAX))));
+        assert_eq!(p(&format!("PT{}.5S", u64::MAX)).checked_add(p("PT0.5S")), None);
     }
 
     #[test]
@@ -803,30 +731,14 @@ mod tests {
     #[test]
     fn parts_as_written() {
         let parts = Parts::parse("P1DT12H").expect("valid");
-        assert_eq!(
-            parts,
-            Parts {
-                days: Some(1),
-                hours: Some(12),
-                ..Parts::default()
-            }
-        );
+        assert_eq!(parts, Parts { days: Some(1), hours: Some(12), ..Parts::default() });
         let parts = Parts::parse("PT24H0M1.5S").expect("valid");
         assert_eq!(
             parts,
-            Parts {
-                hours: Some(24),
-                minutes: Some(0),
-                seconds: Some(1),
-                nanos: 500_000_000,
-                ..Parts::default()
-            }
+            Parts { hours: Some(24), minutes: Some(0), seconds: Some(1), nanos: 500_000_000, ..Parts::default() }
         );
         assert_eq!(Parts::parse("P2W").map(|p| p.weeks), Ok(Some(2)));
-        assert_eq!(
-            Parts::parse("P1M"),
-            Err(DurationError::YearOrMonth { at: 2 })
-        );
+        assert_eq!(Parts::parse("P1M"), Err(DurationError::YearOrMonth { at: 2 }));
         assert_eq!(
             Parts::parse(&format!("P1DT{}S", u64::MAX)),
             Err(DurationError::Overflow),
@@ -847,19 +759,10 @@ mod tests {
         assert_eq!(r("P1M"), Err(DurationError::YearOrMonth { at: 2 }));
         assert_eq!(r("P1Y"), Err(DurationError::YearOrMonth { at: 2 }));
         assert_eq!(r("P"), Err(DurationError::NoComponent));
-        assert_eq!(
-            r("P1.5D"),
-            Err(DurationError::FractionNotInSeconds { at: 4 })
-        );
-        assert_eq!(
-            r("P365D\n"),
-            Err(DurationError::UnexpectedChar { at: 5, found: '\n' })
-        );
+        assert_eq!(r("P1.5D"), Err(DurationError::FractionNotInSeconds { at: 4 }));
+        assert_eq!(r("P365D\n"), Err(DurationError::UnexpectedChar { at: 5, found: '\n' }));
         let too_many_days = u64::MAX / 86_400 + 1;
-        assert_eq!(
-            r(&format!("P{too_many_days}D")),
-            Err(DurationError::Overflow)
-        );
+        assert_eq!(r(&format!("P{too_many_days}D")), Err(DurationError::Overflow));
     }
 
     #[test]
@@ -867,30 +770,21 @@ mod tests {
         let r = Retention::parse("P1W3D").expect("valid retention");
         assert_eq!(r.to_canonical(), "P10D");
         assert_eq!(r.to_duration(), p("P10D"));
-        assert_eq!(
-            Retention::from_days(365).map(|r| r.to_string()).as_deref(),
-            Some("P365D")
-        );
+        assert_eq!(Retention::from_days(365).map(|r| r.to_string()).as_deref(), Some("P365D"));
         assert_eq!(Retention::from_days(u64::MAX), None);
         let max = Retention::from_days(u64::MAX / 86_400).expect("fits");
         assert_eq!(max.to_duration().as_seconds() / 86_400, u64::MAX / 86_400);
         let back: Retention = serde_json::from_str(r#""P52W""#).expect("valid");
         assert_eq!(back.days(), 364);
-        assert_eq!(
-            serde_json::to_string(&back).ok().as_deref(),
-            Some(r#""P364D""#)
-        );
+        assert_eq!(serde_json::to_string(&back).ok().as_deref(), Some(r#""P364D""#));
         assert!(serde_json::from_str::<Retention>(r#""PT1H""#).is_err());
     }
 
     fn any_duration() -> impl Strategy<Value = Duration> {
         prop_oneof![
-            (any::<u64>(), 0u32..NANOS_PER_SECOND)
-                .prop_map(|(secs, nanos)| Duration { secs, nanos }),
-            (0u64..10_000_000, 0u32..4).prop_map(|(secs, n)| Duration {
-                secs,
-                nanos: [0, 500_000_000, 1, 120_000_000][n as usize],
-            }),
+            (any::<u64>(), 0u32..NANOS_PER_SECOND).prop_map(|(secs, nanos)| Duration { secs, nanos }),
+            (0u64..10_000_000, 0u32..4)
+                .prop_map(|(secs, n)| Duration { secs, nanos: [0, 500_000_000, 1, 120_000_000][n as usize] }),
         ]
     }
 

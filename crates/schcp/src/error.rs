@@ -142,7 +142,10 @@ mod tests {
 
     #[test]
     fn meeting_failures_map_to_invalid_request() {
-        assert_eq!(Error::MeetingInvalid("x".into()).reason(), Reason { code: "INVALID_REQUEST", reason: "meeting_invalid" });
+        assert_eq!(
+            Error::MeetingInvalid("x".into()).reason(),
+            Reason { code: "INVALID_REQUEST", reason: "meeting_invalid" }
+        );
         assert_eq!(Error::PersonRequired.reason().reason, "person_required");
         assert_eq!(Error::AcceptanceInvalid("x".into()).reason().reason, "acceptance_invalid");
     }

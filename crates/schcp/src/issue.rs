@@ -7,8 +7,8 @@
 //! verification a host applies. Nothing here signs bytes a caller chose.
 
 use crate::claims::{
-    AcceptedBy, Acceptance, Audience, Cnf, Consent, Constraints, Contact, MandateClaims, MeetingContract,
-    OfferKind, RuleClaims, Action, Window,
+    Acceptance, AcceptedBy, Action, Audience, Cnf, Consent, Constraints, Contact, MandateClaims, MeetingContract,
+    OfferKind, RuleClaims, Window,
 };
 use crate::error::Error;
 use crate::jwk::Jwk;
@@ -39,7 +39,8 @@ fn sign_validated<C: serde::Serialize>(
     extras: HeaderExtras,
     signer: &dyn Signer,
 ) -> Result<String, Error> {
-    let value = serde_json::to_value(claims).map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))?;
+    let value =
+        serde_json::to_value(claims).map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))?;
     schema::validate(def, &value)?;
     Ok(jws::sign(typ, extras, &value, signer)?)
 }

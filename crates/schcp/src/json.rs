@@ -75,9 +75,7 @@ impl<'de> Visitor<'de> for StrictValue {
         Ok(Value::from(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        serde_json::Number::from_f64(v)
-            .map(Value::Number)
-            .ok_or_else(|| E::custom("number out of range"))
+        serde_json::Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("number out of range"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_owned()))
@@ -120,10 +118,7 @@ mod tests {
 
     #[test]
     fn refuses_duplicate_at_top_level() {
-        assert_eq!(
-            parse(br#"{"aud":"a","aud":"b"}"#),
-            Err(JsonError::DuplicateMember("aud".into()))
-        );
+        assert_eq!(parse(br#"{"aud":"a","aud":"b"}"#), Err(JsonError::DuplicateMember("aud".into())));
     }
 
     #[test]

@@ -121,14 +121,11 @@ impl Jwk {
             }
             ("EC", "P-256") => {
                 let x: [u8; 32] = coordinate(&self.x, "x")?;
-                let y: [u8; 32] =
-                    coordinate(self.y.as_deref().ok_or(JwkError::BadCoordinate("y"))?, "y")?;
+                let y: [u8; 32] = coordinate(self.y.as_deref().ok_or(JwkError::BadCoordinate("y"))?, "y")?;
                 let point = p256::EncodedPoint::from_affine_coordinates(&x.into(), &y.into(), false);
                 PublicKey::P256(P256Key::from_encoded_point(&point).map_err(|_| JwkError::InvalidPoint)?)
             }
-            _ => {
-                return Err(JwkError::Unsupported { kty: self.kty.clone(), crv: self.crv.clone() })
-            }
+            _ => return Err(JwkError::Unsupported { kty: self.kty.clone(), crv: self.crv.clone() }),
         };
         if let Some(alg) = &self.alg {
             if alg != key.alg() {
@@ -153,13 +150,7 @@ impl Jwk {
         self.public_key()?;
         let canonical = match &self.y {
             None => format!(r#"{{"crv":{},"kty":{},"x":{}}}"#, q(&self.crv), q(&self.kty), q(&self.x)),
-            Some(y) => format!(
-                r#"{{"crv":{},"kty":{},"x":{},"y":{}}}"#,
-                q(&self.crv),
-                q(&self.kty),
-                q(&self.x),
-                q(y)
-            ),
+            Some(y) => format!(r#"{{"crv":{},"kty":{},"x":{},"y":{}}}"#, q(&self.crv), q(&self.kty), q(&self.x), q(y)),
         };
         Ok(crate::hash::sha256_b64(canonical))
     }
@@ -190,10 +181,7 @@ fn q(s: &str) -> String {
 }
 
 fn coordinate<const N: usize>(text: &str, name: &'static str) -> Result<[u8; N], JwkError> {
-    b64::decode(text)
-        .ok()
-        .and_then(|v| <[u8; N]>::try_from(v).ok())
-        .ok_or(JwkError::BadCoordinate(name))
+    b64::decode(text).ok().and_then(|v| <[u8; N]>::try_from(v).ok()).ok_or(JwkError::BadCoordinate(name))
 }
 
 #[cfg(test)]

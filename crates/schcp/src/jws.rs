@@ -94,19 +94,15 @@ pub struct Parsed<'a> {
 /// three strict base64url parts with duplicate-free JSON (§3.1).
 pub fn parse(compact: &str) -> Result<Parsed<'_>, JwsError> {
     let mut parts = compact.split('.');
-    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let (Some(h), Some(p), Some(s), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
         return Err(JwsError::NotCompact);
     };
     let header_bytes = b64::decode(h).map_err(|_| JwsError::BadBase64 { part: "header" })?;
     let payload_bytes = b64::decode(p).map_err(|_| JwsError::BadBase64 { part: "payload" })?;
     let signature = b64::decode(s).map_err(|_| JwsError::BadBase64 { part: "signature" })?;
-    let header_value =
-        json::parse(&header_bytes).map_err(|source| JwsError::BadJson { part: "header", source })?;
-    let header: Header =
-        serde_json::from_value(header_value).map_err(|e| JwsError::BadHeader(e.to_string()))?;
-    let payload =
-        json::parse(&payload_bytes).map_err(|source| JwsError::BadJson { part: "payload", source })?;
+    let header_value = json::parse(&header_bytes).map_err(|source| JwsError::BadJson { part: "header", source })?;
+    let header: Header = serde_json::from_value(header_value).map_err(|e| JwsError::BadHeader(e.to_string()))?;
+    let payload = json::parse(&payload_bytes).map_err(|source| JwsError::BadJson { part: "payload", source })?;
     Ok(Parsed { compact, header, payload, signing_input: &compact[..h.len() + 1 + p.len()], signature })
 }
 
@@ -129,16 +125,14 @@ impl<'a> Parsed<'a> {
         let input = self.signing_input.as_bytes();
         match key {
             PublicKey::Ed25519(k) => {
-                let sig = ed25519_dalek::Signature::from_slice(&self.signature)
-                    .map_err(|_| JwsError::BadSignature)?;
+                let sig = ed25519_dalek::Signature::from_slice(&self.signature).map_err(|_| JwsError::BadSignature)?;
                 // verify_strict refuses small-order keys and non-canonical S.
                 k.verify_strict(input, &sig).map_err(|_| JwsError::BadSignature)
             }
             PublicKey::P256(k) => {
                 use p256::ecdsa::signature::Verifier;
                 // RFC 7518 §3.4: raw r||s, 64 bytes, not DER.
-                let sig = p256::ecdsa::Signature::from_slice(&self.signature)
-                    .map_err(|_| JwsError::BadSignature)?;
+                let sig = p256::ecdsa::Signature::from_slice(&self.signature).map_err(|_| JwsError::BadSignature)?;
                 k.verify(input, &sig).map_err(|_| JwsError::BadSignature)
             }
         }

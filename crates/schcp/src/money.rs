@@ -58,11 +58,7 @@ pub enum MoneyError {
     LeadingZero,
     /// More decimals than the currency's minor unit (79.001 CAD, 125.0 JPY; §2.1).
     #[error("{decimals} decimals, but {currency} has {minor_units}")]
-    TooManyDecimals {
-        decimals: usize,
-        currency: &'static str,
-        minor_units: u8,
-    },
+    TooManyDecimals { decimals: usize, currency: &'static str, minor_units: u8 },
     /// The amount, a sum or a percentage of an amount does not fit in 2^64 - 1 minor units.
     #[error("amount too large")]
     Overflow,
@@ -106,9 +102,7 @@ impl Currency {
                 (code, Some(minor_units)) => Ok(Currency { code, minor_units }),
                 (code, None) => Err(MoneyError::NoMinorUnit { code }),
             },
-            Err(_) => Err(MoneyError::UnknownCurrency {
-                code: code.to_owned(),
-            }),
+            Err(_) => Err(MoneyError::UnknownCurrency { code: code.to_owned() }),
         }
     }
 
@@ -218,11 +212,7 @@ impl Amount {
 
         let minor_units = currency.minor_units;
         if fraction.len() > usize::from(minor_units) {
-            return Err(MoneyError::TooManyDecimals {
-                decimals: fraction.len(),
-                currency: currency.code,
-                minor_units,
-            });
+            return Err(MoneyError::TooManyDecimals { decimals: fraction.len(), currency: currency.code, minor_units });
         }
         // Fewer decimals than the minor unit are allowed (79 is 79.00 CAD): pad them.
         let padding = u32::from(minor_units) - fraction.len() as u32;
@@ -269,22 +259,14 @@ impl Amount {
         let Some(scale) = pow10(minor_units).filter(|_| minor_units > 0) else {
             return self.minor.to_string();
         };
-        format!(
-            "{}.{:0width$}",
-            self.minor / scale,
-            self.minor % scale,
-            width = minor_units as usize
-        )
+        format!("{}.{:0width$}", self.minor / scale, self.minor % scale, width = minor_units as usize)
     }
 
     /// The sum of two amounts in the same currency (§2.1: amounts in different
     /// currencies are never added).
     pub fn checked_add(&self, other: &Amount) -> Result<Amount, MoneyError> {
         self.same_currency(other)?;
-        let minor = self
-            .minor
-            .checked_add(other.minor)
-            .ok_or(MoneyError::Overflow)?;
+        let minor = self.minor.checked_add(other.minor).ok_or(MoneyError::Overflow)?;
         Ok(Amount { minor, ..*self })
     }
 
@@ -295,11 +277,7 @@ impl Amount {
         I: IntoIterator,
         I::Item: Borrow<Amount>,
     {
-        amounts
-            .into_iter()
-            .try_fold(Amount::zero(currency), |total, amount| {
-                total.checked_add(amount.borrow())
-            })
+        amounts.into_iter().try_fold(Amount::zero(currency), |total, amount| total.checked_add(amount.borrow()))
     }
 
     /// Whether this amount is at most `max`, such as a total against a mandate's
@@ -321,11 +299,7 @@ impl Amount {
         let remainder = numerator % denominator;
         // Half up: a remainder of at least half the divisor rounds away from zero.
         // remainder < denominator ≤ 10^38, so doubling it cannot overflow a u128.
-        let rounded = if remainder * 2 >= denominator {
-            quotient + 1
-        } else {
-            quotient
-        };
+        let rounded = if remainder * 2 >= denominator { quotient + 1 } else { quotient };
         let minor = u64::try_from(rounded).map_err(|_| MoneyError::Overflow)?;
         Ok(Amount { minor, ..*self })
     }
@@ -334,10 +308,7 @@ impl Amount {
         if self.currency == other.currency {
             Ok(())
         } else {
-            Err(MoneyError::CurrencyMismatch {
-                expected: self.currency,
-                found: other.currency,
-            })
+            Err(MoneyError::CurrencyMismatch { expected: self.currency, found: other.currency })
         }
     }
 }
@@ -365,10 +336,7 @@ pub struct Percent {
 
 impl Percent {
     /// Zero per cent.
-    pub const ZERO: Percent = Percent {
-        mantissa: 0,
-        scale: 0,
-    };
+    pub const ZERO: Percent = Percent { mantissa: 0, scale: 0 };
 
     /// Parses the literal text of a JSON number (RFC 8259 §6): `13`, `12.5`, `1.25e1`.
     /// A negative number is refused, and so is one with more than 19 significant
@@ -431,12 +399,8 @@ impl Percent {
 
         // Significant digits: integer then fraction digits, without leading zeros or
         // trailing zeros (each trailing zero dropped lowers the scale by one).
-        let digits: Vec<u8> = bytes[..int_end]
-            .iter()
-            .chain(&bytes[frac.0..frac.1])
-            .copied()
-            .skip_while(|&d| d == b'0')
-            .collect();
+        let digits: Vec<u8> =
+            bytes[..int_end].iter().chain(&bytes[frac.0..frac.1]).copied().skip_while(|&d| d == b'0').collect();
         let significant = digits.len() - digits.iter().rev().take_while(|&&d| d == b'0').count();
         if significant == 0 {
             return Ok(Percent::ZERO);
@@ -455,10 +419,8 @@ impl Percent {
         let scale = (frac.1 - frac.0) as i128 - exponent - trailing_zeros;
         let mantissa = digits_value(&digits[..significant]);
         if scale > 0 {
-            let scale = u32::try_from(scale)
-                .ok()
-                .filter(|&s| s <= MAX_PERCENT_SCALE)
-                .ok_or(MoneyError::PercentTooPrecise)?;
+            let scale =
+                u32::try_from(scale).ok().filter(|&s| s <= MAX_PERCENT_SCALE).ok_or(MoneyError::PercentTooPrecise)?;
             let mantissa = mantissa.ok_or(MoneyError::PercentTooPrecise)?;
             Ok(Percent { mantissa, scale })
         } else {
@@ -528,9 +490,7 @@ fn refuse_amount_char(amount: &str, at: usize) -> MoneyError {
 
 /// The value of a run of ASCII digits, or `None` past `u64::MAX`. Empty is zero.
 fn digits_value(digits: &[u8]) -> Option<u64> {
-    digits.iter().try_fold(0u64, |value, &d| {
-        value.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    })
+    digits.iter().try_fold(0u64, |value, &d| value.checked_mul(10)?.checked_add(u64::from(d - b'0')))
 }
 
 /// 10^exp, or `None` past `u64::MAX`.
@@ -625,22 +585,18 @@ mod tests {
     #[test]
     fn iso_4217_table_is_sorted_and_unique() {
         assert!(ISO_4217.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(ISO_4217
-            .iter()
-            .all(|(c, _)| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase())));
+        assert!(ISO_4217.iter().all(|(c, _)| c.len() == 3 && c.bytes().all(|b| b.is_ascii_uppercase())));
     }
 
     // §2.1: "ISO 4217: 2 for CAD, 0 for JPY, 3 for BHD and KWD".
     #[test]
     fn minor_units_from_iso_4217() {
-        for code in [
-            "CAD", "USD", "EUR", "GBP", "CHF", "MGA", "MRU", "XCG", "ZWG", "SLE",
-        ] {
+        for code in ["CAD", "USD", "EUR", "GBP", "CHF", "MGA", "MRU", "XCG", "ZWG", "SLE"] {
             assert_eq!(cur(code).minor_units(), 2, "{code}");
         }
         for code in [
-            "JPY", "KRW", "CLP", "ISK", "VND", "XAF", "XOF", "XPF", "UGX", "PYG", "RWF", "KMF",
-            "GNF", "DJF", "BIF", "VUV", "UYI",
+            "JPY", "KRW", "CLP", "ISK", "VND", "XAF", "XOF", "XPF", "UGX", "PYG", "RWF", "KMF", "GNF", "DJF", "BIF",
+            "VUV", "UYI",
         ] {
             assert_eq!(cur(code).minor_units(), 0, "{code}");
         }
@@ -663,30 +619,16 @@ mod tests {
         assert_eq!(Currency::parse("124"), Err(MoneyError::MalformedCurrency));
         assert_eq!(Currency::parse("ÇAD"), Err(MoneyError::MalformedCurrency));
         assert_eq!(Currency::parse(""), Err(MoneyError::MalformedCurrency));
-        assert_eq!(
-            Currency::parse("ABC"),
-            Err(MoneyError::UnknownCurrency { code: "ABC".into() })
-        );
+        assert_eq!(Currency::parse("ABC"), Err(MoneyError::UnknownCurrency { code: "ABC".into() }));
         // Withdrawn codes are no longer active.
         for code in ["HRK", "ANG", "ZWL", "SLL", "BGN"] {
-            assert_eq!(
-                Currency::parse(code),
-                Err(MoneyError::UnknownCurrency { code: code.into() })
-            );
+            assert_eq!(Currency::parse(code), Err(MoneyError::UnknownCurrency { code: code.into() }));
         }
         // Codes without a minor unit can hold no amount.
-        for code in [
-            "XXX", "XTS", "XAU", "XAG", "XDR", "XPT", "XPD", "XSU", "XUA", "XBA",
-        ] {
-            assert!(
-                matches!(Currency::parse(code), Err(MoneyError::NoMinorUnit { code: c }) if c == code),
-                "{code}"
-            );
+        for code in ["XXX", "XTS", "XAU", "XAG", "XDR", "XPT", "XPD", "XSU", "XUA", "XBA"] {
+            assert!(matches!(Currency::parse(code), Err(MoneyError::NoMinorUnit { code: c }) if c == code), "{code}");
         }
-        assert!(matches!(
-            Amount::parse("1", "XXX"),
-            Err(MoneyError::NoMinorUnit { .. })
-        ));
+        assert!(matches!(Amount::parse("1", "XXX"), Err(MoneyError::NoMinorUnit { .. })));
     }
 
     #[test]
@@ -706,28 +648,17 @@ mod tests {
         assert_eq!(amount("79.0", "CAD").minor(), 7_900);
         assert_eq!(
             refused("79.001", "CAD"),
-            MoneyError::TooManyDecimals {
-                decimals: 3,
-                currency: "CAD",
-                minor_units: 2
-            }
+            MoneyError::TooManyDecimals { decimals: 3, currency: "CAD", minor_units: 2 }
         );
         assert_eq!(
             refused("125.0", "JPY"),
-            MoneyError::TooManyDecimals {
-                decimals: 1,
-                currency: "JPY",
-                minor_units: 0
-            }
+            MoneyError::TooManyDecimals { decimals: 1, currency: "JPY", minor_units: 0 }
         );
         assert_eq!(amount("125", "JPY").minor(), 125);
         assert_eq!(amount("1.234", "BHD").minor(), 1_234);
         assert_eq!(amount("1.5", "KWD").minor(), 1_500);
         assert_eq!(amount("0.0001", "CLF").minor(), 1);
-        assert!(matches!(
-            refused("1.2345", "BHD"),
-            MoneyError::TooManyDecimals { decimals: 4, .. }
-        ));
+        assert!(matches!(refused("1.2345", "BHD"), MoneyError::TooManyDecimals { decimals: 4, .. }));
     }
 
     #[test]
@@ -763,43 +694,19 @@ mod tests {
     fn amount_digits_are_ascii() {
         assert_eq!(refused("٧٩", "CAD"), MoneyError::NonAsciiDigit { at: 0 });
         assert_eq!(refused("7٩", "CAD"), MoneyError::NonAsciiDigit { at: 1 });
-        assert_eq!(
-            refused("79.٠٠", "CAD"),
-            MoneyError::MissingFraction { at: 2 }
-        );
+        assert_eq!(refused("79.٠٠", "CAD"), MoneyError::MissingFraction { at: 2 });
         assert_eq!(refused("１", "JPY"), MoneyError::NonAsciiDigit { at: 0 });
     }
 
     #[test]
     fn amount_has_nothing_around_it() {
-        assert_eq!(
-            refused(" 79.00", "CAD"),
-            MoneyError::UnexpectedChar { at: 0, found: ' ' }
-        );
-        assert_eq!(
-            refused("79.00 ", "CAD"),
-            MoneyError::UnexpectedChar { at: 5, found: ' ' }
-        );
-        assert_eq!(
-            refused("79.00\n", "CAD"),
-            MoneyError::UnexpectedChar { at: 5, found: '\n' }
-        );
-        assert_eq!(
-            refused("79,00", "CAD"),
-            MoneyError::UnexpectedChar { at: 2, found: ',' }
-        );
-        assert_eq!(
-            refused("1,000", "JPY"),
-            MoneyError::UnexpectedChar { at: 1, found: ',' }
-        );
-        assert_eq!(
-            refused("1.0.0", "CAD"),
-            MoneyError::UnexpectedChar { at: 3, found: '.' }
-        );
-        assert_eq!(
-            refused("$5", "CAD"),
-            MoneyError::UnexpectedChar { at: 0, found: '$' }
-        );
+        assert_eq!(refused(" 79.00", "CAD"), MoneyError::UnexpectedChar { at: 0, found: ' ' });
+        assert_eq!(refused("79.00 ", "CAD"), MoneyError::UnexpectedChar { at: 5, found: ' ' });
+        assert_eq!(refused("79.00\n", "CAD"), MoneyError::UnexpectedChar { at: 5, found: '\n' });
+        assert_eq!(refused("79,00", "CAD"), MoneyError::UnexpectedChar { at: 2, found: ',' });
+        assert_eq!(refused("1,000", "JPY"), MoneyError::UnexpectedChar { at: 1, found: ',' });
+        assert_eq!(refused("1.0.0", "CAD"), MoneyError::UnexpectedChar { at: 3, found: '.' });
+        assert_eq!(refused("$5", "CAD"), MoneyError::UnexpectedChar { at: 0, found: '$' });
     }
 
     #[test]
@@ -822,17 +729,10 @@ mod tests {
 
     #[test]
     fn amount_overflow_is_an_error() {
-        assert_eq!(
-            amount("18446744073709551615", "JPY").minor(),
-            u64::MAX,
-            "u64::MAX minor units fit"
-        );
+        assert_eq!(amount("18446744073709551615", "JPY").minor(), u64::MAX, "u64::MAX minor units fit");
         assert_eq!(refused("18446744073709551616", "JPY"), MoneyError::Overflow);
         assert_eq!(amount("184467440737095516.15", "CAD").minor(), u64::MAX);
-        assert_eq!(
-            refused("184467440737095516.16", "CAD"),
-            MoneyError::Overflow
-        );
+        assert_eq!(refused("184467440737095516.16", "CAD"), MoneyError::Overflow);
         assert_eq!(refused("184467440737095517", "CAD"), MoneyError::Overflow);
         assert_eq!(refused(&"9".repeat(10_000), "CAD"), MoneyError::Overflow);
     }
@@ -850,11 +750,7 @@ mod tests {
     fn percentage_is_exact_and_rounds_half_up() {
         let cad = |s: &str| amount(s, "CAD");
         let minor = |a: Amount, p: &str| a.percent(&pct(p)).map(|r| r.minor());
-        assert_eq!(
-            minor(cad("1.00"), "12.5"),
-            Ok(13),
-            "12.5 exactly: half rounds up"
-        );
+        assert_eq!(minor(cad("1.00"), "12.5"), Ok(13), "12.5 exactly: half rounds up");
         assert_eq!(minor(cad("1.00"), "12.49"), Ok(12));
         assert_eq!(minor(cad("1.00"), "12.49999999999999999"), Ok(12));
         assert_eq!(minor(cad("1.00"), "12.50000000000000001"), Ok(13));
@@ -876,26 +772,13 @@ mod tests {
     fn percentage_in_other_minor_units() {
         let jpy = amount("1000", "JPY");
         assert_eq!(jpy.percent(&pct("10")).map(|a| a.minor()), Ok(100));
-        assert_eq!(
-            amount("5", "JPY").percent(&pct("10")).map(|a| a.minor()),
-            Ok(1)
-        );
-        assert_eq!(
-            amount("4", "JPY").percent(&pct("12.5")).map(|a| a.minor()),
-            Ok(1)
-        );
-        assert_eq!(
-            amount("3", "JPY").percent(&pct("12.5")).map(|a| a.minor()),
-            Ok(0)
-        );
+        assert_eq!(amount("5", "JPY").percent(&pct("10")).map(|a| a.minor()), Ok(1));
+        assert_eq!(amount("4", "JPY").percent(&pct("12.5")).map(|a| a.minor()), Ok(1));
+        assert_eq!(amount("3", "JPY").percent(&pct("12.5")).map(|a| a.minor()), Ok(0));
         let bhd = amount("10.000", "BHD").percent(&pct("10"));
         assert_eq!(bhd.map(|a| a.to_canonical_string()).as_deref(), Ok("1.000"));
         let bhd = amount("0.015", "BHD").percent(&pct("10"));
-        assert_eq!(
-            bhd.as_ref().map(Amount::minor),
-            Ok(2),
-            "1.5 fils rounds up to 2"
-        );
+        assert_eq!(bhd.as_ref().map(Amount::minor), Ok(2), "1.5 fils rounds up to 2");
         assert_eq!(bhd.map(|a| a.currency()), Ok(cur("BHD")));
     }
 
@@ -904,10 +787,7 @@ mod tests {
         let max = Amount::from_minor(u64::MAX, cur("JPY"));
         assert_eq!(max.percent(&pct("100")).map(|a| a.minor()), Ok(u64::MAX));
         assert_eq!(max.percent(&pct("100.0000001")), Err(MoneyError::Overflow));
-        assert_eq!(
-            max.percent(&pct("18446744073709551615")),
-            Err(MoneyError::Overflow)
-        );
+        assert_eq!(max.percent(&pct("18446744073709551615")), Err(MoneyError::Overflow));
         assert_eq!(max.percent(&pct("1e-34")).map(|a| a.minor()), Ok(0));
     }
 
@@ -932,64 +812,22 @@ mod tests {
     fn percentage_literals_refused() {
         assert_eq!(Percent::parse(""), Err(MoneyError::EmptyPercent));
         assert_eq!(Percent::parse("-5"), Err(MoneyError::NegativePercent));
-        assert_eq!(
-            Percent::parse("+5"),
-            Err(MoneyError::MalformedPercent { at: 0 })
-        );
-        assert_eq!(
-            Percent::parse("05"),
-            Err(MoneyError::MalformedPercent { at: 0 })
-        );
-        assert_eq!(
-            Percent::parse(".5"),
-            Err(MoneyError::MalformedPercent { at: 0 })
-        );
-        assert_eq!(
-            Percent::parse("5."),
-            Err(MoneyError::MalformedPercent { at: 2 })
-        );
-        assert_eq!(
-            Percent::parse("5e"),
-            Err(MoneyError::MalformedPercent { at: 2 })
-        );
-        assert_eq!(
-            Percent::parse("5e+"),
-            Err(MoneyError::MalformedPercent { at: 3 })
-        );
-        assert_eq!(
-            Percent::parse("5 "),
-            Err(MoneyError::MalformedPercent { at: 1 })
-        );
-        assert_eq!(
-            Percent::parse("5%"),
-            Err(MoneyError::MalformedPercent { at: 1 })
-        );
-        assert_eq!(
-            Percent::parse("١٣"),
-            Err(MoneyError::MalformedPercent { at: 0 })
-        );
-        assert_eq!(
-            Percent::parse("NaN"),
-            Err(MoneyError::MalformedPercent { at: 0 })
-        );
+        assert_eq!(Percent::parse("+5"), Err(MoneyError::MalformedPercent { at: 0 }));
+        assert_eq!(Percent::parse("05"), Err(MoneyError::MalformedPercent { at: 0 }));
+        assert_eq!(Percent::parse(".5"), Err(MoneyError::MalformedPercent { at: 0 }));
+        assert_eq!(Percent::parse("5."), Err(MoneyError::MalformedPercent { at: 2 }));
+        assert_eq!(Percent::parse("5e"), Err(MoneyError::MalformedPercent { at: 2 }));
+        assert_eq!(Percent::parse("5e+"), Err(MoneyError::MalformedPercent { at: 3 }));
+        assert_eq!(Percent::parse("5 "), Err(MoneyError::MalformedPercent { at: 1 }));
+        assert_eq!(Percent::parse("5%"), Err(MoneyError::MalformedPercent { at: 1 }));
+        assert_eq!(Percent::parse("١٣"), Err(MoneyError::MalformedPercent { at: 0 }));
+        assert_eq!(Percent::parse("NaN"), Err(MoneyError::MalformedPercent { at: 0 }));
         assert_eq!(Percent::parse("1e40"), Err(MoneyError::PercentTooLarge));
-        assert_eq!(
-            Percent::parse("1e99999999999999999999999"),
-            Err(MoneyError::PercentTooLarge)
-        );
+        assert_eq!(Percent::parse("1e99999999999999999999999"), Err(MoneyError::PercentTooLarge));
         assert_eq!(Percent::parse("1e-37"), Err(MoneyError::PercentTooPrecise));
-        assert_eq!(
-            Percent::parse("1e-99999999999999999999999"),
-            Err(MoneyError::PercentTooPrecise)
-        );
-        assert_eq!(
-            Percent::parse("1.2345678901234567890123"),
-            Err(MoneyError::PercentTooPrecise)
-        );
-        assert_eq!(
-            Percent::parse("123456789012345678901234567890"),
-            Err(MoneyError::PercentTooLarge)
-        );
+        assert_eq!(Percent::parse("1e-99999999999999999999999"), Err(MoneyError::PercentTooPrecise));
+        assert_eq!(Percent::parse("1.2345678901234567890123"), Err(MoneyError::PercentTooPrecise));
+        assert_eq!(Percent::parse("123456789012345678901234567890"), Err(MoneyError::PercentTooLarge));
     }
 
     #[test]
@@ -997,19 +835,10 @@ mod tests {
         let number = |s: &str| serde_json::from_str::<serde_json::Number>(s).expect("a number");
         assert_eq!(Percent::from_json_number(&number("13")), Ok(pct("13")));
         assert_eq!(Percent::from_json_number(&number("12.5")), Ok(pct("12.5")));
-        assert_eq!(
-            Percent::from_json_number(&number("1.25e1")),
-            Ok(pct("12.5"))
-        );
+        assert_eq!(Percent::from_json_number(&number("1.25e1")), Ok(pct("12.5")));
         assert_eq!(Percent::from_json_number(&number("0.1")), Ok(pct("0.1")));
-        assert_eq!(
-            Percent::from_json_number(&number("1e-7")),
-            Ok(pct("0.0000001"))
-        );
-        assert_eq!(
-            Percent::from_json_number(&number("-1")),
-            Err(MoneyError::NegativePercent)
-        );
+        assert_eq!(Percent::from_json_number(&number("1e-7")), Ok(pct("0.0000001")));
+        assert_eq!(Percent::from_json_number(&number("-1")), Err(MoneyError::NegativePercent));
 
         #[derive(Deserialize)]
         struct TaxRule {
@@ -1023,27 +852,14 @@ mod tests {
 
     #[test]
     fn sum_of_lines_is_exact() {
-        let lines = [
-            amount("79.00", "CAD"),
-            amount("10.27", "CAD"),
-            amount("0.01", "CAD"),
-        ];
+        let lines = [amount("79.00", "CAD"), amount("10.27", "CAD"), amount("0.01", "CAD")];
         let total = Amount::sum(cur("CAD"), lines.iter());
-        assert_eq!(
-            total.as_ref().map(Amount::to_canonical_string).as_deref(),
-            Ok("89.28")
-        );
+        assert_eq!(total.as_ref().map(Amount::to_canonical_string).as_deref(), Ok("89.28"));
         assert_eq!(Amount::sum(cur("CAD"), lines), total);
-        assert_eq!(
-            Amount::sum(cur("JPY"), Vec::<Amount>::new()),
-            Ok(Amount::zero(cur("JPY")))
-        );
+        assert_eq!(Amount::sum(cur("JPY"), Vec::<Amount>::new()), Ok(Amount::zero(cur("JPY"))));
         // Floats would give 0.30000000000000004 here.
         let tenths = [amount("0.10", "CAD"), amount("0.20", "CAD")];
-        assert_eq!(
-            Amount::sum(cur("CAD"), tenths.iter()),
-            Ok(amount("0.30", "CAD"))
-        );
+        assert_eq!(Amount::sum(cur("CAD"), tenths.iter()), Ok(amount("0.30", "CAD")));
     }
 
     // §2.1: "Amounts in different currencies are never added or compared".
@@ -1051,20 +867,14 @@ mod tests {
     fn different_currencies_never_added_or_compared() {
         let cad = amount("79.00", "CAD");
         let usd = amount("79.00", "USD");
-        let mismatch = MoneyError::CurrencyMismatch {
-            expected: cur("CAD"),
-            found: cur("USD"),
-        };
+        let mismatch = MoneyError::CurrencyMismatch { expected: cur("CAD"), found: cur("USD") };
         assert_eq!(cad.checked_add(&usd), Err(mismatch.clone()));
         // An offer line not in the total's currency.
         assert_eq!(Amount::sum(cur("CAD"), [cad, usd]), Err(mismatch));
         // A total in another currency than a mandate's max_price does not fit it.
         assert_eq!(
             usd.fits_within(&cad),
-            Err(MoneyError::CurrencyMismatch {
-                expected: cur("CAD"),
-                found: cur("USD"),
-            })
+            Err(MoneyError::CurrencyMismatch { expected: cur("CAD"), found: cur("USD") })
         );
         assert_ne!(cad, usd);
     }
@@ -1080,26 +890,15 @@ mod tests {
     #[test]
     fn add_overflow_is_an_error() {
         let max = Amount::from_minor(u64::MAX, cur("CAD"));
-        assert_eq!(
-            max.checked_add(&amount("0.01", "CAD")),
-            Err(MoneyError::Overflow)
-        );
-        assert_eq!(
-            Amount::sum(cur("CAD"), [max, amount("0.01", "CAD")]),
-            Err(MoneyError::Overflow)
-        );
+        assert_eq!(max.checked_add(&amount("0.01", "CAD")), Err(MoneyError::Overflow));
+        assert_eq!(Amount::sum(cur("CAD"), [max, amount("0.01", "CAD")]), Err(MoneyError::Overflow));
     }
 
     fn any_currency() -> impl Strategy<Value = Currency> {
         prop::sample::select(
             ISO_4217
                 .iter()
-                .filter_map(|(code, minor)| {
-                    minor.map(|m| Currency {
-                        code,
-                        minor_units: m,
-                    })
-                })
+                .filter_map(|(code, minor)| minor.map(|m| Currency { code, minor_units: m }))
                 .collect::<Vec<_>>(),
         )
     }

@@ -193,16 +193,10 @@ pub fn validate(def: Def, instance: &Value) -> Result<(), SchemaError> {
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
             "matches none of the allowed forms".to_owned()
         }
-        ValidationErrorKind::OneOfMultipleValid { .. } => {
-            "matches more than one of the allowed forms".to_owned()
-        }
+        ValidationErrorKind::OneOfMultipleValid { .. } => "matches more than one of the allowed forms".to_owned(),
         _ => err.to_string(),
     };
-    Err(SchemaError {
-        def,
-        path,
-        message: shorten(message),
-    })
+    Err(SchemaError { def, path, message: shorten(message) })
 }
 
 /// Whether `instance` matches `$defs/<def>`. Faster than [`validate`] when the reason
@@ -216,9 +210,8 @@ pub fn document() -> &'static Value {
     &DOCUMENT
 }
 
-static DOCUMENT: LazyLock<Value> = LazyLock::new(|| {
-    serde_json::from_str(SCHEMA_JSON).expect("schemas/schcp.schema.json is valid JSON")
-});
+static DOCUMENT: LazyLock<Value> =
+    LazyLock::new(|| serde_json::from_str(SCHEMA_JSON).expect("schemas/schcp.schema.json is valid JSON"));
 
 /// The root document registered under its `$id`, so `$ref`s resolve without retrieval.
 static REGISTRY: LazyLock<Registry<'static>> = LazyLock::new(|| {
@@ -281,10 +274,7 @@ mod tests {
         if let Err(e) = jsonschema::draft202012::meta::validate(document()) {
             panic!("schemas/schcp.schema.json against the 2020-12 meta-schema: {e}");
         }
-        assert_eq!(
-            document()["$schema"],
-            "https://json-schema.org/draft/2020-12/schema"
-        );
+        assert_eq!(document()["$schema"], "https://json-schema.org/draft/2020-12/schema");
     }
 
     #[test]
@@ -331,10 +321,7 @@ mod tests {
         assert!(is_valid(Def::DateTime, &json!("2026-10-13T21:05:00Z")));
         assert!(!is_valid(Def::DateTime, &json!("2026-13-45T00:00:00Z")));
         assert!(!is_valid(Def::DateTime, &json!("2026-02-30T00:00:00Z")));
-        assert!(
-            !is_valid(Def::DateTime, &json!("2026-10-15T13:00:00")),
-            "no offset"
-        );
+        assert!(!is_valid(Def::DateTime, &json!("2026-10-15T13:00:00")), "no offset");
         assert!(!is_valid(Def::DateTime, &json!("2026-10-15 13:00:00Z")));
         assert!(!is_valid(Def::Uri, &json!("not a uri")));
     }
@@ -370,8 +357,8 @@ mod tests {
             assert!(is_valid(Def::Duration, &json!(ok)), "{ok}");
         }
         for bad in [
-            "P", "PT", "P1DT", "P1M", "P1Y", "pt1h", "PT1,5S", "-PT1H", "PT1.5M", "PT.5S", "PT1.S",
-            "P1D1W", "PT1M1H", "PT1H ", " PT1H", "P1.5D", "PT1H\n", "",
+            "P", "PT", "P1DT", "P1M", "P1Y", "pt1h", "PT1,5S", "-PT1H", "PT1.5M", "PT.5S", "PT1.S", "P1D1W", "PT1M1H",
+            "PT1H ", " PT1H", "P1.5D", "PT1H\n", "",
         ] {
             assert!(!is_valid(Def::Duration, &json!(bad)), "{bad:?}");
         }
@@ -398,18 +385,12 @@ mod tests {
         let mut top = offer.clone();
         top["cancellation_fee"] = fee.clone();
         let err = validate(Def::OfferClaims, &top).expect_err("closed at the top");
-        assert_eq!(
-            (err.path.as_str(), err.message.as_str()),
-            ("/cancellation_fee", "additional property")
-        );
+        assert_eq!((err.path.as_str(), err.message.as_str()), ("/cancellation_fee", "additional property"));
         let mut nested = offer.clone();
         nested["slot"]["cancellation_fee"] = fee;
         let err = validate(Def::OfferClaims, &nested).expect_err("closed in slot");
         assert_eq!(err.path, "/slot/cancellation_fee");
-        assert_eq!(
-            err.to_string(),
-            "OfferClaims: /slot/cancellation_fee: additional property"
-        );
+        assert_eq!(err.to_string(), "OfferClaims: /slot/cancellation_fee: additional property");
         // 1792000000.0 is the same integer.
         let mut float = offer;
         float["iat"] = json!(1792000000.0);
@@ -418,11 +399,7 @@ mod tests {
 
     #[test]
     fn error_names_the_unexpected_member() {
-        let err = validate(
-            Def::Money,
-            &json!({"amount": "1.00", "currency": "CAD", "fee": 1}),
-        )
-        .expect_err("closed");
+        let err = validate(Def::Money, &json!({"amount": "1.00", "currency": "CAD", "fee": 1})).expect_err("closed");
         assert_eq!(err.def, Def::Money);
         assert_eq!(err.path, "/fee");
         assert_eq!(err.message, "additional property");

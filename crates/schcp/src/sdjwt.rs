@@ -180,11 +180,7 @@ pub struct VerifiedPresentation {
 
 /// RFC 9901 §7.1 and §7.3 with SchCP's rules (§3.4): self-certifying issuer,
 /// sha-256 only, a KB-JWT always, aud = `audience`, iat window, sd_hash.
-pub fn verify_presentation(
-    presentation: &str,
-    audience: &str,
-    now: i64,
-) -> Result<VerifiedPresentation, SdJwtError> {
+pub fn verify_presentation(presentation: &str, audience: &str, now: i64) -> Result<VerifiedPresentation, SdJwtError> {
     let (prefix, kb) = match presentation.rfind('~') {
         Some(i) => (&presentation[..=i], &presentation[i + 1..]),
         None => return Err(SdJwtError::Malformed("no '~' separator")),
@@ -236,8 +232,7 @@ pub fn verify_presentation(
     let holder_key = holder_jwk.public_key().map_err(|_| SdJwtError::MissingCnf)?;
     let kb_parsed = jws::parse(kb).map_err(SdJwtError::KeyBinding)?;
     kb_parsed.verify(Typ::KbJwt, &holder_key).map_err(SdJwtError::KeyBinding)?;
-    let key_binding: KbClaims =
-        kb_parsed.claims().map_err(|e| SdJwtError::KeyBindingClaims(e.to_string()))?;
+    let key_binding: KbClaims = kb_parsed.claims().map_err(|e| SdJwtError::KeyBindingClaims(e.to_string()))?;
     if key_binding.aud != audience {
         return Err(SdJwtError::KeyBindingAudience { expected: audience.into(), found: key_binding.aud });
     }
@@ -293,9 +288,9 @@ fn apply_disclosures(
             let mut out = Vec::with_capacity(items.len());
             for mut item in std::mem::take(items) {
                 let placeholder = match &item {
-                    Value::Object(o) if o.len() == 1 && o.contains_key("...") => Some(
-                        o["..."].as_str().ok_or(SdJwtError::BadSdArray)?.to_owned(),
-                    ),
+                    Value::Object(o) if o.len() == 1 && o.contains_key("...") => {
+                        Some(o["..."].as_str().ok_or(SdJwtError::BadSdArray)?.to_owned())
+                    }
                     _ => None,
                 };
                 match placeholder {
@@ -446,7 +441,10 @@ mod tests {
             "cnf": {"jwk": Jwk::ed25519(&f.agent.verifying_key())}, "_sd_alg": "sha-256"});
         let g = Fixture { jwt: sign_issuer_jwt(&claims, &f.principal).unwrap(), ..fixture() };
         let p = present(&g, &[&d], "garage-a", 1000);
-        assert_eq!(verify_presentation(&p, "garage-a", 1000).unwrap_err(), SdJwtError::DuplicateClaimName("iss".into()));
+        assert_eq!(
+            verify_presentation(&p, "garage-a", 1000).unwrap_err(),
+            SdJwtError::DuplicateClaimName("iss".into())
+        );
     }
 
     #[test]
@@ -468,11 +466,17 @@ mod tests {
         let claims = json!({"iss": "urn:schcp:principal:jwk-thumbprint:someone-else", "_sd_alg": "sha-256",
             "cnf": {"jwk": Jwk::ed25519(&f.agent.verifying_key())}});
         let g = Fixture { jwt: sign_issuer_jwt(&claims, &f.principal).unwrap(), ..fixture() };
-        assert_eq!(verify_presentation(&present(&g, &[], "a", 1000), "a", 1000).unwrap_err(), SdJwtError::IssuerMismatch);
+        assert_eq!(
+            verify_presentation(&present(&g, &[], "a", 1000), "a", 1000).unwrap_err(),
+            SdJwtError::IssuerMismatch
+        );
         let iss = Jwk::ed25519(&f.principal.verifying_key()).principal_id().unwrap();
         let claims = json!({"iss": iss, "_sd_alg": "sha-512", "cnf": {"jwk": Jwk::ed25519(&f.agent.verifying_key())}});
         let g = Fixture { jwt: sign_issuer_jwt(&claims, &f.principal).unwrap(), ..fixture() };
-        assert_eq!(verify_presentation(&present(&g, &[], "a", 1000), "a", 1000).unwrap_err(), SdJwtError::UnsupportedSdAlg);
+        assert_eq!(
+            verify_presentation(&present(&g, &[], "a", 1000), "a", 1000).unwrap_err(),
+            SdJwtError::UnsupportedSdAlg
+        );
     }
 
     #[test]

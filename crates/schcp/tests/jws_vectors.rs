@@ -91,11 +91,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "alg \"none\" over a genuine signature by the host key: never accepted.",
             "§3.4 Keys (none always is invalid)",
-            sign_raw(
-                r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-                PAYLOAD,
-                &host,
-            ),
+            sign_raw(r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, PAYLOAD, &host),
             "alg_mismatch",
         ),
     );
@@ -104,10 +100,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "alg \"none\" with an empty signature part.",
             "§3.4 Keys (none always is invalid)",
-            format!(
-                "{}.{p}.",
-                schcp::b64::encode(r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#)
-            ),
+            format!("{}.{p}.", schcp::b64::encode(r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#)),
             "alg_mismatch",
         ),
     );
@@ -125,11 +118,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "An offer's claims under typ schcp-receipt+jwt, checked as an offer.",
             "§5.2 (typ schcp-offer+jwt)",
-            sign_raw(
-                r#"{"alg":"EdDSA","typ":"schcp-receipt+jwt","kid":"msa-2026-10"}"#,
-                PAYLOAD,
-                &host,
-            ),
+            sign_raw(r#"{"alg":"EdDSA","typ":"schcp-receipt+jwt","kid":"msa-2026-10"}"#, PAYLOAD, &host),
             "wrong_typ",
         ),
     );
@@ -138,11 +127,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "Signed by the host key but under a kid no discovery key has.",
             "§2.1 keys (refuses the JWS when no key has it)",
-            sign_raw(
-                r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-09"}"#,
-                PAYLOAD,
-                &host,
-            ),
+            sign_raw(r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-09"}"#, PAYLOAD, &host),
             "unknown_kid",
         ),
     );
@@ -186,10 +171,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "The ok vector with its total lowered after signing.",
             "§5.2 (the agent MUST verify the offer against the discovery keys)",
-            format!(
-                "{h}.{}.{s}",
-                schcp::b64::encode(PAYLOAD.replace("89.27", "19.27"))
-            ),
+            format!("{h}.{}.{s}", schcp::b64::encode(PAYLOAD.replace("89.27", "19.27"))),
             "bad_signature",
         ),
     );
@@ -213,10 +195,7 @@ fn generate() -> BTreeMap<&'static str, Vector> {
             "§3.1 Parsing signed JSON",
             sign_raw(
                 HEADER,
-                &PAYLOAD.replace(
-                    r#""retention":"P365D""#,
-                    r#""retention":"P365D","retention":"P0D""#,
-                ),
+                &PAYLOAD.replace(r#""retention":"P365D""#, r#""retention":"P365D","retention":"P0D""#),
                 &host,
             ),
             "duplicate_member",
@@ -279,7 +258,11 @@ fn generate() -> BTreeMap<&'static str, Vector> {
         v(
             "A crit/b64 header that would change how the payload is read.",
             "RFC 7797, §3.4 (SchCP's JWS header is alg, typ, kid only)",
-            sign_raw(r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10","crit":["b64"],"b64":false}"#, PAYLOAD, &host),
+            sign_raw(
+                r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10","crit":["b64"],"b64":false}"#,
+                PAYLOAD,
+                &host,
+            ),
             "malformed",
         ),
     );
@@ -294,8 +277,8 @@ fn render(v: &Vector) -> String {
 
 /// What a verifier makes of a vector: "ok" or the §9.2 reason.
 fn outcome(v: &Vector) -> String {
-    let result = jws::parse(&v.compact)
-        .and_then(|parsed| parsed.verify_with_discovery_keys(typ_named(&v.typ), &v.keys));
+    let result =
+        jws::parse(&v.compact).and_then(|parsed| parsed.verify_with_discovery_keys(typ_named(&v.typ), &v.keys));
     match result {
         Ok(()) => "ok".into(),
         Err(e) => Error::from(e).reason().reason.into(),
@@ -322,44 +305,26 @@ fn the_committed_vectors_are_the_generated_ones() {
     }
     for entry in std::fs::read_dir(dir()).unwrap() {
         let file = entry.unwrap().file_name().to_string_lossy().into_owned();
-        let known = file
-            .strip_suffix(".json")
-            .is_some_and(|n| generated.contains_key(n));
+        let known = file.strip_suffix(".json").is_some_and(|n| generated.contains_key(n));
         if !known {
             problems.push(format!("{file}: not a generated vector"));
         }
     }
-    assert!(
-        problems.is_empty(),
-        "rerun with SCHCP_WRITE_VECTORS=1 and review:\n{}",
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "rerun with SCHCP_WRITE_VECTORS=1 and review:\n{}", problems.join("\n"));
 }
 
 #[test]
 fn every_vector_file_has_its_expected_outcome() {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir()).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
-    assert!(
-        files.len() >= 10,
-        "the JWS vectors are missing: {}",
-        dir().display()
-    );
+    assert!(files.len() >= 10, "the JWS vectors are missing: {}", dir().display());
     let mut problems = Vec::new();
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
-        let v: Vector =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let v: Vector = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let got = outcome(&v);
         if got != v.expect {
-            problems.push(format!(
-                "{}: expected {}, got {got}",
-                path.display(),
-                v.expect
-            ));
+            problems.push(format!("{}: expected {}, got {got}", path.display(), v.expect));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -369,13 +334,8 @@ fn every_vector_file_has_its_expected_outcome() {
 fn the_ok_vector_is_the_offer_verify_offer_accepts() {
     // The envelope vectors sign a real offer: the ok one passes every later rule too.
     let ok = &generate()["ok"];
-    let verified =
-        schcp::verify::verify_offer(&ok.compact, host(&ok.keys), NOW).expect("the §5.2 offer");
+    let verified = schcp::verify::verify_offer(&ok.compact, host(&ok.keys), NOW).expect("the §5.2 offer");
     assert_eq!(verified.offer_sha256, schcp::hash::jws_sha256(&ok.compact));
     let claims: serde_json::Value = serde_json::from_str(PAYLOAD).unwrap();
-    assert_eq!(
-        claims,
-        priced_offer(),
-        "PAYLOAD is the fixture's priced offer"
-    );
+    assert_eq!(claims, priced_offer(), "PAYLOAD is the fixture's priced offer");
 }

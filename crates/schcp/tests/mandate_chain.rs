@@ -12,8 +12,8 @@ use schcp::issue::{self, RootMandate};
 use schcp::jws::{Signer, Typ};
 use schcp::money::Amount;
 use schcp::verify::{
-    check_action, verify_mandate_chain, verify_offer, verify_receipt, ActionCheck, ChainContext,
-    ReceiptExpectations, VerifiedChain, VerifiedOffer, VerifiedReceipt,
+    check_action, verify_mandate_chain, verify_offer, verify_receipt, ActionCheck, ChainContext, ReceiptExpectations,
+    VerifiedChain, VerifiedOffer, VerifiedReceipt,
 };
 use serde_json::{json, Value};
 
@@ -49,13 +49,7 @@ fn root_input() -> RootMandate {
         iat: NOW,
         exp: NOW + DAY,
         agent_jkt: jkt(&agent_key()),
-        scope: vec![
-            Action::Hold,
-            Action::Book,
-            Action::Cancel,
-            Action::Reschedule,
-            Action::Delegate,
-        ],
+        scope: vec![Action::Hold, Action::Book, Action::Cancel, Action::Reschedule, Action::Delegate],
         constraints: Some(constraints()),
         consent: consent(),
         contact: None,
@@ -66,9 +60,7 @@ fn root_input() -> RootMandate {
 
 /// The root mandate of the §3.3 example, issued by the key app.
 fn root() -> String {
-    issue::root_mandate(root_input(), &principal_key())
-        .expect("issue the root")
-        .compact
+    issue::root_mandate(root_input(), &principal_key()).expect("issue the root").compact
 }
 
 /// Root claims to sign by hand, for what the key app would never issue.
@@ -109,12 +101,7 @@ fn verify_as(compact: &str, request: &dyn Signer, now: i64) -> Result<VerifiedCh
     let request_jkt = jkt(request);
     verify_mandate_chain(
         compact,
-        &ChainContext {
-            host_id: HOST_ID,
-            request_jkt: &request_jkt,
-            now,
-            allow_wildcard: false,
-        },
+        &ChainContext { host_id: HOST_ID, request_jkt: &request_jkt, now, allow_wildcard: false },
     )
 }
 
@@ -131,10 +118,7 @@ fn verify_child(compact: &str) -> Result<VerifiedChain, Error> {
 fn assert_invalid(result: Result<VerifiedChain, Error>, why: &str) {
     match result {
         Err(ref e @ Error::MandateInvalid(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected mandate_invalid because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected mandate_invalid because {why:?}, got {msg:?}");
             assert_eq!(e.reason().reason, "mandate_invalid");
             assert_eq!(e.reason().code, "MANDATE_INVALID");
         }
@@ -162,52 +146,33 @@ fn the_hand_signed_root_claims_verify_too() {
 
 #[test]
 fn an_aud_list_that_contains_the_host_verifies() {
-    let m = RootMandate {
-        aud: Audience::Many(vec!["fades-on-queen".into(), HOST_ID.into()]),
-        ..root_input()
-    };
+    let m = RootMandate { aud: Audience::Many(vec!["fades-on-queen".into(), HOST_ID.into()]), ..root_input() };
     let compact = issue::root_mandate(m, &principal_key()).unwrap().compact;
     verify_root(&compact).expect("aud list naming the host");
 }
 
 #[test]
 fn an_aud_that_does_not_name_the_host_is_invalid() {
-    let m = RootMandate {
-        aud: Audience::Many(vec!["fades-on-queen".into(), "harbourview-dental".into()]),
-        ..root_input()
-    };
+    let m =
+        RootMandate { aud: Audience::Many(vec!["fades-on-queen".into(), "harbourview-dental".into()]), ..root_input() };
     let compact = issue::root_mandate(m, &principal_key()).unwrap().compact;
     assert_invalid(verify_root(&compact), "aud does not name maple-street-auto");
-    let compact = sign_mandate(
-        &with(&root_claims(), "/aud", json!("fades-on-queen")),
-        &principal_key(),
-    );
+    let compact = sign_mandate(&with(&root_claims(), "/aud", json!("fades-on-queen")), &principal_key());
     assert_invalid(verify_root(&compact), "aud does not name");
 }
 
 #[test]
 fn a_wildcard_aud_is_refused_unless_the_host_allows_it() {
     let a = jkt(&agent_key());
-    let strict = ChainContext {
-        host_id: HOST_ID,
-        request_jkt: &a,
-        now: NOW,
-        allow_wildcard: false,
-    };
-    let lenient = ChainContext {
-        allow_wildcard: true,
-        ..strict
-    };
+    let strict = ChainContext { host_id: HOST_ID, request_jkt: &a, now: NOW, allow_wildcard: false };
+    let lenient = ChainContext { allow_wildcard: true, ..strict };
     for aud in [json!("*"), json!(["fades-on-queen", "*"])] {
         let compact = sign_mandate(&with(&root_claims(), "/aud", aud.clone()), &principal_key());
         assert_invalid(verify_mandate_chain(&compact, &strict), "aud does not name");
         verify_mandate_chain(&compact, &lenient).unwrap_or_else(|e| panic!("{aud}: {e}"));
     }
     // And the key app never issues one (§3.3: agents SHOULD NOT request them).
-    let m = RootMandate {
-        aud: Audience::One("*".into()),
-        ..root_input()
-    };
+    let m = RootMandate { aud: Audience::One("*".into()), ..root_input() };
     assert!(
         matches!(issue::root_mandate(m, &principal_key()), Err(Error::MandateInvalid(ref s)) if s.contains("wildcard"))
     );
@@ -227,45 +192,23 @@ fn a_mandate_is_expired_at_exp_and_valid_a_second_before() {
 
 #[test]
 fn iat_may_be_60_seconds_ahead_and_no_more() {
-    let at_60 = issue::root_mandate(
-        RootMandate {
-            iat: NOW + 60,
-            ..root_input()
-        },
-        &principal_key(),
-    )
-    .unwrap()
-    .compact;
+    let at_60 = issue::root_mandate(RootMandate { iat: NOW + 60, ..root_input() }, &principal_key()).unwrap().compact;
     verify_root(&at_60).expect("iat = now + 60");
-    let at_61 = issue::root_mandate(
-        RootMandate {
-            iat: NOW + 61,
-            ..root_input()
-        },
-        &principal_key(),
-    )
-    .unwrap()
-    .compact;
+    let at_61 = issue::root_mandate(RootMandate { iat: NOW + 61, ..root_input() }, &principal_key()).unwrap().compact;
     assert_invalid(verify_root(&at_61), "iat is more than 60 s in the future");
 }
 
 #[test]
 fn a_request_signed_by_another_key_than_cnf_jkt_is_refused() {
     // §3.3 check 4: a stolen mandate is useless without the agent's key.
-    assert_invalid(
-        verify_as(&root(), &stranger_key(), NOW),
-        "cnf.jkt is not the key that signed the request",
-    );
+    assert_invalid(verify_as(&root(), &stranger_key(), NOW), "cnf.jkt is not the key that signed the request");
 }
 
 #[test]
 fn iss_must_be_the_thumbprint_of_principal_jwk() {
     let c = with(&root_claims(), "/iss", json!(principal_id(&stranger_key())));
     let compact = sign_mandate(&c, &principal_key());
-    assert_invalid(
-        verify_root(&compact),
-        "iss is not the thumbprint of principal_jwk",
-    );
+    assert_invalid(verify_root(&compact), "iss is not the thumbprint of principal_jwk");
 }
 
 #[test]
@@ -279,11 +222,7 @@ fn a_compact_mandate_signed_with_p256_is_invalid() {
     // §3.4: compact mandates are Ed25519 only, whatever the key says.
     let ec = p256_principal_key();
     let c = with(
-        &with(
-            &root_claims(),
-            "/principal_jwk",
-            serde_json::to_value(jwk_of(&ec)).unwrap(),
-        ),
+        &with(&root_claims(), "/principal_jwk", serde_json::to_value(jwk_of(&ec)).unwrap()),
         "/iss",
         json!(principal_id(&ec)),
     );
@@ -296,28 +235,14 @@ fn a_compact_mandate_signed_with_p256_is_invalid() {
 
 #[test]
 fn an_unknown_constraint_name_makes_the_mandate_invalid() {
-    let c = with(
-        &root_claims(),
-        "/constraints/max_cancellation_fee",
-        json!({ "amount": "0.00", "currency": "CAD" }),
-    );
-    assert_invalid(
-        verify_root(&sign_mandate(&c, &principal_key())),
-        "/constraints/max_cancellation_fee",
-    );
+    let c = with(&root_claims(), "/constraints/max_cancellation_fee", json!({ "amount": "0.00", "currency": "CAD" }));
+    assert_invalid(verify_root(&sign_mandate(&c, &principal_key())), "/constraints/max_cancellation_fee");
 }
 
 #[test]
 fn an_unparseable_window_date_makes_the_mandate_invalid() {
-    let c = with(
-        &root_claims(),
-        "/constraints/window/not_after",
-        json!("2026-13-45T00:00:00Z"),
-    );
-    assert_invalid(
-        verify_root(&sign_mandate(&c, &principal_key())),
-        "/constraints/window/not_after",
-    );
+    let c = with(&root_claims(), "/constraints/window/not_after", json!("2026-13-45T00:00:00Z"));
+    assert_invalid(verify_root(&sign_mandate(&c, &principal_key())), "/constraints/window/not_after");
 }
 
 #[test]
@@ -344,16 +269,9 @@ fn a_child_signed_by_the_agent_over_the_exact_parent_verifies() {
 #[test]
 fn a_child_signed_by_another_key_than_the_parents_cnf_jkt_is_invalid() {
     // The sub-agent issues itself a child with its own key as issuer_jwk.
-    let c = with(
-        &child_claims(&root()),
-        "/issuer_jwk",
-        serde_json::to_value(jwk_of(&sub_agent_key())).unwrap(),
-    );
+    let c = with(&child_claims(&root()), "/issuer_jwk", serde_json::to_value(jwk_of(&sub_agent_key())).unwrap());
     let compact = sign_mandate(&c, &sub_agent_key());
-    assert_invalid(
-        verify_child(&compact),
-        "not signed by the key its parent's cnf.jkt names",
-    );
+    assert_invalid(verify_child(&compact), "not signed by the key its parent's cnf.jkt names");
     // Or names the agent as issuer_jwk but cannot sign with its key.
     let compact = sign_mandate(&child_claims(&root()), &sub_agent_key());
     assert_invalid(verify_child(&compact), "the signature does not verify");
@@ -361,15 +279,10 @@ fn a_child_signed_by_another_key_than_the_parents_cnf_jkt_is_invalid() {
 
 #[test]
 fn a_parent_without_delegate_has_no_children() {
-    let parent = issue::root_mandate(
-        RootMandate {
-            scope: vec![Action::Hold, Action::Book],
-            ..root_input()
-        },
-        &principal_key(),
-    )
-    .unwrap()
-    .compact;
+    let parent =
+        issue::root_mandate(RootMandate { scope: vec![Action::Hold, Action::Book], ..root_input() }, &principal_key())
+            .unwrap()
+            .compact;
     let compact = sign_mandate(&child_claims(&parent), &agent_key());
     assert_invalid(verify_child(&compact), "does not include delegate");
 }
@@ -377,25 +290,15 @@ fn a_parent_without_delegate_has_no_children() {
 #[test]
 fn a_childs_scope_is_a_subset_of_its_parents() {
     let parent = issue::root_mandate(
-        RootMandate {
-            scope: vec![Action::Hold, Action::Book, Action::Delegate],
-            ..root_input()
-        },
+        RootMandate { scope: vec![Action::Hold, Action::Book, Action::Delegate], ..root_input() },
         &principal_key(),
     )
     .unwrap()
     .compact;
     let c = with(&child_claims(&parent), "/scope", json!(["book", "cancel"]));
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "not a subset",
-    );
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "not a subset");
     // The same scope as the parent's is a subset.
-    let c = with(
-        &child_claims(&parent),
-        "/scope",
-        json!(["hold", "book", "delegate"]),
-    );
+    let c = with(&child_claims(&parent), "/scope", json!(["hold", "book", "delegate"]));
     verify_child(&sign_mandate(&c, &agent_key())).expect("an equal scope");
 }
 
@@ -403,10 +306,7 @@ fn a_childs_scope_is_a_subset_of_its_parents() {
 fn a_child_expires_no_later_than_its_parent() {
     let parent_exp = NOW + DAY;
     let c = with(&child_claims(&root()), "/exp", json!(parent_exp + 1));
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "expires no later than its parent",
-    );
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "expires no later than its parent");
     let c = with(&child_claims(&root()), "/exp", json!(parent_exp));
     verify_child(&sign_mandate(&c, &agent_key())).expect("the parent's own exp");
 }
@@ -415,28 +315,15 @@ fn a_child_expires_no_later_than_its_parent() {
 fn a_child_may_not_reuse_its_parents_jti() {
     // §3.3 Ids are per link.
     let c = with(&child_claims(&root()), "/jti", json!("m-root"));
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "do not share a jti",
-    );
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "do not share a jti");
 }
 
 #[test]
 fn a_childs_iss_and_sub_are_its_parents() {
-    let c = with(
-        &child_claims(&root()),
-        "/iss",
-        json!(principal_id(&stranger_key())),
-    );
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "iss and sub are its parent's",
-    );
+    let c = with(&child_claims(&root()), "/iss", json!(principal_id(&stranger_key())));
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "iss and sub are its parent's");
     let c = with(&child_claims(&root()), "/sub", json!("someone-else"));
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "iss and sub are its parent's",
-    );
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "iss and sub are its parent's");
 }
 
 #[test]
@@ -463,28 +350,19 @@ fn chains_stop_at_depth_two() {
         "scope": ["book"]
     });
     let compact = sign_mandate(&grandchild, &sub_agent_key());
-    assert_invalid(
-        verify_as(&compact, &stranger_key(), NOW),
-        "limited to a root and one child",
-    );
+    assert_invalid(verify_as(&compact, &stranger_key(), NOW), "limited to a root and one child");
 }
 
 #[test]
 fn the_leafs_cnf_jkt_must_be_the_request_key() {
     // The agent (the parent's cnf) cannot use the sub-agent's child.
-    assert_invalid(
-        verify_as(&child(), &agent_key(), NOW),
-        "cnf.jkt is not the key that signed the request",
-    );
+    assert_invalid(verify_as(&child(), &agent_key(), NOW), "cnf.jkt is not the key that signed the request");
 }
 
 #[test]
 fn every_link_passes_the_audience_and_time_checks() {
     let c = with(&child_claims(&root()), "/aud", json!("fades-on-queen"));
-    assert_invalid(
-        verify_child(&sign_mandate(&c, &agent_key())),
-        "aud does not name",
-    );
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "aud does not name");
     let c = with(&child_claims(&root()), "/exp", json!(NOW));
     assert_eq!(
         verify_child(&sign_mandate(&c, &agent_key())).unwrap_err(),
@@ -524,10 +402,7 @@ fn root_chain() -> VerifiedChain {
 fn assert_limit(result: Result<(), Error>, why: &str) {
     match result {
         Err(ref e @ Error::MandateLimit(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected MANDATE_LIMIT because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected MANDATE_LIMIT because {why:?}, got {msg:?}");
             assert_eq!(e.reason().code, "MANDATE_LIMIT");
         }
         other => panic!("expected MANDATE_LIMIT ({why}), got {other:?}"),
@@ -542,198 +417,74 @@ fn an_action_that_fits_every_constraint_is_allowed() {
 #[test]
 fn an_action_outside_the_scope_is_mandate_scope() {
     let chain = verify_root(
-        &issue::root_mandate(
-            RootMandate {
-                scope: vec![Action::Hold, Action::Book],
-                ..root_input()
-            },
-            &principal_key(),
-        )
-        .unwrap()
-        .compact,
+        &issue::root_mandate(RootMandate { scope: vec![Action::Hold, Action::Book], ..root_input() }, &principal_key())
+            .unwrap()
+            .compact,
     )
     .unwrap();
-    let err = check_action(
-        &chain,
-        &ActionCheck {
-            scope: Action::Cancel,
-            ..book()
-        },
-    )
-    .unwrap_err();
+    let err = check_action(&chain, &ActionCheck { scope: Action::Cancel, ..book() }).unwrap_err();
     assert!(matches!(err, Error::MandateScope(_)), "{err:?}");
     assert_eq!(err.reason().code, "MANDATE_SCOPE");
-    check_action(
-        &chain,
-        &ActionCheck {
-            scope: Action::Hold,
-            ..book()
-        },
-    )
-    .expect("hold is in scope");
+    check_action(&chain, &ActionCheck { scope: Action::Hold, ..book() }).expect("hold is in scope");
 }
 
 #[test]
 fn a_service_outside_constraints_services_is_refused() {
-    let err = check_action(
-        &root_chain(),
-        &ActionCheck {
-            service_id: Some("tire-swap"),
-            ..book()
-        },
-    );
+    let err = check_action(&root_chain(), &ActionCheck { service_id: Some("tire-swap"), ..book() });
     assert_limit(err, "service not in constraints.services");
 }
 
 #[test]
 fn the_window_bounds_are_inclusive_at_both_ends() {
     let chain = root_chain();
-    let at = |start: &str, end: &str| ActionCheck {
-        start: dt(start),
-        end: dt(end),
-        ..book()
-    };
+    let at = |start: &str, end: &str| ActionCheck { start: dt(start), end: dt(end), ..book() };
     // start == not_before, end == not_after: both inside.
-    check_action(
-        &chain,
-        &at("2026-10-15T12:00:00-04:00", "2026-10-15T12:45:00-04:00"),
-    )
-    .expect("start = not_before");
-    check_action(
-        &chain,
-        &at("2026-10-15T16:15:00-04:00", "2026-10-15T17:00:00-04:00"),
-    )
-    .expect("end = not_after");
+    check_action(&chain, &at("2026-10-15T12:00:00-04:00", "2026-10-15T12:45:00-04:00")).expect("start = not_before");
+    check_action(&chain, &at("2026-10-15T16:15:00-04:00", "2026-10-15T17:00:00-04:00")).expect("end = not_after");
     // The same instants in UTC.
-    check_action(&chain, &at("2026-10-15T16:00:00Z", "2026-10-15T16:45:00Z"))
-        .expect("start = not_before in UTC");
+    check_action(&chain, &at("2026-10-15T16:00:00Z", "2026-10-15T16:45:00Z")).expect("start = not_before in UTC");
     // A second outside at either end.
-    assert_limit(
-        check_action(
-            &chain,
-            &at("2026-10-15T11:59:59-04:00", "2026-10-15T12:44:59-04:00"),
-        ),
-        "window",
-    );
-    assert_limit(
-        check_action(
-            &chain,
-            &at("2026-10-15T16:15:01-04:00", "2026-10-15T17:00:01-04:00"),
-        ),
-        "window",
-    );
+    assert_limit(check_action(&chain, &at("2026-10-15T11:59:59-04:00", "2026-10-15T12:44:59-04:00")), "window");
+    assert_limit(check_action(&chain, &at("2026-10-15T16:15:01-04:00", "2026-10-15T17:00:01-04:00")), "window");
 }
 
 #[test]
 fn an_open_ended_booking_is_bounded_by_its_start_alone() {
     // §3.3 check 6, §4.2: "for an open-ended booking, its start for both".
     let chain = root_chain();
-    let open = |start: &str| ActionCheck {
-        start: dt(start),
-        end: None,
-        total: None,
-        ..book()
-    };
+    let open = |start: &str| ActionCheck { start: dt(start), end: None, total: None, ..book() };
     check_action(&chain, &open("2026-10-15T16:59:00-04:00")).expect("starts inside, no end");
     check_action(&chain, &open("2026-10-15T17:00:00-04:00")).expect("starts at not_after");
     check_action(&chain, &open("2026-10-15T12:00:00-04:00")).expect("starts at not_before");
-    assert_limit(
-        check_action(&chain, &open("2026-10-15T17:00:01-04:00")),
-        "window",
-    );
-    assert_limit(
-        check_action(&chain, &open("2026-10-15T11:59:59-04:00")),
-        "window",
-    );
+    assert_limit(check_action(&chain, &open("2026-10-15T17:00:01-04:00")), "window");
+    assert_limit(check_action(&chain, &open("2026-10-15T11:59:59-04:00")), "window");
 }
 
 #[test]
 fn a_total_above_max_price_is_refused_and_an_unpriced_offer_always_fits() {
     let chain = root_chain();
-    check_action(
-        &chain,
-        &ActionCheck {
-            total: cad("100.00"),
-            ..book()
-        },
-    )
-    .expect("total = max_price");
-    check_action(
-        &chain,
-        &ActionCheck {
-            total: cad("100"),
-            ..book()
-        },
-    )
-    .expect("100 is 100.00 CAD");
-    assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                total: cad("100.01"),
-                ..book()
-            },
-        ),
-        "max_price",
-    );
-    check_action(
-        &chain,
-        &ActionCheck {
-            total: None,
-            ..book()
-        },
-    )
-    .expect("no price, nothing to bind");
+    check_action(&chain, &ActionCheck { total: cad("100.00"), ..book() }).expect("total = max_price");
+    check_action(&chain, &ActionCheck { total: cad("100"), ..book() }).expect("100 is 100.00 CAD");
+    assert_limit(check_action(&chain, &ActionCheck { total: cad("100.01"), ..book() }), "max_price");
+    check_action(&chain, &ActionCheck { total: None, ..book() }).expect("no price, nothing to bind");
 }
 
 #[test]
 fn a_total_in_another_currency_never_fits() {
     let usd = Some(Amount::parse("50.00", "USD").unwrap());
-    assert_limit(
-        check_action(
-            &root_chain(),
-            &ActionCheck {
-                total: usd,
-                ..book()
-            },
-        ),
-        "max_price",
-    );
+    assert_limit(check_action(&root_chain(), &ActionCheck { total: usd, ..book() }), "max_price");
 }
 
 #[test]
 fn max_bookings_counts_holds_and_books_but_not_cancels() {
     let chain = root_chain();
+    assert_limit(check_action(&chain, &ActionCheck { active_bookings: [1, 0], ..book() }), "max_bookings reached");
     assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                active_bookings: [1, 0],
-                ..book()
-            },
-        ),
+        check_action(&chain, &ActionCheck { scope: Action::Hold, active_bookings: [1, 0], ..book() }),
         "max_bookings reached",
     );
-    assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                scope: Action::Hold,
-                active_bookings: [1, 0],
-                ..book()
-            },
-        ),
-        "max_bookings reached",
-    );
-    check_action(
-        &chain,
-        &ActionCheck {
-            scope: Action::Cancel,
-            active_bookings: [1, 0],
-            ..book()
-        },
-    )
-    .expect("cancelling is not counted");
+    check_action(&chain, &ActionCheck { scope: Action::Cancel, active_bookings: [1, 0], ..book() })
+        .expect("cancelling is not counted");
 }
 
 #[test]
@@ -755,30 +506,11 @@ fn a_childs_wider_limits_gain_nothing() {
     );
     let chain = verify_child(&sign_mandate(&c, &agent_key())).expect("a wider child verifies");
     check_action(&chain, &book()).expect("inside both");
-    assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                total: cad("200.00"),
-                ..book()
-            },
-        ),
-        "max_price (m-root)",
-    );
-    let late = ActionCheck {
-        start: dt("2026-10-16T13:00:00-04:00"),
-        end: dt("2026-10-16T13:45:00-04:00"),
-        ..book()
-    };
+    assert_limit(check_action(&chain, &ActionCheck { total: cad("200.00"), ..book() }), "max_price (m-root)");
+    let late = ActionCheck { start: dt("2026-10-16T13:00:00-04:00"), end: dt("2026-10-16T13:45:00-04:00"), ..book() };
     assert_limit(check_action(&chain, &late), "window (m-root)");
     assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                active_bookings: [1, 0],
-                ..book()
-            },
-        ),
+        check_action(&chain, &ActionCheck { active_bookings: [1, 0], ..book() }),
         "max_bookings reached (m-root)",
     );
 }
@@ -792,35 +524,16 @@ fn a_childs_own_narrower_limits_bind_too() {
     );
     let chain = verify_child(&sign_mandate(&c, &agent_key())).unwrap();
     assert_limit(check_action(&chain, &book()), "max_price (m-child)");
-    let cheap = ActionCheck {
-        total: cad("40.00"),
-        ..book()
-    };
+    let cheap = ActionCheck { total: cad("40.00"), ..book() };
     check_action(&chain, &cheap).expect("under both limits");
     // Bookings count per link, each under its own jti.
     assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                active_bookings: [0, 1],
-                ..cheap
-            },
-        ),
+        check_action(&chain, &ActionCheck { active_bookings: [0, 1], ..cheap }),
         "max_bookings reached (m-child)",
     );
     // A scope the child does not have is refused even though the root has it.
-    let err = check_action(
-        &chain,
-        &ActionCheck {
-            scope: Action::Hold,
-            ..cheap
-        },
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, Error::MandateScope(ref m) if m.contains("m-child")),
-        "{err:?}"
-    );
+    let err = check_action(&chain, &ActionCheck { scope: Action::Hold, ..cheap }).unwrap_err();
+    assert!(matches!(err, Error::MandateScope(ref m) if m.contains("m-child")), "{err:?}");
 }
 
 // ================================================================ closed mandates (§5.3)
@@ -830,12 +543,7 @@ fn verified_priced_offer() -> VerifiedOffer {
 }
 
 fn verified_playdate_offer() -> VerifiedOffer {
-    let compact = sign_host(
-        Typ::Offer,
-        Some(ELLIS_KID),
-        &playdate_offer(),
-        &ellis_calendar_key(),
-    );
+    let compact = sign_host(Typ::Offer, Some(ELLIS_KID), &playdate_offer(), &ellis_calendar_key());
     verify_offer(&compact, ellis_host(&ellis_keys()), NOW).unwrap()
 }
 
@@ -859,41 +567,24 @@ fn a_closed_mandate_binds_the_exact_offer() {
     let m = closed(&offer, NOW + DAY);
     let c = m.claims.constraints.as_ref().unwrap();
     assert_eq!(c.offer_sha256.as_deref(), Some(offer.offer_sha256.as_str()));
-    assert_eq!(
-        c.offer_sha256.as_deref(),
-        Some(schcp::hash::jws_sha256(&offer.compact).as_str())
-    );
+    assert_eq!(c.offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&offer.compact).as_str()));
     assert_eq!(
         c.window,
-        Some(Window {
-            not_before: "2026-10-15T13:00:00-04:00".into(),
-            not_after: "2026-10-15T13:45:00-04:00".into()
-        })
+        Some(Window { not_before: "2026-10-15T13:00:00-04:00".into(), not_after: "2026-10-15T13:45:00-04:00".into() })
     );
     assert_eq!(c.max_price, Some(Money::new("89.27", "CAD")));
     assert_eq!(c.services, Some(vec!["oil-change".to_owned()]));
     assert_eq!(c.bookings, None);
     assert_eq!(m.claims.scope, vec![Action::Book]);
     assert_eq!(m.claims.aud, Audience::One(HOST_ID.into()));
-    assert!(
-        m.claims.is_root(),
-        "§5.3: the principal signs it, not an agent"
-    );
+    assert!(m.claims.is_root(), "§5.3: the principal signs it, not an agent");
 }
 
 #[test]
 fn a_closed_mandate_expires_with_its_offer_at_the_latest() {
     let offer = verified_priced_offer();
-    assert_eq!(
-        closed(&offer, NOW + DAY).claims.exp,
-        NOW + 300,
-        "offer exp is earlier"
-    );
-    assert_eq!(
-        closed(&offer, NOW + 100).claims.exp,
-        NOW + 100,
-        "requested exp is earlier"
-    );
+    assert_eq!(closed(&offer, NOW + DAY).claims.exp, NOW + 300, "offer exp is earlier");
+    assert_eq!(closed(&offer, NOW + 100).claims.exp, NOW + 100, "requested exp is earlier");
 }
 
 #[test]
@@ -903,10 +594,7 @@ fn a_closed_mandate_over_an_open_ended_unpriced_offer() {
     let c = m.claims.constraints.as_ref().unwrap();
     assert_eq!(
         c.window,
-        Some(Window {
-            not_before: "2026-10-17T12:00:00-04:00".into(),
-            not_after: "2026-10-17T12:00:00-04:00".into()
-        }),
+        Some(Window { not_before: "2026-10-17T12:00:00-04:00".into(), not_after: "2026-10-17T12:00:00-04:00".into() }),
         "its start, twice"
     );
     assert_eq!(c.max_price, None, "no price, no max_price");
@@ -922,49 +610,24 @@ fn a_closed_mandate_over_a_change_offer_reschedules_that_booking() {
     let c = m.claims.constraints.as_ref().unwrap();
     assert_eq!(c.bookings, Some(vec![BOOKING_ID.to_owned()]));
     assert_eq!(c.offer_sha256.as_deref(), Some(offer.offer_sha256.as_str()));
-    assert_eq!(
-        c.window.as_ref().unwrap().not_before,
-        "2026-10-15T13:30:00-04:00"
-    );
+    assert_eq!(c.window.as_ref().unwrap().not_before, "2026-10-15T13:30:00-04:00");
 }
 
 #[test]
 fn a_closed_mandate_accepts_only_the_offer_it_names() {
     let offer = verified_priced_offer();
     let chain = verify_root(&closed(&offer, NOW + DAY).compact).unwrap();
-    let accept = ActionCheck {
-        offer_sha256: Some(offer.offer_sha256.as_str()),
-        ..book()
-    };
+    let accept = ActionCheck { offer_sha256: Some(offer.offer_sha256.as_str()), ..book() };
     check_action(&chain, &accept).expect("the offer it names");
-    let other = schcp::hash::jws_sha256(&sign_offer(&with(
-        &priced_offer(),
-        "/hold_id",
-        json!("h_other"),
-    )));
+    let other = schcp::hash::jws_sha256(&sign_offer(&with(&priced_offer(), "/hold_id", json!("h_other"))));
     assert_limit(
-        check_action(
-            &chain,
-            &ActionCheck {
-                offer_sha256: Some(other.as_str()),
-                ..book()
-            },
-        ),
+        check_action(&chain, &ActionCheck { offer_sha256: Some(other.as_str()), ..book() }),
         "accepts only the offer it names",
     );
-    assert_limit(
-        check_action(&chain, &book()),
-        "accepts only the offer it names",
-    );
+    assert_limit(check_action(&chain, &book()), "accepts only the offer it names");
     // Releasing the hold (or anything else) is outside its scope.
     assert!(matches!(
-        check_action(
-            &chain,
-            &ActionCheck {
-                scope: Action::Cancel,
-                ..accept
-            }
-        ),
+        check_action(&chain, &ActionCheck { scope: Action::Cancel, ..accept }),
         Err(Error::MandateScope(_))
     ));
 }
@@ -972,12 +635,7 @@ fn a_closed_mandate_accepts_only_the_offer_it_names() {
 // ================================================================ management mandates (§3.3)
 
 fn verified_receipt(claims: &Value) -> VerifiedReceipt {
-    verify_receipt(
-        &sign_receipt(claims),
-        host(&host_keys()),
-        ReceiptExpectations::default(),
-    )
-    .unwrap()
+    verify_receipt(&sign_receipt(claims), host(&host_keys()), ReceiptExpectations::default()).unwrap()
 }
 
 fn manage(receipt: &VerifiedReceipt) -> Result<issue::Issued<schcp::claims::MandateClaims>, Error> {
@@ -999,9 +657,7 @@ fn a_management_mandate_covers_one_booking_until_its_end_plus_an_hour() {
     assert_eq!(m.claims.scope, vec![Action::Cancel, Action::Reschedule]);
     let c = m.claims.constraints.as_ref().unwrap();
     assert_eq!(c.bookings, Some(vec![BOOKING_ID.to_owned()]));
-    let end = parse_date_time("2026-10-15T13:45:00-04:00")
-        .unwrap()
-        .timestamp();
+    let end = parse_date_time("2026-10-15T13:45:00-04:00").unwrap().timestamp();
     assert_eq!(m.claims.exp, end + 3600);
     assert_eq!(issue::management_expiry(&receipt).unwrap(), end + 3600);
 }
@@ -1011,25 +667,12 @@ fn an_open_ended_bookings_management_mandate_lasts_its_set_aside_time_plus_an_ho
     let mut claims = receipt_claims(&schcp::hash::jws_sha256("offer"));
     set(&mut claims, "/booking/end", None);
     set(&mut claims, "/booking/open_end", Some(json!(true)));
-    set(
-        &mut claims,
-        "/booking/start",
-        Some(json!("2026-10-17T12:00:00-04:00")),
-    );
-    set(
-        &mut claims,
-        "/booking/event/start",
-        Some(json!("2026-10-17T12:00:00")),
-    );
+    set(&mut claims, "/booking/start", Some(json!("2026-10-17T12:00:00-04:00")));
+    set(&mut claims, "/booking/event/start", Some(json!("2026-10-17T12:00:00")));
     set(&mut claims, "/booking/event/duration", Some(json!("PT3H")));
     let receipt = verified_receipt(&claims);
-    let start = parse_date_time("2026-10-17T12:00:00-04:00")
-        .unwrap()
-        .timestamp();
-    assert_eq!(
-        manage(&receipt).unwrap().claims.exp,
-        start + 3 * 3600 + 3600
-    );
+    let start = parse_date_time("2026-10-17T12:00:00-04:00").unwrap().timestamp();
+    assert_eq!(manage(&receipt).unwrap().claims.exp, start + 3 * 3600 + 3600);
 }
 
 #[test]
@@ -1046,14 +689,7 @@ fn no_management_mandate_for_a_booking_already_over() {
         &principal_key(),
     )
     .unwrap_err();
-    assert_eq!(
-        err,
-        Error::Expired {
-            what: "booking",
-            exp: end,
-            now: end
-        }
-    );
+    assert_eq!(err, Error::Expired { what: "booking", exp: end, now: end });
 }
 
 #[test]
@@ -1071,39 +707,19 @@ fn a_management_mandate_acts_only_on_its_booking_and_never_holds() {
         active_bookings: [0, 0],
     };
     check_action(&chain, &on(Action::Cancel, Some(BOOKING_ID))).expect("cancel its booking");
-    check_action(&chain, &on(Action::Reschedule, Some(BOOKING_ID)))
-        .expect("reschedule its booking");
-    assert_limit(
-        check_action(&chain, &on(Action::Cancel, Some("b_other"))),
-        "only its listed bookings",
-    );
-    assert_limit(
-        check_action(&chain, &on(Action::Cancel, None)),
-        "only its listed bookings",
-    );
+    check_action(&chain, &on(Action::Reschedule, Some(BOOKING_ID))).expect("reschedule its booking");
+    assert_limit(check_action(&chain, &on(Action::Cancel, Some("b_other"))), "only its listed bookings");
+    assert_limit(check_action(&chain, &on(Action::Cancel, None)), "only its listed bookings");
     // Its scope has no hold or book…
-    assert!(matches!(
-        check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))),
-        Err(Error::MandateScope(_))
-    ));
-    assert!(matches!(
-        check_action(&chain, &book()),
-        Err(Error::MandateScope(_))
-    ));
+    assert!(matches!(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), Err(Error::MandateScope(_))));
+    assert!(matches!(check_action(&chain, &book()), Err(Error::MandateScope(_))));
     // …and constraints.bookings refuses a hold even where a scope would allow it.
     let c = with(
-        &with(
-            &root_claims(),
-            "/constraints",
-            json!({ "bookings": [BOOKING_ID] }),
-        ),
+        &with(&root_claims(), "/constraints", json!({ "bookings": [BOOKING_ID] })),
         "/scope",
         json!(["hold", "cancel"]),
     );
     let chain = verify_root(&sign_mandate(&c, &principal_key())).unwrap();
-    assert_limit(
-        check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))),
-        "only its listed bookings",
-    );
+    assert_limit(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), "only its listed bookings");
     check_action(&chain, &on(Action::Cancel, Some(BOOKING_ID))).expect("cancel is fine");
 }

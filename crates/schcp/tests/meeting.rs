@@ -10,9 +10,7 @@ use schcp::claims::{Cnf, MeetingContract, RuleClaims, Weekday};
 use schcp::error::Error;
 use schcp::issue;
 use schcp::jws::{Signer, Typ};
-use schcp::verify::{
-    verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract,
-};
+use schcp::verify::{verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract};
 use serde_json::{json, Value};
 
 /// The §5.12 example's contract iat and exp.
@@ -77,10 +75,7 @@ fn contract() -> VerifiedContract {
 fn assert_meeting_invalid(result: Result<VerifiedContract, Error>, why: &str) {
     match result {
         Err(ref e @ Error::MeetingInvalid(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected meeting_invalid because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected meeting_invalid because {why:?}, got {msg:?}");
             assert_eq!(e.reason().reason, "meeting_invalid");
             assert_eq!(e.reason().code, "INVALID_REQUEST");
         }
@@ -102,8 +97,7 @@ fn the_playdate_contract_verifies_and_is_named_by_its_hash() {
     assert_eq!(c.claims.iss, principal_id(&noor()));
     assert_eq!(c.start.to_rfc3339(), "2026-10-17T12:00:00-04:00");
     // A calendar verifies the same bytes to the same result.
-    let again =
-        verify_meeting_contract(&c.compact, NOW_M).expect("a member's calendar verifies it");
+    let again = verify_meeting_contract(&c.compact, NOW_M).expect("a member's calendar verifies it");
     assert_eq!(again.contract_sha256, c.contract_sha256);
     assert_eq!(again.claims, c.claims);
 }
@@ -111,21 +105,13 @@ fn the_playdate_contract_verifies_and_is_named_by_its_hash() {
 #[test]
 fn a_contract_with_an_end_instead_of_open_end_verifies() {
     let mut claims = without(&contract_claims(), "/open_end");
-    set(
-        &mut claims,
-        "/end",
-        Some(json!("2026-10-17T14:00:00-04:00")),
-    );
+    set(&mut claims, "/end", Some(json!("2026-10-17T14:00:00-04:00")));
     verify_signed(&claims, &noor(), NOW_M).expect("a fixed end");
 }
 
 #[test]
 fn a_meeting_has_at_least_two_members() {
-    let claims = with(
-        &contract_claims(),
-        "/members",
-        json!([member(&noor(), "Noor Haddad", "noor-haddad")]),
-    );
+    let claims = with(&contract_claims(), "/members", json!([member(&noor(), "Noor Haddad", "noor-haddad")]));
     assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "/members");
 }
 
@@ -134,10 +120,7 @@ fn members_are_distinct_principals() {
     let mut twice = member(&ellis(), "Ellis Moreau", "ellis-moreau-2");
     twice["service_id"] = json!("playdate");
     let claims = with(&contract_claims(), "/members/2", twice);
-    assert_meeting_invalid(
-        verify_signed(&claims, &noor(), NOW_M),
-        "members are distinct principals",
-    );
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "members are distinct principals");
 }
 
 #[test]
@@ -145,15 +128,9 @@ fn the_organizer_is_a_member() {
     let claims = with(
         &contract_claims(),
         "/members",
-        json!([
-            member(&ellis(), "Ellis Moreau", "ellis-moreau"),
-            member(&priya(), "Priya Shah", "priya-shah")
-        ]),
+        json!([member(&ellis(), "Ellis Moreau", "ellis-moreau"), member(&priya(), "Priya Shah", "priya-shah")]),
     );
-    assert_meeting_invalid(
-        verify_signed(&claims, &noor(), NOW_M),
-        "the organizer (iss) is one of the members",
-    );
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "the organizer (iss) is one of the members");
 }
 
 fn cafe(principal: &str) -> Value {
@@ -169,21 +146,12 @@ fn an_organizer_and_a_business_alone_are_an_ordinary_booking() {
     let claims = with(
         &contract_claims(),
         "/members",
-        json!([
-            member(&noor(), "Noor Haddad", "noor-haddad"),
-            cafe("urn:schcp:host:cafe-bellwoods")
-        ]),
+        json!([member(&noor(), "Noor Haddad", "noor-haddad"), cafe("urn:schcp:host:cafe-bellwoods")]),
     );
-    assert_meeting_invalid(
-        verify_signed(&claims, &noor(), NOW_M),
-        "at least one other member is a person",
-    );
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "at least one other member is a person");
     // With a person besides the organizer, the business is a member like any other.
     let mut claims = contract_claims();
-    claims["members"]
-        .as_array_mut()
-        .unwrap()
-        .push(cafe("urn:schcp:host:cafe-bellwoods"));
+    claims["members"].as_array_mut().unwrap().push(cafe("urn:schcp:host:cafe-bellwoods"));
     verify_signed(&claims, &noor(), NOW_M).expect("three people and a café");
 }
 
@@ -191,17 +159,11 @@ fn an_organizer_and_a_business_alone_are_an_ordinary_booking() {
 fn a_business_member_is_named_by_its_host_principal() {
     let mut claims = contract_claims();
     // A person's principal marked as a business: the closed schema refuses it.
-    claims["members"]
-        .as_array_mut()
-        .unwrap()
-        .push(cafe(&principal_id(&stranger_key())));
+    claims["members"].as_array_mut().unwrap().push(cafe(&principal_id(&stranger_key())));
     assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "/members/3");
     // The host principal of another host than its own entry's.
     let mut claims = contract_claims();
-    claims["members"]
-        .as_array_mut()
-        .unwrap()
-        .push(cafe("urn:schcp:host:some-other-cafe"));
+    claims["members"].as_array_mut().unwrap().push(cafe("urn:schcp:host:some-other-cafe"));
     assert_meeting_invalid(
         verify_signed(&claims, &noor(), NOW_M),
         "a business member is named urn:schcp:host:<its host id>",
@@ -210,11 +172,7 @@ fn a_business_member_is_named_by_its_host_principal() {
 
 #[test]
 fn a_contract_has_exactly_one_of_end_and_open_end() {
-    let both = with(
-        &contract_claims(),
-        "/end",
-        json!("2026-10-17T14:00:00-04:00"),
-    );
+    let both = with(&contract_claims(), "/end", json!("2026-10-17T14:00:00-04:00"));
     assert_meeting_invalid(verify_signed(&both, &noor(), NOW_M), "MeetingContract");
     let neither = without(&contract_claims(), "/open_end");
     assert_meeting_invalid(verify_signed(&neither, &noor(), NOW_M), "MeetingContract");
@@ -223,52 +181,33 @@ fn a_contract_has_exactly_one_of_end_and_open_end() {
 #[test]
 fn an_end_before_the_start_is_refused() {
     let mut claims = without(&contract_claims(), "/open_end");
-    set(
-        &mut claims,
-        "/end",
-        Some(json!("2026-10-17T11:00:00-04:00")),
-    );
-    assert_meeting_invalid(
-        verify_signed(&claims, &noor(), NOW_M),
-        "the end is not after the start",
-    );
+    set(&mut claims, "/end", Some(json!("2026-10-17T11:00:00-04:00")));
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "the end is not after the start");
 }
 
 #[test]
 fn a_contract_past_its_deadline_is_refused() {
     let c = contract();
     verify_meeting_contract(&c.compact, C_EXP - 1).expect("a second before exp");
-    assert_meeting_invalid(
-        verify_meeting_contract(&c.compact, C_EXP),
-        "deadline (exp) has passed",
-    );
+    assert_meeting_invalid(verify_meeting_contract(&c.compact, C_EXP), "deadline (exp) has passed");
 }
 
 #[test]
 fn iss_is_the_principal_of_principal_jwk() {
     // Noor signs a contract claiming to be Ellis (who is a member).
     let claims = with(&contract_claims(), "/iss", json!(principal_id(&ellis())));
-    assert_meeting_invalid(
-        verify_signed(&claims, &noor(), NOW_M),
-        "iss is not the principal of principal_jwk",
-    );
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "iss is not the principal of principal_jwk");
 }
 
 #[test]
 fn a_contract_signed_by_another_key_than_principal_jwk_is_refused() {
-    assert_meeting_invalid(
-        verify_signed(&contract_claims(), &priya(), NOW_M),
-        "the signature does not verify",
-    );
+    assert_meeting_invalid(verify_signed(&contract_claims(), &priya(), NOW_M), "the signature does not verify");
 }
 
 #[test]
 fn a_contract_with_another_typ_is_refused() {
     let compact = sign_plain(Typ::Acceptance, &contract_claims(), &noor());
-    assert_meeting_invalid(
-        verify_meeting_contract(&compact, NOW_M),
-        "schcp-meeting+jwt",
-    );
+    assert_meeting_invalid(verify_meeting_contract(&compact, NOW_M), "schcp-meeting+jwt");
 }
 
 // ================================================================ acceptance in person
@@ -277,10 +216,7 @@ fn a_contract_with_another_typ_is_refused() {
 fn assert_acceptance_invalid(result: Result<VerifiedAcceptance, Error>, why: &str) {
     match result {
         Err(ref e @ Error::AcceptanceInvalid(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected acceptance_invalid because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected acceptance_invalid because {why:?}, got {msg:?}");
             assert_eq!(e.reason().reason, "acceptance_invalid");
             assert_eq!(e.reason().code, "INVALID_REQUEST");
         }
@@ -310,17 +246,11 @@ fn ellis_accepts(c: &VerifiedContract, iat: i64, now: i64) -> Result<VerifiedAcc
 #[test]
 fn a_members_own_acceptance_verifies() {
     let c = contract();
-    let a = issue::acceptance(
-        &c,
-        "I accept: Playdate arranged by Noor Haddad.".into(),
-        NOW_M,
-        &ellis(),
-    )
-    .expect("Ellis accepts");
+    let a = issue::acceptance(&c, "I accept: Playdate arranged by Noor Haddad.".into(), NOW_M, &ellis())
+        .expect("Ellis accepts");
     assert!(a.rule.is_none());
     assert_eq!(a.claims.terms_sha256, c.contract_sha256);
-    verify_acceptance(&a.compact, &c, &principal_id(&ellis()), NOW_M)
-        .expect("Noor's calendar checks it");
+    verify_acceptance(&a.compact, &c, &principal_id(&ellis()), NOW_M).expect("Noor's calendar checks it");
     ellis_accepts(&c, NOW_M, NOW_M).expect("hand-signed, the same");
 }
 
@@ -332,37 +262,24 @@ fn an_acceptance_counts_only_for_the_member_who_signed_it() {
         verify_acceptance(&compact, &c, &principal_id(&priya()), NOW_M),
         "iss is not the member's principal",
     );
-    assert_acceptance_invalid(
-        verify_acceptance(&compact, &c, &principal_id(&stranger_key()), NOW_M),
-        "not a member",
-    );
+    assert_acceptance_invalid(verify_acceptance(&compact, &c, &principal_id(&stranger_key()), NOW_M), "not a member");
     // The organizer's signature on the contract is their yes.
     let noors = sign_acceptance(&acceptance_claims(&c, &noor(), NOW_M, &noor()), &noor());
-    assert_acceptance_invalid(
-        verify_acceptance(&noors, &c, &principal_id(&noor()), NOW_M),
-        "organizer",
-    );
+    assert_acceptance_invalid(verify_acceptance(&noors, &c, &principal_id(&noor()), NOW_M), "organizer");
 }
 
 #[test]
 fn an_acceptance_of_another_revision_does_not_answer_this_one() {
     let rev1 = contract();
-    let accepted = sign_acceptance(
-        &acceptance_claims(&rev1, &ellis(), NOW_M, &ellis()),
-        &ellis(),
-    );
+    let accepted = sign_acceptance(&acceptance_claims(&rev1, &ellis(), NOW_M, &ellis()), &ellis());
     let rev2 = issue_contract(&with(
         &with(&contract_claims(), "/revision", json!(2)),
         "/start",
         json!("2026-10-18T12:00:00-04:00"),
     ));
     assert_ne!(rev1.contract_sha256, rev2.contract_sha256);
-    verify_acceptance(&accepted, &rev1, &principal_id(&ellis()), NOW_M)
-        .expect("answers revision 1");
-    assert_acceptance_invalid(
-        verify_acceptance(&accepted, &rev2, &principal_id(&ellis()), NOW_M),
-        "terms_sha256",
-    );
+    verify_acceptance(&accepted, &rev1, &principal_id(&ellis()), NOW_M).expect("answers revision 1");
+    assert_acceptance_invalid(verify_acceptance(&accepted, &rev2, &principal_id(&ellis()), NOW_M), "terms_sha256");
 }
 
 #[test]
@@ -383,10 +300,7 @@ fn an_acceptance_is_no_later_than_now_plus_60_seconds() {
 fn a_person_acceptance_is_signed_with_the_members_own_key() {
     let c = contract();
     // Ellis's calendar agent signs "by person" in Ellis's name.
-    let compact = sign_acceptance(
-        &acceptance_claims(&c, &ellis(), NOW_M, &ellis_agent()),
-        &ellis_agent(),
-    );
+    let compact = sign_acceptance(&acceptance_claims(&c, &ellis(), NOW_M, &ellis_agent()), &ellis_agent());
     assert_acceptance_invalid(
         verify_acceptance(&compact, &c, &principal_id(&ellis()), NOW_M),
         "jwk is the member's own key",
@@ -409,9 +323,7 @@ fn rule_claims() -> RuleClaims {
         iat: C_IAT - DAY,
         exp: C_IAT + 30 * DAY,
         jti: "r-weekend-01".into(),
-        cnf: Cnf {
-            jkt: jkt(&ellis_agent()),
-        },
+        cnf: Cnf { jkt: jkt(&ellis_agent()) },
         label: "Weekend playdates with my contacts".into(),
         services: Some(vec!["playdate".into()]),
         weekdays: Some(vec![Weekday::Sat, Weekday::Sun]),
@@ -461,38 +373,20 @@ fn a_contract_that_asks_for_the_person_refuses_rules() {
 fn a_members_own_answers_overrides_the_contracts() {
     let rule = sign_rule(rule_claims(), &ellis());
     // The contract asks everyone in person, except Ellis, whom a rule may answer for.
-    let claims = with(
-        &with(&contract_claims(), "/answers", json!("person")),
-        "/members/1/answers",
-        json!("person_or_rule"),
-    );
+    let claims =
+        with(&with(&contract_claims(), "/answers", json!("person")), "/members/1/answers", json!("person_or_rule"));
     agent_accepts(&issue_contract(&claims), &rule, NOW_M).expect("Ellis may answer by rule");
     // The contract lets rules answer, except for Ellis.
     let claims = with(&contract_claims(), "/members/1/answers", json!("person"));
-    assert_eq!(
-        agent_accepts(&issue_contract(&claims), &rule, NOW_M).unwrap_err(),
-        Error::PersonRequired
-    );
+    assert_eq!(agent_accepts(&issue_contract(&claims), &rule, NOW_M).unwrap_err(), Error::PersonRequired);
     // Without answers at all, the default is person_or_rule.
-    agent_accepts(
-        &issue_contract(&without(&contract_claims(), "/answers")),
-        &rule,
-        NOW_M,
-    )
-    .expect("default");
+    agent_accepts(&issue_contract(&without(&contract_claims(), "/answers")), &rule, NOW_M).expect("default");
 }
 
 #[test]
 fn a_rule_is_in_force_from_its_iat_less_60_seconds() {
     let c = contract();
-    let rule = sign_rule(
-        RuleClaims {
-            iat: C_IAT + 1_000,
-            exp: C_IAT + 5_000,
-            ..rule_claims()
-        },
-        &ellis(),
-    );
+    let rule = sign_rule(RuleClaims { iat: C_IAT + 1_000, exp: C_IAT + 5_000, ..rule_claims() }, &ellis());
     agent_accepts(&c, &rule, C_IAT + 1_000 - 60).expect("rule.iat − 60");
     assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 1_000 - 61), "not in force");
 }
@@ -500,14 +394,7 @@ fn a_rule_is_in_force_from_its_iat_less_60_seconds() {
 #[test]
 fn a_rule_is_not_in_force_at_or_after_its_exp() {
     let c = contract();
-    let rule = sign_rule(
-        RuleClaims {
-            iat: C_IAT + 1_000,
-            exp: C_IAT + 5_000,
-            ..rule_claims()
-        },
-        &ellis(),
-    );
+    let rule = sign_rule(RuleClaims { iat: C_IAT + 1_000, exp: C_IAT + 5_000, ..rule_claims() }, &ellis());
     agent_accepts(&c, &rule, C_IAT + 4_999).expect("a second before rule.exp");
     assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 5_000), "not in force");
 }
@@ -515,69 +402,31 @@ fn a_rule_is_not_in_force_at_or_after_its_exp() {
 #[test]
 fn a_rule_of_another_person_does_not_answer_for_this_one() {
     let c = contract();
-    let priyas = sign_rule(
-        RuleClaims {
-            iss: String::new(),
-            principal_jwk: jwk_of(&priya()),
-            ..rule_claims()
-        },
-        &priya(),
-    );
-    assert_acceptance_invalid(
-        agent_accepts(&c, &priyas, NOW_M),
-        "not signed by the same person",
-    );
+    let priyas =
+        sign_rule(RuleClaims { iss: String::new(), principal_jwk: jwk_of(&priya()), ..rule_claims() }, &priya());
+    assert_acceptance_invalid(agent_accepts(&c, &priyas, NOW_M), "not signed by the same person");
 }
 
 #[test]
 fn a_rule_for_another_agent_key_does_not_let_this_one_answer() {
     let c = contract();
-    let rule = sign_rule(
-        RuleClaims {
-            cnf: Cnf {
-                jkt: jkt(&stranger_key()),
-            },
-            ..rule_claims()
-        },
-        &ellis(),
-    );
-    assert_acceptance_invalid(
-        agent_accepts(&c, &rule, NOW_M),
-        "does not name jwk as the agent key",
-    );
+    let rule = sign_rule(RuleClaims { cnf: Cnf { jkt: jkt(&stranger_key()) }, ..rule_claims() }, &ellis());
+    assert_acceptance_invalid(agent_accepts(&c, &rule, NOW_M), "does not name jwk as the agent key");
 }
 
 #[test]
 fn a_rule_that_does_not_cover_the_service_weekday_or_organizer_does_not_answer() {
     let c = contract();
     let cases = [
-        (
-            "service",
-            RuleClaims {
-                services: Some(vec!["dinner".into()]),
-                ..rule_claims()
-            },
-        ),
+        ("service", RuleClaims { services: Some(vec!["dinner".into()]), ..rule_claims() }),
         (
             "weekday",
             RuleClaims {
-                weekdays: Some(vec![
-                    Weekday::Mon,
-                    Weekday::Tue,
-                    Weekday::Wed,
-                    Weekday::Thu,
-                    Weekday::Fri,
-                ]),
+                weekdays: Some(vec![Weekday::Mon, Weekday::Tue, Weekday::Wed, Weekday::Thu, Weekday::Fri]),
                 ..rule_claims()
             },
         ),
-        (
-            "organizer",
-            RuleClaims {
-                organizers: Some(vec![principal_id(&priya())]),
-                ..rule_claims()
-            },
-        ),
+        ("organizer", RuleClaims { organizers: Some(vec![principal_id(&priya())]), ..rule_claims() }),
     ];
     for (what, claims) in cases {
         let rule = sign_rule(claims, &ellis());
@@ -589,54 +438,27 @@ fn a_rule_that_does_not_cover_the_service_weekday_or_organizer_does_not_answer()
         }
     }
     // A rule stating none of them covers everything.
-    let open = RuleClaims {
-        services: None,
-        weekdays: None,
-        tz: None,
-        organizers: None,
-        ..rule_claims()
-    };
+    let open = RuleClaims { services: None, weekdays: None, tz: None, organizers: None, ..rule_claims() };
     agent_accepts(&c, &sign_rule(open, &ellis()), NOW_M).expect("an absent field does not narrow");
 }
 
 #[test]
 fn weekdays_are_read_in_the_rules_zone() {
     // 21:00 Saturday in Toronto is 01:00 Sunday in UTC.
-    let c = issue_contract(&with(
-        &contract_claims(),
-        "/start",
-        json!("2026-10-17T21:00:00-04:00"),
-    ));
+    let c = issue_contract(&with(&contract_claims(), "/start", json!("2026-10-17T21:00:00-04:00")));
     let rule = |day: Weekday, tz: &str| {
-        sign_rule(
-            RuleClaims {
-                weekdays: Some(vec![day]),
-                tz: Some(tz.into()),
-                ..rule_claims()
-            },
-            &ellis(),
-        )
+        sign_rule(RuleClaims { weekdays: Some(vec![day]), tz: Some(tz.into()), ..rule_claims() }, &ellis())
     };
     agent_accepts(&c, &rule(Weekday::Sat, "America/Toronto"), NOW_M).expect("Saturday in Toronto");
     agent_accepts(&c, &rule(Weekday::Sun, "UTC"), NOW_M).expect("Sunday in UTC");
-    assert_acceptance_invalid(
-        agent_accepts(&c, &rule(Weekday::Sun, "America/Toronto"), NOW_M),
-        "does not cover",
-    );
-    assert_acceptance_invalid(
-        agent_accepts(&c, &rule(Weekday::Sat, "UTC"), NOW_M),
-        "does not cover",
-    );
+    assert_acceptance_invalid(agent_accepts(&c, &rule(Weekday::Sun, "America/Toronto"), NOW_M), "does not cover");
+    assert_acceptance_invalid(agent_accepts(&c, &rule(Weekday::Sat, "UTC"), NOW_M), "does not cover");
 }
 
 #[test]
 fn a_by_rule_acceptance_with_a_broken_rule_is_refused() {
     let c = contract();
     // The rule's signature is not Ellis's.
-    let forged = sign_plain(
-        Typ::Rule,
-        &serde_json::to_value(rule_claims()).unwrap(),
-        &ellis_agent(),
-    );
+    let forged = sign_plain(Typ::Rule, &serde_json::to_value(rule_claims()).unwrap(), &ellis_agent());
     assert_acceptance_invalid(agent_accepts(&c, &forged, NOW_M), "rule invalid");
 }

@@ -31,10 +31,7 @@ fn the_priced_maple_street_auto_offer_verifies() {
     assert_eq!(v.kid, KID);
     assert_eq!(v.claims.iss, HOST_ID);
     assert_eq!(v.start.to_rfc3339(), "2026-10-15T13:00:00-04:00");
-    assert_eq!(
-        v.end.map(|e| e.to_rfc3339()).as_deref(),
-        Some("2026-10-15T13:45:00-04:00")
-    );
+    assert_eq!(v.end.map(|e| e.to_rfc3339()).as_deref(), Some("2026-10-15T13:45:00-04:00"));
     assert!(!v.is_open_ended());
     assert_eq!(v.total, Some(Amount::parse("89.27", "CAD").unwrap()));
     assert_eq!(v.retention.to_canonical(), "P365D");
@@ -49,11 +46,7 @@ fn offer_sha256_is_the_hash_of_the_exact_compact_bytes() {
     assert_eq!(v.offer_sha256, schcp::hash::sha256_b64(compact.as_bytes()));
     // The same claims spelled with other whitespace are another contract.
     let pretty = serde_json::to_string_pretty(&priced_offer()).unwrap();
-    let respelled = sign_raw(
-        r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-        &pretty,
-        &host_key(),
-    );
+    let respelled = sign_raw(r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, &pretty, &host_key());
     let other = verify_offer(&respelled, host(&host_keys()), NOW).unwrap();
     assert_eq!(other.claims, v.claims);
     assert_ne!(v.offer_sha256, other.offer_sha256);
@@ -61,12 +54,7 @@ fn offer_sha256_is_the_hash_of_the_exact_compact_bytes() {
 
 #[test]
 fn the_unpriced_open_ended_playdate_offer_verifies() {
-    let compact = sign_host(
-        Typ::Offer,
-        Some(ELLIS_KID),
-        &playdate_offer(),
-        &ellis_calendar_key(),
-    );
+    let compact = sign_host(Typ::Offer, Some(ELLIS_KID), &playdate_offer(), &ellis_calendar_key());
     let v = verify_offer(&compact, ellis_host(&ellis_keys()), NOW).expect("§5.2 playdate offer");
     assert!(v.is_open_ended());
     assert_eq!(v.end, None);
@@ -88,12 +76,7 @@ fn a_change_offer_verifies() {
 
 #[test]
 fn a_kid_that_names_no_discovery_key_is_refused() {
-    let compact = sign_host(
-        Typ::Offer,
-        Some("msa-2026-09"),
-        &priced_offer(),
-        &host_key(),
-    );
+    let compact = sign_host(Typ::Offer, Some("msa-2026-09"), &priced_offer(), &host_key());
     let err = verify_offer(&compact, host(&host_keys()), NOW).unwrap_err();
     assert_eq!(err, Error::Jws(JwsError::UnknownKid("msa-2026-09".into())));
     assert_eq!(reason(&err), "unknown_kid");
@@ -119,11 +102,7 @@ fn a_key_from_anywhere_but_discovery_is_never_used() {
 #[test]
 fn alg_none_is_refused() {
     let payload = priced_offer().to_string();
-    let compact = sign_raw(
-        r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-        &payload,
-        &host_key(),
-    );
+    let compact = sign_raw(r#"{"alg":"none","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, &payload, &host_key());
     let err = verify_offer(&compact, host(&host_keys()), NOW).unwrap_err();
     assert_eq!(err, Error::Jws(JwsError::AlgNone));
     assert_eq!(reason(&err), "alg_mismatch");
@@ -133,26 +112,12 @@ fn alg_none_is_refused() {
 fn a_header_alg_that_is_not_the_keys_is_refused() {
     // ES256 in the header over a genuine Ed25519 signature by the discovery key.
     let payload = priced_offer().to_string();
-    let compact = sign_raw(
-        r#"{"alg":"ES256","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-        &payload,
-        &host_key(),
-    );
+    let compact = sign_raw(r#"{"alg":"ES256","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, &payload, &host_key());
     let err = verify_offer(&compact, host(&host_keys()), NOW).unwrap_err();
-    assert_eq!(
-        err,
-        Error::Jws(JwsError::AlgMismatch {
-            alg: "ES256".into(),
-            expected: "EdDSA"
-        })
-    );
+    assert_eq!(err, Error::Jws(JwsError::AlgMismatch { alg: "ES256".into(), expected: "EdDSA" }));
     assert_eq!(reason(&err), "alg_mismatch");
     // The same bytes with the right alg verify: only the alg was wrong.
-    let ok = sign_raw(
-        r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-        &payload,
-        &host_key(),
-    );
+    let ok = sign_raw(r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, &payload, &host_key());
     verify_offer(&ok, host(&host_keys()), NOW).expect("EdDSA is the key's alg");
 }
 
@@ -160,13 +125,7 @@ fn a_header_alg_that_is_not_the_keys_is_refused() {
 fn a_receipt_typ_is_not_an_offer() {
     let compact = sign_host(Typ::Receipt, Some(KID), &priced_offer(), &host_key());
     let err = verify_offer(&compact, host(&host_keys()), NOW).unwrap_err();
-    assert_eq!(
-        err,
-        Error::Jws(JwsError::WrongTyp {
-            expected: "schcp-offer+jwt",
-            found: "schcp-receipt+jwt".into()
-        })
-    );
+    assert_eq!(err, Error::Jws(JwsError::WrongTyp { expected: "schcp-offer+jwt", found: "schcp-receipt+jwt".into() }));
     assert_eq!(reason(&err), "wrong_typ");
 }
 
@@ -174,24 +133,13 @@ fn a_receipt_typ_is_not_an_offer() {
 fn a_duplicate_member_in_the_payload_is_refused() {
     // §3.1: two parsers must never read different claims from the same bytes.
     let payload = priced_offer().to_string();
-    let payload = payload.replacen(
-        r#""retention":"P365D""#,
-        r#""retention":"P365D","retention":"P0D""#,
-        1,
-    );
+    let payload = payload.replacen(r#""retention":"P365D""#, r#""retention":"P365D","retention":"P0D""#, 1);
     assert!(payload.contains(r#""retention":"P0D""#));
-    let compact = sign_raw(
-        r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#,
-        &payload,
-        &host_key(),
-    );
+    let compact = sign_raw(r#"{"alg":"EdDSA","typ":"schcp-offer+jwt","kid":"msa-2026-10"}"#, &payload, &host_key());
     let err = verify_offer(&compact, host(&host_keys()), NOW).unwrap_err();
     assert_eq!(
         err,
-        Error::Jws(JwsError::BadJson {
-            part: "payload",
-            source: JsonError::DuplicateMember("retention".into())
-        })
+        Error::Jws(JwsError::BadJson { part: "payload", source: JsonError::DuplicateMember("retention".into()) })
     );
     assert_eq!(reason(&err), "duplicate_member");
 }
@@ -200,17 +148,9 @@ fn a_duplicate_member_in_the_payload_is_refused() {
 fn a_tampered_payload_is_refused() {
     let compact = sign_offer(&priced_offer());
     let parts: Vec<&str> = compact.split('.').collect();
-    let cheaper = with(
-        &with(&priced_offer(), "/total/amount", json!("9.27")),
-        "/lines/1/amount/amount",
-        json!("10.27"),
-    );
-    let forged = format!(
-        "{}.{}.{}",
-        parts[0],
-        schcp::b64::encode(cheaper.to_string()),
-        parts[2]
-    );
+    let cheaper =
+        with(&with(&priced_offer(), "/total/amount", json!("9.27")), "/lines/1/amount/amount", json!("10.27"));
+    let forged = format!("{}.{}.{}", parts[0], schcp::b64::encode(cheaper.to_string()), parts[2]);
     let err = verify_offer(&forged, host(&host_keys()), NOW).unwrap_err();
     assert_eq!(err, Error::Jws(JwsError::BadSignature));
 }
@@ -219,21 +159,13 @@ fn a_tampered_payload_is_refused() {
 
 #[test]
 fn a_cancellation_fee_inside_slot_is_refused_by_the_schema() {
-    let c = with(
-        &priced_offer(),
-        "/slot/cancellation_fee",
-        json!({ "amount": "25.00", "currency": "CAD" }),
-    );
+    let c = with(&priced_offer(), "/slot/cancellation_fee", json!({ "amount": "25.00", "currency": "CAD" }));
     assert_schema(&refused(&c), Def::OfferClaims, "/slot/cancellation_fee");
 }
 
 #[test]
 fn a_cancellation_fee_at_the_top_level_is_refused_by_the_schema() {
-    let c = with(
-        &priced_offer(),
-        "/cancellation_fee",
-        json!({ "amount": "25.00", "currency": "CAD" }),
-    );
+    let c = with(&priced_offer(), "/cancellation_fee", json!({ "amount": "25.00", "currency": "CAD" }));
     assert_schema(&refused(&c), Def::OfferClaims, "/cancellation_fee");
 }
 
@@ -250,13 +182,7 @@ fn a_fee_line_for_a_no_show_cannot_be_written() {
 fn lines_that_do_not_sum_to_the_total_are_refused() {
     let c = with(&priced_offer(), "/total/amount", json!("89.28"));
     let err = refused(&c);
-    assert_eq!(
-        err,
-        Error::LinesDoNotSum {
-            sum: "89.27 CAD".into(),
-            total: "89.28 CAD".into()
-        }
-    );
+    assert_eq!(err, Error::LinesDoNotSum { sum: "89.27 CAD".into(), total: "89.28 CAD".into() });
     assert_eq!(reason(&err), "lines_do_not_sum");
 }
 
@@ -297,14 +223,7 @@ fn jpy_125_point_0_has_too_many_decimals() {
         set(&mut offer, &format!("/{k}"), Some(v.clone()));
     }
     let err = refused(&offer);
-    assert_eq!(
-        err,
-        Error::Money(MoneyError::TooManyDecimals {
-            decimals: 1,
-            currency: "JPY",
-            minor_units: 0
-        })
-    );
+    assert_eq!(err, Error::Money(MoneyError::TooManyDecimals { decimals: 1, currency: "JPY", minor_units: 0 }));
     assert_eq!(reason(&err), "money_invalid");
     // The rule holding: 125 JPY is fine.
     verify(&with(&offer, "/lines/0/amount/amount", json!("125"))).expect("whole yen");
@@ -314,21 +233,9 @@ fn jpy_125_point_0_has_too_many_decimals() {
 fn cad_79_point_001_has_too_many_decimals() {
     let c = with(&priced_offer(), "/lines/0/amount/amount", json!("79.001"));
     let err = refused(&c);
-    assert_eq!(
-        err,
-        Error::Money(MoneyError::TooManyDecimals {
-            decimals: 3,
-            currency: "CAD",
-            minor_units: 2
-        })
-    );
+    assert_eq!(err, Error::Money(MoneyError::TooManyDecimals { decimals: 3, currency: "CAD", minor_units: 2 }));
     // Fewer decimals than the minor unit are fine (79 is 79.00 CAD).
-    verify(&with(
-        &priced_offer(),
-        "/lines/0/amount/amount",
-        json!("79"),
-    ))
-    .expect("79 CAD is 79.00 CAD");
+    verify(&with(&priced_offer(), "/lines/0/amount/amount", json!("79"))).expect("79 CAD is 79.00 CAD");
 }
 
 #[test]
@@ -353,19 +260,12 @@ fn an_offer_from_another_host_id_than_the_one_discovered_is_refused() {
     let err = refused(&c);
     assert_eq!(
         err,
-        Error::WrongIssuer {
-            what: "offer",
-            expected: HOST_ID.into(),
-            found: "maple-street-auto-2".into()
-        }
+        Error::WrongIssuer { what: "offer", expected: HOST_ID.into(), found: "maple-street-auto-2".into() }
     );
     assert_eq!(reason(&err), "wrong_issuer");
     // And the same offer checked against another discovered host.
     let keys = host_keys();
-    let other = HostKeys {
-        host_id: "fades-on-queen",
-        keys: &keys,
-    };
+    let other = HostKeys { host_id: "fades-on-queen", keys: &keys };
     assert!(matches!(
         verify_offer(&sign_offer(&priced_offer()), other, NOW),
         Err(Error::WrongIssuer { what: "offer", .. })
@@ -378,35 +278,17 @@ fn an_offer_is_expired_at_exp_and_valid_just_before() {
     let exp = NOW + 300;
     verify_offer(&compact, host(&host_keys()), exp - 1).expect("one second before exp");
     let err = verify_offer(&compact, host(&host_keys()), exp).unwrap_err();
-    assert_eq!(
-        err,
-        Error::Expired {
-            what: "offer",
-            exp,
-            now: exp
-        }
-    );
+    assert_eq!(err, Error::Expired { what: "offer", exp, now: exp });
     assert_eq!(reason(&err), "expired");
 }
 
 #[test]
 fn iat_may_be_60_seconds_ahead_and_no_more() {
-    let at_60 = with(
-        &with(&priced_offer(), "/iat", json!(NOW + 60)),
-        "/exp",
-        json!(NOW + 600),
-    );
+    let at_60 = with(&with(&priced_offer(), "/iat", json!(NOW + 60)), "/exp", json!(NOW + 600));
     verify(&at_60).expect("60 s of skew on iat");
     let at_61 = with(&at_60, "/iat", json!(NOW + 61));
     let err = refused(&at_61);
-    assert_eq!(
-        err,
-        Error::IssuedInFuture {
-            what: "offer",
-            iat: NOW + 61,
-            now: NOW
-        }
-    );
+    assert_eq!(err, Error::IssuedInFuture { what: "offer", iat: NOW + 61, now: NOW });
     assert_eq!(reason(&err), "issued_in_future");
 }
 
@@ -426,20 +308,13 @@ fn a_slot_without_end_must_be_open_ended() {
 
 #[test]
 fn an_end_before_or_at_the_start_is_refused() {
-    let c = with(
-        &priced_offer(),
-        "/slot/end",
-        json!("2026-10-15T12:45:00-04:00"),
-    );
+    let c = with(&priced_offer(), "/slot/end", json!("2026-10-15T12:45:00-04:00"));
     let err = refused(&c);
     assert_eq!(err, Error::BadSlot("the end is not after the start"));
     assert_eq!(reason(&err), "bad_slot");
     // The same instant in another offset is still not after the start.
     let c = with(&priced_offer(), "/slot/end", json!("2026-10-15T17:00:00Z"));
-    assert_eq!(
-        refused(&c),
-        Error::BadSlot("the end is not after the start")
-    );
+    assert_eq!(refused(&c), Error::BadSlot("the end is not after the start"));
 }
 
 // ---------------------------------------------------------------- host, retention, durations
@@ -461,8 +336,7 @@ fn retention_in_hours_is_refused() {
 #[test]
 fn retention_in_weeks_and_days_verifies() {
     for r in ["P0D", "P1W", "P2W3D", "P365D"] {
-        let v = verify(&with(&priced_offer(), "/retention", json!(r)))
-            .unwrap_or_else(|e| panic!("{r}: {e}"));
+        let v = verify(&with(&priced_offer(), "/retention", json!(r))).unwrap_or_else(|e| panic!("{r}: {e}"));
         assert_eq!(v.claims.retention, r);
     }
 }
@@ -477,11 +351,7 @@ fn bad_durations_in_retention_are_refused() {
 
 #[test]
 fn reconfirm_before_follows_the_duration_grammar() {
-    let ok = with(
-        &priced_offer(),
-        "/reconfirm",
-        json!({ "before": "PT24H", "default": "release" }),
-    );
+    let ok = with(&priced_offer(), "/reconfirm", json!({ "before": "PT24H", "default": "release" }));
     verify(&ok).expect("PT24H");
     for d in ["P1W", "P1DT12H", "PT0.5S", "PT90M"] {
         verify(&with(&ok, "/reconfirm/before", json!(d))).unwrap_or_else(|e| panic!("{d}: {e}"));
@@ -520,17 +390,9 @@ fn a_date_without_offset_is_refused() {
 
 #[test]
 fn an_unparseable_date_is_refused() {
-    let c = with(
-        &priced_offer(),
-        "/slot/start",
-        json!("2026-13-45T00:00:00Z"),
-    );
+    let c = with(&priced_offer(), "/slot/start", json!("2026-13-45T00:00:00Z"));
     assert_schema(&refused(&c), Def::OfferClaims, "/slot/start");
-    let c = with(
-        &playdate_offer(),
-        "/approval_by",
-        json!("2026-13-45T00:00:00Z"),
-    );
+    let c = with(&playdate_offer(), "/approval_by", json!("2026-13-45T00:00:00Z"));
     let compact = sign_host(Typ::Offer, Some(ELLIS_KID), &c, &ellis_calendar_key());
     let err = verify_offer(&compact, ellis_host(&ellis_keys()), NOW).unwrap_err();
     assert_schema(&err, Def::OfferClaims, "/approval_by");
@@ -539,9 +401,7 @@ fn an_unparseable_date_is_refused() {
 // ---------------------------------------------------------------- the vector files
 
 fn vectors(outcome: &str) -> Vec<(String, Value)> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/vectors/offer")
-        .join(outcome);
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/offer").join(outcome);
     let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| {
@@ -559,14 +419,7 @@ fn verify_vector(claims: &Value) -> Result<VerifiedOffer, Error> {
     let iss = claims.get("iss").and_then(Value::as_str).unwrap_or(HOST_ID);
     let now = claims.get("iat").and_then(Value::as_i64).unwrap_or(NOW);
     let keys = host_keys();
-    verify_offer(
-        &sign_offer(claims),
-        HostKeys {
-            host_id: iss,
-            keys: &keys,
-        },
-        now,
-    )
+    verify_offer(&sign_offer(claims), HostKeys { host_id: iss, keys: &keys }, now)
 }
 
 #[test]
@@ -605,9 +458,6 @@ fn every_semantic_offer_vector_is_refused_by_the_rule_it_names() {
             "currency" => matches!(err, Error::Money(MoneyError::UnknownCurrency { .. })),
             other => panic!("offer/invalid_semantic/{file}: unknown check {other:?}"),
         };
-        assert!(
-            ok,
-            "offer/invalid_semantic/{file}: {check} expected, got {err:?}"
-        );
+        assert!(ok, "offer/invalid_semantic/{file}: {check} expected, got {err:?}");
     }
 }

@@ -34,9 +34,7 @@ fn claims() -> RuleClaims {
         iat: R_IAT,
         exp: R_EXP,
         jti: "r-weekend-01".into(),
-        cnf: Cnf {
-            jkt: jkt(&calendar_agent()),
-        },
+        cnf: Cnf { jkt: jkt(&calendar_agent()) },
         label: "Weekend playdates with my contacts".into(),
         services: Some(vec!["playdate".into()]),
         weekdays: Some(vec![Weekday::Sat, Weekday::Sun]),
@@ -57,10 +55,7 @@ fn signed(v: &Value, signer: &dyn Signer) -> Result<VerifiedRule, Error> {
 fn assert_rule_invalid(result: Result<VerifiedRule, Error>, why: &str) {
     match result {
         Err(ref e @ Error::RuleInvalid(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected rule_invalid because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected rule_invalid because {why:?}, got {msg:?}");
             assert_eq!(e.reason().reason, "rule_invalid");
         }
         other => panic!("expected rule_invalid ({why}), got {other:?}"),
@@ -82,47 +77,23 @@ fn the_spec_rule_issued_by_the_person_verifies() {
 
 #[test]
 fn a_rule_signed_by_another_key_is_refused() {
-    assert_rule_invalid(
-        signed(&value(), &calendar_agent()),
-        "the signature does not verify",
-    );
+    assert_rule_invalid(signed(&value(), &calendar_agent()), "the signature does not verify");
 }
 
 #[test]
 fn iss_is_the_principal_of_principal_jwk() {
     let v = with(&value(), "/iss", json!(principal_id(&noor())));
-    assert_rule_invalid(
-        signed(&v, &priya()),
-        "iss is not the principal of principal_jwk",
-    );
+    assert_rule_invalid(signed(&v, &priya()), "iss is not the principal of principal_jwk");
 }
 
 #[test]
 fn weekdays_need_the_zone_they_are_read_in() {
     let v = without(&value(), "/tz");
     assert_rule_invalid(signed(&v, &priya()), "Rule");
-    let err = issue::rule(
-        RuleClaims {
-            tz: None,
-            ..claims()
-        },
-        &priya(),
-    )
-    .unwrap_err();
-    assert_eq!(
-        err,
-        Error::RuleInvalid("weekdays are read in tz, which is then required".into())
-    );
+    let err = issue::rule(RuleClaims { tz: None, ..claims() }, &priya()).unwrap_err();
+    assert_eq!(err, Error::RuleInvalid("weekdays are read in tz, which is then required".into()));
     // Without weekdays, no zone is needed.
-    issue::rule(
-        RuleClaims {
-            tz: None,
-            weekdays: None,
-            ..claims()
-        },
-        &priya(),
-    )
-    .expect("no weekdays, no tz");
+    issue::rule(RuleClaims { tz: None, weekdays: None, ..claims() }, &priya()).expect("no weekdays, no tz");
 }
 
 #[test]
@@ -141,36 +112,20 @@ fn a_rule_is_closed() {
 
 #[test]
 fn a_rule_with_another_typ_is_refused() {
-    assert_rule_invalid(
-        verify_rule(&sign_plain(Typ::Mandate, &value(), &priya())),
-        "schcp-rule+jwt",
-    );
+    assert_rule_invalid(verify_rule(&sign_plain(Typ::Mandate, &value(), &priya())), "schcp-rule+jwt");
 }
 
 #[test]
 fn a_rule_that_expires_before_it_is_issued_is_not_issued() {
-    let err = issue::rule(
-        RuleClaims {
-            exp: R_IAT,
-            ..claims()
-        },
-        &priya(),
-    )
-    .unwrap_err();
-    assert_eq!(
-        err,
-        Error::RuleInvalid("a rule expires after it is issued".into())
-    );
+    let err = issue::rule(RuleClaims { exp: R_IAT, ..claims() }, &priya()).unwrap_err();
+    assert_eq!(err, Error::RuleInvalid("a rule expires after it is issued".into()));
 }
 
 #[test]
 fn a_rule_is_in_force_from_iat_less_60_seconds_until_exp() {
     let r = issue::rule(claims(), &priya()).unwrap();
     assert!(!r.in_force_at(R_IAT - 61));
-    assert!(
-        r.in_force_at(R_IAT - 60),
-        "the rule's iat gets 60 s, as a mandate's"
-    );
+    assert!(r.in_force_at(R_IAT - 60), "the rule's iat gets 60 s, as a mandate's");
     assert!(r.in_force_at(R_IAT));
     assert!(r.in_force_at(R_EXP - 1));
     assert!(!r.in_force_at(R_EXP), "exp gets no skew");
@@ -180,40 +135,17 @@ fn a_rule_is_in_force_from_iat_less_60_seconds_until_exp() {
 fn a_rule_covers_what_every_field_it_states_matches() {
     let r = issue::rule(claims(), &priya()).unwrap();
     let noor = principal_id(&noor());
-    assert!(
-        r.covers("playdate", &at("2026-10-17T12:00:00-04:00"), &noor),
-        "Saturday"
-    );
-    assert!(
-        r.covers("playdate", &at("2026-10-18T12:00:00-04:00"), &noor),
-        "Sunday"
-    );
-    assert!(
-        !r.covers("playdate", &at("2026-10-16T12:00:00-04:00"), &noor),
-        "Friday"
-    );
-    assert!(
-        !r.covers("dinner", &at("2026-10-17T12:00:00-04:00"), &noor),
-        "another service"
-    );
+    assert!(r.covers("playdate", &at("2026-10-17T12:00:00-04:00"), &noor), "Saturday");
+    assert!(r.covers("playdate", &at("2026-10-18T12:00:00-04:00"), &noor), "Sunday");
+    assert!(!r.covers("playdate", &at("2026-10-16T12:00:00-04:00"), &noor), "Friday");
+    assert!(!r.covers("dinner", &at("2026-10-17T12:00:00-04:00"), &noor), "another service");
     // No organizers stated: any organizer.
-    assert!(r.covers(
-        "playdate",
-        &at("2026-10-17T12:00:00-04:00"),
-        &principal_id(&stranger_key())
-    ));
+    assert!(r.covers("playdate", &at("2026-10-17T12:00:00-04:00"), &principal_id(&stranger_key())));
 }
 
 #[test]
 fn weekdays_are_read_in_the_rules_zone_not_the_offsets() {
-    let r = issue::rule(
-        RuleClaims {
-            weekdays: Some(vec![Weekday::Sat]),
-            ..claims()
-        },
-        &priya(),
-    )
-    .unwrap();
+    let r = issue::rule(RuleClaims { weekdays: Some(vec![Weekday::Sat]), ..claims() }, &priya()).unwrap();
     let noor = principal_id(&noor());
     // Saturday 21:00 in Toronto, written in UTC where it is already Sunday.
     assert!(r.covers("playdate", &at("2026-10-18T01:00:00Z"), &noor));
@@ -224,18 +156,7 @@ fn weekdays_are_read_in_the_rules_zone_not_the_offsets() {
 #[test]
 fn organizers_narrow_a_rule() {
     let noor = principal_id(&noor());
-    let r = issue::rule(
-        RuleClaims {
-            organizers: Some(vec![noor.clone()]),
-            ..claims()
-        },
-        &priya(),
-    )
-    .unwrap();
+    let r = issue::rule(RuleClaims { organizers: Some(vec![noor.clone()]), ..claims() }, &priya()).unwrap();
     assert!(r.covers("playdate", &at("2026-10-17T12:00:00-04:00"), &noor));
-    assert!(!r.covers(
-        "playdate",
-        &at("2026-10-17T12:00:00-04:00"),
-        &principal_id(&stranger_key())
-    ));
+    assert!(!r.covers("playdate", &at("2026-10-17T12:00:00-04:00"), &principal_id(&stranger_key())));
 }

@@ -19,21 +19,14 @@ const GARAGES: [&str; 3] = ["fix-it-fast", "harbour-garage", "maple-street-auto"
 const DECOYS: usize = 3;
 
 fn shared() -> Constraints {
-    Constraints {
-        services: Some(vec!["oil-change".into()]),
-        max_bookings: Some(1),
-        ..Constraints::default()
-    }
+    Constraints { services: Some(vec!["oil-change".into()]), max_bookings: Some(1), ..Constraints::default() }
 }
 
 fn per_host() -> BTreeMap<String, Constraints> {
     let mut m = BTreeMap::new();
     m.insert(
         "fix-it-fast".into(),
-        Constraints {
-            max_price: Some(Money::new("90.00", "CAD")),
-            ..Constraints::default()
-        },
+        Constraints { max_price: Some(Money::new("90.00", "CAD")), ..Constraints::default() },
     );
     m.insert(
         "harbour-garage".into(),
@@ -86,31 +79,14 @@ fn present(prefix: &str, aud: &str, iat: i64, holder: &dyn Signer) -> String {
 
 /// The presentation an agent sends to `host`: its disclosures and a fresh KB-JWT.
 fn presentation(issued: &IssuedSdJwt, host: &str) -> String {
-    present(
-        &issued
-            .presentation_for(host)
-            .expect("a host of the mandate"),
-        host,
-        NOW,
-        &agent_key(),
-    )
+    present(&issued.presentation_for(host).expect("a host of the mandate"), host, NOW, &agent_key())
 }
 
-fn verify_at(
-    presentation: &str,
-    host: &str,
-    request: &dyn Signer,
-    now: i64,
-) -> Result<VerifiedChain, Error> {
+fn verify_at(presentation: &str, host: &str, request: &dyn Signer, now: i64) -> Result<VerifiedChain, Error> {
     let request_jkt = jkt(request);
     verify_sd_jwt_mandate(
         presentation,
-        &ChainContext {
-            host_id: host,
-            request_jkt: &request_jkt,
-            now,
-            allow_wildcard: false,
-        },
+        &ChainContext { host_id: host, request_jkt: &request_jkt, now, allow_wildcard: false },
     )
 }
 
@@ -122,10 +98,7 @@ fn verify(presentation: &str, host: &str) -> Result<VerifiedChain, Error> {
 fn assert_invalid(result: Result<VerifiedChain, Error>, why: &str) {
     match result {
         Err(ref e @ Error::MandateInvalid(ref msg)) => {
-            assert!(
-                msg.contains(why),
-                "expected mandate_invalid because {why:?}, got {msg:?}"
-            );
+            assert!(msg.contains(why), "expected mandate_invalid because {why:?}, got {msg:?}");
             assert_eq!(e.reason().reason, "mandate_invalid");
         }
         other => panic!("expected mandate_invalid ({why}), got {other:?}"),
@@ -140,30 +113,17 @@ fn issuer_payload(issued: &IssuedSdJwt) -> Value {
 fn issuance_pads_aud_and_host_constraints_with_decoys() {
     let issued = issued();
     let payload = issuer_payload(&issued);
-    assert_eq!(
-        payload["aud"].as_array().unwrap().len(),
-        GARAGES.len() + DECOYS
-    );
-    assert_eq!(
-        payload["host_constraints"]["_sd"].as_array().unwrap().len(),
-        GARAGES.len() + DECOYS
-    );
+    assert_eq!(payload["aud"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
+    assert_eq!(payload["host_constraints"]["_sd"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
     // No host id appears in the clear.
     for g in GARAGES {
-        assert!(
-            !payload.to_string().contains(g),
-            "{g} is visible in the issuer JWT"
-        );
+        assert!(!payload.to_string().contains(g), "{g} is visible in the issuer JWT");
     }
     assert_eq!(payload["_sd_alg"], "sha-256");
     let keys: Vec<&String> = issued.disclosures.keys().collect();
     assert_eq!(keys, GARAGES.iter().collect::<Vec<_>>());
     for d in issued.disclosures.values() {
-        assert_eq!(
-            d.len(),
-            2,
-            "its aud element and its host_constraints member"
-        );
+        assert_eq!(d.len(), 2, "its aud element and its host_constraints member");
     }
 }
 
@@ -179,10 +139,7 @@ fn each_host_sees_itself_as_aud_and_the_shared_plus_its_own_constraints() {
         assert_eq!(m.cnf.jkt, jkt(&agent_key()));
         assert_eq!(m.iss, principal_id(&principal_key()));
         assert_eq!(m.jti, "m-sd-01");
-        assert_eq!(
-            m.status.as_deref(),
-            Some("https://keyapp.example/status/m-sd-01")
-        );
+        assert_eq!(m.status.as_deref(), Some("https://keyapp.example/status/m-sd-01"));
         let mut expected = shared();
         let own = &per_host()[host];
         expected.max_price = own.max_price.clone();
@@ -192,10 +149,7 @@ fn each_host_sees_itself_as_aud_and_the_shared_plus_its_own_constraints() {
         let parts: Vec<&str> = p.split('~').collect();
         assert_eq!(
             parts[1..parts.len() - 1],
-            issued.disclosures[host]
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>()[..]
+            issued.disclosures[host].iter().map(String::as_str).collect::<Vec<_>>()[..]
         );
         for d in &parts[1..parts.len() - 1] {
             let text = String::from_utf8(schcp::b64::decode(d).unwrap()).unwrap();
@@ -211,8 +165,7 @@ fn withholding_the_hosts_own_constraints_fails_closed() {
     let issued = issued();
     let host = "fix-it-fast";
     let aud_only = &issued.disclosures[host][..1];
-    let prefix =
-        schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, aud_only.iter().map(String::as_str));
+    let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, aud_only.iter().map(String::as_str));
     assert_invalid(
         verify(&present(&prefix, host, NOW, &agent_key()), host),
         "host_constraints member is not disclosed",
@@ -241,10 +194,7 @@ fn the_key_binding_jwt_is_at_most_300_seconds_old() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     verify(&present(&prefix, host, NOW - 300, &agent_key()), host).expect("300 s old");
-    assert_invalid(
-        verify(&present(&prefix, host, NOW - 301, &agent_key()), host),
-        "iat is outside the window",
-    );
+    assert_invalid(verify(&present(&prefix, host, NOW - 301, &agent_key()), host), "iat is outside the window");
 }
 
 #[test]
@@ -253,10 +203,7 @@ fn the_key_binding_jwt_is_at_most_60_seconds_ahead() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     verify(&present(&prefix, host, NOW + 60, &agent_key()), host).expect("60 s ahead");
-    assert_invalid(
-        verify(&present(&prefix, host, NOW + 61, &agent_key()), host),
-        "iat is outside the window",
-    );
+    assert_invalid(verify(&present(&prefix, host, NOW + 61, &agent_key()), host), "iat is outside the window");
 }
 
 #[test]
@@ -272,10 +219,7 @@ fn a_key_binding_jwt_by_another_key_than_cnf_jwk_is_refused() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     let p = present(&prefix, host, NOW, &sub_agent_key());
-    assert_invalid(
-        verify_at(&p, host, &sub_agent_key(), NOW),
-        "Key Binding JWT",
-    );
+    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "Key Binding JWT");
 }
 
 #[test]
@@ -283,10 +227,7 @@ fn the_request_must_be_signed_by_cnf_jwk() {
     let issued = issued();
     let host = "maple-street-auto";
     let p = presentation(&issued, host);
-    assert_invalid(
-        verify_at(&p, host, &sub_agent_key(), NOW),
-        "cnf.jwk is not the key that signed the request",
-    );
+    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "cnf.jwk is not the key that signed the request");
 }
 
 #[test]
@@ -295,20 +236,8 @@ fn an_sd_jwt_mandate_expires_at_exp() {
     let host = "maple-street-auto";
     let exp = NOW + 86_400;
     let prefix = issued.presentation_for(host).unwrap();
-    verify_at(
-        &present(&prefix, host, exp - 1, &agent_key()),
-        host,
-        &agent_key(),
-        exp - 1,
-    )
-    .expect("before exp");
-    let err = verify_at(
-        &present(&prefix, host, exp, &agent_key()),
-        host,
-        &agent_key(),
-        exp,
-    )
-    .unwrap_err();
+    verify_at(&present(&prefix, host, exp - 1, &agent_key()), host, &agent_key(), exp - 1).expect("before exp");
+    let err = verify_at(&present(&prefix, host, exp, &agent_key()), host, &agent_key(), exp).unwrap_err();
     assert_eq!(err, Error::MandateExpired { exp, now: exp });
     assert_eq!(err.reason().reason, "mandate_expired");
 }
@@ -318,10 +247,9 @@ fn a_constraint_both_shared_and_per_host_is_refused_at_issuance() {
     let mut m = input();
     m.host_constraints.get_mut("fix-it-fast").unwrap().services = Some(vec!["tire-swap".into()]);
     match issue_with(m, &principal_key()) {
-        Err(Error::MandateInvalid(msg)) => assert!(
-            msg.contains("\"services\" set both shared and for fix-it-fast"),
-            "{msg}"
-        ),
+        Err(Error::MandateInvalid(msg)) => {
+            assert!(msg.contains("\"services\" set both shared and for fix-it-fast"), "{msg}")
+        }
         other => panic!("expected mandate_invalid, got {other:?}"),
     }
 }
@@ -329,8 +257,7 @@ fn a_constraint_both_shared_and_per_host_is_refused_at_issuance() {
 #[test]
 fn a_wildcard_host_is_refused_at_issuance() {
     let mut m = input();
-    m.host_constraints
-        .insert("*".into(), Constraints::default());
+    m.host_constraints.insert("*".into(), Constraints::default());
     match issue_with(m, &principal_key()) {
         Err(Error::MandateInvalid(msg)) => assert!(msg.contains("wildcard"), "{msg}"),
         other => panic!("expected mandate_invalid, got {other:?}"),
@@ -345,8 +272,7 @@ fn a_p256_principal_may_sign_an_sd_jwt_mandate() {
     let header = schcp::jws::parse(&issued.issuer_jwt).unwrap().header;
     assert_eq!(header.alg, "ES256");
     assert_eq!(header.typ, "dc+sd-jwt");
-    let chain = verify(&presentation(&issued, "harbour-garage"), "harbour-garage")
-        .expect("P-256 principal");
+    let chain = verify(&presentation(&issued, "harbour-garage"), "harbour-garage").expect("P-256 principal");
     assert_eq!(chain.principal(), principal_id(&ec));
 }
 
@@ -356,13 +282,7 @@ fn a_tampered_disclosure_is_refused() {
     let host = "fix-it-fast";
     let mut ds = issued.disclosures[host].clone();
     // Replace this host's own limits by a disclosure the issuer never signed.
-    ds[1] = schcp::b64::encode(
-        r#"["c2FsdA","fix-it-fast",{"max_price":{"amount":"9999.00","currency":"CAD"}}]"#,
-    );
-    let prefix =
-        schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, ds.iter().map(String::as_str));
-    assert_invalid(
-        verify(&present(&prefix, host, NOW, &agent_key()), host),
-        "not referenced by the payload",
-    );
+    ds[1] = schcp::b64::encode(r#"["c2FsdA","fix-it-fast",{"max_price":{"amount":"9999.00","currency":"CAD"}}]"#);
+    let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, ds.iter().map(String::as_str));
+    assert_invalid(verify(&present(&prefix, host, NOW, &agent_key()), host), "not referenced by the payload");
 }

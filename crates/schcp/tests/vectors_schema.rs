@@ -46,12 +46,7 @@ struct Object {
 }
 
 const fn object<T: SchemaDef>(dir: &'static str, closed: bool) -> Object {
-    Object {
-        dir,
-        def: T::DEF,
-        roundtrip: roundtrip::<T>,
-        closed,
-    }
+    Object { dir, def: T::DEF, roundtrip: roundtrip::<T>, closed }
 }
 
 const OBJECTS: &[Object] = &[
@@ -92,10 +87,7 @@ fn read_vectors(object: &str, outcome: &str, problems: &mut Vec<String>) -> Vec<
     paths.sort();
     let mut out = Vec::new();
     for path in paths {
-        let file = format!(
-            "{object}/{outcome}/{}",
-            path.file_name().unwrap().to_string_lossy()
-        );
+        let file = format!("{object}/{outcome}/{}", path.file_name().unwrap().to_string_lossy());
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             problems.push(format!("{file}: not a .json vector"));
             continue;
@@ -127,11 +119,7 @@ fn read_vectors(object: &str, outcome: &str, problems: &mut Vec<String>) -> Vec<
             problems.push(format!("{file}: no claims"));
             continue;
         };
-        out.push(Vector {
-            file,
-            claims,
-            expect: v.remove("expect"),
-        });
+        out.push(Vector { file, claims, expect: v.remove("expect") });
     }
     out
 }
@@ -149,11 +137,7 @@ fn normalize_whole_floats(v: &Value) -> Value {
             }
         }
         Value::Array(a) => Value::Array(a.iter().map(normalize_whole_floats).collect()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), normalize_whole_floats(v)))
-                .collect(),
-        ),
+        Value::Object(o) => Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize_whole_floats(v))).collect()),
         _ => v.clone(),
     }
 }
@@ -165,20 +149,12 @@ fn vectors_agree_with_schema_and_types() {
 
     // Every folder under tests/vectors is an object this test knows.
     for entry in std::fs::read_dir(vectors_dir()).expect("tests/vectors exists") {
-        let name = entry
-            .expect("entry")
-            .file_name()
-            .to_string_lossy()
-            .into_owned();
+        let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
         if !OBJECTS.iter().any(|o| o.dir == name) {
             problems.push(format!("{name}/: no object registered for this folder"));
         }
         for outcome in std::fs::read_dir(vectors_dir().join(&name)).expect("object dir") {
-            let outcome = outcome
-                .expect("entry")
-                .file_name()
-                .to_string_lossy()
-                .into_owned();
+            let outcome = outcome.expect("entry").file_name().to_string_lossy().into_owned();
             if !["valid", "invalid", "invalid_semantic"].contains(&outcome.as_str()) {
                 problems.push(format!("{name}/{outcome}/: unknown outcome folder"));
             }
@@ -193,22 +169,13 @@ fn vectors_agree_with_schema_and_types() {
                 problems.push(format!("{}: valid vector fails the schema: {e}", v.file));
             }
             match (o.roundtrip)(&v.claims) {
-                Err(e) => problems.push(format!(
-                    "{}: valid vector does not deserialize: {e}",
-                    v.file
-                )),
+                Err(e) => problems.push(format!("{}: valid vector does not deserialize: {e}", v.file)),
                 Ok(again) => {
                     if let Err(e) = schema::validate(o.def, &again) {
-                        problems.push(format!(
-                            "{}: re-serialized claims fail the schema: {e}",
-                            v.file
-                        ));
+                        problems.push(format!("{}: re-serialized claims fail the schema: {e}", v.file));
                     }
                     if o.closed && again != normalize_whole_floats(&v.claims) {
-                        problems.push(format!(
-                            "{}: re-serialized claims differ from the vector:\n  {again}",
-                            v.file
-                        ));
+                        problems.push(format!("{}: re-serialized claims differ from the vector:\n  {again}", v.file));
                     }
                 }
             }
@@ -219,31 +186,19 @@ fn vectors_agree_with_schema_and_types() {
                 problems.push(format!("{}: invalid vector passes the schema", v.file));
             }
             if let Ok(again) = (o.roundtrip)(&v.claims) {
-                problems.push(format!(
-                    "{}: invalid vector deserializes into the type: {again}",
-                    v.file
-                ));
+                problems.push(format!("{}: invalid vector deserializes into the type: {again}", v.file));
             }
         }
         for v in read_vectors(o.dir, "invalid_semantic", &mut problems) {
             c[2] += 1;
             if let Err(e) = schema::validate(o.def, &v.claims) {
-                problems.push(format!(
-                    "{}: semantic vector should pass the schema: {e}",
-                    v.file
-                ));
+                problems.push(format!("{}: semantic vector should pass the schema: {e}", v.file));
             }
             if let Err(e) = (o.roundtrip)(&v.claims) {
-                problems.push(format!(
-                    "{}: semantic vector should deserialize: {e}",
-                    v.file
-                ));
+                problems.push(format!("{}: semantic vector should deserialize: {e}", v.file));
             }
             if v.expect.is_none() {
-                problems.push(format!(
-                    "{}: a semantic vector says what it expects",
-                    v.file
-                ));
+                problems.push(format!("{}: a semantic vector says what it expects", v.file));
             }
         }
         if c[0] == 0 || c[1] == 0 {
@@ -253,18 +208,10 @@ fn vectors_agree_with_schema_and_types() {
 
     let mut summary = String::new();
     for (dir, [valid, invalid, semantic]) in &counts {
-        let _ = writeln!(
-            summary,
-            "{dir:>18}: {valid} valid, {invalid} invalid, {semantic} semantic"
-        );
+        let _ = writeln!(summary, "{dir:>18}: {valid} valid, {invalid} invalid, {semantic} semantic");
     }
     println!("{summary}");
-    assert!(
-        problems.is_empty(),
-        "{} vector problem(s):\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    assert!(problems.is_empty(), "{} vector problem(s):\n{}", problems.len(), problems.join("\n"));
 }
 
 #[test]
@@ -272,19 +219,10 @@ fn offer_error_points_at_the_unknown_member() {
     // §5.2: a cancellation_fee inside slot fails like one at the top, and says where.
     let mut problems = Vec::new();
     let vectors = read_vectors("offer", "invalid", &mut problems);
-    let nested = vectors
-        .iter()
-        .find(|v| v.file.ends_with("unknown-member-in-slot.json"))
-        .expect("vector");
+    let nested = vectors.iter().find(|v| v.file.ends_with("unknown-member-in-slot.json")).expect("vector");
     let err = schema::validate(Def::OfferClaims, &nested.claims).expect_err("closed");
-    assert_eq!(
-        (err.path.as_str(), err.message.as_str()),
-        ("/slot/cancellation_fee", "additional property")
-    );
-    let top = vectors
-        .iter()
-        .find(|v| v.file.ends_with("unknown-member-top-level.json"))
-        .expect("vector");
+    assert_eq!((err.path.as_str(), err.message.as_str()), ("/slot/cancellation_fee", "additional property"));
+    let top = vectors.iter().find(|v| v.file.ends_with("unknown-member-top-level.json")).expect("vector");
     let err = schema::validate(Def::OfferClaims, &top.claims).expect_err("closed");
     assert_eq!(err.path, "/cancellation_fee");
     let typed = serde_json::from_value::<OfferClaims>(nested.claims.clone()).expect_err("closed");

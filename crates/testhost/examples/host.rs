@@ -138,10 +138,7 @@ fn tomorrow_slot(tz: &str, open_end: bool) -> Slot {
         .and_then(|t| tz.from_local_datetime(&t).earliest())
         .expect("13:00 exists on every day");
     let end = start + chrono::TimeDelta::minutes(45);
-    Slot {
-        start: start.to_rfc3339(),
-        end: (!open_end).then(|| end.to_rfc3339()),
-    }
+    Slot { start: start.to_rfc3339(), end: (!open_end).then(|| end.to_rfc3339()) }
 }
 
 fn new_offer(host: &TestHost, kind: Kind) -> String {
@@ -150,8 +147,7 @@ fn new_offer(host: &TestHost, kind: Kind) -> String {
         Kind::Open => host.open_ended_offer(now()),
     };
     claims.slot = tomorrow_slot(&host.config().tz, kind == Kind::Open);
-    host.sign_offer(&claims)
-        .expect("signing a well-formed offer")
+    host.sign_offer(&claims).expect("signing a well-formed offer")
 }
 
 fn emit(line: &str) {
@@ -185,10 +181,7 @@ async fn main() {
             std::process::exit(2);
         }
     };
-    let config = TestHostConfig {
-        listen: args.listen,
-        ..TestHostConfig::default()
-    };
+    let config = TestHostConfig { listen: args.listen, ..TestHostConfig::default() };
     let host = match TestHost::try_start(config).await {
         Ok(h) => h,
         Err(e) => {
@@ -226,11 +219,7 @@ async fn main() {
         }
     }
 
-    eprintln!(
-        "SchCP example host: {} ({}) listening on {addr}",
-        host.config().name,
-        host.host_id()
-    );
+    eprintln!("SchCP example host: {} ({}) listening on {addr}", host.config().name, host.host_id());
     eprintln!("discovery URL: {}", host.discovery_url());
     eprintln!("resolve entry: {name} = {addr}");
     if let Some(p) = &ca_path {
@@ -241,7 +230,9 @@ async fn main() {
     }
     eprintln!("\nPut this in the key app's config (API.md §3):\n\n{discovery_toml}");
     eprintln!("Signed offers follow on standard output, one per line. Type an empty line (or");
-    eprintln!("`offer`) for a new one, `open` for an open-ended one, `receipt JTI [offer|limits]`, `rotate KID`, `quit`.\n");
+    eprintln!(
+        "`offer`) for a new one, `open` for an open-ended one, `receipt JTI [offer|limits]`, `rotate KID`, `quit`.\n"
+    );
 
     let offer_out = args.offer_out.as_deref();
     let mut latest = publish_offer(&host, args.kind, offer_out);

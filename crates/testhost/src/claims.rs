@@ -6,9 +6,8 @@
 
 use chrono::{TimeZone, Utc};
 use schcp::claims::{
-    Approved, Booking, BookingStatus, Event, EventLocation, EventStatus, EventType, HostInfo,
-    LineKind, LocationType, Money, OfferClaims, OfferKind, Place, PriceLine, ReceiptClaims,
-    ReceiptConsent, ServiceRef, Slot,
+    Approved, Booking, BookingStatus, Event, EventLocation, EventStatus, EventType, HostInfo, LineKind, LocationType,
+    Money, OfferClaims, OfferKind, Place, PriceLine, ReceiptClaims, ReceiptConsent, ServiceRef, Slot,
 };
 use serde_json::{json, Value};
 
@@ -102,28 +101,14 @@ pub(crate) fn priced_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> O
         iat: now,
         exp: now + OFFER_LIFETIME,
         host: Some(host_info(cfg)),
-        service: ServiceRef {
-            id: "oil-change".into(),
-            name: "Synthetic oil change".into(),
-        },
-        slot: Slot {
-            start: SPEC_SLOT_START.into(),
-            end: Some(SPEC_SLOT_END.into()),
-        },
+        service: ServiceRef { id: "oil-change".into(), name: "Synthetic oil change".into() },
+        slot: Slot { start: SPEC_SLOT_START.into(), end: Some(SPEC_SLOT_END.into()) },
         open_end: None,
         price: Some(cad("79.00")),
         total: Some(cad("89.27")),
         lines: Some(vec![
-            PriceLine {
-                kind: LineKind::Service,
-                label: "Synthetic oil change".into(),
-                amount: cad("79.00"),
-            },
-            PriceLine {
-                kind: LineKind::Tax,
-                label: "HST 13%".into(),
-                amount: cad("10.27"),
-            },
+            PriceLine { kind: LineKind::Service, label: "Synthetic oil change".into(), amount: cad("79.00") },
+            PriceLine { kind: LineKind::Tax, label: "HST 13%".into(), amount: cad("10.27") },
         ]),
         retention: "P365D".into(),
         reconfirm: None,
@@ -138,14 +123,8 @@ pub(crate) fn priced_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> O
 /// An unpriced, open-ended offer (§4.2, §5.2): no money at all, a start and no end.
 pub(crate) fn open_ended_offer(cfg: &TestHostConfig, hold_id: String, now: i64) -> OfferClaims {
     OfferClaims {
-        service: ServiceRef {
-            id: "inspection".into(),
-            name: "Courtesy inspection".into(),
-        },
-        slot: Slot {
-            start: SPEC_SLOT_START.into(),
-            end: None,
-        },
+        service: ServiceRef { id: "inspection".into(), name: "Courtesy inspection".into() },
+        slot: Slot { start: SPEC_SLOT_START.into(), end: None },
         open_end: Some(true),
         price: None,
         total: None,
@@ -156,21 +135,13 @@ pub(crate) fn open_ended_offer(cfg: &TestHostConfig, hold_id: String, now: i64) 
 
 /// A change offer (§5.7): the booking's terms at a new time, linked to its current
 /// contract by `prev`. It names the booking, not a hold.
-pub(crate) fn change_offer(
-    cfg: &TestHostConfig,
-    booking_id: &str,
-    prev: &str,
-    now: i64,
-) -> OfferClaims {
+pub(crate) fn change_offer(cfg: &TestHostConfig, booking_id: &str, prev: &str, now: i64) -> OfferClaims {
     OfferClaims {
         kind: OfferKind::Change,
         hold_id: None,
         booking_id: Some(booking_id.to_owned()),
         prev: Some(prev.to_owned()),
-        slot: Slot {
-            start: "2026-10-16T09:00:00-04:00".into(),
-            end: Some("2026-10-16T09:45:00-04:00".into()),
-        },
+        slot: Slot { start: "2026-10-16T09:00:00-04:00".into(), end: Some("2026-10-16T09:45:00-04:00".into()) },
         ..priced_offer(cfg, String::new(), now)
     }
 }
@@ -186,19 +157,15 @@ pub(crate) fn receipt(
     now: i64,
 ) -> Result<ReceiptClaims, crate::TestHostError> {
     let parsed = schcp::jws::parse(offer_compact)?;
-    let offer: OfferClaims = parsed
-        .claims()
-        .map_err(|e| crate::TestHostError::Claims(e.to_string()))?;
+    let offer: OfferClaims = parsed.claims().map_err(|e| crate::TestHostError::Claims(e.to_string()))?;
     let offer_sha256 = schcp::hash::jws_sha256(offer_compact);
     let (booking_id, sequence) = match (&offer.kind, &offer.booking_id) {
         // Accepting a change offer moves the booking: sequence + 1 (§5.7 step 2).
         (OfferKind::Change, Some(id)) => (id.clone(), 1),
         _ => (booking_id, 0),
     };
-    let tz: chrono_tz::Tz = cfg
-        .tz
-        .parse()
-        .map_err(|_| crate::TestHostError::Claims(format!("unknown time zone {}", cfg.tz)))?;
+    let tz: chrono_tz::Tz =
+        cfg.tz.parse().map_err(|_| crate::TestHostError::Claims(format!("unknown time zone {}", cfg.tz)))?;
     let start = schcp::datetime::parse_date_time(&offer.slot.start)?;
     let duration = match &offer.slot.end {
         Some(end) => {
@@ -214,23 +181,12 @@ pub(crate) fn receipt(
         .single()
         .ok_or_else(|| crate::TestHostError::Claims(format!("{now} is not a time")))?;
     let locations = offer.place.as_ref().map(|p| {
-        [(
-            "place".to_owned(),
-            EventLocation {
-                type_: LocationType::Location,
-                name: one_line(p),
-            },
-        )]
-        .into_iter()
-        .collect()
+        [("place".to_owned(), EventLocation { type_: LocationType::Location, name: one_line(p) })].into_iter().collect()
     });
     let event = Event {
         type_: EventType::Event,
         uid: format!("{booking_id}@{}", cfg.domain),
-        start: start
-            .with_timezone(&tz)
-            .format("%Y-%m-%dT%H:%M:%S")
-            .to_string(),
+        start: start.with_timezone(&tz).format("%Y-%m-%dT%H:%M:%S").to_string(),
         time_zone: cfg.tz.clone(),
         duration,
         title: format!("{} — {}", offer.service.name, cfg.name),
@@ -271,27 +227,16 @@ pub(crate) fn receipt(
         offer_sha256: Some(offer_sha256),
         // The contract's own retention, never the host's current policy (§5.2).
         retention: offer.retention,
-        consent: Some(ReceiptConsent {
-            approved,
-            mandate: mandate.to_owned(),
-            mode: None,
-        }),
+        consent: Some(ReceiptConsent { approved, mandate: mandate.to_owned(), mode: None }),
     })
 }
 
 /// A place's name and address on one line, as the event's location (§5.2 "Place").
 fn one_line(p: &Place) -> String {
-    [
-        &p.name,
-        &p.street,
-        &p.locality,
-        &p.region,
-        &p.postal_code,
-        &p.country,
-    ]
-    .into_iter()
-    .flatten()
-    .cloned()
-    .collect::<Vec<_>>()
-    .join(", ")
+    [&p.name, &p.street, &p.locality, &p.region, &p.postal_code, &p.country]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -149,11 +149,7 @@ impl Shared {
 
     fn document(&self) -> Value {
         let state = self.state();
-        let keys: Vec<Jwk> = state
-            .keys
-            .iter()
-            .map(|k| public_jwk(&k.kid, &k.key))
-            .collect();
+        let keys: Vec<Jwk> = state.keys.iter().map(|k| public_jwk(&k.kid, &k.key)).collect();
         claims::discovery_document(&self.config, &keys)
     }
 }
@@ -205,10 +201,7 @@ impl TestHost {
             None => random_key(),
         };
         let state = State {
-            keys: vec![HostKey {
-                kid: config.kid.clone(),
-                key,
-            }],
+            keys: vec![HostKey { kid: config.kid.clone(), key }],
             signing: 0,
             response: DiscoveryResponse::Document,
             cache_control: None,
@@ -222,12 +215,7 @@ impl TestHost {
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.server_config);
         let server = tokio::spawn(serve(listener, acceptor, Arc::clone(&shared)));
-        Ok(TestHost {
-            shared,
-            addr,
-            ca_pem: tls.ca_pem,
-            server,
-        })
+        Ok(TestHost { shared, addr, ca_pem: tls.ca_pem, server })
     }
 
     /// The PEM of the CA that signed the host's certificate: the one root a client
@@ -263,19 +251,13 @@ impl TestHost {
     /// The same document at a path that is not the well-known one, as an operator
     /// publishes a host without its own domain (§2.1, §2.3).
     pub fn operator_url(&self) -> String {
-        format!(
-            "https://{}/m/{}/scheduling.json",
-            self.shared.config.domain, self.shared.config.host_id
-        )
+        format!("https://{}/m/{}/scheduling.json", self.shared.config.domain, self.shared.config.host_id)
     }
 
     /// Another path on the same origin that also serves the document: a redirect
     /// target for tests.
     pub fn moved_url(&self) -> String {
-        format!(
-            "https://{}/moved/scheduling.json",
-            self.shared.config.domain
-        )
+        format!("https://{}/moved/scheduling.json", self.shared.config.domain)
     }
 
     /// The `resolve` entry a client needs: the domain and this host's address (like
@@ -324,12 +306,7 @@ impl TestHost {
 
     /// The published keys' JWKs.
     pub fn keys(&self) -> Vec<Jwk> {
-        self.shared
-            .state()
-            .keys
-            .iter()
-            .map(|k| public_jwk(&k.kid, &k.key))
-            .collect()
+        self.shared.state().keys.iter().map(|k| public_jwk(&k.kid, &k.key)).collect()
     }
 
     /// Rotates to a new random key with `kid`: it is published and signs from now on.
@@ -345,10 +322,7 @@ impl TestHost {
                 state.signing = i;
             }
             None => {
-                state.keys.push(HostKey {
-                    kid: kid.to_owned(),
-                    key,
-                });
+                state.keys.push(HostKey { kid: kid.to_owned(), key });
                 state.signing = state.keys.len() - 1;
             }
         }
@@ -358,15 +332,10 @@ impl TestHost {
     /// Stops publishing the key with `kid`. The signing key cannot be retired.
     pub fn retire_key(&self, kid: &str) -> Result<(), TestHostError> {
         let mut state = self.shared.state();
-        let i = state
-            .keys
-            .iter()
-            .position(|k| k.kid == kid)
-            .ok_or_else(|| TestHostError::UnknownKid(kid.to_owned()))?;
+        let i =
+            state.keys.iter().position(|k| k.kid == kid).ok_or_else(|| TestHostError::UnknownKid(kid.to_owned()))?;
         if i == state.signing {
-            return Err(TestHostError::Claims(
-                "the signing key cannot be retired".into(),
-            ));
+            return Err(TestHostError::Claims("the signing key cannot be retired".into()));
         }
         state.keys.remove(i);
         if state.signing > i {
@@ -376,17 +345,10 @@ impl TestHost {
     }
 
     /// Signs any claims as `typ` with the current key and its kid.
-    pub fn sign<C: serde::Serialize + ?Sized>(
-        &self,
-        typ: Typ,
-        claims: &C,
-    ) -> Result<String, TestHostError> {
+    pub fn sign<C: serde::Serialize + ?Sized>(&self, typ: Typ, claims: &C) -> Result<String, TestHostError> {
         let state = self.shared.state();
         let key = &state.keys[state.signing];
-        let extras = HeaderExtras {
-            kid: Some(key.kid.clone()),
-            jwk: None,
-        };
+        let extras = HeaderExtras { kid: Some(key.kid.clone()), jwk: None };
         Ok(schcp::jws::sign(typ, extras, claims, &key.key)?)
     }
 
@@ -399,23 +361,12 @@ impl TestHost {
         kid: &str,
     ) -> Result<String, TestHostError> {
         let state = self.shared.state();
-        let extras = HeaderExtras {
-            kid: Some(kid.to_owned()),
-            jwk: None,
-        };
-        Ok(schcp::jws::sign(
-            typ,
-            extras,
-            claims,
-            &state.keys[state.signing].key,
-        )?)
+        let extras = HeaderExtras { kid: Some(kid.to_owned()), jwk: None };
+        Ok(schcp::jws::sign(typ, extras, claims, &state.keys[state.signing].key)?)
     }
 
     fn next_id(&self, prefix: &str) -> String {
-        format!(
-            "{prefix}{:06}",
-            self.shared.next_id.fetch_add(1, Ordering::Relaxed)
-        )
+        format!("{prefix}{:06}", self.shared.next_id.fetch_add(1, Ordering::Relaxed))
     }
 
     /// The spec's priced offer (§5.2) on a fresh hold, issued at `now` and valid for
@@ -441,8 +392,7 @@ impl TestHost {
 
     /// The spec's priced offer, signed: the compact JWS an agent would hand in.
     pub fn offer(&self, now: i64) -> String {
-        self.sign_offer(&self.priced_offer(now))
-            .expect("signing a well-formed offer")
+        self.sign_offer(&self.priced_offer(now)).expect("signing a well-formed offer")
     }
 
     /// Receipt claims (§5.3) for a booking made on `offer` (compact JWS), approved as
@@ -455,14 +405,7 @@ impl TestHost {
         approved: Approved,
         now: i64,
     ) -> Result<ReceiptClaims, TestHostError> {
-        claims::receipt(
-            &self.shared.config,
-            offer,
-            self.next_id("b_"),
-            mandate,
-            approved,
-            now,
-        )
+        claims::receipt(&self.shared.config, offer, self.next_id("b_"), mandate, approved, now)
     }
 
     /// Signs a receipt (`schcp-receipt+jwt`).
@@ -471,13 +414,7 @@ impl TestHost {
     }
 
     /// A signed receipt for a booking made on `offer` under `mandate`.
-    pub fn receipt(
-        &self,
-        offer: &str,
-        mandate: &str,
-        approved: Approved,
-        now: i64,
-    ) -> Result<String, TestHostError> {
+    pub fn receipt(&self, offer: &str, mandate: &str, approved: Approved, now: i64) -> Result<String, TestHostError> {
         self.sign_receipt(&self.receipt_claims(offer, mandate, approved, now)?)
     }
 }
@@ -517,15 +454,10 @@ async fn serve(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, share
     }
 }
 
-fn response(
-    status: StatusCode,
-    content_type: &'static str,
-    body: impl Into<Bytes>,
-) -> Response<Full<Bytes>> {
+fn response(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Response<Full<Bytes>> {
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
-    r.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
 }
 
@@ -533,8 +465,7 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let cfg = &shared.config;
     let path = req.uri().path();
     let operator_path = format!("/m/{}/scheduling.json", cfg.host_id);
-    let is_discovery =
-        path == WELL_KNOWN_PATH || path == operator_path || path == "/moved/scheduling.json";
+    let is_discovery = path == WELL_KNOWN_PATH || path == operator_path || path == "/moved/scheduling.json";
     if !is_discovery {
         return response(StatusCode::NOT_FOUND, "text/plain", "not found\n");
     }
@@ -565,14 +496,12 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
         DiscoveryResponse::OversizeChunked(size) => {
             let mut r = document_response(padded(shared.document(), size));
             // hyper sends a body chunked, and no Content-Length, when told so.
-            r.headers_mut()
-                .insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
+            r.headers_mut().insert(TRANSFER_ENCODING, HeaderValue::from_static("chunked"));
             r
         }
     };
     // §3.1: every response serving a discovery document carries SchCP-Version.
-    r.headers_mut()
-        .insert("schcp-version", HeaderValue::from_static("0.4"));
+    r.headers_mut().insert("schcp-version", HeaderValue::from_static("0.4"));
     if let Some(cc) = cache_control.and_then(|v| HeaderValue::from_str(&v).ok()) {
         r.headers_mut().insert(CACHE_CONTROL, cc);
     }

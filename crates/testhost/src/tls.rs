@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use rcgen::{
-    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
-    Issuer, KeyPair, KeyUsagePurpose,
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer, KeyPair,
+    KeyUsagePurpose,
 };
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
@@ -56,8 +56,5 @@ pub(crate) fn make(domain: &str) -> Result<Tls, TestHostError> {
         .with_single_cert(chain, key)?;
     // The server speaks HTTP/1.1 only (hyper's http1 connection).
     server_config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Tls {
-        ca_pem: ca_cert.pem(),
-        server_config: Arc::new(server_config),
-    })
+    Ok(Tls { ca_pem: ca_cert.pem(), server_config: Arc::new(server_config) })
 }

@@ -20,10 +20,7 @@ async fn the_document_is_a_valid_v0_4_discovery_document() {
     assert_eq!(parsed.host.id, "maple-street-auto");
     assert_eq!(parsed.keys.len(), 1);
     assert_eq!(parsed.keys[0].kid.as_deref(), Some("msa-2026-10"));
-    assert_eq!(
-        host.discovery_url(),
-        "https://maplestreetauto.example/.well-known/scheduling.json"
-    );
+    assert_eq!(host.discovery_url(), "https://maplestreetauto.example/.well-known/scheduling.json");
     assert!(host.ca_pem().starts_with("-----BEGIN CERTIFICATE-----"));
 }
 
@@ -31,10 +28,7 @@ async fn the_document_is_a_valid_v0_4_discovery_document() {
 async fn offers_and_receipts_verify() {
     let host = TestHost::start(TestHostConfig::default()).await;
     let keys = host.keys();
-    let hk = HostKeys {
-        host_id: host.host_id(),
-        keys: &keys,
-    };
+    let hk = HostKeys { host_id: host.host_id(), keys: &keys };
     let t = now();
 
     let priced = host.offer(t);
@@ -42,16 +36,10 @@ async fn offers_and_receipts_verify() {
     assert_eq!(v.total.unwrap().to_string(), "89.27 CAD");
     let open = host.sign_offer(&host.open_ended_offer(t)).unwrap();
     assert!(verify_offer(&open, hk, t).unwrap().is_open_ended());
-    let change = host
-        .sign_offer(&host.change_offer("b_000001", &v.offer_sha256, t))
-        .unwrap();
+    let change = host.sign_offer(&host.change_offer("b_000001", &v.offer_sha256, t)).unwrap();
     verify_offer(&change, hk, t).unwrap();
 
-    for (offer, approved) in [
-        (&priced, Approved::Offer),
-        (&open, Approved::Limits),
-        (&change, Approved::Offer),
-    ] {
+    for (offer, approved) in [(&priced, Approved::Offer), (&open, Approved::Limits), (&change, Approved::Offer)] {
         let receipt = host.receipt(offer, "jti-1", approved, t).unwrap();
         let hash = schcp::hash::jws_sha256(offer);
         let expect = ReceiptExpectations {
@@ -61,54 +49,28 @@ async fn offers_and_receipts_verify() {
             booking_id: None,
         };
         let r = verify_receipt(&receipt, hk, expect).unwrap();
-        validate(
-            Def::Booking,
-            &serde_json::to_value(&r.claims.booking).unwrap(),
-        )
-        .unwrap();
+        validate(Def::Booking, &serde_json::to_value(&r.claims.booking).unwrap()).unwrap();
     }
-    let r = host
-        .receipt_claims(&change, "jti-1", Approved::Offer, t)
-        .unwrap();
-    assert_eq!(
-        (r.booking.booking_id.as_str(), r.booking.sequence),
-        ("b_000001", 1)
-    );
+    let r = host.receipt_claims(&change, "jti-1", Approved::Offer, t).unwrap();
+    assert_eq!((r.booking.booking_id.as_str(), r.booking.sequence), ("b_000001", 1));
 }
 
 #[tokio::test]
 async fn rotation_publishes_the_new_key_and_signs_with_it() {
-    let host = TestHost::start(TestHostConfig {
-        signing_seed: Some([7; 32]),
-        ..TestHostConfig::default()
-    })
-    .await;
+    let host = TestHost::start(TestHostConfig { signing_seed: Some([7; 32]), ..TestHostConfig::default() }).await;
     let before = host.keys();
     host.rotate_key("msa-2026-11");
     assert_eq!(host.current_kid(), "msa-2026-11");
-    assert_eq!(
-        host.keys().len(),
-        2,
-        "the old key stays published until retired"
-    );
-    assert!(
-        host.retire_key("msa-2026-11").is_err(),
-        "the signing key cannot be retired"
-    );
+    assert_eq!(host.keys().len(), 2, "the old key stays published until retired");
+    assert!(host.retire_key("msa-2026-11").is_err(), "the signing key cannot be retired");
     host.retire_key("msa-2026-10").unwrap();
     let keys = host.keys();
     assert_eq!(keys.len(), 1);
     assert_ne!(keys[0], before[0]);
-    let hk = HostKeys {
-        host_id: host.host_id(),
-        keys: &keys,
-    };
+    let hk = HostKeys { host_id: host.host_id(), keys: &keys };
     let v = verify_offer(&host.offer(now()), hk, now()).unwrap();
     assert_eq!(v.kid, "msa-2026-11");
     // The old key's offers no longer verify against the new document.
-    let hk_old = HostKeys {
-        host_id: host.host_id(),
-        keys: &before,
-    };
+    let hk_old = HostKeys { host_id: host.host_id(), keys: &before };
     assert!(verify_offer(&host.offer(now()), hk_old, now()).is_err());
 }

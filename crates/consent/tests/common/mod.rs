@@ -33,10 +33,7 @@ pub fn jwk() -> Jwk {
 }
 
 pub fn cad(amount: &str) -> Money {
-    Money {
-        amount: amount.into(),
-        currency: "CAD".into(),
-    }
+    Money { amount: amount.into(), currency: "CAD".into() }
 }
 
 pub fn domain(d: &str) -> VerifiedDomain {
@@ -63,14 +60,8 @@ pub fn dental() -> VerifiedOffer {
                 kind: None,
                 owner: None,
             }),
-            service: ServiceRef {
-                id: "cleaning".into(),
-                name: "Cleaning and check-up".into(),
-            },
-            slot: Slot {
-                start: "2026-10-15T08:00:00-07:00".into(),
-                end: Some("2026-10-15T09:00:00-07:00".into()),
-            },
+            service: ServiceRef { id: "cleaning".into(), name: "Cleaning and check-up".into() },
+            slot: Slot { start: "2026-10-15T08:00:00-07:00".into(), end: Some("2026-10-15T09:00:00-07:00".into()) },
             open_end: None,
             price: Some(cad("180.00")),
             total: Some(cad("180.00")),
@@ -104,27 +95,13 @@ pub fn oil_change() -> VerifiedOffer {
         kind: None,
         owner: None,
     });
-    c.service = ServiceRef {
-        id: "oil-change".into(),
-        name: "Synthetic oil change".into(),
-    };
-    c.slot = Slot {
-        start: "2026-10-15T13:00:00-04:00".into(),
-        end: Some("2026-10-15T13:45:00-04:00".into()),
-    };
+    c.service = ServiceRef { id: "oil-change".into(), name: "Synthetic oil change".into() };
+    c.slot = Slot { start: "2026-10-15T13:00:00-04:00".into(), end: Some("2026-10-15T13:45:00-04:00".into()) };
     c.price = Some(cad("79.00"));
     c.total = Some(cad("89.27"));
     c.lines = Some(vec![
-        PriceLine {
-            kind: LineKind::Service,
-            label: "Synthetic oil change".into(),
-            amount: cad("79.00"),
-        },
-        PriceLine {
-            kind: LineKind::Tax,
-            label: "HST 13%".into(),
-            amount: cad("10.27"),
-        },
+        PriceLine { kind: LineKind::Service, label: "Synthetic oil change".into(), amount: cad("79.00") },
+        PriceLine { kind: LineKind::Tax, label: "HST 13%".into(), amount: cad("10.27") },
     ]);
     o.discovered = Some(domain("maplestreetauto.example"));
     o
@@ -144,14 +121,8 @@ pub fn playdate_offer() -> VerifiedOffer {
         kind: Some(HostKind::Person),
         owner: Some(ELLIS.into()),
     });
-    c.service = ServiceRef {
-        id: "playdate".into(),
-        name: "Playdate".into(),
-    };
-    c.slot = Slot {
-        start: "2026-10-17T12:00:00-04:00".into(),
-        end: None,
-    };
+    c.service = ServiceRef { id: "playdate".into(), name: "Playdate".into() };
+    c.slot = Slot { start: "2026-10-17T12:00:00-04:00".into(), end: None };
     c.open_end = Some(true);
     c.price = None;
     c.total = None;
@@ -180,22 +151,13 @@ pub fn haircut() -> VerifiedOffer {
         kind: None,
         owner: None,
     });
-    c.service = ServiceRef {
-        id: "haircut".into(),
-        name: "Haircut".into(),
-    };
+    c.service = ServiceRef { id: "haircut".into(), name: "Haircut".into() };
     c.resource = Some("marcus".into());
     c.resource_name = Some("Marcus".into());
-    c.slot = Slot {
-        start: "2026-10-15T16:00:00-04:00".into(),
-        end: Some("2026-10-15T16:30:00-04:00".into()),
-    };
+    c.slot = Slot { start: "2026-10-15T16:00:00-04:00".into(), end: Some("2026-10-15T16:30:00-04:00".into()) };
     c.price = Some(cad("45.00"));
     c.total = Some(cad("50.85"));
-    c.reconfirm = Some(Reconfirm {
-        before: "PT24H".into(),
-        default: ReconfirmDefault::Release,
-    });
+    c.reconfirm = Some(Reconfirm { before: "PT24H".into(), default: ReconfirmDefault::Release });
     c.retention = "P2W".into();
     o.discovered = Some(domain("fadesonqueen.example"));
     o
@@ -239,10 +201,7 @@ pub fn playdate_contract() -> MeetingContract {
             member(ELLIS, "Ellis Moreau", "ellis-moreau"),
             member(PRIYA, "Priya Shah", "priya-shah"),
         ],
-        attendees: Some(vec![Attendee {
-            name: "Mira".into(),
-            relationship: Some("child".into()),
-        }]),
+        attendees: Some(vec![Attendee { name: "Mira".into(), relationship: Some("child".into()) }]),
         answers: Some(Answers::PersonOrRule),
         // Rendering never reads the statement: it is what rendering produces.
         statement: String::new(),
@@ -250,24 +209,15 @@ pub fn playdate_contract() -> MeetingContract {
 }
 
 pub fn noors_contacts() -> Contacts {
-    [(ELLIS, "Ellis Moreau"), (PRIYA, "Priya Shah")]
-        .into_iter()
-        .collect()
+    [(ELLIS, "Ellis Moreau"), (PRIYA, "Priya Shah")].into_iter().collect()
 }
 
 pub fn ellis_contacts() -> Contacts {
-    [(NOOR, "Noor Haddad"), (PRIYA, "Priya Shah")]
-        .into_iter()
-        .collect()
+    [(NOOR, "Noor Haddad"), (PRIYA, "Priya Shah")].into_iter().collect()
 }
 
 pub fn organizer_request(contract: MeetingContract) -> MeetingContractRequest {
-    MeetingContractRequest {
-        contract,
-        domains: BTreeMap::new(),
-        offers: Vec::new(),
-        replaces: None,
-    }
+    MeetingContractRequest { contract, domains: BTreeMap::new(), offers: Vec::new(), replaces: None }
 }
 
 /// A member calendar's offer for the §5.12 playdate (as §5.2's playdate offer).
@@ -281,11 +231,7 @@ pub fn member_playdate_offer(host: &str, name: &str, owner: &str) -> VerifiedOff
 }
 
 pub fn acceptance_request(contract: MeetingContract, me: &str) -> AcceptanceRequest {
-    AcceptanceRequest {
-        contract,
-        me: me.into(),
-        domains: BTreeMap::new(),
-    }
+    AcceptanceRequest { contract, me: me.into(), domains: BTreeMap::new() }
 }
 
 /// §3.3's mandate: one oil change Thursday afternoon, under CAD 100.00.
@@ -297,17 +243,9 @@ pub fn oil_change_mandate() -> OpenMandateRequest {
             name: Some("Maple Street Auto".into()),
             domain: Some(domain("maplestreetauto.example")),
         }],
-        scope: vec![
-            Action::Hold,
-            Action::Book,
-            Action::Cancel,
-            Action::Reschedule,
-        ],
+        scope: vec![Action::Hold, Action::Book, Action::Cancel, Action::Reschedule],
         constraints: MandateConstraints {
-            services: Some(vec![ServiceLabel {
-                id: "oil-change".into(),
-                name: Some("Synthetic oil change".into()),
-            }]),
+            services: Some(vec![ServiceLabel { id: "oil-change".into(), name: Some("Synthetic oil change".into()) }]),
             window: Some(Window {
                 not_before: "2026-10-15T12:00:00-04:00".into(),
                 not_after: "2026-10-15T17:00:00-04:00".into(),
@@ -331,18 +269,13 @@ pub fn weekend_rule() -> RuleRequest {
             iat: 1_792_000_000,
             exp: 1_798_779_540,
             jti: "r-1".into(),
-            cnf: Cnf {
-                jkt: "agent-jkt".into(),
-            },
+            cnf: Cnf { jkt: "agent-jkt".into() },
             label: "Weekend playdates with my contacts".into(),
             services: Some(vec!["playdate".into()]),
             weekdays: Some(vec![Weekday::Sat, Weekday::Sun]),
             tz: Some("America/Toronto".into()),
             organizers: None,
         },
-        agent: AgentKey {
-            name: Some("Calendar Assistant".into()),
-            fingerprint: "7F3A-91C2-K8QD".into(),
-        },
+        agent: AgentKey { name: Some("Calendar Assistant".into()), fingerprint: "7F3A-91C2-K8QD".into() },
     }
 }

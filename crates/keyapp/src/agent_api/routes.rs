@@ -61,7 +61,8 @@ where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<T, ServiceError>>,
 {
-    let Query(wait) = wait.map_err(|e| ApiError::invalid_request("bad_wait", format!("wait must be a number of seconds: {e}")))?;
+    let Query(wait) =
+        wait.map_err(|e| ApiError::invalid_request("bad_wait", format!("wait must be a number of seconds: {e}")))?;
     let until = tokio::time::Instant::now() + Duration::from_secs(wait.wait.unwrap_or(0).min(MAX_WAIT));
     loop {
         let value = load().await?;
@@ -79,11 +80,19 @@ struct PairingBody {
     agent_name: String,
 }
 
-async fn create_pairing(State(service): State<Service>, agent: AgentIdentity, body: Bytes) -> Result<Response, ApiError> {
+async fn create_pairing(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
-    let b: PairingBody = serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
+    let b: PairingBody =
+        serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
     let p = service.request_pairing(&agent.jwk, &b.agent_name).await?;
-    Ok((StatusCode::ACCEPTED, Json(json!({ "pairing_id": p.pairing_id, "status": p.status, "fingerprint": p.fingerprint })))
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({ "pairing_id": p.pairing_id, "status": p.status, "fingerprint": p.fingerprint })),
+    )
         .into_response())
 }
 
@@ -93,9 +102,12 @@ async fn get_pairing(
     Path(id): Path<String>,
     wait: Result<Query<Wait>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let p = long_poll(&service, wait, || service.pairing_for_agent(&agent.jkt, &id), |p| {
-        p.status != crate::service::PairingStatus::Pending
-    })
+    let p = long_poll(
+        &service,
+        wait,
+        || service.pairing_for_agent(&agent.jkt, &id),
+        |p| p.status != crate::service::PairingStatus::Pending,
+    )
     .await?;
     Ok(Json(json!({ "pairing_id": p.pairing_id, "status": p.status })).into_response())
 }
@@ -104,7 +116,11 @@ async fn principal(State(service): State<Service>) -> Json<serde_json::Value> {
     Json(json!({ "principal": service.principal(), "jwk": service.principal_jwk(), "name": service.config().name }))
 }
 
-async fn create_request(State(service): State<Service>, agent: AgentIdentity, body: Bytes) -> Result<Response, ApiError> {
+async fn create_request(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let requester = Requester { jkt: agent.jkt };
     let (view, _replayed) = service.create_request(&requester, &body).await?;
     Ok((StatusCode::ACCEPTED, Json(view)).into_response())
@@ -116,14 +132,21 @@ async fn get_request(
     Path(id): Path<String>,
     wait: Result<Query<Wait>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let v = long_poll(&service, wait, || service.request_for_agent(&agent.jkt, &id), |v| {
-        v.status != crate::service::RequestStatus::Pending
-    })
+    let v = long_poll(
+        &service,
+        wait,
+        || service.request_for_agent(&agent.jkt, &id),
+        |v| v.status != crate::service::RequestStatus::Pending,
+    )
     .await?;
     Ok(Json(v).into_response())
 }
 
-async fn withdraw_request(State(service): State<Service>, agent: AgentIdentity, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn withdraw_request(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(service.withdraw_request(&agent.jkt, &id).await?).into_response())
 }
 

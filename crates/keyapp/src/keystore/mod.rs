@@ -222,7 +222,8 @@ impl PrincipalKey {
         // group order (probability about 2^-32); then the next counter is tried.
         for counter in 0u8..=u8::MAX {
             let mut okm = Zeroizing::new([0u8; 32]);
-            hk.expand_multi_info(&[ES256_INFO, &[counter]], &mut okm[..]).expect("32 bytes is a valid HKDF-SHA-256 length");
+            hk.expand_multi_info(&[ES256_INFO, &[counter]], &mut okm[..])
+                .expect("32 bytes is a valid HKDF-SHA-256 length");
             if let Ok(signing) = p256::ecdsa::SigningKey::from_slice(&okm[..]) {
                 let jwk = Jwk::p256(signing.verifying_key());
                 let principal_id = jwk.principal_id().expect("a P-256 key is a valid JWK");
@@ -378,7 +379,13 @@ pub(crate) mod tests {
         assert_eq!(p.principal_id(), p.jwk().principal_id().unwrap());
         assert_ne!(p.principal_id(), a.principal_id());
         // It signs ES256 that verifies with its public key, and nothing prints it.
-        let compact = jws::sign(Typ::Mandate, HeaderExtras { kid: None, jwk: Some(p.jwk().clone()) }, &serde_json::json!({"v": "0.4"}), &p).unwrap();
+        let compact = jws::sign(
+            Typ::Mandate,
+            HeaderExtras { kid: None, jwk: Some(p.jwk().clone()) },
+            &serde_json::json!({"v": "0.4"}),
+            &p,
+        )
+        .unwrap();
         let parsed = jws::parse(&compact).unwrap();
         assert_eq!(parsed.header.alg, "ES256");
         parsed.verify(Typ::Mandate, &p.jwk().public_key().unwrap()).unwrap();

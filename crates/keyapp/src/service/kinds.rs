@@ -9,7 +9,7 @@ use schcp::issue::{self, RootMandate, SdJwtMandate};
 use schcp::jwk::Jwk;
 use schcp::verify::{HostKeys, ReceiptExpectations};
 use schcp_consent::{
-    BookingSummary, ConsentRequest, MandateConstraints, MandateHost, ManagementMandateRequest, OpenMandateRequest,
+    BookingSummary, ConsentRequest, ManagementMandateRequest, MandateConstraints, MandateHost, OpenMandateRequest,
     ServiceLabel, VerifiedDomain, VerifiedOffer as ConsentOffer,
 };
 use serde::{Deserialize, Serialize};
@@ -63,7 +63,11 @@ impl CredentialRecord {
             agent_jkt: Some(agent_jkt.to_owned()),
             request_id: Some(request_id.to_owned()),
             aud: self.aud.clone(),
-            scope: self.scope.iter().map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()).collect(),
+            scope: self
+                .scope
+                .iter()
+                .map(|a| serde_json::to_value(a).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+                .collect(),
             iat: self.iat,
             exp: self.exp,
             compact: self.compact.clone(),
@@ -72,7 +76,9 @@ impl CredentialRecord {
             shared_limit: self.shared_limit,
             booking_id: self.booking_id.clone(),
         };
-        crate::store::limits::insert_mandate(tx, &rec).await.map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))
+        crate::store::limits::insert_mandate(tx, &rec)
+            .await
+            .map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))
     }
 }
 
@@ -128,7 +134,8 @@ pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Re
     match asked {
         None => Ok(default),
         Some(l) => {
-            let d = schcp::duration::Duration::parse(l).map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
+            let d = schcp::duration::Duration::parse(l)
+                .map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
             Ok((d.as_seconds() as i64).clamp(1, max))
         }
     }
@@ -263,7 +270,8 @@ fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> 
     let Some(value) = value else { return Ok(Constraints::default()) };
     schcp::schema::validate(schcp::schema::Def::Constraints, value)
         .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
-    let c: Constraints = serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+    let c: Constraints =
+        serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
     // API.md: offer-derived values come from a verified offer or receipt only.
     if c.offer_sha256.is_some() || c.bookings.is_some() {
         return Err(ServiceError::invalid(
@@ -272,11 +280,14 @@ fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> 
         ));
     }
     if let Some(m) = &c.max_price {
-        schcp::money::Amount::parse(&m.amount, &m.currency).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+        schcp::money::Amount::parse(&m.amount, &m.currency)
+            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
     }
     if let Some(w) = &c.window {
-        let nb = schcp::datetime::parse_date_time(&w.not_before).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
-        let na = schcp::datetime::parse_date_time(&w.not_after).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+        let nb = schcp::datetime::parse_date_time(&w.not_before)
+            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+        let na = schcp::datetime::parse_date_time(&w.not_after)
+            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
         if na < nb {
             return Err(ServiceError::invalid("bad_constraints", "window.not_after is before window.not_before"));
         }
@@ -297,7 +308,10 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
     }
     let mut ids: Vec<&str> = b.hosts.iter().map(|h| h.id.as_str()).collect();
     if ids.contains(&"*") {
-        return Err(ServiceError::invalid("wildcard_audience", "the key app issues no wildcard mandates (§3.3 check 2)"));
+        return Err(ServiceError::invalid(
+            "wildcard_audience",
+            "the key app issues no wildcard mandates (§3.3 check 2)",
+        ));
     }
     ids.sort_unstable();
     ids.dedup();
@@ -310,9 +324,14 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         (None | Some("EdDSA"), _) => false,
         (Some("ES256"), Format::DcSdJwt) => true,
         (Some("ES256"), Format::Jws) => {
-            return Err(ServiceError::invalid("bad_alg", "ES256 is for format dc+sd-jwt only; compact mandates are EdDSA (§3.4)"))
+            return Err(ServiceError::invalid(
+                "bad_alg",
+                "ES256 is for format dc+sd-jwt only; compact mandates are EdDSA (§3.4)",
+            ))
         }
-        (Some(other), _) => return Err(ServiceError::invalid("bad_alg", format!("alg {other:?} is neither EdDSA nor ES256"))),
+        (Some(other), _) => {
+            return Err(ServiceError::invalid("bad_alg", format!("alg {other:?} is neither EdDSA nor ES256")))
+        }
     };
     if es256 && svc.inner.es256.is_none() {
         return Err(ServiceError::invalid("bad_alg", "this key app has no P-256 key"));
@@ -325,7 +344,10 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
         }
         for (host, v) in hc {
             if !b.hosts.iter().any(|h| &h.id == host) {
-                return Err(ServiceError::invalid("bad_constraints", format!("host_constraints names {host:?}, not one of hosts")));
+                return Err(ServiceError::invalid(
+                    "bad_constraints",
+                    format!("host_constraints names {host:?}, not one of hosts"),
+                ));
             }
             let own = constraints_from(Some(v))?;
             // A shared limit is one count across the hosts (§3.3); inside one
@@ -368,9 +390,14 @@ async fn prepare_mandate(svc: &Service, agent: &Requester, obj: &Map<String, Val
                 trusted_attesters.push(a.id.clone());
             }
         }
-        service_names.insert(h.id.clone(), host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect());
+        service_names
+            .insert(h.id.clone(), host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect());
         zones.push(host.tz.clone());
-        shown_hosts.push(MandateHost { id: h.id.clone(), name: Some(host.name.clone()), domain: verified_domain(&host.domain) });
+        shown_hosts.push(MandateHost {
+            id: h.id.clone(),
+            name: Some(host.name.clone()),
+            domain: verified_domain(&host.domain),
+        });
     }
     zones.sort();
     zones.dedup();
@@ -477,7 +504,9 @@ async fn issue_mandate(
             },
             &mut rand_core::OsRng,
             match m.alg.as_deref() {
-                Some("ES256") => svc.inner.es256.as_deref().ok_or_else(|| corrupt("no P-256 key for an ES256 request"))?,
+                Some("ES256") => {
+                    svc.inner.es256.as_deref().ok_or_else(|| corrupt("no P-256 key for an ES256 request"))?
+                }
                 _ => svc.inner.key.as_ref(),
             },
         )?;
@@ -511,10 +540,8 @@ async fn issue_mandate(
 }
 
 async fn agent_jwk(svc: &Service, jkt: &str) -> Result<Jwk, ServiceError> {
-    let (jwk,): (String,) = sqlx::query_as("SELECT jwk FROM agents WHERE jkt = ?")
-        .bind(jkt)
-        .fetch_one(svc.store().pool())
-        .await?;
+    let (jwk,): (String,) =
+        sqlx::query_as("SELECT jwk FROM agents WHERE jkt = ?").bind(jkt).fetch_one(svc.store().pool()).await?;
     serde_json::from_str(&jwk).map_err(corrupt)
 }
 
@@ -523,8 +550,10 @@ async fn attestations_for(svc: &Service, trusted: &[String], now: i64) -> Result
     if trusted.is_empty() {
         return Ok(Vec::new());
     }
-    let rows: Vec<(String, String)> =
-        sqlx::query_as("SELECT iss, compact FROM attestations WHERE exp > ? ORDER BY id").bind(now).fetch_all(svc.store().pool()).await?;
+    let rows: Vec<(String, String)> = sqlx::query_as("SELECT iss, compact FROM attestations WHERE exp > ? ORDER BY id")
+        .bind(now)
+        .fetch_all(svc.store().pool())
+        .await?;
     Ok(rows.into_iter().filter(|(iss, _)| trusted.contains(iss)).map(|(_, c)| c).take(4).collect())
 }
 
@@ -549,7 +578,8 @@ async fn prepare_closed(svc: &Service, obj: &Map<String, Value>) -> Result<Prepa
     let consent = match offer.claims.kind {
         schcp::claims::OfferKind::Booking => ConsentRequest::BookingOffer(shown),
         schcp::claims::OfferKind::Change => {
-            let current = current_contract(svc, &host.host_id, &offer.claims).await?
+            let current = current_contract(svc, &host.host_id, &offer.claims)
+                .await?
                 .map(|claims| ConsentOffer { claims, discovered: verified_domain(&host.domain) });
             ConsentRequest::ChangeOffer { current, proposed: shown }
         }
@@ -621,7 +651,13 @@ struct HostInput {
     keys: Vec<Jwk>,
 }
 
-fn issue_closed(svc: &Service, agent_jkt: &str, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
+fn issue_closed(
+    svc: &Service,
+    agent_jkt: &str,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
     let stored: StoredOffer = serde_json::from_value(input.clone()).map_err(corrupt)?;
     // Re-verified against the keys it was verified with when shown: an offer
     // that expired while the person read it is not signed over.
@@ -671,9 +707,14 @@ struct ManagementBody {
     discovery: String,
 }
 
-async fn prepare_management(svc: &Service, agent: &Requester, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
+async fn prepare_management(
+    svc: &Service,
+    agent: &Requester,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
     let b: ManagementBody = body(obj)?;
-    let (receipt, host) = svc.inner.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
+    let (receipt, host) =
+        svc.inner.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
     let now = svc.now();
     let exp = issue::management_expiry(&receipt)?;
     if exp <= now {
@@ -724,7 +765,13 @@ async fn root_covers_management(svc: &Service, agent_jkt: &str, jti: &str) -> Re
     Ok(scope.contains(&Action::Cancel) && scope.contains(&Action::Reschedule))
 }
 
-fn issue_management(svc: &Service, agent_jkt: &str, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
+fn issue_management(
+    svc: &Service,
+    agent_jkt: &str,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
     let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
     let compact = input["receipt"].as_str().ok_or_else(|| corrupt("no receipt"))?;
     let receipt = schcp::verify::verify_receipt(

@@ -8,7 +8,9 @@ use super::{Service, ServiceError};
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
 use schcp::verify::{check_contract_terms, verify_meeting_contract, VerifiedContract, HOST_PRINCIPAL_PREFIX};
-use schcp_consent::{AcceptanceRequest, ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
+use schcp_consent::{
+    AcceptanceRequest, ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer,
+};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -80,7 +82,9 @@ pub(super) fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, 
         Some(place) if place == &terms.place => Ok(()),
         None if business => Ok(()),
         Some(_) => Err(format!("{host}'s offer is for another place than the meeting's")),
-        None => Err(format!("{host}'s offer names no place; a person's calendar holds the time at the meeting's place")),
+        None => {
+            Err(format!("{host}'s offer names no place; a person's calendar holds the time at the meeting's place"))
+        }
     }
 }
 
@@ -154,7 +158,11 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
     let (meeting_id, revision) = match (b.meeting.meeting_id, b.meeting.revision) {
         (None, None) => (Service::new_id("mtg_"), 1),
         (Some(id), Some(r)) if r >= 2 => (id, r),
-        _ => return Err(bad_meeting("a revision names both meeting_id and a revision of 2 or more; a new meeting names neither")),
+        _ => {
+            return Err(bad_meeting(
+                "a revision names both meeting_id and a revision of 2 or more; a new meeting names neither",
+            ))
+        }
     };
     let mut members = Vec::new();
     let mut offers = Vec::new();
@@ -170,7 +178,10 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
             ));
         }
         if offer.claims.kind == OfferKind::Change && revision == 1 {
-            return Err(bad_meeting(format!("{}'s offer is a change offer; a new meeting is made over booking offers", m.host)));
+            return Err(bad_meeting(format!(
+                "{}'s offer is a change offer; a new meeting is made over booking offers",
+                m.host
+            )));
         }
         let business = m.business == Some(true);
         let signed_kind = offer.claims.host.as_ref().and_then(|h| h.kind).unwrap_or_default();
@@ -184,9 +195,13 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
             (format!("{HOST_PRINCIPAL_PREFIX}{}", m.host), name)
         } else {
             // §5.12: a person's calendar names its owner's principal in its offers.
-            let owner = offer.claims.host.as_ref().and_then(|h| h.owner.clone()).filter(|_| signed_kind == HostKind::Person);
+            let owner =
+                offer.claims.host.as_ref().and_then(|h| h.owner.clone()).filter(|_| signed_kind == HostKind::Person);
             let owner = owner.ok_or_else(|| {
-                bad_meeting(format!("{}'s offer is not a person's calendar (it names no owner); mark a business with business: true", m.host))
+                bad_meeting(format!(
+                    "{}'s offer is not a person's calendar (it names no owner); mark a business with business: true",
+                    m.host
+                ))
             })?;
             (owner, m.name.clone())
         };
@@ -231,7 +246,9 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
     schcp::schema::validate(schcp::schema::Def::MeetingContract, &value).map_err(|e| bad_meeting(e.to_string()))?;
     let draft: MeetingContract = serde_json::from_value(value).map_err(|e| bad_meeting(e.to_string()))?;
     if draft.members.iter().all(|m| m.principal != draft.iss) {
-        return Err(bad_meeting("the organizer is one of the members: name this person's own calendar and its offer (§5.12)"));
+        return Err(bad_meeting(
+            "the organizer is one of the members: name this person's own calendar and its offer (§5.12)",
+        ));
     }
     // The agent's terms, not a host's signature, fail here: 400 like the
     // checks above, with the §5.12 rule in the message.
@@ -240,7 +257,8 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
         return Err(bad_meeting("the deadline for answers (exp) is after the meeting starts"));
     }
     for (member, offer) in draft.members.iter().zip(&offers) {
-        offer_matches_terms(offer, &draft, member.is_business()).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+        offer_matches_terms(offer, &draft, member.is_business())
+            .map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
     }
     premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
     let replaces = match revision {
@@ -310,7 +328,10 @@ pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<V
         ));
     }
     if contract.member(me).is_none() {
-        return Err(ServiceError::invalid("not_a_member", "the meeting contract does not name this person as a member (§5.12)"));
+        return Err(ServiceError::invalid(
+            "not_a_member",
+            "the meeting contract does not name this person as a member (§5.12)",
+        ));
     }
     Ok(contract)
 }
@@ -335,7 +356,12 @@ pub(super) fn prepare_acceptance(svc: &Service, obj: &Map<String, Value>) -> Res
     })
 }
 
-pub(super) fn issue_acceptance(svc: &Service, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
+pub(super) fn issue_acceptance(
+    svc: &Service,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
     let compact = input["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
     // Again at approval: a contract whose deadline passed while the person read
     // it is not accepted.

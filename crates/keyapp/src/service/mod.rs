@@ -144,15 +144,22 @@ impl Service {
         language: Language,
         clock: Clock,
     ) -> Result<Service, ServiceError> {
-        let principal = key
-            .public_key()
-            .to_jwk()
-            .principal_id()
-            .map_err(|e| ServiceError::Verification(e.into()))?;
+        let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
         Ok(Service {
-            inner: Arc::new(Inner { store, key, es256, principal, config, discovery, language, locale, clock, changes }),
+            inner: Arc::new(Inner {
+                store,
+                key,
+                es256,
+                principal,
+                config,
+                discovery,
+                language,
+                locale,
+                clock,
+                changes,
+            }),
         })
     }
 

@@ -81,7 +81,10 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
         return Err(ServiceError::invalid("bad_agent_name", "agent_name is empty"));
     }
     if name.chars().count() > MAX_AGENT_NAME {
-        return Err(ServiceError::invalid("bad_agent_name", format!("agent_name is longer than {MAX_AGENT_NAME} characters")));
+        return Err(ServiceError::invalid(
+            "bad_agent_name",
+            format!("agent_name is longer than {MAX_AGENT_NAME} characters"),
+        ));
     }
     if name.chars().any(|c| c.is_control()) {
         return Err(ServiceError::invalid("bad_agent_name", "agent_name contains control characters"));
@@ -92,7 +95,14 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
 type Row = (String, String, String, String, i64, String);
 
 fn from_row((jkt, name, pairing_id, status, created_at, fingerprint): Row) -> Pairing {
-    Pairing { pairing_id, status: PairingStatus::parse(&status), fingerprint, agent_jkt: jkt, agent_name: name, created_at }
+    Pairing {
+        pairing_id,
+        status: PairingStatus::parse(&status),
+        fingerprint,
+        agent_jkt: jkt,
+        agent_name: name,
+        created_at,
+    }
 }
 
 const SELECT: &str = "SELECT jkt, name, pairing_id, status, created_at, fingerprint FROM agents";
@@ -192,12 +202,13 @@ impl Service {
         self.expire_pairings(now).await?;
         let status = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
         let mut tx = self.store().pool().begin().await?;
-        let done = sqlx::query("UPDATE agents SET status = ?, decided_at = ? WHERE pairing_id = ? AND status = 'pending'")
-            .bind(status.as_str())
-            .bind(now)
-            .bind(pairing_id)
-            .execute(&mut *tx)
-            .await?;
+        let done =
+            sqlx::query("UPDATE agents SET status = ?, decided_at = ? WHERE pairing_id = ? AND status = 'pending'")
+                .bind(status.as_str())
+                .bind(now)
+                .bind(pairing_id)
+                .execute(&mut *tx)
+                .await?;
         if done.rows_affected() == 0 {
             drop(tx);
             let p = self.pairing(pairing_id).await?;
@@ -214,19 +225,22 @@ impl Service {
     pub async fn unpair(&self, jkt: &str) -> Result<(), ServiceError> {
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;
-        let done = sqlx::query("UPDATE agents SET status = 'unpaired', decided_at = ? WHERE jkt = ? AND status = 'approved'")
-            .bind(now)
-            .bind(jkt)
-            .execute(&mut *tx)
-            .await?;
+        let done =
+            sqlx::query("UPDATE agents SET status = 'unpaired', decided_at = ? WHERE jkt = ? AND status = 'approved'")
+                .bind(now)
+                .bind(jkt)
+                .execute(&mut *tx)
+                .await?;
         if done.rows_affected() == 0 {
             return Err(ServiceError::NotFound("paired agent"));
         }
-        sqlx::query("UPDATE requests SET status = 'withdrawn', decided_at = ? WHERE agent_jkt = ? AND status = 'pending'")
-            .bind(now)
-            .bind(jkt)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE requests SET status = 'withdrawn', decided_at = ? WHERE agent_jkt = ? AND status = 'pending'",
+        )
+        .bind(now)
+        .bind(jkt)
+        .execute(&mut *tx)
+        .await?;
         Service::history(&mut tx, now, "agent_unpaired", jkt, "").await?;
         tx.commit().await?;
         self.notify();
@@ -234,12 +248,14 @@ impl Service {
     }
 
     async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
-        let done = sqlx::query("UPDATE agents SET status = 'expired', decided_at = ? WHERE status = 'pending' AND created_at + ? <= ?")
-            .bind(now)
-            .bind(PAIRING_TTL)
-            .bind(now)
-            .execute(self.store().pool())
-            .await?;
+        let done = sqlx::query(
+            "UPDATE agents SET status = 'expired', decided_at = ? WHERE status = 'pending' AND created_at + ? <= ?",
+        )
+        .bind(now)
+        .bind(PAIRING_TTL)
+        .bind(now)
+        .execute(self.store().pool())
+        .await?;
         if done.rows_affected() > 0 {
             self.notify();
         }

@@ -38,8 +38,10 @@ type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Opti
 
 impl Service {
     pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
-        let row: Option<(String,)> =
-            sqlx::query_as("SELECT name FROM agents WHERE jkt = ?").bind(jkt).fetch_optional(self.store().pool()).await?;
+        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM agents WHERE jkt = ?")
+            .bind(jkt)
+            .fetch_optional(self.store().pool())
+            .await?;
         Ok(row.map(|(n,)| n).unwrap_or_default())
     }
 
@@ -48,7 +50,10 @@ impl Service {
         if id.starts_with("pr_") {
             let p = self.pairing(id).await?;
             return self
-                .render(&schcp_consent::ConsentRequest::Pairing { agent_name: p.agent_name, fingerprint: p.fingerprint })
+                .render(&schcp_consent::ConsentRequest::Pairing {
+                    agent_name: p.agent_name,
+                    fingerprint: p.fingerprint,
+                })
                 .await;
         }
         Ok(self.request(id).await?.consent_text)
@@ -99,8 +104,10 @@ impl Service {
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
         use crate::store::limits::{revoke, RevokeOutcome};
-        let kind: Option<(String,)> =
-            sqlx::query_as("SELECT kind FROM credentials WHERE jti = ?").bind(jti).fetch_optional(self.store().pool()).await?;
+        let kind: Option<(String,)> = sqlx::query_as("SELECT kind FROM credentials WHERE jti = ?")
+            .bind(jti)
+            .fetch_optional(self.store().pool())
+            .await?;
         if matches!(kind, Some((k,)) if k == "rule") {
             // §7.9: a rule is kept by the person's calendar agent and never
             // published, so nobody could learn of a revocation; marking it
@@ -150,9 +157,17 @@ impl Service {
         Ok(rows.into_iter().map(|(principal, name, relationship)| Contact { principal, name, relationship }).collect())
     }
 
-    pub async fn add_contact(&self, principal: &str, name: &str, relationship: Option<&str>) -> Result<(), ServiceError> {
+    pub async fn add_contact(
+        &self,
+        principal: &str,
+        name: &str,
+        relationship: Option<&str>,
+    ) -> Result<(), ServiceError> {
         if !principal.starts_with(schcp::jwk::PRINCIPAL_PREFIX) {
-            return Err(ServiceError::invalid("bad_principal", format!("a principal starts with {}", schcp::jwk::PRINCIPAL_PREFIX)));
+            return Err(ServiceError::invalid(
+                "bad_principal",
+                format!("a principal starts with {}", schcp::jwk::PRINCIPAL_PREFIX),
+            ));
         }
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(ServiceError::invalid("bad_name", "a contact's name is non-empty plain text"));
@@ -188,7 +203,11 @@ impl Service {
         }
         let now = self.now();
         if claims.exp <= now {
-            return Err(ServiceError::Verification(schcp::Error::Expired { what: "attestation", exp: claims.exp, now }));
+            return Err(ServiceError::Verification(schcp::Error::Expired {
+                what: "attestation",
+                exp: claims.exp,
+                now,
+            }));
         }
         let mut tx = self.store().pool().begin().await?;
         sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")

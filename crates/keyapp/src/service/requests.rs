@@ -82,7 +82,8 @@ fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>,
             if since < COOLDOWN {
                 return Err(ServiceError::TooMany {
                     reason: "cooldown",
-                    message: "the person declined or did not answer this agent's last two requests; try again later".into(),
+                    message: "the person declined or did not answer this agent's last two requests; try again later"
+                        .into(),
                     retry_after: Some((COOLDOWN - since) as u64),
                 });
             }
@@ -131,7 +132,11 @@ impl Service {
         let now = self.now();
         self.expire_requests(now).await?;
         if let Some(existing) = self.by_idempotency_key(&agent.jkt, &key).await? {
-            return if existing.1 == body_sha256 { Ok((existing.0, true)) } else { Err(ServiceError::IdempotencyConflict) };
+            return if existing.1 == body_sha256 {
+                Ok((existing.0, true))
+            } else {
+                Err(ServiceError::IdempotencyConflict)
+            };
         }
         self.check_request_limits(&agent.jkt, now).await?;
 
@@ -165,7 +170,11 @@ impl Service {
         if inserted.rows_affected() == 0 {
             // A concurrent request with the same key won the race.
             let existing = self.by_idempotency_key(&agent.jkt, &key).await?.ok_or(ServiceError::NotFound("request"))?;
-            return if existing.1 == body_sha256 { Ok((existing.0, true)) } else { Err(ServiceError::IdempotencyConflict) };
+            return if existing.1 == body_sha256 {
+                Ok((existing.0, true))
+            } else {
+                Err(ServiceError::IdempotencyConflict)
+            };
         }
         self.notify();
         if prepared.auto_approve {
@@ -268,7 +277,8 @@ impl Service {
         if status != "pending" {
             return Err(ServiceError::NotPending(status));
         }
-        let input: Value = serde_json::from_str(&input).map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))?;
+        let input: Value = serde_json::from_str(&input)
+            .map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))?;
         // consent.statement is the summary line the person read (§5.3).
         let statement = consent_text.lines().next().unwrap_or_default();
         let issued = kinds::issue(self, &agent_jkt, &kind, &input, statement, now).await?;
@@ -307,13 +317,15 @@ impl Service {
         }
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;
-        let done = sqlx::query("UPDATE requests SET status = ?, result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'")
-            .bind(to.as_str())
-            .bind(result.map(|r| r.to_string()))
-            .bind(now)
-            .bind(request_id)
-            .execute(&mut *tx)
-            .await?;
+        let done = sqlx::query(
+            "UPDATE requests SET status = ?, result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'",
+        )
+        .bind(to.as_str())
+        .bind(result.map(|r| r.to_string()))
+        .bind(now)
+        .bind(request_id)
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Err(ServiceError::NotPending("no longer pending".into()));
         }
@@ -328,10 +340,11 @@ impl Service {
     pub async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
         // A read first: the common case has nothing to expire, and a read takes
         // no write lock.
-        let due: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ? LIMIT 1")
-            .bind(now)
-            .fetch_optional(self.store().pool())
-            .await?;
+        let due: Option<(i64,)> =
+            sqlx::query_as("SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ? LIMIT 1")
+                .bind(now)
+                .fetch_optional(self.store().pool())
+                .await?;
         if due.is_none() {
             return Ok(());
         }
@@ -344,7 +357,6 @@ impl Service {
         }
         Ok(())
     }
-
 }
 
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {

@@ -62,11 +62,13 @@ pub(super) async fn prepare(svc: &Service, obj: &Map<String, Value>) -> Result<P
     // weekdays), checked before the person is asked.
     let value = serde_json::to_value(&draft).map_err(corrupt)?;
     schema::validate(Def::Rule, &value).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
-    let rule: RuleClaims = serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
+    let rule: RuleClaims =
+        serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
     if let Some(tz) = &rule.tz {
         schcp::verify::parse_tz(tz).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
     }
-    let agent = AgentKey { name: svc.paired_agent_name(&rule.cnf.jkt).await?, fingerprint: super::fingerprint(&rule.cnf.jkt) };
+    let agent =
+        AgentKey { name: svc.paired_agent_name(&rule.cnf.jkt).await?, fingerprint: super::fingerprint(&rule.cnf.jkt) };
     let consent = ConsentRequest::Rule(RuleRequest { rule, agent });
     Ok(Prepared { consent, input: json!({ "rule": value }), not_after: Some(exp), auto_approve: false })
 }

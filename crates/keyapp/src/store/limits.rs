@@ -310,7 +310,8 @@ pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusV
     let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
         return Ok(None);
     };
-    let remaining = remaining(shared_limit, max_bookings, held).map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
+    let remaining = remaining(shared_limit, max_bookings, held)
+        .map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
     Ok(Some(StatusView { status: MandateStatus::of(revoked, exp, now), remaining }))
 }
 

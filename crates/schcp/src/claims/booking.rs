@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::offer::check_money;
-use super::{
-    de, wire, Money, Place, PriceLine, ReceiptConsent, Reconfirm, ReconfirmDefault, Refusal,
-};
+use super::{de, wire, Money, Place, PriceLine, ReceiptConsent, Reconfirm, ReconfirmDefault, Refusal};
 use crate::schema::{self, Def};
 
 /// A booking's state (§6).
@@ -111,10 +109,7 @@ impl Event {
             if locations.is_empty() {
                 return Err("locations has at least one member");
             }
-            if locations
-                .keys()
-                .any(|k| !schema::is_valid(Def::Id, &k.as_str().into()))
-            {
+            if locations.keys().any(|k| !schema::is_valid(Def::Id, &k.as_str().into())) {
                 return Err("a location id is 1 to 255 characters");
             }
         }
@@ -503,11 +498,7 @@ impl Booking {
     }
 
     fn check(&self) -> Result<(), &'static str> {
-        check_money(
-            self.price.is_some(),
-            self.total.is_some(),
-            self.lines.is_some(),
-        )?;
+        check_money(self.price.is_some(), self.total.is_some(), self.lines.is_some())?;
         if !self.is_open_ended() && self.end.is_none() {
             return Err("a booking that is not open-ended has an end");
         }

@@ -73,16 +73,10 @@ pub(crate) mod k {
 fn checked<E: de::Error, K: Kind>(s: String) -> Result<String, E> {
     let value = Value::String(s);
     if schema::is_valid(K::DEF, &value) {
-        let Value::String(s) = value else {
-            unreachable!("built as a string above")
-        };
+        let Value::String(s) = value else { unreachable!("built as a string above") };
         Ok(s)
     } else {
-        Err(E::custom(format_args!(
-            "invalid {}: {}",
-            K::DEF,
-            shorten(&value)
-        )))
+        Err(E::custom(format_args!("invalid {}: {}", K::DEF, shorten(&value))))
     }
 }
 
@@ -133,27 +127,18 @@ pub(crate) fn string<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<String,
 }
 
 /// An optional string of grammar `K` (use with `#[serde(default)]`; `null` is refused).
-pub(crate) fn opt_string<'de, D: Deserializer<'de>, K: Kind>(
-    d: D,
-) -> Result<Option<String>, D::Error> {
+pub(crate) fn opt_string<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Option<String>, D::Error> {
     string::<D, K>(d).map(Some)
 }
 
 /// A required string of grammar `K` that may be `null` (absence is refused).
-pub(crate) fn nullable_string<'de, D: Deserializer<'de>, K: Kind>(
-    d: D,
-) -> Result<Option<String>, D::Error> {
-    Option::<String>::deserialize(d)?
-        .map(checked::<_, K>)
-        .transpose()
+pub(crate) fn nullable_string<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Option<String>, D::Error> {
+    Option::<String>::deserialize(d)?.map(checked::<_, K>).transpose()
 }
 
 /// An array of strings of grammar `K`, possibly empty.
 pub(crate) fn strings<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Vec<String>, D::Error> {
-    Vec::<String>::deserialize(d)?
-        .into_iter()
-        .map(checked::<_, K>)
-        .collect()
+    Vec::<String>::deserialize(d)?.into_iter().map(checked::<_, K>).collect()
 }
 
 /// A non-empty array of strings of grammar `K`.
@@ -166,31 +151,23 @@ pub(crate) fn strings1<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Vec<S
 }
 
 /// An optional array of strings of grammar `K`, possibly empty.
-pub(crate) fn opt_strings<'de, D: Deserializer<'de>, K: Kind>(
-    d: D,
-) -> Result<Option<Vec<String>>, D::Error> {
+pub(crate) fn opt_strings<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Option<Vec<String>>, D::Error> {
     strings::<D, K>(d).map(Some)
 }
 
 /// An optional non-empty array of strings of grammar `K`.
-pub(crate) fn opt_strings1<'de, D: Deserializer<'de>, K: Kind>(
-    d: D,
-) -> Result<Option<Vec<String>>, D::Error> {
+pub(crate) fn opt_strings1<'de, D: Deserializer<'de>, K: Kind>(d: D) -> Result<Option<Vec<String>>, D::Error> {
     strings1::<D, K>(d).map(Some)
 }
 
 /// An optional member of any type: absent is `None` (with `#[serde(default)]`), `null`
 /// is refused unless `T` itself accepts it.
-pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<T>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     T::deserialize(d).map(Some)
 }
 
 /// A non-empty array.
-pub(crate) fn non_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Vec<T>, D::Error> {
+pub(crate) fn non_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
     let v = Vec::<T>::deserialize(d)?;
     if v.is_empty() {
         return Err(de::Error::invalid_length(0, &"at least one element"));
@@ -199,9 +176,7 @@ pub(crate) fn non_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 }
 
 /// An optional non-empty array.
-pub(crate) fn opt_non_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Option<Vec<T>>, D::Error> {
+pub(crate) fn opt_non_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Vec<T>>, D::Error> {
     non_empty(d).map(Some)
 }
 
@@ -288,9 +263,7 @@ pub(crate) fn opt_positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32
 }
 
 /// An optional JSON number (a percentage, §2.1), refusing `null`.
-pub(crate) fn opt_percent<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<serde_json::Number>, D::Error> {
+pub(crate) fn opt_percent<'de, D: Deserializer<'de>>(d: D) -> Result<Option<serde_json::Number>, D::Error> {
     let n = serde_json::Number::deserialize(d)?;
     if n.as_f64().is_some_and(|f| f >= 0.0) {
         Ok(Some(n))

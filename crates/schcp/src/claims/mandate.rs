@@ -274,18 +274,12 @@ impl MandateClaims {
         // in the JWS header. §3.3 check 1 (a compact root carries principal_jwk) is
         // verification's.
         if self.principal_jwk.is_some() && (self.issuer_jwk.is_some() || self.parent.is_some()) {
-            return Err(
-                "a mandate is a root (principal_jwk) or a child (issuer_jwk, parent), not both",
-            );
+            return Err("a mandate is a root (principal_jwk) or a child (issuer_jwk, parent), not both");
         }
         if self.issuer_jwk.is_some() != self.parent.is_some() {
             return Err("a child mandate carries issuer_jwk and parent");
         }
-        if self
-            .attestations
-            .as_ref()
-            .is_some_and(|a| a.len() > Self::MAX_ATTESTATIONS)
-        {
+        if self.attestations.as_ref().is_some_and(|a| a.len() > Self::MAX_ATTESTATIONS) {
             return Err("a mandate carries at most four attestations");
         }
         Ok(())
@@ -341,10 +335,7 @@ wire! {
 
 impl HostConstraints {
     fn check(&self) -> Result<(), &'static str> {
-        let bad_key = self
-            .hosts
-            .keys()
-            .any(|k| !schema::is_valid(Def::HostId, &serde_json::Value::String(k.clone())));
+        let bad_key = self.hosts.keys().any(|k| !schema::is_valid(Def::HostId, &serde_json::Value::String(k.clone())));
         if bad_key {
             return Err("host_constraints is keyed by host id");
         }

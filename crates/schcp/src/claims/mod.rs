@@ -45,9 +45,7 @@ pub use refusal::*;
 pub use rule::*;
 
 /// A claims type and the schema definition it mirrors.
-pub trait SchemaDef:
-    Serialize + for<'de> Deserialize<'de> + std::fmt::Debug + Clone + PartialEq
-{
+pub trait SchemaDef: Serialize + for<'de> Deserialize<'de> + std::fmt::Debug + Clone + PartialEq {
     /// The `$defs` entry this type mirrors.
     const DEF: Def;
 }
@@ -189,24 +187,8 @@ impl StrictJwk {
 
 impl From<StrictJwk> for Jwk {
     fn from(w: StrictJwk) -> Jwk {
-        let StrictJwk {
-            kty,
-            crv,
-            x,
-            y,
-            kid,
-            use_,
-            alg,
-        } = w;
-        Jwk {
-            kty,
-            crv,
-            x,
-            y,
-            kid,
-            use_,
-            alg,
-        }
+        let StrictJwk { kty, crv, x, y, kid, use_, alg } = w;
+        Jwk { kty, crv, x, y, kid, use_, alg }
     }
 }
 
@@ -228,10 +210,7 @@ wire! {
 impl Money {
     /// Money from its two strings, unchecked (checking is `crate::money`'s).
     pub fn new(amount: impl Into<String>, currency: impl Into<String>) -> Self {
-        Money {
-            amount: amount.into(),
-            currency: currency.into(),
-        }
+        Money { amount: amount.into(), currency: currency.into() }
     }
 }
 
@@ -283,18 +262,8 @@ wire! {
 
 impl Place {
     fn check(&self) -> Result<(), &'static str> {
-        let Place {
-            name,
-            street,
-            locality,
-            region,
-            postal_code,
-            country,
-        } = self;
-        if [name, street, locality, region, postal_code, country]
-            .iter()
-            .all(|m| m.is_none())
-        {
+        let Place { name, street, locality, region, postal_code, country } = self;
+        if [name, street, locality, region, postal_code, country].iter().all(|m| m.is_none()) {
             return Err("a place has at least one member");
         }
         Ok(())
@@ -315,10 +284,8 @@ mod tests {
     #[test]
     fn jwk_refuses_private_extra_and_foreign_members() {
         let x = "2sKbc3NNsyAlWKn5CQZZao4pnnjr_NI2P3tEPjk41Fg";
-        let ok: Holder = serde_json::from_value(
-            json!({"jwk": {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": "k1"}}),
-        )
-        .expect("Ed25519 JWK");
+        let ok: Holder = serde_json::from_value(json!({"jwk": {"kty": "OKP", "crv": "Ed25519", "x": x, "kid": "k1"}}))
+            .expect("Ed25519 JWK");
         assert_eq!(ok.jwk.x, x);
         assert_eq!(ok.jwk.kid.as_deref(), Some("k1"));
         for bad in [
@@ -331,10 +298,7 @@ mod tests {
             json!({"kty": "EC", "crv": "P-256", "x": x, "y": x}),
             json!(["OKP", "Ed25519", x]),
         ] {
-            assert!(
-                serde_json::from_value::<Holder>(json!({"jwk": bad})).is_err(),
-                "{bad}"
-            );
+            assert!(serde_json::from_value::<Holder>(json!({"jwk": bad})).is_err(), "{bad}");
         }
     }
 
@@ -349,10 +313,7 @@ mod tests {
             "slot": {"start": "2026-10-15T13:00:00Z", "end": "2026-10-15T14:00:00Z"},
             "lines": [{"kind": "service", "label": "S", "amount": {"amount": "1", "currency": "CAD"}}],
             "retention": "P1D"});
-        assert!(
-            OfferClaims::deserialize(offer).is_err(),
-            "lines without total"
-        );
+        assert!(OfferClaims::deserialize(offer).is_err(), "lines without total");
     }
 
     #[test]

@@ -269,11 +269,7 @@ impl OfferClaims {
 
     fn check(&self) -> Result<(), &'static str> {
         // §5.2: price, total and lines come together; lines alone is invalid.
-        check_money(
-            self.price.is_some(),
-            self.total.is_some(),
-            self.lines.is_some(),
-        )?;
+        check_money(self.price.is_some(), self.total.is_some(), self.lines.is_some())?;
         // §4.2: an open-ended offer's slot is { start } only; any other has an end.
         if self.is_open_ended() == self.slot.end.is_some() {
             return Err("slot.end is present exactly when open_end is not");
@@ -295,7 +291,9 @@ impl OfferClaims {
 /// §5.2: price needs total and lines; total and lines need each other.
 pub(crate) fn check_money(price: bool, total: bool, lines: bool) -> Result<(), &'static str> {
     if (price && !total) || total != lines {
-        return Err("price, total and lines come together: price needs total and lines, total and lines need each other");
+        return Err(
+            "price, total and lines come together: price needs total and lines, total and lines need each other",
+        );
     }
     Ok(())
 }

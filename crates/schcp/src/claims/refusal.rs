@@ -53,12 +53,7 @@ pub enum Remedy {
 // structs.
 const _: () = {
     #[derive(Deserialize)]
-    #[serde(
-        tag = "type",
-        rename_all = "snake_case",
-        deny_unknown_fields,
-        rename = "Remedy"
-    )]
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields, rename = "Remedy")]
     enum Wire {
         Contact {
             #[serde(default, deserialize_with = "de::opt_string::<_, de::k::Text>")]
@@ -97,10 +92,7 @@ const _: () = {
 impl Remedy {
     fn check(&self) -> Result<(), &'static str> {
         match self {
-            Remedy::Contact {
-                phone: None,
-                url: None,
-            } => Err("a contact remedy has a phone or a url"),
+            Remedy::Contact { phone: None, url: None } => Err("a contact remedy has a phone or a url"),
             _ => Ok(()),
         }
     }

@@ -92,10 +92,8 @@ fn verify_chain_inner(leaf: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChai
 }
 
 fn check_root(parsed: &jws::Parsed<'_>, claims: MandateClaims, ctx: &ChainContext<'_>) -> Result<VerifiedLink, Error> {
-    let jwk: &Jwk = claims
-        .principal_jwk
-        .as_ref()
-        .ok_or_else(|| invalid("a root mandate carries principal_jwk (§3.3 check 1)"))?;
+    let jwk: &Jwk =
+        claims.principal_jwk.as_ref().ok_or_else(|| invalid("a root mandate carries principal_jwk (§3.3 check 1)"))?;
     if claims.issuer_jwk.is_some() {
         return Err(invalid("a root mandate carries no issuer_jwk"));
     }
@@ -115,10 +113,8 @@ fn check_child(
     root: &VerifiedLink,
     ctx: &ChainContext<'_>,
 ) -> Result<VerifiedLink, Error> {
-    let jwk = claims
-        .issuer_jwk
-        .as_ref()
-        .ok_or_else(|| invalid("a child mandate carries issuer_jwk (§3.3 Attenuation)"))?;
+    let jwk =
+        claims.issuer_jwk.as_ref().ok_or_else(|| invalid("a child mandate carries issuer_jwk (§3.3 Attenuation)"))?;
     if claims.principal_jwk.is_some() {
         return Err(invalid("a child mandate carries issuer_jwk instead of principal_jwk"));
     }

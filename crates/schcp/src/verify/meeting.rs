@@ -2,7 +2,7 @@
 
 use super::rule::{verify_rule, VerifiedRule};
 use super::{parse_tz, typed_claims, IAT_SKEW};
-use crate::claims::{AcceptedBy, Acceptance, Answers, MeetingContract, Member};
+use crate::claims::{Acceptance, AcceptedBy, Answers, MeetingContract, Member};
 use crate::datetime::parse_date_time;
 use crate::error::Error;
 use crate::jwk::PublicKey;
@@ -151,9 +151,8 @@ pub fn verify_acceptance(
         let claims: Acceptance = typed_claims(&parsed, Def::Acceptance)?;
         let key = PublicKey::Ed25519(claims.jwk.ed25519_key()?);
         parsed.verify_signature(&key)?;
-        let member = contract
-            .member(member_principal)
-            .ok_or_else(|| acceptance_invalid("not a member of this contract"))?;
+        let member =
+            contract.member(member_principal).ok_or_else(|| acceptance_invalid("not a member of this contract"))?;
         if member.business.unwrap_or(false) {
             return Err(acceptance_invalid("a business answers by its offer and sends no acceptance"));
         }
@@ -184,7 +183,8 @@ pub fn verify_acceptance(
                 if contract.answers_for(member) == Answers::Person {
                     return Err(Error::PersonRequired);
                 }
-                let compact_rule = claims.rule.as_deref().ok_or_else(|| acceptance_invalid("by rule: rule is required"))?;
+                let compact_rule =
+                    claims.rule.as_deref().ok_or_else(|| acceptance_invalid("by rule: rule is required"))?;
                 let rule = verify_rule(compact_rule)?;
                 if rule.claims.iss != claims.iss {
                     return Err(acceptance_invalid("the rule is not signed by the same person"));

@@ -10,7 +10,10 @@ mod rule;
 mod sd_jwt_mandate;
 
 pub use chain::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain, VerifiedLink};
-pub use meeting::{check_contract_terms, HOST_PRINCIPAL_PREFIX, verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract};
+pub use meeting::{
+    check_contract_terms, verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract,
+    HOST_PRINCIPAL_PREFIX,
+};
 pub use offer::{verify_offer, HostKeys, VerifiedOffer};
 pub use receipt::{verify_receipt, ReceiptExpectations, VerifiedReceipt};
 pub use rule::{verify_rule, VerifiedRule};
@@ -27,9 +30,7 @@ pub const IAT_SKEW: i64 = 60;
 /// unknown members at any depth, unparseable dates and wrongly typed limits.
 fn typed_claims<T: serde::de::DeserializeOwned>(parsed: &Parsed<'_>, def: Def) -> Result<T, Error> {
     schema::validate(def, &parsed.payload)?;
-    parsed
-        .claims()
-        .map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))
+    parsed.claims().map_err(|e| Error::Json(crate::json::JsonError::Malformed(e.to_string())))
 }
 
 /// An IANA zone name that exists in the zone database.

@@ -29,7 +29,9 @@ pub fn verify_rule(compact: &str) -> Result<VerifiedRule, Error> {
             return Err(Error::RuleInvalid("iss is not the principal of principal_jwk".into()));
         }
         match (&claims.weekdays, &claims.tz) {
-            (Some(_), None) => return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into())),
+            (Some(_), None) => {
+                return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into()))
+            }
             (_, Some(tz)) => {
                 parse_tz(tz)?;
             }

@@ -55,11 +55,11 @@ pub fn verify_sd_jwt_mandate(presentation: &str, ctx: &ChainContext<'_>) -> Resu
         }
         let constraints_value = Value::Object(constraints);
         schema::validate(Def::Constraints, &constraints_value)?;
-        let constraints: Constraints = serde_json::from_value(constraints_value)
-            .map_err(|e| invalid(e.to_string()))?;
+        let constraints: Constraints = serde_json::from_value(constraints_value).map_err(|e| invalid(e.to_string()))?;
 
         let field = |name: &str| claims.get(name).cloned();
-        let get = |name: &str| -> Result<Value, Error> { field(name).ok_or_else(|| invalid(format!("{name} is missing"))) };
+        let get =
+            |name: &str| -> Result<Value, Error> { field(name).ok_or_else(|| invalid(format!("{name} is missing"))) };
         let evaluated = MandateClaims {
             iss: serde_json::from_value(get("iss")?).map_err(|e| invalid(e.to_string()))?,
             sub: serde_json::from_value(get("sub")?).map_err(|e| invalid(e.to_string()))?,
@@ -84,10 +84,7 @@ pub fn verify_sd_jwt_mandate(presentation: &str, ctx: &ChainContext<'_>) -> Resu
         if ctx.now >= evaluated.exp {
             return Err(Error::MandateExpired { exp: evaluated.exp, now: ctx.now });
         }
-        Ok(VerifiedChain {
-            root: VerifiedLink { compact: presentation.to_owned(), claims: evaluated },
-            child: None,
-        })
+        Ok(VerifiedChain { root: VerifiedLink { compact: presentation.to_owned(), claims: evaluated }, child: None })
     };
     inner().map_err(|e| match e {
         Error::MandateInvalid(_) | Error::MandateExpired { .. } => e,

@@ -93,24 +93,15 @@ pub fn ellis_keys() -> Vec<Jwk> {
 /// `HostKeys` for `verify_offer`/`verify_receipt`: the id the key app discovered and
 /// that discovery document's keys.
 pub fn host(keys: &[Jwk]) -> HostKeys<'_> {
-    HostKeys {
-        host_id: HOST_ID,
-        keys,
-    }
+    HostKeys { host_id: HOST_ID, keys }
 }
 pub fn ellis_host(keys: &[Jwk]) -> HostKeys<'_> {
-    HostKeys {
-        host_id: ELLIS_HOST_ID,
-        keys,
-    }
+    HostKeys { host_id: ELLIS_HOST_ID, keys }
 }
 
 /// Signs `claims` as a host JWS of type `typ` with header kid `kid`.
 pub fn sign_host(typ: Typ, kid: Option<&str>, claims: &Value, signer: &dyn Signer) -> String {
-    let extras = HeaderExtras {
-        kid: kid.map(str::to_owned),
-        jwk: None,
-    };
+    let extras = HeaderExtras { kid: kid.map(str::to_owned), jwk: None };
     jws::sign(typ, extras, claims, signer).expect("signing succeeds")
 }
 /// An offer as Maple Street Auto signs it.
@@ -129,11 +120,7 @@ pub fn sign_plain(typ: Typ, claims: &Value, signer: &dyn Signer) -> String {
 /// A compact JWS over the exact header and payload text given, signed by `signer`
 /// whatever the header says: for duplicate members, a lying alg, and so on.
 pub fn sign_raw(header: &str, payload: &str, signer: &dyn Signer) -> String {
-    let input = format!(
-        "{}.{}",
-        schcp::b64::encode(header),
-        schcp::b64::encode(payload)
-    );
+    let input = format!("{}.{}", schcp::b64::encode(header), schcp::b64::encode(payload));
     let sig = signer.sign(input.as_bytes()).expect("signing succeeds");
     format!("{input}.{}", schcp::b64::encode(sig))
 }
@@ -178,10 +165,7 @@ pub fn change_offer(prev: &str) -> Value {
     m.insert("kind".into(), json!("change"));
     m.insert("booking_id".into(), json!("b_9Kd2Lm"));
     m.insert("prev".into(), json!(prev));
-    m.insert(
-        "slot".into(),
-        json!({ "start": "2026-10-15T13:30:00-04:00", "end": "2026-10-15T14:15:00-04:00" }),
-    );
+    m.insert("slot".into(), json!({ "start": "2026-10-15T13:30:00-04:00", "end": "2026-10-15T14:15:00-04:00" }));
     o
 }
 
@@ -200,9 +184,7 @@ pub fn set(claims: &mut Value, path: &str, value: Option<Value>) {
             }
         },
         Some(Value::Array(items)) => {
-            let i: usize = name
-                .parse()
-                .unwrap_or_else(|_| panic!("{name:?} is not an index"));
+            let i: usize = name.parse().unwrap_or_else(|_| panic!("{name:?} is not an index"));
             match value {
                 Some(v) if i == items.len() => items.push(v),
                 Some(v) => items[i] = v,

@@ -125,13 +125,17 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
         }
         Cmd::Mandates => {
             for m in as_array(call(Command::Mandates).await?) {
-                let remaining = m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
+                let remaining =
+                    m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
                 println!(
                     "{}\t{}\t{}\t{}\texp {}{remaining}",
                     m["jti"].as_str().unwrap_or_default(),
                     m["kind"].as_str().unwrap_or_default(),
                     m["status"].as_str().unwrap_or_default(),
-                    m["aud"].as_array().map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(",")).unwrap_or_default(),
+                    m["aud"]
+                        .as_array()
+                        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
+                        .unwrap_or_default(),
                     m["exp"]
                 );
             }
