@@ -23,7 +23,7 @@ use axum::http::StatusCode;
 use axum::routing::post;
 use axum::Router;
 use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
-use keyapp::store::limits::{self, MandateRecord};
+use keyapp::store::credentials::{self, CredentialRecord};
 use keyapp::store::Store;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -169,15 +169,15 @@ fn main() {
         let few: Vec<String> = (0..4).map(|m| format!("few-{m}")).collect();
         let own: Vec<String> = (0..64).map(|m| format!("own-{m}")).collect();
         for jti in few.iter().chain(&own) {
-            limits::record_mandate(
+            credentials::record(
                 &store,
-                MandateRecord {
+                CredentialRecord {
                     jti: jti.clone(),
-                    kind: "mandate".into(),
+                    kind: keyapp::kind::RequestKind::Mandate,
                     agent_jkt: None,
                     request_id: None,
                     aud: vec!["maple-street-auto".into(), "oak-lane-garage".into()],
-                    scope: vec!["hold".into(), "book".into()],
+                    scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
                     iat: now(),
                     exp: now() + 86_400,
                     compact: "h.p.s".into(),

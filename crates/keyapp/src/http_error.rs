@@ -141,9 +141,9 @@ impl IntoResponse for ApiError {
 /// decided here once: 404 unknown, 400 for a claim that cannot apply to this
 /// mandate, 403 for a mandate no longer valid (§3.3 check 3's codes), 409 for a
 /// spent limit (the code a host reports to its agent, `MANDATE_LIMIT`).
-impl From<&crate::store::limits::ClaimRefusal> for ApiError {
-    fn from(r: &crate::store::limits::ClaimRefusal) -> Self {
-        use crate::store::limits::ClaimRefusal as R;
+impl From<&crate::store::claims::ClaimRefusal> for ApiError {
+    fn from(r: &crate::store::claims::ClaimRefusal) -> Self {
+        use crate::store::claims::ClaimRefusal as R;
         let message = r.to_string();
         match r {
             R::UnknownMandate => ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate", message),

@@ -25,7 +25,8 @@
 
 use crate::forwarded::{self, TrustedProxy};
 use crate::http_error::ApiError;
-use crate::store::limits::{self, ClaimError, ClaimId, ClaimOutcome, GroupCommit, ReleaseError};
+use crate::store::claims::{ClaimError, ClaimId, ClaimOutcome, ClaimRefusal, GroupCommit, ReleaseError};
+use crate::store::credentials;
 use crate::store::{Store, StoreError};
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::PathRejection;
@@ -217,7 +218,7 @@ fn known_length(jti: &str) -> bool {
 }
 
 fn unknown_mandate() -> ApiError {
-    ApiError::from(&limits::ClaimRefusal::UnknownMandate)
+    ApiError::from(&ClaimRefusal::UnknownMandate)
 }
 
 fn path_refused(r: PathRejection) -> ApiError {
@@ -245,7 +246,7 @@ async fn get_status(
     if !known_length(&jti) {
         return Err(unknown_mandate());
     }
-    let view = limits::status(&st.inner.store, &jti, now()).await.map_err(store_failed)?;
+    let view = credentials::status(&st.inner.store, &jti, now()).await.map_err(store_failed)?;
     let view = view.ok_or_else(unknown_mandate)?;
     let mut body = json!({ "jti": jti, "status": view.status.as_str() });
     if let Some(remaining) = view.remaining {

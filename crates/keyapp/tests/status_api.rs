@@ -4,7 +4,7 @@
 //! Every refusal is checked to have the §9 shape and to have changed nothing.
 
 use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
-use keyapp::store::limits::{self, MandateRecord, RevokeOutcome};
+use keyapp::store::credentials::{self, CredentialRecord, RevokeOutcome};
 use keyapp::store::Store;
 use reqwest::header::{HeaderMap, CACHE_CONTROL, CONTENT_TYPE};
 use reqwest::{Client, StatusCode};
@@ -50,15 +50,15 @@ impl Server {
     }
 
     async fn mandate(&self, jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) {
-        limits::record_mandate(
+        credentials::record(
             &self.store,
-            MandateRecord {
+            CredentialRecord {
                 jti: jti.into(),
-                kind: "mandate".into(),
+                kind: keyapp::kind::RequestKind::Mandate,
                 agent_jkt: None,
                 request_id: None,
                 aud: aud.iter().map(|s| s.to_string()).collect(),
-                scope: vec!["hold".into(), "book".into()],
+                scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
                 iat: now() - 60,
                 exp,
                 compact: "h.p.s".into(),
@@ -73,7 +73,7 @@ impl Server {
     }
 
     async fn held(&self, jti: &str) -> Vec<String> {
-        let mut held = limits::held_claims(&self.store, jti).await.unwrap();
+        let mut held = keyapp::store::claims::held_claims(&self.store, jti).await.unwrap();
         held.sort();
         held
     }
@@ -155,9 +155,9 @@ async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
     assert_eq!((st, reason.as_str()), (StatusCode::NOT_FOUND, "unknown_mandate"));
 
     // A credential without a status URL (a contract, say) has no status here.
-    let mut rec = MandateRecord {
+    let mut rec = CredentialRecord {
         jti: "contract-1".into(),
-        kind: "meeting_contract".into(),
+        kind: keyapp::kind::RequestKind::MeetingContract,
         agent_jkt: None,
         request_id: None,
         aud: vec![MAPLE.into()],
@@ -170,11 +170,11 @@ async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
         shared_limit: false,
         booking_id: None,
     };
-    limits::record_mandate(&s.store, rec.clone()).await.unwrap();
+    credentials::record(&s.store, rec.clone()).await.unwrap();
     assert_eq!(get(&c, &s, "contract-1").await.0, StatusCode::NOT_FOUND);
     rec.jti = "contract-2".into();
     rec.shared_limit = true;
-    assert!(limits::record_mandate(&s.store, rec).await.is_err(), "a shared limit needs max_bookings and a status URL");
+    assert!(credentials::record(&s.store, rec).await.is_err(), "a shared limit needs max_bookings and a status URL");
 }
 
 #[tokio::test]
@@ -250,7 +250,7 @@ async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
     s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
     assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
 
-    assert_eq!(limits::revoke(&s.store, "m", now()).await.unwrap(), RevokeOutcome::Revoked);
+    assert_eq!(credentials::revoke(&s.store, "m", now()).await.unwrap(), RevokeOutcome::Revoked);
     assert_eq!(get(&c, &s, "m").await, (StatusCode::OK, json!({"jti": "m", "status": "revoked", "remaining": 1})));
     for id in ["oak-lane-garage/h_2", "maple-street-auto/h_1"] {
         let (st, code, reason, _) = refusal(claim(&c, &s, "m", id).await).await;
@@ -271,7 +271,7 @@ async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
 
     // Revoking a mandate without a shared limit shows too.
     s.mandate("plain", &[MAPLE], None, false, now() + 3600).await;
-    limits::revoke(&s.store, "plain", now()).await.unwrap();
+    credentials::revoke(&s.store, "plain", now()).await.unwrap();
     assert_eq!(get(&c, &s, "plain").await.1, json!({"jti": "plain", "status": "revoked"}));
 }
 

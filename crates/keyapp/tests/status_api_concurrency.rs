@@ -13,7 +13,7 @@
 //!   database; every acknowledged claim and release must have survived.
 
 use keyapp::status_api::{self, StatusOptions, StatusState};
-use keyapp::store::limits::{self, MandateRecord};
+use keyapp::store::credentials::{self, CredentialRecord};
 use keyapp::store::Store;
 use rand::Rng;
 use reqwest::{Client, StatusCode};
@@ -42,14 +42,14 @@ fn unthrottled() -> StatusOptions {
     StatusOptions { rate_limit: None, max_connections_per_peer: 1024, ..StatusOptions::default() }
 }
 
-fn record(jti: &str, max: u32) -> MandateRecord {
-    MandateRecord {
+fn record(jti: &str, max: u32) -> CredentialRecord {
+    CredentialRecord {
         jti: jti.into(),
-        kind: "mandate".into(),
+        kind: keyapp::kind::RequestKind::Mandate,
         agent_jkt: None,
         request_id: None,
         aud: HOSTS.iter().map(|h| h.to_string()).collect(),
-        scope: vec!["hold".into(), "book".into()],
+        scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
         iat: now(),
         exp: now() + 3600,
         compact: "h.p.s".into(),
@@ -61,7 +61,7 @@ fn record(jti: &str, max: u32) -> MandateRecord {
 }
 
 async fn held(store: &Store, jti: &str) -> BTreeSet<String> {
-    limits::held_claims(store, jti).await.unwrap().into_iter().collect()
+    keyapp::store::claims::held_claims(store, jti).await.unwrap().into_iter().collect()
 }
 
 /// The invariant, read from the database and from the API: held ≤ max, and
@@ -114,7 +114,7 @@ async fn concurrent_claims_and_releases_keep_the_invariant() {
     for max in [1u32, 2, 5] {
         for round in 0..ROUNDS {
             let jti = format!("m-{max}-{round}");
-            limits::record_mandate(&store, record(&jti, max)).await.unwrap();
+            credentials::record(&store, record(&jti, max)).await.unwrap();
             let pool: Vec<String> = (0..3 * max as usize + 2).map(|j| format!("{}/h{j}", HOSTS[j % 3])).collect();
 
             // Run 1, claims only: every claim id is claimed by several tasks at
@@ -308,7 +308,7 @@ async fn sigkill_during_a_claim_storm_loses_and_duplicates_nothing() {
     {
         let store = Store::open(&db).await.unwrap();
         for (jti, max) in STORM_MANDATES {
-            limits::record_mandate(&store, record(jti, max)).await.unwrap();
+            credentials::record(&store, record(jti, max)).await.unwrap();
         }
         store.pool().close().await;
     }

@@ -7,16 +7,30 @@
 //! reach (the control socket or the window), and what is signed is built here
 //! from the stored verified input, never from bytes the agent supplied.
 
-mod kinds;
-mod meeting;
+//! Each request kind is one module (`mandate`, `closed_mandate`,
+//! `management_mandate`, `meeting_contract`, `acceptance`, `rule`) with its
+//! `prepare` (verify and describe) and `issue` (build and sign); they share
+//! `pipeline` and never import one another. `requests` is the pipeline itself.
+
+mod acceptance;
+mod closed_mandate;
+mod management_mandate;
+mod mandate;
+mod meeting_contract;
 mod pairing;
+mod pipeline;
 mod records;
 mod requests;
 mod rule;
 
+pub use crate::kind::RequestKind;
+pub use closed_mandate::MAX_CLOSED_LIFETIME;
+pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
+pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{fingerprint, Pairing, PairingStatus};
 pub use records::{Contact, CredentialView, HistoryEntry};
 pub use requests::{RequestStatus, RequestView, Requester};
+pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 
 use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
@@ -57,13 +71,16 @@ pub enum ServiceError {
     NotPending(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Recording an issued credential failed; nothing was issued.
+    #[error(transparent)]
+    Record(#[from] crate::store::credentials::RecordError),
     #[error("consent text: {0}")]
     Consent(String),
 }
 
 impl From<sqlx::Error> for ServiceError {
     fn from(e: sqlx::Error) -> Self {
-        ServiceError::Store(StoreError::Sql(e))
+        ServiceError::Store(StoreError::from(e))
     }
 }
 
@@ -98,7 +115,15 @@ impl ServiceError {
                 "not_pending",
                 format!("the request is {status}, not pending"),
             ),
+            ServiceError::Store(StoreError::Busy(_)) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "UNAVAILABLE",
+                "busy",
+                "the key app's records are busy; try again",
+            )
+            .with_retry_after(1),
             ServiceError::Store(e) => ApiError::internal(e.to_string()),
+            ServiceError::Record(e) => ApiError::internal(e.to_string()),
             // Verified input the renderer cannot put into words is still not
             // shown, and so never signed; the agent's input is what must change.
             ServiceError::Consent(e) => ApiError::invalid_request("unrenderable", e.clone()),

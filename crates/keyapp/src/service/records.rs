@@ -1,17 +1,20 @@
 //! What the person can look back at (DESIGN.md "Records"): credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
+use super::pipeline::corrupt;
 use super::{Service, ServiceError};
+use crate::kind::RequestKind;
+use crate::store::credentials::CredentialStatus;
 use serde::Serialize;
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct CredentialView {
     pub jti: String,
-    pub kind: String,
+    pub kind: RequestKind,
     pub aud: Vec<String>,
     pub exp: i64,
-    pub status: &'static str,
+    pub status: CredentialStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining: Option<i64>,
     #[serde(skip)]
@@ -84,14 +87,14 @@ impl Service {
         .await?;
         let mut out = Vec::with_capacity(rows.len());
         for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent, held) in rows {
-            let remaining = crate::store::limits::remaining(shared != 0, max_bookings, held)
-                .map_err(|m| crate::store::StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?
+            let remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
+                .map_err(|m| corrupt(format!("{jti}: max_bookings {m}")))?
                 .map(i64::from);
             out.push(CredentialView {
-                status: credential_status(revoked_at, exp, now),
-                aud: serde_json::from_str(&aud).unwrap_or_default(),
+                status: CredentialStatus::of(revoked_at.is_some(), exp, now),
+                aud: serde_json::from_str(&aud).map_err(corrupt)?,
+                kind: kind.parse().map_err(corrupt)?,
                 jti,
-                kind,
                 exp,
                 remaining,
                 agent_jkt: agent,
@@ -103,12 +106,13 @@ impl Service {
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
-        use crate::store::limits::{revoke, RevokeOutcome};
+        use crate::store::credentials::{revoke, RevokeOutcome};
         let kind: Option<(String,)> = sqlx::query_as("SELECT kind FROM credentials WHERE jti = ?")
             .bind(jti)
             .fetch_optional(self.store().pool())
             .await?;
-        if matches!(kind, Some((k,)) if k == "rule") {
+        let kind: Option<RequestKind> = kind.map(|(k,)| k.parse()).transpose().map_err(corrupt)?;
+        if kind.is_some_and(|k| !k.revocable()) {
             // §7.9: a rule is kept by the person's calendar agent and never
             // published, so nobody could learn of a revocation; marking it
             // revoked here would tell the person something untrue.
@@ -219,13 +223,5 @@ impl Service {
         Service::history(&mut tx, now, "attestation_added", &claims.iss, "").await?;
         tx.commit().await?;
         Ok(json!({ "iss": claims.iss, "exp": claims.exp }))
-    }
-}
-
-fn credential_status(revoked_at: Option<i64>, exp: i64, now: i64) -> &'static str {
-    match revoked_at {
-        Some(_) => "revoked",
-        None if now >= exp => "expired",
-        None => "active",
     }
 }

@@ -1,8 +1,10 @@
 //! Requests (API.md "Requests"): created by an agent, answered by the person,
 //! withdrawn by the agent, or left to expire.
 
-use super::kinds::{self, Prepared};
+use super::pipeline::{corrupt, Issued, Prepared};
+use super::{acceptance, closed_mandate, management_mandate, mandate, meeting_contract, rule};
 use super::{Service, ServiceError};
+use crate::kind::RequestKind;
 use schcp::hash::sha256_b64;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -27,14 +29,18 @@ pub enum RequestStatus {
 }
 
 impl RequestStatus {
-    fn parse(s: &str) -> RequestStatus {
-        match s {
-            "approved" => RequestStatus::Approved,
-            "declined" => RequestStatus::Declined,
-            "expired" => RequestStatus::Expired,
-            "withdrawn" => RequestStatus::Withdrawn,
-            _ => RequestStatus::Pending,
-        }
+    const ALL: [RequestStatus; 5] = [
+        RequestStatus::Pending,
+        RequestStatus::Approved,
+        RequestStatus::Declined,
+        RequestStatus::Expired,
+        RequestStatus::Withdrawn,
+    ];
+
+    /// A status as stored; anything the key app does not write is a corrupt
+    /// record, never taken for `pending` (which would let it be approved).
+    fn parse(s: &str) -> Result<RequestStatus, ServiceError> {
+        RequestStatus::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| corrupt(format!("request status {s:?}")))
     }
     pub fn as_str(self) -> &'static str {
         match self {
@@ -51,7 +57,7 @@ impl RequestStatus {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RequestView {
     pub request_id: String,
-    pub kind: String,
+    pub kind: RequestKind,
     pub status: RequestStatus,
     pub consent_text: String,
     pub expires_at: String,
@@ -96,16 +102,54 @@ type Row = (String, String, String, String, String, Option<String>, i64, i64, St
 const SELECT: &str =
     "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
 
-fn view((request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, _): Row) -> RequestView {
-    RequestView {
+fn view(
+    (request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, _): Row,
+) -> Result<RequestView, ServiceError> {
+    Ok(RequestView {
         request_id,
-        kind,
-        status: RequestStatus::parse(&status),
+        kind: kind.parse().map_err(corrupt)?,
+        status: RequestStatus::parse(&status)?,
         consent_text,
         expires_at: schcp::issue::rfc3339_utc(expires_at).unwrap_or_default(),
         result: result.and_then(|r| serde_json::from_str(&r).ok()),
         agent_jkt,
         created_at,
+    })
+}
+
+/// Verifies and describes a request of `kind`: the one match over the kinds.
+async fn prepare(
+    svc: &Service,
+    agent: &Requester,
+    kind: RequestKind,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
+    match kind {
+        RequestKind::Mandate => mandate::prepare(svc, agent, obj).await,
+        RequestKind::ClosedMandate => closed_mandate::prepare(svc, agent, obj).await,
+        RequestKind::ManagementMandate => management_mandate::prepare(svc, agent, obj).await,
+        RequestKind::MeetingContract => meeting_contract::prepare(svc, agent, obj).await,
+        RequestKind::Acceptance => acceptance::prepare(svc, agent, obj).await,
+        RequestKind::Rule => rule::prepare(svc, agent, obj).await,
+    }
+}
+
+/// Builds and signs a request's credential from its stored, verified input.
+async fn issue(
+    svc: &Service,
+    agent_jkt: &str,
+    kind: RequestKind,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
+    match kind {
+        RequestKind::Mandate => mandate::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::ClosedMandate => closed_mandate::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::ManagementMandate => management_mandate::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::MeetingContract => meeting_contract::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::Acceptance => acceptance::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::Rule => rule::issue(svc, agent_jkt, input, statement, now).await,
     }
 }
 
@@ -123,7 +167,9 @@ impl Service {
         let Value::Object(obj) = value else {
             return Err(ServiceError::invalid("malformed", "the body is not a JSON object"));
         };
-        let kind = string_member(&obj, "kind")?;
+        let kind: RequestKind = string_member(&obj, "kind")?
+            .parse()
+            .map_err(|e: crate::kind::UnknownKind| ServiceError::invalid("unknown_kind", e.to_string()))?;
         let key = string_member(&obj, "idempotency_key")?;
         if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
             return Err(ServiceError::invalid("bad_idempotency_key", "idempotency_key must be 1 to 128 bytes"));
@@ -140,7 +186,7 @@ impl Service {
         }
         self.check_request_limits(&agent.jkt, now).await?;
 
-        let prepared: Prepared = kinds::prepare(self, agent, &kind, &obj).await?;
+        let prepared = prepare(self, agent, kind, &obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
         let mut expires_at = now + REQUEST_TTL;
         if let Some(limit) = prepared.not_after {
@@ -158,7 +204,7 @@ impl Service {
         )
         .bind(&request_id)
         .bind(&agent.jkt)
-        .bind(&kind)
+        .bind(kind.as_str())
         .bind(&key)
         .bind(&body_sha256)
         .bind(&consent_text)
@@ -201,10 +247,11 @@ impl Service {
             .bind(key)
             .fetch_optional(self.store().pool())
             .await?;
-        Ok(row.map(|r| {
+        row.map(|r| {
             let hash = r.8.clone();
-            (view(r), hash)
-        }))
+            Ok((view(r)?, hash))
+        })
+        .transpose()
     }
 
     /// API.md: at most 5 pending per agent, and 5 minutes of cooldown after the
@@ -232,7 +279,7 @@ impl Service {
             .bind(request_id)
             .fetch_optional(self.store().pool())
             .await?;
-        row.map(view).ok_or(ServiceError::NotFound("request"))
+        view(row.ok_or(ServiceError::NotFound("request"))?)
     }
 
     /// An agent sees only its own requests; another's is "not found".
@@ -249,7 +296,7 @@ impl Service {
         let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
             .fetch_all(self.store().pool())
             .await?;
-        Ok(rows.into_iter().map(view).collect())
+        rows.into_iter().map(view).collect()
     }
 
     /// `DELETE /v1/requests/{id}`.
@@ -274,14 +321,15 @@ impl Service {
                 .fetch_optional(self.store().pool())
                 .await?;
         let (agent_jkt, kind, input, status, consent_text) = row.ok_or(ServiceError::NotFound("request"))?;
-        if status != "pending" {
-            return Err(ServiceError::NotPending(status));
+        let status = RequestStatus::parse(&status)?;
+        if status != RequestStatus::Pending {
+            return Err(ServiceError::NotPending(status.as_str().into()));
         }
-        let input: Value = serde_json::from_str(&input)
-            .map_err(|e| ServiceError::Store(crate::store::StoreError::Corrupt(e.to_string())))?;
+        let kind: RequestKind = kind.parse().map_err(corrupt)?;
+        let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
         // consent.statement is the summary line the person read (§5.3).
         let statement = consent_text.lines().next().unwrap_or_default();
-        let issued = kinds::issue(self, &agent_jkt, &kind, &input, statement, now).await?;
+        let issued = issue(self, &agent_jkt, kind, &input, statement, now).await?;
 
         let mut tx = self.store().pool().begin().await?;
         let done = sqlx::query("UPDATE requests SET status = 'approved', result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'")
@@ -293,13 +341,14 @@ impl Service {
         if done.rows_affected() == 0 {
             return Err(ServiceError::NotPending("no longer pending".into()));
         }
-        for c in &issued.credentials {
-            c.insert(&mut tx, request_id, &agent_jkt).await?;
+        for mut c in issued.credentials {
+            c.request_id = Some(request_id.to_owned());
+            crate::store::credentials::insert(&mut tx, &c).await?;
         }
         if let Some(r) = &issued.receipt {
             r.insert(&mut tx, now).await?;
         }
-        Service::history(&mut tx, now, "request_approved", request_id, &kind).await?;
+        Service::history(&mut tx, now, "request_approved", request_id, kind.as_str()).await?;
         tx.commit().await?;
         self.notify();
         self.request(request_id).await
@@ -376,6 +425,20 @@ mod tests {
             Ok(()) => None,
             Err(ServiceError::TooMany { reason, .. }) => Some(reason),
             Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_stored_status_is_one_the_key_app_writes_or_an_error() {
+        for s in RequestStatus::ALL {
+            assert_eq!(RequestStatus::parse(s.as_str()).unwrap(), s);
+        }
+        // Once read as pending, an unknown value could have been approved.
+        for bad in ["", "Pending", "pending ", "approved\0", "unknown"] {
+            assert!(matches!(
+                RequestStatus::parse(bad),
+                Err(ServiceError::Store(crate::store::StoreError::Corrupt(_)))
+            ));
         }
     }
 

@@ -5,8 +5,10 @@
 //! nothing can take it back once the agent holds it: its lifetime is its only
 //! bound, and it is kept short (README "Limits").
 
-use super::kinds::{corrupt, CredentialRecord, Issued, Prepared};
-use super::{Service, ServiceError};
+use super::pipeline::{body, capped_lifetime, corrupt, Issued, Prepared};
+use super::{Requester, Service, ServiceError};
+use crate::kind::RequestKind;
+use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Cnf, RuleClaims, Weekday};
 use schcp::schema::{self, Def};
 use schcp_consent::{AgentKey, ConsentRequest, RuleRequest};
@@ -36,11 +38,15 @@ struct RuleBody {
 
 /// The rule's lifetime in seconds: what the agent asked for, capped.
 fn rule_lifetime(asked: Option<&str>) -> Result<i64, ServiceError> {
-    super::kinds::capped_lifetime(asked, DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME)
+    capped_lifetime(asked, DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME)
 }
 
-pub(super) async fn prepare(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
-    let b: RuleBody = super::kinds::body(obj)?;
+pub(super) async fn prepare(
+    svc: &Service,
+    _agent: &Requester,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
+    let b: RuleBody = body(obj)?;
     let now = svc.now();
     let exp = now + rule_lifetime(b.lifetime.as_deref())?;
     let jwk = svc.principal_jwk();
@@ -73,7 +79,13 @@ pub(super) async fn prepare(svc: &Service, obj: &Map<String, Value>) -> Result<P
     Ok(Prepared { consent, input: json!({ "rule": value }), not_after: Some(exp), auto_approve: false })
 }
 
-pub(super) fn issue(svc: &Service, input: &Value, now: i64) -> Result<Issued, ServiceError> {
+pub(super) async fn issue(
+    svc: &Service,
+    agent_jkt: &str,
+    input: &Value,
+    _statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
     let mut claims: RuleClaims = serde_json::from_value(input["rule"].clone()).map_err(corrupt)?;
     // Signed when the person said yes; the expiry is the one they read.
     claims.iat = now;
@@ -84,7 +96,9 @@ pub(super) fn issue(svc: &Service, input: &Value, now: i64) -> Result<Issued, Se
         result,
         credentials: vec![CredentialRecord {
             jti: c.jti.clone(),
-            kind: "rule",
+            kind: RequestKind::Rule,
+            agent_jkt: Some(agent_jkt.to_owned()),
+            request_id: None,
             aud: Vec::new(),
             scope: Vec::new(),
             iat: now,

@@ -6,17 +6,40 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::path::Path;
 use std::time::Duration;
 
-pub mod limits;
+pub mod claims;
+pub mod credentials;
 
+/// Why the records could not be read or written. A busy database is told
+/// apart from a broken one: the first is worth a retry, the second is not.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
+    /// Another writer held the database past the busy timeout (SQLITE_BUSY,
+    /// SQLITE_LOCKED); nothing was written, and the same call may succeed later.
+    #[error("the database is busy; try again")]
+    Busy(#[source] sqlx::Error),
     #[error("database: {0}")]
-    Sql(#[from] sqlx::Error),
+    Sql(#[source] sqlx::Error),
     #[error("database migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A stored value is not one the key app writes (a status, a kind, JSON).
     #[error("stored record is corrupt: {0}")]
     Corrupt(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        // SQLite's primary result codes 5 (BUSY) and 6 (LOCKED); extended codes
+        // keep the primary code in their low byte.
+        let busy = matches!(&e, sqlx::Error::Database(d)
+            if d.code().and_then(|c| c.parse::<i64>().ok()).is_some_and(|c| matches!(c & 0xff, 5 | 6)))
+            || matches!(e, sqlx::Error::PoolTimedOut);
+        if busy {
+            StoreError::Busy(e)
+        } else {
+            StoreError::Sql(e)
+        }
+    }
 }
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -71,5 +94,31 @@ mod tests {
         assert_eq!(name, "Ellis");
         let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode").fetch_one(again.pool()).await.unwrap();
         assert_eq!(mode, "wal");
+    }
+
+    #[tokio::test]
+    async fn a_busy_database_is_told_apart_from_other_failures() {
+        use sqlx::Connection;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyapp.db");
+        let store = Store::open(&path).await.unwrap();
+        let mut holder = store.pool().acquire().await.unwrap();
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *holder).await.unwrap();
+        // A second writer that will not wait: SQLITE_BUSY at once.
+        let options = SqliteConnectOptions::new().filename(&path).busy_timeout(Duration::ZERO);
+        let mut other = sqlx::SqliteConnection::connect_with(&options).await.unwrap();
+        let busy = sqlx::query("BEGIN IMMEDIATE").execute(&mut other).await.unwrap_err();
+        assert!(matches!(StoreError::from(busy), StoreError::Busy(_)));
+        sqlx::query("ROLLBACK").execute(&mut *holder).await.unwrap();
+
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:x', 'Ellis')")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let duplicate = sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:x', 'Ellis')")
+            .execute(store.pool())
+            .await
+            .unwrap_err();
+        assert!(matches!(StoreError::from(duplicate), StoreError::Sql(_)));
     }
 }

@@ -30,90 +30,12 @@
 //! of one. Beneath it all, migration 0002 keeps the held count by trigger and makes
 //! the database itself refuse a unit beyond `max_bookings`.
 
+use super::credentials::{shared_max, CredentialStatus};
 use super::{Store, StoreError};
 use sqlx::pool::PoolConnection;
 use sqlx::{Sqlite, SqliteConnection};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
-
-/// A credential the key app issued, as the request pipeline records it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MandateRecord {
-    pub jti: String,
-    /// `mandate`, `closed_mandate`, `management_mandate`, … (the request kind).
-    pub kind: String,
-    pub agent_jkt: Option<String>,
-    pub request_id: Option<String>,
-    /// The host ids of the mandate's `aud` (one element for a single host).
-    pub aud: Vec<String>,
-    pub scope: Vec<String>,
-    /// NumericDate; also kept as the record's `created_at`.
-    pub iat: i64,
-    /// NumericDate; the mandate is valid while `now < exp` (§3.3 check 3, no skew).
-    pub exp: i64,
-    /// The signed credential as issued.
-    pub compact: String,
-    /// The mandate's `status` claim. Only a credential with a status URL is
-    /// served by the status API; the others answer 404 there.
-    pub status_url: Option<String>,
-    /// `constraints.max_bookings`. Kept only together with `shared_limit`: without
-    /// it each host counts its own bookings (§3.3) and the key app counts nothing.
-    pub max_bookings: Option<u32>,
-    /// `constraints.shared_limit`.
-    pub shared_limit: bool,
-    /// The booking a management mandate is for.
-    pub booking_id: Option<String>,
-}
-
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RecordError {
-    #[error("a credential with jti {0:?} is already recorded")]
-    DuplicateJti(String),
-    #[error("invalid mandate record: {0}")]
-    Invalid(&'static str),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-/// What `GET /status/{jti}` says about a mandate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MandateStatus {
-    Active,
-    Revoked,
-    Expired,
-}
-
-impl MandateStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MandateStatus::Active => "active",
-            MandateStatus::Revoked => "revoked",
-            MandateStatus::Expired => "expired",
-        }
-    }
-
-    /// Revocation wins over expiry: it is the person's own act and permanent.
-    /// Expired means `now >= exp` (§3.3 check 3: `now < exp` is valid, no skew).
-    fn of(revoked: bool, exp: i64, now: i64) -> MandateStatus {
-        if revoked {
-            MandateStatus::Revoked
-        } else if now >= exp {
-            MandateStatus::Expired
-        } else {
-            MandateStatus::Active
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StatusView {
-    pub status: MandateStatus,
-    /// `max_bookings` minus the claims held; `None` for a mandate without
-    /// `shared_limit` ("status only", API.md §2). Reported whatever the status,
-    /// so the identity `remaining = max_bookings − held` always holds.
-    pub remaining: Option<u32>,
-}
 
 /// A well-formed claim id: `{host id}/{hold id}` (§3.3).
 ///
@@ -229,102 +151,6 @@ pub enum ReleaseError {
     Unavailable(String),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RevokeOutcome {
-    Revoked,
-    AlreadyRevoked,
-    UnknownMandate,
-}
-
-fn unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
-}
-
-/// Records an issued credential. One transaction.
-pub async fn record_mandate(store: &Store, rec: MandateRecord) -> Result<(), RecordError> {
-    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
-    insert_mandate(&mut tx, &rec).await?;
-    tx.commit().await.map_err(StoreError::from)?;
-    Ok(())
-}
-
-/// Records an issued credential inside the caller's transaction, so the request
-/// pipeline settles a request and records what it issued in one commit.
-pub async fn insert_mandate(conn: &mut sqlx::SqliteConnection, rec: &MandateRecord) -> Result<(), RecordError> {
-    if rec.shared_limit {
-        if rec.max_bookings.is_none() {
-            return Err(RecordError::Invalid("shared_limit needs max_bookings"));
-        }
-        if rec.status_url.is_none() {
-            // §3.3: a host refuses a confirm on a link with a shared limit and no
-            // status URL, so such a mandate could never be used.
-            return Err(RecordError::Invalid("shared_limit needs a status URL"));
-        }
-    }
-    // Every mandate names its hosts; a rule (§7.9) names an agent key instead.
-    if rec.aud.is_empty() && rec.kind != "rule" {
-        return Err(RecordError::Invalid("aud names no host"));
-    }
-    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
-    let inserted = sqlx::query(
-        "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
-                                  status_url, max_bookings, shared_limit, booking_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    )
-    .bind(&rec.jti)
-    .bind(&rec.kind)
-    .bind(&rec.agent_jkt)
-    .bind(&rec.request_id)
-    .bind(aud)
-    .bind(scope)
-    .bind(rec.iat)
-    .bind(rec.exp)
-    .bind(&rec.compact)
-    .bind(&rec.status_url)
-    .bind(max_bookings)
-    .bind(rec.shared_limit)
-    .bind(&rec.booking_id)
-    .bind(rec.iat)
-    .execute(&mut *conn)
-    .await;
-    match inserted {
-        Ok(_) => Ok(()),
-        Err(e) if unique_violation(&e) => Err(RecordError::DuplicateJti(rec.jti.clone())),
-        Err(e) => Err(StoreError::from(e).into()),
-    }
-}
-
-/// The status of a credential that has a status URL, or `None` (404). One
-/// statement, so one consistent snapshot.
-pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {
-    let row: Option<(i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
-        "SELECT c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings, coalesce(n.held, 0)
-         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
-         WHERE c.jti = ? AND c.status_url IS NOT NULL",
-    )
-    .bind(jti)
-    .fetch_optional(store.pool())
-    .await?;
-    let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
-        return Ok(None);
-    };
-    let remaining = remaining(shared_limit, max_bookings, held)
-        .map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
-    Ok(Some(StatusView { status: MandateStatus::of(revoked, exp, now), remaining }))
-}
-
-/// What is left of a shared limit (§3.3 `remaining`) given the units `held`
-/// (`limit_counts`); `None` without a shared limit. Every surface that reports
-/// `remaining` computes it here, so they agree. `Err` carries a stored
-/// `max_bookings` out of range.
-pub fn remaining(shared_limit: bool, max_bookings: Option<i64>, held: i64) -> Result<Option<u32>, i64> {
-    let max = shared_max(shared_limit, max_bookings)?;
-    // Never negative: the database refuses a unit beyond max_bookings (0002).
-    Ok(max.map(|m| u32::try_from((i64::from(m) - held).max(0)).unwrap_or(0)))
-}
-
 /// Claims one unit of `jti`'s shared limit for `claim_id`. One transaction.
 pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result<ClaimOutcome, ClaimError> {
     let claim_id = ClaimId::parse(claim_id)?;
@@ -352,36 +178,6 @@ pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), Sto
     }
     applied?;
     Ok(())
-}
-
-/// Revokes a credential at once and records it in the history. Held claims stay
-/// held (a booking already made keeps its unit, §3.3); new claims are refused.
-pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
-    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
-    let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
-        .bind(jti)
-        .fetch_optional(&mut *tx)
-        .await?;
-    let outcome = match row {
-        None => RevokeOutcome::UnknownMandate,
-        Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
-        Some((None, kind)) => {
-            sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?")
-                .bind(now)
-                .bind(jti)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'revoked', ?, ?)")
-                .bind(now)
-                .bind(jti)
-                .bind(kind)
-                .execute(&mut *tx)
-                .await?;
-            RevokeOutcome::Revoked
-        }
-    };
-    tx.commit().await?;
-    Ok(outcome)
 }
 
 /// The claim ids holding units of `jti`, in claim order.
@@ -505,18 +301,6 @@ fn limit_entry(
     Ok(Limit { aud, exp, revoked, max, held })
 }
 
-/// The shared limit a record carries: `max_bookings` when `shared_limit` is set.
-/// A `shared_limit` without `max_bookings` (the schema allows it; the key app
-/// does not issue it) has no count to share, so it is a mandate without a
-/// shared limit: status only, and claims are refused, which makes a host
-/// refuse the confirm (§3.3: a booking the key app cannot vouch for is not made).
-fn shared_max(shared_limit: bool, max_bookings: Option<i64>) -> Result<Option<u32>, i64> {
-    match (shared_limit, max_bookings) {
-        (true, Some(m)) => u32::try_from(m).map(Some).map_err(|_| m),
-        _ => Ok(None),
-    }
-}
-
 /// §3.3 check 2: `aud` equals the host id or a list that contains it; `"*"`
 /// matches any host.
 fn in_audience(aud: &[String], host: &str) -> bool {
@@ -536,10 +320,10 @@ fn decide_claim(
     if !in_audience(&limit.aud, claim_id.host()) {
         return Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() });
     }
-    match MandateStatus::of(limit.revoked, limit.exp, now) {
-        MandateStatus::Active => {}
-        MandateStatus::Revoked => return Err(ClaimRefusal::Revoked),
-        MandateStatus::Expired => return Err(ClaimRefusal::Expired),
+    match CredentialStatus::of(limit.revoked, limit.exp, now) {
+        CredentialStatus::Active => {}
+        CredentialStatus::Revoked => return Err(ClaimRefusal::Revoked),
+        CredentialStatus::Expired => return Err(ClaimRefusal::Expired),
     }
     let key = (jti.to_owned(), claim_id.as_str().to_owned());
     if held.contains(&key) {
@@ -743,7 +527,10 @@ async fn run_group_commit(store: Store, mut rx: mpsc::Receiver<Job>, max_batch: 
 
 #[cfg(test)]
 mod tests {
+    use super::super::credentials::{self, remaining, revoke, status, CredentialRecord, RecordError, RevokeOutcome};
     use super::*;
+    use crate::kind::RequestKind;
+    use schcp::claims::Action;
 
     #[test]
     fn remaining_is_only_for_a_shared_limit_and_never_negative() {
@@ -755,14 +542,14 @@ mod tests {
         assert_eq!(remaining(true, Some(-1), 0), Err(-1));
     }
 
-    fn record(jti: &str, max: Option<u32>, shared: bool, exp: i64) -> MandateRecord {
-        MandateRecord {
+    fn record(jti: &str, max: Option<u32>, shared: bool, exp: i64) -> CredentialRecord {
+        CredentialRecord {
             jti: jti.into(),
-            kind: "mandate".into(),
+            kind: RequestKind::Mandate,
             agent_jkt: None,
             request_id: None,
             aud: vec!["maple-street-auto".into(), "oak-lane-garage".into()],
-            scope: vec!["hold".into(), "book".into()],
+            scope: vec![Action::Hold, Action::Book],
             iat: 1_000,
             exp,
             compact: "x.y.z".into(),
@@ -794,7 +581,7 @@ mod tests {
     #[tokio::test]
     async fn accounting_is_exact() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
         assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(2));
         assert_eq!(
             claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap(),
@@ -824,8 +611,8 @@ mod tests {
     #[tokio::test]
     async fn refusals_change_nothing() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
-        record_mandate(&s, record("plain", Some(3), false, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("plain", Some(3), false, 10_000)).await.unwrap();
         let refused = |r: Result<ClaimOutcome, ClaimError>| match r {
             Err(ClaimError::Refused(x)) => x,
             other => panic!("{other:?}"),
@@ -839,19 +626,19 @@ mod tests {
         assert_eq!(refused(claim(&s, "m1", "maple-street-auto/h", 10_000).await), ClaimRefusal::Expired);
         assert!(held_claims(&s, "m1").await.unwrap().is_empty());
         assert_eq!(status(&s, "plain", 2_000).await.unwrap().unwrap().remaining, None);
-        assert_eq!(status(&s, "m1", 10_000).await.unwrap().unwrap().status, MandateStatus::Expired);
-        assert_eq!(status(&s, "m1", 9_999).await.unwrap().unwrap().status, MandateStatus::Active);
+        assert_eq!(status(&s, "m1", 10_000).await.unwrap().unwrap().status, CredentialStatus::Expired);
+        assert_eq!(status(&s, "m1", 9_999).await.unwrap().unwrap().status, CredentialStatus::Active);
     }
 
     #[tokio::test]
     async fn revocation_refuses_claims_keeps_releases_and_is_recorded() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(2), true, 10_000)).await.unwrap();
         claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap();
         assert_eq!(revoke(&s, "m1", 2_100).await.unwrap(), RevokeOutcome::Revoked);
         assert_eq!(revoke(&s, "m1", 2_200).await.unwrap(), RevokeOutcome::AlreadyRevoked);
         assert_eq!(revoke(&s, "zz", 2_200).await.unwrap(), RevokeOutcome::UnknownMandate);
-        assert_eq!(status(&s, "m1", 2_100).await.unwrap().unwrap().status, MandateStatus::Revoked);
+        assert_eq!(status(&s, "m1", 2_100).await.unwrap().unwrap().status, CredentialStatus::Revoked);
         assert!(matches!(
             claim(&s, "m1", "maple-street-auto/h1", 2_100).await,
             Err(ClaimError::Refused(ClaimRefusal::Revoked))
@@ -868,8 +655,8 @@ mod tests {
     #[tokio::test]
     async fn the_database_itself_refuses_a_unit_beyond_max_bookings() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
-        record_mandate(&s, record("plain", Some(1), false, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("plain", Some(1), false, 10_000)).await.unwrap();
         claim(&s, "m1", "maple-street-auto/h1", 2_000).await.unwrap();
         for (jti, id) in [("m1", "maple-street-auto/h2"), ("plain", "maple-street-auto/h1")] {
             let raw = sqlx::query("INSERT INTO limit_claims (jti, claim_id, created_at) VALUES (?, ?, 0)")
@@ -897,7 +684,7 @@ mod tests {
     #[tokio::test]
     async fn a_failed_batch_leaves_nothing_and_the_connection_usable() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(5), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(5), true, 10_000)).await.unwrap();
         sqlx::query(
             "CREATE TRIGGER boom BEFORE INSERT ON limit_claims WHEN NEW.claim_id = 'oak-lane-garage/boom'
              BEGIN SELECT RAISE(ABORT, 'boom'); END",
@@ -926,9 +713,9 @@ mod tests {
     #[tokio::test]
     async fn an_unreadable_record_fails_its_own_claims_only() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("good", Some(2), true, 10_000)).await.unwrap();
-        record_mandate(&s, record("bad", Some(2), true, 10_000)).await.unwrap();
-        record_mandate(&s, record("nomax", Some(2), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("good", Some(2), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("bad", Some(2), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("nomax", Some(2), true, 10_000)).await.unwrap();
         sqlx::query("UPDATE credentials SET aud = 'not json' WHERE jti = 'bad'").execute(s.pool()).await.unwrap();
         // Written by other code: shared_limit without max_bookings has no count to share.
         sqlx::query("UPDATE credentials SET max_bookings = NULL WHERE jti = 'nomax'").execute(s.pool()).await.unwrap();
@@ -957,19 +744,22 @@ mod tests {
     #[tokio::test]
     async fn records_are_checked() {
         let (_d, s) = store().await;
-        assert!(matches!(record_mandate(&s, record("a", None, true, 10)).await, Err(RecordError::Invalid(_))));
-        record_mandate(&s, record("a", Some(1), true, 10)).await.unwrap();
-        assert!(matches!(record_mandate(&s, record("a", Some(1), true, 10)).await, Err(RecordError::DuplicateJti(_))));
+        assert!(matches!(credentials::record(&s, record("a", None, true, 10)).await, Err(RecordError::Invalid(_))));
+        credentials::record(&s, record("a", Some(1), true, 10)).await.unwrap();
+        assert!(matches!(
+            credentials::record(&s, record("a", Some(1), true, 10)).await,
+            Err(RecordError::DuplicateJti(_))
+        ));
         let mut no_url = record("b", Some(1), false, 10);
         no_url.status_url = None;
-        record_mandate(&s, no_url).await.unwrap();
+        credentials::record(&s, no_url).await.unwrap();
         assert_eq!(status(&s, "b", 1).await.unwrap(), None);
     }
 
     #[tokio::test]
     async fn group_commit_keeps_arrival_order_semantics() {
         let (_d, s) = store().await;
-        record_mandate(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        credentials::record(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
         let gc = GroupCommit::spawn(s.clone(), 64);
         let mut tasks = tokio::task::JoinSet::new();
         for i in 0..32 {
@@ -1031,7 +821,7 @@ mod tests {
                 rt.block_on(async {
                     let (_d, s) = store().await;
                     for (jti, max) in LIMITS {
-                        record_mandate(&s, record(jti, Some(max), true, 10_000)).await.unwrap();
+                        credentials::record(&s, record(jti, Some(max), true, 10_000)).await.unwrap();
                     }
                     let mut model: HashMap<&str, BTreeSet<&str>> = HashMap::new();
                     let mut batch: Vec<Op> = Vec::new();

@@ -1,16 +1,13 @@
-//! Meetings of several people (§5.12), the two request kinds of API.md: on the
-//! organizer's side `meeting_contract`, the contract over every member's
-//! verified offer; on a member's side `acceptance`, the person's own yes to a
-//! contract another person organized.
+//! The `meeting_contract` kind (§5.12), the organizer's side: the contract
+//! over every member's verified offer, checked as the members' calendars will
+//! check it before the person is asked.
 
-use super::kinds::{corrupt, verified_domain, Issued, Prepared, StoredOffer};
-use super::{Service, ServiceError};
+use super::pipeline::{body, corrupt, verified_domain, Issued, Prepared, StoredOffer};
+use super::{Requester, Service, ServiceError};
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
-use schcp::verify::{check_contract_terms, verify_meeting_contract, VerifiedContract, HOST_PRINCIPAL_PREFIX};
-use schcp_consent::{
-    AcceptanceRequest, ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer,
-};
+use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
+use schcp_consent::{ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
@@ -67,7 +64,7 @@ fn bad_meeting(message: impl Into<String>) -> ServiceError {
 /// start, end or open_end, and place are not its own offer's; so does the
 /// organizer's key app, before the person is asked. A business whose service
 /// happens on its premises names no place, and its calendar does not compare it.
-pub(super) fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), String> {
+fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), String> {
     let host = &offer.iss;
     let same_instant = |a: &str, b: &str| matches!((parse_date_time(a), parse_date_time(b)), (Ok(x), Ok(y)) if x == y);
     if !same_instant(&offer.slot.start, &terms.start) {
@@ -149,8 +146,12 @@ async fn previous_statement(svc: &Service, contract: &MeetingContract) -> Result
     Ok(previous.statement)
 }
 
-pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
-    let b: MeetingBody = super::kinds::body(obj)?;
+pub(super) async fn prepare(
+    svc: &Service,
+    _agent: &Requester,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
+    let b: MeetingBody = body(obj)?;
     let now = svc.now();
     if b.members.len() < 2 || b.members.len() > MAX_MEMBERS {
         return Err(bad_meeting(format!("a meeting has from 2 to {MAX_MEMBERS} members")));
@@ -279,7 +280,13 @@ pub(super) async fn prepare_meeting(svc: &Service, obj: &Map<String, Value>) -> 
     Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false })
 }
 
-pub(super) fn issue_meeting(svc: &Service, input: &Value, statement: &str, now: i64) -> Result<Issued, ServiceError> {
+pub(super) async fn issue(
+    svc: &Service,
+    _agent_jkt: &str,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
     let mut claims: MeetingContract = serde_json::from_value(input["contract"].clone()).map_err(corrupt)?;
     let stored: Vec<StoredOffer> = serde_json::from_value(input["offers"].clone()).map_err(corrupt)?;
     // Each offer again, against the keys it was verified with: a hold that
@@ -296,127 +303,4 @@ pub(super) fn issue_meeting(svc: &Service, input: &Value, statement: &str, now: 
     // The contract has no jti and no status: what the members accept is its
     // hash, and the approved request keeps it.
     Ok(Issued { result, credentials: Vec::new(), receipt: None })
-}
-
-// ---- acceptance: a member's side ----
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AcceptanceBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
-    contract: String,
-}
-
-/// What a member's key app checks before the person is asked: the contract
-/// verifies (signature by the organizer's own key, shape, deadline: §5.12), it
-/// names this person as a member, and this person is not its organizer, whose
-/// signature over the contract is already their yes.
-pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<VerifiedContract, ServiceError> {
-    let contract = verify_meeting_contract(compact, now)?;
-    // §5.12: an acceptance's iat is no earlier than the terms' - 60 s; one
-    // signed now over a contract dated later would be refused by every calendar.
-    if contract.claims.iat > now + 60 {
-        return Err(bad_meeting("the contract is dated in the future"));
-    }
-    if contract.claims.iss == me {
-        return Err(ServiceError::invalid(
-            "own_contract",
-            "this person organized the meeting; their signature on the contract is their yes (§5.12)",
-        ));
-    }
-    if contract.member(me).is_none() {
-        return Err(ServiceError::invalid(
-            "not_a_member",
-            "the meeting contract does not name this person as a member (§5.12)",
-        ));
-    }
-    Ok(contract)
-}
-
-pub(super) fn prepare_acceptance(svc: &Service, obj: &Map<String, Value>) -> Result<Prepared, ServiceError> {
-    let b: AcceptanceBody = super::kinds::body(obj)?;
-    let contract = contract_for_member(&b.contract, svc.principal(), svc.now())?;
-    let consent = ConsentRequest::Acceptance(AcceptanceRequest {
-        contract: contract.claims.clone(),
-        me: svc.principal().to_owned(),
-        // Members are shown by the person's own contact names; a calendar's
-        // domain would only be one this key app discovered, and it fetches none
-        // for an acceptance.
-        domains: BTreeMap::new(),
-    });
-    Ok(Prepared {
-        consent,
-        input: json!({ "contract": b.contract }),
-        // §5.12: exp is the deadline for everyone's answer.
-        not_after: Some(contract.claims.exp),
-        auto_approve: false,
-    })
-}
-
-pub(super) fn issue_acceptance(
-    svc: &Service,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let compact = input["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
-    // Again at approval: a contract whose deadline passed while the person read
-    // it is not accepted.
-    let contract = contract_for_member(compact, svc.principal(), now)?;
-    let accepted = schcp::issue::acceptance(&contract, statement.to_owned(), now, svc.inner.key.as_ref())?;
-    let result = json!({ "acceptance": accepted.compact, "contract_sha256": contract.contract_sha256 });
-    // An acceptance has no jti and nothing revokes it (taking back a yes is the
-    // member's calendar's act, §5.12): the approved request keeps it.
-    Ok(Issued { result, credentials: Vec::new(), receipt: None })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ed25519_dalek::SigningKey;
-    use schcp::jwk::Jwk;
-
-    fn principal(key: &SigningKey) -> String {
-        Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
-    }
-
-    /// A contract organized by `organizer` with `members` (a person each).
-    fn contract(organizer: &SigningKey, members: &[&SigningKey], now: i64) -> String {
-        let members: Vec<Value> = members
-            .iter()
-            .enumerate()
-            .map(|(i, k)| {
-                json!({"principal": principal(k), "name": format!("Member {i}"), "host": format!("member-{i}"),
-                       "domain": null, "service_id": "playdate", "offer_sha256": schcp::hash::sha256_b64(format!("offer {i}"))})
-            })
-            .collect();
-        let claims = json!({
-            "v": "0.4", "iss": principal(organizer), "principal_jwk": Jwk::ed25519(&organizer.verifying_key()),
-            "iat": now, "exp": now + 3600, "meeting_id": "mtg_1", "revision": 1, "title": "Playdate",
-            "tz": "America/Toronto", "start": "2026-12-05T12:00:00-05:00", "open_end": true,
-            "place": {"name": "The park"}, "members": members, "attendees": [], "answers": "person_or_rule",
-            "statement": "I approve: a playdate."
-        });
-        schcp::issue::meeting_contract(serde_json::from_value(claims).unwrap(), now, organizer).unwrap().compact
-    }
-
-    const NOW: i64 = 1_796_000_000;
-
-    #[test]
-    fn a_member_other_than_the_organizer_may_accept() {
-        let (noor, ellis) = (SigningKey::from_bytes(&[1; 32]), SigningKey::from_bytes(&[2; 32]));
-        let c = contract(&noor, &[&noor, &ellis], NOW);
-        assert!(contract_for_member(&c, &principal(&ellis), NOW).is_ok());
-        // §5.12: the organizer's signature is their yes; they accept nothing.
-        let own = contract_for_member(&c, &principal(&noor), NOW).unwrap_err();
-        assert!(matches!(own, ServiceError::Invalid { reason: "own_contract", .. }), "{own}");
-        let stranger = SigningKey::from_bytes(&[3; 32]);
-        let not = contract_for_member(&c, &principal(&stranger), NOW).unwrap_err();
-        assert!(matches!(not, ServiceError::Invalid { reason: "not_a_member", .. }), "{not}");
-        // Past its deadline, nobody may accept it.
-        assert!(matches!(contract_for_member(&c, &principal(&ellis), NOW + 3600), Err(ServiceError::Verification(_))));
-    }
 }

@@ -1,0 +1,108 @@
+//! The request kinds of the agent API (docs/agent-api.md "The kinds"), and the
+//! one place their names are mapped to and from the wire and the database.
+//!
+//! A credential's kind is the kind of the request that issued it, so the
+//! records and the status API use the same enum.
+
+use serde::{Deserialize, Serialize};
+
+/// What an agent asks the person for; each is verified, shown and issued by
+/// its own module of `service`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// A root mandate, compact JWS (§3.3) or SD-JWT VC (§3.4).
+    Mandate,
+    /// A closed mandate over one exact, verified offer or change offer (§5.3).
+    ClosedMandate,
+    /// A management mandate for a confirmed booking (§3.3 "Management mandates").
+    ManagementMandate,
+    /// A meeting contract signed as its organizer (§5.12).
+    MeetingContract,
+    /// An acceptance of another person's meeting contract (§5.12).
+    Acceptance,
+    /// A rule that lets the person's calendar agent answer for them (§7.9).
+    Rule,
+}
+
+/// A kind name that is none of [`RequestKind`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown kind {0:?}")]
+pub struct UnknownKind(pub String);
+
+impl RequestKind {
+    /// Every kind, in the order the documentation lists them.
+    pub const ALL: [RequestKind; 6] = [
+        RequestKind::Mandate,
+        RequestKind::ClosedMandate,
+        RequestKind::ManagementMandate,
+        RequestKind::MeetingContract,
+        RequestKind::Acceptance,
+        RequestKind::Rule,
+    ];
+
+    /// The name on the wire and in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestKind::Mandate => "mandate",
+            RequestKind::ClosedMandate => "closed_mandate",
+            RequestKind::ManagementMandate => "management_mandate",
+            RequestKind::MeetingContract => "meeting_contract",
+            RequestKind::Acceptance => "acceptance",
+            RequestKind::Rule => "rule",
+        }
+    }
+
+    /// Whether the person can take a credential of this kind back. A rule is
+    /// never published (§7.9 "Rules are kept by the person's calendar"), so no
+    /// host could learn of a revocation.
+    pub fn revocable(self) -> bool {
+        !matches!(self, RequestKind::Rule)
+    }
+
+    /// Whether its credential names hosts in `aud`; a rule names an agent key
+    /// instead (§7.9), and contracts and acceptances name members.
+    pub fn has_audience(self) -> bool {
+        matches!(self, RequestKind::Mandate | RequestKind::ClosedMandate | RequestKind::ManagementMandate)
+    }
+}
+
+impl std::str::FromStr for RequestKind {
+    type Err = UnknownKind;
+
+    fn from_str(s: &str) -> Result<Self, UnknownKind> {
+        RequestKind::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| UnknownKind(s.to_owned()))
+    }
+}
+
+impl std::fmt::Display for RequestKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_match_serde() {
+        for k in RequestKind::ALL {
+            assert_eq!(k.as_str().parse::<RequestKind>(), Ok(k));
+            assert_eq!(serde_json::to_value(k).unwrap(), serde_json::Value::String(k.as_str().into()));
+        }
+    }
+
+    #[test]
+    fn unknown_and_near_miss_names_are_refused() {
+        for bad in ["", "Mandate", "mandate ", "closed-mandate", "pairing", "sign"] {
+            assert_eq!(bad.parse::<RequestKind>(), Err(UnknownKind(bad.into())));
+        }
+    }
+
+    #[test]
+    fn only_a_rule_is_not_revocable() {
+        let not: Vec<_> = RequestKind::ALL.into_iter().filter(|k| !k.revocable()).collect();
+        assert_eq!(not, [RequestKind::Rule]);
+    }
+}

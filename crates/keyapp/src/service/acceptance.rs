@@ -1,0 +1,137 @@
+//! The `acceptance` kind (§5.12), a member's side: the person's own yes to a
+//! meeting contract another person organized, with the other members named by
+//! the person's own contacts.
+
+use super::pipeline::{body, corrupt, Issued, Prepared};
+use super::{Requester, Service, ServiceError};
+use schcp::verify::{verify_meeting_contract, VerifiedContract};
+use schcp_consent::{AcceptanceRequest, ConsentRequest};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AcceptanceBody {
+    #[allow(dead_code)]
+    kind: String,
+    #[allow(dead_code)]
+    idempotency_key: String,
+    contract: String,
+}
+
+/// What a member's key app checks before the person is asked: the contract
+/// verifies (signature by the organizer's own key, shape, deadline: §5.12), it
+/// names this person as a member, and this person is not its organizer, whose
+/// signature over the contract is already their yes.
+pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<VerifiedContract, ServiceError> {
+    let contract = verify_meeting_contract(compact, now)?;
+    // §5.12: an acceptance's iat is no earlier than the terms' - 60 s; one
+    // signed now over a contract dated later would be refused by every calendar.
+    if contract.claims.iat > now + 60 {
+        return Err(ServiceError::invalid("meeting_invalid", "the contract is dated in the future"));
+    }
+    if contract.claims.iss == me {
+        return Err(ServiceError::invalid(
+            "own_contract",
+            "this person organized the meeting; their signature on the contract is their yes (§5.12)",
+        ));
+    }
+    if contract.member(me).is_none() {
+        return Err(ServiceError::invalid(
+            "not_a_member",
+            "the meeting contract does not name this person as a member (§5.12)",
+        ));
+    }
+    Ok(contract)
+}
+
+pub(super) async fn prepare(
+    svc: &Service,
+    _agent: &Requester,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
+    let b: AcceptanceBody = body(obj)?;
+    let contract = contract_for_member(&b.contract, svc.principal(), svc.now())?;
+    let consent = ConsentRequest::Acceptance(AcceptanceRequest {
+        contract: contract.claims.clone(),
+        me: svc.principal().to_owned(),
+        // Members are shown by the person's own contact names; a calendar's
+        // domain would only be one this key app discovered, and it fetches none
+        // for an acceptance.
+        domains: BTreeMap::new(),
+    });
+    Ok(Prepared {
+        consent,
+        input: json!({ "contract": b.contract }),
+        // §5.12: exp is the deadline for everyone's answer.
+        not_after: Some(contract.claims.exp),
+        auto_approve: false,
+    })
+}
+
+pub(super) async fn issue(
+    svc: &Service,
+    _agent_jkt: &str,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
+    let compact = input["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
+    // Again at approval: a contract whose deadline passed while the person read
+    // it is not accepted.
+    let contract = contract_for_member(compact, svc.principal(), now)?;
+    let accepted = schcp::issue::acceptance(&contract, statement.to_owned(), now, svc.inner.key.as_ref())?;
+    let result = json!({ "acceptance": accepted.compact, "contract_sha256": contract.contract_sha256 });
+    // An acceptance has no jti and nothing revokes it (taking back a yes is the
+    // member's calendar's act, §5.12): the approved request keeps it.
+    Ok(Issued { result, credentials: Vec::new(), receipt: None })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::SigningKey;
+    use schcp::jwk::Jwk;
+
+    fn principal(key: &SigningKey) -> String {
+        Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
+    }
+
+    /// A contract organized by `organizer` with `members` (a person each).
+    fn contract(organizer: &SigningKey, members: &[&SigningKey], now: i64) -> String {
+        let members: Vec<Value> = members
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                json!({"principal": principal(k), "name": format!("Member {i}"), "host": format!("member-{i}"),
+                       "domain": null, "service_id": "playdate", "offer_sha256": schcp::hash::sha256_b64(format!("offer {i}"))})
+            })
+            .collect();
+        let claims = json!({
+            "v": "0.4", "iss": principal(organizer), "principal_jwk": Jwk::ed25519(&organizer.verifying_key()),
+            "iat": now, "exp": now + 3600, "meeting_id": "mtg_1", "revision": 1, "title": "Playdate",
+            "tz": "America/Toronto", "start": "2026-12-05T12:00:00-05:00", "open_end": true,
+            "place": {"name": "The park"}, "members": members, "attendees": [], "answers": "person_or_rule",
+            "statement": "I approve: a playdate."
+        });
+        schcp::issue::meeting_contract(serde_json::from_value(claims).unwrap(), now, organizer).unwrap().compact
+    }
+
+    const NOW: i64 = 1_796_000_000;
+
+    #[test]
+    fn a_member_other_than_the_organizer_may_accept() {
+        let (noor, ellis) = (SigningKey::from_bytes(&[1; 32]), SigningKey::from_bytes(&[2; 32]));
+        let c = contract(&noor, &[&noor, &ellis], NOW);
+        assert!(contract_for_member(&c, &principal(&ellis), NOW).is_ok());
+        // §5.12: the organizer's signature is their yes; they accept nothing.
+        let own = contract_for_member(&c, &principal(&noor), NOW).unwrap_err();
+        assert!(matches!(own, ServiceError::Invalid { reason: "own_contract", .. }), "{own}");
+        let stranger = SigningKey::from_bytes(&[3; 32]);
+        let not = contract_for_member(&c, &principal(&stranger), NOW).unwrap_err();
+        assert!(matches!(not, ServiceError::Invalid { reason: "not_a_member", .. }), "{not}");
+        // Past its deadline, nobody may accept it.
+        assert!(matches!(contract_for_member(&c, &principal(&ellis), NOW + 3600), Err(ServiceError::Verification(_))));
+    }
+}

@@ -1,0 +1,143 @@
+//! The `management_mandate` kind (§3.3 "Management mandates", "Renewal"): a
+//! mandate to cancel or reschedule one confirmed booking, issued on a verified
+//! receipt.
+
+use super::pipeline::{body, corrupt, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord};
+use super::{Requester, Service, ServiceError};
+use crate::kind::RequestKind;
+use crate::store::credentials::CredentialRecord;
+use schcp::claims::{Action, Consent};
+use schcp::issue;
+use schcp::jwk::Jwk;
+use schcp::verify::{HostKeys, ReceiptExpectations};
+use schcp_consent::{BookingSummary, ConsentRequest, ManagementMandateRequest};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManagementBody {
+    #[allow(dead_code)]
+    kind: String,
+    #[allow(dead_code)]
+    idempotency_key: String,
+    receipt: String,
+    discovery: String,
+}
+
+pub(super) async fn prepare(
+    svc: &Service,
+    agent: &Requester,
+    obj: &Map<String, Value>,
+) -> Result<Prepared, ServiceError> {
+    let b: ManagementBody = body(obj)?;
+    let (receipt, host) =
+        svc.inner.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
+    let now = svc.now();
+    let exp = issue::management_expiry(&receipt)?;
+    if exp <= now {
+        return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking", exp, now }));
+    }
+    let booking = &receipt.claims.booking;
+    // The receipt's offer is not at hand, so the booking is described from its
+    // signed event and the host's discovery document.
+    let summary = BookingSummary {
+        booking_id: booking.booking_id.clone(),
+        iss: receipt.claims.iss.clone(),
+        host_name: Some(host.name.clone()),
+        tz: Some(host.tz.clone()),
+        domain: verified_domain(&host.domain),
+        service_name: booking.event.title.clone(),
+        resource_name: None,
+        start: booking.start.clone(),
+        end: booking.end.clone(),
+        place: booking.place.clone(),
+    };
+    let consent = ConsentRequest::ManagementMandate(ManagementMandateRequest {
+        agent_name: svc.agent_name(&agent.jkt).await?,
+        booking: summary,
+        scope: vec![Action::Cancel, Action::Reschedule],
+        exp,
+    });
+    let auto_approve = match &receipt.claims.consent {
+        Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate).await?,
+        None => false,
+    };
+    let input = json!({ "receipt": b.receipt, "host_id": host.host_id, "keys": host.keys });
+    Ok(Prepared { consent, input, not_after: None, auto_approve })
+}
+
+/// §3.3 / API.md: no prompt when the receipt's mandate is a root mandate this
+/// key app issued to the same agent with both cancel and reschedule in scope,
+/// so the management mandate grants nothing the person had not already granted.
+async fn root_covers_management(svc: &Service, agent_jkt: &str, jti: &str) -> Result<bool, ServiceError> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT scope FROM credentials WHERE jti = ? AND agent_jkt = ? AND kind = 'mandate' AND revoked_at IS NULL",
+    )
+    .bind(jti)
+    .bind(agent_jkt)
+    .fetch_optional(svc.store().pool())
+    .await?;
+    let Some((scope,)) = row else { return Ok(false) };
+    let scope: Vec<Action> = serde_json::from_str(&scope).map_err(corrupt)?;
+    Ok(scope.contains(&Action::Cancel) && scope.contains(&Action::Reschedule))
+}
+
+#[derive(Deserialize)]
+struct HostInput {
+    host_id: String,
+    keys: Vec<Jwk>,
+}
+
+pub(super) async fn issue(
+    svc: &Service,
+    agent_jkt: &str,
+    input: &Value,
+    statement: &str,
+    now: i64,
+) -> Result<Issued, ServiceError> {
+    let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
+    let compact = input["receipt"].as_str().ok_or_else(|| corrupt("no receipt"))?;
+    let receipt = schcp::verify::verify_receipt(
+        compact,
+        HostKeys { host_id: &h.host_id, keys: &h.keys },
+        ReceiptExpectations::default(),
+    )?;
+    let jti = Service::new_id("m-");
+    let issued = issue::management_mandate(
+        &receipt,
+        pseudonym(svc.principal()),
+        jti.clone(),
+        now,
+        agent_jkt.to_owned(),
+        Consent { mode: None, statement: statement.to_owned() },
+        svc.inner.key.as_ref(),
+    )?;
+    let booking_id = receipt.claims.booking.booking_id.clone();
+    let result = json!({ "mandate": issued.compact, "jti": jti, "exp": issued.claims.exp, "booking_id": booking_id });
+    Ok(Issued {
+        result,
+        credentials: vec![CredentialRecord {
+            jti,
+            kind: RequestKind::ManagementMandate,
+            agent_jkt: Some(agent_jkt.to_owned()),
+            request_id: None,
+            aud: vec![h.host_id.clone()],
+            scope: issued.claims.scope.clone(),
+            iat: now,
+            exp: issued.claims.exp,
+            compact: issued.compact.clone(),
+            status_url: None,
+            max_bookings: None,
+            shared_limit: false,
+            booking_id: Some(booking_id.clone()),
+        }],
+        receipt: Some(ReceiptRecord {
+            host: receipt.claims.iss.clone(),
+            booking_id,
+            offer_sha256: receipt.claims.offer_sha256.clone(),
+            mandate_jti: receipt.claims.consent.as_ref().map(|c| c.mandate.clone()),
+            compact: compact.to_owned(),
+        }),
+    })
+}

@@ -1,0 +1,131 @@
+//! What every request kind hands the pipeline (`requests`) and gets back from
+//! it, and the helpers they share. Depends on no kind: each kind's module
+//! depends on this one and never on a sibling.
+
+use super::ServiceError;
+use crate::store::credentials::CredentialRecord;
+use crate::store::StoreError;
+use schcp::jwk::Jwk;
+use schcp::verify::HostKeys;
+use schcp_consent::{ConsentRequest, VerifiedDomain};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A request verified and ready to be shown: what the person will read, and
+/// the verified input the credential is built from once they say yes.
+pub(super) struct Prepared {
+    pub(super) consent: ConsentRequest,
+    /// What `issue` builds the credential from; everything in it was verified.
+    pub(super) input: Value,
+    /// The request expires no later than this (the offer's exp).
+    pub(super) not_after: Option<i64>,
+    /// Issued without asking (§3.3: a management mandate a root mandate covers).
+    pub(super) auto_approve: bool,
+}
+
+/// What a kind issued on the person's yes.
+pub(super) struct Issued {
+    /// The request's `result` as the agent receives it.
+    pub(super) result: Value,
+    /// Recorded in the approval's transaction; `request_id` is the pipeline's.
+    pub(super) credentials: Vec<CredentialRecord>,
+    /// A host-signed receipt the credential was built on (DESIGN.md "Records").
+    pub(super) receipt: Option<ReceiptRecord>,
+}
+
+/// A verified receipt, kept so the person can see what was booked under which mandate.
+pub(super) struct ReceiptRecord {
+    pub(super) host: String,
+    pub(super) booking_id: String,
+    pub(super) offer_sha256: Option<String>,
+    pub(super) mandate_jti: Option<String>,
+    pub(super) compact: String,
+}
+
+impl ReceiptRecord {
+    pub(super) async fn insert(&self, tx: &mut sqlx::SqliteConnection, now: i64) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&self.host)
+        .bind(&self.booking_id)
+        .bind(&self.offer_sha256)
+        .bind(&self.mandate_jti)
+        .bind(&self.compact)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
+}
+
+/// A host-signed offer as the key app verified it when it was shown: the bytes
+/// and the keys of the discovery document it was verified with. A closed
+/// mandate's and a meeting contract's input keep it, so the offer is checked
+/// again, by the same keys, at approval or when shown as a current contract.
+#[derive(Serialize, Deserialize)]
+pub(super) struct StoredOffer {
+    pub(super) offer: String,
+    pub(super) host_id: String,
+    pub(super) keys: Vec<Jwk>,
+}
+
+impl StoredOffer {
+    pub(super) fn verify_at(&self, at: i64) -> Result<schcp::verify::VerifiedOffer, schcp::Error> {
+        schcp::verify::verify_offer(&self.offer, HostKeys { host_id: &self.host_id, keys: &self.keys }, at)
+    }
+}
+
+/// A request body as one kind's closed shape (`deny_unknown_fields`).
+pub(super) fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> Result<T, ServiceError> {
+    serde_json::from_value(Value::Object(obj.clone())).map_err(|e| ServiceError::invalid("malformed", e.to_string()))
+}
+
+/// A stored request input the key app wrote itself but cannot read back.
+pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::Corrupt(e.to_string()))
+}
+
+/// A stable pseudonym for `sub` (§3.3): the principal without its key.
+pub(super) fn pseudonym(principal: &str) -> String {
+    format!("p-{}", &schcp::hash::sha256_b64(principal)[..16])
+}
+
+/// A credential's lifetime in seconds: the ISO 8601 duration the agent asked
+/// for, capped at `max`, or `default` when it asked for none. A duration too
+/// long for any clock is capped like any long one, never wrapped.
+pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Result<i64, ServiceError> {
+    match asked {
+        None => Ok(default),
+        Some(l) => {
+            let d = schcp::duration::Duration::parse(l)
+                .map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
+            Ok(i64::try_from(d.as_seconds()).unwrap_or(i64::MAX).clamp(1, max))
+        }
+    }
+}
+
+/// The domain the key app discovered a host at, as the consent text shows it (§5.2).
+pub(super) fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
+    d.as_deref().and_then(|d| VerifiedDomain::new(d).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifetimes_are_capped_defaulted_and_never_wrap() {
+        assert_eq!(capped_lifetime(None, 60, 600).unwrap(), 60);
+        assert_eq!(capped_lifetime(Some("PT5M"), 60, 600).unwrap(), 300);
+        assert_eq!(capped_lifetime(Some("PT11M"), 60, 600).unwrap(), 600);
+        // 2^63 seconds and more once became 1 second through an `as i64` cast.
+        for huge in ["PT9223372036854775807S", "PT9223372036854775808S", "PT18446744073709551615S"] {
+            assert_eq!(capped_lifetime(Some(huge), 60, 600).unwrap(), 600, "{huge}");
+        }
+        assert!(matches!(
+            capped_lifetime(Some("forever"), 60, 600),
+            Err(ServiceError::Invalid { reason: "bad_lifetime", .. })
+        ));
+    }
+}

@@ -1,0 +1,227 @@
+//! The credentials the key app issued, as the records keep them: one row per
+//! credential, its revocation, and the status the status API reports (§3.3
+//! "Status"; docs/agent-api.md "Status API"). The shared booking limit's
+//! accounting on these rows is `claims`.
+
+use super::{Store, StoreError};
+use crate::kind::RequestKind;
+use schcp::claims::Action;
+
+/// A credential the key app issued, as the request pipeline records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CredentialRecord {
+    pub jti: String,
+    /// The kind of the request that issued it.
+    pub kind: RequestKind,
+    pub agent_jkt: Option<String>,
+    pub request_id: Option<String>,
+    /// The host ids of the mandate's `aud` (one element for a single host).
+    pub aud: Vec<String>,
+    pub scope: Vec<Action>,
+    /// NumericDate; also kept as the record's `created_at`.
+    pub iat: i64,
+    /// NumericDate; the mandate is valid while `now < exp` (§3.3 check 3, no skew).
+    pub exp: i64,
+    /// The signed credential as issued.
+    pub compact: String,
+    /// The mandate's `status` claim. Only a credential with a status URL is
+    /// served by the status API; the others answer 404 there.
+    pub status_url: Option<String>,
+    /// `constraints.max_bookings`. Kept only together with `shared_limit`: without
+    /// it each host counts its own bookings (§3.3) and the key app counts nothing.
+    pub max_bookings: Option<u32>,
+    /// `constraints.shared_limit`.
+    pub shared_limit: bool,
+    /// The booking a management mandate is for.
+    pub booking_id: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RecordError {
+    #[error("a credential with jti {0:?} is already recorded")]
+    DuplicateJti(String),
+    #[error("invalid mandate record: {0}")]
+    Invalid(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// What `GET /status/{jti}` says about a credential, and what the person's
+/// surfaces show beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CredentialStatus {
+    Active,
+    Revoked,
+    Expired,
+}
+
+impl CredentialStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CredentialStatus::Active => "active",
+            CredentialStatus::Revoked => "revoked",
+            CredentialStatus::Expired => "expired",
+        }
+    }
+
+    /// Revocation wins over expiry: it is the person's own act and permanent.
+    /// Expired means `now >= exp` (§3.3 check 3: `now < exp` is valid, no skew).
+    pub fn of(revoked: bool, exp: i64, now: i64) -> CredentialStatus {
+        if revoked {
+            CredentialStatus::Revoked
+        } else if now >= exp {
+            CredentialStatus::Expired
+        } else {
+            CredentialStatus::Active
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusView {
+    pub status: CredentialStatus,
+    /// `max_bookings` minus the claims held; `None` for a mandate without
+    /// `shared_limit` ("status only", API.md §2). Reported whatever the status,
+    /// so the identity `remaining = max_bookings − held` always holds.
+    pub remaining: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RevokeOutcome {
+    Revoked,
+    AlreadyRevoked,
+    UnknownMandate,
+}
+
+fn unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
+}
+
+/// Records an issued credential. One transaction.
+pub async fn record(store: &Store, rec: CredentialRecord) -> Result<(), RecordError> {
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
+    insert(&mut tx, &rec).await?;
+    tx.commit().await.map_err(StoreError::from)?;
+    Ok(())
+}
+
+/// Records an issued credential inside the caller's transaction, so the request
+/// pipeline settles a request and records what it issued in one commit.
+pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -> Result<(), RecordError> {
+    if rec.shared_limit {
+        if rec.max_bookings.is_none() {
+            return Err(RecordError::Invalid("shared_limit needs max_bookings"));
+        }
+        if rec.status_url.is_none() {
+            // §3.3: a host refuses a confirm on a link with a shared limit and no
+            // status URL, so such a mandate could never be used.
+            return Err(RecordError::Invalid("shared_limit needs a status URL"));
+        }
+    }
+    // Every mandate names its hosts; a rule (§7.9) names an agent key instead.
+    if rec.aud.is_empty() && rec.kind.has_audience() {
+        return Err(RecordError::Invalid("aud names no host"));
+    }
+    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
+    let inserted = sqlx::query(
+        "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
+                                  status_url, max_bookings, shared_limit, booking_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&rec.jti)
+    .bind(rec.kind.as_str())
+    .bind(&rec.agent_jkt)
+    .bind(&rec.request_id)
+    .bind(aud)
+    .bind(scope)
+    .bind(rec.iat)
+    .bind(rec.exp)
+    .bind(&rec.compact)
+    .bind(&rec.status_url)
+    .bind(max_bookings)
+    .bind(rec.shared_limit)
+    .bind(&rec.booking_id)
+    .bind(rec.iat)
+    .execute(&mut *conn)
+    .await;
+    match inserted {
+        Ok(_) => Ok(()),
+        Err(e) if unique_violation(&e) => Err(RecordError::DuplicateJti(rec.jti.clone())),
+        Err(e) => Err(StoreError::from(e).into()),
+    }
+}
+
+/// The status of a credential that has a status URL, or `None` (404). One
+/// statement, so one consistent snapshot.
+pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {
+    let row: Option<(i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
+        "SELECT c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings, coalesce(n.held, 0)
+         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+         WHERE c.jti = ? AND c.status_url IS NOT NULL",
+    )
+    .bind(jti)
+    .fetch_optional(store.pool())
+    .await?;
+    let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
+        return Ok(None);
+    };
+    let remaining = remaining(shared_limit, max_bookings, held)
+        .map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
+    Ok(Some(StatusView { status: CredentialStatus::of(revoked, exp, now), remaining }))
+}
+
+/// What is left of a shared limit (§3.3 `remaining`) given the units `held`
+/// (`limit_counts`); `None` without a shared limit. Every surface that reports
+/// `remaining` computes it here, so they agree. `Err` carries a stored
+/// `max_bookings` out of range.
+pub fn remaining(shared_limit: bool, max_bookings: Option<i64>, held: i64) -> Result<Option<u32>, i64> {
+    let max = shared_max(shared_limit, max_bookings)?;
+    // Never negative: the database refuses a unit beyond max_bookings (0002).
+    Ok(max.map(|m| u32::try_from((i64::from(m) - held).max(0)).unwrap_or(0)))
+}
+
+/// Revokes a credential at once and records it in the history. Held claims stay
+/// held (a booking already made keeps its unit, §3.3); new claims are refused.
+pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
+    let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
+        .bind(jti)
+        .fetch_optional(&mut *tx)
+        .await?;
+    let outcome = match row {
+        None => RevokeOutcome::UnknownMandate,
+        Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
+        Some((None, kind)) => {
+            sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?")
+                .bind(now)
+                .bind(jti)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'revoked', ?, ?)")
+                .bind(now)
+                .bind(jti)
+                .bind(kind)
+                .execute(&mut *tx)
+                .await?;
+            RevokeOutcome::Revoked
+        }
+    };
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// The shared limit a record carries: `max_bookings` when `shared_limit` is set.
+/// A `shared_limit` without `max_bookings` (the schema allows it; the key app
+/// does not issue it) has no count to share, so it is a mandate without a
+/// shared limit: status only, and claims are refused, which makes a host
+/// refuse the confirm (§3.3: a booking the key app cannot vouch for is not made).
+pub(super) fn shared_max(shared_limit: bool, max_bookings: Option<i64>) -> Result<Option<u32>, i64> {
+    match (shared_limit, max_bookings) {
+        (true, Some(m)) => u32::try_from(m).map(Some).map_err(|_| m),
+        _ => Ok(None),
+    }
+}
