@@ -6,7 +6,8 @@
 //!
 //! `cargo bench -p schcp-keyapp --bench memory`
 
-use keyapp::httpsig::NonceCache;
+use keyapp::agent_api::nonce::NonceCache;
+use schcp::httpsig::NonceMemory;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};

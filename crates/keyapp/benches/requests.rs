@@ -7,8 +7,8 @@
 //! Each created request is withdrawn (untimed) so the per-agent pending cap
 //! does not stop the run; the person's think time is not part of it.
 
+use agent::AgentClient;
 use ed25519_dalek::SigningKey;
-use keyapp::agent_client::AgentClient;
 use keyapp::config::Config;
 use keyapp::control::{self, Command};
 use keyapp::keystore::{PassphraseSource, SecretString};

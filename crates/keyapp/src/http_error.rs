@@ -82,8 +82,8 @@ impl ApiError {
     /// A refused request signature (§3.2): `401 BAD_SIGNATURE` with reason
     /// `stale_signature`, `replayed_nonce` or `bad_signature`. A full replay
     /// memory is `429` (refusing is safer than forgetting a live nonce).
-    pub fn signature(err: &crate::httpsig::SigError) -> Self {
-        use crate::httpsig::SigError;
+    pub fn signature(err: &schcp::httpsig::SigError) -> Self {
+        use schcp::httpsig::SigError;
         let unauthorized = |reason| ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason, err.to_string());
         match err {
             SigError::Stale { .. } | SigError::BeforeMemory { .. } => unauthorized("stale_signature"),
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn signature_errors_are_401_bad_signature_with_the_section_3_2_reason() {
-        use crate::httpsig::SigError;
+        use schcp::httpsig::SigError;
         for (e, reason) in [
             (SigError::Stale { created: 1, now: 400 }, "stale_signature"),
             (SigError::BeforeMemory { created: 1, since: 2 }, "stale_signature"),

@@ -9,14 +9,12 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_api;
-pub mod agent_client;
 pub mod app;
 pub mod config;
 pub mod control;
 pub mod discovery;
 pub mod forwarded;
 pub mod http_error;
-pub mod httpsig;
 pub mod keystore;
 pub mod kind;
 pub mod service;

@@ -11,7 +11,7 @@ use axum::{Json, Router};
 use ed25519_dalek::SigningKey;
 use keyapp::agent_api::guard::{protect, AgentGuard, AgentIdentity, PairingGate, MAX_BODY_BYTES};
 use keyapp::http_error::ApiError;
-use keyapp::httpsig::sign_request;
+use schcp::httpsig::sign_request;
 use schcp::jwk::Jwk;
 use serde_json::{json, Value};
 use std::collections::HashSet;

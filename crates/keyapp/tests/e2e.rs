@@ -2,8 +2,8 @@
 //! ports with the OS keychain (run under scripts/with-keyring), a test host on
 //! HTTPS with its own CA, and a test agent signing real requests.
 
+use agent::AgentClient;
 use ed25519_dalek::SigningKey;
-use keyapp::agent_client::AgentClient;
 use keyapp::app::{self, Running};
 use keyapp::config::{Config, KeystoreBackend};
 use keyapp::control::{self, Command};

@@ -11,6 +11,7 @@ pub mod datetime;
 pub mod duration;
 pub mod error;
 pub mod hash;
+pub mod httpsig;
 pub mod issue;
 pub mod json;
 pub mod jwk;

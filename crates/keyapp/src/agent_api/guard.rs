@@ -26,8 +26,8 @@
 //! axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await?;
 //! ```
 
+use crate::agent_api::nonce::NonceCache;
 use crate::http_error::ApiError;
-use crate::httpsig::{self, NonceCache, RequestParts};
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::{header, request::Parts, HeaderMap, Method};
@@ -36,6 +36,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Router;
 use ed25519_dalek::VerifyingKey;
 use http_body_util::BodyExt;
+use schcp::httpsig::{self, RequestParts};
 use schcp::jwk::Jwk;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -189,8 +190,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     }
     let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
     let signed = RequestParts { method: parts.method.as_str(), target_uri: &target_uri, headers, body: &body };
-    let agent =
-        httpsig::verify_request(&signed, (guard.clock)(), &guard.nonces).map_err(|e| ApiError::signature(&e))?;
+    let agent = httpsig::verify_request(&signed, (guard.clock)(), guard.nonces.as_ref())
+        .map_err(|e| ApiError::signature(&e))?;
 
     let mut req = Request::from_parts(parts, Body::from(body));
     req.extensions_mut().insert(AgentIdentity { jkt: agent.jkt, jwk: agent.jwk, key: agent.key });

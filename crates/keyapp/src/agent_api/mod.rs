@@ -5,4 +5,5 @@
 //! pairing gate. Route handlers take the verified agent as `AgentIdentity`.
 
 pub mod guard;
+pub mod nonce;
 pub mod routes;

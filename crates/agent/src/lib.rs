@@ -1,10 +1,11 @@
+#![forbid(unsafe_code)]
 //! A small client for the agent API, signing every request as API.md §1 and
 //! §3.2 require. The example agent and the end-to-end tests use it; an agent
 //! written in Rust can too.
 
-use crate::httpsig::sign_request;
 use ed25519_dalek::SigningKey;
 use reqwest::{Method, StatusCode};
+use schcp::httpsig::sign_request;
 use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]

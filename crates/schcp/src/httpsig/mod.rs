@@ -1,0 +1,307 @@
+//! The §3.2 request-signature profile of HTTP Message Signatures (RFC 9421),
+//! verified exactly, and the signing side agents (and tests) use.
+//!
+//! RFC 9421 leaves the label, the component order and the parameter order to
+//! the signer; §3.2 fixes them ("one exact form"), so this module accepts only
+//! that form:
+//!
+//! ```text
+//! Signature-Input: schcp=("@method" "@target-uri" "content-digest" "schcp-mandate");created=…;keyid="…";nonce="…";alg="ed25519"
+//! Signature: schcp=:<standard base64 of the Ed25519 signature>:
+//! ```
+//!
+//! leaving out `content-digest` for a bodiless request (zero bytes) and
+//! `schcp-mandate` when no mandate is sent. The agent API (API.md §1) uses the
+//! same profile; it sends no mandate.
+//!
+//! Everything here is pure: no HTTP types, the clock passed in, the replay
+//! memory a value the caller owns ([`NonceMemory`]). The key app's agent API
+//! puts it on the wire; an agent signs with [`sign_request`].
+
+use crate::jwk::Jwk;
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha256};
+
+mod fields;
+#[cfg(test)]
+mod tests;
+
+use fields::{check_content_digest, parse_signature, parse_signature_input};
+
+/// The only signature label (§3.2).
+pub const LABEL: &str = "schcp";
+/// `created` may be at most this many seconds from the verifier's clock, either
+/// way (§3.2: "more than 300 s from its clock" is stale).
+pub const MAX_SKEW_SECS: i64 = 300;
+/// A (keyid, nonce) is remembered until `created + 301 s`, "the last moment the
+/// signature could still verify" (§3.2).
+pub const NONCE_MEMORY_SECS: i64 = MAX_SKEW_SECS + 1;
+/// "nonce is at least 16 random bytes, base64url without padding" (§3.2).
+pub const MIN_NONCE_BYTES: usize = 16;
+
+pub const SIGNATURE_INPUT: &str = "signature-input";
+pub const SIGNATURE: &str = "signature";
+pub const CONTENT_DIGEST: &str = "content-digest";
+pub const AGENT_KEY: &str = "schcp-agent-key";
+pub const MANDATE: &str = "schcp-mandate";
+
+/// Why a request signature was refused. Each maps to one §3.2 reason
+/// (`ApiError::signature`): `stale_signature`, `replayed_nonce`, and
+/// `bad_signature` for everything else.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SigError {
+    #[error("signature created at {created} is more than 300 s from now ({now}) (§3.2)")]
+    Stale { created: i64, now: i64 },
+    #[error("this nonce was already used with this key (§3.2)")]
+    Replayed,
+    /// Signed before this process's replay memory began (a restart): whether
+    /// its nonce was already used cannot be known, so it is refused like a
+    /// stale signature, and the agent signs it again.
+    #[error(
+        "signature created at {created}, before the key app (re)started at {since}; sign the request again (§3.2)"
+    )]
+    BeforeMemory { created: i64, since: i64 },
+    #[error("bad signature: {0}")]
+    Bad(String),
+    /// The replay memory is at its bound: refusing is the only
+    /// safe answer, since forgetting a live nonce would allow a replay.
+    #[error("too many recent requests to remember; try again in {retry_after} s")]
+    Busy { retry_after: u64 },
+}
+
+pub(crate) fn bad(detail: impl Into<String>) -> SigError {
+    SigError::Bad(detail.into())
+}
+
+/// The signature parameters a signer chooses; `alg` is always `"ed25519"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SigParams {
+    pub created: i64,
+    /// RFC 7638 thumbprint of the agent key (§3.2).
+    pub keyid: String,
+    pub nonce: String,
+}
+
+/// The covered components for a request, in §3.2's order.
+fn components(has_digest: bool, has_mandate: bool) -> Vec<&'static str> {
+    let mut c = vec!["@method", "@target-uri"];
+    if has_digest {
+        c.push(CONTENT_DIGEST);
+    }
+    if has_mandate {
+        c.push(MANDATE);
+    }
+    c
+}
+
+/// The `Signature-Input` member value after `schcp=`, in the one exact form
+/// (§3.2): components in order, then created, keyid, nonce, alg and no other.
+pub fn signature_params(has_digest: bool, has_mandate: bool, params: &SigParams) -> String {
+    let list: Vec<String> = components(has_digest, has_mandate).iter().map(|c| format!("\"{c}\"")).collect();
+    format!(
+        "({});created={};keyid=\"{}\";nonce=\"{}\";alg=\"ed25519\"",
+        list.join(" "),
+        params.created,
+        params.keyid,
+        params.nonce
+    )
+}
+
+/// The RFC 9421 signature base of the §3.2 profile: one line per component
+/// that applies, then `"@signature-params"`, joined by `\n` with none at the end.
+/// `content_digest` and `mandate` are the header values; `None` leaves the
+/// component out (bodiless request, no mandate).
+pub fn signature_base(
+    method: &str,
+    target_uri: &str,
+    content_digest: Option<&str>,
+    mandate: Option<&str>,
+    params: &SigParams,
+) -> String {
+    let mut lines = vec![format!("\"@method\": {method}"), format!("\"@target-uri\": {target_uri}")];
+    if let Some(d) = content_digest {
+        lines.push(format!("\"{CONTENT_DIGEST}\": {d}"));
+    }
+    if let Some(m) = mandate {
+        lines.push(format!("\"{MANDATE}\": {m}"));
+    }
+    lines.push(format!(
+        "\"@signature-params\": {}",
+        signature_params(content_digest.is_some(), mandate.is_some(), params)
+    ));
+    lines.join("\n")
+}
+
+/// `sha-256=:<standard base64>:` over the body's exact bytes (RFC 9530, §3.2).
+pub fn content_digest(body: &[u8]) -> String {
+    format!("sha-256=:{}:", STANDARD.encode(Sha256::digest(body)))
+}
+
+/// The `SchCP-Agent-Key` value for a key: base64url of the JWK's JSON (§3.2).
+pub fn agent_key_header(key: &VerifyingKey) -> String {
+    let json = serde_json::to_vec(&Jwk::ed25519(key)).expect("a JWK serializes");
+    crate::b64::encode(json)
+}
+
+/// Signs a request as an agent does (§3.2), returning the headers to add:
+/// `Signature-Input`, `Signature`, `Content-Digest` (when `body` is not empty),
+/// `SchCP-Agent-Key`, and `SchCP-Mandate` when a mandate is given (it is
+/// covered byte for byte, so it is returned here rather than added separately).
+/// `method` is the upper-case method; `target_uri` the exact URL addressed.
+pub fn sign_request(
+    method: &str,
+    target_uri: &str,
+    body: &[u8],
+    mandate: Option<&str>,
+    agent: &SigningKey,
+    created: i64,
+    nonce: &str,
+) -> Vec<(String, String)> {
+    let public = agent.verifying_key();
+    let keyid = Jwk::ed25519(&public).thumbprint().expect("a real Ed25519 key has a thumbprint");
+    let params = SigParams { created, keyid, nonce: nonce.to_owned() };
+    let digest = (!body.is_empty()).then(|| content_digest(body));
+    let base = signature_base(method, target_uri, digest.as_deref(), mandate, &params);
+    let signature = agent.sign(base.as_bytes());
+
+    let mut headers = vec![
+        (
+            "Signature-Input".to_owned(),
+            format!("{LABEL}={}", signature_params(digest.is_some(), mandate.is_some(), &params)),
+        ),
+        ("Signature".to_owned(), format!("{LABEL}=:{}:", STANDARD.encode(signature.to_bytes()))),
+    ];
+    if let Some(d) = digest {
+        headers.push(("Content-Digest".to_owned(), d));
+    }
+    headers.push(("SchCP-Agent-Key".to_owned(), agent_key_header(&public)));
+    if let Some(m) = mandate {
+        headers.push(("SchCP-Mandate".to_owned(), m.to_owned()));
+    }
+    headers
+}
+
+/// A request as received, transport-free. Header names compare
+/// case-insensitively; values are the raw bytes.
+#[derive(Debug, Clone)]
+pub struct RequestParts<'a> {
+    pub method: &'a str,
+    /// The URL the agent addressed (§3.2 "@target-uri").
+    pub target_uri: &'a str,
+    pub headers: Vec<(String, Vec<u8>)>,
+    pub body: &'a [u8],
+}
+
+/// An agent whose request signature verified.
+#[derive(Debug, Clone)]
+pub struct VerifiedAgent {
+    pub jwk: Jwk,
+    pub key: VerifyingKey,
+    /// The RFC 7638 thumbprint of `jwk`: the agent's identity (= `keyid`).
+    pub jkt: String,
+    pub created: i64,
+    pub nonce: String,
+}
+
+impl RequestParts<'_> {
+    /// The one value of a header, or `None`. Two fields of the same name are
+    /// refused rather than combined, so there is only one reading; a value
+    /// must be visible ASCII (RFC 9421 §2.1 strips surrounding whitespace).
+    fn single(&self, name: &str) -> Result<Option<&str>, SigError> {
+        let mut found = self.headers.iter().filter(|(n, _)| n.eq_ignore_ascii_case(name));
+        let Some((_, first)) = found.next() else { return Ok(None) };
+        if found.next().is_some() {
+            return Err(match name {
+                SIGNATURE_INPUT | SIGNATURE => bad("a second signature: a request carries exactly one (§3.2)"),
+                _ => bad(format!("two {name} header fields")),
+            });
+        }
+        let text = std::str::from_utf8(first)
+            .ok()
+            .filter(|t| t.bytes().all(|b| b == b'\t' || (0x20..0x7f).contains(&b)))
+            .ok_or_else(|| bad(format!("{name} is not visible ASCII")))?;
+        Ok(Some(text.trim_matches([' ', '\t'])))
+    }
+}
+
+/// Verifies a request's §3.2 signature exactly, and only then spends its nonce.
+///
+/// `now` is the verifier's clock in Unix seconds. The (keyid, nonce) pair is
+/// remembered in `nonces` only once the signature has verified, so a forged
+/// request cannot spend someone else's nonce (§3.2).
+pub fn verify_request(
+    req: &RequestParts<'_>,
+    now: i64,
+    nonces: &(impl NonceMemory + ?Sized),
+) -> Result<VerifiedAgent, SigError> {
+    let input = req.single(SIGNATURE_INPUT)?.ok_or_else(|| bad("unsigned: no Signature-Input (§3.2)"))?;
+    let signature = req.single(SIGNATURE)?.ok_or_else(|| bad("unsigned: no Signature (§3.2)"))?;
+    let agent_key = req.single(AGENT_KEY)?.ok_or_else(|| bad("no SchCP-Agent-Key (§3.2)"))?;
+    let mandate = req.single(MANDATE)?;
+    // §3.2: "A request whose body is empty (zero bytes) is bodiless."
+    let has_digest = !req.body.is_empty();
+
+    let params = parse_signature_input(input, has_digest, mandate.is_some())?;
+    if now.abs_diff(params.created) > MAX_SKEW_SECS as u64 {
+        return Err(SigError::Stale { created: params.created, now });
+    }
+    // §3.2 remembers a nonce until created + 301 s; the memory is this
+    // process's, so a signature older than the process could be a replay of
+    // one the previous process accepted. Same second allowed: `created` has
+    // one-second resolution, and an agent's first call after a start is in it.
+    if let Some(since) = nonces.began(now) {
+        if params.created < since {
+            return Err(SigError::BeforeMemory { created: params.created, since });
+        }
+    }
+
+    let (jwk, key) =
+        crate::jwk::parse_agent_key(agent_key).map_err(|e| bad(format!("SchCP-Agent-Key: {e} (§3.1, §3.2)")))?;
+    let jkt = jwk.thumbprint().map_err(|e| bad(format!("SchCP-Agent-Key: {e}")))?;
+    if params.keyid != jkt {
+        return Err(bad("keyid is not the thumbprint of SchCP-Agent-Key (§3.2)"));
+    }
+    match crate::b64::decode(&params.nonce) {
+        Ok(n) if n.len() >= MIN_NONCE_BYTES => {}
+        Ok(_) => return Err(bad("nonce is shorter than 16 bytes (§3.2)")),
+        Err(e) => return Err(bad(format!("nonce is not base64url: {e} (§3.2)"))),
+    }
+
+    let digest = if has_digest {
+        let value =
+            req.single(CONTENT_DIGEST)?.ok_or_else(|| bad("a request with a body needs Content-Digest (§3.2)"))?;
+        check_content_digest(value, req.body)?;
+        Some(value)
+    } else {
+        None
+    };
+
+    let sig = parse_signature(signature)?;
+    let base = signature_base(req.method, req.target_uri, digest, mandate, &params);
+    key.verify_strict(base.as_bytes(), &sig)
+        .map_err(|_| bad("the signature does not verify over the signature base (§3.2)"))?;
+
+    // Only now, with the signature verified, is the nonce spent (§3.2). The
+    // check and the insert are one step under the lock, so two copies of one
+    // request racing each other cannot both pass.
+    nonces.remember(&params.keyid, &params.nonce, params.created + NONCE_MEMORY_SECS, now)?;
+    Ok(VerifiedAgent { jwk, key, jkt, created: params.created, nonce: params.nonce })
+}
+
+/// The replay memory §3.2 asks of a verifier: every (keyid, nonce) whose
+/// signature verified, remembered until `created + 301 s`. A verifier keeps
+/// one and hands it to [`verify_request`].
+pub trait NonceMemory {
+    /// When the memory began, as the clock reading `now` sees it, if it began
+    /// recently enough to matter: a signature created earlier may repeat a
+    /// nonce spent before the memory existed, and is refused.
+    fn began(&self, now: i64) -> Option<i64>;
+
+    /// Remembers the pair until `until` (inclusive), or refuses it:
+    /// [`SigError::Replayed`] if it is remembered and not yet expired,
+    /// [`SigError::Busy`] if the memory cannot take another pair now.
+    fn remember(&self, keyid: &str, nonce: &str, until: i64, now: i64) -> Result<(), SigError>;
+}
