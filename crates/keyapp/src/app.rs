@@ -1,46 +1,236 @@
 //! Starting the whole service: what `schcp-keyapp serve` and the desktop shell
-//! both run. Binds the agent API (loopback), the status API and the control
-//! socket, writes `agent-api.json`, and expires unanswered requests.
+//! both run. Takes the data directory's lock (one key app per data directory),
+//! binds the agent API (loopback), the status API and the control socket,
+//! writes `agent-api.json`, and expires unanswered requests. Each listener and
+//! background task is watched: one that ends stops the service with its reason
+//! (`Running::stopped`), instead of leaving a key app that silently answers
+//! nothing.
 
-use crate::config::Config;
-use crate::control;
-use crate::discovery::DiscoveryClient;
-use crate::keystore::{self, PassphraseSource};
-use crate::service::{system_clock, Service};
-use crate::store::Store;
-use anyhow::{Context, Result};
-use std::path::PathBuf;
+use crate::config::{Config, KeystoreBackend};
+use crate::control::{self, ControlError};
+use crate::discovery::{DiscoveryClient, DiscoveryError};
+use crate::keystore::{self, KeystoreError, PassphraseSource};
+use crate::service::{system_clock, Service, ServiceError};
+use crate::store::{Store, StoreError};
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tokio::task::JoinSet;
+
+/// The file in the data directory whose lock says a key app runs on it; it
+/// also says which process and where its agent API listens.
+pub const LOCK_FILE: &str = "keyapp.lock";
+
+/// One of the service's two TCP listeners.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Listener {
+    /// The loopback agent API (docs/agent-api.md).
+    AgentApi,
+    /// The status API hosts call (§3.3).
+    StatusApi,
+}
+
+impl std::fmt::Display for Listener {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Listener::AgentApi => "agent API",
+            Listener::StatusApi => "status API",
+        })
+    }
+}
+
+/// The key app that already runs on a data directory, as its lock file says.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Instance {
+    /// Its process id.
+    pub pid: u32,
+    /// Its agent API, once bound.
+    pub agent_api: Option<String>,
+}
+
+impl std::fmt::Display for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "process {}", self.pid)?;
+        if let Some(url) = &self.agent_api {
+            write!(f, ", agent API {url}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Why the service did not start. Each message is one sentence with its
+/// remedy, so the terminal and the desktop can show it as it is.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// No `data_dir`, `XDG_DATA_HOME` or `HOME` to put the records in.
+    #[error("there is no data directory: set data_dir in the configuration, or the XDG_DATA_HOME or HOME variable")]
+    NoDataDir,
+    /// The data directory or its lock file could not be made.
+    #[error("the data directory {} cannot be used ({source}); check its owner and permissions, or set another data_dir", path.display())]
+    DataDir {
+        /// The path tried.
+        path: PathBuf,
+        /// What the file system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another key app holds the data directory's lock.
+    #[error("the key app is already running for {} ({}); use that one, or stop it first", data_dir.display(), running.as_ref().map_or_else(|| "its details are not known yet".to_owned(), |i| i.to_string()))]
+    AlreadyRunning {
+        /// The data directory both would use.
+        data_dir: PathBuf,
+        /// What the running one wrote in the lock file, when it could be read.
+        running: Option<Instance>,
+    },
+    /// The principal key could not be loaded or created.
+    #[error(transparent)]
+    Keystore(#[from] KeystoreError),
+    /// The records could not be opened or migrated.
+    #[error("the records in {} cannot be opened ({source}); if another program holds them, close it and start again", path.display())]
+    Store {
+        /// The database file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: StoreError,
+    },
+    /// The `[discovery]` settings cannot be used (an unreadable root certificate).
+    #[error("the [discovery] settings cannot be used ({0}); fix them in the configuration")]
+    Discovery(#[source] DiscoveryError),
+    /// A listener's address is taken or not allowed.
+    #[error("the {listener} cannot listen on {addr} ({source}); another program uses it, or set another listen address under [{}] in the configuration", match listener { Listener::AgentApi => "agent_api", Listener::StatusApi => "status_api" })]
+    Bind {
+        /// Which listener.
+        listener: Listener,
+        /// The address configured.
+        addr: SocketAddr,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The control socket or the runtime directory could not be made.
+    #[error(transparent)]
+    Control(#[from] ControlError),
+    /// `agent-api.json` could not be written.
+    #[error("{} cannot be written ({source}); check the runtime directory's permissions", path.display())]
+    RuntimeFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The service could not be built over the key and records.
+    #[error("the key app cannot start: {0}")]
+    Service(#[source] ServiceError),
+}
+
+/// A listener or background task that ended: the service is no longer whole.
+#[derive(Debug, thiserror::Error)]
+#[error("the {task} stopped: {reason}")]
+pub struct TaskEnded {
+    /// Which task.
+    pub task: &'static str,
+    /// Its error, or that it returned or panicked.
+    pub reason: String,
+}
 
 /// `data_dir` from the config, else the OS data dir (`$XDG_DATA_HOME/schcp-keyapp`,
 /// `~/.local/share/schcp-keyapp`).
-pub fn data_dir(config: &Config) -> Result<PathBuf> {
+pub fn data_dir(config: &Config) -> Result<PathBuf, StartError> {
     if let Some(d) = &config.data_dir {
         return Ok(d.clone());
     }
     if let Some(x) = std::env::var_os("XDG_DATA_HOME").filter(|x| !x.is_empty()) {
         return Ok(PathBuf::from(x).join("schcp-keyapp"));
     }
-    let home = std::env::var_os("HOME").context("neither data_dir, XDG_DATA_HOME nor HOME is set")?;
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).ok_or(StartError::NoDataDir)?;
     Ok(PathBuf::from(home).join(".local/share/schcp-keyapp"))
 }
 
 /// The running service's handles, for tests and the shell.
 pub struct Running {
+    /// The service every surface calls.
     pub service: Service,
-    pub agent_addr: std::net::SocketAddr,
-    pub status_addr: std::net::SocketAddr,
+    /// Where the agent API listens.
+    pub agent_addr: SocketAddr,
+    /// Where the status API listens.
+    pub status_addr: SocketAddr,
+    /// Where `agent-api.json` and the control socket are.
     pub runtime_dir: PathBuf,
+    tasks: JoinSet<(&'static str, Result<(), String>)>,
+    /// Held for the service's life: the data directory's lock.
+    _lock: File,
+}
+
+impl Running {
+    /// Waits until a listener or background task ends, and says which and why.
+    /// Never returns while the service is whole.
+    pub async fn stopped(&mut self) -> TaskEnded {
+        match self.tasks.join_next().await {
+            Some(Ok((task, Ok(())))) => TaskEnded { task, reason: "it returned".into() },
+            Some(Ok((task, Err(reason)))) => TaskEnded { task, reason },
+            Some(Err(e)) => TaskEnded { task: "background task", reason: e.to_string() },
+            None => std::future::pending().await,
+        }
+    }
+}
+
+/// Takes the data directory's lock, or says who holds it.
+fn lock_data_dir(data_dir: &Path) -> Result<File, StartError> {
+    let path = data_dir.join(LOCK_FILE);
+    let io = |source| StartError::DataDir { path: path.clone(), source };
+    let mut file =
+        std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut text = String::new();
+            let running = file.read_to_string(&mut text).ok().and_then(|_| serde_json::from_str(&text).ok());
+            Err(StartError::AlreadyRunning { data_dir: data_dir.to_owned(), running })
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(io(e)),
+    }
+}
+
+/// Says in the lock file which process holds it and where it listens.
+fn describe_instance(lock: &mut File, instance: &Instance) -> std::io::Result<()> {
+    lock.set_len(0)?;
+    lock.rewind()?;
+    lock.write_all(serde_json::to_string(instance).expect("serializes").as_bytes())?;
+    lock.flush()
+}
+
+async fn bind(listener: Listener, addr: SocketAddr) -> Result<(tokio::net::TcpListener, SocketAddr), StartError> {
+    let bound =
+        tokio::net::TcpListener::bind(addr).await.map_err(|source| StartError::Bind { listener, addr, source })?;
+    let local = bound.local_addr().map_err(|source| StartError::Bind { listener, addr, source })?;
+    Ok((bound, local))
 }
 
 /// Builds the service and starts every listener; returns once they are bound.
-pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Running> {
+pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Running, StartError> {
     let data_dir = data_dir(&config)?;
-    std::fs::create_dir_all(&data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+    std::fs::create_dir_all(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
+    // First, before the keychain is asked or a port taken: a second key app on
+    // the same records is told which one runs (docs/decisions.md).
+    let mut lock = lock_data_dir(&data_dir)?;
+    tracing::info!(data_dir = %data_dir.display(), "starting");
     // One clear sentence when no keychain is reachable, and no start.
     let key = keystore::open(config.keystore.backend, &data_dir, passphrase).await?;
-    let store = Store::open(&data_dir.join("keyapp.db")).await?;
-    let discovery = DiscoveryClient::new(&config.discovery)?;
+    tracing::info!(
+        backend = match config.keystore.backend {
+            KeystoreBackend::Os => "OS keychain",
+            KeystoreBackend::File => "passphrase-encrypted file",
+        },
+        "principal key loaded"
+    );
+    let db = data_dir.join("keyapp.db");
+    let store = Store::open(&db).await.map_err(|source| StartError::Store { path: db.clone(), source })?;
+    let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
     let candidates = schcp_consent::os_locale_candidates();
     let language = schcp_consent::choose_language(
         config.locale.as_deref(),
@@ -48,68 +238,111 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     );
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
     let service =
-        Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())?;
+        Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
+            .map_err(StartError::Service)?;
 
-    let agent_listener = tokio::net::TcpListener::bind(config.agent_api.listen)
-        .await
-        .with_context(|| format!("binding the agent API on {}", config.agent_api.listen))?;
-    let agent_addr = agent_listener.local_addr()?;
-    let status_listener = tokio::net::TcpListener::bind(config.status_api.listen)
-        .await
-        .with_context(|| format!("binding the status API on {}", config.status_api.listen))?;
-    let status_addr = status_listener.local_addr()?;
+    let (agent_listener, agent_addr) = bind(Listener::AgentApi, config.agent_api.listen).await?;
+    let (status_listener, status_addr) = bind(Listener::StatusApi, config.status_api.listen).await?;
     let runtime_dir = control::runtime_dir(&config, &data_dir);
     let control_listener = control::bind(&runtime_dir)?;
-    let owner = control::owner_uid(&data_dir)?;
+    let owner =
+        control::owner_uid(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
 
-    // API.md: local agents find the API through this file.
-    let info = serde_json::json!({ "url": format!("http://{agent_addr}"), "schcp": schcp::VERSION });
-    std::fs::write(runtime_dir.join("agent-api.json"), info.to_string())?;
+    // docs/agent-api.md: local agents find the API through this file.
+    let agent_url = format!("http://{agent_addr}");
+    let info_path = runtime_dir.join("agent-api.json");
+    let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
+    std::fs::write(&info_path, info.to_string())
+        .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
+    describe_instance(&mut lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.clone()) })
+        .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
 
+    let mut tasks = JoinSet::new();
     let app = crate::agent_api::routes::router(service.clone(), agent_addr.port());
-    tokio::spawn(async move {
-        let _ = axum::serve(agent_listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>()).await;
+    tasks.spawn(async move {
+        let served = axum::serve(agent_listener, app.into_make_service_with_connect_info::<SocketAddr>()).await;
+        ("agent API", served.map_err(|e| e.to_string()))
     });
     let status_options = crate::status_api::StatusOptions {
         trusted_proxies: config.status_api.trusted_proxies.clone(),
         ..Default::default()
     };
     let status_state = crate::status_api::StatusState::with_options(store.clone(), status_options);
-    tokio::spawn(async move {
-        let _ = crate::status_api::serve(status_listener, status_state).await;
+    tasks.spawn(async move {
+        ("status API", crate::status_api::serve(status_listener, status_state).await.map_err(|e| e.to_string()))
     });
-    tokio::spawn(control::serve(control_listener, service.clone(), owner));
+    let control_service = service.clone();
+    tasks.spawn(async move {
+        control::serve(control_listener, control_service, owner).await;
+        ("control socket", Ok(()))
+    });
     let sweeper = service.clone();
-    tokio::spawn(async move {
+    tasks.spawn(async move {
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(5)).await;
-            let _ = sweeper.expire_requests(sweeper.now()).await;
+            // A busy database now is not a dead sweeper: the next round retries.
+            if let Err(e) = sweeper.expire_requests(sweeper.now()).await {
+                tracing::warn!(error = %e, "expiring requests failed; retrying");
+            }
         }
     });
-    Ok(Running { service, agent_addr, status_addr, runtime_dir })
+    tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
+    Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, _lock: lock })
 }
 
-/// Runs until Ctrl-C or SIGTERM.
-pub async fn serve(config: Config) -> Result<()> {
+/// Runs until Ctrl-C or SIGTERM, or until a listener or task ends (an error).
+pub async fn serve(config: Config) -> Result<(), ServeError> {
     let passphrase = match config.keystore.backend {
-        crate::config::KeystoreBackend::File if std::env::var_os(keystore::PASSPHRASE_ENV).is_none() => {
-            PassphraseSource::Prompt
-        }
+        KeystoreBackend::File if std::env::var_os(keystore::PASSPHRASE_ENV).is_none() => PassphraseSource::Prompt,
         _ => PassphraseSource::default(),
     };
-    let running = start(config, passphrase).await?;
-    eprintln!(
-        "schcp-keyapp: principal {}\n  agent API  http://{}\n  status API http://{}\n  control    {}",
-        running.service.principal(),
-        running.agent_addr,
-        running.status_addr,
-        control::socket_path(&running.runtime_dir).display()
-    );
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = term.recv() => {}
+    let mut running = start(config, passphrase).await?;
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| ServeError::Ended(TaskEnded { task: "signal handler", reason: e.to_string() }))?;
+    let outcome = tokio::select! {
+        _ = tokio::signal::ctrl_c() => Ok(()),
+        _ = term.recv() => Ok(()),
+        ended = running.stopped() => Err(ServeError::Ended(ended)),
+    };
+    match &outcome {
+        Ok(()) => tracing::info!("stopping"),
+        Err(e) => tracing::error!(error = %e, "stopping"),
     }
     let _ = std::fs::remove_file(control::socket_path(&running.runtime_dir));
-    Ok(())
+    outcome
+}
+
+/// Why `serve` returned an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// It did not start.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// It started, then a listener or task ended.
+    #[error(transparent)]
+    Ended(TaskEnded),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_on_a_data_dir_says_who_holds_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = lock_data_dir(dir.path()).unwrap();
+        match lock_data_dir(dir.path()) {
+            Err(StartError::AlreadyRunning { running: None, .. }) => {}
+            other => panic!("{other:?}"),
+        }
+        let me = Instance { pid: 4242, agent_api: Some("http://127.0.0.1:7411".into()) };
+        describe_instance(&mut first, &me).unwrap();
+        let err = lock_data_dir(dir.path()).unwrap_err();
+        assert!(matches!(&err, StartError::AlreadyRunning { running: Some(i), .. } if *i == me), "{err:?}");
+        let sentence = err.to_string();
+        assert!(sentence.contains("already running") && sentence.contains("http://127.0.0.1:7411"), "{sentence}");
+        drop(first);
+        lock_data_dir(dir.path()).expect("free once the first is gone");
+    }
 }

@@ -23,6 +23,8 @@ pub struct Config {
     pub data_dir: Option<PathBuf>,
     /// Consent language; default: the OS locale, else en.
     pub locale: Option<String>,
+    /// The person's time zone (IANA), for dates in the records; default: the OS's, else UTC.
+    pub timezone: Option<String>,
     /// The person's name, as `GET /v1/principal` reports it to paired agents.
     pub name: Option<String>,
     #[serde(default)]

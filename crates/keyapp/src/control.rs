@@ -76,7 +76,15 @@ pub fn bind(runtime_dir: &Path) -> Result<UnixListener, ControlError> {
 /// Serves the control socket until the listener fails.
 pub async fn serve(listener: UnixListener, service: Service, owner_uid: u32) {
     loop {
-        let Ok((stream, _)) = listener.accept().await else { continue };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // A full file table frees up again; no busy loop meanwhile.
+                tracing::warn!(error = %e, "control socket accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
         // Defence in depth behind the file mode: only the owner's processes.
         match stream.peer_cred() {
             Ok(cred) if cred.uid() == owner_uid => {}
@@ -135,7 +143,8 @@ pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceEr
             }
             for r in service.pending_requests().await? {
                 let agent = service.agent_name(&r.agent_jkt).await?;
-                items.push(json!({ "id": r.request_id, "type": r.kind, "agent": agent, "expires_at": r.expires_at }));
+                items.push(json!({ "id": r.request_id, "type": r.kind, "agent": agent, "expires_at": r.expires_at,
+                                  "expires": service.instant_words(r.expires_at_unix) }));
             }
             Value::Array(items)
         }

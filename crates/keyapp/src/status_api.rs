@@ -275,10 +275,15 @@ async fn post_claim(
                 ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
                 ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
             };
+            tracing::info!(%jti, host = claim_id.host(), ?outcome, "claim granted");
             let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
             Ok((status, Json(body)).into_response())
         }
-        Err(ClaimError::Refused(r)) => Err(ApiError::from(&r)),
+        Err(ClaimError::Refused(r)) => {
+            let api = ApiError::from(&r);
+            tracing::info!(%jti, host = claim_id.host(), reason = api.reason, "claim refused");
+            Err(api)
+        }
         Err(ClaimError::Store(e)) => Err(store_failed(e)),
         Err(ClaimError::Unavailable(m)) => Err(store_unavailable(m)),
     }

@@ -344,7 +344,19 @@ async fn restart_keeps_the_key_pairings_and_history() {
     let history_before = person(&env, Command::History).await.unwrap();
     assert!(!history_before.as_array().unwrap().is_empty());
 
-    let again = app::start(env.config.clone(), PassphraseSource::default()).await.unwrap();
+    // One key app per data directory: a second start while it runs is refused,
+    // naming the running one.
+    match app::start(env.config.clone(), PassphraseSource::default()).await {
+        Err(app::StartError::AlreadyRunning { running: Some(i), .. }) => {
+            assert_eq!(i.agent_api, Some(format!("http://{}", env.app.agent_addr)));
+            assert_eq!(i.pid, std::process::id());
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("a second key app started on the same data directory"),
+    }
+    let Env { _dir, host: _host, config, app: first } = env;
+    drop(first);
+    let again = app::start(config, PassphraseSource::default()).await.expect("starts once the first has stopped");
     let b = AgentClient::new(format!("http://{}", again.agent_addr), SigningKey::from_bytes(&[7; 32]));
     let after = b.call(Method::GET, "/v1/principal", None).await.expect("still paired after a restart");
     assert_eq!(before["principal"], after["principal"], "the same key");
@@ -362,6 +374,20 @@ async fn mandates_verify_with_an_independent_jose_implementation() {
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     let mandate = done["result"]["mandate"].as_str().unwrap();
+    // The person's history names the credential issued, with its time in words.
+    let history = person(&env, Command::History).await.unwrap();
+    let issued = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["event"] == "credential_issued" && h["subject"] == done["result"]["jti"])
+        .expect("the issued credential is in the history");
+    assert_eq!(issued["detail"], "closed_mandate");
+    let when = issued["when"].as_str().unwrap();
+    assert!(when.contains(" 20") && !when.chars().all(|c| c.is_ascii_digit()), "{when}");
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    let expires = listed[0]["expires"].as_str().unwrap();
+    assert!(expires.contains(" 20"), "{expires}");
     let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
     let script = r#"
 import json, sys
@@ -1184,4 +1210,58 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let mut one = body("meet-8", &offers, now() + 3600);
     one["members"].as_array_mut().unwrap().truncate(1);
     refused(&env, &a, &one, "meeting_invalid").await;
+}
+
+/// A writer the test subscriber appends every log line to.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// At the default level the logs tell a request's life (pairing, accepted,
+/// refused with its reason, approved) and nothing personal: no consent text,
+/// no agent name, no principal, no offer, no credential. One thread, so every
+/// task of the service logs to this test's subscriber.
+#[tokio::test(flavor = "current_thread")]
+async fn logs_tell_a_requests_life_without_personal_data() {
+    let captured = Captured::default();
+    let sink = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new("info"))
+        .with_ansi(false)
+        .with_writer(move || sink.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let env = start().await;
+    let a = paired_agent(&env, 31).await;
+    let (_, offer) = future_offer(&env.host, 3);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "logged"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let refused = json!({"kind": "closed_mandate", "idempotency_key": "bad", "offer": "x.y.z",
+                         "discovery": env.host.discovery_url()});
+    assert!(a.call(Method::POST, "/v1/requests", Some(&refused)).await.is_err());
+    let done = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let mandate = done["result"]["mandate"].as_str().unwrap().to_owned();
+
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    for event in ["starting", "principal key loaded", "listening", "pairing requested", "pairing answered"] {
+        assert!(logs.contains(event), "no {event:?} in:\n{logs}");
+    }
+    assert!(logs.contains(&format!("request_id={rid}")) && logs.contains("kind=closed_mandate"), "{logs}");
+    assert!(logs.contains("request accepted") && logs.contains("request approved"), "{logs}");
+    assert!(logs.contains("request refused") && logs.contains("reason="), "{logs}");
+    let consent = r["consent_text"].as_str().unwrap();
+    for secret in [consent.lines().next().unwrap(), "Calendar Assistant", env.app.service.principal(), &offer, &mandate]
+    {
+        assert!(!logs.contains(secret), "the logs hold {secret:?}:\n{logs}");
+    }
 }

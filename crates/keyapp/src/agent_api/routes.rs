@@ -88,7 +88,10 @@ async fn create_pairing(
     let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
     let b: PairingBody =
         serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
-    let p = service.request_pairing(&agent.jwk, &b.agent_name).await?;
+    let p = service.request_pairing(&agent.jwk, &b.agent_name).await.inspect_err(|e| {
+        tracing::info!(reason = e.to_api().reason, "pairing refused");
+    })?;
+    tracing::info!(pairing_id = %p.pairing_id, status = ?p.status, "pairing requested");
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({ "pairing_id": p.pairing_id, "status": p.status, "fingerprint": p.fingerprint })),
@@ -122,8 +125,21 @@ async fn create_request(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let requester = Requester { jkt: agent.jkt };
-    let (view, _replayed) = service.create_request(&requester, &body).await?;
-    Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+    match service.create_request(&requester, &body).await {
+        Ok((view, replayed)) => {
+            tracing::info!(request_id = %view.request_id, kind = %view.kind, replayed, "request accepted");
+            Ok((StatusCode::ACCEPTED, Json(view)).into_response())
+        }
+        Err(e) => {
+            let api = e.to_api();
+            // The kind as the agent named it, when it named one; never the body.
+            let kind = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v.get("kind")?.as_str()?.parse::<crate::kind::RequestKind>().ok());
+            tracing::info!(kind = kind.map(|k| k.as_str()), code = api.code, reason = api.reason, "request refused");
+            Err(api)
+        }
+    }
 }
 
 async fn get_request(

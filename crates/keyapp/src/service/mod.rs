@@ -140,11 +140,24 @@ struct Inner {
     config: Config,
     discovery: DiscoveryClient,
     language: Language,
+    /// The person's time zone (IANA), in which their records' dates are told.
+    zone: String,
     /// Built once: ICU4X formatters and the Fluent bundle are costly to make.
     locale: schcp_consent::Locale,
     clock: Clock,
     /// Bumped on every state change, so long polls wake up.
     changes: tokio::sync::watch::Sender<u64>,
+}
+
+/// The zone the person's records are told in: the configured one when it is a
+/// known IANA zone, else the OS's, else UTC.
+fn person_zone(configured: Option<&str>) -> String {
+    let known = |z: &str| z.parse::<chrono_tz::Tz>().is_ok();
+    configured
+        .filter(|z| known(z))
+        .map(str::to_owned)
+        .or_else(|| iana_time_zone::get_timezone().ok().filter(|z| known(z)))
+        .unwrap_or_else(|| "Etc/UTC".to_owned())
 }
 
 /// The key app service. Cheap to clone; every surface holds one.
@@ -172,6 +185,7 @@ impl Service {
         let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        let zone = person_zone(config.timezone.as_deref());
         Ok(Service {
             inner: Arc::new(Inner {
                 store,
@@ -181,6 +195,7 @@ impl Service {
                 config,
                 discovery,
                 language,
+                zone,
                 locale,
                 clock,
                 changes,
@@ -205,6 +220,19 @@ impl Service {
     }
     pub fn language(&self) -> Language {
         self.inner.language
+    }
+
+    /// The person's time zone, as their records' dates are told in it.
+    pub fn zone(&self) -> &str {
+        &self.inner.zone
+    }
+
+    /// An instant (NumericDate) in words, in the person's language and time
+    /// zone, as the consent text tells times: every surface shows records' dates
+    /// this way, never as Unix seconds.
+    pub fn instant_words(&self, at: i64) -> String {
+        schcp_consent::numeric_date_words(&self.inner.locale, "at", at, Some(&self.inner.zone))
+            .unwrap_or_else(|_| schcp::issue::rfc3339_utc(at).unwrap_or_else(|| at.to_string()))
     }
 
     /// Waits until something changes or `timeout` passes.

@@ -217,6 +217,7 @@ impl Service {
         Service::history(&mut tx, now, if approve { "pairing_approved" } else { "pairing_declined" }, pairing_id, "")
             .await?;
         tx.commit().await?;
+        tracing::info!(pairing_id, approved = approve, "pairing answered");
         self.notify();
         self.pairing(pairing_id).await
     }

@@ -14,6 +14,8 @@ pub struct CredentialView {
     pub kind: RequestKind,
     pub aud: Vec<String>,
     pub exp: i64,
+    /// `exp` in words, in the person's language and time zone.
+    pub expires: String,
     pub status: CredentialStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining: Option<i64>,
@@ -24,6 +26,8 @@ pub struct CredentialView {
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct HistoryEntry {
     pub at: i64,
+    /// `at` in words, in the person's language and time zone.
+    pub when: String,
     pub event: String,
     pub subject: String,
     pub detail: String,
@@ -96,6 +100,7 @@ impl Service {
                 kind: kind.parse().map_err(corrupt)?,
                 jti,
                 exp,
+                expires: self.instant_words(exp),
                 remaining,
                 agent_jkt: agent,
             });
@@ -136,7 +141,16 @@ impl Service {
                 .bind(limit)
                 .fetch_all(self.store().pool())
                 .await?;
-        Ok(rows.into_iter().map(|(at, event, subject, detail)| HistoryEntry { at, event, subject, detail }).collect())
+        Ok(rows
+            .into_iter()
+            .map(|(at, event, subject, detail)| HistoryEntry {
+                at,
+                when: self.instant_words(at),
+                event,
+                subject,
+                detail,
+            })
+            .collect())
     }
 
     /// The contacts as the consent renderer reads them: principal → name.

@@ -67,6 +67,9 @@ pub struct RequestView {
     pub agent_jkt: String,
     #[serde(skip)]
     pub created_at: i64,
+    /// `expires_at` as a NumericDate, for surfaces that tell it in words.
+    #[serde(skip)]
+    pub expires_at_unix: i64,
 }
 
 /// API.md: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
@@ -114,6 +117,7 @@ fn view(
         result: result.and_then(|r| serde_json::from_str(&r).ok()),
         agent_jkt,
         created_at,
+        expires_at_unix: expires_at,
     })
 }
 
@@ -237,6 +241,7 @@ impl Service {
             result: None,
             agent_jkt: agent.jkt.clone(),
             created_at: now,
+            expires_at_unix: expires_at,
         };
         Ok((view, false))
     }
@@ -344,12 +349,14 @@ impl Service {
         for mut c in issued.credentials {
             c.request_id = Some(request_id.to_owned());
             crate::store::credentials::insert(&mut tx, &c).await?;
+            Service::history(&mut tx, now, "credential_issued", &c.jti, c.kind.as_str()).await?;
         }
         if let Some(r) = &issued.receipt {
             r.insert(&mut tx, now).await?;
         }
         Service::history(&mut tx, now, "request_approved", request_id, kind.as_str()).await?;
         tx.commit().await?;
+        tracing::info!(request_id, %kind, "request approved; credential issued");
         self.notify();
         self.request(request_id).await
     }
@@ -380,6 +387,7 @@ impl Service {
         }
         Service::history(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "").await?;
         tx.commit().await?;
+        tracing::info!(request_id, status = to.as_str(), "request settled");
         self.notify();
         self.request(request_id).await
     }

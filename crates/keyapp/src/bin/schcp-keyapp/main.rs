@@ -67,8 +67,30 @@ enum AttestationsCmd {
     Add { jws: String },
 }
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
+    // token, consent text or personal data is logged at that level.
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+    match start(cli) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            // One sentence with its remedy: each error's own message already
+            // says its cause, so the chain is not printed under it again.
+            eprintln!("schcp-keyapp: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn start(cli: Cli) -> Result<()> {
     let config = match &cli.config {
         Some(path) => Config::load(path)?,
         None => Config::default(),
@@ -92,9 +114,18 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
     match cmd {
         Cmd::Serve => keyapp::app::serve(config).await?,
         Cmd::Pending => {
-            for item in as_array(call(Command::Pending).await?) {
+            let items = as_array(call(Command::Pending).await?);
+            if items.is_empty() {
+                println!("nothing is waiting for you");
+            }
+            for item in items {
+                // A pairing's code is what the person compares with the agent's.
+                let extra = match item["type"].as_str() {
+                    Some("pairing") => format!("code {}", item["fingerprint"].as_str().unwrap_or_default()),
+                    _ => format!("until {}", item["expires"].as_str().unwrap_or_default()),
+                };
                 println!(
-                    "{}\t{}\t{}",
+                    "{}\t{}\t{}\t{extra}",
                     item["id"].as_str().unwrap_or_default(),
                     item["type"].as_str().unwrap_or_default(),
                     item["agent"].as_str().unwrap_or_default()
@@ -128,7 +159,7 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
                 let remaining =
                     m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
                 println!(
-                    "{}\t{}\t{}\t{}\texp {}{remaining}",
+                    "{}\t{}\t{}\t{}\tuntil {}{remaining}",
                     m["jti"].as_str().unwrap_or_default(),
                     m["kind"].as_str().unwrap_or_default(),
                     m["status"].as_str().unwrap_or_default(),
@@ -136,7 +167,7 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
                         .as_array()
                         .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
                         .unwrap_or_default(),
-                    m["exp"]
+                    m["expires"].as_str().unwrap_or_default()
                 );
             }
         }
@@ -148,7 +179,7 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
             for h in as_array(call(Command::History).await?) {
                 println!(
                     "{}\t{}\t{}\t{}",
-                    h["at"],
+                    h["when"].as_str().unwrap_or_default(),
                     h["event"].as_str().unwrap_or_default(),
                     h["subject"].as_str().unwrap_or_default(),
                     h["detail"].as_str().unwrap_or_default()
