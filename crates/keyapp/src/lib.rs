@@ -18,6 +18,7 @@ pub mod forwarded;
 pub mod http_error;
 pub mod httpsig;
 pub mod keystore;
+pub mod outbound;
 pub mod service;
 pub mod status_api;
 pub mod store;
