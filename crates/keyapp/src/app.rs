@@ -6,6 +6,7 @@ use crate::config::Config;
 use crate::control;
 use crate::discovery::DiscoveryClient;
 use crate::keystore::{self, PassphraseSource};
+use crate::private_files;
 use crate::service::{system_clock, Service};
 use crate::store::Store;
 use anyhow::{Context, Result};
@@ -36,7 +37,16 @@ pub struct Running {
 /// Builds the service and starts every listener; returns once they are bound.
 pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Running> {
     let data_dir = data_dir(&config)?;
-    std::fs::create_dir_all(&data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+    // The person's records are theirs alone: 0700 here, 0600 for each file (issue 10).
+    private_files::create_dir(&data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
+    let loosened = private_files::tighten(&data_dir).with_context(|| format!("securing {}", data_dir.display()))?;
+    if !loosened.is_empty() {
+        eprintln!(
+            "schcp-keyapp: {} was readable by other users; {} entries now 0700 (directories) / 0600 (files)",
+            data_dir.display(),
+            loosened.len()
+        );
+    }
     // One clear sentence when no keychain is reachable, and no start.
     let key = keystore::open(config.keystore.backend, &data_dir, passphrase).await?;
     let store = Store::open(&data_dir.join("keyapp.db")).await?;
@@ -64,7 +74,9 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
 
     // API.md: local agents find the API through this file.
     let info = serde_json::json!({ "url": format!("http://{agent_addr}"), "schcp": schcp::VERSION });
-    std::fs::write(runtime_dir.join("agent-api.json"), info.to_string())?;
+    let info_path = runtime_dir.join("agent-api.json");
+    private_files::write(&info_path, info.to_string().as_bytes())
+        .with_context(|| format!("writing {}", info_path.display()))?;
 
     let app = crate::agent_api::routes::router(service.clone(), agent_addr.port());
     tokio::spawn(async move {

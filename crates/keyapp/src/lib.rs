@@ -19,6 +19,7 @@ pub mod http_error;
 pub mod httpsig;
 pub mod keystore;
 pub mod outbound;
+pub mod private_files;
 pub mod service;
 pub mod status_api;
 pub mod store;
