@@ -96,6 +96,7 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(5)).await;
             let _ = sweeper.expire_requests(sweeper.now()).await;
+            let _ = sweeper.expire_pairings(sweeper.now()).await;
         }
     });
     Ok(Running { service, agent_addr, status_addr, runtime_dir })

@@ -298,7 +298,20 @@ impl Service {
         Ok(())
     }
 
-    async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
+    /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the
+    /// person is shown (the app's sweeper calls this every few seconds, so a stale
+    /// prompt does not wait for someone to list them).
+    pub async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
+        // A read first: the common case has nothing to expire, and a read takes no write lock.
+        let due: Option<(i64,)> =
+            sqlx::query_as("SELECT 1 FROM agents WHERE status = 'pending' AND created_at + ? <= ? LIMIT 1")
+                .bind(PAIRING_TTL)
+                .bind(now)
+                .fetch_optional(self.store().pool())
+                .await?;
+        if due.is_none() {
+            return Ok(());
+        }
         let done = sqlx::query(
             "UPDATE agents SET status = 'expired', decided_at = ? WHERE status = 'pending' AND created_at + ? <= ?",
         )
@@ -404,6 +417,13 @@ mod tests {
         clock.store(T0 + PAIRING_TTL - 1, Ordering::SeqCst);
         assert_eq!(refusal(svc.request_pairing(&agent_jwk(62), "New").await).0, "too_many_pairings");
         clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
+        // The sweeper's call drops the two asked at T0; the one asked at T0 + 100 waits on.
+        svc.expire_pairings(svc.now()).await.unwrap();
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents WHERE status = 'pending'")
+            .fetch_one(svc.store().pool())
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
         let p = svc.request_pairing(&agent_jwk(62), "New").await.unwrap();
         assert_eq!(p.status, PairingStatus::Pending);
         assert_eq!(svc.pairing(&accepted[2].pairing_id).await.unwrap().status, PairingStatus::Expired);
