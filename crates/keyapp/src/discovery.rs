@@ -136,8 +136,8 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 impl DiscoveryError {
     /// The §9 error the agent API answers with. A malformed URL is the agent's
     /// malformed request (400); one the outbound policy refuses is 422
-    /// `discovery_url_refused` (§5.8). An object that fails verification is refused with the
-    /// protocol's own code and reason (422, `schcp::Error::reason`). A document that
+    /// `discovery_url_refused` (§5.8). An object that fails verification is refused
+    /// with the protocol's own code and reason (422, `schcp::Error::reason`). A document that
     /// cannot be fetched is `discovery_failed`, one that is not a valid v0.4 document
     /// `discovery_invalid` (422 `VERIFICATION_FAILED`: nothing can be verified, so
     /// nothing is shown). A local setup problem is 500.
@@ -256,8 +256,9 @@ impl DiscoveryClient {
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(TOTAL_TIMEOUT)
             .no_proxy()
-            // Every name, pinned or not, is looked up here: reqwest's own `resolve`
-            // would let a URL's port override the pinned one.
+            // Every name, pinned or not, is resolved here, so one place decides each
+            // address. reqwest lets a URL's explicit port override a resolved one, so
+            // `outbound::check_url` refuses any other port on a pinned name.
             .dns_resolver(Arc::new(PublicOnlyResolver::new(pinned.clone())))
             .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")));
         for path in &config.extra_root_certs {
