@@ -10,11 +10,13 @@ use crate::config::{Config, KeystoreBackend};
 use crate::control::{self, ControlError};
 use crate::discovery::{DiscoveryClient, DiscoveryError};
 use crate::keystore::{self, KeystoreError, PassphraseSource};
+use crate::private_files;
 use crate::service::{system_clock, Service, ServiceError};
 use crate::store::{Store, StoreError};
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::net::SocketAddr;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::task::JoinSet;
@@ -183,8 +185,14 @@ impl Running {
 fn lock_data_dir(data_dir: &Path) -> Result<File, StartError> {
     let path = data_dir.join(LOCK_FILE);
     let io = |source| StartError::DataDir { path: path.clone(), source };
-    let mut file =
-        std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .open(&path)
+        .map_err(io)?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -214,11 +222,21 @@ async fn bind(listener: Listener, addr: SocketAddr) -> Result<(tokio::net::TcpLi
 /// Builds the service and starts every listener; returns once they are bound.
 pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Running, StartError> {
     let data_dir = data_dir(&config)?;
-    std::fs::create_dir_all(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
+    let dir_error = |source| StartError::DataDir { path: data_dir.clone(), source };
+    // The person's records are theirs alone: 0700 here, 0600 for each file (issue 10).
+    private_files::create_dir(&data_dir).map_err(dir_error)?;
     // First, before the keychain is asked or a port taken: a second key app on
     // the same records is told which one runs (docs/decisions.md).
     let mut lock = lock_data_dir(&data_dir)?;
     tracing::info!(data_dir = %data_dir.display(), "starting");
+    let loosened = private_files::tighten(&data_dir).map_err(dir_error)?;
+    if !loosened.is_empty() {
+        tracing::warn!(
+            data_dir = %data_dir.display(),
+            entries = loosened.len(),
+            "the data directory was readable by other users; now 0700 (directories) and 0600 (files)"
+        );
+    }
     // One clear sentence when no keychain is reachable, and no start.
     let key = keystore::open(config.keystore.backend, &data_dir, passphrase).await?;
     tracing::info!(
@@ -252,7 +270,7 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     let agent_url = format!("http://{agent_addr}");
     let info_path = runtime_dir.join("agent-api.json");
     let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
-    std::fs::write(&info_path, info.to_string())
+    private_files::write(&info_path, info.to_string().as_bytes())
         .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
     describe_instance(&mut lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.clone()) })
         .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
@@ -283,6 +301,9 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
             // A busy database now is not a dead sweeper: the next round retries.
             if let Err(e) = sweeper.expire_requests(sweeper.now()).await {
                 tracing::warn!(error = %e, "expiring requests failed; retrying");
+            }
+            if let Err(e) = sweeper.expire_pairings(sweeper.now()).await {
+                tracing::warn!(error = %e, "expiring pairings failed; retrying");
             }
         }
     });

@@ -7,11 +7,16 @@
 //! from anywhere else"; §5.2: the domain shown is the one discovered).
 //!
 //! Fetching (API.md §3 `[discovery]`):
-//! - HTTPS only. An `http://` URL is refused before any connection is made, and the
-//!   client itself is `https_only` as a second guard.
+//! - The outbound policy of §5.8 (`outbound`): public https URLs only, no
+//!   credentials, and every address the client connects to checked at connect time,
+//!   inside its resolver; loopback, private, link-local, CGNAT, multicast, reserved
+//!   and unspecified addresses are refused before any connection, as 422
+//!   `discovery_url_refused`. The client itself is `https_only` as a second guard.
 //! - Trust: the system's roots (Debian's ca-certificates via `rustls-native-certs`)
 //!   plus the PEM files in `extra_root_certs`; `resolve` pins names to addresses like
 //!   `curl --resolve`, so a test or private host is reached without weakening TLS.
+//!   A pinned name is the policy's one exception, and stays exact: that name, that
+//!   address and port, nothing else.
 //! - Short timeouts (connect 5 s, whole request 10 s), a 256 KiB body limit enforced
 //!   while reading, no compression (nothing to inflate past the limit), no proxy
 //!   (`resolve` must mean what it says, and the fetch must go where the person's
@@ -54,6 +59,7 @@ use serde_json::json;
 
 use crate::config;
 use crate::http_error::ApiError;
+use crate::outbound::{self, Pinned, PublicOnlyResolver, Refusal};
 
 /// The path of a host's own discovery document (§2.1).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/scheduling.json";
@@ -76,8 +82,8 @@ const MAX_CACHE_ENTRIES: usize = 256;
 pub enum DiscoveryError {
     #[error("discovery URL {url:?} is not a usable URL: {why}")]
     InvalidUrl { url: String, why: String },
-    #[error("discovery URL {0:?} is not https (API.md §3: discovery is HTTPS only)")]
-    NotHttps(String),
+    #[error("discovery URL {url:?} is refused: {refusal}")]
+    Refused { url: String, refusal: Refusal },
     #[error("cannot read the trusted root certificates in {path}: {why}")]
     RootCerts { path: PathBuf, why: String },
     #[error("cannot build the HTTPS client: {0}")]
@@ -128,9 +134,10 @@ fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 impl DiscoveryError {
-    /// The §9 error the agent API answers with. A bad URL is the agent's malformed
-    /// request (400). An object that fails verification is refused with the
-    /// protocol's own code and reason (422, `schcp::Error::reason`). A document that
+    /// The §9 error the agent API answers with. A malformed URL is the agent's
+    /// malformed request (400); one the outbound policy refuses is 422
+    /// `discovery_url_refused` (§5.8). An object that fails verification is refused
+    /// with the protocol's own code and reason (422, `schcp::Error::reason`). A document that
     /// cannot be fetched is `discovery_failed`, one that is not a valid v0.4 document
     /// `discovery_invalid` (422 `VERIFICATION_FAILED`: nothing can be verified, so
     /// nothing is shown). A local setup problem is 500.
@@ -139,9 +146,10 @@ impl DiscoveryError {
             ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, schcp::error::VERIFICATION_FAILED, reason, self.to_string())
         };
         match self {
-            DiscoveryError::InvalidUrl { url, .. } | DiscoveryError::NotHttps(url) => {
-                ApiError::invalid_request("bad_discovery_url", self.to_string())
-                    .with_details(json!({ "discovery": url }))
+            DiscoveryError::InvalidUrl { url, .. } => ApiError::invalid_request("bad_discovery_url", self.to_string())
+                .with_details(json!({ "discovery": url })),
+            DiscoveryError::Refused { url, refusal } => {
+                unprocessable("discovery_url_refused").with_details(json!({ "discovery": url, "rule": refusal.rule() }))
             }
             DiscoveryError::RootCerts { .. } | DiscoveryError::Client(_) => ApiError::internal(self.to_string()),
             DiscoveryError::Fetch { url, .. }
@@ -211,6 +219,7 @@ struct CacheEntry {
 
 struct Inner {
     http: reqwest::Client,
+    pinned: Pinned,
     cache: Mutex<HashMap<String, CacheEntry>>,
 }
 
@@ -236,8 +245,9 @@ enum Source {
 
 impl DiscoveryClient {
     /// A client trusting the system's roots and `config.extra_root_certs`, with
-    /// `config.resolve` applied.
+    /// `config.resolve` applied and every other name held to the outbound policy.
     pub fn new(config: &config::Discovery) -> Result<Self, DiscoveryError> {
+        let pinned: Pinned = config.resolve.iter().map(|(name, addr)| (name.to_ascii_lowercase(), *addr)).collect();
         let mut builder = reqwest::Client::builder()
             .https_only(true)
             // rustls-native-certs: the system's roots (SSL_CERT_FILE/SSL_CERT_DIR too).
@@ -246,17 +256,18 @@ impl DiscoveryClient {
             .connect_timeout(CONNECT_TIMEOUT)
             .timeout(TOTAL_TIMEOUT)
             .no_proxy()
+            // Every name, pinned or not, is resolved here, so one place decides each
+            // address. reqwest lets a URL's explicit port override a resolved one, so
+            // `outbound::check_url` refuses any other port on a pinned name.
+            .dns_resolver(Arc::new(PublicOnlyResolver::new(pinned.clone())))
             .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")));
         for path in &config.extra_root_certs {
             for cert in read_pem_certs(path)? {
                 builder = builder.add_root_certificate(cert);
             }
         }
-        for (name, addr) in &config.resolve {
-            builder = builder.resolve(name, *addr);
-        }
         let http = builder.build().map_err(DiscoveryError::Client)?;
-        Ok(DiscoveryClient { inner: Arc::new(Inner { http, cache: Mutex::new(HashMap::new()) }) })
+        Ok(DiscoveryClient { inner: Arc::new(Inner { http, pinned, cache: Mutex::new(HashMap::new()) }) })
     }
 
     /// The host's checked discovery document, from the cache while it is fresh.
@@ -266,7 +277,7 @@ impl DiscoveryClient {
 
     /// The document fetched now, bypassing (and then refreshing) the cache.
     pub async fn refetch(&self, url: &str) -> Result<Arc<DiscoveredHost>, DiscoveryError> {
-        let url = check_url(url)?;
+        let url = check_url(url, &self.inner.pinned)?;
         self.fetch_from_network(&url).await
     }
 
@@ -327,7 +338,7 @@ impl DiscoveryClient {
     }
 
     async fn fetch_with_source(&self, url: &str) -> Result<(Arc<DiscoveredHost>, Source), DiscoveryError> {
-        let url = check_url(url)?;
+        let url = check_url(url, &self.inner.pinned)?;
         if let Some(entry) = self.cache().get(url.as_str()) {
             if entry.expires > Instant::now() {
                 return Ok((Arc::clone(&entry.host), Source::Cache));
@@ -339,14 +350,14 @@ impl DiscoveryClient {
     async fn fetch_from_network(&self, url: &Url) -> Result<Arc<DiscoveredHost>, DiscoveryError> {
         let u = || url.to_string();
         let fetch_err = |source| DiscoveryError::Fetch { url: u(), source };
-        let mut response = self
-            .inner
-            .http
-            .get(url.clone())
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-            .map_err(fetch_err)?;
+        let mut response =
+            self.inner.http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json").send().await.map_err(
+                |e| match outbound::find_refusal(&e) {
+                    // The resolver refused the name's addresses: nothing was connected to.
+                    Some(refusal) => DiscoveryError::Refused { url: u(), refusal },
+                    None => fetch_err(e),
+                },
+            )?;
         let status = response.status();
         if status.is_redirection() {
             let location =
@@ -408,18 +419,14 @@ fn read_pem_certs(path: &std::path::Path) -> Result<Vec<reqwest::Certificate>, D
     Ok(certs)
 }
 
-/// Parses and checks the URL: https, a host name, no credentials or fragment.
-fn check_url(raw: &str) -> Result<Url, DiscoveryError> {
+/// Parses and checks the URL: the outbound policy's checks of the text (§5.8), a
+/// host name, no fragment.
+fn check_url(raw: &str, pinned: &Pinned) -> Result<Url, DiscoveryError> {
     let invalid = |why: &str| DiscoveryError::InvalidUrl { url: raw.to_owned(), why: why.to_owned() };
     let url = Url::parse(raw).map_err(|e| invalid(&e.to_string()))?;
-    if url.scheme() != "https" {
-        return Err(DiscoveryError::NotHttps(raw.to_owned()));
-    }
+    outbound::check_url(&url, pinned).map_err(|refusal| DiscoveryError::Refused { url: raw.to_owned(), refusal })?;
     if url.host_str().is_none_or(str::is_empty) {
         return Err(invalid("it has no host"));
-    }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err(invalid("it carries credentials"));
     }
     if url.fragment().is_some() {
         return Err(invalid("it has a fragment"));
@@ -551,22 +558,30 @@ mod tests {
 
     #[test]
     fn urls_are_checked_before_any_connection() {
-        assert!(matches!(
-            check_url("http://maplestreetauto.example/.well-known/scheduling.json"),
-            Err(DiscoveryError::NotHttps(_))
-        ));
-        assert!(matches!(check_url("ftp://x.example/"), Err(DiscoveryError::NotHttps(_))));
-        assert!(matches!(check_url("not a url"), Err(DiscoveryError::InvalidUrl { .. })));
-        assert!(matches!(check_url("https://u:p@x.example/"), Err(DiscoveryError::InvalidUrl { .. })));
-        assert!(matches!(check_url("https://x.example/#f"), Err(DiscoveryError::InvalidUrl { .. })));
-        assert!(matches!(check_url("https://x.example./"), Err(DiscoveryError::InvalidUrl { .. })));
-        assert!(check_url("https://x.example/.well-known/scheduling.json").is_ok());
+        let check = |raw| check_url(raw, &Pinned::new());
+        let refused = |raw| match check(raw) {
+            Err(DiscoveryError::Refused { refusal, .. }) => refusal.rule(),
+            other => panic!("{raw}: {other:?}"),
+        };
+        assert_eq!(refused("http://maplestreetauto.example/.well-known/scheduling.json"), "not_https");
+        assert_eq!(refused("ftp://x.example/"), "not_https");
+        assert_eq!(refused("https://u:p@x.example/"), "credentials");
+        assert_eq!(refused("https://127.0.0.3:8443/"), "non_public_address");
+        assert!(matches!(check("not a url"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(matches!(check("https://x.example/#f"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(matches!(check("https://x.example./"), Err(DiscoveryError::InvalidUrl { .. })));
+        assert!(check("https://x.example/.well-known/scheduling.json").is_ok());
     }
 
     #[test]
     fn errors_map_to_the_agent_api() {
-        let e = DiscoveryError::NotHttps("http://x".into()).api_error();
+        let e = DiscoveryError::InvalidUrl { url: "x".into(), why: "no".into() }.api_error();
         assert_eq!((e.status, e.code, e.reason), (StatusCode::BAD_REQUEST, "INVALID_REQUEST", "bad_discovery_url"));
+        let e = DiscoveryError::Refused { url: "http://x".into(), refusal: Refusal::NotHttps }.api_error();
+        assert_eq!(
+            (e.status, e.code, e.reason),
+            (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "discovery_url_refused")
+        );
         let e = DiscoveryError::Status { url: "https://x".into(), status: 500 }.api_error();
         assert_eq!(
             (e.status, e.code, e.reason),

@@ -17,6 +17,8 @@ pub mod forwarded;
 pub mod http_error;
 pub mod keystore;
 pub mod kind;
+pub mod outbound;
+pub mod private_files;
 pub mod service;
 pub mod status_api;
 pub mod store;

@@ -103,11 +103,12 @@ async fn an_http_url_is_refused_without_connecting() {
     let s = setup().await;
     let http = "http://maplestreetauto.example/.well-known/scheduling.json";
     let err = s.client.fetch(http).await.unwrap_err();
-    assert!(matches!(err, DiscoveryError::NotHttps(_)), "{err:?}");
+    assert!(matches!(err, DiscoveryError::Refused { .. }), "{err:?}");
     let err = s.client.verify_offer(http, &s.host.offer(now()), now()).await.unwrap_err();
-    assert!(matches!(err, DiscoveryError::NotHttps(_)), "{err:?}");
+    assert!(matches!(err, DiscoveryError::Refused { .. }), "{err:?}");
     let api = err.api_error();
-    assert_eq!((api.status.as_u16(), api.code, api.reason), (400, "INVALID_REQUEST", "bad_discovery_url"));
+    // §5.8's outbound policy: a refused URL is 422 with its own reason.
+    assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "discovery_url_refused"));
     // Pinned to the host's port by `resolve`, so a connection would have shown here.
     assert_eq!(s.host.connections(), 0);
     assert_eq!(s.host.discovery_requests(), 0);

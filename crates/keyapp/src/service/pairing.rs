@@ -6,8 +6,14 @@ use super::{Service, ServiceError};
 use schcp::jwk::Jwk;
 use serde::Serialize;
 
-/// How long a pairing request waits for the person.
+/// How long a pairing request waits for the person; unanswered, it expires.
 pub const PAIRING_TTL: i64 = 600;
+/// Pairings waiting for the person at once, from all unpaired agents together
+/// (issue 10): any local process can make a fresh key, so a per-key cap would not
+/// stop a flood of prompts; past this bound new ones are refused (429).
+pub const MAX_PENDING_PAIRINGS: i64 = 3;
+/// How long a key the person declined is refused at once, without a new prompt.
+pub const DECLINED_COOLDOWN: i64 = 600;
 /// Agent names are shown to the person; a long one could push the fingerprint
 /// off the screen.
 pub const MAX_AGENT_NAME: usize = 64;
@@ -76,6 +82,33 @@ pub fn fingerprint(jkt: &str) -> String {
     format!("{}-{}-{}", &chars[..4], &chars[4..8], &chars[8..])
 }
 
+/// A declined key is refused until `DECLINED_COOLDOWN` has passed since the no.
+fn declined_cooldown(decided_at: Option<i64>, now: i64) -> Result<(), ServiceError> {
+    let Some(decided_at) = decided_at else { return Ok(()) };
+    let left = decided_at + DECLINED_COOLDOWN - now;
+    if left > 0 {
+        return Err(ServiceError::TooMany {
+            reason: "pairing_declined",
+            message: format!("the person declined this agent key; it may ask again in {left} s"),
+            retry_after: Some(left as u64),
+        });
+    }
+    Ok(())
+}
+
+/// The 429 for a pairing past `MAX_PENDING_PAIRINGS`: retry when the oldest
+/// pending one expires, if the person has not answered it by then.
+fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
+    let retry = oldest_pending.map_or(1, |t| (t + PAIRING_TTL - now).max(1));
+    ServiceError::TooMany {
+        reason: "too_many_pairings",
+        message: format!(
+            "{MAX_PENDING_PAIRINGS} pairing requests are already waiting for the person; try again once they are answered"
+        ),
+        retry_after: Some(retry as u64),
+    }
+}
+
 fn check_name(name: &str) -> Result<(), ServiceError> {
     if name.trim().is_empty() {
         return Err(ServiceError::invalid("bad_agent_name", "agent_name is empty"));
@@ -115,20 +148,37 @@ impl Service {
         let jkt = jwk.thumbprint().map_err(|e| ServiceError::Verification(e.into()))?;
         let now = self.now();
         self.expire_pairings(now).await?;
-        let mut tx = self.store().pool().begin().await?;
+        // IMMEDIATE: this transaction reads, then writes; a deferred one would
+        // meet another writer at its upgrade with SQLITE_BUSY at once, past the
+        // busy timeout (seen with a flood of pairings).
+        let mut tx = self.store().pool().begin_with("BEGIN IMMEDIATE").await?;
         let existing: Option<Row> =
             sqlx::query_as(&format!("{SELECT} WHERE jkt = ?")).bind(&jkt).fetch_optional(&mut *tx).await?;
         if let Some(row) = existing {
             let p = from_row(row);
             if matches!(p.status, PairingStatus::Approved | PairingStatus::Pending) {
+                tx.rollback().await?;
                 return Ok(p);
+            }
+            if p.status == PairingStatus::Declined {
+                let (decided_at,): (Option<i64>,) = sqlx::query_as("SELECT decided_at FROM agents WHERE jkt = ?")
+                    .bind(&jkt)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                if let Err(refused) = declined_cooldown(decided_at, now) {
+                    tx.rollback().await?;
+                    return Err(refused);
+                }
             }
         }
         let pairing_id = Service::new_id("pr_");
         let fp = fingerprint(&jkt);
         let jwk_json = serde_json::to_string(jwk).expect("a JWK serializes");
-        sqlx::query(
-            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+        // The bound is checked in the statement that adds the pairing, so two
+        // requests at once cannot both pass it.
+        let done = sqlx::query(
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
+             SELECT ?, ?, ?, ?, ?, 'pending', ? WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
              ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, pairing_id = excluded.pairing_id,
                status = 'pending', created_at = excluded.created_at, decided_at = NULL",
         )
@@ -138,8 +188,18 @@ impl Service {
         .bind(&pairing_id)
         .bind(&fp)
         .bind(now)
+        .bind(MAX_PENDING_PAIRINGS)
         .execute(&mut *tx)
         .await?;
+        if done.rows_affected() == 0 {
+            let (oldest,): (Option<i64>,) =
+                sqlx::query_as("SELECT MIN(created_at) FROM agents WHERE status = 'pending'")
+                    .fetch_one(&mut *tx)
+                    .await?;
+            // Now, not when the connection is next used: it holds the write lock.
+            tx.rollback().await?;
+            return Err(too_many_pairings(oldest, now));
+        }
         Service::history(&mut tx, now, "pairing_requested", &pairing_id, agent_name).await?;
         tx.commit().await?;
         self.notify();
@@ -248,7 +308,20 @@ impl Service {
         Ok(())
     }
 
-    async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
+    /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the
+    /// person is shown (the app's sweeper calls this every few seconds, so a stale
+    /// prompt does not wait for someone to list them).
+    pub async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
+        // A read first: the common case has nothing to expire, and a read takes no write lock.
+        let due: Option<(i64,)> =
+            sqlx::query_as("SELECT 1 FROM agents WHERE status = 'pending' AND created_at + ? <= ? LIMIT 1")
+                .bind(PAIRING_TTL)
+                .bind(now)
+                .fetch_optional(self.store().pool())
+                .await?;
+        if due.is_none() {
+            return Ok(());
+        }
         let done = sqlx::query(
             "UPDATE agents SET status = 'expired', decided_at = ? WHERE status = 'pending' AND created_at + ? <= ?",
         )
@@ -287,6 +360,106 @@ mod tests {
         let mut high = [0u8; 32];
         high[0] = 0xf8;
         assert_eq!(fingerprint(&schcp::b64::encode(high)), "Z000-0000-0000");
+    }
+
+    /// A service on a fresh database whose clock the test moves.
+    async fn service_at(start: i64) -> (Service, std::sync::Arc<std::sync::atomic::AtomicI64>, tempfile::TempDir) {
+        use std::sync::atomic::{AtomicI64, Ordering};
+        use std::sync::Arc;
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+        let clock = Arc::new(AtomicI64::new(start));
+        let c = Arc::clone(&clock);
+        let service = Service::new(
+            store,
+            Arc::new(ed25519_dalek::SigningKey::from_bytes(&[1; 32])),
+            None,
+            crate::config::Config::default(),
+            crate::discovery::DiscoveryClient::new(&Default::default()).unwrap(),
+            schcp_consent::Language::English,
+            Arc::new(move || c.load(Ordering::SeqCst)),
+        )
+        .unwrap();
+        (service, clock, dir)
+    }
+
+    fn agent_jwk(seed: u8) -> Jwk {
+        Jwk::ed25519(&ed25519_dalek::SigningKey::from_bytes(&[seed; 32]).verifying_key())
+    }
+
+    fn refusal(r: Result<Pairing, ServiceError>) -> (&'static str, u64) {
+        match r {
+            Err(ServiceError::TooMany { reason, retry_after, .. }) => (reason, retry_after.unwrap()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_fresh_keys_leaves_at_most_the_bound_pending() {
+        use std::sync::atomic::Ordering;
+        const T0: i64 = 1_792_000_000;
+        let (svc, clock, _dir) = service_at(T0).await;
+        let mut accepted = Vec::new();
+        for seed in 10..50u8 {
+            match svc.request_pairing(&agent_jwk(seed), "Flood").await {
+                Ok(p) => accepted.push(p),
+                Err(e) => assert_eq!(refusal(Err(e)), ("too_many_pairings", PAIRING_TTL as u64)),
+            }
+        }
+        assert_eq!(accepted.len(), MAX_PENDING_PAIRINGS as usize);
+        assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS as usize);
+        // The refused ones left nothing behind.
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents").fetch_one(svc.store().pool()).await.unwrap();
+        assert_eq!(n, MAX_PENDING_PAIRINGS);
+        // A key already waiting gets its own pairing back, bound or not.
+        assert_eq!(svc.request_pairing(&agent_jwk(10), "Flood").await.unwrap(), accepted[0]);
+
+        // The person answers two: two new keys may ask, not a third.
+        svc.answer_pairing(&accepted[0].pairing_id, true).await.unwrap();
+        svc.answer_pairing(&accepted[1].pairing_id, false).await.unwrap();
+        svc.request_pairing(&agent_jwk(60), "New").await.unwrap();
+        clock.store(T0 + 100, Ordering::SeqCst);
+        svc.request_pairing(&agent_jwk(61), "New").await.unwrap();
+        // Retry when the oldest pending one (accepted[2], asked at T0) expires.
+        assert_eq!(refusal(svc.request_pairing(&agent_jwk(62), "New").await), ("too_many_pairings", 500));
+
+        // Unanswered past PAIRING_TTL, a pairing expires and frees its place.
+        clock.store(T0 + PAIRING_TTL - 1, Ordering::SeqCst);
+        assert_eq!(refusal(svc.request_pairing(&agent_jwk(62), "New").await).0, "too_many_pairings");
+        clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
+        // The sweeper's call drops the two asked at T0; the one asked at T0 + 100 waits on.
+        svc.expire_pairings(svc.now()).await.unwrap();
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents WHERE status = 'pending'")
+            .fetch_one(svc.store().pool())
+            .await
+            .unwrap();
+        assert_eq!(n, 1);
+        let p = svc.request_pairing(&agent_jwk(62), "New").await.unwrap();
+        assert_eq!(p.status, PairingStatus::Pending);
+        assert_eq!(svc.pairing(&accepted[2].pairing_id).await.unwrap().status, PairingStatus::Expired);
+    }
+
+    #[tokio::test]
+    async fn a_declined_key_is_refused_at_once_until_the_cooldown_passes() {
+        use std::sync::atomic::Ordering;
+        const T0: i64 = 1_792_000_000;
+        let (svc, clock, _dir) = service_at(T0).await;
+        let p = svc.request_pairing(&agent_jwk(5), "Pest").await.unwrap();
+        svc.answer_pairing(&p.pairing_id, false).await.unwrap();
+        clock.store(T0 + 60, Ordering::SeqCst);
+        assert_eq!(
+            refusal(svc.request_pairing(&agent_jwk(5), "Pest").await),
+            ("pairing_declined", (DECLINED_COOLDOWN - 60) as u64)
+        );
+        assert!(svc.pending_pairings().await.unwrap().is_empty(), "no prompt was raised");
+        clock.store(T0 + DECLINED_COOLDOWN - 1, Ordering::SeqCst);
+        assert_eq!(refusal(svc.request_pairing(&agent_jwk(5), "Pest").await), ("pairing_declined", 1));
+        clock.store(T0 + DECLINED_COOLDOWN, Ordering::SeqCst);
+        let again = svc.request_pairing(&agent_jwk(5), "Pest").await.unwrap();
+        assert_eq!(again.status, PairingStatus::Pending);
+        assert_ne!(again.pairing_id, p.pairing_id);
+        // Another key is never held back by this one's no.
+        svc.request_pairing(&agent_jwk(6), "Other").await.unwrap();
     }
 
     #[test]

@@ -25,6 +25,8 @@ pub enum StoreError {
     /// A stored value is not one the key app writes (a status, a kind, JSON).
     #[error("stored record is corrupt: {0}")]
     Corrupt(String),
+    #[error("{path}: {source}")]
+    Io { path: std::path::PathBuf, source: std::io::Error },
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -52,7 +54,21 @@ pub struct Store {
 
 impl Store {
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
+    /// The file is made 0600 before SQLite opens it, so its `-wal` and `-shm`
+    /// files (SQLite gives them the database's mode) are 0600 too: they hold the
+    /// person's history, contacts and credentials.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        crate::private_files::ensure_file(path).map_err(|source| StoreError::Io { path: path.to_owned(), source })?;
+        for suffix in ["-wal", "-shm"] {
+            let mut side = path.as_os_str().to_owned();
+            side.push(suffix);
+            match crate::private_files::restrict(Path::new(&side)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(StoreError::Io { path: side.into(), source: e })
+                }
+                _ => {}
+            }
+        }
         let options = SqliteConnectOptions::new()
             .filename(path)
             .create_if_missing(true)
@@ -120,5 +136,38 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(StoreError::from(duplicate), StoreError::Sql(_)));
+    }
+
+    fn mode(p: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+    }
+
+    #[tokio::test]
+    async fn the_database_and_its_wal_files_are_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyapp.db");
+        let side = |s: &str| dir.path().join(format!("keyapp.db{s}"));
+        let store = Store::open(&path).await.unwrap();
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:x', 'Ellis')")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        assert!(side("-wal").exists() && side("-shm").exists(), "SQLite made its WAL files");
+        assert_eq!((mode(&path), mode(&side("-wal")), mode(&side("-shm"))), (0o600, 0o600, 0o600));
+        drop(store);
+        // Left 0644 by an older version: tightened on open.
+        for p in [path.clone(), side("-wal"), side("-shm")] {
+            if p.exists() {
+                std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o644)).unwrap();
+            }
+        }
+        let again = Store::open(&path).await.unwrap();
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:y', 'Sam')")
+            .execute(again.pool())
+            .await
+            .unwrap();
+        assert_eq!((mode(&path), mode(&side("-wal")), mode(&side("-shm"))), (0o600, 0o600, 0o600));
     }
 }
