@@ -61,6 +61,7 @@ async fn the_data_directory_is_the_owners_alone_from_the_first_start_on() {
     first.service.add_contact("urn:schcp:principal:jwk-thumbprint:x", "Ellis", None).await.unwrap();
     assert_private(&data, "after a write");
 
+    drop(first); // one key app per data directory
     let again = app::start(config(&data), passphrase()).await.expect("the key app restarts");
     again.service.add_contact("urn:schcp:principal:jwk-thumbprint:y", "Sam", None).await.unwrap();
     assert_private(&data, "after a restart");
