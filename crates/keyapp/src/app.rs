@@ -62,7 +62,7 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     let control_listener = control::bind(&runtime_dir)?;
     let owner = control::owner_uid(&data_dir)?;
 
-    // API.md: local agents find the API through this file.
+    // docs/agent-api.md §1: local agents find the API through this file.
     let info = serde_json::json!({ "url": format!("http://{agent_addr}"), "schcp": schcp::VERSION });
     std::fs::write(runtime_dir.join("agent-api.json"), info.to_string())?;
 

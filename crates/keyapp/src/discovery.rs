@@ -6,7 +6,7 @@
 //! domain the agent or the object supplies (§2.1: a verifier "MUST NOT accept a key
 //! from anywhere else"; §5.2: the domain shown is the one discovered).
 //!
-//! Fetching (API.md §3 `[discovery]`):
+//! Fetching (the `[discovery]` configuration, `config.rs`):
 //! - HTTPS only. An `http://` URL is refused before any connection is made, and the
 //!   client itself is `https_only` as a second guard.
 //! - Trust: the system's roots (Debian's ca-certificates via `rustls-native-certs`)

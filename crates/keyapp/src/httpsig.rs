@@ -11,7 +11,7 @@
 //! ```
 //!
 //! leaving out `content-digest` for a bodiless request (zero bytes) and
-//! `schcp-mandate` when no mandate is sent. The agent API (API.md §1) uses the
+//! `schcp-mandate` when no mandate is sent. The agent API (docs/agent-api.md §3) uses the
 //! same profile; it sends no mandate.
 //!
 //! Everything here is pure: no axum types, the clock passed in, the replay

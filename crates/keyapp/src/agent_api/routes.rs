@@ -1,4 +1,4 @@
-//! The agent API's routes (API.md §1), behind the guard (`guard.rs`): every
+//! The agent API's routes (docs/agent-api.md §4–§7), behind the guard (`guard.rs`): every
 //! handler receives a verified, and except for pairing, paired agent.
 
 use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 use std::time::Duration;
 
-/// API.md: long polls wait at most 60 seconds.
+/// docs/agent-api.md §5: long polls wait at most 60 seconds.
 pub const MAX_WAIT: u64 = 60;
 
 impl From<ServiceError> for ApiError {

@@ -1,4 +1,4 @@
-//! The request kinds (API.md "The kinds"): how each one's input is verified and
+//! The request kinds (docs/agent-api.md §6): how each one's input is verified and
 //! shown (`prepare`), and how the credential is built from that verified input
 //! once the person said yes (`issue`).
 
@@ -233,7 +233,7 @@ struct MandateBody {
     format: Format,
     host_constraints: Option<BTreeMap<String, Value>>,
     /// Which principal key signs: `EdDSA` (default) or, for `dc+sd-jwt` only,
-    /// `ES256` (§3.4). An addition to API.md's fields.
+    /// `ES256` (§3.4). (docs/agent-api.md §6).
     alg: Option<String>,
 }
 
@@ -272,7 +272,7 @@ fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> 
         .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
     let c: Constraints =
         serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
-    // API.md: offer-derived values come from a verified offer or receipt only.
+    // docs/agent-api.md §5: offer-derived values come from a verified offer or receipt only.
     if c.offer_sha256.is_some() || c.bookings.is_some() {
         return Err(ServiceError::invalid(
             "bad_constraints",
@@ -749,7 +749,7 @@ async fn prepare_management(
     Ok(Prepared { consent, input, not_after: None, auto_approve })
 }
 
-/// §3.3 / API.md: no prompt when the receipt's mandate is a root mandate this
+/// §3.3 / docs/agent-api.md §6: no prompt when the receipt's mandate is a root mandate this
 /// key app issued to the same agent with both cancel and reschedule in scope,
 /// so the management mandate grants nothing the person had not already granted.
 async fn root_covers_management(svc: &Service, agent_jkt: &str, jti: &str) -> Result<bool, ServiceError> {

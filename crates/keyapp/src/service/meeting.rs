@@ -1,4 +1,4 @@
-//! Meetings of several people (§5.12), the two request kinds of API.md: on the
+//! Meetings of several people (§5.12), the two request kinds of docs/agent-api.md §6: on the
 //! organizer's side `meeting_contract`, the contract over every member's
 //! verified offer; on a member's side `acceptance`, the person's own yes to a
 //! contract another person organized.

@@ -1,5 +1,5 @@
 //! Revocation status and the shared booking limit of the mandates the key app
-//! issued (§3.3 "One consent, several hosts"; API.md §2).
+//! issued (§3.3 "One consent, several hosts"; docs/agent-api.md §10).
 //!
 //! A person who lets an assistant "book one oil change at either of these shops"
 //! signs one mandate whose `aud` lists both, with `constraints.shared_limit: true`.
@@ -110,7 +110,7 @@ impl MandateStatus {
 pub struct StatusView {
     pub status: MandateStatus,
     /// `max_bookings` minus the claims held; `None` for a mandate without
-    /// `shared_limit` ("status only", API.md §2). Reported whatever the status,
+    /// `shared_limit` (docs/agent-api.md §10: `remaining` only with a shared limit). Reported whatever the status,
     /// so the identity `remaining = max_bookings − held` always holds.
     pub remaining: Option<u32>,
 }
@@ -194,7 +194,7 @@ pub enum ClaimRefusal {
     BadClaimId(&'static str),
     #[error("host {host:?} is not in the mandate's aud")]
     HostNotInAudience { host: String },
-    /// API.md §2: "Mandates without shared_limit report status only". Each host
+    /// docs/agent-api.md §10: `remaining` only for a mandate with a shared booking limit. Each host
     /// counts such a mandate's max_bookings against its own bookings (§3.3), so
     /// there is nothing here to claim from.
     #[error("the mandate has no shared booking limit; each host counts its own bookings (§3.3)")]
