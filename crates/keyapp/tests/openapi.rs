@@ -439,8 +439,16 @@ fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
 async fn every_route_answers_as_the_document_says() {
     let env = start().await;
 
+    // ---- Finding the API: agent-api.json in the runtime directory.
+    let found: Value =
+        serde_json::from_slice(&std::fs::read(env.app.runtime_dir.join("agent-api.json")).unwrap()).unwrap();
+    assert_eq!(found, json!({"url": env.agent_url(""), "schcp": "0.4"}));
+
     // ---- Pairing, and what an unpaired key may not do.
     let a = Agent::new(1);
+    // A path the API does not have is gated like any other (docs/agent-api.md §2).
+    let r = env.signed(&a, Method::GET, "/v1/nothing", None).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 403);
     assert_eq!(env.call(&a, Method::GET, "/v1/principal", None, 403).await.reason(), "agent_not_paired");
     assert_eq!(env.call(&a, Method::GET, "/v1/mandates", None, 403).await.reason(), "agent_not_paired");
     let name = json!({"agent_name": "Calendar Assistant"});
@@ -465,6 +473,14 @@ async fn every_route_answers_as_the_document_says() {
     let me = env.call(&a, Method::GET, "/v1/principal", None, 200).await.json();
     assert_eq!(me["name"], "Ellis Moreau");
     let me = me["principal"].as_str().unwrap().to_owned();
+    // Outside the document: an unknown path (paired) is 404, a method a path
+    // does not take 405, both without a body (docs/agent-api.md §2).
+    let r = env.signed(&a, Method::GET, "/v1/nothing", None).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    assert!(r.bytes().await.unwrap().is_empty());
+    let r = env.signed(&a, Method::PUT, "/v1/principal", None).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert!(r.bytes().await.unwrap().is_empty());
 
     // ---- The guard (loopback rules and §3.2), on a route the agent may call.
     let p = "/v1/principal";
