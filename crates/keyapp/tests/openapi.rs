@@ -637,6 +637,16 @@ async fn every_route_answers_as_the_document_says() {
     assert!((1..=300).contains(&after), "{after}");
     assert_eq!(r.json()["error"]["retry"]["after"], format!("PT{after}S"));
 
+    // ---- Unpaired by the person: the pairing says so, and only pairing is open.
+    let again = env.call(&b, Method::POST, "/v1/pairings", Some(&name), 202).await.json();
+    env.app.service.unpair(&b.jkt()).await.unwrap();
+    let path = format!("/v1/pairings/{}", again["pairing_id"].as_str().unwrap());
+    assert_eq!(env.call(&b, Method::GET, &path, None, 200).await.json()["status"], "unpaired");
+    assert_eq!(env.call(&b, Method::GET, "/v1/mandates", None, 403).await.reason(), "agent_not_paired");
+    // Its pending requests were withdrawn with it.
+    let r = env.app.service.request(&ids[3]).await.unwrap();
+    assert_eq!(r.status, keyapp::service::RequestStatus::Withdrawn);
+
     // ---- The status API (§3.3).
     let s = format!("/status/{jti}");
     let st = env.status(Method::GET, &s, None, 200).await;
