@@ -1,5 +1,5 @@
 #![forbid(unsafe_code)]
-//! A small client for the agent API, signing every request as API.md §1 and
+//! A small client for the agent API, signing every request as docs/agent-api.md §1 and
 //! §3.2 require. The example agent and the end-to-end tests use it; an agent
 //! written in Rust can too.
 

@@ -1,4 +1,4 @@
-//! Configuration (API.md §3): TOML, every key optional.
+//! Configuration (README "Key storage", "The status API behind a reverse proxy"): TOML, every key optional.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -122,7 +122,7 @@ impl Config {
         Config::parse(&text, path)
     }
 
-    /// The agent API is loopback only (API.md §1), whatever the file says.
+    /// The agent API is loopback only (docs/agent-api.md §1), whatever the file says.
     fn check(&self) -> Result<(), ConfigError> {
         if !self.agent_api.listen.ip().is_loopback() {
             return Err(ConfigError::Invalid(format!(
@@ -137,7 +137,7 @@ impl Config {
         Ok(())
     }
 
-    /// `{public_base}/status/{jti}` (API.md §2).
+    /// `{public_base}/status/{jti}` (docs/agent-api.md §10).
     pub fn status_url(&self, jti: &str) -> String {
         format!("{}/status/{jti}", self.status_api.public_base.trim_end_matches('/'))
     }

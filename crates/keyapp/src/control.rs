@@ -1,4 +1,4 @@
-//! The control socket (API.md §3): how the person's own surfaces (the terminal
+//! The control socket (README "Try it on one machine"): how the person's own surfaces (the terminal
 //! commands) reach the running service. A Unix socket in the runtime directory,
 //! mode 0600 in a 0700 directory, and every connection's peer must be the owning
 //! user; the agent API cannot reach any of it.
@@ -45,7 +45,7 @@ pub enum ControlError {
 }
 
 /// The runtime directory: `$XDG_RUNTIME_DIR/schcp-keyapp/` for the default
-/// profile (API.md), `<data_dir>/run` for a configured `data_dir` or when there
+/// profile (docs/agent-api.md §1), `<data_dir>/run` for a configured `data_dir` or when there
 /// is no XDG_RUNTIME_DIR, so a second profile never takes over the first's
 /// socket and `agent-api.json`.
 pub fn runtime_dir(config: &crate::config::Config, data_dir: &Path) -> PathBuf {

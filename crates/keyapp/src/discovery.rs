@@ -6,7 +6,7 @@
 //! domain the agent or the object supplies (§2.1: a verifier "MUST NOT accept a key
 //! from anywhere else"; §5.2: the domain shown is the one discovered).
 //!
-//! Fetching (API.md §3 `[discovery]`):
+//! Fetching (README "Configuration" `[discovery]`):
 //! - The outbound policy of §5.8 (`outbound`): public https URLs only, no
 //!   credentials, and every address the client connects to checked at connect time,
 //!   inside its resolver; loopback, private, link-local, CGNAT, multicast, reserved

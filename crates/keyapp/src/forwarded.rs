@@ -1,7 +1,7 @@
 //! Who a status API request is from, when a reverse proxy stands in front of it.
 //!
 //! The status listener defaults to loopback with an `https` `public_base`
-//! (API.md §3), so in production a TLS-terminating proxy forwards every host's
+//! (README "The status API behind a reverse proxy"), so in production a TLS-terminating proxy forwards every host's
 //! calls, and every call arrives from the proxy's address. Counting rate limits
 //! per peer would then put all hosts in one bucket, and one host's flood would
 //! refuse every other host's claims: the person's limit locked out by a stranger

@@ -51,19 +51,19 @@ impl ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, r.code, r.reason, err.to_string())
     }
 
-    /// `403 NOT_PERMITTED` (API.md §1: `browser_origin`, `agent_not_paired`,
+    /// `403 NOT_PERMITTED` (docs/agent-api.md §2: `browser_origin`, `agent_not_paired`,
     /// and `not_loopback` for a peer that is not on this machine).
     pub fn not_permitted(reason: &'static str, message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", reason, message)
     }
 
-    /// `421`: a `Host` that is not the agent API's own (API.md §1, the
+    /// `421`: a `Host` that is not the agent API's own (docs/agent-api.md §2, the
     /// DNS-rebinding defence).
     pub fn bad_host(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::MISDIRECTED_REQUEST, "INVALID_REQUEST", "bad_host", message)
     }
 
-    /// `413`: a body over the limit (API.md §1: at most 256 KiB).
+    /// `413`: a body over the limit (docs/agent-api.md §2: at most 256 KiB).
     pub fn body_too_large(limit: usize) -> Self {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -74,7 +74,7 @@ impl ApiError {
         .with_details(serde_json::json!({ "limit": limit }))
     }
 
-    /// `415`: a body that is not `application/json` (§3.1, API.md §1).
+    /// `415`: a body that is not `application/json` (§3.1, docs/agent-api.md §2).
     pub fn unsupported_media_type(message: impl Into<String>) -> Self {
         ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "INVALID_REQUEST", "unsupported_media_type", message)
     }
@@ -137,7 +137,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The status API's claim refusals (API.md §2, §3.3 "One consent, several hosts"),
+/// The status API's claim refusals (docs/agent-api.md §10, §3.3 "One consent, several hosts"),
 /// decided here once: 404 unknown, 400 for a claim that cannot apply to this
 /// mandate, 403 for a mandate no longer valid (§3.3 check 3's codes), 409 for a
 /// spent limit (the code a host reports to its agent, `MANDATE_LIMIT`).

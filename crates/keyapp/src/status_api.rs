@@ -1,4 +1,4 @@
-//! The status API hosts call (API.md §2; §3.3 "One consent, several hosts").
+//! The status API hosts call (docs/agent-api.md §10; §3.3 "One consent, several hosts").
 //!
 //! - `GET /status/{jti}` → 200 `{"jti", "status", "remaining"?}` or 404;
 //! - `POST /status/{jti}/claims` `{"claim_id": "{host id}/{hold id}"}` → 201 / 200
@@ -6,7 +6,7 @@
 //! - `DELETE /status/{jti}/claims/{claim_id}` → 204, idempotent; the claim id
 //!   contains a `/` and the route takes it whole.
 //!
-//! No request signing, no cookies, no CORS (API.md §2); `Cache-Control: no-store`
+//! No request signing, no cookies, no CORS (docs/agent-api.md §10); `Cache-Control: no-store`
 //! on every response, so no cache between a host and the key app ever answers for
 //! a revoked mandate or a spent limit.
 //!
@@ -290,7 +290,7 @@ async fn post_claim(
 }
 
 /// 204 whether or not the claim id held a unit, and whatever the mandate's
-/// status (API.md §2). Only a failed commit is reported (503), so a host whose
+/// status (docs/agent-api.md §10). Only a failed commit is reported (503), so a host whose
 /// release did not take effect knows to retry (§3.3).
 async fn delete_claim(
     State(st): State<StatusState>,

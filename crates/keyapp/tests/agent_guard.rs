@@ -1,4 +1,4 @@
-//! The agent API guard (API.md §1, §3.2) served for real on a loopback port
+//! The agent API guard (docs/agent-api.md §2–§3; §3.2) served for real on a loopback port
 //! and driven by a real HTTP client signing with `httpsig::sign_request`.
 //! Every refusal is checked for its status and its §9 code and reason, and no
 //! response ever carries a CORS header.

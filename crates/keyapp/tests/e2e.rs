@@ -686,7 +686,7 @@ async fn the_control_socket_is_the_owners_alone() {
 }
 
 /// A root mandate with a shared booking limit is served by the status API at
-/// the URL its `status` claim names (§3.3, API.md §2).
+/// the URL its `status` claim names (§3.3, docs/agent-api.md §10).
 #[tokio::test]
 async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
     let env = start().await;

@@ -1,4 +1,4 @@
-//! The status API hosts call (API.md §2, §3.3 "One consent, several hosts"),
+//! The status API hosts call (docs/agent-api.md §10, §3.3 "One consent, several hosts"),
 //! served for real on a loopback port over a temporary database: every answer
 //! and refusal the contract names, and the hostile-input bounds around them.
 //! Every refusal is checked to have the §9 shape and to have changed nothing.
@@ -96,7 +96,7 @@ fn client_from(ip: &str) -> Client {
         .unwrap()
 }
 
-/// Headers every response carries, and those none may carry (API.md §2).
+/// Headers every response carries, and those none may carry (docs/agent-api.md §10).
 fn check_headers(h: &HeaderMap) {
     assert_eq!(h.get(CACHE_CONTROL).map(|v| v.to_str().unwrap()), Some("no-store"), "{h:?}");
     assert!(h.get("set-cookie").is_none(), "{h:?}");

@@ -1,5 +1,5 @@
 //! Exact accounting of the shared booking limit under concurrency and crashes
-//! (API.md §2: "the number of held claims never exceeds max_bookings, and a crash
+//! (docs/agent-api.md §10: "the number of held claims never exceeds max_bookings, and a crash
 //! at any point loses or duplicates no unit"; §3.3 "One consent, several hosts").
 //!
 //! - `concurrent_claims_and_releases_keep_the_invariant`: 64 tasks of claims with

@@ -4,7 +4,7 @@
 //! with a certificate for `maplestreetauto.example` from a CA made for this host alone
 //! (`ca_pem`). A client reaches it by trusting that CA and pinning the name to the
 //! port, exactly as the key app's `[discovery]` config does (`extra_root_certs`,
-//! `resolve`, API.md §3), so the client under test runs with full certificate
+//! `resolve`, README "Configuration"), so the client under test runs with full certificate
 //! checking and no test-only switch.
 //!
 //! It also signs what a host signs: booking and change offers (§5.2, §5.7) and

@@ -1,7 +1,7 @@
 //! A throwaway certificate authority and the host's server certificate.
 //!
 //! The key app only fetches discovery documents over HTTPS with real certificate
-//! checks (API.md §3: "Discovery is HTTPS only"). Rather than weaken that for tests,
+//! checks (README "Configuration": "Discovery is HTTPS only"). Rather than weaken that for tests,
 //! the test host makes its own CA, signs a leaf for its domain with it, and hands the
 //! CA's PEM to the key app as an `extra_root_certs` entry. Nothing is written to disk
 //! here; a fresh CA is made for every host.

@@ -1,4 +1,4 @@
-//! The layer in front of every agent API route (API.md §1), in this order:
+//! The layer in front of every agent API route (docs/agent-api.md §2), in this order:
 //!
 //! 1. the peer address is loopback (`403 NOT_PERMITTED/not_loopback`);
 //! 2. the raw `Host` is exactly `127.0.0.1:<port>` or `localhost:<port>` for the
@@ -15,7 +15,7 @@
 //! extension. [`require_paired`] sits behind it: an agent key the person has
 //! not paired may only call the pairing routes.
 //!
-//! No response of the agent API carries a CORS header (API.md §1); the guard
+//! No response of the agent API carries a CORS header (docs/agent-api.md §2); the guard
 //! strips any a handler might add, so that holds whatever the routes do.
 //!
 //! Wiring (the guard must be outermost, on the un-nested agent router, served
@@ -44,7 +44,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// API.md §1: "is at most 256 KiB".
+/// docs/agent-api.md §2: "A body of at most 256 KiB".
 pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// An over-size body declared or sent up to this size is read and discarded
 /// before the `413` goes out, so the client reads the answer instead of a
@@ -134,7 +134,7 @@ pub async fn agent_guard(State(guard): State<AgentGuard>, req: Request, next: Ne
     response
 }
 
-/// API.md §1: "No CORS headers are ever sent."
+/// docs/agent-api.md §2: "No response of the agent API ever carries a CORS header".
 fn strip_cors(headers: &mut HeaderMap) {
     let cors: Vec<_> = headers.keys().filter(|n| n.as_str().starts_with("access-control-")).cloned().collect();
     for name in cors {
@@ -153,7 +153,7 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
         None => return Err(ApiError::not_permitted("not_loopback", "the peer address is unknown")),
     }
 
-    // 2. The raw Host, never X-Forwarded-Host or a Host extractor (API.md §1).
+    // 2. The raw Host, never X-Forwarded-Host or a Host extractor (docs/agent-api.md §2).
     let host = own_host(req.headers(), guard.port)?;
     // An absolute-form request line names its own authority, which would
     // override Host for an HTTP/1.1 server (RFC 9112 §3.2.2); it must agree.
@@ -164,7 +164,7 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     }
     let target_uri = format!("http://{host}{}", req.uri().path_and_query().map_or("/", |pq| pq.as_str()));
 
-    // 3. Browsers always send Origin; agents never do (API.md §1).
+    // 3. Browsers always send Origin; agents never do (docs/agent-api.md §2).
     if req.headers().contains_key(header::ORIGIN) {
         return Err(ApiError::not_permitted(
             "browser_origin",
@@ -181,11 +181,11 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
         check_content_type(&parts.headers)?;
     }
 
-    // 6. The §3.2 signature. API.md §1 fixes the components to "@method"
+    // 6. The §3.2 signature. docs/agent-api.md §3 fixes the components to "@method"
     //    "@target-uri" "content-digest": an agent sends the key app no mandate.
     if parts.headers.contains_key(httpsig::MANDATE) {
         return Err(ApiError::signature(&httpsig::SigError::Bad(
-            "the agent API takes no SchCP-Mandate (API.md §1)".into(),
+            "the agent API takes no SchCP-Mandate (docs/agent-api.md §1)".into(),
         )));
     }
     let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
@@ -213,7 +213,7 @@ fn own_host(headers: &HeaderMap, port: u16) -> Result<String, ApiError> {
         Ok(host.to_owned())
     } else {
         Err(ApiError::bad_host(format!(
-            "Host must be 127.0.0.1:{port} or localhost:{port} (API.md §1, DNS-rebinding defence)"
+            "Host must be 127.0.0.1:{port} or localhost:{port} (docs/agent-api.md §1, DNS-rebinding defence)"
         )))
     }
 }
@@ -314,7 +314,7 @@ impl PairingGate {
     }
 }
 
-/// The routes an unpaired agent may call (API.md §1 "Pairing"):
+/// The routes an unpaired agent may call (docs/agent-api.md §4):
 /// `POST /v1/pairings` and `GET /v1/pairings/{id}`. Everything else is gated,
 /// so a route added later is closed to unpaired agents by default.
 pub fn is_pairing_route(method: &Method, path: &str) -> bool {

@@ -1,4 +1,4 @@
-//! The loopback agent API (API.md §1).
+//! The loopback agent API (docs/agent-api.md).
 //!
 //! `guard` is the layer every route sits behind: loopback peer, raw `Host` and
 //! `Origin` checks, body limits, and the §3.2 request signature; then the

@@ -1,4 +1,4 @@
-//! The agent API's routes (API.md §1), behind the guard (`guard.rs`): every
+//! The agent API's routes (docs/agent-api.md §4–§7), behind the guard (`guard.rs`): every
 //! handler receives a verified, and except for pairing, paired agent.
 
 use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 use std::time::Duration;
 
-/// API.md: long polls wait at most 60 seconds.
+/// docs/agent-api.md §5: long polls wait at most 60 seconds.
 pub const MAX_WAIT: u64 = 60;
 
 impl From<ServiceError> for ApiError {
@@ -167,5 +167,17 @@ async fn withdraw_request(
 }
 
 async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Result<Response, ApiError> {
-    Ok(Json(service.credentials(Some(&agent.jkt)).await?).into_response())
+    // docs/agent-api.md: the agent's view has no `expires` in words; that is
+    // for the person's surfaces, in their language and time zone.
+    let listed: Vec<serde_json::Value> = service
+        .credentials(Some(&agent.jkt))
+        .await?
+        .into_iter()
+        .map(|c| {
+            let mut v = serde_json::to_value(&c).expect("a credential view serializes");
+            v.as_object_mut().map(|o| o.remove("expires"));
+            v
+        })
+        .collect();
+    Ok(Json(listed).into_response())
 }

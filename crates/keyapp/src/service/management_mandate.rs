@@ -67,7 +67,7 @@ pub(super) async fn prepare(
     Ok(Prepared { consent, input, not_after: None, auto_approve })
 }
 
-/// §3.3 / API.md: no prompt when the receipt's mandate is a root mandate this
+/// §3.3 / docs/agent-api.md: no prompt when the receipt's mandate is a root mandate this
 /// key app issued to the same agent with both cancel and reschedule in scope,
 /// so the management mandate grants nothing the person had not already granted.
 async fn root_covers_management(svc: &Service, agent_jkt: &str, jti: &str) -> Result<bool, ServiceError> {

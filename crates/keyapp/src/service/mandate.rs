@@ -53,7 +53,7 @@ struct MandateBody {
     format: Format,
     host_constraints: Option<BTreeMap<String, Value>>,
     /// Which principal key signs: `EdDSA` (default) or, for `dc+sd-jwt` only,
-    /// `ES256` (§3.4). An addition to API.md's fields.
+    /// `ES256` (§3.4). An addition to docs/agent-api.md's fields.
     alg: Option<String>,
 }
 
@@ -92,7 +92,7 @@ fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> 
         .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
     let c: Constraints =
         serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
-    // API.md: offer-derived values come from a verified offer or receipt only.
+    // docs/agent-api.md: offer-derived values come from a verified offer or receipt only.
     if c.offer_sha256.is_some() || c.bookings.is_some() {
         return Err(ServiceError::invalid(
             "bad_constraints",

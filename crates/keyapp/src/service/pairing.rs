@@ -1,4 +1,4 @@
-//! Pairing (API.md "Pairing"): an agent key may do nothing but ask to pair
+//! Pairing (docs/agent-api.md §4): an agent key may do nothing but ask to pair
 //! until the person approves it, comparing the fingerprint the agent shows with
 //! the one the key app shows.
 

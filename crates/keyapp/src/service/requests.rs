@@ -1,4 +1,4 @@
-//! Requests (API.md "Requests"): created by an agent, answered by the person,
+//! Requests (docs/agent-api.md §5): created by an agent, answered by the person,
 //! withdrawn by the agent, or left to expire.
 
 use super::pipeline::{corrupt, Issued, Prepared};
@@ -9,9 +9,9 @@ use schcp::hash::sha256_b64;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-/// Unanswered requests expire after this (API.md: default 10 minutes).
+/// Unanswered requests expire after this (docs/agent-api.md §9: 10 minutes).
 pub const REQUEST_TTL: i64 = 600;
-/// At most this many pending requests per agent (API.md: 429 beyond).
+/// At most this many pending requests per agent (docs/agent-api.md §9: 429 beyond).
 pub const MAX_PENDING: i64 = 5;
 /// Prompt-fatigue cooldown after two declined or unanswered requests.
 pub const COOLDOWN: i64 = 300;
@@ -72,7 +72,7 @@ pub struct RequestView {
     pub expires_at_unix: i64,
 }
 
-/// API.md: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
+/// docs/agent-api.md §9: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
 /// seconds of cooldown when the agent's last two answered requests were
 /// declined or expired (`last` is the latest with its decision time, `before`
 /// the one before it).
@@ -259,7 +259,7 @@ impl Service {
         .transpose()
     }
 
-    /// API.md: at most 5 pending per agent, and 5 minutes of cooldown after the
+    /// docs/agent-api.md §9: at most 5 pending per agent, and 5 minutes of cooldown after the
     /// person declined or left unanswered the agent's last two requests.
     async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
         // One round trip: the pending count and the agent's last two answered

@@ -1,4 +1,4 @@
-//! The `rule` kind (API.md; §7.9): a person's standing yes, signed once, that one
+//! The `rule` kind (docs/agent-api.md §6; §7.9): a person's standing yes, signed once, that one
 //! calendar agent key may give for them.
 //!
 //! A rule is never published (§7.9 "Rules are kept by the person's calendar"), so

@@ -1,5 +1,5 @@
 //! Revocation status and the shared booking limit of the mandates the key app
-//! issued (§3.3 "One consent, several hosts"; API.md §2).
+//! issued (§3.3 "One consent, several hosts"; docs/agent-api.md §2).
 //!
 //! A person who lets an assistant "book one oil change at either of these shops"
 //! signs one mandate whose `aud` lists both, with `constraints.shared_limit: true`.
@@ -116,7 +116,7 @@ pub enum ClaimRefusal {
     BadClaimId(&'static str),
     #[error("host {host:?} is not in the mandate's aud")]
     HostNotInAudience { host: String },
-    /// API.md §2: "Mandates without shared_limit report status only". Each host
+    /// docs/agent-api.md §2: "Mandates without shared_limit report status only". Each host
     /// counts such a mandate's max_bookings against its own bookings (§3.3), so
     /// there is nothing here to claim from.
     #[error("the mandate has no shared booking limit; each host counts its own bookings (§3.3)")]

@@ -83,7 +83,7 @@ impl CredentialStatus {
 pub struct StatusView {
     pub status: CredentialStatus,
     /// `max_bookings` minus the claims held; `None` for a mandate without
-    /// `shared_limit` ("status only", API.md §2). Reported whatever the status,
+    /// `shared_limit` ("status only", docs/agent-api.md §2). Reported whatever the status,
     /// so the identity `remaining = max_bookings − held` always holds.
     pub remaining: Option<u32>,
 }

@@ -1,5 +1,5 @@
 //! `schcp-keyapp`: the headless service and the person's terminal surface
-//! (API.md §3). `serve` runs the service; every other command talks to the
+//! (README "Try it on one machine"). `serve` runs the service; every other command talks to the
 //! running service over the owner-only control socket.
 
 use anyhow::{bail, Context, Result};
@@ -208,7 +208,7 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
     Ok(())
 }
 
-/// API.md: only `y` or `yes` approves; anything else, including nothing, does not.
+/// The person's yes is explicit: only `y` or `yes` approves; anything else, including nothing, does not.
 fn is_yes(answer: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
