@@ -13,8 +13,8 @@ use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-/// `service::pairing::MAX_PENDING_PAIRINGS` (the module is private to the service).
-const MAX_PENDING_PAIRINGS: usize = 3;
+/// The bound on pairings waiting for the person, as the service enforces it.
+const MAX_PENDING_PAIRINGS: usize = keyapp::service::MAX_PENDING_PAIRINGS as usize;
 
 async fn start(dir: &tempfile::TempDir) -> Running {
     let mut config = Config { data_dir: Some(dir.path().join("data")), locale: Some("en".into()), ..Config::default() };

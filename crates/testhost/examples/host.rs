@@ -228,7 +228,7 @@ async fn main() {
     if let Some(p) = &args.config_out {
         eprintln!("key app config: {}", p.display());
     }
-    eprintln!("\nPut this in the key app's config (README "Configuration"):\n\n{discovery_toml}");
+    eprintln!("\nPut this in the key app's config (README, \"Configuration\"):\n\n{discovery_toml}");
     eprintln!("Signed offers follow on standard output, one per line. Type an empty line (or");
     eprintln!(
         "`offer`) for a new one, `open` for an open-ended one, `receipt JTI [offer|limits]`, `rotate KID`, `quit`.\n"

@@ -27,9 +27,11 @@ pub use crate::kind::RequestKind;
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
-pub use pairing::{fingerprint, Pairing, PairingStatus};
+pub use pairing::{
+    fingerprint, Pairing, PairingStatus, DECLINED_COOLDOWN, MAX_AGENT_NAME, MAX_PENDING_PAIRINGS, PAIRING_TTL,
+};
 pub use records::{Contact, CredentialView, HistoryEntry};
-pub use requests::{RequestStatus, RequestView, Requester};
+pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 
 use crate::config::Config;
