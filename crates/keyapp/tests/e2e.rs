@@ -962,10 +962,12 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     // Contracts this person cannot accept are refused before they are asked.
     let stranger = principal_of(&SigningKey::from_bytes(&[0x84; 32]));
     let not_mine = playdate(&stranger, &noor, now(), now() + 3600);
-    refused(
+    // Verified but not this person's: 422 (issue 10), like any credential that fails.
+    refused_as(
         &env,
         &a,
         &json!({"kind": "acceptance", "idempotency_key": "acc-2", "contract": not_mine.compact}),
+        StatusCode::UNPROCESSABLE_ENTITY,
         "not_a_member",
     )
     .await;
@@ -1210,4 +1212,73 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let mut one = body("meet-8", &offers, now() + 3600);
     one["members"].as_array_mut().unwrap().truncate(1);
     refused(&env, &a, &one, "meeting_invalid").await;
+}
+
+/// Issue 10: a closed mandate is a yes the person can take back until the
+/// booking is made, so it names a status URL; revoking it flips what hosts
+/// read there at once. A credential without one is refused, never "revoked".
+#[tokio::test]
+async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
+    let env = start().await;
+    let a = paired_agent(&env, 41).await;
+    let (_, offer) = future_offer(&env.host, 4);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "revocable"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    let mandate = schcp::jws::parse(done["result"]["mandate"].as_str().unwrap()).unwrap();
+    assert_eq!(mandate.payload["status"], format!("https://keyapp.example/status/{jti}"), "the signed status claim");
+
+    let url = format!("http://{}/status/{jti}", env.app.status_addr);
+    let http = reqwest::Client::new();
+    let before: Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(before, json!({"jti": jti, "status": "active"}));
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    let after: Value = http.get(&url).send().await.unwrap().json().await.unwrap();
+    assert_eq!(after, json!({"jti": jti, "status": "revoked"}), "a host's §3.3 check 7 now refuses it");
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    let entry = listed.as_array().unwrap().iter().find(|m| m["jti"] == jti.as_str()).unwrap().clone();
+    assert_eq!(entry["status"], "revoked");
+
+    // A record with no status URL (as closed mandates were once issued) is not
+    // reported revoked: nobody could learn of it.
+    sqlx::query("UPDATE credentials SET status_url = NULL, revoked_at = NULL WHERE jti = ?")
+        .bind(&jti)
+        .execute(env.app.service.store().pool())
+        .await
+        .unwrap();
+    let err = person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap_err();
+    assert_eq!(err["reason"], "not_revocable", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("no status URL") && message.contains("lapses on its own on "), "{message}");
+    let (revoked,): (Option<i64>,) = sqlx::query_as("SELECT revoked_at FROM credentials WHERE jti = ?")
+        .bind(&jti)
+        .fetch_one(env.app.service.store().pool())
+        .await
+        .unwrap();
+    assert_eq!(revoked, None, "the refusal changed nothing");
+}
+
+/// Issue 10: an offer whose slot has begun is refused before the person is
+/// asked (422, nothing pending), however long the offer itself is valid.
+#[tokio::test]
+async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
+    let env = start().await;
+    let a = paired_agent(&env, 42).await;
+    let mut c = env.host.priced_offer(now());
+    let begun = chrono::Utc::now() - chrono::Duration::minutes(5);
+    c.slot.start = begun.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    c.slot.end = Some((begun + chrono::Duration::minutes(45)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+    let offer = env.host.sign_offer(&c).unwrap();
+    let (status, body) =
+        a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "begun"))).await.unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["reason"], "already_started", "{body}");
+    let pending = person(&env, Command::Pending).await.unwrap();
+    assert_eq!(pending.as_array().unwrap().len(), 0, "nothing was put before the person: {pending}");
+    // The same offer a day ahead is shown.
+    let (_, later) = future_offer(&env.host, 1);
+    let (status, _) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &later, "later"))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED);
 }

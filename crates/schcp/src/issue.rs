@@ -121,7 +121,9 @@ pub fn closed_mandate_terms(offer: &VerifiedOffer) -> (Vec<Action>, Constraints)
     (scope, constraints)
 }
 
-/// A closed mandate: expires no later than the offer (§5.3).
+/// A closed mandate: expires no later than the offer (§5.3). `status` is its
+/// status URL (§3.3 check 7), so the person's yes can be taken back until the
+/// booking is made.
 #[allow(clippy::too_many_arguments)]
 pub fn closed_mandate(
     offer: &VerifiedOffer,
@@ -131,6 +133,7 @@ pub fn closed_mandate(
     exp: i64,
     agent_jkt: String,
     consent: Consent,
+    status: Option<String>,
     principal: &dyn Signer,
 ) -> Result<Issued<MandateClaims>, Error> {
     let (scope, constraints) = closed_mandate_terms(offer);
@@ -146,7 +149,7 @@ pub fn closed_mandate(
             constraints: Some(constraints),
             consent,
             contact: None,
-            status: None,
+            status,
             attestations: Vec::new(),
         },
         principal,
@@ -173,6 +176,8 @@ pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
 
 /// A management mandate for the booking a verified receipt names: cancel and
 /// reschedule of that booking only, never hold or book, even on renewal (§3.3).
+/// `status` is its status URL (§3.3 check 7), so the person can take it back.
+#[allow(clippy::too_many_arguments)]
 pub fn management_mandate(
     receipt: &VerifiedReceipt,
     sub: String,
@@ -180,6 +185,7 @@ pub fn management_mandate(
     iat: i64,
     agent_jkt: String,
     consent: Consent,
+    status: Option<String>,
     principal: &dyn Signer,
 ) -> Result<Issued<MandateClaims>, Error> {
     let exp = management_expiry(receipt)?;
@@ -201,7 +207,7 @@ pub fn management_mandate(
             }),
             consent,
             contact: None,
-            status: None,
+            status,
             attestations: Vec::new(),
         },
         principal,

@@ -556,6 +556,7 @@ fn closed(offer: &VerifiedOffer, exp: i64) -> issue::Issued<schcp::claims::Manda
         exp,
         jkt(&agent_key()),
         consent(),
+        None,
         &principal_key(),
     )
     .expect("issue a closed mandate")
@@ -646,6 +647,7 @@ fn manage(receipt: &VerifiedReceipt) -> Result<issue::Issued<schcp::claims::Mand
         NOW,
         jkt(&agent_key()),
         consent(),
+        None,
         &principal_key(),
     )
 }
@@ -686,6 +688,7 @@ fn no_management_mandate_for_a_booking_already_over() {
         end,
         jkt(&agent_key()),
         consent(),
+        None,
         &principal_key(),
     )
     .unwrap_err();

@@ -2,7 +2,7 @@
 //! or change offer; a change offer is shown beside the booking's current
 //! contract, from … to … (§5.7).
 
-use super::pipeline::{body, corrupt, pseudonym, verified_domain, Issued, Prepared, StoredOffer};
+use super::pipeline::{body, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, StoredOffer};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialRecord;
@@ -34,6 +34,7 @@ pub(super) async fn prepare(
     let b: ClosedBody = body(obj)?;
     let now = svc.now();
     let (offer, host) = svc.inner.discovery.verify_offer(&b.discovery, &b.offer, now).await?;
+    not_begun("offered slot", &offer.claims.slot.start, now)?;
     let shown = ConsentOffer { claims: offer.claims.clone(), discovered: verified_domain(&host.domain) };
     let consent = match offer.claims.kind {
         schcp::claims::OfferKind::Booking => ConsentRequest::BookingOffer(shown),
@@ -117,6 +118,9 @@ pub(super) async fn issue(
     // that expired while the person read it is not signed over.
     let offer = stored.verify_at(now)?;
     let jti = Service::new_id("m-");
+    // Every credential the person can take back names where hosts check it
+    // (§3.3 check 7): a yes can be withdrawn until the booking is made.
+    let status_url = svc.config().status_url(&jti);
     let issued = issue::closed_mandate(
         &offer,
         pseudonym(svc.principal()),
@@ -125,6 +129,7 @@ pub(super) async fn issue(
         now + MAX_CLOSED_LIFETIME,
         agent_jkt.to_owned(),
         Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
+        Some(status_url.clone()),
         svc.inner.key.as_ref(),
     )?;
     let c = &issued.claims;
@@ -141,7 +146,7 @@ pub(super) async fn issue(
             iat: now,
             exp: c.exp,
             compact: issued.compact.clone(),
-            status_url: None,
+            status_url: Some(status_url),
             max_bookings: None,
             shared_limit: false,
             booking_id: offer.claims.booking_id.clone(),

@@ -104,6 +104,9 @@ pub(super) async fn issue(
         ReceiptExpectations::default(),
     )?;
     let jti = Service::new_id("m-");
+    // Every credential the person can take back names where hosts check it
+    // (§3.3 check 7): a yes can be withdrawn until the booking is made.
+    let status_url = svc.config().status_url(&jti);
     let issued = issue::management_mandate(
         &receipt,
         pseudonym(svc.principal()),
@@ -111,6 +114,7 @@ pub(super) async fn issue(
         now,
         agent_jkt.to_owned(),
         Consent { mode: None, statement: statement.to_owned() },
+        Some(status_url.clone()),
         svc.inner.key.as_ref(),
     )?;
     let booking_id = receipt.claims.booking.booking_id.clone();
@@ -127,7 +131,7 @@ pub(super) async fn issue(
             iat: now,
             exp: issued.claims.exp,
             compact: issued.compact.clone(),
-            status_url: None,
+            status_url: Some(status_url),
             max_bookings: None,
             shared_limit: false,
             booking_id: Some(booking_id.clone()),

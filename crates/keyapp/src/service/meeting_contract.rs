@@ -2,7 +2,7 @@
 //! over every member's verified offer, checked as the members' calendars will
 //! check it before the person is asked.
 
-use super::pipeline::{body, corrupt, verified_domain, Issued, Prepared, StoredOffer};
+use super::pipeline::{body, corrupt, not_begun, verified_domain, Issued, Prepared, StoredOffer};
 use super::{Requester, Service, ServiceError};
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
@@ -262,6 +262,7 @@ pub(super) async fn prepare(
             .map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
     }
     premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+    not_begun("meeting", &draft.start, now)?;
     let replaces = match revision {
         1 => None,
         _ => Some(previous_statement(svc, &draft).await?),

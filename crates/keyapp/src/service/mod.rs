@@ -59,6 +59,11 @@ pub fn system_clock() -> Clock {
 pub enum ServiceError {
     #[error("{message}")]
     Invalid { reason: &'static str, message: String },
+    /// Input that is well formed and verifies, but that the key app will not
+    /// put before this person (a slot that has begun, a contract not theirs):
+    /// 422, like any credential or offer that fails verification.
+    #[error("{message}")]
+    Unacceptable { reason: &'static str, message: String },
     #[error(transparent)]
     Verification(#[from] schcp::Error),
     #[error(transparent)]
@@ -91,10 +96,17 @@ impl ServiceError {
         ServiceError::Invalid { reason, message: message.into() }
     }
 
+    pub fn unacceptable(reason: &'static str, message: impl Into<String>) -> Self {
+        ServiceError::Unacceptable { reason, message: message.into() }
+    }
+
     /// The §9 error this failure is on the agent API.
     pub fn to_api(&self) -> ApiError {
         match self {
             ServiceError::Invalid { reason, message } => ApiError::invalid_request(reason, message.clone()),
+            ServiceError::Unacceptable { reason, message } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", reason, message.clone())
+            }
             ServiceError::Verification(e) => ApiError::verification(e),
             ServiceError::Discovery(e) => e.api_error(),
             ServiceError::IdempotencyConflict => ApiError::new(

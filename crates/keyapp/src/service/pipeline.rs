@@ -105,6 +105,19 @@ pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Re
     }
 }
 
+/// Refuses what starts at or before `now`: a yes to a slot that has begun
+/// could only be used for something the person was not shown (issue 10).
+pub(super) fn not_begun(what: &str, start: &str, now: i64) -> Result<(), ServiceError> {
+    let at = schcp::datetime::parse_date_time(start).map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?;
+    if at.timestamp() <= now {
+        return Err(ServiceError::unacceptable(
+            "already_started",
+            format!("the {what} started at {start}, before now"),
+        ));
+    }
+    Ok(())
+}
+
 /// The domain the key app discovered a host at, as the consent text shows it (§5.2).
 pub(super) fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
     d.as_deref().and_then(|d| VerifiedDomain::new(d).ok())

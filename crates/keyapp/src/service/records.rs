@@ -112,23 +112,35 @@ impl Service {
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
         use crate::store::credentials::{revoke, RevokeOutcome};
-        let kind: Option<(String,)> = sqlx::query_as("SELECT kind FROM credentials WHERE jti = ?")
-            .bind(jti)
-            .fetch_optional(self.store().pool())
-            .await?;
-        let kind: Option<RequestKind> = kind.map(|(k,)| k.parse()).transpose().map_err(corrupt)?;
-        if kind.is_some_and(|k| !k.revocable()) {
-            // §7.9: a rule is kept by the person's calendar agent and never
-            // published, so nobody could learn of a revocation; marking it
-            // revoked here would tell the person something untrue.
+        let row: Option<(String, Option<String>, i64)> =
+            sqlx::query_as("SELECT kind, status_url, exp FROM credentials WHERE jti = ?")
+                .bind(jti)
+                .fetch_optional(self.store().pool())
+                .await?;
+        let Some((kind, status_url, exp)) = row else { return Err(ServiceError::NotFound("credential")) };
+        let kind: RequestKind = kind.parse().map_err(corrupt)?;
+        // DESIGN.md: what the person is told is what hosts see. A credential no
+        // status URL names (a rule is never published, §7.9) cannot be taken
+        // back; saying "revoked" would tell the person something untrue.
+        if !kind.revocable() || status_url.is_none() {
+            let why = if kind.revocable() {
+                "it names no status URL, so no host could learn of a revocation"
+            } else {
+                "a rule is never published, so no host could learn of a revocation"
+            };
             return Err(ServiceError::invalid(
                 "not_revocable",
-                "a rule cannot be revoked: it is never published, so hosts cannot check it; it lapses at its expiry",
+                format!(
+                    "This {} cannot be revoked: {why}; it lapses on its own on {}.",
+                    kind_words(kind),
+                    self.instant_words(exp)
+                ),
             ));
         }
         match revoke(self.store(), jti, self.now()).await? {
             RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound("credential")),
             RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked => {
+                tracing::info!(jti, %kind, "credential revoked");
                 self.notify();
                 Ok(())
             }
@@ -237,5 +249,17 @@ impl Service {
         Service::history(&mut tx, now, "attestation_added", &claims.iss, "").await?;
         tx.commit().await?;
         Ok(json!({ "iss": claims.iss, "exp": claims.exp }))
+    }
+}
+
+/// A credential kind as a refusal names it.
+fn kind_words(kind: RequestKind) -> &'static str {
+    match kind {
+        RequestKind::Mandate => "mandate",
+        RequestKind::ClosedMandate => "closed mandate",
+        RequestKind::ManagementMandate => "management mandate",
+        RequestKind::MeetingContract => "meeting contract",
+        RequestKind::Acceptance => "acceptance",
+        RequestKind::Rule => "rule",
     }
 }
