@@ -20,7 +20,7 @@
 //! a unit back and a host whose release failed would leave the person a booking
 //! short (§3.3: "one booking fewer left, never one more").
 //!
-//! The accounting itself is `store::limits`; claims and releases go through its
+//! The accounting itself is `store::claims`; claims and releases go through its
 //! group commit, so many hosts' claims share one durable transaction.
 
 use crate::forwarded::{self, TrustedProxy};
