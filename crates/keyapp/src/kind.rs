@@ -53,11 +53,13 @@ impl RequestKind {
         }
     }
 
-    /// Whether the person can take a credential of this kind back. A rule is
-    /// never published (§7.9 "Rules are kept by the person's calendar"), so no
-    /// host could learn of a revocation.
+    /// Whether the person can take a credential of this kind back: the
+    /// mandates, each named at a status URL hosts read (§3.3 check 7). A rule is
+    /// never published (§7.9 "Rules are kept by the person's calendar"), and a
+    /// contract or an acceptance is read by the members' calendars, never from
+    /// here (§5.12), so nobody could learn of a revocation.
     pub fn revocable(self) -> bool {
-        !matches!(self, RequestKind::Rule)
+        matches!(self, RequestKind::Mandate | RequestKind::ClosedMandate | RequestKind::ManagementMandate)
     }
 
     /// Whether its credential names hosts in `aud`; a rule names an agent key
@@ -101,8 +103,8 @@ mod tests {
     }
 
     #[test]
-    fn only_a_rule_is_not_revocable() {
+    fn only_mandates_are_revocable() {
         let not: Vec<_> = RequestKind::ALL.into_iter().filter(|k| !k.revocable()).collect();
-        assert_eq!(not, [RequestKind::Rule]);
+        assert_eq!(not, [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule]);
     }
 }

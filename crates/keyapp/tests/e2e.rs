@@ -953,6 +953,20 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
+    // Issue 10: the acceptance is a record like any credential, in the history too.
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    let record = listed.as_array().unwrap().iter().find(|m| m["kind"] == "acceptance").expect("kept").clone();
+    assert_eq!(record["meeting"]["contract_sha256"], contract.contract_sha256.as_str());
+    assert_eq!(record["meeting"]["meeting_id"], contract.claims.meeting_id.as_str());
+    assert_eq!(record["meeting"]["current"], true);
+    let history = person(&env, Command::History).await.unwrap();
+    assert!(history
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["event"] == "credential_issued" && h["subject"] == record["jti"]));
+    let err = person(&env, Command::Revoke { jti: record["jti"].as_str().unwrap().to_owned() }).await.unwrap_err();
+    assert_eq!(err["reason"], "not_revocable", "{err}");
     // Every other calendar can check it (§5.12 "It is valid for a member when").
     let accepted =
         schcp::verify::verify_acceptance(done["result"]["acceptance"].as_str().unwrap(), &contract, &me, now())
@@ -1202,6 +1216,25 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let done = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     let revised = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now()).unwrap();
     assert_eq!((revised.claims.meeting_id.as_str(), revised.claims.revision), (c.meeting_id.as_str(), 2));
+    // Issue 10: both contracts are records, and the record says which revision is current.
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    let mut kept: Vec<(u64, bool)> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "meeting_contract" && m["meeting"]["meeting_id"] == c.meeting_id.as_str())
+        .map(|m| (m["meeting"]["revision"].as_u64().unwrap(), m["meeting"]["current"].as_bool().unwrap()))
+        .collect();
+    kept.sort();
+    assert_eq!(kept, [(1, false), (2, true)], "{listed}");
+    let second = listed.as_array().unwrap().iter().find(|m| m["meeting"]["revision"] == 2).unwrap();
+    assert_eq!(second["meeting"]["contract_sha256"], done["result"]["contract_sha256"]);
+    assert_eq!(second["meeting"]["members"].as_array().unwrap().len(), revised.claims.members.len());
+    let err = person(&env, Command::Revoke { jti: second["jti"].as_str().unwrap().to_owned() }).await.unwrap_err();
+    assert_eq!(err["reason"], "not_revocable", "{err}");
+    // Not a mandate: the agent's mandate list leaves it out.
+    let agents_list = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert!(agents_list.as_array().unwrap().iter().all(|m| m["kind"] != "meeting_contract"), "{agents_list}");
     refused(&env, &a, &revise("rev-2", &c.meeting_id, 2), "meeting_invalid").await;
     let mut other_people = revise("rev-3", &c.meeting_id, 3);
     other_people["members"][1]["offer"] = json!(meeting_offer(priya_cal, Some(&stranger), &later_start));

@@ -152,5 +152,6 @@ pub(super) async fn issue(
             booking_id: offer.claims.booking_id.clone(),
         }],
         receipt: None,
+        meeting: None,
     })
 }

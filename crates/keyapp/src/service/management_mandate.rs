@@ -143,5 +143,6 @@ pub(super) async fn issue(
             mandate_jti: receipt.claims.consent.as_ref().map(|c| c.mandate.clone()),
             compact: compact.to_owned(),
         }),
+        meeting: None,
     })
 }

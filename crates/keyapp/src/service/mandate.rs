@@ -340,7 +340,7 @@ pub(super) async fn issue(
             m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();
         let result = json!({ "mandate": issued.issuer_jwt, "jti": jti, "exp": exp, "status": status_url,
                              "presentations": presentations });
-        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)], receipt: None });
+        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)], receipt: None, meeting: None });
     }
     let attestations = attestations_for(svc, &m.trusted_attesters, now).await?;
     let aud = if m.hosts.len() == 1 { Audience::One(m.hosts[0].clone()) } else { Audience::Many(m.hosts.clone()) };
@@ -362,7 +362,7 @@ pub(super) async fn issue(
         svc.inner.key.as_ref(),
     )?;
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": exp, "status": status_url });
-    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None })
+    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None, meeting: None })
 }
 
 async fn agent_jwk(svc: &Service, jkt: &str) -> Result<Jwk, ServiceError> {

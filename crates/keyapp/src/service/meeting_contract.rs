@@ -2,8 +2,10 @@
 //! over every member's verified offer, checked as the members' calendars will
 //! check it before the person is asked.
 
-use super::pipeline::{body, corrupt, not_begun, verified_domain, Issued, Prepared, StoredOffer};
+use super::pipeline::{body, corrupt, not_begun, verified_domain, Issued, MeetingRecord, Prepared, StoredOffer};
 use super::{Requester, Service, ServiceError};
+use crate::kind::RequestKind;
+use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
 use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
@@ -283,7 +285,7 @@ pub(super) async fn prepare(
 
 pub(super) async fn issue(
     svc: &Service,
-    _agent_jkt: &str,
+    agent_jkt: &str,
     input: &Value,
     statement: &str,
     now: i64,
@@ -301,7 +303,30 @@ pub(super) async fn issue(
     let c = &contract.claims;
     let result = json!({ "contract": contract.compact, "contract_sha256": contract.contract_sha256,
                          "meeting_id": c.meeting_id, "revision": c.revision });
-    // The contract has no jti and no status: what the members accept is its
-    // hash, and the approved request keeps it.
-    Ok(Issued { result, credentials: Vec::new(), receipt: None })
+    // The contract has no jti and no status (what the members accept is its
+    // hash); the record's id is the key app's own, and it is not revocable.
+    let jti = Service::new_id("mc-");
+    let record = CredentialRecord {
+        jti: jti.clone(),
+        kind: RequestKind::MeetingContract,
+        agent_jkt: Some(agent_jkt.to_owned()),
+        request_id: None,
+        aud: Vec::new(),
+        scope: Vec::new(),
+        iat: now,
+        exp: c.exp,
+        compact: contract.compact.clone(),
+        status_url: None,
+        max_bookings: None,
+        shared_limit: false,
+        booking_id: None,
+    };
+    let meeting = MeetingRecord {
+        jti,
+        meeting_id: c.meeting_id.clone(),
+        revision: c.revision,
+        contract_sha256: contract.contract_sha256.clone(),
+        members: c.members.iter().map(|m| m.name.clone()).collect(),
+    };
+    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting) })
 }

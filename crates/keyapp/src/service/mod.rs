@@ -30,7 +30,7 @@ pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{
     fingerprint, Pairing, PairingStatus, DECLINED_COOLDOWN, MAX_AGENT_NAME, MAX_PENDING_PAIRINGS, PAIRING_TTL,
 };
-pub use records::{Contact, CredentialView, HistoryEntry};
+pub use records::{Contact, CredentialView, HistoryEntry, MeetingView};
 pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 

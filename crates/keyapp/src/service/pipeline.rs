@@ -31,6 +31,34 @@ pub(super) struct Issued {
     pub(super) credentials: Vec<CredentialRecord>,
     /// A host-signed receipt the credential was built on (DESIGN.md "Records").
     pub(super) receipt: Option<ReceiptRecord>,
+    /// The meeting a contract or acceptance is about (§5.12).
+    pub(super) meeting: Option<MeetingRecord>,
+}
+
+/// What a meeting contract or an acceptance is about, kept beside its record.
+pub(super) struct MeetingRecord {
+    pub(super) jti: String,
+    pub(super) meeting_id: String,
+    pub(super) revision: u32,
+    pub(super) contract_sha256: String,
+    /// The members by the names the contract gives them.
+    pub(super) members: Vec<String>,
+}
+
+impl MeetingRecord {
+    pub(super) async fn insert(&self, tx: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
+        sqlx::query(
+            "INSERT INTO meeting_records (jti, meeting_id, revision, contract_sha256, members) VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(&self.jti)
+        .bind(&self.meeting_id)
+        .bind(self.revision)
+        .bind(&self.contract_sha256)
+        .bind(serde_json::to_string(&self.members).expect("names serialize"))
+        .execute(&mut *tx)
+        .await?;
+        Ok(())
+    }
 }
 
 /// A verified receipt, kept so the person can see what was booked under which mandate.

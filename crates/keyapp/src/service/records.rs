@@ -19,8 +19,24 @@ pub struct CredentialView {
     pub status: CredentialStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining: Option<i64>,
+    /// For a meeting contract or an acceptance: the meeting it is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meeting: Option<MeetingView>,
     #[serde(skip)]
     pub agent_jkt: Option<String>,
+}
+
+/// The meeting a contract or acceptance record is about (§5.12).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MeetingView {
+    pub meeting_id: String,
+    pub revision: u32,
+    pub contract_sha256: String,
+    /// The members by the names the contract gives them.
+    pub members: Vec<String>,
+    /// Whether this is the meeting's latest revision kept here; an earlier one
+    /// was replaced by a revision the organizer signed (§5.12).
+    pub current: bool,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -41,7 +57,8 @@ pub struct Contact {
     pub relationship: Option<String>,
 }
 
-type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>, i64);
+type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>, i64, Option<String>);
+type MeetingRow = (String, u32, String, String, u32);
 
 impl Service {
     pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
@@ -82,15 +99,21 @@ impl Service {
         // One snapshot: each credential with the status API's own count of held units.
         let rows: Vec<CredRow> = sqlx::query_as(
             "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt,
-                    coalesce(n.held, 0)
+                    coalesce(n.held, 0), m.meeting_id
              FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
-             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind <> 'rule')) ORDER BY c.created_at",
+             LEFT JOIN meeting_records m ON m.jti = c.jti
+             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate')))
+             ORDER BY c.created_at",
         )
         .bind(agent_jkt)
         .fetch_all(self.store().pool())
         .await?;
         let mut out = Vec::with_capacity(rows.len());
-        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent, held) in rows {
+        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent, held, meeting_id) in rows {
+            let meeting = match meeting_id {
+                Some(_) => Some(self.meeting_view(&jti).await?),
+                None => None,
+            };
             let remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
                 .map_err(|m| corrupt(format!("{jti}: max_bookings {m}")))?
                 .map(i64::from);
@@ -102,10 +125,31 @@ impl Service {
                 exp,
                 expires: self.instant_words(exp),
                 remaining,
+                meeting,
                 agent_jkt: agent,
             });
         }
         Ok(out)
+    }
+
+    /// A contract or acceptance record's meeting, with whether its revision
+    /// is the latest kept for that meeting.
+    async fn meeting_view(&self, jti: &str) -> Result<MeetingView, ServiceError> {
+        let (meeting_id, revision, contract_sha256, members, latest): MeetingRow = sqlx::query_as(
+            "SELECT m.meeting_id, m.revision, m.contract_sha256, m.members,
+                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id)
+             FROM meeting_records m WHERE m.jti = ?",
+        )
+        .bind(jti)
+        .fetch_one(self.store().pool())
+        .await?;
+        Ok(MeetingView {
+            members: serde_json::from_str(&members).map_err(corrupt)?,
+            current: revision == latest,
+            meeting_id,
+            revision,
+            contract_sha256,
+        })
     }
 
     /// Revokes a credential at once; recorded in history and reflected by the
@@ -126,7 +170,7 @@ impl Service {
             let why = if kind.revocable() {
                 "it names no status URL, so no host could learn of a revocation"
             } else {
-                "a rule is never published, so no host could learn of a revocation"
+                "it is never published, so nobody could learn of a revocation"
             };
             return Err(ServiceError::invalid(
                 "not_revocable",

@@ -354,6 +354,9 @@ impl Service {
         if let Some(r) = &issued.receipt {
             r.insert(&mut tx, now).await?;
         }
+        if let Some(m) = &issued.meeting {
+            m.insert(&mut tx).await?;
+        }
         Service::history(&mut tx, now, "request_approved", request_id, kind.as_str()).await?;
         tx.commit().await?;
         tracing::info!(request_id, %kind, "request approved; credential issued");

@@ -110,6 +110,7 @@ pub(super) async fn issue(
             booking_id: None,
         }],
         receipt: None,
+        meeting: None,
     })
 }
 
