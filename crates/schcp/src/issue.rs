@@ -10,7 +10,7 @@ use crate::claims::{
     Acceptance, AcceptedBy, Action, Audience, Cnf, Consent, Constraints, Contact, MandateClaims, MeetingContract,
     OfferKind, RuleClaims, Window,
 };
-use crate::error::Error;
+use crate::error::{Error, MandateCheck, RuleCheck, SlotCheck};
 use crate::jwk::Jwk;
 use crate::jws::{self, HeaderExtras, Signer, Typ};
 use crate::schema::{self, Def};
@@ -86,7 +86,7 @@ pub fn root_mandate(m: RootMandate, principal: &dyn Signer) -> Result<Issued<Man
         attestations: (!m.attestations.is_empty()).then_some(m.attestations),
     };
     if claims.aud.hosts().iter().any(|h| h == "*") {
-        return Err(Error::MandateInvalid("the key app issues no wildcard audience (§3.3 check 2)".into()));
+        return Err(Error::MandateInvalid(MandateCheck::WildcardAudience));
     }
     let compact = sign_validated(Typ::Mandate, Def::MandateClaims, &claims, HeaderExtras::default(), principal)?;
     for host in claims.aud.hosts() {
@@ -163,9 +163,7 @@ pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
         None => {
             let start = crate::datetime::parse_date_time(&b.start)?;
             let set_aside = crate::duration::Duration::parse(&b.event.duration)?;
-            start
-                .checked_add_signed(set_aside.to_time_delta()?)
-                .ok_or(Error::BadSlot("the booking's set-aside time runs past the calendar"))?
+            start.checked_add_signed(set_aside.to_time_delta()?).ok_or(Error::BadSlot(SlotCheck::SetAsideOverflows))?
         }
     };
     Ok(end.timestamp() + 3600)
@@ -248,25 +246,27 @@ pub fn sd_jwt_mandate(
     rng: &mut dyn CryptoRngCore,
     principal: &dyn Signer,
 ) -> Result<IssuedSdJwt, Error> {
-    let invalid = |s: &str| Error::MandateInvalid(s.to_owned());
+    let invalid = Error::MandateInvalid;
     if m.host_constraints.is_empty() {
-        return Err(invalid("an SD-JWT mandate names at least one host"));
+        return Err(invalid(MandateCheck::NoHost));
     }
     if m.host_constraints.contains_key("*") {
-        return Err(invalid("aud holds no wildcard (§3.4)"));
+        return Err(invalid(MandateCheck::WildcardAudience));
     }
     if m.constraints.offer_sha256.is_some() && m.host_constraints.len() != 1 {
-        return Err(invalid("a closed mandate names exactly one host (§3.4)"));
+        return Err(invalid(MandateCheck::ClosedForSeveralHosts));
     }
-    let shared = serde_json::to_value(&m.constraints).map_err(|e| invalid(&e.to_string()))?;
+    let shared =
+        serde_json::to_value(&m.constraints).map_err(|_| invalid(MandateCheck::MistypedClaim("constraints")))?;
     let mut aud = Vec::new();
     let mut sd = Vec::new();
     let mut disclosures = BTreeMap::new();
     for (host, own) in &m.host_constraints {
-        let own_value = serde_json::to_value(own).map_err(|e| invalid(&e.to_string()))?;
+        let own_value =
+            serde_json::to_value(own).map_err(|_| invalid(MandateCheck::MistypedClaim("host_constraints")))?;
         if let (Some(a), Some(b)) = (shared.as_object(), own_value.as_object()) {
             if let Some(k) = a.keys().find(|k| b.contains_key(*k)) {
-                return Err(Error::MandateInvalid(format!("constraint {k:?} set both shared and for {host} (§3.4)")));
+                return Err(invalid(MandateCheck::ConstraintSetTwice { constraint: k.clone(), host: host.clone() }));
             }
         }
         // Each host's evaluated constraints must be a valid Constraints (§3.4).
@@ -294,16 +294,25 @@ pub fn sd_jwt_mandate(
     claims.insert("exp".into(), m.exp.into());
     claims.insert("jti".into(), Value::String(m.jti));
     claims.insert("aud".into(), Value::Array(aud));
-    claims.insert("scope".into(), serde_json::to_value(&m.scope).map_err(|e| invalid(&e.to_string()))?);
+    claims.insert(
+        "scope".into(),
+        serde_json::to_value(&m.scope).map_err(|_| invalid(MandateCheck::MistypedClaim("scope")))?,
+    );
     claims.insert("constraints".into(), shared);
     claims.insert("host_constraints".into(), serde_json::json!({ "_sd": sd }));
     claims.insert("cnf".into(), serde_json::json!({ "jwk": m.agent_jwk }));
     if let Some(s) = m.schcp_status {
         claims.insert("schcp_status".into(), Value::String(s));
     }
-    claims.insert("consent".into(), serde_json::to_value(&m.consent).map_err(|e| invalid(&e.to_string()))?);
+    claims.insert(
+        "consent".into(),
+        serde_json::to_value(&m.consent).map_err(|_| invalid(MandateCheck::MistypedClaim("consent")))?,
+    );
     if let Some(c) = m.contact {
-        claims.insert("contact".into(), serde_json::to_value(&c).map_err(|e| invalid(&e.to_string()))?);
+        claims.insert(
+            "contact".into(),
+            serde_json::to_value(&c).map_err(|_| invalid(MandateCheck::MistypedClaim("contact")))?,
+        );
     }
     claims.insert("_sd_alg".into(), Value::String(sdjwt::SD_ALG.into()));
     let claims = Value::Object(claims);
@@ -355,10 +364,10 @@ pub fn rule(mut claims: RuleClaims, person: &dyn Signer) -> Result<VerifiedRule,
     claims.iss = jwk.principal_id()?;
     claims.principal_jwk = jwk;
     if claims.exp <= claims.iat {
-        return Err(Error::RuleInvalid("a rule expires after it is issued".into()));
+        return Err(Error::RuleInvalid(RuleCheck::ExpiresBeforeIssued));
     }
     if let (Some(_), None) = (&claims.weekdays, &claims.tz) {
-        return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into()));
+        return Err(Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone));
     }
     let compact = sign_validated(Typ::Rule, Def::Rule, &claims, HeaderExtras::default(), person)?;
     verify::verify_rule(&compact)

@@ -20,7 +20,10 @@ pub mod schema;
 pub mod sdjwt;
 pub mod verify;
 
-pub use error::{Error, Reason};
+pub use error::{
+    AcceptanceCheck, Error, LimitCheck, MandateCheck, MeetingCheck, PricePart, Reason, ReceiptCheck, RuleCheck,
+    SlotCheck, VERIFICATION_FAILED,
+};
 
 /// The protocol version this crate implements (§ Versions): `v`, `schcp` fields.
 pub const VERSION: &str = "0.4";

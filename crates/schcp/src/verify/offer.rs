@@ -4,7 +4,7 @@ use super::{parse_tz, typed_claims};
 use crate::claims::OfferClaims;
 use crate::datetime::parse_date_time;
 use crate::duration::{Duration, Retention};
-use crate::error::Error;
+use crate::error::{Error, PricePart, SlotCheck};
 use crate::jwk::Jwk;
 use crate::jws::{self, Typ};
 use crate::money::Amount;
@@ -87,7 +87,7 @@ fn check_slot(c: &OfferClaims) -> Result<(DateTime<FixedOffset>, Option<DateTime
     let Some(e) = &c.slot.end else { return Ok((start, None)) };
     let end = parse_date_time(e)?;
     if end <= start {
-        return Err(Error::BadSlot("the end is not after the start"));
+        return Err(Error::BadSlot(SlotCheck::EndNotAfterStart));
     }
     Ok((start, Some(end)))
 }
@@ -101,20 +101,20 @@ fn check_money(c: &OfferClaims) -> Result<Option<Amount>, Error> {
     if let Some(price) = &c.price {
         let price = Amount::parse(&price.amount, &price.currency)?;
         if price.currency() != total.currency() {
-            return Err(Error::MixedCurrencies("the price"));
+            return Err(Error::MixedCurrencies(PricePart::Price));
         }
     }
     let mut amounts = Vec::with_capacity(lines.len());
-    for line in lines {
+    for (index, line) in lines.iter().enumerate() {
         let a = Amount::parse(&line.amount.amount, &line.amount.currency)?;
         if a.currency() != total.currency() {
-            return Err(Error::MixedCurrencies("a line"));
+            return Err(Error::MixedCurrencies(PricePart::Line(index)));
         }
         amounts.push(a);
     }
     let sum = Amount::sum(total.currency(), amounts.iter())?;
     if sum != total {
-        return Err(Error::LinesDoNotSum { sum: sum.to_string(), total: total.to_string() });
+        return Err(Error::LinesDoNotSum { sum, total });
     }
     Ok(Some(total))
 }
