@@ -11,27 +11,59 @@
 pub enum ConsentError {
     /// A time is not an RFC 3339 date-time with an offset (§2.1 "Formats").
     #[error("{field} is not an RFC 3339 date-time with an offset: {value:?}")]
-    BadDateTime { field: &'static str, value: String },
+    BadDateTime {
+        /// The claim field it was read from.
+        field: &'static str,
+        /// The value as found.
+        value: String,
+    },
 
     /// A NumericDate is outside what a calendar can show.
     #[error("{field} is not a NumericDate that can be shown: {value}")]
-    BadNumericDate { field: &'static str, value: i64 },
+    BadNumericDate {
+        /// The claim field it was read from.
+        field: &'static str,
+        /// The value as found.
+        value: i64,
+    },
 
     /// `host.tz`, a contract's or a rule's `tz` is not an IANA time zone the key app knows.
     #[error("{field} is not a known IANA time zone: {value:?}")]
-    UnknownTimeZone { field: &'static str, value: String },
+    UnknownTimeZone {
+        /// The claim field it was read from.
+        field: &'static str,
+        /// The value as found.
+        value: String,
+    },
 
     /// A slot ends before it starts, or the end is the start.
     #[error("the slot ends ({end}) before it starts ({start})")]
-    EndBeforeStart { start: String, end: String },
+    EndBeforeStart {
+        /// The start as written.
+        start: String,
+        /// The end as written.
+        end: String,
+    },
 
     /// A duration does not follow the §2.1 grammar, or a retention is not weeks or days.
     #[error("{field} is not a SchCP duration (§2.1): {value:?}")]
-    BadDuration { field: &'static str, value: String },
+    BadDuration {
+        /// The claim field it was read from.
+        field: &'static str,
+        /// The value as found.
+        value: String,
+    },
 
     /// An amount does not follow §2.1 (digits, at most the currency's minor unit).
     #[error("{field} is not a SchCP amount (§2.1): {amount:?} {currency:?}")]
-    BadMoney { field: &'static str, amount: String, currency: String },
+    BadMoney {
+        /// The claim field it was read from.
+        field: &'static str,
+        /// The amount as written.
+        amount: String,
+        /// The currency code as written.
+        currency: String,
+    },
 
     /// A domain the key app discovered is not a valid host name.
     #[error("not a valid domain name: {0:?}")]
@@ -64,13 +96,30 @@ pub enum ConsentError {
 
     /// The locale data is missing a message: a bug in `locales/`, caught by tests.
     #[error("locale {locale} has no message {id:?}")]
-    MissingMessage { locale: &'static str, id: String },
+    MissingMessage {
+        /// The locale whose resources lack it.
+        locale: &'static str,
+        /// The Fluent message or term id.
+        id: String,
+    },
 
     /// The Fluent file failed to parse or format: a bug in `locales/`.
     #[error("locale {locale} message {id:?} failed to format: {detail}")]
-    Fluent { locale: &'static str, id: String, detail: String },
+    Fluent {
+        /// The locale whose resources lack it.
+        locale: &'static str,
+        /// The Fluent message or term id.
+        id: String,
+        /// What the library reported.
+        detail: String,
+    },
 
     /// ICU4X could not load or apply its compiled CLDR data.
     #[error("ICU4X could not format {what}: {detail}")]
-    Icu { what: &'static str, detail: String },
+    Icu {
+        /// What was being formatted.
+        what: &'static str,
+        /// What the library reported.
+        detail: String,
+    },
 }

@@ -32,6 +32,7 @@
 //! assert!(text.starts_with("Jumeler l’assistant « Calendar Assistant »"));
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 /// The claims types the requests carry: `schcp`'s own, re-exported for callers.
 pub use schcp::claims;

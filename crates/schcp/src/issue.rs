@@ -26,7 +26,9 @@ use std::collections::BTreeMap;
 /// A signed credential and the claims it carries.
 #[derive(Debug, Clone)]
 pub struct Issued<C> {
+    /// The compact JWS.
     pub compact: String,
+    /// The claims it signs.
     pub claims: C,
 }
 
@@ -49,18 +51,29 @@ fn sign_validated<C: serde::Serialize>(
 /// but iss and principal_jwk, which come from the signer.
 #[derive(Debug, Clone)]
 pub struct RootMandate {
+    /// The hosts it is for; never `*` (§3.3 check 2).
     pub aud: Audience,
+    /// A stable pseudonym of the principal for these hosts (§3.3 `sub`).
     pub sub: String,
+    /// The mandate's id (§3.3 `jti`).
     pub jti: String,
+    /// When it is issued (NumericDate).
     pub iat: i64,
+    /// When it expires (NumericDate).
     pub exp: i64,
     /// Thumbprint of the agent key that asked (API.md: never the agent's choice).
     pub agent_jkt: String,
+    /// The actions it allows.
     pub scope: Vec<Action>,
+    /// Its constraints (§3.3 check 6); `None` is none.
     pub constraints: Option<Constraints>,
+    /// What the person consented to (§3.3 `consent`).
     pub consent: Consent,
+    /// How a host may reach the person, when they share it.
     pub contact: Option<Contact>,
+    /// The status URL a host checks the mandate at (§3.3 `status`).
     pub status: Option<String>,
+    /// Attestations about the principal, compact JWS (§7.5).
     pub attestations: Vec<String>,
 }
 
@@ -209,18 +222,27 @@ pub fn management_mandate(
 /// An SD-JWT VC mandate's inputs (§3.4).
 #[derive(Debug, Clone)]
 pub struct SdJwtMandate {
+    /// A stable pseudonym of the principal for these hosts (§3.3 `sub`).
     pub sub: String,
+    /// The mandate's id (§3.3 `jti`).
     pub jti: String,
+    /// When it is issued (NumericDate).
     pub iat: i64,
+    /// When it expires (NumericDate).
     pub exp: i64,
+    /// The agent's key, bound as `cnf.jwk` (§3.4).
     pub agent_jwk: Jwk,
+    /// The actions it allows.
     pub scope: Vec<Action>,
     /// Shared by every host.
     pub constraints: Constraints,
     /// Each host's own constraints (possibly empty), keyed by host id.
     pub host_constraints: BTreeMap<String, Constraints>,
+    /// What the person consented to (§3.3 `consent`).
     pub consent: Consent,
+    /// How a host may reach the person, when they share it.
     pub contact: Option<Contact>,
+    /// The status URL a host checks the mandate at (§3.3 `schcp_status`).
     pub schcp_status: Option<String>,
     /// Decoy digests added to aud and to host_constraints (§3.4 SHOULD pad).
     pub decoys: usize,
@@ -229,7 +251,9 @@ pub struct SdJwtMandate {
 /// An issued SD-JWT VC mandate: the issuer JWT and each host's disclosures.
 #[derive(Debug, Clone)]
 pub struct IssuedSdJwt {
+    /// The issuer-signed JWT (`dc+sd-jwt`), holding only digests of each host's part.
     pub issuer_jwt: String,
+    /// Each host's disclosures (its aud element and its constraints), by host id.
     pub disclosures: BTreeMap<String, Vec<String>>,
 }
 
@@ -241,6 +265,8 @@ impl IssuedSdJwt {
     }
 }
 
+/// Issues an SD-JWT VC mandate (§3.4): one aud element and one host_constraints member per host,
+/// each selectively disclosable, plus decoys; each host's evaluated constraints are checked first.
 pub fn sd_jwt_mandate(
     m: SdJwtMandate,
     rng: &mut dyn CryptoRngCore,

@@ -4,12 +4,13 @@
 //! caller as a `rand_core::CryptoRngCore`, the clock as a `now` argument, and the
 //! host's discovery keys as values, so every rule can be tested with fixed inputs.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod b64;
 pub mod claims;
 pub mod datetime;
 pub mod duration;
-pub mod error;
+mod error;
 pub mod hash;
 pub mod issue;
 pub mod json;

@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints, Money, Window};
 use schcp::datetime::parse_date_time;
-use schcp::error::{Error, LimitCheck, MandateCheck};
 use schcp::issue::{self, RootMandate};
 use schcp::jws::JwsError;
 use schcp::jws::{Signer, Typ};
@@ -17,6 +16,7 @@ use schcp::verify::{
     check_action, verify_mandate_chain, verify_offer, verify_receipt, ActionCheck, ChainContext, ReceiptExpectations,
     VerifiedChain, VerifiedOffer, VerifiedReceipt,
 };
+use schcp::{Error, LimitCheck, MandateCheck};
 use serde_json::{json, Value};
 
 const DAY: i64 = 86_400;

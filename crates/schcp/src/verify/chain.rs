@@ -14,23 +14,31 @@ use chrono::{DateTime, FixedOffset};
 /// What the host knows when it checks a mandate chain.
 #[derive(Debug, Clone, Copy)]
 pub struct ChainContext<'a> {
+    /// This host's id, which `aud` must name (§3.3 check 2).
     pub host_id: &'a str,
     /// Thumbprint of the key that signed the HTTP request (§3.3 check 4).
     pub request_jkt: &'a str,
+    /// The time to check exp and iat against.
     pub now: i64,
     /// §3.3 check 2: hosts MAY refuse "*"; the reference refuses unless configured.
     pub allow_wildcard: bool,
 }
 
+/// One link of a verified chain.
 #[derive(Debug, Clone)]
 pub struct VerifiedLink {
+    /// The link's compact JWS (or, for an SD-JWT mandate, the presentation).
     pub compact: String,
+    /// Its claims (for an SD-JWT mandate, the mandate this host evaluates).
     pub claims: MandateClaims,
 }
 
+/// A mandate chain that passed §3.3 checks 1–4: a root and at most one child.
 #[derive(Debug, Clone)]
 pub struct VerifiedChain {
+    /// The root, signed by the principal.
     pub root: VerifiedLink,
+    /// The child, signed by the root's agent, when there is one.
     pub child: Option<VerifiedLink>,
 }
 
@@ -39,6 +47,7 @@ impl VerifiedChain {
     pub fn links(&self) -> impl Iterator<Item = &VerifiedLink> {
         std::iter::once(&self.root).chain(self.child.as_ref())
     }
+    /// The link whose `cnf` must be the request's key: the child, else the root.
     pub fn leaf(&self) -> &VerifiedLink {
         self.child.as_ref().unwrap_or(&self.root)
     }
@@ -60,6 +69,8 @@ fn as_mandate_error(e: Error) -> Error {
     }
 }
 
+/// §3.3 checks 1–4 on a compact mandate and its parent, if any, as host `ctx.host_id`.
+/// Every failure but a passed exp is [`Error::MandateInvalid`].
 pub fn verify_mandate_chain(leaf: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChain, Error> {
     verify_chain_inner(leaf, ctx).map_err(as_mandate_error)
 }
@@ -168,13 +179,17 @@ fn check_link_common(c: &MandateClaims, ctx: &ChainContext<'_>) -> Result<(), Er
 /// One action a host is asked to take under a chain (§3.3 checks 5 and 6).
 #[derive(Debug, Clone)]
 pub struct ActionCheck<'a> {
+    /// The action asked for.
     pub scope: Action,
+    /// The service it is for, when it names one.
     pub service_id: Option<&'a str>,
+    /// The slot's start, when the action has a slot.
     pub start: Option<DateTime<FixedOffset>>,
     /// None for an open-ended booking: the window then bounds its start alone (§4.2).
     pub end: Option<DateTime<FixedOffset>>,
     /// The offer's stated all-in total; an offer that states no price always fits.
     pub total: Option<Amount>,
+    /// The booking it acts on (cancel, reschedule).
     pub booking_id: Option<&'a str>,
     /// The offer the action accepts, when it accepts one (§5.3 closed mandates).
     pub offer_sha256: Option<&'a str>,

@@ -14,16 +14,21 @@ use std::collections::HashSet;
 /// The principal a business member is named by (§5.12 "Businesses").
 pub const HOST_PRINCIPAL_PREFIX: &str = "urn:schcp:host:";
 
+/// A meeting contract that passed the §5.12 checks.
 #[derive(Debug, Clone)]
 pub struct VerifiedContract {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: MeetingContract,
     /// §5.12 "Hash": what every member accepts.
     pub contract_sha256: String,
+    /// The meeting's start.
     pub start: DateTime<FixedOffset>,
 }
 
 impl VerifiedContract {
+    /// The member named by `principal`, if any.
     pub fn member(&self, principal: &str) -> Option<&Member> {
         self.claims.members.iter().find(|m| m.principal == principal)
     }
@@ -126,9 +131,12 @@ fn check_members(c: &MeetingContract) -> Result<(), Error> {
     Ok(())
 }
 
+/// An acceptance that passed the §5.12 checks for its member.
 #[derive(Debug, Clone)]
 pub struct VerifiedAcceptance {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: Acceptance,
     /// The rule it was given under, when by: "rule".
     pub rule: Option<VerifiedRule>,

@@ -15,26 +15,35 @@ use chrono::{DateTime, FixedOffset};
 /// and that document's keys, the only keys a host JWS may be checked with (§2.1).
 #[derive(Debug, Clone, Copy)]
 pub struct HostKeys<'a> {
+    /// The host id from discovery, which the offer's `iss` must be.
     pub host_id: &'a str,
+    /// The discovery document's keys.
     pub keys: &'a [Jwk],
 }
 
 /// An offer whose signature, schema, money and times all checked out.
 #[derive(Debug, Clone)]
 pub struct VerifiedOffer {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: OfferClaims,
     /// §5.3: base64url SHA-256 of the exact compact JWS.
     pub offer_sha256: String,
+    /// The discovery key it was verified with.
     pub kid: String,
+    /// The slot's start.
     pub start: DateTime<FixedOffset>,
     /// None for an open-ended offer (§4.2).
     pub end: Option<DateTime<FixedOffset>>,
+    /// The all-in total, when the offer states a price (§5.2).
     pub total: Option<Amount>,
+    /// How long the host keeps the booking's data (§5.2 `retention`).
     pub retention: Retention,
 }
 
 impl VerifiedOffer {
+    /// Whether the slot has no end (§4.2 `open_end`).
     pub fn is_open_ended(&self) -> bool {
         self.end.is_none()
     }

@@ -11,18 +11,26 @@ use crate::schema::Def;
 /// mandate than the one it used, or a retention other than its contract's).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReceiptExpectations<'a> {
+    /// The hash of the offer accepted, when one was.
     pub offer_sha256: Option<&'a str>,
+    /// The jti of the mandate used, when one was.
     pub mandate: Option<&'a str>,
+    /// The retention of the contract agreed.
     pub retention: Option<&'a str>,
+    /// The booking the receipt must be for.
     pub booking_id: Option<&'a str>,
 }
 
+/// A receipt that passed the §5.3 checks.
 #[derive(Debug, Clone)]
 pub struct VerifiedReceipt {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: ReceiptClaims,
 }
 
+/// Verifies a receipt with the host's discovery keys and against what the agent knows (§5.3).
 pub fn verify_receipt(
     compact: &str,
     host: HostKeys<'_>,

@@ -9,9 +9,12 @@ use crate::jws::{self, Typ};
 use crate::schema::Def;
 use chrono::{DateTime, Datelike, FixedOffset};
 
+/// A rule that passed the §7.9 checks; whether it is in force is judged where it is used.
 #[derive(Debug, Clone)]
 pub struct VerifiedRule {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: RuleClaims,
 }
 
