@@ -5,6 +5,8 @@
 //! person). Inputs are meant to be verified claims, so in practice these mark a
 //! verification gap upstream; the service maps every variant to one refusal.
 
+use schcp::claims::Action;
+
 /// A consent text could not be rendered. Each variant names the term at fault.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -69,14 +71,13 @@ pub enum ConsentError {
     #[error("not a valid domain name: {0:?}")]
     BadDomain(String),
 
-    /// A change offer (§5.7) names another host than the booking's current contract,
-    /// or carries no `booking_id`.
+    /// A change offer (§5.7) does not belong to the booking it is shown against.
     #[error("the change offer does not belong to the booking it is shown against: {0}")]
-    ChangeOfferMismatch(&'static str),
+    ChangeOfferMismatch(ChangeOfferMismatch),
 
-    /// A management mandate (§3.3) may only cancel or reschedule.
-    #[error("a management mandate may only cancel or reschedule, not {0}")]
-    ManagementScope(&'static str),
+    /// A management mandate (§3.3) may only cancel or reschedule; this is another action.
+    #[error("a management mandate may only cancel or reschedule, not {}", crate::mandate::action_name(*.0))]
+    ManagementScope(Action),
 
     /// A rule names weekdays but no `tz` to read them in (§7.9).
     #[error("a rule that names weekdays must name its time zone (tz)")]
@@ -92,7 +93,7 @@ pub enum ConsentError {
 
     /// An offer or contract states both an end and `open_end: true` (§4.2, §5.12 "Terms").
     #[error("the {0} states both an end and open_end")]
-    EndConflict(&'static str),
+    EndConflict(Terms),
 
     /// The locale data is missing a message: a bug in `locales/`, caught by tests.
     #[error("locale {locale} has no message {id:?}")]
@@ -106,7 +107,7 @@ pub enum ConsentError {
     /// The Fluent file failed to parse or format: a bug in `locales/`.
     #[error("locale {locale} message {id:?} failed to format: {detail}")]
     Fluent {
-        /// The locale whose resources lack it.
+        /// The locale whose message failed.
         locale: &'static str,
         /// The Fluent message or term id.
         id: String,
@@ -122,4 +123,33 @@ pub enum ConsentError {
         /// What the library reported.
         detail: String,
     },
+}
+
+/// How a change offer fails to belong to the booking it is shown against (§5.7).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChangeOfferMismatch {
+    /// It names no `booking_id`, so it changes no booking.
+    #[error("it names no booking_id")]
+    NoBookingId,
+    /// It is signed by another host than the booking's current terms.
+    #[error("it is from {proposed}, not {current}")]
+    OtherHost {
+        /// The host (`iss`) of the current terms.
+        current: String,
+        /// The host (`iss`) of the change offer.
+        proposed: String,
+    },
+}
+
+/// Which signed terms a rendering failure is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Terms {
+    /// A booking or change offer (§5.2, §5.7).
+    #[error("offer")]
+    Offer,
+    /// A meeting contract (§5.12).
+    #[error("meeting contract")]
+    MeetingContract,
 }

@@ -32,7 +32,7 @@ pub fn hosts_words(locale: &Locale, hosts: &[MandateHost]) -> Result<String, Con
 }
 
 /// The spec's name for an action, which names its Fluent message.
-fn action_name(action: Action) -> &'static str {
+pub(crate) fn action_name(action: Action) -> &'static str {
     match action {
         Action::Hold => "hold",
         Action::Book => "book",
@@ -225,7 +225,7 @@ pub fn render_management_mandate(locale: &Locale, req: &ManagementMandateRequest
         match action {
             Action::Cancel => words.push(locale.message("action-booking-cancel", &[])?),
             Action::Reschedule => words.push(locale.message("action-booking-reschedule", &[])?),
-            other => return Err(ConsentError::ManagementScope(action_name(*other))),
+            other => return Err(ConsentError::ManagementScope(*other)),
         }
     }
     let lines = [
