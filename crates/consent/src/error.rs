@@ -76,7 +76,7 @@ pub enum ConsentError {
     ChangeOfferMismatch(ChangeOfferMismatch),
 
     /// A management mandate (§3.3) may only cancel or reschedule; this is another action.
-    #[error("a management mandate may only cancel or reschedule, not {}", crate::mandate::action_name(*.0))]
+    #[error("a management mandate may only cancel or reschedule, not {}", .0.as_str())]
     ManagementScope(Action),
 
     /// A rule names weekdays but no `tz` to read them in (§7.9).

@@ -125,7 +125,7 @@ pub enum Error {
     #[error("mandate invalid: {0}")]
     MandateInvalid(MandateCheck),
     /// §3.3 check 5: the action is not in a link's scope.
-    #[error("action {action:?} is not in the scope of mandate {jti} (§3.3 check 5)")]
+    #[error("action {} is not in the scope of mandate {jti} (§3.3 check 5)", action.as_str())]
     MandateScope {
         /// The action asked for.
         action: Action,
@@ -565,6 +565,8 @@ mod tests {
             e.to_string(),
             "action outside the mandate's constraints: max_bookings reached (1) (m-child) (§3.3 check 6)"
         );
+        let e = Error::MandateScope { action: Action::Cancel, jti: "m-root".into() };
+        assert_eq!(e.to_string(), "action cancel is not in the scope of mandate m-root (§3.3 check 5)");
         let e = Error::MandateInvalid(MandateCheck::AudienceOmitsHost { host: "maple-street-auto".into() });
         assert_eq!(e.to_string(), "mandate invalid: aud does not name maple-street-auto (§3.3 check 2)");
     }

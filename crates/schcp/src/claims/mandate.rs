@@ -26,6 +26,19 @@ pub enum Action {
     Delegate,
 }
 
+impl Action {
+    /// The action as the wire writes it (`hold`, `book`, …, §3.3 `scope`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Hold => "hold",
+            Action::Book => "book",
+            Action::Cancel => "cancel",
+            Action::Reschedule => "reschedule",
+            Action::Delegate => "delegate",
+        }
+    }
+}
+
 /// Whether the person was there when the mandate was used (§3.3, §5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
