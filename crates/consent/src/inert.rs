@@ -104,7 +104,7 @@ fn has_strong_rtl(s: &str) -> bool {
 }
 
 /// Whether an inert string may be shown bare (rule 4): letters, marks, digits, single
-/// spaces and [`NAME_PUNCTUATION`] only, and no token that looks like a domain.
+/// spaces and the name punctuation (`- _ ' ’ . & / + # ! ?`) only, and no token that looks like a domain.
 pub fn is_plain(s: &str) -> bool {
     let gc = CodePointMapData::<GeneralCategory>::new();
     let chars_ok = s.chars().all(|c| {

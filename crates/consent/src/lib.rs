@@ -32,6 +32,7 @@
 //! assert!(text.starts_with("Jumeler l’assistant « Calendar Assistant »"));
 //! ```
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 /// The claims types the requests carry: `schcp`'s own, re-exported for callers.
 pub use schcp::claims;
@@ -51,7 +52,7 @@ mod when;
 
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
-pub use error::ConsentError;
+pub use error::{ChangeOfferMismatch, ConsentError, Terms};
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
 pub use meeting::{

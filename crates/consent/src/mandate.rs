@@ -31,27 +31,14 @@ pub fn hosts_words(locale: &Locale, hosts: &[MandateHost]) -> Result<String, Con
     locale.or_list(&shown)
 }
 
-/// The spec's name for an action, which names its Fluent message.
-fn action_name(action: Action) -> &'static str {
-    match action {
-        Action::Hold => "hold",
-        Action::Book => "book",
-        Action::Cancel => "cancel",
-        Action::Reschedule => "reschedule",
-        Action::Delegate => "delegate",
-    }
-}
-
 /// The actions of a scope in words, in the spec's order (hold, book, cancel,
 /// reschedule, delegate), whatever order the request listed them in.
 pub fn actions_words(locale: &Locale, scope: &[Action]) -> Result<String, ConsentError> {
     let mut actions = scope.to_vec();
     actions.sort();
     actions.dedup();
-    let words: Vec<String> = actions
-        .iter()
-        .map(|a| locale.message(&format!("action-{}", action_name(*a)), &[]))
-        .collect::<Result<_, _>>()?;
+    let words: Vec<String> =
+        actions.iter().map(|a| locale.message(&format!("action-{}", a.as_str()), &[])).collect::<Result<_, _>>()?;
     locale.and_list(&words)
 }
 
@@ -225,7 +212,7 @@ pub fn render_management_mandate(locale: &Locale, req: &ManagementMandateRequest
         match action {
             Action::Cancel => words.push(locale.message("action-booking-cancel", &[])?),
             Action::Reschedule => words.push(locale.message("action-booking-reschedule", &[])?),
-            other => return Err(ConsentError::ManagementScope(action_name(*other))),
+            other => return Err(ConsentError::ManagementScope(*other)),
         }
     }
     let lines = [

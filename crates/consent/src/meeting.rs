@@ -32,7 +32,7 @@ use crate::money::price_words;
 use crate::offer::{closing_lines, host_name, place_words};
 use crate::request::{AcceptanceRequest, Contacts, MeetingContractRequest};
 use crate::when::{parse_instant, range_words, Clock};
-use crate::ConsentError;
+use crate::{ConsentError, Terms};
 
 /// How the reader knows a member: their own contact name, or the organizer's label
 /// in quotes.
@@ -113,7 +113,7 @@ pub fn answers_words(
 /// 12:00 p.m. Eastern time, open-ended", "at …", "with Mira (child) coming along".
 fn terms_clauses(locale: &Locale, contract: &MeetingContract) -> Result<Vec<String>, ConsentError> {
     if contract.is_open_ended() && contract.end.is_some() {
-        return Err(ConsentError::EndConflict("meeting contract"));
+        return Err(ConsentError::EndConflict(Terms::MeetingContract));
     }
     let clock = Clock::zone("tz", &contract.tz)?;
     let start = parse_instant("start", &contract.start)?;

@@ -26,7 +26,7 @@ use crate::locale::Locale;
 use crate::money::{money_words, price_words};
 use crate::request::VerifiedOffer;
 use crate::when::{instant_words, parse_instant, range_words, Clock};
-use crate::ConsentError;
+use crate::{ChangeOfferMismatch, ConsentError, Terms};
 
 /// Who a host is, as the person can check it: "Harbourview Dental
 /// (harbourviewdental.example)" with the discovered domain; without one, the claimed
@@ -102,7 +102,7 @@ fn clock(claims: &OfferClaims) -> Result<Clock<'_>, ConsentError> {
 pub fn when_words(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
     let start = parse_instant("slot.start", &claims.slot.start)?;
     if claims.is_open_ended() && claims.slot.end.is_some() {
-        return Err(ConsentError::EndConflict("offer"));
+        return Err(ConsentError::EndConflict(Terms::Offer));
     }
     let end = claims.slot.end.as_deref().map(|end| parse_instant("slot.end", end)).transpose()?;
     range_words(locale, start, end, clock(claims)?)
@@ -228,7 +228,8 @@ pub fn render_change_offer(
     proposed: &VerifiedOffer,
 ) -> Result<String, ConsentError> {
     let new = &proposed.claims;
-    let booking_id = new.booking_id.as_deref().ok_or(ConsentError::ChangeOfferMismatch("it names no booking_id"))?;
+    let booking_id =
+        new.booking_id.as_deref().ok_or(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::NoBookingId))?;
     let mut lines = vec![locale.message(
         "change-heading",
         &[("booking", inert::name(locale, booking_id)?.into()), ("host", host_identity(locale, proposed)?.into())],
@@ -238,7 +239,10 @@ pub fn render_change_offer(
         Some(current) => {
             let old = &current.claims;
             if old.iss != new.iss {
-                return Err(ConsentError::ChangeOfferMismatch("it is from another host"));
+                return Err(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::OtherHost {
+                    current: old.iss.clone(),
+                    proposed: new.iss.clone(),
+                }));
             }
             let mut changed = false;
             let mut compare = |id: &str, from: String, to: String| -> Result<(), ConsentError> {

@@ -13,6 +13,7 @@ use crate::domain::VerifiedDomain;
 /// with the domain the key app itself discovered the host at (§2.2), if it has one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VerifiedOffer {
+    /// The verified offer's claims.
     pub claims: OfferClaims,
     /// The host's own domain as discovered by the key app, never `host.domain` (§5.2).
     pub discovered: Option<VerifiedDomain>,
@@ -66,7 +67,9 @@ pub struct MandateHost {
 /// host's discovery document, its name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServiceLabel {
+    /// The service id (§3.3 `constraints.services`).
     pub id: String,
+    /// Its name from the host's discovery document, when read.
     pub name: Option<String>,
 }
 
@@ -90,8 +93,11 @@ pub struct MandateConstraints {
 pub struct OpenMandateRequest {
     /// The name the agent paired under.
     pub agent_name: String,
+    /// The hosts the mandate is for (its `aud`).
     pub hosts: Vec<MandateHost>,
+    /// The actions it allows (§3.3 `scope`).
     pub scope: Vec<Action>,
+    /// Its shared constraints.
     pub constraints: MandateConstraints,
     /// NumericDate the mandate expires at.
     pub exp: i64,
@@ -107,25 +113,34 @@ pub struct OpenMandateRequest {
 /// A confirmed booking as the key app read it from a verified receipt (§5.3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BookingSummary {
+    /// The host's booking id.
     pub booking_id: String,
     /// The host id (the receipt's `iss`).
     pub iss: String,
+    /// The host's name from the receipt or discovery, when it has one (host-supplied, shown inert).
     pub host_name: Option<String>,
     /// The host's IANA zone; None shows times at their own offset.
     pub tz: Option<String>,
+    /// The domain the key app itself discovered the host at (§2.2).
     pub domain: Option<VerifiedDomain>,
+    /// The booked service's name.
     pub service_name: String,
+    /// The resource booked (a chair, a bay), when the host names one.
     pub resource_name: Option<String>,
+    /// The booking's start (RFC 3339).
     pub start: String,
     /// None for an open-ended booking (§4.2).
     pub end: Option<String>,
+    /// Where, when not at the host's (§5.2 `place`).
     pub place: Option<Place>,
 }
 
 /// A management mandate for one booking (§3.3 "Management mandates", "Renewal").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManagementMandateRequest {
+    /// The name the agent paired under.
     pub agent_name: String,
+    /// The booking the mandate manages.
     pub booking: BookingSummary,
     /// Only `cancel` and `reschedule` are allowed.
     pub scope: Vec<Action>,
@@ -136,6 +151,7 @@ pub struct ManagementMandateRequest {
 /// A meeting contract the person's key app signs as organizer (§5.12).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MeetingContractRequest {
+    /// The contract's claims, as the organizer's key app will sign them.
     pub contract: MeetingContract,
     /// Domains the key app itself discovered members' calendars at, by host id.
     pub domains: BTreeMap<String, VerifiedDomain>,
@@ -152,6 +168,7 @@ pub struct MeetingContractRequest {
 /// A meeting contract the person accepts as a member (§5.12 "Acceptances").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AcceptanceRequest {
+    /// The verified contract's claims.
     pub contract: MeetingContract,
     /// The accepting person's own principal.
     pub me: String,
@@ -171,7 +188,9 @@ pub struct AgentKey {
 /// A rule the person signs for their calendar agent (§7.9).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleRequest {
+    /// The rule's claims, as the key app will sign them.
     pub rule: RuleClaims,
+    /// The agent key the rule lets answer.
     pub agent: AgentKey,
 }
 
@@ -187,7 +206,12 @@ pub enum ConsentRequest {
     BookingOffer(VerifiedOffer),
     /// A closed mandate over a change offer (§5.7), shown against the booking's current
     /// contract when the key app has it.
-    ChangeOffer { current: Option<VerifiedOffer>, proposed: VerifiedOffer },
+    ChangeOffer {
+        /// The booking's current terms, when the key app holds them (§5.7 "from … to …").
+        current: Option<VerifiedOffer>,
+        /// The proposed change offer.
+        proposed: VerifiedOffer,
+    },
     /// A root mandate (§3.3).
     OpenMandate(OpenMandateRequest),
     /// A management mandate (§3.3).
@@ -199,5 +223,10 @@ pub enum ConsentRequest {
     /// A rule (§7.9).
     Rule(RuleRequest),
     /// Pairing a new agent (API.md "Pairing").
-    Pairing { agent_name: String, fingerprint: String },
+    Pairing {
+        /// The name the agent gave for itself (host-supplied text, shown inert).
+        agent_name: String,
+        /// The agent key's fingerprint, as the person compares it (API.md pairing).
+        fingerprint: String,
+    },
 }

@@ -143,7 +143,7 @@ impl DiscoveryError {
     /// nothing is shown). A local setup problem is 500.
     pub fn api_error(&self) -> ApiError {
         let unprocessable = |reason| {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, schcp::error::VERIFICATION_FAILED, reason, self.to_string())
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, schcp::VERIFICATION_FAILED, reason, self.to_string())
         };
         match self {
             DiscoveryError::InvalidUrl { url, .. } => ApiError::invalid_request("bad_discovery_url", self.to_string())

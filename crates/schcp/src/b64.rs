@@ -9,19 +9,24 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
+/// Why a string is not strict base64url (§3.1: unpadded, URL alphabet).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum B64Error {
+    /// It ends in `=` padding, which SchCP never writes.
     #[error("base64url must not be padded with '='")]
     Padded,
+    /// A character outside the URL-safe alphabet, or a length no bytes encode to.
     #[error("invalid base64url: {0}")]
     Invalid(String),
 }
 
+/// Unpadded base64url of `bytes`, as every SchCP object writes it.
 pub fn encode(bytes: impl AsRef<[u8]>) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
+/// Decodes strict unpadded base64url; padding and the standard alphabet are refused.
 pub fn decode(text: &str) -> Result<Vec<u8>, B64Error> {
     if text.contains('=') {
         return Err(B64Error::Padded);

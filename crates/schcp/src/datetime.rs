@@ -35,58 +35,115 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 pub enum DateTimeError {
     /// The input ends where more was required (`2026-10-1`).
     #[error("date-time ends early at byte {at}")]
-    UnexpectedEnd { at: usize },
+    UnexpectedEnd {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Something other than a digit where a digit is required.
     #[error("expected a digit at byte {at}")]
-    ExpectedDigit { at: usize },
+    ExpectedDigit {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A non-ASCII digit: `\d` is ASCII 0-9 only (§2.1 Strings).
     #[error("non-ASCII digit at byte {at}")]
-    NonAsciiDigit { at: usize },
+    NonAsciiDigit {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A missing `-` or `:` separator.
     #[error("expected {expected:?} at byte {at}")]
-    ExpectedSeparator { at: usize, expected: char },
+    ExpectedSeparator {
+        /// Byte offset in the input where it fails.
+        at: usize,
+        /// The separator expected there.
+        expected: char,
+    },
     /// A space between date and time: RFC 3339's grammar has `T` only.
     #[error("space at byte {at}: date and time are separated by T")]
-    SpaceSeparator { at: usize },
+    SpaceSeparator {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Anything else where the `T` between date and time belongs.
     #[error("expected T at byte {at}")]
-    ExpectedTimeSeparator { at: usize },
+    ExpectedTimeSeparator {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A decimal point with no digits after it.
     #[error("decimal point at byte {at} has no digits after it")]
-    EmptyFraction { at: usize },
+    EmptyFraction {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// No time-zone offset: a local time is not a date-time here (§2.1 Formats).
     #[error("no time-zone offset (Z or ±hh:mm) at byte {at}")]
-    MissingOffset { at: usize },
+    MissingOffset {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Something other than `Z`, `+` or `-` where the offset belongs.
     #[error("expected a time-zone offset (Z or ±hh:mm) at byte {at}")]
-    ExpectedOffset { at: usize },
+    ExpectedOffset {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Anything after the offset, a final newline included (§2.1 Strings).
     #[error("unexpected characters after the date-time at byte {at}")]
-    TrailingCharacters { at: usize },
+    TrailingCharacters {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A month outside 01-12.
     #[error("month {month} out of range")]
-    MonthOutOfRange { month: u32 },
+    MonthOutOfRange {
+        /// The month as written.
+        month: u32,
+    },
     /// A day the month does not have (including 29 February outside leap years).
     #[error("{year:04}-{month:02} has no day {day}")]
-    DayOutOfRange { year: i32, month: u32, day: u32 },
+    DayOutOfRange {
+        /// The year as written.
+        year: i32,
+        /// The month as written.
+        month: u32,
+        /// The day as written.
+        day: u32,
+    },
     /// An hour outside 00-23.
     #[error("hour {hour} out of range")]
-    HourOutOfRange { hour: u32 },
+    HourOutOfRange {
+        /// The hour as written.
+        hour: u32,
+    },
     /// A minute outside 00-59.
     #[error("minute {minute} out of range")]
-    MinuteOutOfRange { minute: u32 },
+    MinuteOutOfRange {
+        /// The minute as written.
+        minute: u32,
+    },
     /// A second outside 00-60.
     #[error("second {second} out of range")]
-    SecondOutOfRange { second: u32 },
+    SecondOutOfRange {
+        /// The second as written.
+        second: u32,
+    },
     /// Second 60 where the time is not 23:59 in UTC (RFC 3339 §5.7).
     #[error("a leap second is allowed only at 23:59:60 UTC")]
     LeapSecondNotAtEndOfUtcDay,
     /// An offset hour outside 00-23 (`+24:00`).
     #[error("offset hour {hour} out of range")]
-    OffsetHourOutOfRange { hour: u32 },
+    OffsetHourOutOfRange {
+        /// The hour as written.
+        hour: u32,
+    },
     /// An offset minute outside 00-59.
     #[error("offset minute {minute} out of range")]
-    OffsetMinuteOutOfRange { minute: u32 },
+    OffsetMinuteOutOfRange {
+        /// The minute as written.
+        minute: u32,
+    },
     /// A valid date-time chrono cannot represent.
     #[error("date-time out of range")]
     OutOfRange,

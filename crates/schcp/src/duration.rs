@@ -41,57 +41,107 @@ pub enum DurationError {
     /// A `T` with no hour, minute or second after it (`PT`, `P1DT`): a T comes only
     /// before a time part (§2.1).
     #[error("T at byte {at} is not followed by a time part")]
-    EmptyTimePart { at: usize },
+    EmptyTimePart {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A designator letter or decimal point with no digits before it (`PD`, `PT.5S`).
     #[error("no number before byte {at}")]
-    MissingNumber { at: usize },
+    MissingNumber {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Digits not followed by a designator letter (`P1`).
     #[error("number ending at byte {at} has no designator")]
-    MissingDesignator { at: usize },
+    MissingDesignator {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A decimal point with no digits after it (`PT1.S`).
     #[error("decimal point at byte {at} has no digits after it")]
-    EmptyFraction { at: usize },
+    EmptyFraction {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// More than nine fractional digits: finer than a nanosecond.
     #[error("more than 9 fractional digits at byte {at}")]
-    TooManyFractionDigits { at: usize },
+    TooManyFractionDigits {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A fraction on weeks, days, hours or minutes: a decimal point is allowed only in
     /// seconds (§2.1).
     #[error("a fraction is allowed only in seconds (designator at byte {at})")]
-    FractionNotInSeconds { at: usize },
+    FractionNotInSeconds {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A comma as decimal separator: the decimal point is never a comma (§2.1).
     #[error("comma at byte {at}: the decimal separator is a point")]
-    Comma { at: usize },
+    Comma {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A `+` or `-`: durations have no sign (§2.1).
     #[error("sign at byte {at}: durations have no sign")]
-    Sign { at: usize },
+    Sign {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A year (`Y`) or month (`M` before `T`) part: their length varies (§2.1).
     #[error("years and months are not allowed (byte {at})")]
-    YearOrMonth { at: usize },
+    YearOrMonth {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// An hour or second part before `T` (`P1H`).
     #[error("time part at byte {at} is not after T")]
-    TimePartWithoutT { at: usize },
+    TimePartWithoutT {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A week or day part after `T` (`PT1D`).
     #[error("date part at byte {at} is after T")]
-    DatePartAfterT { at: usize },
+    DatePartAfterT {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A part repeated or out of the order W, D, T, H, M, S.
     #[error("part at byte {at} is repeated or out of order")]
-    OutOfOrder { at: usize },
+    OutOfOrder {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A lower-case letter: designators are upper case (§2.1).
     #[error("lower-case letter at byte {at}: designators are upper case")]
-    LowerCase { at: usize },
+    LowerCase {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A non-ASCII digit: digits are ASCII 0-9 only (§2.1 Strings).
     #[error("non-ASCII digit at byte {at}")]
-    NonAsciiDigit { at: usize },
+    NonAsciiDigit {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Any other character, including whitespace before or after the duration
     /// (`"PT1H\n"` is not a duration, §2.1 Strings).
     #[error("unexpected character {found:?} at byte {at}")]
-    UnexpectedChar { at: usize, found: char },
+    UnexpectedChar {
+        /// Byte offset in the input where it fails.
+        at: usize,
+        /// The character found.
+        found: char,
+    },
     /// The length does not fit in 2^64 - 1 seconds.
     #[error("duration too long")]
     Overflow,
     /// A `T` part in a retention, which is in weeks or days only (§2.1).
     #[error("a retention is in weeks or days only (T at byte {at})")]
-    RetentionTimePart { at: usize },
+    RetentionTimePart {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// The length does not fit in a `chrono::TimeDelta`.
     #[error("duration too long for a chrono TimeDelta")]
     OutOfTimeDeltaRange,
@@ -222,9 +272,13 @@ impl<'de> Deserialize<'de> for Duration {
 /// holds only the length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct Parts {
+    /// Weeks (`W`), as written.
     pub weeks: Option<u64>,
+    /// Days (`D`), as written.
     pub days: Option<u64>,
+    /// Hours (`H`), as written.
     pub hours: Option<u64>,
+    /// Minutes (`M` after `T`), as written.
     pub minutes: Option<u64>,
     /// Whole seconds.
     pub seconds: Option<u64>,

@@ -10,7 +10,7 @@ use crate::claims::{
     Acceptance, AcceptedBy, Action, Audience, Cnf, Consent, Constraints, Contact, MandateClaims, MeetingContract,
     OfferKind, RuleClaims, Window,
 };
-use crate::error::Error;
+use crate::error::{Error, MandateCheck, RuleCheck, SlotCheck};
 use crate::jwk::Jwk;
 use crate::jws::{self, HeaderExtras, Signer, Typ};
 use crate::schema::{self, Def};
@@ -26,7 +26,9 @@ use std::collections::BTreeMap;
 /// A signed credential and the claims it carries.
 #[derive(Debug, Clone)]
 pub struct Issued<C> {
+    /// The compact JWS.
     pub compact: String,
+    /// The claims it signs.
     pub claims: C,
 }
 
@@ -49,18 +51,29 @@ fn sign_validated<C: serde::Serialize>(
 /// but iss and principal_jwk, which come from the signer.
 #[derive(Debug, Clone)]
 pub struct RootMandate {
+    /// The hosts it is for; never `*` (§3.3 check 2).
     pub aud: Audience,
+    /// A stable pseudonym of the principal for these hosts (§3.3 `sub`).
     pub sub: String,
+    /// The mandate's id (§3.3 `jti`).
     pub jti: String,
+    /// When it is issued (NumericDate).
     pub iat: i64,
+    /// When it expires (NumericDate).
     pub exp: i64,
     /// Thumbprint of the agent key that asked (API.md: never the agent's choice).
     pub agent_jkt: String,
+    /// The actions it allows.
     pub scope: Vec<Action>,
+    /// Its constraints (§3.3 check 6); `None` is none.
     pub constraints: Option<Constraints>,
+    /// What the person consented to (§3.3 `consent`).
     pub consent: Consent,
+    /// How a host may reach the person, when they share it.
     pub contact: Option<Contact>,
+    /// The status URL a host checks the mandate at (§3.3 `status`).
     pub status: Option<String>,
+    /// Attestations about the principal, compact JWS (§7.5).
     pub attestations: Vec<String>,
 }
 
@@ -86,7 +99,7 @@ pub fn root_mandate(m: RootMandate, principal: &dyn Signer) -> Result<Issued<Man
         attestations: (!m.attestations.is_empty()).then_some(m.attestations),
     };
     if claims.aud.hosts().iter().any(|h| h == "*") {
-        return Err(Error::MandateInvalid("the key app issues no wildcard audience (§3.3 check 2)".into()));
+        return Err(Error::MandateInvalid(MandateCheck::WildcardAudience));
     }
     let compact = sign_validated(Typ::Mandate, Def::MandateClaims, &claims, HeaderExtras::default(), principal)?;
     for host in claims.aud.hosts() {
@@ -166,9 +179,7 @@ pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
         None => {
             let start = crate::datetime::parse_date_time(&b.start)?;
             let set_aside = crate::duration::Duration::parse(&b.event.duration)?;
-            start
-                .checked_add_signed(set_aside.to_time_delta()?)
-                .ok_or(Error::BadSlot("the booking's set-aside time runs past the calendar"))?
+            start.checked_add_signed(set_aside.to_time_delta()?).ok_or(Error::BadSlot(SlotCheck::SetAsideOverflows))?
         }
     };
     Ok(end.timestamp() + 3600)
@@ -217,18 +228,27 @@ pub fn management_mandate(
 /// An SD-JWT VC mandate's inputs (§3.4).
 #[derive(Debug, Clone)]
 pub struct SdJwtMandate {
+    /// A stable pseudonym of the principal for these hosts (§3.3 `sub`).
     pub sub: String,
+    /// The mandate's id (§3.3 `jti`).
     pub jti: String,
+    /// When it is issued (NumericDate).
     pub iat: i64,
+    /// When it expires (NumericDate).
     pub exp: i64,
+    /// The agent's key, bound as `cnf.jwk` (§3.4).
     pub agent_jwk: Jwk,
+    /// The actions it allows.
     pub scope: Vec<Action>,
     /// Shared by every host.
     pub constraints: Constraints,
     /// Each host's own constraints (possibly empty), keyed by host id.
     pub host_constraints: BTreeMap<String, Constraints>,
+    /// What the person consented to (§3.3 `consent`).
     pub consent: Consent,
+    /// How a host may reach the person, when they share it.
     pub contact: Option<Contact>,
+    /// The status URL a host checks the mandate at (§3.3 `schcp_status`).
     pub schcp_status: Option<String>,
     /// Decoy digests added to aud and to host_constraints (§3.4 SHOULD pad).
     pub decoys: usize,
@@ -237,7 +257,9 @@ pub struct SdJwtMandate {
 /// An issued SD-JWT VC mandate: the issuer JWT and each host's disclosures.
 #[derive(Debug, Clone)]
 pub struct IssuedSdJwt {
+    /// The issuer-signed JWT (`dc+sd-jwt`), holding only digests of each host's part.
     pub issuer_jwt: String,
+    /// Each host's disclosures (its aud element and its constraints), by host id.
     pub disclosures: BTreeMap<String, Vec<String>>,
 }
 
@@ -249,30 +271,34 @@ impl IssuedSdJwt {
     }
 }
 
+/// Issues an SD-JWT VC mandate (§3.4): one aud element and one host_constraints member per host,
+/// each selectively disclosable, plus decoys; each host's evaluated constraints are checked first.
 pub fn sd_jwt_mandate(
     m: SdJwtMandate,
     rng: &mut dyn CryptoRngCore,
     principal: &dyn Signer,
 ) -> Result<IssuedSdJwt, Error> {
-    let invalid = |s: &str| Error::MandateInvalid(s.to_owned());
+    let invalid = Error::MandateInvalid;
     if m.host_constraints.is_empty() {
-        return Err(invalid("an SD-JWT mandate names at least one host"));
+        return Err(invalid(MandateCheck::NoHost));
     }
     if m.host_constraints.contains_key("*") {
-        return Err(invalid("aud holds no wildcard (§3.4)"));
+        return Err(invalid(MandateCheck::WildcardAudience));
     }
     if m.constraints.offer_sha256.is_some() && m.host_constraints.len() != 1 {
-        return Err(invalid("a closed mandate names exactly one host (§3.4)"));
+        return Err(invalid(MandateCheck::ClosedForSeveralHosts));
     }
-    let shared = serde_json::to_value(&m.constraints).map_err(|e| invalid(&e.to_string()))?;
+    let shared =
+        serde_json::to_value(&m.constraints).map_err(|_| invalid(MandateCheck::MistypedClaim("constraints")))?;
     let mut aud = Vec::new();
     let mut sd = Vec::new();
     let mut disclosures = BTreeMap::new();
     for (host, own) in &m.host_constraints {
-        let own_value = serde_json::to_value(own).map_err(|e| invalid(&e.to_string()))?;
+        let own_value =
+            serde_json::to_value(own).map_err(|_| invalid(MandateCheck::MistypedClaim("host_constraints")))?;
         if let (Some(a), Some(b)) = (shared.as_object(), own_value.as_object()) {
             if let Some(k) = a.keys().find(|k| b.contains_key(*k)) {
-                return Err(Error::MandateInvalid(format!("constraint {k:?} set both shared and for {host} (§3.4)")));
+                return Err(invalid(MandateCheck::ConstraintSetTwice { constraint: k.clone(), host: host.clone() }));
             }
         }
         // Each host's evaluated constraints must be a valid Constraints (§3.4).
@@ -300,16 +326,25 @@ pub fn sd_jwt_mandate(
     claims.insert("exp".into(), m.exp.into());
     claims.insert("jti".into(), Value::String(m.jti));
     claims.insert("aud".into(), Value::Array(aud));
-    claims.insert("scope".into(), serde_json::to_value(&m.scope).map_err(|e| invalid(&e.to_string()))?);
+    claims.insert(
+        "scope".into(),
+        serde_json::to_value(&m.scope).map_err(|_| invalid(MandateCheck::MistypedClaim("scope")))?,
+    );
     claims.insert("constraints".into(), shared);
     claims.insert("host_constraints".into(), serde_json::json!({ "_sd": sd }));
     claims.insert("cnf".into(), serde_json::json!({ "jwk": m.agent_jwk }));
     if let Some(s) = m.schcp_status {
         claims.insert("schcp_status".into(), Value::String(s));
     }
-    claims.insert("consent".into(), serde_json::to_value(&m.consent).map_err(|e| invalid(&e.to_string()))?);
+    claims.insert(
+        "consent".into(),
+        serde_json::to_value(&m.consent).map_err(|_| invalid(MandateCheck::MistypedClaim("consent")))?,
+    );
     if let Some(c) = m.contact {
-        claims.insert("contact".into(), serde_json::to_value(&c).map_err(|e| invalid(&e.to_string()))?);
+        claims.insert(
+            "contact".into(),
+            serde_json::to_value(&c).map_err(|_| invalid(MandateCheck::MistypedClaim("contact")))?,
+        );
     }
     claims.insert("_sd_alg".into(), Value::String(sdjwt::SD_ALG.into()));
     let claims = Value::Object(claims);
@@ -361,10 +396,10 @@ pub fn rule(mut claims: RuleClaims, person: &dyn Signer) -> Result<VerifiedRule,
     claims.iss = jwk.principal_id()?;
     claims.principal_jwk = jwk;
     if claims.exp <= claims.iat {
-        return Err(Error::RuleInvalid("a rule expires after it is issued".into()));
+        return Err(Error::RuleInvalid(RuleCheck::ExpiresBeforeIssued));
     }
     if let (Some(_), None) = (&claims.weekdays, &claims.tz) {
-        return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into()));
+        return Err(Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone));
     }
     let compact = sign_validated(Typ::Rule, Def::Rule, &claims, HeaderExtras::default(), person)?;
     verify::verify_rule(&compact)

@@ -9,13 +9,17 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 use std::fmt;
 
+/// Why bytes are not the JSON SchCP accepts (§3.1).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JsonError {
+    /// The bytes are not UTF-8.
     #[error("not UTF-8: signed claims and request bodies are UTF-8 (§3.1)")]
     NotUtf8,
+    /// An object names this member twice (§3.1: refused, never last-wins).
     #[error("duplicate member name {0:?} (§3.1)")]
     DuplicateMember(String),
+    /// Not JSON at all; the parser's words.
     #[error("malformed JSON: {0}")]
     Malformed(String),
 }

@@ -15,38 +15,60 @@ pub const PRINCIPAL_PREFIX: &str = "urn:schcp:principal:jwk-thumbprint:";
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Jwk {
+    /// Key type: `OKP` (Ed25519) or `EC` (P-256, SD-JWT profile only, §3.4).
     pub kty: String,
+    /// Curve: `Ed25519` or `P-256`.
     pub crv: String,
+    /// The public key (Ed25519) or its x coordinate (P-256), base64url.
     pub x: String,
+    /// The y coordinate of a P-256 key, base64url; never on an OKP key.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub y: Option<String>,
+    /// Key id; in a discovery document, what a host JWS's `kid` names (§2.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kid: Option<String>,
+    /// `use`, which must be `sig` when present.
     #[serde(rename = "use", skip_serializing_if = "Option::is_none")]
     pub use_: Option<String>,
+    /// `alg`, which must be the key's own (`EdDSA` or `ES256`) when present.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alg: Option<String>,
 }
 
+/// Why a JWK is unusable (§3.2, §3.4).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JwkError {
+    /// A key type or curve SchCP does not use.
     #[error("unsupported key type kty={kty:?} crv={crv:?}: SchCP uses OKP/Ed25519 and, in the SD-JWT profile, EC/P-256 (§3.4)")]
-    Unsupported { kty: String, crv: String },
+    Unsupported {
+        /// The key type (`kty`) as found.
+        kty: String,
+        /// The curve (`crv`) as found.
+        crv: String,
+    },
+    /// This coordinate is not base64url of the curve's length.
     #[error("JWK member {0:?} is not base64url of the right length")]
     BadCoordinate(&'static str),
+    /// The coordinates are not a point on the curve.
     #[error("not a valid point on the curve")]
     InvalidPoint,
+    /// An OKP key carries a `y`.
     #[error("an OKP key has no \"y\"")]
     UnexpectedY,
+    /// `use` is present and not `sig`.
     #[error("JWK \"use\" must be \"sig\"")]
     BadUse,
+    /// `alg` is present and not the key's own.
     #[error("JWK \"alg\" {0:?} does not match the key")]
     AlgMismatch(String),
+    /// A P-256 key where only Ed25519 is allowed (everything but SD-JWT mandates, §3.4).
     #[error("the key must be Ed25519 here (§3.4: everything but SD-JWT mandates is Ed25519-only)")]
     NotEd25519,
+    /// An agent key (`Schcp-Agent-Key`, §3.2) carries a member besides kty, crv, x and kid.
     #[error("an agent key carries only kty, crv, x and optionally kid (§3.2)")]
     ExtraMember,
+    /// Not a JWK object; the parser's words.
     #[error("malformed JWK: {0}")]
     Malformed(String),
 }
@@ -54,7 +76,9 @@ pub enum JwkError {
 /// A verified public key: its coordinates decoded and on the curve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PublicKey {
+    /// An Ed25519 key (`EdDSA`): every SchCP signature but the SD-JWT profile's.
     Ed25519(Ed25519Key),
+    /// A P-256 key (`ES256`): SD-JWT VC mandates only (§3.4).
     P256(P256Key),
 }
 
@@ -67,6 +91,7 @@ impl PublicKey {
         }
     }
 
+    /// The key's public JWK, with kty, crv and coordinates only.
     pub fn to_jwk(&self) -> Jwk {
         match self {
             PublicKey::Ed25519(k) => Jwk::ed25519(k),
@@ -76,6 +101,7 @@ impl PublicKey {
 }
 
 impl Jwk {
+    /// The public JWK of an Ed25519 key.
     pub fn ed25519(key: &Ed25519Key) -> Jwk {
         Jwk {
             kty: "OKP".into(),
@@ -88,6 +114,7 @@ impl Jwk {
         }
     }
 
+    /// The public JWK of a P-256 key (uncompressed x and y).
     pub fn p256(key: &P256Key) -> Jwk {
         let point = key.to_encoded_point(false);
         Jwk {

@@ -9,18 +9,28 @@ use serde::{Deserialize, Serialize};
 /// The media types of the objects SchCP signs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Typ {
+    /// `schcp-mandate+jwt` (§3.3).
     Mandate,
+    /// `schcp-offer+jwt` (§5.2).
     Offer,
+    /// `schcp-receipt+jwt` (§5.3).
     Receipt,
+    /// `schcp-meeting+jwt`, a meeting contract (§5.12).
     Meeting,
+    /// `schcp-acceptance+jwt` (§5.12).
     Acceptance,
+    /// `schcp-rule+jwt` (§7.9).
     Rule,
+    /// `schcp-attestation+jwt` (§7.5).
     Attestation,
+    /// `dc+sd-jwt`, the issuer JWT of an SD-JWT VC mandate (§3.4).
     SdJwt,
+    /// `kb+jwt`, an SD-JWT Key Binding JWT (§3.4).
     KbJwt,
 }
 
 impl Typ {
+    /// The `typ` header value.
     pub fn as_str(self) -> &'static str {
         match self {
             Typ::Mandate => "schcp-mandate+jwt",
@@ -41,41 +51,77 @@ impl Typ {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Header {
+    /// `alg`: `EdDSA` or `ES256`, following the key (§3.4).
     pub alg: String,
+    /// `typ`: the object's media type ([`Typ`]).
     pub typ: String,
+    /// `kid`, on host-signed objects (§2.1).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kid: Option<String>,
+    /// `jwk`, on an SD-JWT issuer JWT (§3.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jwk: Option<Jwk>,
 }
 
+/// Why a compact JWS is refused (§3.4).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum JwsError {
+    /// Not three base64url parts separated by `.`.
     #[error("not a compact JWS: expected three base64url parts separated by '.'")]
     NotCompact,
+    /// A part is not strict base64url.
     #[error("JWS {part} is not strict base64url")]
-    BadBase64 { part: &'static str },
+    BadBase64 {
+        /// Which part of the compact JWS: `header` or `payload`.
+        part: &'static str,
+    },
+    /// The header or payload is not the JSON §3.1 allows.
     #[error("JWS {part} is not valid JSON: {source}")]
-    BadJson { part: &'static str, source: json::JsonError },
+    BadJson {
+        /// Which part of the compact JWS: `header` or `payload`.
+        part: &'static str,
+        /// Why the JSON is refused.
+        source: json::JsonError,
+    },
+    /// The header is JSON but not a SchCP header (unknown member, wrong type).
     #[error("JWS header is malformed: {0}")]
     BadHeader(String),
+    /// `alg` is `none`.
     #[error("alg \"none\" is never accepted (§3.4)")]
     AlgNone,
+    /// `alg` is not the one the key implies.
     #[error("alg {alg:?} is not the key's ({expected}) (§3.4)")]
-    AlgMismatch { alg: String, expected: &'static str },
+    AlgMismatch {
+        /// The header's alg.
+        alg: String,
+        /// The alg or typ the key or caller requires.
+        expected: &'static str,
+    },
+    /// `typ` is not the expected object's.
     #[error("typ {found:?} where {expected:?} was expected")]
-    WrongTyp { expected: &'static str, found: String },
+    WrongTyp {
+        /// The alg or typ the key or caller requires.
+        expected: &'static str,
+        /// What was found instead.
+        found: String,
+    },
+    /// A host-signed JWS names no `kid`.
     #[error("the JWS header names no kid (§2.1)")]
     MissingKid,
+    /// `kid` names no key of the host's discovery document (§2.1).
     #[error("kid {0:?} names no discovery key (§2.1)")]
     UnknownKid(String),
+    /// `kid` names more than one discovery key.
     #[error("kid {0:?} names more than one discovery key (§2.1: kids are unique)")]
     AmbiguousKid(String),
+    /// The key to verify with is unusable.
     #[error("the signing key is unusable: {0}")]
     BadKey(#[from] JwkError),
+    /// The signature does not verify.
     #[error("the signature does not verify")]
     BadSignature,
+    /// The signer failed (a keystore error, for example).
     #[error("signing failed: {0}")]
     Signing(String),
 }
@@ -83,8 +129,11 @@ pub enum JwsError {
 /// A compact JWS split and decoded, its signature not yet checked.
 #[derive(Debug, Clone)]
 pub struct Parsed<'a> {
+    /// The compact serialization, exactly as received.
     pub compact: &'a str,
+    /// The decoded protected header.
     pub header: Header,
+    /// The decoded payload (duplicate members already refused, §3.1).
     pub payload: serde_json::Value,
     signing_input: &'a str,
     signature: Vec<u8>,
@@ -107,6 +156,7 @@ pub fn parse(compact: &str) -> Result<Parsed<'_>, JwsError> {
 }
 
 impl<'a> Parsed<'a> {
+    /// Refuses a `typ` other than `typ` (§3.4: each object has its own media type).
     pub fn expect_typ(&self, typ: Typ) -> Result<(), JwsError> {
         if self.header.typ != typ.as_str() {
             return Err(JwsError::WrongTyp { expected: typ.as_str(), found: self.header.typ.clone() });
@@ -173,7 +223,9 @@ impl<'a> Parsed<'a> {
 /// built. There is deliberately no way to pass it arbitrary bytes from outside
 /// the crate's own builders at the API edge (DESIGN.md: no "sign this hash").
 pub trait Signer {
+    /// The public key the signatures verify with; it decides the alg (§3.4).
     fn public_key(&self) -> PublicKey;
+    /// Signs the JWS signing input (`header.payload`) with the private key.
     fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, JwsError>;
 }
 
@@ -199,7 +251,9 @@ impl Signer for p256::ecdsa::SigningKey {
 /// What goes into the header besides alg and typ.
 #[derive(Debug, Clone, Default)]
 pub struct HeaderExtras {
+    /// `kid`: which discovery key a host signed with (§2.1).
     pub kid: Option<String>,
+    /// `jwk`: the issuer's own key in an SD-JWT issuer JWT (§3.4).
     pub jwk: Option<Jwk>,
 }
 

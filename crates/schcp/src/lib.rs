@@ -4,12 +4,13 @@
 //! caller as a `rand_core::CryptoRngCore`, the clock as a `now` argument, and the
 //! host's discovery keys as values, so every rule can be tested with fixed inputs.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod b64;
 pub mod claims;
 pub mod datetime;
 pub mod duration;
-pub mod error;
+mod error;
 pub mod hash;
 pub mod httpsig;
 pub mod issue;
@@ -21,7 +22,10 @@ pub mod schema;
 pub mod sdjwt;
 pub mod verify;
 
-pub use error::{Error, Reason};
+pub use error::{
+    AcceptanceCheck, Error, LimitCheck, MandateCheck, MeetingCheck, PricePart, Reason, ReceiptCheck, RuleCheck,
+    SlotCheck, VERIFICATION_FAILED,
+};
 
 /// The protocol version this crate implements (§ Versions): `v`, `schcp` fields.
 pub const VERSION: &str = "0.4";

@@ -26,39 +26,69 @@ pub enum MoneyError {
     MalformedCurrency,
     /// Three letters that are not an active ISO 4217 code.
     #[error("unknown currency {code}")]
-    UnknownCurrency { code: String },
+    UnknownCurrency {
+        /// The code as written.
+        code: String,
+    },
     /// An ISO 4217 code with no minor unit (XXX, XTS, gold, SDR…): no amount in it
     /// can be written (§2.1 "no more decimals than its currency's minor unit").
     #[error("currency {code} has no minor unit")]
-    NoMinorUnit { code: &'static str },
+    NoMinorUnit {
+        /// The code as written.
+        code: &'static str,
+    },
     /// The amount string is empty.
     #[error("empty amount")]
     EmptyAmount,
     /// A `+` or `-`: amounts are never negative and carry no sign.
     #[error("sign at byte {at}: an amount has no sign")]
-    Sign { at: usize },
+    Sign {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// An exponent (`1e3`): an amount is a plain decimal.
     #[error("exponent at byte {at}: an amount is a plain decimal")]
-    Exponent { at: usize },
+    Exponent {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A non-ASCII digit: `\d` is ASCII 0-9 only (§2.1 Strings).
     #[error("non-ASCII digit at byte {at}")]
-    NonAsciiDigit { at: usize },
+    NonAsciiDigit {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// Any other character, including whitespace before or after the amount and a
     /// comma as a decimal or thousands separator.
     #[error("unexpected character {found:?} at byte {at}")]
-    UnexpectedChar { at: usize, found: char },
+    UnexpectedChar {
+        /// Byte offset in the input where it fails.
+        at: usize,
+        /// The character found.
+        found: char,
+    },
     /// No digits before the decimal point (`.5`).
     #[error("no digits before the decimal point")]
     MissingIntegerPart,
     /// No digits after the decimal point (`5.`).
     #[error("no digits after the decimal point at byte {at}")]
-    MissingFraction { at: usize },
+    MissingFraction {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A leading zero before another digit (`079.00`, `00.50`); `0.50` is fine.
     #[error("leading zero in amount")]
     LeadingZero,
     /// More decimals than the currency's minor unit (79.001 CAD, 125.0 JPY; §2.1).
     #[error("{decimals} decimals, but {currency} has {minor_units}")]
-    TooManyDecimals { decimals: usize, currency: &'static str, minor_units: u8 },
+    TooManyDecimals {
+        /// Decimals the amount is written with.
+        decimals: usize,
+        /// The currency's ISO 4217 code.
+        currency: &'static str,
+        /// Decimals its minor unit allows.
+        minor_units: u8,
+    },
     /// The amount, a sum or a percentage of an amount does not fit in 2^64 - 1 minor units.
     #[error("amount too large")]
     Overflow,
@@ -66,7 +96,12 @@ pub enum MoneyError {
     /// A total in another currency than a mandate's `max_price` does not fit it
     /// (`MANDATE_LIMIT`), and an offer line in another currency makes the offer invalid.
     #[error("currency mismatch: {expected} and {found}")]
-    CurrencyMismatch { expected: Currency, found: Currency },
+    CurrencyMismatch {
+        /// The first currency.
+        expected: Currency,
+        /// The character found.
+        found: Currency,
+    },
     /// The percentage literal is empty.
     #[error("empty percentage")]
     EmptyPercent,
@@ -75,7 +110,10 @@ pub enum MoneyError {
     NegativePercent,
     /// The percentage is not a JSON number literal.
     #[error("malformed percentage at byte {at}")]
-    MalformedPercent { at: usize },
+    MalformedPercent {
+        /// Byte offset in the input where it fails.
+        at: usize,
+    },
     /// A percentage too large to apply exactly.
     #[error("percentage too large")]
     PercentTooLarge,

@@ -16,51 +16,78 @@ use std::collections::{HashMap, HashSet};
 
 /// The only `_sd_alg` SchCP uses.
 pub const SD_ALG: &str = "sha-256";
-/// Key binding freshness (§3.4): at most 300 s old, at most 60 s ahead.
+/// Key binding freshness (§3.4): a KB-JWT is at most 300 s old…
 pub const KB_MAX_AGE: i64 = 300;
+/// …and at most 60 s ahead of the verifier's clock (§3.4).
 pub const KB_MAX_AHEAD: i64 = 60;
 
+/// Why an SD-JWT VC presentation is refused (§3.4, RFC 9901).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SdJwtError {
+    /// Not `<issuer JWT>~<disclosures>~<KB-JWT>`; says which part.
     #[error("not an SD-JWT presentation: {0}")]
     Malformed(&'static str),
+    /// The issuer JWT fails as a JWS.
     #[error("issuer JWT: {0}")]
     Issuer(JwsError),
+    /// The issuer JWT header has no `jwk`.
     #[error("the issuer JWT header carries no jwk (§3.4)")]
     MissingIssuerKey,
+    /// `iss` is not the principal of the header `jwk` (self-certifying issuer, §3.4).
     #[error("iss is not the principal of the header jwk (§3.4: self-certifying)")]
     IssuerMismatch,
+    /// `_sd_alg` is not `sha-256`.
     #[error("_sd_alg must be \"sha-256\"")]
     UnsupportedSdAlg,
+    /// The disclosure at this index is malformed.
     #[error("disclosure {0} is malformed")]
     BadDisclosure(usize),
+    /// A disclosure names `_sd`, `...` or another reserved claim name.
     #[error("a disclosure may not name the claim {0:?}")]
     ReservedClaimName(String),
+    /// The same disclosure is presented twice.
     #[error("the same disclosure is presented twice")]
     RepeatedDisclosure,
+    /// A digest appears more than once in the payload.
     #[error("digest appears more than once in the payload")]
     RepeatedDigest,
+    /// An object-member disclosure sits in an array, or an element disclosure in an object.
     #[error("a disclosure is in the wrong position (object member vs array element)")]
     MisplacedDisclosure,
+    /// A disclosed claim name already exists in its object.
     #[error("disclosed claim {0:?} already exists in its object")]
     DuplicateClaimName(String),
+    /// A presented disclosure is not referenced by any digest.
     #[error("a disclosure is not referenced by the payload")]
     UnreferencedDisclosure,
+    /// `_sd` is not an array of digest strings.
     #[error("_sd must be an array of digest strings")]
     BadSdArray,
+    /// The presentation ends without a Key Binding JWT.
     #[error("the presentation has no Key Binding JWT (§3.4: every presentation ends in one)")]
     MissingKeyBinding,
+    /// The credential has no usable `cnf.jwk`.
     #[error("the credential has no usable cnf.jwk")]
     MissingCnf,
+    /// The Key Binding JWT fails as a JWS (typ, alg or signature by `cnf.jwk`).
     #[error("Key Binding JWT: {0}")]
     KeyBinding(JwsError),
+    /// The Key Binding JWT's claims are not [`KbClaims`].
     #[error("Key Binding JWT claims are malformed: {0}")]
     KeyBindingClaims(String),
+    /// The Key Binding JWT is for another host.
     #[error("Key Binding JWT aud {found:?} is not this host ({expected:?})")]
-    KeyBindingAudience { expected: String, found: String },
+    KeyBindingAudience {
+        /// This host's id.
+        expected: String,
+        /// The aud the KB-JWT names.
+        found: String,
+    },
+    /// The Key Binding JWT's iat is older than [`KB_MAX_AGE`] or further ahead than [`KB_MAX_AHEAD`].
     #[error("Key Binding JWT iat is outside the window (older than 300 s or more than 60 s ahead)")]
     KeyBindingStale,
+    /// `sd_hash` is not the hash of the presented prefix.
     #[error("Key Binding JWT sd_hash does not match the presentation")]
     SdHashMismatch,
 }
@@ -69,9 +96,13 @@ pub enum SdJwtError {
 /// for an array element (RFC 9901 §4.2).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Disclosure {
+    /// The base64url disclosure as presented.
     pub encoded: String,
+    /// Its digest, as the payload references it.
     pub digest: String,
+    /// The member name, for an object member; `None` for an array element.
     pub name: Option<String>,
+    /// The disclosed value.
     pub value: Value,
 }
 
@@ -82,11 +113,13 @@ fn salt(rng: &mut dyn CryptoRngCore) -> String {
 }
 
 impl Disclosure {
+    /// A fresh object-member disclosure `[salt, name, value]` with a 128-bit salt from `rng`.
     pub fn member(rng: &mut dyn CryptoRngCore, name: &str, value: Value) -> Disclosure {
         let array = Value::Array(vec![Value::String(salt(rng)), Value::String(name.to_owned()), value.clone()]);
         Disclosure::from_array(&array, Some(name.to_owned()), value)
     }
 
+    /// A fresh array-element disclosure `[salt, value]` with a 128-bit salt from `rng`.
     pub fn element(rng: &mut dyn CryptoRngCore, value: Value) -> Disclosure {
         let array = Value::Array(vec![Value::String(salt(rng)), value.clone()]);
         Disclosure::from_array(&array, None, value)
@@ -147,12 +180,17 @@ pub fn presentation_prefix<'a>(issuer_jwt: &str, disclosures: impl IntoIterator<
     s
 }
 
+/// Claims of a Key Binding JWT (§3.4, RFC 9901 §4.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct KbClaims {
+    /// The host the presentation is for.
     pub aud: String,
+    /// A fresh nonce chosen by the holder.
     pub nonce: String,
+    /// When it was made ([`KB_MAX_AGE`], [`KB_MAX_AHEAD`]).
     pub iat: i64,
+    /// SHA-256 of the presentation prefix it binds, base64url.
     pub sd_hash: String,
 }
 
@@ -172,9 +210,13 @@ pub fn key_binding_jwt(
 /// disclosures applied (no `_sd`, `_sd_alg` or undisclosed elements), and the KB claims.
 #[derive(Debug, Clone)]
 pub struct VerifiedPresentation {
+    /// The issuer's key from the issuer JWT header; its principal is `iss`.
     pub issuer_jwk: Jwk,
+    /// The claims with the presented disclosures applied.
     pub claims: Value,
+    /// The verified Key Binding JWT's claims.
     pub key_binding: KbClaims,
+    /// The holder key (`cnf.jwk`) the KB-JWT is signed with.
     pub holder_key: PublicKey,
 }
 

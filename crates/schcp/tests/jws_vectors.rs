@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use common::*;
-use schcp::error::Error;
 use schcp::jwk::Jwk;
 use schcp::jws::{self, Typ};
+use schcp::Error;
 use serde::{Deserialize, Serialize};
 
 /// One vector file.

@@ -7,14 +7,16 @@ mod common;
 use common::*;
 use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints, Money, Window};
 use schcp::datetime::parse_date_time;
-use schcp::error::Error;
 use schcp::issue::{self, RootMandate};
+use schcp::jws::JwsError;
 use schcp::jws::{Signer, Typ};
 use schcp::money::Amount;
+use schcp::schema::Def;
 use schcp::verify::{
     check_action, verify_mandate_chain, verify_offer, verify_receipt, ActionCheck, ChainContext, ReceiptExpectations,
     VerifiedChain, VerifiedOffer, VerifiedReceipt,
 };
+use schcp::{Error, LimitCheck, MandateCheck};
 use serde_json::{json, Value};
 
 const DAY: i64 = 86_400;
@@ -113,17 +115,29 @@ fn verify_child(compact: &str) -> Result<VerifiedChain, Error> {
     verify_as(compact, &sub_agent_key(), NOW)
 }
 
-/// A mandate_invalid failure whose message says why (so it failed for this reason).
+/// A mandate_invalid failure for this check (so it failed for this reason).
 #[track_caller]
-fn assert_invalid(result: Result<VerifiedChain, Error>, why: &str) {
+fn assert_invalid(result: Result<VerifiedChain, Error>, check: MandateCheck) {
+    let err = result.expect_err("mandate_invalid");
+    assert_eq!(err, Error::MandateInvalid(check));
+    assert_eq!(err.reason().reason, "mandate_invalid");
+    assert_eq!(err.reason().code, "MANDATE_INVALID");
+}
+
+/// The shared check (signature, schema, key…) a mandate_invalid failure wraps.
+#[track_caller]
+fn invalid_because(result: Result<VerifiedChain, Error>) -> Error {
     match result {
-        Err(ref e @ Error::MandateInvalid(ref msg)) => {
-            assert!(msg.contains(why), "expected mandate_invalid because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().reason, "mandate_invalid");
-            assert_eq!(e.reason().code, "MANDATE_INVALID");
+        Err(ref e @ Error::MandateInvalid(MandateCheck::Underlying(ref inner))) => {
+            assert_eq!(e.reason().reason, "mandate_invalid", "{e}");
+            (**inner).clone()
         }
-        other => panic!("expected mandate_invalid ({why}), got {other:?}"),
+        other => panic!("expected mandate_invalid wrapping a shared check, got {other:?}"),
     }
+}
+
+fn omits_host() -> MandateCheck {
+    MandateCheck::AudienceOmitsHost { host: HOST_ID.into() }
 }
 
 // ================================================================ roots (checks 1–4)
@@ -156,9 +170,9 @@ fn an_aud_that_does_not_name_the_host_is_invalid() {
     let m =
         RootMandate { aud: Audience::Many(vec!["fades-on-queen".into(), "harbourview-dental".into()]), ..root_input() };
     let compact = issue::root_mandate(m, &principal_key()).unwrap().compact;
-    assert_invalid(verify_root(&compact), "aud does not name maple-street-auto");
+    assert_invalid(verify_root(&compact), omits_host());
     let compact = sign_mandate(&with(&root_claims(), "/aud", json!("fades-on-queen")), &principal_key());
-    assert_invalid(verify_root(&compact), "aud does not name");
+    assert_invalid(verify_root(&compact), omits_host());
 }
 
 #[test]
@@ -168,13 +182,14 @@ fn a_wildcard_aud_is_refused_unless_the_host_allows_it() {
     let lenient = ChainContext { allow_wildcard: true, ..strict };
     for aud in [json!("*"), json!(["fades-on-queen", "*"])] {
         let compact = sign_mandate(&with(&root_claims(), "/aud", aud.clone()), &principal_key());
-        assert_invalid(verify_mandate_chain(&compact, &strict), "aud does not name");
+        assert_invalid(verify_mandate_chain(&compact, &strict), omits_host());
         verify_mandate_chain(&compact, &lenient).unwrap_or_else(|e| panic!("{aud}: {e}"));
     }
     // And the key app never issues one (§3.3: agents SHOULD NOT request them).
     let m = RootMandate { aud: Audience::One("*".into()), ..root_input() };
-    assert!(
-        matches!(issue::root_mandate(m, &principal_key()), Err(Error::MandateInvalid(ref s)) if s.contains("wildcard"))
+    assert_eq!(
+        issue::root_mandate(m, &principal_key()).unwrap_err(),
+        Error::MandateInvalid(MandateCheck::WildcardAudience)
     );
 }
 
@@ -195,26 +210,26 @@ fn iat_may_be_60_seconds_ahead_and_no_more() {
     let at_60 = issue::root_mandate(RootMandate { iat: NOW + 60, ..root_input() }, &principal_key()).unwrap().compact;
     verify_root(&at_60).expect("iat = now + 60");
     let at_61 = issue::root_mandate(RootMandate { iat: NOW + 61, ..root_input() }, &principal_key()).unwrap().compact;
-    assert_invalid(verify_root(&at_61), "iat is more than 60 s in the future");
+    assert_invalid(verify_root(&at_61), MandateCheck::IssuedInFuture { iat: NOW + 61, now: NOW });
 }
 
 #[test]
 fn a_request_signed_by_another_key_than_cnf_jkt_is_refused() {
     // §3.3 check 4: a stolen mandate is useless without the agent's key.
-    assert_invalid(verify_as(&root(), &stranger_key(), NOW), "cnf.jkt is not the key that signed the request");
+    assert_invalid(verify_as(&root(), &stranger_key(), NOW), MandateCheck::NotBoundToRequestKey);
 }
 
 #[test]
 fn iss_must_be_the_thumbprint_of_principal_jwk() {
     let c = with(&root_claims(), "/iss", json!(principal_id(&stranger_key())));
     let compact = sign_mandate(&c, &principal_key());
-    assert_invalid(verify_root(&compact), "iss is not the thumbprint of principal_jwk");
+    assert_invalid(verify_root(&compact), MandateCheck::IssuerNotPrincipal);
 }
 
 #[test]
 fn a_root_signed_by_another_key_than_principal_jwk_is_refused() {
     let compact = sign_mandate(&root_claims(), &stranger_key());
-    assert_invalid(verify_root(&compact), "the signature does not verify");
+    assert_eq!(invalid_because(verify_root(&compact)), Error::Jws(JwsError::BadSignature));
 }
 
 #[test]
@@ -227,28 +242,35 @@ fn a_compact_mandate_signed_with_p256_is_invalid() {
         json!(principal_id(&ec)),
     );
     let compact = sign_mandate(&c, &ec);
-    assert_invalid(verify_root(&compact), "principal_jwk");
+    assert_schema(&invalid_because(verify_root(&compact)), Def::MandateClaims, "/principal_jwk/crv");
     // An Ed25519 principal_jwk over an ES256 signature is refused too (alg follows the key).
     let compact = sign_mandate(&root_claims(), &ec);
-    assert_invalid(verify_root(&compact), "ES256");
+    assert!(
+        matches!(invalid_because(verify_root(&compact)), Error::Jws(JwsError::AlgMismatch { ref alg, .. }) if alg == "ES256")
+    );
 }
 
 #[test]
 fn an_unknown_constraint_name_makes_the_mandate_invalid() {
     let c = with(&root_claims(), "/constraints/max_cancellation_fee", json!({ "amount": "0.00", "currency": "CAD" }));
-    assert_invalid(verify_root(&sign_mandate(&c, &principal_key())), "/constraints/max_cancellation_fee");
+    let err = invalid_because(verify_root(&sign_mandate(&c, &principal_key())));
+    assert_schema(&err, Def::MandateClaims, "/constraints/max_cancellation_fee");
 }
 
 #[test]
 fn an_unparseable_window_date_makes_the_mandate_invalid() {
     let c = with(&root_claims(), "/constraints/window/not_after", json!("2026-13-45T00:00:00Z"));
-    assert_invalid(verify_root(&sign_mandate(&c, &principal_key())), "/constraints/window/not_after");
+    let err = invalid_because(verify_root(&sign_mandate(&c, &principal_key())));
+    assert_schema(&err, Def::MandateClaims, "/constraints/window/not_after");
 }
 
 #[test]
 fn a_root_with_a_typ_other_than_mandate_is_invalid() {
     let compact = sign_plain(Typ::Rule, &root_claims(), &principal_key());
-    assert_invalid(verify_root(&compact), "schcp-mandate+jwt");
+    assert!(matches!(
+        invalid_because(verify_root(&compact)),
+        Error::Jws(JwsError::WrongTyp { expected: "schcp-mandate+jwt", .. })
+    ));
 }
 
 // ================================================================ children (§3.3 Attenuation)
@@ -271,10 +293,10 @@ fn a_child_signed_by_another_key_than_the_parents_cnf_jkt_is_invalid() {
     // The sub-agent issues itself a child with its own key as issuer_jwk.
     let c = with(&child_claims(&root()), "/issuer_jwk", serde_json::to_value(jwk_of(&sub_agent_key())).unwrap());
     let compact = sign_mandate(&c, &sub_agent_key());
-    assert_invalid(verify_child(&compact), "not signed by the key its parent's cnf.jkt names");
+    assert_invalid(verify_child(&compact), MandateCheck::ChildNotSignedByParentAgent);
     // Or names the agent as issuer_jwk but cannot sign with its key.
     let compact = sign_mandate(&child_claims(&root()), &sub_agent_key());
-    assert_invalid(verify_child(&compact), "the signature does not verify");
+    assert_eq!(invalid_because(verify_child(&compact)), Error::Jws(JwsError::BadSignature));
 }
 
 #[test]
@@ -284,7 +306,7 @@ fn a_parent_without_delegate_has_no_children() {
             .unwrap()
             .compact;
     let compact = sign_mandate(&child_claims(&parent), &agent_key());
-    assert_invalid(verify_child(&compact), "does not include delegate");
+    assert_invalid(verify_child(&compact), MandateCheck::ParentCannotDelegate);
 }
 
 #[test]
@@ -296,7 +318,7 @@ fn a_childs_scope_is_a_subset_of_its_parents() {
     .unwrap()
     .compact;
     let c = with(&child_claims(&parent), "/scope", json!(["book", "cancel"]));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "not a subset");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), MandateCheck::ChildScopeWider);
     // The same scope as the parent's is a subset.
     let c = with(&child_claims(&parent), "/scope", json!(["hold", "book", "delegate"]));
     verify_child(&sign_mandate(&c, &agent_key())).expect("an equal scope");
@@ -306,7 +328,7 @@ fn a_childs_scope_is_a_subset_of_its_parents() {
 fn a_child_expires_no_later_than_its_parent() {
     let parent_exp = NOW + DAY;
     let c = with(&child_claims(&root()), "/exp", json!(parent_exp + 1));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "expires no later than its parent");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), MandateCheck::ChildOutlivesParent);
     let c = with(&child_claims(&root()), "/exp", json!(parent_exp));
     verify_child(&sign_mandate(&c, &agent_key())).expect("the parent's own exp");
 }
@@ -315,15 +337,15 @@ fn a_child_expires_no_later_than_its_parent() {
 fn a_child_may_not_reuse_its_parents_jti() {
     // §3.3 Ids are per link.
     let c = with(&child_claims(&root()), "/jti", json!("m-root"));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "do not share a jti");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), MandateCheck::SharedJti);
 }
 
 #[test]
 fn a_childs_iss_and_sub_are_its_parents() {
     let c = with(&child_claims(&root()), "/iss", json!(principal_id(&stranger_key())));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "iss and sub are its parent's");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), MandateCheck::ChildChangesPrincipal);
     let c = with(&child_claims(&root()), "/sub", json!("someone-else"));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "iss and sub are its parent's");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), MandateCheck::ChildChangesPrincipal);
 }
 
 #[test]
@@ -335,7 +357,7 @@ fn a_child_must_carry_its_parent_exactly() {
     bytes[last] = if bytes[last] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(bytes).unwrap();
     let compact = sign_mandate(&child_claims(&tampered), &agent_key());
-    assert_invalid(verify_child(&compact), "the signature does not verify");
+    assert_eq!(invalid_because(verify_child(&compact)), Error::Jws(JwsError::BadSignature));
 }
 
 #[test]
@@ -350,19 +372,19 @@ fn chains_stop_at_depth_two() {
         "scope": ["book"]
     });
     let compact = sign_mandate(&grandchild, &sub_agent_key());
-    assert_invalid(verify_as(&compact, &stranger_key(), NOW), "limited to a root and one child");
+    assert_invalid(verify_as(&compact, &stranger_key(), NOW), MandateCheck::ChainTooLong);
 }
 
 #[test]
 fn the_leafs_cnf_jkt_must_be_the_request_key() {
     // The agent (the parent's cnf) cannot use the sub-agent's child.
-    assert_invalid(verify_as(&child(), &agent_key(), NOW), "cnf.jkt is not the key that signed the request");
+    assert_invalid(verify_as(&child(), &agent_key(), NOW), MandateCheck::NotBoundToRequestKey);
 }
 
 #[test]
 fn every_link_passes_the_audience_and_time_checks() {
     let c = with(&child_claims(&root()), "/aud", json!("fades-on-queen"));
-    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), "aud does not name");
+    assert_invalid(verify_child(&sign_mandate(&c, &agent_key())), omits_host());
     let c = with(&child_claims(&root()), "/exp", json!(NOW));
     assert_eq!(
         verify_child(&sign_mandate(&c, &agent_key())).unwrap_err(),
@@ -398,15 +420,12 @@ fn root_chain() -> VerifiedChain {
     verify_root(&root()).unwrap()
 }
 
+/// A MANDATE_LIMIT failure of this check on the link `jti`.
 #[track_caller]
-fn assert_limit(result: Result<(), Error>, why: &str) {
-    match result {
-        Err(ref e @ Error::MandateLimit(ref msg)) => {
-            assert!(msg.contains(why), "expected MANDATE_LIMIT because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().code, "MANDATE_LIMIT");
-        }
-        other => panic!("expected MANDATE_LIMIT ({why}), got {other:?}"),
-    }
+fn assert_limit(result: Result<(), Error>, check: LimitCheck, jti: &str) {
+    let err = result.expect_err("MANDATE_LIMIT");
+    assert_eq!(err, Error::MandateLimit { check, jti: jti.into() });
+    assert_eq!(err.reason().code, "MANDATE_LIMIT");
 }
 
 #[test]
@@ -423,7 +442,7 @@ fn an_action_outside_the_scope_is_mandate_scope() {
     )
     .unwrap();
     let err = check_action(&chain, &ActionCheck { scope: Action::Cancel, ..book() }).unwrap_err();
-    assert!(matches!(err, Error::MandateScope(_)), "{err:?}");
+    assert_eq!(err, Error::MandateScope { action: Action::Cancel, jti: "m-root".into() });
     assert_eq!(err.reason().code, "MANDATE_SCOPE");
     check_action(&chain, &ActionCheck { scope: Action::Hold, ..book() }).expect("hold is in scope");
 }
@@ -431,7 +450,7 @@ fn an_action_outside_the_scope_is_mandate_scope() {
 #[test]
 fn a_service_outside_constraints_services_is_refused() {
     let err = check_action(&root_chain(), &ActionCheck { service_id: Some("tire-swap"), ..book() });
-    assert_limit(err, "service not in constraints.services");
+    assert_limit(err, LimitCheck::ServiceNotListed, "m-root");
 }
 
 #[test]
@@ -444,8 +463,16 @@ fn the_window_bounds_are_inclusive_at_both_ends() {
     // The same instants in UTC.
     check_action(&chain, &at("2026-10-15T16:00:00Z", "2026-10-15T16:45:00Z")).expect("start = not_before in UTC");
     // A second outside at either end.
-    assert_limit(check_action(&chain, &at("2026-10-15T11:59:59-04:00", "2026-10-15T12:44:59-04:00")), "window");
-    assert_limit(check_action(&chain, &at("2026-10-15T16:15:01-04:00", "2026-10-15T17:00:01-04:00")), "window");
+    assert_limit(
+        check_action(&chain, &at("2026-10-15T11:59:59-04:00", "2026-10-15T12:44:59-04:00")),
+        LimitCheck::OutsideWindow,
+        "m-root",
+    );
+    assert_limit(
+        check_action(&chain, &at("2026-10-15T16:15:01-04:00", "2026-10-15T17:00:01-04:00")),
+        LimitCheck::OutsideWindow,
+        "m-root",
+    );
 }
 
 #[test]
@@ -456,8 +483,8 @@ fn an_open_ended_booking_is_bounded_by_its_start_alone() {
     check_action(&chain, &open("2026-10-15T16:59:00-04:00")).expect("starts inside, no end");
     check_action(&chain, &open("2026-10-15T17:00:00-04:00")).expect("starts at not_after");
     check_action(&chain, &open("2026-10-15T12:00:00-04:00")).expect("starts at not_before");
-    assert_limit(check_action(&chain, &open("2026-10-15T17:00:01-04:00")), "window");
-    assert_limit(check_action(&chain, &open("2026-10-15T11:59:59-04:00")), "window");
+    assert_limit(check_action(&chain, &open("2026-10-15T17:00:01-04:00")), LimitCheck::OutsideWindow, "m-root");
+    assert_limit(check_action(&chain, &open("2026-10-15T11:59:59-04:00")), LimitCheck::OutsideWindow, "m-root");
 }
 
 #[test]
@@ -465,23 +492,36 @@ fn a_total_above_max_price_is_refused_and_an_unpriced_offer_always_fits() {
     let chain = root_chain();
     check_action(&chain, &ActionCheck { total: cad("100.00"), ..book() }).expect("total = max_price");
     check_action(&chain, &ActionCheck { total: cad("100"), ..book() }).expect("100 is 100.00 CAD");
-    assert_limit(check_action(&chain, &ActionCheck { total: cad("100.01"), ..book() }), "max_price");
+    assert_limit(
+        check_action(&chain, &ActionCheck { total: cad("100.01"), ..book() }),
+        LimitCheck::AboveMaxPrice,
+        "m-root",
+    );
     check_action(&chain, &ActionCheck { total: None, ..book() }).expect("no price, nothing to bind");
 }
 
 #[test]
 fn a_total_in_another_currency_never_fits() {
     let usd = Some(Amount::parse("50.00", "USD").unwrap());
-    assert_limit(check_action(&root_chain(), &ActionCheck { total: usd, ..book() }), "max_price");
+    assert_limit(
+        check_action(&root_chain(), &ActionCheck { total: usd, ..book() }),
+        LimitCheck::AboveMaxPrice,
+        "m-root",
+    );
 }
 
 #[test]
 fn max_bookings_counts_holds_and_books_but_not_cancels() {
     let chain = root_chain();
-    assert_limit(check_action(&chain, &ActionCheck { active_bookings: [1, 0], ..book() }), "max_bookings reached");
+    assert_limit(
+        check_action(&chain, &ActionCheck { active_bookings: [1, 0], ..book() }),
+        LimitCheck::MaxBookingsReached { max: 1 },
+        "m-root",
+    );
     assert_limit(
         check_action(&chain, &ActionCheck { scope: Action::Hold, active_bookings: [1, 0], ..book() }),
-        "max_bookings reached",
+        LimitCheck::MaxBookingsReached { max: 1 },
+        "m-root",
     );
     check_action(&chain, &ActionCheck { scope: Action::Cancel, active_bookings: [1, 0], ..book() })
         .expect("cancelling is not counted");
@@ -506,12 +546,17 @@ fn a_childs_wider_limits_gain_nothing() {
     );
     let chain = verify_child(&sign_mandate(&c, &agent_key())).expect("a wider child verifies");
     check_action(&chain, &book()).expect("inside both");
-    assert_limit(check_action(&chain, &ActionCheck { total: cad("200.00"), ..book() }), "max_price (m-root)");
+    assert_limit(
+        check_action(&chain, &ActionCheck { total: cad("200.00"), ..book() }),
+        LimitCheck::AboveMaxPrice,
+        "m-root",
+    );
     let late = ActionCheck { start: dt("2026-10-16T13:00:00-04:00"), end: dt("2026-10-16T13:45:00-04:00"), ..book() };
-    assert_limit(check_action(&chain, &late), "window (m-root)");
+    assert_limit(check_action(&chain, &late), LimitCheck::OutsideWindow, "m-root");
     assert_limit(
         check_action(&chain, &ActionCheck { active_bookings: [1, 0], ..book() }),
-        "max_bookings reached (m-root)",
+        LimitCheck::MaxBookingsReached { max: 1 },
+        "m-root",
     );
 }
 
@@ -523,17 +568,18 @@ fn a_childs_own_narrower_limits_bind_too() {
         json!({ "max_price": { "amount": "50.00", "currency": "CAD" }, "max_bookings": 1 }),
     );
     let chain = verify_child(&sign_mandate(&c, &agent_key())).unwrap();
-    assert_limit(check_action(&chain, &book()), "max_price (m-child)");
+    assert_limit(check_action(&chain, &book()), LimitCheck::AboveMaxPrice, "m-child");
     let cheap = ActionCheck { total: cad("40.00"), ..book() };
     check_action(&chain, &cheap).expect("under both limits");
     // Bookings count per link, each under its own jti.
     assert_limit(
         check_action(&chain, &ActionCheck { active_bookings: [0, 1], ..cheap }),
-        "max_bookings reached (m-child)",
+        LimitCheck::MaxBookingsReached { max: 1 },
+        "m-child",
     );
     // A scope the child does not have is refused even though the root has it.
     let err = check_action(&chain, &ActionCheck { scope: Action::Hold, ..cheap }).unwrap_err();
-    assert!(matches!(err, Error::MandateScope(ref m) if m.contains("m-child")), "{err:?}");
+    assert_eq!(err, Error::MandateScope { action: Action::Hold, jti: "m-child".into() });
 }
 
 // ================================================================ closed mandates (§5.3)
@@ -623,14 +669,15 @@ fn a_closed_mandate_accepts_only_the_offer_it_names() {
     let other = schcp::hash::jws_sha256(&sign_offer(&with(&priced_offer(), "/hold_id", json!("h_other"))));
     assert_limit(
         check_action(&chain, &ActionCheck { offer_sha256: Some(other.as_str()), ..book() }),
-        "accepts only the offer it names",
+        LimitCheck::NotTheNamedOffer,
+        "m-closed-01",
     );
-    assert_limit(check_action(&chain, &book()), "accepts only the offer it names");
+    assert_limit(check_action(&chain, &book()), LimitCheck::NotTheNamedOffer, "m-closed-01");
     // Releasing the hold (or anything else) is outside its scope.
-    assert!(matches!(
+    assert_eq!(
         check_action(&chain, &ActionCheck { scope: Action::Cancel, ..accept }),
-        Err(Error::MandateScope(_))
-    ));
+        Err(Error::MandateScope { action: Action::Cancel, jti: "m-closed-01".into() })
+    );
 }
 
 // ================================================================ management mandates (§3.3)
@@ -711,11 +758,16 @@ fn a_management_mandate_acts_only_on_its_booking_and_never_holds() {
     };
     check_action(&chain, &on(Action::Cancel, Some(BOOKING_ID))).expect("cancel its booking");
     check_action(&chain, &on(Action::Reschedule, Some(BOOKING_ID))).expect("reschedule its booking");
-    assert_limit(check_action(&chain, &on(Action::Cancel, Some("b_other"))), "only its listed bookings");
-    assert_limit(check_action(&chain, &on(Action::Cancel, None)), "only its listed bookings");
+    assert_limit(
+        check_action(&chain, &on(Action::Cancel, Some("b_other"))),
+        LimitCheck::NotAListedBooking,
+        "m-manage-01",
+    );
+    assert_limit(check_action(&chain, &on(Action::Cancel, None)), LimitCheck::NotAListedBooking, "m-manage-01");
     // Its scope has no hold or book…
-    assert!(matches!(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), Err(Error::MandateScope(_))));
-    assert!(matches!(check_action(&chain, &book()), Err(Error::MandateScope(_))));
+    let out_of_scope = |action| Err(Error::MandateScope { action, jti: "m-manage-01".into() });
+    assert_eq!(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), out_of_scope(Action::Hold));
+    assert_eq!(check_action(&chain, &book()), out_of_scope(Action::Book));
     // …and constraints.bookings refuses a hold even where a scope would allow it.
     let c = with(
         &with(&root_claims(), "/constraints", json!({ "bookings": [BOOKING_ID] })),
@@ -723,6 +775,6 @@ fn a_management_mandate_acts_only_on_its_booking_and_never_holds() {
         json!(["hold", "cancel"]),
     );
     let chain = verify_root(&sign_mandate(&c, &principal_key())).unwrap();
-    assert_limit(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), "only its listed bookings");
+    assert_limit(check_action(&chain, &on(Action::Hold, Some(BOOKING_ID))), LimitCheck::NotAListedBooking, "m-root");
     check_action(&chain, &on(Action::Cancel, Some(BOOKING_ID))).expect("cancel is fine");
 }

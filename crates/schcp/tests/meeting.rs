@@ -7,10 +7,12 @@ mod common;
 use common::*;
 use ed25519_dalek::SigningKey;
 use schcp::claims::{Cnf, MeetingContract, RuleClaims, Weekday};
-use schcp::error::Error;
 use schcp::issue;
+use schcp::jws::JwsError;
 use schcp::jws::{Signer, Typ};
+use schcp::schema::Def;
 use schcp::verify::{verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract};
+use schcp::{AcceptanceCheck, Error, MeetingCheck, RuleCheck};
 use serde_json::{json, Value};
 
 /// The §5.12 example's contract iat and exp.
@@ -71,15 +73,24 @@ fn contract() -> VerifiedContract {
     issue_contract(&contract_claims())
 }
 
+/// A meeting_invalid failure for this check (so it failed for this reason).
 #[track_caller]
-fn assert_meeting_invalid(result: Result<VerifiedContract, Error>, why: &str) {
+fn assert_meeting_invalid(result: Result<VerifiedContract, Error>, check: MeetingCheck) {
+    let err = result.expect_err("meeting_invalid");
+    assert_eq!(err, Error::MeetingInvalid(check));
+    assert_eq!(err.reason().reason, "meeting_invalid");
+    assert_eq!(err.reason().code, "INVALID_REQUEST");
+}
+
+/// The shared check (signature, schema…) a meeting_invalid failure wraps.
+#[track_caller]
+fn meeting_invalid_because(result: Result<VerifiedContract, Error>) -> Error {
     match result {
-        Err(ref e @ Error::MeetingInvalid(ref msg)) => {
-            assert!(msg.contains(why), "expected meeting_invalid because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().reason, "meeting_invalid");
-            assert_eq!(e.reason().code, "INVALID_REQUEST");
+        Err(ref e @ Error::MeetingInvalid(MeetingCheck::Underlying(ref inner))) => {
+            assert_eq!(e.reason().reason, "meeting_invalid", "{e}");
+            (**inner).clone()
         }
-        other => panic!("expected meeting_invalid ({why}), got {other:?}"),
+        other => panic!("expected meeting_invalid wrapping a shared check, got {other:?}"),
     }
 }
 
@@ -112,7 +123,7 @@ fn a_contract_with_an_end_instead_of_open_end_verifies() {
 #[test]
 fn a_meeting_has_at_least_two_members() {
     let claims = with(&contract_claims(), "/members", json!([member(&noor(), "Noor Haddad", "noor-haddad")]));
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "/members");
+    assert_schema(&meeting_invalid_because(verify_signed(&claims, &noor(), NOW_M)), Def::MeetingContract, "/members");
 }
 
 #[test]
@@ -120,7 +131,10 @@ fn members_are_distinct_principals() {
     let mut twice = member(&ellis(), "Ellis Moreau", "ellis-moreau-2");
     twice["service_id"] = json!("playdate");
     let claims = with(&contract_claims(), "/members/2", twice);
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "members are distinct principals");
+    assert_meeting_invalid(
+        verify_signed(&claims, &noor(), NOW_M),
+        MeetingCheck::RepeatedPrincipal { principal: principal_id(&ellis()) },
+    );
 }
 
 #[test]
@@ -130,7 +144,7 @@ fn the_organizer_is_a_member() {
         "/members",
         json!([member(&ellis(), "Ellis Moreau", "ellis-moreau"), member(&priya(), "Priya Shah", "priya-shah")]),
     );
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "the organizer (iss) is one of the members");
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), MeetingCheck::OrganizerNotMember);
 }
 
 fn cafe(principal: &str) -> Value {
@@ -148,7 +162,7 @@ fn an_organizer_and_a_business_alone_are_an_ordinary_booking() {
         "/members",
         json!([member(&noor(), "Noor Haddad", "noor-haddad"), cafe("urn:schcp:host:cafe-bellwoods")]),
     );
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "at least one other member is a person");
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), MeetingCheck::NoOtherPerson);
     // With a person besides the organizer, the business is a member like any other.
     let mut claims = contract_claims();
     claims["members"].as_array_mut().unwrap().push(cafe("urn:schcp:host:cafe-bellwoods"));
@@ -160,67 +174,88 @@ fn a_business_member_is_named_by_its_host_principal() {
     let mut claims = contract_claims();
     // A person's principal marked as a business: the closed schema refuses it.
     claims["members"].as_array_mut().unwrap().push(cafe(&principal_id(&stranger_key())));
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "/members/3");
+    assert_schema(
+        &meeting_invalid_because(verify_signed(&claims, &noor(), NOW_M)),
+        Def::MeetingContract,
+        "/members/3/principal",
+    );
     // The host principal of another host than its own entry's.
     let mut claims = contract_claims();
     claims["members"].as_array_mut().unwrap().push(cafe("urn:schcp:host:some-other-cafe"));
     assert_meeting_invalid(
         verify_signed(&claims, &noor(), NOW_M),
-        "a business member is named urn:schcp:host:<its host id>",
+        MeetingCheck::BusinessNaming { principal: "urn:schcp:host:some-other-cafe".into() },
     );
 }
 
 #[test]
 fn a_contract_has_exactly_one_of_end_and_open_end() {
     let both = with(&contract_claims(), "/end", json!("2026-10-17T14:00:00-04:00"));
-    assert_meeting_invalid(verify_signed(&both, &noor(), NOW_M), "MeetingContract");
+    assert_schema(&meeting_invalid_because(verify_signed(&both, &noor(), NOW_M)), Def::MeetingContract, "");
     let neither = without(&contract_claims(), "/open_end");
-    assert_meeting_invalid(verify_signed(&neither, &noor(), NOW_M), "MeetingContract");
+    assert_schema(&meeting_invalid_because(verify_signed(&neither, &noor(), NOW_M)), Def::MeetingContract, "");
 }
 
 #[test]
 fn an_end_before_the_start_is_refused() {
     let mut claims = without(&contract_claims(), "/open_end");
     set(&mut claims, "/end", Some(json!("2026-10-17T11:00:00-04:00")));
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "the end is not after the start");
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), MeetingCheck::EndNotAfterStart);
 }
 
 #[test]
 fn a_contract_past_its_deadline_is_refused() {
     let c = contract();
     verify_meeting_contract(&c.compact, C_EXP - 1).expect("a second before exp");
-    assert_meeting_invalid(verify_meeting_contract(&c.compact, C_EXP), "deadline (exp) has passed");
+    assert_meeting_invalid(
+        verify_meeting_contract(&c.compact, C_EXP),
+        MeetingCheck::Expired { exp: C_EXP, now: C_EXP },
+    );
 }
 
 #[test]
 fn iss_is_the_principal_of_principal_jwk() {
     // Noor signs a contract claiming to be Ellis (who is a member).
     let claims = with(&contract_claims(), "/iss", json!(principal_id(&ellis())));
-    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), "iss is not the principal of principal_jwk");
+    assert_meeting_invalid(verify_signed(&claims, &noor(), NOW_M), MeetingCheck::IssuerNotPrincipal);
 }
 
 #[test]
 fn a_contract_signed_by_another_key_than_principal_jwk_is_refused() {
-    assert_meeting_invalid(verify_signed(&contract_claims(), &priya(), NOW_M), "the signature does not verify");
+    assert_eq!(
+        meeting_invalid_because(verify_signed(&contract_claims(), &priya(), NOW_M)),
+        Error::Jws(JwsError::BadSignature)
+    );
 }
 
 #[test]
 fn a_contract_with_another_typ_is_refused() {
     let compact = sign_plain(Typ::Acceptance, &contract_claims(), &noor());
-    assert_meeting_invalid(verify_meeting_contract(&compact, NOW_M), "schcp-meeting+jwt");
+    assert!(matches!(
+        meeting_invalid_because(verify_meeting_contract(&compact, NOW_M)),
+        Error::Jws(JwsError::WrongTyp { expected: "schcp-meeting+jwt", .. })
+    ));
 }
 
 // ================================================================ acceptance in person
 
 #[track_caller]
-fn assert_acceptance_invalid(result: Result<VerifiedAcceptance, Error>, why: &str) {
+fn assert_acceptance_invalid(result: Result<VerifiedAcceptance, Error>, check: AcceptanceCheck) {
+    let err = result.expect_err("acceptance_invalid");
+    assert_eq!(err, Error::AcceptanceInvalid(check));
+    assert_eq!(err.reason().reason, "acceptance_invalid");
+    assert_eq!(err.reason().code, "INVALID_REQUEST");
+}
+
+/// The shared check (signature, the rule's own validity…) an acceptance_invalid failure wraps.
+#[track_caller]
+fn acceptance_invalid_because(result: Result<VerifiedAcceptance, Error>) -> Error {
     match result {
-        Err(ref e @ Error::AcceptanceInvalid(ref msg)) => {
-            assert!(msg.contains(why), "expected acceptance_invalid because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().reason, "acceptance_invalid");
-            assert_eq!(e.reason().code, "INVALID_REQUEST");
+        Err(ref e @ Error::AcceptanceInvalid(AcceptanceCheck::Underlying(ref inner))) => {
+            assert_eq!(e.reason().reason, "acceptance_invalid", "{e}");
+            (**inner).clone()
         }
-        other => panic!("expected acceptance_invalid ({why}), got {other:?}"),
+        other => panic!("expected acceptance_invalid wrapping a shared check, got {other:?}"),
     }
 }
 
@@ -260,12 +295,18 @@ fn an_acceptance_counts_only_for_the_member_who_signed_it() {
     let compact = sign_acceptance(&acceptance_claims(&c, &ellis(), NOW_M, &ellis()), &ellis());
     assert_acceptance_invalid(
         verify_acceptance(&compact, &c, &principal_id(&priya()), NOW_M),
-        "iss is not the member's principal",
+        AcceptanceCheck::IssuerNotMember,
     );
-    assert_acceptance_invalid(verify_acceptance(&compact, &c, &principal_id(&stranger_key()), NOW_M), "not a member");
+    assert_acceptance_invalid(
+        verify_acceptance(&compact, &c, &principal_id(&stranger_key()), NOW_M),
+        AcceptanceCheck::NotMember,
+    );
     // The organizer's signature on the contract is their yes.
     let noors = sign_acceptance(&acceptance_claims(&c, &noor(), NOW_M, &noor()), &noor());
-    assert_acceptance_invalid(verify_acceptance(&noors, &c, &principal_id(&noor()), NOW_M), "organizer");
+    assert_acceptance_invalid(
+        verify_acceptance(&noors, &c, &principal_id(&noor()), NOW_M),
+        AcceptanceCheck::OrganizerMember,
+    );
 }
 
 #[test]
@@ -279,21 +320,30 @@ fn an_acceptance_of_another_revision_does_not_answer_this_one() {
     ));
     assert_ne!(rev1.contract_sha256, rev2.contract_sha256);
     verify_acceptance(&accepted, &rev1, &principal_id(&ellis()), NOW_M).expect("answers revision 1");
-    assert_acceptance_invalid(verify_acceptance(&accepted, &rev2, &principal_id(&ellis()), NOW_M), "terms_sha256");
+    assert_acceptance_invalid(
+        verify_acceptance(&accepted, &rev2, &principal_id(&ellis()), NOW_M),
+        AcceptanceCheck::OtherTerms,
+    );
 }
 
 #[test]
 fn an_acceptance_is_no_earlier_than_the_terms_less_60_seconds() {
     let c = contract();
     ellis_accepts(&c, C_IAT - 60, NOW_M).expect("terms − 60");
-    assert_acceptance_invalid(ellis_accepts(&c, C_IAT - 61, NOW_M), "iat outside");
+    assert_acceptance_invalid(
+        ellis_accepts(&c, C_IAT - 61, NOW_M),
+        AcceptanceCheck::IatOutOfRange { iat: C_IAT - 61, terms: C_IAT, now: NOW_M },
+    );
 }
 
 #[test]
 fn an_acceptance_is_no_later_than_now_plus_60_seconds() {
     let c = contract();
     ellis_accepts(&c, NOW_M + 60, NOW_M).expect("now + 60");
-    assert_acceptance_invalid(ellis_accepts(&c, NOW_M + 61, NOW_M), "iat outside");
+    assert_acceptance_invalid(
+        ellis_accepts(&c, NOW_M + 61, NOW_M),
+        AcceptanceCheck::IatOutOfRange { iat: NOW_M + 61, terms: C_IAT, now: NOW_M },
+    );
 }
 
 #[test]
@@ -303,13 +353,13 @@ fn a_person_acceptance_is_signed_with_the_members_own_key() {
     let compact = sign_acceptance(&acceptance_claims(&c, &ellis(), NOW_M, &ellis_agent()), &ellis_agent());
     assert_acceptance_invalid(
         verify_acceptance(&compact, &c, &principal_id(&ellis()), NOW_M),
-        "jwk is the member's own key",
+        AcceptanceCheck::PersonKeyNotOwn,
     );
     // And a signature by another key than jwk is no acceptance at all.
     let compact = sign_acceptance(&acceptance_claims(&c, &ellis(), NOW_M, &ellis()), &priya());
-    assert_acceptance_invalid(
-        verify_acceptance(&compact, &c, &principal_id(&ellis()), NOW_M),
-        "the signature does not verify",
+    assert_eq!(
+        acceptance_invalid_because(verify_acceptance(&compact, &c, &principal_id(&ellis()), NOW_M)),
+        Error::Jws(JwsError::BadSignature)
     );
 }
 
@@ -388,7 +438,7 @@ fn a_rule_is_in_force_from_its_iat_less_60_seconds() {
     let c = contract();
     let rule = sign_rule(RuleClaims { iat: C_IAT + 1_000, exp: C_IAT + 5_000, ..rule_claims() }, &ellis());
     agent_accepts(&c, &rule, C_IAT + 1_000 - 60).expect("rule.iat − 60");
-    assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 1_000 - 61), "not in force");
+    assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 1_000 - 61), AcceptanceCheck::RuleNotInForce);
 }
 
 #[test]
@@ -396,7 +446,7 @@ fn a_rule_is_not_in_force_at_or_after_its_exp() {
     let c = contract();
     let rule = sign_rule(RuleClaims { iat: C_IAT + 1_000, exp: C_IAT + 5_000, ..rule_claims() }, &ellis());
     agent_accepts(&c, &rule, C_IAT + 4_999).expect("a second before rule.exp");
-    assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 5_000), "not in force");
+    assert_acceptance_invalid(agent_accepts(&c, &rule, C_IAT + 5_000), AcceptanceCheck::RuleNotInForce);
 }
 
 #[test]
@@ -404,14 +454,14 @@ fn a_rule_of_another_person_does_not_answer_for_this_one() {
     let c = contract();
     let priyas =
         sign_rule(RuleClaims { iss: String::new(), principal_jwk: jwk_of(&priya()), ..rule_claims() }, &priya());
-    assert_acceptance_invalid(agent_accepts(&c, &priyas, NOW_M), "not signed by the same person");
+    assert_acceptance_invalid(agent_accepts(&c, &priyas, NOW_M), AcceptanceCheck::RuleByOtherPerson);
 }
 
 #[test]
 fn a_rule_for_another_agent_key_does_not_let_this_one_answer() {
     let c = contract();
     let rule = sign_rule(RuleClaims { cnf: Cnf { jkt: jkt(&stranger_key()) }, ..rule_claims() }, &ellis());
-    assert_acceptance_invalid(agent_accepts(&c, &rule, NOW_M), "does not name jwk as the agent key");
+    assert_acceptance_invalid(agent_accepts(&c, &rule, NOW_M), AcceptanceCheck::RuleForOtherKey);
 }
 
 #[test]
@@ -430,12 +480,8 @@ fn a_rule_that_does_not_cover_the_service_weekday_or_organizer_does_not_answer()
     ];
     for (what, claims) in cases {
         let rule = sign_rule(claims, &ellis());
-        match agent_accepts(&c, &rule, NOW_M) {
-            Err(Error::AcceptanceInvalid(msg)) => {
-                assert!(msg.contains("does not cover"), "{what}: {msg}")
-            }
-            other => panic!("{what}: expected acceptance_invalid, got {other:?}"),
-        }
+        let err = agent_accepts(&c, &rule, NOW_M).expect_err(what);
+        assert_eq!(err, Error::AcceptanceInvalid(AcceptanceCheck::RuleDoesNotCover), "{what}");
     }
     // A rule stating none of them covers everything.
     let open = RuleClaims { services: None, weekdays: None, tz: None, organizers: None, ..rule_claims() };
@@ -451,8 +497,11 @@ fn weekdays_are_read_in_the_rules_zone() {
     };
     agent_accepts(&c, &rule(Weekday::Sat, "America/Toronto"), NOW_M).expect("Saturday in Toronto");
     agent_accepts(&c, &rule(Weekday::Sun, "UTC"), NOW_M).expect("Sunday in UTC");
-    assert_acceptance_invalid(agent_accepts(&c, &rule(Weekday::Sun, "America/Toronto"), NOW_M), "does not cover");
-    assert_acceptance_invalid(agent_accepts(&c, &rule(Weekday::Sat, "UTC"), NOW_M), "does not cover");
+    assert_acceptance_invalid(
+        agent_accepts(&c, &rule(Weekday::Sun, "America/Toronto"), NOW_M),
+        AcceptanceCheck::RuleDoesNotCover,
+    );
+    assert_acceptance_invalid(agent_accepts(&c, &rule(Weekday::Sat, "UTC"), NOW_M), AcceptanceCheck::RuleDoesNotCover);
 }
 
 #[test]
@@ -460,5 +509,8 @@ fn a_by_rule_acceptance_with_a_broken_rule_is_refused() {
     let c = contract();
     // The rule's signature is not Ellis's.
     let forged = sign_plain(Typ::Rule, &serde_json::to_value(rule_claims()).unwrap(), &ellis_agent());
-    assert_acceptance_invalid(agent_accepts(&c, &forged, NOW_M), "rule invalid");
+    assert_eq!(
+        acceptance_invalid_because(agent_accepts(&c, &forged, NOW_M)),
+        Error::RuleInvalid(RuleCheck::Underlying(Box::new(Error::Jws(JwsError::BadSignature))))
+    );
 }

@@ -7,10 +7,12 @@ use common::*;
 use ed25519_dalek::SigningKey;
 use schcp::claims::{Cnf, RuleClaims, Weekday};
 use schcp::datetime::parse_date_time;
-use schcp::error::Error;
 use schcp::issue;
+use schcp::jws::JwsError;
 use schcp::jws::{Signer, Typ};
+use schcp::schema::Def;
 use schcp::verify::{verify_rule, VerifiedRule};
+use schcp::{Error, RuleCheck};
 use serde_json::{json, Value};
 
 const R_IAT: i64 = NOW;
@@ -51,14 +53,23 @@ fn signed(v: &Value, signer: &dyn Signer) -> Result<VerifiedRule, Error> {
     verify_rule(&sign_plain(Typ::Rule, v, signer))
 }
 
+/// A rule_invalid failure for this check (so it failed for this reason).
 #[track_caller]
-fn assert_rule_invalid(result: Result<VerifiedRule, Error>, why: &str) {
+fn assert_rule_invalid(result: Result<VerifiedRule, Error>, check: RuleCheck) {
+    let err = result.expect_err("rule_invalid");
+    assert_eq!(err, Error::RuleInvalid(check));
+    assert_eq!(err.reason().reason, "rule_invalid");
+}
+
+/// The shared check (signature, schema, zone…) a rule_invalid failure wraps.
+#[track_caller]
+fn rule_invalid_because(result: Result<VerifiedRule, Error>) -> Error {
     match result {
-        Err(ref e @ Error::RuleInvalid(ref msg)) => {
-            assert!(msg.contains(why), "expected rule_invalid because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().reason, "rule_invalid");
+        Err(ref e @ Error::RuleInvalid(RuleCheck::Underlying(ref inner))) => {
+            assert_eq!(e.reason().reason, "rule_invalid", "{e}");
+            (**inner).clone()
         }
-        other => panic!("expected rule_invalid ({why}), got {other:?}"),
+        other => panic!("expected rule_invalid wrapping a shared check, got {other:?}"),
     }
 }
 
@@ -77,21 +88,21 @@ fn the_spec_rule_issued_by_the_person_verifies() {
 
 #[test]
 fn a_rule_signed_by_another_key_is_refused() {
-    assert_rule_invalid(signed(&value(), &calendar_agent()), "the signature does not verify");
+    assert_eq!(rule_invalid_because(signed(&value(), &calendar_agent())), Error::Jws(JwsError::BadSignature));
 }
 
 #[test]
 fn iss_is_the_principal_of_principal_jwk() {
     let v = with(&value(), "/iss", json!(principal_id(&noor())));
-    assert_rule_invalid(signed(&v, &priya()), "iss is not the principal of principal_jwk");
+    assert_rule_invalid(signed(&v, &priya()), RuleCheck::IssuerNotPrincipal);
 }
 
 #[test]
 fn weekdays_need_the_zone_they_are_read_in() {
     let v = without(&value(), "/tz");
-    assert_rule_invalid(signed(&v, &priya()), "Rule");
+    assert_schema(&rule_invalid_because(signed(&v, &priya())), Def::Rule, "");
     let err = issue::rule(RuleClaims { tz: None, ..claims() }, &priya()).unwrap_err();
-    assert_eq!(err, Error::RuleInvalid("weekdays are read in tz, which is then required".into()));
+    assert_eq!(err, Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone));
     // Without weekdays, no zone is needed.
     issue::rule(RuleClaims { tz: None, weekdays: None, ..claims() }, &priya()).expect("no weekdays, no tz");
 }
@@ -99,26 +110,29 @@ fn weekdays_need_the_zone_they_are_read_in() {
 #[test]
 fn a_zone_that_does_not_exist_is_refused() {
     let v = with(&value(), "/tz", json!("America/Springfield"));
-    assert_rule_invalid(signed(&v, &priya()), "unknown time zone");
+    assert_eq!(rule_invalid_because(signed(&v, &priya())), Error::UnknownTimeZone("America/Springfield".into()));
 }
 
 #[test]
 fn a_rule_is_closed() {
     let v = with(&value(), "/max_per_week", json!(2));
-    assert_rule_invalid(signed(&v, &priya()), "/max_per_week");
+    assert_schema(&rule_invalid_because(signed(&v, &priya())), Def::Rule, "/max_per_week");
     let v = with(&value(), "/cnf/kid", json!("agent-1"));
-    assert_rule_invalid(signed(&v, &priya()), "/cnf/kid");
+    assert_schema(&rule_invalid_because(signed(&v, &priya())), Def::Rule, "/cnf/kid");
 }
 
 #[test]
 fn a_rule_with_another_typ_is_refused() {
-    assert_rule_invalid(verify_rule(&sign_plain(Typ::Mandate, &value(), &priya())), "schcp-rule+jwt");
+    assert!(matches!(
+        rule_invalid_because(verify_rule(&sign_plain(Typ::Mandate, &value(), &priya()))),
+        Error::Jws(JwsError::WrongTyp { expected: "schcp-rule+jwt", .. })
+    ));
 }
 
 #[test]
 fn a_rule_that_expires_before_it_is_issued_is_not_issued() {
     let err = issue::rule(RuleClaims { exp: R_IAT, ..claims() }, &priya()).unwrap_err();
-    assert_eq!(err, Error::RuleInvalid("a rule expires after it is issued".into()));
+    assert_eq!(err, Error::RuleInvalid(RuleCheck::ExpiresBeforeIssued));
 }
 
 #[test]

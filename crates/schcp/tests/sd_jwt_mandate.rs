@@ -8,11 +8,13 @@ use std::collections::BTreeMap;
 
 use common::*;
 use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints, Money, Window};
-use schcp::error::Error;
 use schcp::issue::{self, IssuedSdJwt, SdJwtMandate};
+use schcp::jws::JwsError;
 use schcp::jws::Signer;
 use schcp::sdjwt::key_binding_jwt;
+use schcp::sdjwt::SdJwtError;
 use schcp::verify::{verify_sd_jwt_mandate, ChainContext, VerifiedChain};
+use schcp::{Error, MandateCheck};
 use serde_json::Value;
 
 const GARAGES: [&str; 3] = ["fix-it-fast", "harbour-garage", "maple-street-auto"];
@@ -94,15 +96,18 @@ fn verify(presentation: &str, host: &str) -> Result<VerifiedChain, Error> {
     verify_at(presentation, host, &agent_key(), NOW)
 }
 
+/// A mandate_invalid failure for this check (so it failed for this reason).
 #[track_caller]
-fn assert_invalid(result: Result<VerifiedChain, Error>, why: &str) {
-    match result {
-        Err(ref e @ Error::MandateInvalid(ref msg)) => {
-            assert!(msg.contains(why), "expected mandate_invalid because {why:?}, got {msg:?}");
-            assert_eq!(e.reason().reason, "mandate_invalid");
-        }
-        other => panic!("expected mandate_invalid ({why}), got {other:?}"),
-    }
+fn assert_invalid(result: Result<VerifiedChain, Error>, check: MandateCheck) {
+    let err = result.expect_err("mandate_invalid");
+    assert_eq!(err, Error::MandateInvalid(check));
+    assert_eq!(err.reason().reason, "mandate_invalid");
+}
+
+/// A mandate_invalid failure because the SD-JWT envelope fails this check (§3.4).
+#[track_caller]
+fn assert_envelope(result: Result<VerifiedChain, Error>, check: SdJwtError) {
+    assert_invalid(result, MandateCheck::Underlying(Box::new(Error::SdJwt(check))));
 }
 
 fn issuer_payload(issued: &IssuedSdJwt) -> Value {
@@ -166,10 +171,7 @@ fn withholding_the_hosts_own_constraints_fails_closed() {
     let host = "fix-it-fast";
     let aud_only = &issued.disclosures[host][..1];
     let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, aud_only.iter().map(String::as_str));
-    assert_invalid(
-        verify(&present(&prefix, host, NOW, &agent_key()), host),
-        "host_constraints member is not disclosed",
-    );
+    assert_invalid(verify(&present(&prefix, host, NOW, &agent_key()), host), MandateCheck::HostConstraintsNotDisclosed);
 }
 
 #[test]
@@ -177,7 +179,7 @@ fn another_hosts_disclosures_do_not_make_a_mandate_for_this_host() {
     let issued = issued();
     let prefix = issued.presentation_for("harbour-garage").unwrap();
     let p = present(&prefix, "fix-it-fast", NOW, &agent_key());
-    assert_invalid(verify(&p, "fix-it-fast"), "aud element is not disclosed");
+    assert_invalid(verify(&p, "fix-it-fast"), MandateCheck::AudienceNotDisclosed);
 }
 
 #[test]
@@ -185,7 +187,10 @@ fn the_key_binding_jwt_names_this_host() {
     let issued = issued();
     let prefix = issued.presentation_for("fix-it-fast").unwrap();
     let p = present(&prefix, "harbour-garage", NOW, &agent_key());
-    assert_invalid(verify(&p, "fix-it-fast"), "Key Binding JWT aud");
+    assert_envelope(
+        verify(&p, "fix-it-fast"),
+        SdJwtError::KeyBindingAudience { expected: "fix-it-fast".into(), found: "harbour-garage".into() },
+    );
 }
 
 #[test]
@@ -194,7 +199,7 @@ fn the_key_binding_jwt_is_at_most_300_seconds_old() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     verify(&present(&prefix, host, NOW - 300, &agent_key()), host).expect("300 s old");
-    assert_invalid(verify(&present(&prefix, host, NOW - 301, &agent_key()), host), "iat is outside the window");
+    assert_envelope(verify(&present(&prefix, host, NOW - 301, &agent_key()), host), SdJwtError::KeyBindingStale);
 }
 
 #[test]
@@ -203,14 +208,14 @@ fn the_key_binding_jwt_is_at_most_60_seconds_ahead() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     verify(&present(&prefix, host, NOW + 60, &agent_key()), host).expect("60 s ahead");
-    assert_invalid(verify(&present(&prefix, host, NOW + 61, &agent_key()), host), "iat is outside the window");
+    assert_envelope(verify(&present(&prefix, host, NOW + 61, &agent_key()), host), SdJwtError::KeyBindingStale);
 }
 
 #[test]
 fn a_presentation_without_key_binding_is_refused() {
     let issued = issued();
     let prefix = issued.presentation_for("maple-street-auto").unwrap();
-    assert_invalid(verify(&prefix, "maple-street-auto"), "no Key Binding JWT");
+    assert_envelope(verify(&prefix, "maple-street-auto"), SdJwtError::MissingKeyBinding);
 }
 
 #[test]
@@ -219,7 +224,7 @@ fn a_key_binding_jwt_by_another_key_than_cnf_jwk_is_refused() {
     let host = "maple-street-auto";
     let prefix = issued.presentation_for(host).unwrap();
     let p = present(&prefix, host, NOW, &sub_agent_key());
-    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "Key Binding JWT");
+    assert_envelope(verify_at(&p, host, &sub_agent_key(), NOW), SdJwtError::KeyBinding(JwsError::BadSignature));
 }
 
 #[test]
@@ -227,7 +232,7 @@ fn the_request_must_be_signed_by_cnf_jwk() {
     let issued = issued();
     let host = "maple-street-auto";
     let p = presentation(&issued, host);
-    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), "cnf.jwk is not the key that signed the request");
+    assert_invalid(verify_at(&p, host, &sub_agent_key(), NOW), MandateCheck::NotBoundToRequestKey);
 }
 
 #[test]
@@ -246,22 +251,20 @@ fn an_sd_jwt_mandate_expires_at_exp() {
 fn a_constraint_both_shared_and_per_host_is_refused_at_issuance() {
     let mut m = input();
     m.host_constraints.get_mut("fix-it-fast").unwrap().services = Some(vec!["tire-swap".into()]);
-    match issue_with(m, &principal_key()) {
-        Err(Error::MandateInvalid(msg)) => {
-            assert!(msg.contains("\"services\" set both shared and for fix-it-fast"), "{msg}")
-        }
-        other => panic!("expected mandate_invalid, got {other:?}"),
-    }
+    assert_eq!(
+        issue_with(m, &principal_key()).unwrap_err(),
+        Error::MandateInvalid(MandateCheck::ConstraintSetTwice {
+            constraint: "services".into(),
+            host: "fix-it-fast".into()
+        })
+    );
 }
 
 #[test]
 fn a_wildcard_host_is_refused_at_issuance() {
     let mut m = input();
     m.host_constraints.insert("*".into(), Constraints::default());
-    match issue_with(m, &principal_key()) {
-        Err(Error::MandateInvalid(msg)) => assert!(msg.contains("wildcard"), "{msg}"),
-        other => panic!("expected mandate_invalid, got {other:?}"),
-    }
+    assert_eq!(issue_with(m, &principal_key()).unwrap_err(), Error::MandateInvalid(MandateCheck::WildcardAudience));
 }
 
 #[test]
@@ -284,5 +287,5 @@ fn a_tampered_disclosure_is_refused() {
     // Replace this host's own limits by a disclosure the issuer never signed.
     ds[1] = schcp::b64::encode(r#"["c2FsdA","fix-it-fast",{"max_price":{"amount":"9999.00","currency":"CAD"}}]"#);
     let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, ds.iter().map(String::as_str));
-    assert_invalid(verify(&present(&prefix, host, NOW, &agent_key()), host), "not referenced by the payload");
+    assert_envelope(verify(&present(&prefix, host, NOW, &agent_key()), host), SdJwtError::UnreferencedDisclosure);
 }

@@ -7,20 +7,20 @@ use schcp::jwk::Jwk;
 use schcp_consent::claims::*;
 use schcp_consent::*;
 
-pub const NOOR: &str = "urn:schcp:principal:jwk-thumbprint:Noor";
-pub const ELLIS: &str = "urn:schcp:principal:jwk-thumbprint:Ellis";
-pub const PRIYA: &str = "urn:schcp:principal:jwk-thumbprint:Priya";
+pub(crate) const NOOR: &str = "urn:schcp:principal:jwk-thumbprint:Noor";
+pub(crate) const ELLIS: &str = "urn:schcp:principal:jwk-thumbprint:Ellis";
+pub(crate) const PRIYA: &str = "urn:schcp:principal:jwk-thumbprint:Priya";
 
-pub fn en() -> Locale {
+pub(crate) fn en() -> Locale {
     Locale::new(Language::English).unwrap()
 }
 
-pub fn fr() -> Locale {
+pub(crate) fn fr() -> Locale {
     Locale::new(Language::French).unwrap()
 }
 
 /// A stand-in Ed25519 public key: rendering never reads it.
-pub fn jwk() -> Jwk {
+pub(crate) fn jwk() -> Jwk {
     Jwk {
         kty: "OKP".into(),
         crv: "Ed25519".into(),
@@ -32,16 +32,16 @@ pub fn jwk() -> Jwk {
     }
 }
 
-pub fn cad(amount: &str) -> Money {
+pub(crate) fn cad(amount: &str) -> Money {
     Money { amount: amount.into(), currency: "CAD".into() }
 }
 
-pub fn domain(d: &str) -> VerifiedDomain {
+pub(crate) fn domain(d: &str) -> VerifiedDomain {
     VerifiedDomain::new(d).unwrap()
 }
 
 /// §5.2's reference rendering: a dental cleaning, priced, at a verified domain.
-pub fn dental() -> VerifiedOffer {
+pub(crate) fn dental() -> VerifiedOffer {
     VerifiedOffer {
         claims: OfferClaims {
             v: schcp::VERSION.into(),
@@ -83,7 +83,7 @@ pub fn dental() -> VerifiedOffer {
 }
 
 /// §5.2's oil change at Maple Street Auto.
-pub fn oil_change() -> VerifiedOffer {
+pub(crate) fn oil_change() -> VerifiedOffer {
     let mut o = dental();
     let c = &mut o.claims;
     c.iss = "maple-street-auto".into();
@@ -108,7 +108,7 @@ pub fn oil_change() -> VerifiedOffer {
 }
 
 /// §5.2's playdate on a person's calendar: no money, no end, a place, approval_by.
-pub fn playdate_offer() -> VerifiedOffer {
+pub(crate) fn playdate_offer() -> VerifiedOffer {
     let mut o = dental();
     let c = &mut o.claims;
     c.iss = "ellis-moreau".into();
@@ -139,7 +139,7 @@ pub fn playdate_offer() -> VerifiedOffer {
 }
 
 /// §5.2's "Haircut with Marcus at Fades on Queen": a chosen resource, reconfirmation.
-pub fn haircut() -> VerifiedOffer {
+pub(crate) fn haircut() -> VerifiedOffer {
     let mut o = dental();
     let c = &mut o.claims;
     c.iss = "fades-on-queen".into();
@@ -163,7 +163,7 @@ pub fn haircut() -> VerifiedOffer {
     o
 }
 
-pub fn member(principal: &str, name: &str, host: &str) -> Member {
+pub(crate) fn member(principal: &str, name: &str, host: &str) -> Member {
     Member {
         principal: principal.into(),
         name: name.into(),
@@ -177,7 +177,7 @@ pub fn member(principal: &str, name: &str, host: &str) -> Member {
 }
 
 /// §5.12's meeting contract, organized by Noor.
-pub fn playdate_contract() -> MeetingContract {
+pub(crate) fn playdate_contract() -> MeetingContract {
     MeetingContract {
         v: schcp::VERSION.into(),
         iss: NOOR.into(),
@@ -208,20 +208,20 @@ pub fn playdate_contract() -> MeetingContract {
     }
 }
 
-pub fn noors_contacts() -> Contacts {
+pub(crate) fn noors_contacts() -> Contacts {
     [(ELLIS, "Ellis Moreau"), (PRIYA, "Priya Shah")].into_iter().collect()
 }
 
-pub fn ellis_contacts() -> Contacts {
+pub(crate) fn ellis_contacts() -> Contacts {
     [(NOOR, "Noor Haddad"), (PRIYA, "Priya Shah")].into_iter().collect()
 }
 
-pub fn organizer_request(contract: MeetingContract) -> MeetingContractRequest {
+pub(crate) fn organizer_request(contract: MeetingContract) -> MeetingContractRequest {
     MeetingContractRequest { contract, domains: BTreeMap::new(), offers: Vec::new(), replaces: None }
 }
 
 /// A member calendar's offer for the §5.12 playdate (as §5.2's playdate offer).
-pub fn member_playdate_offer(host: &str, name: &str, owner: &str) -> VerifiedOffer {
+pub(crate) fn member_playdate_offer(host: &str, name: &str, owner: &str) -> VerifiedOffer {
     let mut o = playdate_offer();
     o.claims.iss = host.into();
     let h = o.claims.host.as_mut().unwrap();
@@ -230,12 +230,12 @@ pub fn member_playdate_offer(host: &str, name: &str, owner: &str) -> VerifiedOff
     o
 }
 
-pub fn acceptance_request(contract: MeetingContract, me: &str) -> AcceptanceRequest {
+pub(crate) fn acceptance_request(contract: MeetingContract, me: &str) -> AcceptanceRequest {
     AcceptanceRequest { contract, me: me.into(), domains: BTreeMap::new() }
 }
 
 /// §3.3's mandate: one oil change Thursday afternoon, under CAD 100.00.
-pub fn oil_change_mandate() -> OpenMandateRequest {
+pub(crate) fn oil_change_mandate() -> OpenMandateRequest {
     OpenMandateRequest {
         agent_name: "Calendar Assistant".into(),
         hosts: vec![MandateHost {
@@ -261,7 +261,7 @@ pub fn oil_change_mandate() -> OpenMandateRequest {
 }
 
 /// §7.9's rule: weekend playdates, signed by Priya.
-pub fn weekend_rule() -> RuleRequest {
+pub(crate) fn weekend_rule() -> RuleRequest {
     RuleRequest {
         rule: RuleClaims {
             iss: PRIYA.into(),

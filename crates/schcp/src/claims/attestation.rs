@@ -14,8 +14,10 @@ wire! {
         /// The principal the attestation is about.
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub sub: String,
+        /// When the attester checked (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// When the attestation lapses (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
         /// What the attester checked, e.g. `unique_phone`.

@@ -13,19 +13,28 @@ use crate::schema::{self, Def};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BookingStatus {
+    /// `pending_host`: waiting for the host to approve or decline (§2.1 `host_approval`).
     PendingHost,
+    /// `tentative`: occupying its time until every required participant accepts (§5.10).
     Tentative,
+    /// `confirmed`.
     Confirmed,
+    /// `declined` by the host.
     Declined,
+    /// `expired`: an approval or answer did not come in time.
     Expired,
+    /// `cancelled`.
     Cancelled,
+    /// `completed`: it took place.
     Completed,
+    /// `no_show`: the guest did not come.
     NoShow,
 }
 
 /// JSCalendar `@type` of an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum EventType {
+    /// `Event`, the only value.
     #[default]
     Event,
 }
@@ -33,6 +42,7 @@ pub enum EventType {
 /// JSCalendar `@type` of a location.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum LocationType {
+    /// `Location`, the only value.
     #[default]
     Location,
 }
@@ -41,8 +51,11 @@ pub enum LocationType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventStatus {
+    /// `confirmed`.
     Confirmed,
+    /// `tentative`.
     Tentative,
+    /// `cancelled`.
     Cancelled,
 }
 
@@ -51,8 +64,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct EventLocation {
+        /// The JSCalendar `@type`.
         #[serde(rename = "@type")]
         pub type_: LocationType,
+        /// The place's name and address on one line.
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
     }
@@ -64,8 +79,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Event {
+        /// The JSCalendar `@type`.
         #[serde(rename = "@type")]
         pub type_: EventType,
+        /// The event's stable id, the same across changes (RFC 8984 `uid`).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub uid: String,
         /// LocalDateTime, read in `time_zone`.
@@ -75,10 +92,12 @@ wire! {
             rename = "timeZone",
             deserialize_with = "de::string::<_, de::k::TimeZone>"
         )]
+        /// The IANA zone the local `start` is in (RFC 8984 `timeZone`).
         pub time_zone: String,
         /// The booked length; for an open-ended booking, the time set aside (§4.2).
         #[serde(deserialize_with = "de::string::<_, de::k::Duration>")]
         pub duration: String,
+        /// The event's title (host-supplied).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub title: String,
         #[serde(
@@ -86,18 +105,22 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A description (host-supplied).
         pub description: Option<String>,
+        /// Increases each time the event changes (RFC 8984 `sequence`).
         #[serde(deserialize_with = "de::count")]
         pub sequence: u32,
         /// UTCDateTime.
         #[serde(deserialize_with = "de::string::<_, de::k::UtcDateTime>")]
         pub updated: String,
+        /// The event's status (RFC 8984).
         pub status: EventStatus,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where, by location id (RFC 8984 `locations`).
         pub locations: Option<BTreeMap<String, EventLocation>>,
     }
     check = Event::check;
@@ -134,6 +157,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Answer {
+        /// `person` or `rule` (§7.9).
         pub by: AnsweredBy,
         /// The rule's label, when `by` is `rule`.
         #[serde(
@@ -142,6 +166,7 @@ wire! {
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
         pub rule: Option<String>,
+        /// When they answered (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub at: String,
     }
@@ -173,8 +198,11 @@ pub enum ParticipantRole {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ParticipantStatus {
+    /// Not answered yet.
     Pending,
+    /// Said yes.
     Accepted,
+    /// Said no.
     Declined,
     /// A named-only participant, who has nothing to answer.
     NotRequired,
@@ -197,37 +225,44 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Their name, as the booker gave it.
         pub name: Option<String>,
+        /// Whether they must answer or are only named (§5.10).
         pub role: ParticipantRole,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// How they relate to the person (e.g. `child`), as the person wrote it.
         pub relationship: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// How long they have to answer (ISO 8601 duration).
         pub confirm_within: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::DateTime>"
         )]
+        /// Their answer deadline (RFC 3339).
         pub confirm_by: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What silence does at the deadline (§5.10).
         pub default: Option<ReconfirmDefault>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where their answer stands.
         pub status: Option<ParticipantStatus>,
     }
     check = Participant::check;
@@ -247,12 +282,16 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct PendingRevision {
+        /// The revision awaiting this member's answer.
         #[serde(deserialize_with = "de::positive")]
         pub revision: u32,
+        /// Its §5.12 hash.
         #[serde(deserialize_with = "de::string::<_, de::k::B64Sha256>")]
         pub contract_sha256: String,
+        /// When it lapses unanswered (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub expires_at: String,
+        /// Whether this member has answered it.
         pub answered: bool,
         /// The member's acceptance once given.
         #[serde(
@@ -269,10 +308,13 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct BookingMeeting {
+        /// The meeting's id, the same across revisions (§5.12).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub meeting_id: String,
+        /// The revision this booking is under.
         #[serde(deserialize_with = "de::positive")]
         pub revision: u32,
+        /// The §5.12 hash of the meeting contract (base64url SHA-256 of the compact JWS).
         #[serde(deserialize_with = "de::string::<_, de::k::B64Sha256>")]
         pub contract_sha256: String,
         /// The member's acceptance (§5.12, §7.9).
@@ -287,6 +329,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A newer revision this member has not yet answered.
         pub pending_revision: Option<PendingRevision>,
     }
 }
@@ -301,13 +344,16 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Id>"
         )]
+        /// The declined proposal, when it was one (§5.8).
         pub proposal_id: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_positive"
         )]
+        /// The declined meeting revision, when it was one (§5.12).
         pub revision: Option<u32>,
+        /// The start that was declined.
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         #[serde(
@@ -315,7 +361,9 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The place that was declined.
         pub place: Option<Place>,
+        /// Why it was declined (§9.2).
         pub refusal: Refusal,
     }
     check = DeclinedChange::check;
@@ -334,7 +382,9 @@ impl DeclinedChange {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProposedBy {
+    /// The guest's agent.
     Guest,
+    /// The host.
     Host,
 }
 
@@ -343,8 +393,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Proposal {
+        /// The proposal's id (§5.8).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub proposal_id: String,
+        /// The proposed start (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         /// Absent for an open-ended booking.
@@ -354,14 +406,17 @@ wire! {
             deserialize_with = "de::opt_string::<_, de::k::DateTime>"
         )]
         pub end: Option<String>,
+        /// When it lapses (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub expires_at: String,
+        /// Who proposed it (§5.7, §5.8).
         pub by: ProposedBy,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The proposed place.
         pub place: Option<Place>,
         /// The change offer (compact `schcp-offer+jwt`).
         #[serde(deserialize_with = "de::string::<_, de::k::CompactJws>")]
@@ -371,6 +426,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// `true` while the host has not answered the guest's proposal.
         pub awaiting_host: Option<bool>,
         /// How the guest agreed to the move (§5.7 step 3).
         #[serde(
@@ -388,13 +444,18 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Booking {
+        /// The host's booking id.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub booking_id: String,
+        /// Its state (§6).
         pub status: BookingStatus,
+        /// Increases each time the booking changes.
         #[serde(deserialize_with = "de::count")]
         pub sequence: u32,
+        /// The service id from the host's discovery document.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub service_id: String,
+        /// The start (RFC 3339 date-time with offset).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         /// Absent only for an open-ended booking not yet ended (§4.2).
@@ -409,46 +470,54 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_true"
         )]
+        /// `true` when it has no end (§4.2).
         pub open_end: Option<bool>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The stated price (§5.2).
         pub price: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The all-in total (§5.2).
         pub total: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_non_empty"
         )]
+        /// The lines the total is the exact sum of (§5.2).
         pub lines: Option<Vec<PriceLine>>,
         /// The contract's hash; `null` for a booking made outside SchCP (§5.3).
         #[serde(deserialize_with = "de::nullable_string::<_, de::k::B64Sha256>")]
         pub offer_sha256: Option<String>,
+        /// The calendar event (JSCalendar subset).
         pub event: Event,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where, when not at the host's (§5.2 "Place").
         pub place: Option<Place>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_positive"
         )]
+        /// How many people (§4.1).
         pub party_size: Option<u32>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The reconfirmation it needs (§5.10).
         pub reconfirm: Option<Reconfirm>,
         /// Why the host declined, cancelled or let it lapse (§9.2).
         #[serde(
@@ -462,30 +531,35 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A change proposed and not yet answered (§5.7, §5.8).
         pub proposal: Option<Proposal>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The last change that was declined.
         pub declined_change: Option<DeclinedChange>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Who answered for the calendar owner, and how (§7.9).
         pub answer: Option<Answer>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The meeting it is part of (§5.12).
         pub meeting: Option<BookingMeeting>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The participants named or asked to answer (§5.10).
         pub participants: Option<Vec<Participant>>,
     }
     check = Booking::check;
@@ -511,6 +585,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct BookingResponse {
+        /// The booking.
         pub booking: Booking,
         /// Compact `schcp-receipt+jwt`.
         #[serde(deserialize_with = "de::string::<_, de::k::CompactJws>")]
@@ -543,8 +618,11 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HoldStatus {
+    /// Held until it expires or is confirmed.
     Held,
+    /// Released by the agent.
     Released,
+    /// Expired unconfirmed.
     Expired,
     /// Consumed by a confirm.
     Confirmed,
@@ -555,11 +633,15 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Hold {
+        /// The host's hold id.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub hold_id: String,
+        /// Its state (§6).
         pub status: HoldStatus,
+        /// The service id from the host's discovery document.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub service_id: String,
+        /// The start (RFC 3339 date-time with offset).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         #[serde(
@@ -567,13 +649,16 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::DateTime>"
         )]
+        /// The end (RFC 3339); absent when open-ended (§4.2).
         pub end: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_true"
         )]
+        /// `true` when it has no end (§4.2).
         pub open_end: Option<bool>,
+        /// When the hold lapses unconfirmed (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub expires_at: String,
         #[serde(
@@ -581,24 +666,28 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The stated price (§5.2).
         pub price: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The all-in total (§5.2).
         pub total: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_positive"
         )]
+        /// How many people (§4.1).
         pub party_size: Option<u32>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where, when not at the host's (§5.2 "Place").
         pub place: Option<Place>,
         /// The host's signed terms (compact `schcp-offer+jwt`).
         #[serde(deserialize_with = "de::string::<_, de::k::CompactJws>")]

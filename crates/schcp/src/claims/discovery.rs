@@ -17,36 +17,42 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The place's name.
         pub name: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Street address.
         pub street: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// City or town.
         pub locality: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Province, state or region.
         pub region: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Postal code.
         pub postal_code: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Country>"
         )]
+        /// ISO 3166-1 alpha-2 country code.
         pub country: Option<String>,
     }
 }
@@ -55,8 +61,10 @@ wire! {
     /// `host` of a discovery document.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct DiscoveryHost {
+        /// The host id, which its JWS `iss` and mandates' `aud` name (§2.1).
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
         pub id: String,
+        /// The host's name (host-supplied, shown inert).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
         /// `business` (the default) or `person` (§7.7).
@@ -66,6 +74,7 @@ wire! {
             deserialize_with = "de::present"
         )]
         pub kind: Option<HostKind>,
+        /// The host's IANA zone.
         #[serde(deserialize_with = "de::string::<_, de::k::TimeZone>")]
         pub timezone: String,
         #[serde(
@@ -73,18 +82,21 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Uri>"
         )]
+        /// The host's web page.
         pub url: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The host's phone number.
         pub phone: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The host's postal address.
         pub address: Option<PostalAddress>,
     }
 }
@@ -93,6 +105,7 @@ wire! {
     /// `operator` of a discovery document (§2.2 rule 2).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct OperatorRef {
+        /// The operator's domain, whose document must list this host (§2.2 rule 2).
         #[serde(deserialize_with = "de::string::<_, de::k::Hostname>")]
         pub domain: String,
         #[serde(
@@ -100,6 +113,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The operator's name.
         pub name: Option<String>,
     }
 }
@@ -108,6 +122,7 @@ wire! {
     /// One resource a service requires (§4.1).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Requirement {
+        /// A resource type (`bay`, `technician`, `chair`).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub resource_type: String,
         /// May be met by several resources whose capacities add up (§4.1).
@@ -124,6 +139,7 @@ wire! {
     /// `booking_window.opens` (§5.2 "Release schedules").
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct ReleaseSchedule {
+        /// How many days ahead slots open.
         #[serde(deserialize_with = "de::count")]
         pub days_ahead: u32,
         /// Local `HH:MM`.
@@ -141,18 +157,21 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// The least notice a booking needs (ISO 8601 duration).
         pub min_notice: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// How far ahead it can be booked (ISO 8601 duration).
         pub max_advance: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// When new slots open.
         pub opens: Option<ReleaseSchedule>,
     }
 }
@@ -161,9 +180,12 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Location {
+    /// At the host's own place.
     #[default]
     Host,
+    /// At the guest's place.
     Guest,
+    /// Somewhere else, named in the offer's `place`.
     Elsewhere,
 }
 
@@ -171,8 +193,10 @@ wire! {
     /// `party_size` of a service (§4.1).
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub struct PartySizeRange {
+        /// The smallest party.
         #[serde(deserialize_with = "de::positive")]
         pub min: u32,
+        /// The largest party.
         #[serde(deserialize_with = "de::positive")]
         pub max: u32,
     }
@@ -182,7 +206,9 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GuestKind {
+    /// Guests who have booked before.
     Returning,
+    /// New guests.
     New,
 }
 
@@ -195,6 +221,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Only returning or only new guests.
         pub guest: Option<GuestKind>,
     }
 }
@@ -204,6 +231,7 @@ wire! {
     /// exact decimals written (§2.1): read them from the number's text, never as a float.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Fee {
+        /// What the host calls it (shown inert).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub label: String,
         #[serde(
@@ -211,12 +239,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A fixed amount.
         pub amount: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_percent"
         )]
+        /// A percentage of the price, as its JSON number literal (§2.1).
         pub percent: Option<serde_json::Number>,
     }
 }
@@ -225,8 +255,11 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SurchargeWhen {
+    /// Booked for the same day.
     SameDay,
+    /// On a weekend.
     Weekend,
+    /// Outside business hours.
     AfterHours,
 }
 
@@ -234,7 +267,9 @@ wire! {
     /// A surcharge of a service (§5.2): a price for the time booked.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Surcharge {
+        /// When it applies.
         pub when: SurchargeWhen,
+        /// What the host calls it (shown inert).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub label: String,
         #[serde(
@@ -242,12 +277,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A fixed amount.
         pub amount: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_percent"
         )]
+        /// A percentage of the price, as its JSON number literal (§2.1).
         pub percent: Option<serde_json::Number>,
         /// For `after_hours`: from this local time (default 17:00).
         #[serde(
@@ -263,6 +300,7 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PricePer {
+    /// Per person in the party.
     Person,
 }
 
@@ -270,8 +308,10 @@ wire! {
     /// A service in discovery (§2.1, §4, §5.2).
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Service {
+        /// The service id, which constraints and offers name.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub id: String,
+        /// The service's name (host-supplied).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
         /// A duration, or `open` (§4.2).
@@ -282,6 +322,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// Time kept free after it (ISO 8601 duration).
         pub buffer_after: Option<String>,
         /// An open-ended service's set-aside: a duration or `until_close` (§4.2).
         #[serde(
@@ -295,66 +336,77 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Its base price (§4.1).
         pub price: Option<Money>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What the price is per, when not per booking.
         pub price_per: Option<PricePer>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Resources it needs (§4.1).
         pub requires: Option<Vec<Requirement>>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Whether the guest may pick the resource.
         pub selectable: Option<bool>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// How soon and how far ahead it can be booked.
         pub booking_window: Option<BookingWindow>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where it happens.
         pub location: Option<Location>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The party sizes it takes.
         pub party_size: Option<PartySizeRange>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Who it admits.
         pub eligibility: Option<Eligibility>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// `true` when no tax applies.
         pub tax_exempt: Option<bool>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Mandatory fees (§5.2).
         pub fees: Option<Vec<Fee>>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Surcharges (§5.2).
         pub surcharges: Option<Vec<Surcharge>>,
     }
 }
@@ -368,30 +420,35 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// The longest a hold lasts (ISO 8601 duration).
         pub max_ttl: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_count"
         )]
+        /// Active holds one agent key may have.
         pub max_active_per_agent: Option<u32>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Whether a hold needs a mandate.
         pub requires_mandate: Option<bool>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_count"
         )]
+        /// Active holds across agents without an attestation (§7.5).
         pub max_active_unproven: Option<u32>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_count"
         )]
+        /// Active holds per attester (§7.5).
         pub max_active_per_attester: Option<u32>,
     }
 }
@@ -400,7 +457,9 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Confirmation {
+    /// A booking is confirmed at once.
     Instant,
+    /// The host approves each booking (`pending_host`, §6).
     HostApproval,
 }
 
@@ -408,8 +467,10 @@ pub enum Confirmation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedMandatePolicy {
+    /// The host accepts open mandates.
     #[default]
     Never,
+    /// The host asks for a closed mandate on every booking (§5.3).
     Always,
 }
 
@@ -417,8 +478,10 @@ pub enum ClosedMandatePolicy {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Access {
+    /// Anyone's agent may book.
     #[default]
     Public,
+    /// Only the calendar owner's contacts may book (§7.8).
     Contacts,
 }
 
@@ -426,8 +489,10 @@ wire! {
     /// `policies.reconfirm` (§5.10), repeated in every offer as `reconfirm`.
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct ReconfirmPolicy {
+        /// How long before the start the guest must reconfirm (ISO 8601 duration).
         #[serde(deserialize_with = "de::string::<_, de::k::Duration>")]
         pub before: String,
+        /// What silence does at the deadline: `release` (§5.10).
         pub default: ReconfirmDefault,
     }
 }
@@ -441,6 +506,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// The longest a participant may be given to answer (§5.10).
         pub max_confirm_within: Option<String>,
     }
 }
@@ -454,12 +520,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Duration>"
         )]
+        /// How long a waitlist offer stays open (§5.9).
         pub offer_ttl: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_count"
         )]
+        /// Waitlist entries one agent key may have.
         pub max_entries_per_agent: Option<u32>,
     }
 }
@@ -468,7 +536,9 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FreeTextNotes {
+    /// Free-text notes are accepted.
     Accept,
+    /// Free-text notes are refused.
     Refuse,
 }
 
@@ -481,12 +551,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Whether free-text notes are accepted (§5.3 "Free text").
         pub free_text_notes: Option<FreeTextNotes>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Uri>"
         )]
+        /// Where the host collects anything else it needs.
         pub intake_url: Option<String>,
     }
 }
@@ -500,12 +572,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Country>"
         )]
+        /// ISO 3166-1 alpha-2 country code.
         pub country: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Postal code prefixes served.
         pub postal_prefixes: Option<Vec<String>>,
     }
 }
@@ -514,8 +588,10 @@ wire! {
     /// `policies.walk_in_reserve` (§7.2).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct WalkInReserve {
+        /// A resource type (`bay`, `technician`, `chair`).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub resource_type: String,
+        /// How many it keeps for walk-ins.
         #[serde(deserialize_with = "de::count")]
         pub keep: u32,
         #[serde(
@@ -523,6 +599,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The days it does, when not every day.
         pub days: Option<Vec<Weekday>>,
     }
 }
@@ -536,19 +613,23 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Hold limits.
         pub holds: Option<HoldPolicy>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Instant confirmation or host approval.
         pub confirmation: Option<Confirmation>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Whether every booking needs a closed mandate (§5.3).
         pub closed_mandate: Option<ClosedMandatePolicy>,
+        /// How long the host keeps a booking's data (ISO 8601 duration, whole days).
         #[serde(deserialize_with = "de::string::<_, de::k::Retention>")]
         pub retention: String,
         #[serde(
@@ -556,12 +637,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Who may book (§7.8).
         pub access: Option<Access>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Reconfirmation the host asks for (§5.10).
         pub reconfirm: Option<ReconfirmPolicy>,
         /// How long a host_approval host takes to answer a move (§5.7; default two hours).
         #[serde(
@@ -575,30 +658,35 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Tentative bookings (§5.10).
         pub tentative: Option<TentativePolicy>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The waitlist (§5.9).
         pub waitlist: Option<WaitlistPolicy>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What data the host accepts.
         pub data: Option<DataPolicy>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where a service at the guest's is offered.
         pub service_area: Option<ServiceArea>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Resources kept back for walk-ins.
         pub walk_in_reserve: Option<WalkInReserve>,
     }
 }
@@ -612,6 +700,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The request-signing scheme (`rfc9421-ed25519`, §3.2).
         pub request_signing: Option<String>,
         /// Mandate formats accepted: `schcp-mandate+jwt`, `dc+sd-jwt`.
         #[serde(
@@ -627,6 +716,7 @@ wire! {
     /// An attester a host honours (§7.5).
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Attester {
+        /// The attester's id, an attestation's `iss` (§7.5).
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
         pub id: String,
         #[serde(
@@ -634,7 +724,9 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The attester's name.
         pub name: Option<String>,
+        /// The keys its attestations verify with.
         #[serde(deserialize_with = "de::ed25519_jwks")]
         pub keys: Vec<Jwk>,
     }
@@ -649,6 +741,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Attesters whose attestations the host accepts (§7.5).
         pub attesters: Option<Vec<Attester>>,
     }
 }
@@ -657,6 +750,7 @@ wire! {
     /// A sibling location of a brand (§2.4).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct BrandLocation {
+        /// The location's host id.
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
         pub host_id: String,
         #[serde(
@@ -664,7 +758,9 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The location's name.
         pub name: Option<String>,
+        /// The URL of its discovery document (§2.1).
         #[serde(deserialize_with = "de::string::<_, de::k::Uri>")]
         pub discovery: String,
     }
@@ -674,6 +770,7 @@ wire! {
     /// `brand` (§2.4): a claim that proves nothing until the siblings confirm it.
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct Brand {
+        /// The brand's id.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub id: String,
         #[serde(
@@ -681,12 +778,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The brand's name.
         pub name: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Its locations.
         pub locations: Option<Vec<BrandLocation>>,
     }
 }
@@ -695,8 +794,10 @@ wire! {
     /// A discovery document, `/.well-known/scheduling.json` (§2.1). Open.
     #[derive(Debug, Clone, PartialEq, Eq)]
     pub struct Discovery {
+        /// The protocol version, `0.4`.
         #[serde(deserialize_with = "de::string::<_, de::k::Version>")]
         pub schcp: String,
+        /// Who the host is.
         pub host: DiscoveryHost,
         /// The endpoint, authorized only as §2.2 says.
         #[serde(deserialize_with = "de::string::<_, de::k::Uri>")]
@@ -707,31 +808,37 @@ wire! {
         /// The host's signing keys, each with a kid unique in the document (§2.1).
         #[serde(deserialize_with = "de::discovery_keys")]
         pub keys: Vec<Jwk>,
+        /// What it offers.
         pub services: Vec<Service>,
+        /// Its policies.
         pub policies: Policies,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_strings::<_, de::k::Id>"
         )]
+        /// The protocol features it supports (§2.1).
         pub capabilities: Option<Vec<String>>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// How requests are signed and which mandate formats it takes.
         pub auth: Option<Auth>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Attesters it trusts.
         pub trust: Option<Trust>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The brand it belongs to.
         pub brand: Option<Brand>,
     }
 }
@@ -747,8 +854,10 @@ wire! {
     /// `operator` of an operator document (§2.3).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct OperatorInfo {
+        /// The operator's name.
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
+        /// The operator's domain.
         #[serde(deserialize_with = "de::string::<_, de::k::Hostname>")]
         pub domain: String,
     }
@@ -758,8 +867,10 @@ wire! {
     /// A host an operator serves (§2.3).
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct OperatorHost {
+        /// The host id.
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
         pub id: String,
+        /// The URL of its discovery document (§2.1).
         #[serde(deserialize_with = "de::string::<_, de::k::Uri>")]
         pub discovery: String,
         /// The host's own domain; `null` for a host without one (a person, §7.7).
@@ -772,9 +883,12 @@ wire! {
     /// An operator document (§2.3). Open.
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     pub struct OperatorDocument {
+        /// The protocol version, `0.4`.
         #[serde(deserialize_with = "de::string::<_, de::k::Version>")]
         pub schcp: String,
+        /// Who the operator is.
         pub operator: OperatorInfo,
+        /// The hosts it serves (§2.3).
         pub hosts: Vec<OperatorHost>,
     }
 }

@@ -14,19 +14,38 @@ use crate::schema::{self, Def};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
+    /// Hold a slot.
     Hold,
+    /// Book (confirm a hold or accept an offer).
     Book,
+    /// Cancel a booking.
     Cancel,
+    /// Reschedule a booking (accept a change offer, §5.7).
     Reschedule,
     /// Lets the agent issue a child mandate (§3.3 "Attenuation").
     Delegate,
+}
+
+impl Action {
+    /// The action as the wire writes it (`hold`, `book`, …, §3.3 `scope`).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Action::Hold => "hold",
+            Action::Book => "book",
+            Action::Cancel => "cancel",
+            Action::Reschedule => "reschedule",
+            Action::Delegate => "delegate",
+        }
+    }
 }
 
 /// Whether the person was there when the mandate was used (§3.3, §5.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConsentMode {
+    /// The person approved this very action (§5.3).
     HumanPresent,
+    /// The agent acts within limits the person set earlier.
     HumanNotPresent,
 }
 
@@ -34,7 +53,9 @@ pub enum ConsentMode {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged, expecting = "a host id, \"*\", or a non-empty list of them")]
 pub enum Audience {
+    /// One host id, or `*`.
     One(#[serde(deserialize_with = "de::string::<_, de::k::Audience>")] String),
+    /// A non-empty list of them.
     Many(#[serde(deserialize_with = "de::strings1::<_, de::k::Audience>")] Vec<String>),
 }
 
@@ -64,8 +85,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Window {
+        /// The earliest start (RFC 3339), inclusive.
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub not_before: String,
+        /// The latest end (RFC 3339), inclusive.
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub not_after: String,
     }
@@ -89,6 +112,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// When bookings may be (§3.3 check 6).
         pub window: Option<Window>,
         /// A ceiling on the all-in total a host may state; not authority to pay (§8).
         #[serde(
@@ -102,6 +126,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_positive"
         )]
+        /// How many active bookings the mandate may make.
         pub max_bookings: Option<u32>,
         /// One `max_bookings` shared across every host of `aud` (§3.3).
         #[serde(
@@ -137,7 +162,9 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Whether the person was present (§3.3, §5.3).
         pub mode: Option<ConsentMode>,
+        /// The consent statement the person approved, in their words (§5.3).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub statement: String,
     }
@@ -153,18 +180,21 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The person's name as they share it.
         pub name: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Their phone number.
         pub phone: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Their email address.
         pub email: Option<String>,
     }
     check = Contact::check;
@@ -189,15 +219,21 @@ wire! {
         /// The principal: `urn:schcp:principal:jwk-thumbprint:…` (self-certifying, check 1).
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub iss: String,
+        /// A stable pseudonym of the principal for the hosts it names (§3.3).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub sub: String,
+        /// The hosts it is for (§3.3 check 2).
         pub aud: Audience,
+        /// When it was issued (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// When it expires (NumericDate); no skew (§3.3 check 3).
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
+        /// Its id; each link of a chain has its own (§3.3).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub jti: String,
+        /// The agent key it is bound to (§3.3 check 4).
         pub cnf: Cnf,
         /// Root only: the principal's Ed25519 key.
         #[serde(
@@ -221,6 +257,7 @@ wire! {
             deserialize_with = "de::opt_string::<_, de::k::CompactJws>"
         )]
         pub parent: Option<String>,
+        /// The actions it allows (§3.3 check 5).
         #[serde(deserialize_with = "de::non_empty")]
         pub scope: Vec<Action>,
         #[serde(
@@ -228,18 +265,21 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Its limits (§3.3 check 6).
         pub constraints: Option<Constraints>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What the person consented to.
         pub consent: Option<Consent>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// How the host may reach the person.
         pub contact: Option<Contact>,
         /// Status URL, served by the key app (§3.3 "Status URLs", shared limit).
         #[serde(
@@ -289,6 +329,7 @@ impl MandateClaims {
 /// `_sd_alg` (RFC 9901 §4.1.1): SchCP uses SHA-256 only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum SdAlg {
+    /// `sha-256`.
     #[default]
     #[serde(rename = "sha-256")]
     Sha256,
@@ -299,6 +340,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct SdDigest {
+        /// The disclosure's digest (`...`).
         #[serde(rename = "...", deserialize_with = "de::string::<_, de::k::B64Sha256>")]
         pub digest: String,
     }
@@ -309,7 +351,9 @@ wire! {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged, expecting = "a host id (no wildcard) or {\"...\": digest}")]
 pub enum SdElement {
+    /// A host id in the clear.
     Value(#[serde(deserialize_with = "de::string::<_, de::k::HostId>")] String),
+    /// A digest of a disclosure.
     Digest(SdDigest),
 }
 
@@ -349,6 +393,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct SdJwtCnf {
+        /// The agent's key (§3.4: `cnf.jwk`, Ed25519).
         #[serde(deserialize_with = "de::ed25519_jwk")]
         pub jwk: Jwk,
     }
@@ -360,24 +405,32 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct SdJwtMandateClaims {
+        /// The principal who signed it (`urn:schcp:principal:jwk-thumbprint:…`).
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub iss: String,
+        /// A stable pseudonym of the principal for the hosts it names (§3.3).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub sub: String,
+        /// When it was issued (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// When it expires (NumericDate); no skew (§3.3 check 3).
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
+        /// Its id, unique per principal.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub jti: String,
         /// Host ids, no wildcard (§3.4), each usually behind a digest.
         #[serde(deserialize_with = "de::non_empty")]
         pub aud: Vec<SdElement>,
+        /// The actions it allows (§3.3 check 5).
         #[serde(deserialize_with = "de::non_empty")]
         pub scope: Vec<Action>,
         /// Constraints shared by every host.
         pub constraints: Constraints,
+        /// Each host's own constraints, selectively disclosed (§3.4).
         pub host_constraints: HostConstraints,
+        /// The agent key it is bound to.
         pub cnf: SdJwtCnf,
         /// The key app's status URL (not `status`, which this profile refuses, §3.4).
         #[serde(
@@ -391,13 +444,16 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What the person consented to.
         pub consent: Option<Consent>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// How a host may reach the person.
         pub contact: Option<Contact>,
+        /// `_sd_alg`: `sha-256`.
         #[serde(rename = "_sd_alg")]
         pub sd_alg: SdAlg,
     }

@@ -24,6 +24,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Member {
+        /// The member's principal: a person's key thumbprint URN, or a business's host principal.
         pub principal: String,
         /// The organizer's name for them, only ever shown in quotes to other members
         /// (§5.12 "What a member can trust").
@@ -35,6 +36,7 @@ wire! {
         /// The calendar's own domain; `null` for a calendar kept by an operator.
         #[serde(deserialize_with = "de::nullable_string::<_, de::k::Hostname>")]
         pub domain: Option<String>,
+        /// The service id from the host's discovery document.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub service_id: String,
         /// The hash of that calendar's own signed offer for the time.
@@ -45,6 +47,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// `true` for a business, named by its host principal (§5.12 "Businesses").
         pub business: Option<bool>,
         /// Overrides the contract's `answers` for this member.
         #[serde(
@@ -81,6 +84,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Attendee {
+        /// Their name (someone who comes along and does not answer, §5.12).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
         #[serde(
@@ -88,6 +92,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// How they relate to the person (e.g. `child`), as the person wrote it.
         pub relationship: Option<String>,
     }
 }
@@ -98,27 +103,34 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct MeetingContract {
+        /// The protocol version, `0.4`.
         #[serde(deserialize_with = "de::string::<_, de::k::Version>")]
         pub v: String,
         /// The organizer.
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub iss: String,
+        /// The signer's public key; `iss` is its principal (self-certifying).
         #[serde(deserialize_with = "de::ed25519_jwk")]
         pub principal_jwk: Jwk,
+        /// When the organizer signed it; acceptances are no earlier than this less 60 s (§5.12).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
         /// The deadline for everyone's answer.
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
+        /// The meeting's id, the same across revisions (§5.12).
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub meeting_id: String,
         /// Starts at 1; each revision is higher.
         #[serde(deserialize_with = "de::positive")]
         pub revision: u32,
+        /// The meeting's title, as the organizer wrote it.
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub title: String,
+        /// The IANA zone the meeting is said in.
         #[serde(deserialize_with = "de::string::<_, de::k::TimeZone>")]
         pub tz: String,
+        /// The start (RFC 3339 date-time with offset).
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         #[serde(
@@ -126,13 +138,16 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::DateTime>"
         )]
+        /// The end (RFC 3339); absent when open-ended (§4.2).
         pub end: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_true"
         )]
+        /// `true` when it has no end (§4.2).
         pub open_end: Option<bool>,
+        /// Where it happens.
         pub place: Place,
         /// At least two.
         pub members: Vec<Member>,
@@ -141,6 +156,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// People who come along without answering.
         pub attendees: Option<Vec<Attendee>>,
         /// Absent means `person_or_rule`.
         #[serde(
@@ -196,6 +212,7 @@ wire! {
         /// The member's principal.
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub iss: String,
+        /// When it was given: terms − 60 ≤ iat ≤ now + 60 (§5.12).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
         /// The contract's (or offer's) hash: what binds the acceptance to its terms.
@@ -208,12 +225,14 @@ wire! {
             deserialize_with = "de::opt_string::<_, de::k::Id>"
         )]
         pub meeting_id: Option<String>,
+        /// `person`, or `rule` by the member's calendar agent (§7.9).
         pub by: AcceptedBy,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// What the person read, for `by: person`.
         pub statement: Option<String>,
         /// The signing key: the member's own (`person`) or their agent's (`rule`).
         #[serde(deserialize_with = "de::ed25519_jwk")]

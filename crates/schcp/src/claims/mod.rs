@@ -24,15 +24,15 @@ use crate::schema::Def;
 
 pub(crate) mod de;
 
-pub mod attestation;
-pub mod booking;
-pub mod discovery;
-pub mod mandate;
-pub mod meeting;
-pub mod offer;
-pub mod receipt;
-pub mod refusal;
-pub mod rule;
+mod attestation;
+mod booking;
+mod discovery;
+mod mandate;
+mod meeting;
+mod offer;
+mod receipt;
+mod refusal;
+mod rule;
 
 pub use attestation::*;
 pub use booking::*;
@@ -224,30 +224,35 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The place's name.
         pub name: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Street address.
         pub street: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// City or town.
         pub locality: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Province, state or region.
         pub region: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// Postal code.
         pub postal_code: Option<String>,
         /// ISO 3166-1 alpha-2.
         #[serde(

@@ -9,7 +9,9 @@ use super::{de, wire, Money, Place};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OfferKind {
+    /// A new booking of a held slot (§5.2).
     Booking,
+    /// A change to an existing booking (§5.7).
     Change,
 }
 
@@ -17,8 +19,10 @@ pub enum OfferKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HostKind {
+    /// A business.
     #[default]
     Business,
+    /// A person's own calendar.
     Person,
 }
 
@@ -28,6 +32,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct HostInfo {
+        /// The host's name (host-supplied, shown inert).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
         /// IANA time zone the slot is rendered in.
@@ -38,6 +43,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Hostname>"
         )]
+        /// The domain the host claims; never shown in place of the discovered one (§5.2).
         pub domain: Option<String>,
         /// A one-line postal address.
         #[serde(
@@ -51,6 +57,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A business or a person's calendar (§7.7).
         pub kind: Option<HostKind>,
         /// A person's calendar names its owner's principal (§5.2, §5.12).
         #[serde(
@@ -77,8 +84,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct ServiceRef {
+        /// The service id.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub id: String,
+        /// The service's name.
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub name: String,
     }
@@ -89,6 +98,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Slot {
+        /// The slot's start.
         #[serde(deserialize_with = "de::string::<_, de::k::DateTime>")]
         pub start: String,
         #[serde(
@@ -96,6 +106,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::DateTime>"
         )]
+        /// The end (RFC 3339); absent when open-ended (§4.2).
         pub end: Option<String>,
     }
 }
@@ -110,6 +121,7 @@ pub enum LineKind {
     Fee,
     /// A price for the time booked (§5.2 "Surcharges").
     Surcharge,
+    /// A tax.
     Tax,
 }
 
@@ -118,9 +130,12 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct PriceLine {
+        /// What kind of line.
         pub kind: LineKind,
+        /// What the host calls it (shown inert).
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub label: String,
+        /// Its amount, in the total's currency (§2.1).
         pub amount: Money,
     }
 }
@@ -129,6 +144,7 @@ wire! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReconfirmDefault {
+    /// The slot is released.
     #[default]
     Release,
 }
@@ -138,8 +154,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Reconfirm {
+        /// How long before the start the guest must reconfirm (ISO 8601 duration).
         #[serde(deserialize_with = "de::string::<_, de::k::Duration>")]
         pub before: String,
+        /// What silence does at the deadline: `release` (§5.10).
         pub default: ReconfirmDefault,
     }
 }
@@ -150,8 +168,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct OfferClaims {
+        /// The protocol version, `0.4`.
         #[serde(deserialize_with = "de::string::<_, de::k::Version>")]
         pub v: String,
+        /// A booking offer or a change offer (§5.7).
         pub kind: OfferKind,
         /// The host id.
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
@@ -177,8 +197,10 @@ wire! {
             deserialize_with = "de::opt_string::<_, de::k::B64Sha256>"
         )]
         pub prev: Option<String>,
+        /// When it was issued (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// When the offer lapses (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
         /// SHOULD be present (§5.2); key apps fall back to `iss` without it.
@@ -188,7 +210,9 @@ wire! {
             deserialize_with = "de::present"
         )]
         pub host: Option<HostInfo>,
+        /// The service offered.
         pub service: ServiceRef,
+        /// When.
         pub slot: Slot,
         /// §4.2: an open-ended booking; its slot has no end.
         #[serde(
@@ -202,6 +226,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The stated price (§5.2).
         pub price: Option<Money>,
         /// The all-in total, which `max_price` binds (§5.2).
         #[serde(
@@ -215,6 +240,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_non_empty"
         )]
+        /// The lines the total is the exact sum of (§5.2).
         pub lines: Option<Vec<PriceLine>>,
         /// How long the host keeps the records (§2.1), part of the contract.
         #[serde(deserialize_with = "de::string::<_, de::k::Retention>")]
@@ -224,6 +250,7 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The reconfirmation it asks for (§5.10).
         pub reconfirm: Option<Reconfirm>,
         /// The resource the guest chose, and what people call it.
         #[serde(
@@ -237,18 +264,21 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_string::<_, de::k::Text>"
         )]
+        /// The resource's name (host-supplied).
         pub resource_name: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// Where, when not at the host's (§5.2 "Place").
         pub place: Option<Place>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_positive"
         )]
+        /// How many people (§4.1).
         pub party_size: Option<u32>,
         /// The latest time a host_approval host will answer.
         #[serde(

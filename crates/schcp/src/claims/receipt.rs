@@ -23,6 +23,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct ReceiptConsent {
+        /// What the person approved: the offer itself or limits (§5.3).
         pub approved: Approved,
         /// The jti of the root mandate, the one the person signed.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
@@ -42,13 +43,16 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct ReceiptClaims {
+        /// The protocol version, `0.4`.
         #[serde(deserialize_with = "de::string::<_, de::k::Version>")]
         pub v: String,
         /// The host id.
         #[serde(deserialize_with = "de::string::<_, de::k::HostId>")]
         pub iss: String,
+        /// When the host issued it.
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// The booking it is evidence of.
         pub booking: Booking,
         /// The booking's contract hash (equal to `booking.offer_sha256`, which
         /// `verify_receipt` checks), or `null` for a booking made outside SchCP.

@@ -14,6 +14,7 @@ wire! {
         /// The policy, e.g. `holds.max_active_unproven`.
         #[serde(deserialize_with = "de::string::<_, de::k::Text>")]
         pub policy: String,
+        /// The rule's own members, by name.
         #[serde(flatten)]
         pub other: Map<String, Value>,
     }
@@ -24,6 +25,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq, Hash)]
     #[serde(deny_unknown_fields)]
     pub struct Retry {
+        /// When to try again (RFC 3339).
         #[serde(deserialize_with = "de::string::<_, de::k::Duration>")]
         pub after: String,
     }
@@ -35,17 +37,28 @@ wire! {
 pub enum Remedy {
     /// A non-agent way to reach the host: its phone or web page.
     Contact {
+        /// The host's phone number.
         #[serde(skip_serializing_if = "Option::is_none")]
         phone: Option<String>,
+        /// The host's web page.
         #[serde(skip_serializing_if = "Option::is_none")]
         url: Option<String>,
     },
     /// Attesters the host trusts (§7.5).
-    Attest { attesters: Vec<String> },
+    Attest {
+        /// Attester ids whose attestation the host would accept (§7.5).
+        attesters: Vec<String>,
+    },
     /// Have the person approve this offer with a closed mandate (§5.3).
-    ApproveOffer { offer_sha256: String },
+    ApproveOffer {
+        /// The offer to approve, by its §5.3 hash.
+        offer_sha256: String,
+    },
     /// Try again after this long.
-    Retry { after: String },
+    Retry {
+        /// When to retry (RFC 3339 date-time).
+        after: String,
+    },
 }
 
 // The derived Deserialize of an internally tagged enum also reads an array (tag
@@ -105,8 +118,10 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct Refusal {
+        /// The §9.2 class, e.g. `MANDATE_LIMIT`.
         #[serde(deserialize_with = "de::string::<_, de::k::RefusalCode>")]
         pub code: String,
+        /// The registered reason under the class.
         #[serde(deserialize_with = "de::string::<_, de::k::RefusalReason>")]
         pub reason: String,
         #[serde(
@@ -114,24 +129,28 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// A sentence for people; never matched on.
         pub message: Option<String>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// The rule that refused, when the host says.
         pub basis: Option<Basis>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// When a retry could succeed.
         pub retry: Option<Retry>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::present"
         )]
+        /// What would help.
         pub remedies: Option<Vec<Remedy>>,
         /// Per-code details (`offer_sha256` of a CONTRACT_MISMATCH, `awaiting`, …).
         #[serde(
@@ -148,6 +167,7 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct ErrorResponse {
+        /// The refusal.
         pub error: Refusal,
     }
 }

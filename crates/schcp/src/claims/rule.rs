@@ -10,12 +10,19 @@ use super::{de, wire, Cnf};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Weekday {
+    /// Monday.
     Mon,
+    /// Tuesday.
     Tue,
+    /// Wednesday.
     Wed,
+    /// Thursday.
     Thu,
+    /// Friday.
     Fri,
+    /// Saturday.
     Sat,
+    /// Sunday.
     Sun,
 }
 
@@ -25,14 +32,19 @@ wire! {
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]
     pub struct RuleClaims {
+        /// The person who signed it.
         #[serde(deserialize_with = "de::string::<_, de::k::PrincipalId>")]
         pub iss: String,
+        /// The signer's public key; `iss` is its principal (self-certifying).
         #[serde(deserialize_with = "de::ed25519_jwk")]
         pub principal_jwk: Jwk,
+        /// When it was issued (NumericDate).
         #[serde(deserialize_with = "de::numeric_date")]
         pub iat: i64,
+        /// When it stops being in force (NumericDate, no skew, §7.9).
         #[serde(deserialize_with = "de::numeric_date")]
         pub exp: i64,
+        /// Its id.
         #[serde(deserialize_with = "de::string::<_, de::k::Id>")]
         pub jti: String,
         /// The one agent key that may answer by this rule.
@@ -45,12 +57,14 @@ wire! {
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_strings1::<_, de::k::Id>"
         )]
+        /// The services it covers; absent: any.
         pub services: Option<Vec<String>>,
         #[serde(
             default,
             skip_serializing_if = "Option::is_none",
             deserialize_with = "de::opt_non_empty"
         )]
+        /// The weekdays it covers, read in `tz`; absent: any.
         pub weekdays: Option<Vec<Weekday>>,
         /// Required with `weekdays`.
         #[serde(

@@ -4,7 +4,7 @@
 use super::{typed_claims, IAT_SKEW};
 use crate::claims::{Action, MandateClaims};
 use crate::datetime::parse_date_time;
-use crate::error::Error;
+use crate::error::{Error, LimitCheck, MandateCheck};
 use crate::jwk::{Jwk, PublicKey};
 use crate::jws::{self, Typ};
 use crate::money::Amount;
@@ -14,23 +14,31 @@ use chrono::{DateTime, FixedOffset};
 /// What the host knows when it checks a mandate chain.
 #[derive(Debug, Clone, Copy)]
 pub struct ChainContext<'a> {
+    /// This host's id, which `aud` must name (§3.3 check 2).
     pub host_id: &'a str,
     /// Thumbprint of the key that signed the HTTP request (§3.3 check 4).
     pub request_jkt: &'a str,
+    /// The time to check exp and iat against.
     pub now: i64,
     /// §3.3 check 2: hosts MAY refuse "*"; the reference refuses unless configured.
     pub allow_wildcard: bool,
 }
 
+/// One link of a verified chain.
 #[derive(Debug, Clone)]
 pub struct VerifiedLink {
+    /// The link's compact JWS (or, for an SD-JWT mandate, the presentation).
     pub compact: String,
+    /// Its claims (for an SD-JWT mandate, the mandate this host evaluates).
     pub claims: MandateClaims,
 }
 
+/// A mandate chain that passed §3.3 checks 1–4: a root and at most one child.
 #[derive(Debug, Clone)]
 pub struct VerifiedChain {
+    /// The root, signed by the principal.
     pub root: VerifiedLink,
+    /// The child, signed by the root's agent, when there is one.
     pub child: Option<VerifiedLink>,
 }
 
@@ -39,6 +47,7 @@ impl VerifiedChain {
     pub fn links(&self) -> impl Iterator<Item = &VerifiedLink> {
         std::iter::once(&self.root).chain(self.child.as_ref())
     }
+    /// The link whose `cnf` must be the request's key: the child, else the root.
     pub fn leaf(&self) -> &VerifiedLink {
         self.child.as_ref().unwrap_or(&self.root)
     }
@@ -48,18 +57,20 @@ impl VerifiedChain {
     }
 }
 
-fn invalid(msg: impl Into<String>) -> Error {
-    Error::MandateInvalid(msg.into())
+fn invalid(check: MandateCheck) -> Error {
+    Error::MandateInvalid(check)
 }
 
 /// Any failure below other than a passed exp is mandate_invalid (§3.3 check 3).
 fn as_mandate_error(e: Error) -> Error {
     match e {
         Error::MandateInvalid(_) | Error::MandateExpired { .. } => e,
-        other => Error::MandateInvalid(other.to_string()),
+        other => Error::MandateInvalid(MandateCheck::Underlying(Box::new(other))),
     }
 }
 
+/// §3.3 checks 1–4 on a compact mandate and its parent, if any, as host `ctx.host_id`.
+/// Every failure but a passed exp is [`Error::MandateInvalid`].
 pub fn verify_mandate_chain(leaf: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChain, Error> {
     verify_chain_inner(leaf, ctx).map_err(as_mandate_error)
 }
@@ -78,7 +89,7 @@ fn verify_chain_inner(leaf: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChai
             parent_parsed.expect_typ(Typ::Mandate)?;
             let parent_claims: MandateClaims = typed_claims(&parent_parsed, Def::MandateClaims)?;
             if parent_claims.parent.is_some() {
-                return Err(invalid("chains are limited to a root and one child (§3.3 Attenuation)"));
+                return Err(invalid(MandateCheck::ChainTooLong));
             }
             let root = check_root(&parent_parsed, parent_claims, ctx)?;
             let child = check_child(&leaf_parsed, leaf_claims, &root, ctx)?;
@@ -86,22 +97,21 @@ fn verify_chain_inner(leaf: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChai
         }
     };
     if chain.leaf().claims.cnf.jkt != ctx.request_jkt {
-        return Err(invalid("cnf.jkt is not the key that signed the request (§3.3 check 4)"));
+        return Err(invalid(MandateCheck::NotBoundToRequestKey));
     }
     Ok(chain)
 }
 
 fn check_root(parsed: &jws::Parsed<'_>, claims: MandateClaims, ctx: &ChainContext<'_>) -> Result<VerifiedLink, Error> {
-    let jwk: &Jwk =
-        claims.principal_jwk.as_ref().ok_or_else(|| invalid("a root mandate carries principal_jwk (§3.3 check 1)"))?;
+    let jwk: &Jwk = claims.principal_jwk.as_ref().ok_or_else(|| invalid(MandateCheck::RootWithoutPrincipalJwk))?;
     if claims.issuer_jwk.is_some() {
-        return Err(invalid("a root mandate carries no issuer_jwk"));
+        return Err(invalid(MandateCheck::RootWithIssuerJwk));
     }
     // §3.4: compact mandates are Ed25519 only; a P-256 one is invalid.
     let key = PublicKey::Ed25519(jwk.ed25519_key()?);
     parsed.verify_signature(&key)?;
     if claims.iss != jwk.principal_id()? {
-        return Err(invalid("iss is not the thumbprint of principal_jwk (§3.3 check 1)"));
+        return Err(invalid(MandateCheck::IssuerNotPrincipal));
     }
     check_link_common(&claims, ctx)?;
     Ok(VerifiedLink { compact: parsed.compact.to_owned(), claims })
@@ -113,31 +123,30 @@ fn check_child(
     root: &VerifiedLink,
     ctx: &ChainContext<'_>,
 ) -> Result<VerifiedLink, Error> {
-    let jwk =
-        claims.issuer_jwk.as_ref().ok_or_else(|| invalid("a child mandate carries issuer_jwk (§3.3 Attenuation)"))?;
+    let jwk = claims.issuer_jwk.as_ref().ok_or_else(|| invalid(MandateCheck::ChildWithoutIssuerJwk))?;
     if claims.principal_jwk.is_some() {
-        return Err(invalid("a child mandate carries issuer_jwk instead of principal_jwk"));
+        return Err(invalid(MandateCheck::ChildWithPrincipalJwk));
     }
     let key = PublicKey::Ed25519(jwk.ed25519_key()?);
     parsed.verify_signature(&key)?;
     let r = &root.claims;
     if jwk.thumbprint()? != r.cnf.jkt {
-        return Err(invalid("the child is not signed by the key its parent's cnf.jkt names"));
+        return Err(invalid(MandateCheck::ChildNotSignedByParentAgent));
     }
     if !r.scope.contains(&Action::Delegate) {
-        return Err(invalid("the parent's scope does not include delegate"));
+        return Err(invalid(MandateCheck::ParentCannotDelegate));
     }
     if !claims.scope.iter().all(|s| r.scope.contains(s)) {
-        return Err(invalid("the child's scope is not a subset of its parent's"));
+        return Err(invalid(MandateCheck::ChildScopeWider));
     }
     if claims.iss != r.iss || claims.sub != r.sub {
-        return Err(invalid("a child's iss and sub are its parent's"));
+        return Err(invalid(MandateCheck::ChildChangesPrincipal));
     }
     if claims.exp > r.exp {
-        return Err(invalid("a child expires no later than its parent"));
+        return Err(invalid(MandateCheck::ChildOutlivesParent));
     }
     if claims.jti == r.jti {
-        return Err(invalid("links of a chain do not share a jti (§3.3 Ids are per link)"));
+        return Err(invalid(MandateCheck::SharedJti));
     }
     check_link_common(&claims, ctx)?;
     Ok(VerifiedLink { compact: parsed.compact.to_owned(), claims })
@@ -147,10 +156,10 @@ fn check_child(
 fn check_link_common(c: &MandateClaims, ctx: &ChainContext<'_>) -> Result<(), Error> {
     let names_host = |a: &str| a == ctx.host_id || (ctx.allow_wildcard && a == "*");
     if !c.aud.hosts().iter().any(|a| names_host(a)) {
-        return Err(invalid(format!("aud does not name {} (§3.3 check 2)", ctx.host_id)));
+        return Err(invalid(MandateCheck::AudienceOmitsHost { host: ctx.host_id.to_owned() }));
     }
     if c.iat > ctx.now + IAT_SKEW {
-        return Err(invalid("iat is more than 60 s in the future (§3.3 check 3)"));
+        return Err(invalid(MandateCheck::IssuedInFuture { iat: c.iat, now: ctx.now }));
     }
     if ctx.now >= c.exp {
         return Err(Error::MandateExpired { exp: c.exp, now: ctx.now });
@@ -170,13 +179,17 @@ fn check_link_common(c: &MandateClaims, ctx: &ChainContext<'_>) -> Result<(), Er
 /// One action a host is asked to take under a chain (§3.3 checks 5 and 6).
 #[derive(Debug, Clone)]
 pub struct ActionCheck<'a> {
+    /// The action asked for.
     pub scope: Action,
+    /// The service it is for, when it names one.
     pub service_id: Option<&'a str>,
+    /// The slot's start, when the action has a slot.
     pub start: Option<DateTime<FixedOffset>>,
     /// None for an open-ended booking: the window then bounds its start alone (§4.2).
     pub end: Option<DateTime<FixedOffset>>,
     /// The offer's stated all-in total; an offer that states no price always fits.
     pub total: Option<Amount>,
+    /// The booking it acts on (cancel, reschedule).
     pub booking_id: Option<&'a str>,
     /// The offer the action accepts, when it accepts one (§5.3 closed mandates).
     pub offer_sha256: Option<&'a str>,
@@ -191,24 +204,24 @@ pub fn check_action(chain: &VerifiedChain, action: &ActionCheck<'_>) -> Result<(
     for (i, link) in chain.links().enumerate() {
         let c = &link.claims;
         if !c.scope.contains(&action.scope) {
-            return Err(Error::MandateScope(format!("{:?} is not in {}'s scope", action.scope, c.jti)));
+            return Err(Error::MandateScope { action: action.scope, jti: c.jti.clone() });
         }
         let Some(k) = &c.constraints else { continue };
-        let limit = |m: &str| Error::MandateLimit(format!("{m} ({})", c.jti));
+        let limit = |check| Error::MandateLimit { check, jti: c.jti.clone() };
         if let Some(bookings) = &k.bookings {
             // §3.3 Management mandates: only the listed bookings, and never a hold.
             if action.scope == Action::Hold || !action.booking_id.is_some_and(|b| bookings.iter().any(|x| x == b)) {
-                return Err(limit("the mandate covers only its listed bookings"));
+                return Err(limit(LimitCheck::NotAListedBooking));
             }
         }
         if let Some(hash) = &k.offer_sha256 {
             if action.offer_sha256 != Some(hash.as_str()) {
-                return Err(limit("a closed mandate accepts only the offer it names (§5.3)"));
+                return Err(limit(LimitCheck::NotTheNamedOffer));
             }
         }
         if let (Some(services), Some(s)) = (&k.services, action.service_id) {
             if !services.iter().any(|x| x == s) {
-                return Err(limit("service not in constraints.services"));
+                return Err(limit(LimitCheck::ServiceNotListed));
             }
         }
         if let (Some(w), Some(start)) = (&k.window, action.start) {
@@ -216,19 +229,19 @@ pub fn check_action(chain: &VerifiedChain, action: &ActionCheck<'_>) -> Result<(
             let na = parse_date_time(&w.not_after)?;
             let end = action.end.unwrap_or(start);
             if start < nb || end > na {
-                return Err(limit("slot outside constraints.window"));
+                return Err(limit(LimitCheck::OutsideWindow));
             }
         }
         if let (Some(max), Some(total)) = (&k.max_price, &action.total) {
             let max = Amount::parse(&max.amount, &max.currency)?;
             // §2.1: another currency never fits.
             if !total.fits_within(&max).unwrap_or(false) {
-                return Err(limit("total above constraints.max_price"));
+                return Err(limit(LimitCheck::AboveMaxPrice));
             }
         }
         if let Some(max) = k.max_bookings {
             if matches!(action.scope, Action::Hold | Action::Book) && action.active_bookings[i] >= max {
-                return Err(limit("max_bookings reached"));
+                return Err(limit(LimitCheck::MaxBookingsReached { max }));
             }
         }
     }

@@ -4,7 +4,7 @@ use super::rule::{verify_rule, VerifiedRule};
 use super::{parse_tz, typed_claims, IAT_SKEW};
 use crate::claims::{Acceptance, AcceptedBy, Answers, MeetingContract, Member};
 use crate::datetime::parse_date_time;
-use crate::error::Error;
+use crate::error::{AcceptanceCheck, Error, MeetingCheck};
 use crate::jwk::PublicKey;
 use crate::jws::{self, Typ};
 use crate::schema::Def;
@@ -14,16 +14,21 @@ use std::collections::HashSet;
 /// The principal a business member is named by (§5.12 "Businesses").
 pub const HOST_PRINCIPAL_PREFIX: &str = "urn:schcp:host:";
 
+/// A meeting contract that passed the §5.12 checks.
 #[derive(Debug, Clone)]
 pub struct VerifiedContract {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: MeetingContract,
     /// §5.12 "Hash": what every member accepts.
     pub contract_sha256: String,
+    /// The meeting's start.
     pub start: DateTime<FixedOffset>,
 }
 
 impl VerifiedContract {
+    /// The member named by `principal`, if any.
     pub fn member(&self, principal: &str) -> Option<&Member> {
         self.claims.members.iter().find(|m| m.principal == principal)
     }
@@ -34,8 +39,16 @@ impl VerifiedContract {
     }
 }
 
-fn meeting_invalid(msg: impl Into<String>) -> Error {
-    Error::MeetingInvalid(msg.into())
+fn meeting_invalid(check: MeetingCheck) -> Error {
+    Error::MeetingInvalid(check)
+}
+
+/// Any failure of a contract is meeting_invalid (§5.12), whichever check found it.
+fn as_meeting_error(e: Error) -> Error {
+    match e {
+        Error::MeetingInvalid(_) => e,
+        other => Error::MeetingInvalid(MeetingCheck::Underlying(Box::new(other))),
+    }
 }
 
 /// Signature with principal_jwk, iss its principal, closed schema, the member
@@ -48,7 +61,7 @@ pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContra
         let key = PublicKey::Ed25519(claims.principal_jwk.ed25519_key()?);
         parsed.verify_signature(&key)?;
         if claims.iss != claims.principal_jwk.principal_id()? {
-            return Err(meeting_invalid("iss is not the principal of principal_jwk"));
+            return Err(meeting_invalid(MeetingCheck::IssuerNotPrincipal));
         }
         let start = check_contract_terms(&claims, now)?;
         Ok(VerifiedContract {
@@ -58,10 +71,7 @@ pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContra
             start,
         })
     };
-    inner().map_err(|e| match e {
-        Error::MeetingInvalid(_) => e,
-        other => Error::MeetingInvalid(other.to_string()),
-    })
+    inner().map_err(as_meeting_error)
 }
 
 /// The rules of §5.12 a contract's claims keep whoever signs them: an exp that
@@ -69,22 +79,19 @@ pub fn verify_meeting_contract(compact: &str, now: i64) -> Result<VerifiedContra
 /// The organizer's key app checks them before the person is asked; a verifier
 /// checks them after the signature. Returns the start.
 pub fn check_contract_terms(claims: &MeetingContract, now: i64) -> Result<DateTime<FixedOffset>, Error> {
-    terms(claims, now).map_err(|e| match e {
-        Error::MeetingInvalid(_) => e,
-        other => Error::MeetingInvalid(other.to_string()),
-    })
+    terms(claims, now).map_err(as_meeting_error)
 }
 
 fn terms(claims: &MeetingContract, now: i64) -> Result<DateTime<FixedOffset>, Error> {
     if now >= claims.exp {
-        return Err(meeting_invalid("the contract's deadline (exp) has passed"));
+        return Err(meeting_invalid(MeetingCheck::Expired { exp: claims.exp, now }));
     }
     parse_tz(&claims.tz)?;
     let start = parse_date_time(&claims.start)?;
     // Exactly one of end and open_end is the typed claims' own check.
     if let Some(end) = &claims.end {
         if parse_date_time(end)? <= start {
-            return Err(meeting_invalid("the end is not after the start"));
+            return Err(meeting_invalid(MeetingCheck::EndNotAfterStart));
         }
     }
     check_members(claims)?;
@@ -99,41 +106,44 @@ fn check_members(c: &MeetingContract) -> Result<(), Error> {
     let mut hosts = HashSet::new();
     for m in &c.members {
         if !principals.insert(m.principal.as_str()) {
-            return Err(meeting_invalid("members are distinct principals"));
+            return Err(meeting_invalid(MeetingCheck::RepeatedPrincipal { principal: m.principal.clone() }));
         }
         if !hosts.insert(m.host.as_str()) {
-            return Err(meeting_invalid("each member has a calendar of their own"));
+            return Err(meeting_invalid(MeetingCheck::SharedCalendar { host: m.host.clone() }));
         }
         let business = m.business.unwrap_or(false);
         let host_principal = format!("{HOST_PRINCIPAL_PREFIX}{}", m.host);
         if business != (m.principal == host_principal) {
-            return Err(meeting_invalid("a business member is named urn:schcp:host:<its host id>"));
+            return Err(meeting_invalid(MeetingCheck::BusinessNaming { principal: m.principal.clone() }));
         }
     }
     let organizer = c
         .members
         .iter()
         .find(|m| m.principal == c.iss)
-        .ok_or_else(|| meeting_invalid("the organizer (iss) is one of the members"))?;
+        .ok_or_else(|| meeting_invalid(MeetingCheck::OrganizerNotMember))?;
     if organizer.business.unwrap_or(false) {
-        return Err(meeting_invalid("the organizer is always a person"));
+        return Err(meeting_invalid(MeetingCheck::OrganizerIsBusiness));
     }
     if !c.members.iter().any(|m| m.principal != c.iss && !m.business.unwrap_or(false)) {
-        return Err(meeting_invalid("at least one other member is a person"));
+        return Err(meeting_invalid(MeetingCheck::NoOtherPerson));
     }
     Ok(())
 }
 
+/// An acceptance that passed the §5.12 checks for its member.
 #[derive(Debug, Clone)]
 pub struct VerifiedAcceptance {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: Acceptance,
     /// The rule it was given under, when by: "rule".
     pub rule: Option<VerifiedRule>,
 }
 
-fn acceptance_invalid(msg: impl Into<String>) -> Error {
-    Error::AcceptanceInvalid(msg.into())
+fn acceptance_invalid(check: AcceptanceCheck) -> Error {
+    Error::AcceptanceInvalid(check)
 }
 
 /// §5.12 "It is valid for a member when…": checks an acceptance against the
@@ -151,31 +161,30 @@ pub fn verify_acceptance(
         let claims: Acceptance = typed_claims(&parsed, Def::Acceptance)?;
         let key = PublicKey::Ed25519(claims.jwk.ed25519_key()?);
         parsed.verify_signature(&key)?;
-        let member =
-            contract.member(member_principal).ok_or_else(|| acceptance_invalid("not a member of this contract"))?;
+        let member = contract.member(member_principal).ok_or_else(|| acceptance_invalid(AcceptanceCheck::NotMember))?;
         if member.business.unwrap_or(false) {
-            return Err(acceptance_invalid("a business answers by its offer and sends no acceptance"));
+            return Err(acceptance_invalid(AcceptanceCheck::BusinessMember));
         }
         if member.principal == contract.claims.iss {
-            return Err(acceptance_invalid("the organizer's signature on the contract is their yes"));
+            return Err(acceptance_invalid(AcceptanceCheck::OrganizerMember));
         }
         if claims.iss != member.principal {
-            return Err(acceptance_invalid("iss is not the member's principal"));
+            return Err(acceptance_invalid(AcceptanceCheck::IssuerNotMember));
         }
         if claims.terms_sha256 != contract.contract_sha256 {
-            return Err(acceptance_invalid("terms_sha256 is not the contract's current hash"));
+            return Err(acceptance_invalid(AcceptanceCheck::OtherTerms));
         }
         let terms = contract.claims.iat;
         if claims.iat < terms - IAT_SKEW || claims.iat > now + IAT_SKEW {
-            return Err(acceptance_invalid("iat outside terms − 60 ≤ iat ≤ now + 60"));
+            return Err(acceptance_invalid(AcceptanceCheck::IatOutOfRange { iat: claims.iat, terms, now }));
         }
         let rule = match claims.by {
             AcceptedBy::Person => {
                 if claims.rule.is_some() {
-                    return Err(acceptance_invalid("a person's acceptance carries no rule"));
+                    return Err(acceptance_invalid(AcceptanceCheck::PersonWithRule));
                 }
                 if claims.jwk.principal_id()? != claims.iss {
-                    return Err(acceptance_invalid("by person: jwk is the member's own key"));
+                    return Err(acceptance_invalid(AcceptanceCheck::PersonKeyNotOwn));
                 }
                 None
             }
@@ -184,19 +193,19 @@ pub fn verify_acceptance(
                     return Err(Error::PersonRequired);
                 }
                 let compact_rule =
-                    claims.rule.as_deref().ok_or_else(|| acceptance_invalid("by rule: rule is required"))?;
+                    claims.rule.as_deref().ok_or_else(|| acceptance_invalid(AcceptanceCheck::RuleMissing))?;
                 let rule = verify_rule(compact_rule)?;
                 if rule.claims.iss != claims.iss {
-                    return Err(acceptance_invalid("the rule is not signed by the same person"));
+                    return Err(acceptance_invalid(AcceptanceCheck::RuleByOtherPerson));
                 }
                 if rule.claims.cnf.jkt != claims.jwk.thumbprint()? {
-                    return Err(acceptance_invalid("the rule does not name jwk as the agent key"));
+                    return Err(acceptance_invalid(AcceptanceCheck::RuleForOtherKey));
                 }
                 if !rule.in_force_at(claims.iat) {
-                    return Err(acceptance_invalid("the rule was not in force at the acceptance's iat"));
+                    return Err(acceptance_invalid(AcceptanceCheck::RuleNotInForce));
                 }
                 if !rule.covers(&member.service_id, &contract.start, &contract.claims.iss) {
-                    return Err(acceptance_invalid("the rule does not cover this service, weekday or organizer"));
+                    return Err(acceptance_invalid(AcceptanceCheck::RuleDoesNotCover));
                 }
                 Some(rule)
             }
@@ -205,6 +214,6 @@ pub fn verify_acceptance(
     };
     inner().map_err(|e| match e {
         Error::AcceptanceInvalid(_) | Error::PersonRequired => e,
-        other => Error::AcceptanceInvalid(other.to_string()),
+        other => Error::AcceptanceInvalid(AcceptanceCheck::Underlying(Box::new(other))),
     })
 }

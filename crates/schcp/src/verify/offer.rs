@@ -4,7 +4,7 @@ use super::{parse_tz, typed_claims};
 use crate::claims::OfferClaims;
 use crate::datetime::parse_date_time;
 use crate::duration::{Duration, Retention};
-use crate::error::Error;
+use crate::error::{Error, PricePart, SlotCheck};
 use crate::jwk::Jwk;
 use crate::jws::{self, Typ};
 use crate::money::Amount;
@@ -15,26 +15,35 @@ use chrono::{DateTime, FixedOffset};
 /// and that document's keys, the only keys a host JWS may be checked with (§2.1).
 #[derive(Debug, Clone, Copy)]
 pub struct HostKeys<'a> {
+    /// The host id from discovery, which the offer's `iss` must be.
     pub host_id: &'a str,
+    /// The discovery document's keys.
     pub keys: &'a [Jwk],
 }
 
 /// An offer whose signature, schema, money and times all checked out.
 #[derive(Debug, Clone)]
 pub struct VerifiedOffer {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: OfferClaims,
     /// §5.3: base64url SHA-256 of the exact compact JWS.
     pub offer_sha256: String,
+    /// The discovery key it was verified with.
     pub kid: String,
+    /// The slot's start.
     pub start: DateTime<FixedOffset>,
     /// None for an open-ended offer (§4.2).
     pub end: Option<DateTime<FixedOffset>>,
+    /// The all-in total, when the offer states a price (§5.2).
     pub total: Option<Amount>,
+    /// How long the host keeps the booking's data (§5.2 `retention`).
     pub retention: Retention,
 }
 
 impl VerifiedOffer {
+    /// Whether the slot has no end (§4.2 `open_end`).
     pub fn is_open_ended(&self) -> bool {
         self.end.is_none()
     }
@@ -87,7 +96,7 @@ fn check_slot(c: &OfferClaims) -> Result<(DateTime<FixedOffset>, Option<DateTime
     let Some(e) = &c.slot.end else { return Ok((start, None)) };
     let end = parse_date_time(e)?;
     if end <= start {
-        return Err(Error::BadSlot("the end is not after the start"));
+        return Err(Error::BadSlot(SlotCheck::EndNotAfterStart));
     }
     Ok((start, Some(end)))
 }
@@ -101,20 +110,20 @@ fn check_money(c: &OfferClaims) -> Result<Option<Amount>, Error> {
     if let Some(price) = &c.price {
         let price = Amount::parse(&price.amount, &price.currency)?;
         if price.currency() != total.currency() {
-            return Err(Error::MixedCurrencies("the price"));
+            return Err(Error::MixedCurrencies(PricePart::Price));
         }
     }
     let mut amounts = Vec::with_capacity(lines.len());
-    for line in lines {
+    for (index, line) in lines.iter().enumerate() {
         let a = Amount::parse(&line.amount.amount, &line.amount.currency)?;
         if a.currency() != total.currency() {
-            return Err(Error::MixedCurrencies("a line"));
+            return Err(Error::MixedCurrencies(PricePart::Line(index)));
         }
         amounts.push(a);
     }
     let sum = Amount::sum(total.currency(), amounts.iter())?;
     if sum != total {
-        return Err(Error::LinesDoNotSum { sum: sum.to_string(), total: total.to_string() });
+        return Err(Error::LinesDoNotSum { sum, total });
     }
     Ok(Some(total))
 }

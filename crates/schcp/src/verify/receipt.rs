@@ -2,7 +2,7 @@
 
 use super::{typed_claims, HostKeys};
 use crate::claims::ReceiptClaims;
-use crate::error::Error;
+use crate::error::{Error, ReceiptCheck};
 use crate::jws::{self, Typ};
 use crate::schema::Def;
 
@@ -11,18 +11,26 @@ use crate::schema::Def;
 /// mandate than the one it used, or a retention other than its contract's).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReceiptExpectations<'a> {
+    /// The hash of the offer accepted, when one was.
     pub offer_sha256: Option<&'a str>,
+    /// The jti of the mandate used, when one was.
     pub mandate: Option<&'a str>,
+    /// The retention of the contract agreed.
     pub retention: Option<&'a str>,
+    /// The booking the receipt must be for.
     pub booking_id: Option<&'a str>,
 }
 
+/// A receipt that passed the §5.3 checks.
 #[derive(Debug, Clone)]
 pub struct VerifiedReceipt {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: ReceiptClaims,
 }
 
+/// Verifies a receipt with the host's discovery keys and against what the agent knows (§5.3).
 pub fn verify_receipt(
     compact: &str,
     host: HostKeys<'_>,
@@ -35,28 +43,28 @@ pub fn verify_receipt(
         return Err(Error::WrongIssuer { what: "receipt", expected: host.host_id.into(), found: claims.iss.clone() });
     }
     if claims.offer_sha256 != claims.booking.offer_sha256 {
-        return Err(Error::ReceiptMismatch("its offer_sha256 differs from its booking's"));
+        return Err(Error::ReceiptMismatch(ReceiptCheck::OfferHashDiffersFromBooking));
     }
     // That consent is present exactly when offer_sha256 is, is the typed
     // claims' own check (`ReceiptClaims::check`).
     if let Some(h) = expect.offer_sha256 {
         if claims.offer_sha256.as_deref() != Some(h) {
-            return Err(Error::ReceiptMismatch("it names another offer than the one accepted"));
+            return Err(Error::ReceiptMismatch(ReceiptCheck::AnotherOffer));
         }
     }
     if let Some(m) = expect.mandate {
         if claims.consent.as_ref().map(|c| c.mandate.as_str()) != Some(m) {
-            return Err(Error::ReceiptMismatch("it names another mandate than the one used"));
+            return Err(Error::ReceiptMismatch(ReceiptCheck::AnotherMandate));
         }
     }
     if let Some(r) = expect.retention {
         if claims.retention != r {
-            return Err(Error::ReceiptMismatch("its retention differs from the contract's"));
+            return Err(Error::ReceiptMismatch(ReceiptCheck::AnotherRetention));
         }
     }
     if let Some(b) = expect.booking_id {
         if claims.booking.booking_id != b {
-            return Err(Error::ReceiptMismatch("it is a receipt for another booking"));
+            return Err(Error::ReceiptMismatch(ReceiptCheck::AnotherBooking));
         }
     }
     crate::duration::Retention::parse(&claims.retention)?;

@@ -3,15 +3,18 @@
 
 use super::{parse_tz, typed_claims};
 use crate::claims::{RuleClaims, Weekday};
-use crate::error::Error;
+use crate::error::{Error, RuleCheck};
 use crate::jwk::PublicKey;
 use crate::jws::{self, Typ};
 use crate::schema::Def;
 use chrono::{DateTime, Datelike, FixedOffset};
 
+/// A rule that passed the §7.9 checks; whether it is in force is judged where it is used.
 #[derive(Debug, Clone)]
 pub struct VerifiedRule {
+    /// The compact JWS.
     pub compact: String,
+    /// Its claims.
     pub claims: RuleClaims,
 }
 
@@ -26,12 +29,10 @@ pub fn verify_rule(compact: &str) -> Result<VerifiedRule, Error> {
         let key = PublicKey::Ed25519(claims.principal_jwk.ed25519_key()?);
         parsed.verify_signature(&key)?;
         if claims.iss != claims.principal_jwk.principal_id()? {
-            return Err(Error::RuleInvalid("iss is not the principal of principal_jwk".into()));
+            return Err(Error::RuleInvalid(RuleCheck::IssuerNotPrincipal));
         }
         match (&claims.weekdays, &claims.tz) {
-            (Some(_), None) => {
-                return Err(Error::RuleInvalid("weekdays are read in tz, which is then required".into()))
-            }
+            (Some(_), None) => return Err(Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone)),
             (_, Some(tz)) => {
                 parse_tz(tz)?;
             }
@@ -41,7 +42,7 @@ pub fn verify_rule(compact: &str) -> Result<VerifiedRule, Error> {
     };
     inner().map_err(|e| match e {
         Error::RuleInvalid(_) => e,
-        other => Error::RuleInvalid(other.to_string()),
+        other => Error::RuleInvalid(RuleCheck::Underlying(Box::new(other))),
     })
 }
 

@@ -7,75 +7,75 @@
 #![allow(dead_code)]
 
 use ed25519_dalek::SigningKey;
-use schcp::error::Error;
 use schcp::jwk::Jwk;
 use schcp::jws::{self, HeaderExtras, Signer, Typ};
 use schcp::verify::HostKeys;
+use schcp::Error;
 use serde_json::{json, Value};
 
 /// The instant every test runs at: the §5.2 offers' iat.
-pub const NOW: i64 = 1_792_000_000;
+pub(crate) const NOW: i64 = 1_792_000_000;
 
 /// The host of the §2.1 and §5.2 examples, and the kid of its discovery key.
-pub const HOST_ID: &str = "maple-street-auto";
-pub const KID: &str = "msa-2026-10";
+pub(crate) const HOST_ID: &str = "maple-street-auto";
+pub(crate) const KID: &str = "msa-2026-10";
 
 /// The person's calendar of the §5.2 playdate offer.
-pub const ELLIS_HOST_ID: &str = "ellis-moreau";
-pub const ELLIS_KID: &str = "ellis-2026";
+pub(crate) const ELLIS_HOST_ID: &str = "ellis-moreau";
+pub(crate) const ELLIS_KID: &str = "ellis-2026";
 
 fn key(seed: u8) -> SigningKey {
     SigningKey::from_bytes(&[seed; 32])
 }
 
 /// Maple Street Auto's signing key (discovery kid "msa-2026-10").
-pub fn host_key() -> SigningKey {
+pub(crate) fn host_key() -> SigningKey {
     key(0x11)
 }
 /// The principal (the person whose key app signs mandates).
-pub fn principal_key() -> SigningKey {
+pub(crate) fn principal_key() -> SigningKey {
     key(0x22)
 }
 /// The consumer agent the principal's mandates bind (cnf.jkt).
-pub fn agent_key() -> SigningKey {
+pub(crate) fn agent_key() -> SigningKey {
     key(0x33)
 }
 /// A sub-agent a delegating agent issues a child mandate to (§3.3 Attenuation).
-pub fn sub_agent_key() -> SigningKey {
+pub(crate) fn sub_agent_key() -> SigningKey {
     key(0x44)
 }
 /// A key nobody named anywhere: the attacker, or simply the wrong key.
-pub fn stranger_key() -> SigningKey {
+pub(crate) fn stranger_key() -> SigningKey {
     key(0x55)
 }
 /// Ellis's calendar (a host of kind person, §7.7) signs its offers with this.
-pub fn ellis_calendar_key() -> SigningKey {
+pub(crate) fn ellis_calendar_key() -> SigningKey {
     key(0x66)
 }
 /// Ellis's own principal key (host.owner of the playdate offer, §5.12 member).
-pub fn ellis_key() -> SigningKey {
+pub(crate) fn ellis_key() -> SigningKey {
     key(0x77)
 }
 /// P-256 key of a principal whose secure enclave holds only P-256 (§3.4).
-pub fn p256_principal_key() -> p256::ecdsa::SigningKey {
+pub(crate) fn p256_principal_key() -> p256::ecdsa::SigningKey {
     p256::ecdsa::SigningKey::from_slice(&[0x29; 32]).expect("a valid P-256 scalar")
 }
 
 /// The public JWK of a signer.
-pub fn jwk_of(signer: &dyn Signer) -> Jwk {
+pub(crate) fn jwk_of(signer: &dyn Signer) -> Jwk {
     signer.public_key().to_jwk()
 }
 /// RFC 7638 thumbprint of a signer's key: what cnf.jkt names.
-pub fn jkt(signer: &dyn Signer) -> String {
+pub(crate) fn jkt(signer: &dyn Signer) -> String {
     jwk_of(signer).thumbprint().expect("a valid key")
 }
 /// `urn:schcp:principal:jwk-thumbprint:` + the thumbprint (§3.3 check 1).
-pub fn principal_id(signer: &dyn Signer) -> String {
+pub(crate) fn principal_id(signer: &dyn Signer) -> String {
     jwk_of(signer).principal_id().expect("a valid key")
 }
 
 /// A discovery document's `keys` entry for `signer` under `kid` (§2.1).
-pub fn discovery_key(signer: &dyn Signer, kid: &str) -> Jwk {
+pub(crate) fn discovery_key(signer: &dyn Signer, kid: &str) -> Jwk {
     let mut j = jwk_of(signer);
     j.kid = Some(kid.into());
     j.use_ = Some("sig".into());
@@ -83,50 +83,50 @@ pub fn discovery_key(signer: &dyn Signer, kid: &str) -> Jwk {
 }
 
 /// Maple Street Auto's discovery keys: one Ed25519 key, kid "msa-2026-10".
-pub fn host_keys() -> Vec<Jwk> {
+pub(crate) fn host_keys() -> Vec<Jwk> {
     vec![discovery_key(&host_key(), KID)]
 }
-pub fn ellis_keys() -> Vec<Jwk> {
+pub(crate) fn ellis_keys() -> Vec<Jwk> {
     vec![discovery_key(&ellis_calendar_key(), ELLIS_KID)]
 }
 
 /// `HostKeys` for `verify_offer`/`verify_receipt`: the id the key app discovered and
 /// that discovery document's keys.
-pub fn host(keys: &[Jwk]) -> HostKeys<'_> {
+pub(crate) fn host(keys: &[Jwk]) -> HostKeys<'_> {
     HostKeys { host_id: HOST_ID, keys }
 }
-pub fn ellis_host(keys: &[Jwk]) -> HostKeys<'_> {
+pub(crate) fn ellis_host(keys: &[Jwk]) -> HostKeys<'_> {
     HostKeys { host_id: ELLIS_HOST_ID, keys }
 }
 
 /// Signs `claims` as a host JWS of type `typ` with header kid `kid`.
-pub fn sign_host(typ: Typ, kid: Option<&str>, claims: &Value, signer: &dyn Signer) -> String {
+pub(crate) fn sign_host(typ: Typ, kid: Option<&str>, claims: &Value, signer: &dyn Signer) -> String {
     let extras = HeaderExtras { kid: kid.map(str::to_owned), jwk: None };
     jws::sign(typ, extras, claims, signer).expect("signing succeeds")
 }
 /// An offer as Maple Street Auto signs it.
-pub fn sign_offer(claims: &Value) -> String {
+pub(crate) fn sign_offer(claims: &Value) -> String {
     sign_host(Typ::Offer, Some(KID), claims, &host_key())
 }
 /// A receipt as Maple Street Auto signs it.
-pub fn sign_receipt(claims: &Value) -> String {
+pub(crate) fn sign_receipt(claims: &Value) -> String {
     sign_host(Typ::Receipt, Some(KID), claims, &host_key())
 }
 /// A JWS with no kid and no jwk in its header (mandates, contracts, rules…).
-pub fn sign_plain(typ: Typ, claims: &Value, signer: &dyn Signer) -> String {
+pub(crate) fn sign_plain(typ: Typ, claims: &Value, signer: &dyn Signer) -> String {
     jws::sign(typ, HeaderExtras::default(), claims, signer).expect("signing succeeds")
 }
 
 /// A compact JWS over the exact header and payload text given, signed by `signer`
 /// whatever the header says: for duplicate members, a lying alg, and so on.
-pub fn sign_raw(header: &str, payload: &str, signer: &dyn Signer) -> String {
+pub(crate) fn sign_raw(header: &str, payload: &str, signer: &dyn Signer) -> String {
     let input = format!("{}.{}", schcp::b64::encode(header), schcp::b64::encode(payload));
     let sig = signer.sign(input.as_bytes()).expect("signing succeeds");
     format!("{input}.{}", schcp::b64::encode(sig))
 }
 
 /// The priced offer of §5.2, as Maple Street Auto states it.
-pub fn priced_offer() -> Value {
+pub(crate) fn priced_offer() -> Value {
     json!({
         "v": "0.4", "kind": "booking", "iss": HOST_ID, "hold_id": "h_7Qp2Zx",
         "iat": NOW, "exp": NOW + 300,
@@ -144,7 +144,7 @@ pub fn priced_offer() -> Value {
 }
 
 /// The unpriced, open-ended playdate offer of §5.2 on Ellis's calendar.
-pub fn playdate_offer() -> Value {
+pub(crate) fn playdate_offer() -> Value {
     json!({
         "v": "0.4", "kind": "booking", "iss": ELLIS_HOST_ID, "hold_id": "h_Pl4yD8",
         "iat": NOW, "exp": NOW + 900,
@@ -158,7 +158,7 @@ pub fn playdate_offer() -> Value {
 }
 
 /// A change offer (§5.7) moving the §5.2 booking half an hour later.
-pub fn change_offer(prev: &str) -> Value {
+pub(crate) fn change_offer(prev: &str) -> Value {
     let mut o = priced_offer();
     let m = o.as_object_mut().unwrap();
     m.remove("hold_id");
@@ -172,7 +172,7 @@ pub fn change_offer(prev: &str) -> Value {
 /// Sets the member (or array element) at JSON pointer `path`, whose parent must
 /// exist, or removes it when `value` is None. An index one past an array's end
 /// appends.
-pub fn set(claims: &mut Value, path: &str, value: Option<Value>) {
+pub(crate) fn set(claims: &mut Value, path: &str, value: Option<Value>) {
     let (parent, name) = path.rsplit_once('/').expect("a pointer");
     match claims.pointer_mut(parent) {
         Some(Value::Object(obj)) => match value {
@@ -198,26 +198,26 @@ pub fn set(claims: &mut Value, path: &str, value: Option<Value>) {
 }
 
 /// A copy of `claims` with `path` set to `value`.
-pub fn with(claims: &Value, path: &str, value: Value) -> Value {
+pub(crate) fn with(claims: &Value, path: &str, value: Value) -> Value {
     let mut c = claims.clone();
     set(&mut c, path, Some(value));
     c
 }
 /// A copy of `claims` without `path`.
-pub fn without(claims: &Value, path: &str) -> Value {
+pub(crate) fn without(claims: &Value, path: &str) -> Value {
     let mut c = claims.clone();
     set(&mut c, path, None);
     c
 }
 
 /// The §9.2 reason a failure maps to.
-pub fn reason(err: &Error) -> &'static str {
+pub(crate) fn reason(err: &Error) -> &'static str {
     err.reason().reason
 }
 
 /// Asserts `err` is a schema failure of `def` at instance path `path`.
 #[track_caller]
-pub fn assert_schema(err: &Error, def: schcp::schema::Def, path: &str) {
+pub(crate) fn assert_schema(err: &Error, def: schcp::schema::Def, path: &str) {
     match err {
         Error::Schema(e) => {
             assert_eq!(e.def, def, "{err}");
@@ -230,10 +230,10 @@ pub fn assert_schema(err: &Error, def: schcp::schema::Def, path: &str) {
 
 /// A deterministic stand-in for the key app's CSPRNG (salts, decoys), so SD-JWT
 /// tests produce the same bytes on every run. Never for anything real.
-pub struct FixedRng(u64);
+pub(crate) struct FixedRng(u64);
 
 impl FixedRng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         FixedRng(seed)
     }
 }
@@ -266,11 +266,11 @@ impl rand_core::CryptoRng for FixedRng {}
 
 /// The booking of the §5.3 example, on the §5.2 offer (or made outside SchCP when
 /// `offer_sha256` is None).
-pub const BOOKING_ID: &str = "b_9Kd2Lm";
+pub(crate) const BOOKING_ID: &str = "b_9Kd2Lm";
 /// The jti of the root mandate a receipt's consent names.
-pub const MANDATE_JTI: &str = "m-closed-01";
+pub(crate) const MANDATE_JTI: &str = "m-closed-01";
 
-pub fn booking_claims(offer_sha256: Option<&str>) -> Value {
+pub(crate) fn booking_claims(offer_sha256: Option<&str>) -> Value {
     json!({
         "booking_id": BOOKING_ID, "status": "confirmed", "sequence": 0,
         "service_id": "oil-change",
@@ -294,7 +294,7 @@ pub fn booking_claims(offer_sha256: Option<&str>) -> Value {
 
 /// ReceiptClaims (DESIGN.md) for that booking on the offer with hash `offer_sha256`,
 /// accepted under the closed mandate MANDATE_JTI.
-pub fn receipt_claims(offer_sha256: &str) -> Value {
+pub(crate) fn receipt_claims(offer_sha256: &str) -> Value {
     json!({
         "v": "0.4", "iss": HOST_ID, "iat": NOW,
         "booking": booking_claims(Some(offer_sha256)),
