@@ -66,7 +66,7 @@ impl Language {
 
 /// Chooses the consent language: the configured locale, else the OS locale, else English.
 ///
-/// `configured` is the key app's `locale` setting (API.md §3). `os` is the OS locale
+/// `configured` is the key app's `locale` setting (README "Configuration"). `os` is the OS locale
 /// candidates in POSIX precedence order (`LC_ALL`, `LC_MESSAGES`, `LANG`; see
 /// [`os_locale_candidates`]); the first one that is set and not empty *is* the OS
 /// locale, and the ones after it are not consulted (that is what precedence means).
@@ -231,7 +231,7 @@ fn has_bare_comma(s: &str) -> bool {
 
 /// CLDR output uses no-break spaces (U+00A0, U+202F) inside times and numbers
 /// ("8:00\u{202F}a.m.", "1\u{202F}250,00"). Consent text is plain text relayed verbatim
-/// to agents and terminals (API.md `consent_text`), where such spaces look like spaces
+/// to agents and terminals (docs/agent-api.md `consent_text`), where such spaces look like spaces
 /// but compare unequal; every space the person reads is therefore U+0020. This is also
 /// what the spec's own renderings use ("8:00–9:00 a.m.").
 pub(crate) fn normalise_spaces(s: &str) -> String {

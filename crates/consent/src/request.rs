@@ -88,7 +88,7 @@ pub struct MandateConstraints {
     pub shared_limit: bool,
 }
 
-/// An agent's request for a root (open) mandate (§3.3, API.md kind `mandate`).
+/// An agent's request for a root (open) mandate (§3.3, docs/agent-api.md kind `mandate`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenMandateRequest {
     /// The name the agent paired under.
@@ -181,7 +181,7 @@ pub struct AcceptanceRequest {
 pub struct AgentKey {
     /// The paired agent's name, when the key is one the person paired.
     pub name: Option<String>,
-    /// The key's short fingerprint, as shown at pairing (API.md "Pairing").
+    /// The key's short fingerprint, as shown at pairing (docs/agent-api.md "Pairing").
     pub fingerprint: String,
 }
 
@@ -222,11 +222,11 @@ pub enum ConsentRequest {
     Acceptance(AcceptanceRequest),
     /// A rule (§7.9).
     Rule(RuleRequest),
-    /// Pairing a new agent (API.md "Pairing").
+    /// Pairing a new agent (docs/agent-api.md "Pairing").
     Pairing {
         /// The name the agent gave for itself (host-supplied text, shown inert).
         agent_name: String,
-        /// The agent key's fingerprint, as the person compares it (API.md pairing).
+        /// The agent key's fingerprint, as the person compares it (docs/agent-api.md pairing).
         fingerprint: String,
     },
 }

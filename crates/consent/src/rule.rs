@@ -1,4 +1,4 @@
-//! Rules (§7.9) and pairings (API.md "Pairing") in words.
+//! Rules (§7.9) and pairings (docs/agent-api.md "Pairing") in words.
 //!
 //! A rule lets one agent key say yes for the person. The person reads their own label
 //! (always in quotes: it is their words, and it is what hosts will show), what the
@@ -89,7 +89,7 @@ pub fn render_rule(locale: &Locale, req: &RuleRequest, contacts: &Contacts) -> R
     Ok(lines.join("\n"))
 }
 
-/// Pairing a new agent: its name and the fingerprint it shows (API.md "Pairing").
+/// Pairing a new agent: its name and the fingerprint it shows (docs/agent-api.md "Pairing").
 pub fn render_pairing(locale: &Locale, agent_name: &str, fingerprint: &str) -> Result<String, ConsentError> {
     Ok([
         locale.message(

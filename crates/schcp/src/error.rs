@@ -23,7 +23,7 @@ pub struct Reason {
 }
 
 /// The code for a credential or offer the key app refuses to show or sign over
-/// (API.md: 422). The spec registers no class for a key app's own refusals.
+/// (docs/agent-api.md: 422). The spec registers no class for a key app's own refusals.
 pub const VERIFICATION_FAILED: &str = "VERIFICATION_FAILED";
 
 /// Why a SchCP object was refused: one variant per failure, each mapped to one

@@ -61,7 +61,7 @@ pub struct RootMandate {
     pub iat: i64,
     /// When it expires (NumericDate).
     pub exp: i64,
-    /// Thumbprint of the agent key that asked (API.md: never the agent's choice).
+    /// Thumbprint of the agent key that asked (docs/agent-api.md: never the agent's choice).
     pub agent_jkt: String,
     /// The actions it allows.
     pub scope: Vec<Action>,

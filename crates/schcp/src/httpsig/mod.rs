@@ -11,7 +11,7 @@
 //! ```
 //!
 //! leaving out `content-digest` for a bodiless request (zero bytes) and
-//! `schcp-mandate` when no mandate is sent. The agent API (API.md §1) uses the
+//! `schcp-mandate` when no mandate is sent. The agent API (docs/agent-api.md §1) uses the
 //! same profile; it sends no mandate.
 //!
 //! Everything here is pure: no HTTP types, the clock passed in, the replay
@@ -41,10 +41,15 @@ pub const NONCE_MEMORY_SECS: i64 = MAX_SKEW_SECS + 1;
 /// "nonce is at least 16 random bytes, base64url without padding" (§3.2).
 pub const MIN_NONCE_BYTES: usize = 16;
 
+/// The `Signature-Input` header field (RFC 9421), lower case.
 pub const SIGNATURE_INPUT: &str = "signature-input";
+/// The `Signature` header field (RFC 9421), lower case.
 pub const SIGNATURE: &str = "signature";
+/// The `Content-Digest` header field (RFC 9530), covered for a request with a body.
 pub const CONTENT_DIGEST: &str = "content-digest";
+/// The `SchCP-Agent-Key` header field: the agent's public JWK (§3.2).
 pub const AGENT_KEY: &str = "schcp-agent-key";
+/// The `SchCP-Mandate` header field, covered when a mandate is sent (§3.2).
 pub const MANDATE: &str = "schcp-mandate";
 
 /// Why a request signature was refused. Each maps to one §3.2 reason
@@ -53,8 +58,15 @@ pub const MANDATE: &str = "schcp-mandate";
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SigError {
+    /// `created` is more than 300 s from the verifier's clock (§3.2).
     #[error("signature created at {created} is more than 300 s from now ({now}) (§3.2)")]
-    Stale { created: i64, now: i64 },
+    Stale {
+        /// The signature's `created`.
+        created: i64,
+        /// The verifier's clock.
+        now: i64,
+    },
+    /// The (keyid, nonce) pair was already spent (§3.2).
     #[error("this nonce was already used with this key (§3.2)")]
     Replayed,
     /// Signed before this process's replay memory began (a restart): whether
@@ -63,13 +75,23 @@ pub enum SigError {
     #[error(
         "signature created at {created}, before the key app (re)started at {since}; sign the request again (§3.2)"
     )]
-    BeforeMemory { created: i64, since: i64 },
+    BeforeMemory {
+        /// The signature's `created`.
+        created: i64,
+        /// When the memory began.
+        since: i64,
+    },
+    /// Anything else off the one exact form, or a signature that does not
+    /// verify; the text says which.
     #[error("bad signature: {0}")]
     Bad(String),
     /// The replay memory is at its bound: refusing is the only
     /// safe answer, since forgetting a live nonce would allow a replay.
     #[error("too many recent requests to remember; try again in {retry_after} s")]
-    Busy { retry_after: u64 },
+    Busy {
+        /// Seconds until a remembered pair expires and makes room.
+        retry_after: u64,
+    },
 }
 
 pub(crate) fn bad(detail: impl Into<String>) -> SigError {
@@ -79,9 +101,11 @@ pub(crate) fn bad(detail: impl Into<String>) -> SigError {
 /// The signature parameters a signer chooses; `alg` is always `"ed25519"`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SigParams {
+    /// When the signature was made, Unix seconds.
     pub created: i64,
     /// RFC 7638 thumbprint of the agent key (§3.2).
     pub keyid: String,
+    /// At least 16 random bytes, base64url without padding (§3.2).
     pub nonce: String,
 }
 
@@ -188,21 +212,28 @@ pub fn sign_request(
 /// case-insensitively; values are the raw bytes.
 #[derive(Debug, Clone)]
 pub struct RequestParts<'a> {
+    /// The upper-case method.
     pub method: &'a str,
     /// The URL the agent addressed (§3.2 "@target-uri").
     pub target_uri: &'a str,
+    /// Every header field as received, name and raw value.
     pub headers: Vec<(String, Vec<u8>)>,
+    /// The body's exact bytes (empty for a bodiless request).
     pub body: &'a [u8],
 }
 
 /// An agent whose request signature verified.
 #[derive(Debug, Clone)]
 pub struct VerifiedAgent {
+    /// The agent's public key as it sent it (`SchCP-Agent-Key`).
     pub jwk: Jwk,
+    /// The same key, parsed.
     pub key: VerifyingKey,
     /// The RFC 7638 thumbprint of `jwk`: the agent's identity (= `keyid`).
     pub jkt: String,
+    /// The signature's `created`.
     pub created: i64,
+    /// The nonce it spent.
     pub nonce: String,
 }
 
