@@ -29,15 +29,19 @@ pub enum PairingStatus {
 }
 
 impl PairingStatus {
-    fn parse(s: &str) -> PairingStatus {
+    /// A status as stored; anything the key app does not write is a corrupt
+    /// record, never taken for `pending` (which the person could then approve).
+    fn parse(s: &str) -> Result<PairingStatus, ServiceError> {
         match s {
-            "approved" => PairingStatus::Approved,
-            "declined" => PairingStatus::Declined,
-            "expired" => PairingStatus::Expired,
-            "unpaired" => PairingStatus::Unpaired,
-            _ => PairingStatus::Pending,
+            "pending" => Ok(PairingStatus::Pending),
+            "approved" => Ok(PairingStatus::Approved),
+            "declined" => Ok(PairingStatus::Declined),
+            "expired" => Ok(PairingStatus::Expired),
+            "unpaired" => Ok(PairingStatus::Unpaired),
+            other => Err(super::pipeline::corrupt(format!("pairing status {other:?}"))),
         }
     }
+
     fn as_str(self) -> &'static str {
         match self {
             PairingStatus::Pending => "pending",
@@ -127,15 +131,15 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
 
 type Row = (String, String, String, String, i64, String);
 
-fn from_row((jkt, name, pairing_id, status, created_at, fingerprint): Row) -> Pairing {
-    Pairing {
+fn from_row((jkt, name, pairing_id, status, created_at, fingerprint): Row) -> Result<Pairing, ServiceError> {
+    Ok(Pairing {
         pairing_id,
-        status: PairingStatus::parse(&status),
+        status: PairingStatus::parse(&status)?,
         fingerprint,
         agent_jkt: jkt,
         agent_name: name,
         created_at,
-    }
+    })
 }
 
 const SELECT: &str = "SELECT jkt, name, pairing_id, status, created_at, fingerprint FROM agents";
@@ -155,7 +159,7 @@ impl Service {
         let existing: Option<Row> =
             sqlx::query_as(&format!("{SELECT} WHERE jkt = ?")).bind(&jkt).fetch_optional(&mut *tx).await?;
         if let Some(row) = existing {
-            let p = from_row(row);
+            let p = from_row(row)?;
             if matches!(p.status, PairingStatus::Approved | PairingStatus::Pending) {
                 tx.rollback().await?;
                 return Ok(p);
@@ -221,7 +225,7 @@ impl Service {
             .bind(jkt)
             .fetch_optional(self.store().pool())
             .await?;
-        row.map(from_row).ok_or(ServiceError::NotFound("pairing"))
+        from_row(row.ok_or(ServiceError::NotFound("pairing"))?)
     }
 
     pub async fn pairing(&self, pairing_id: &str) -> Result<Pairing, ServiceError> {
@@ -230,7 +234,7 @@ impl Service {
             .bind(pairing_id)
             .fetch_optional(self.store().pool())
             .await?;
-        row.map(from_row).ok_or(ServiceError::NotFound("pairing"))
+        from_row(row.ok_or(ServiceError::NotFound("pairing"))?)
     }
 
     pub async fn pending_pairings(&self) -> Result<Vec<Pairing>, ServiceError> {
@@ -238,14 +242,14 @@ impl Service {
         let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
             .fetch_all(self.store().pool())
             .await?;
-        Ok(rows.into_iter().map(from_row).collect())
+        rows.into_iter().map(from_row).collect()
     }
 
     pub async fn paired_agents(&self) -> Result<Vec<Pairing>, ServiceError> {
         let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'approved' ORDER BY created_at"))
             .fetch_all(self.store().pool())
             .await?;
-        Ok(rows.into_iter().map(from_row).collect())
+        rows.into_iter().map(from_row).collect()
     }
 
     pub async fn is_paired(&self, jkt: &str) -> Result<bool, ServiceError> {
@@ -340,6 +344,25 @@ impl Service {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_pairing_status_is_one_the_key_app_writes_or_an_error() {
+        for st in [
+            PairingStatus::Pending,
+            PairingStatus::Approved,
+            PairingStatus::Declined,
+            PairingStatus::Expired,
+            PairingStatus::Unpaired,
+        ] {
+            assert_eq!(PairingStatus::parse(st.as_str()).unwrap(), st);
+        }
+        for bad in ["", "Pending", "approved ", "paired"] {
+            assert!(matches!(
+                PairingStatus::parse(bad),
+                Err(ServiceError::Store(crate::store::StoreError::Corrupt(_)))
+            ));
+        }
+    }
 
     #[test]
     fn fingerprint_is_short_stable_and_key_specific() {
