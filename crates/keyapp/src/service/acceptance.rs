@@ -5,7 +5,6 @@
 use super::pipeline::{body, corrupt, Issued, MeetingRecord, Prepared};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialRecord;
 use schcp::verify::{verify_meeting_contract, VerifiedContract};
 use schcp_consent::{AcceptanceRequest, ConsentRequest};
 use serde::Deserialize;
@@ -87,30 +86,14 @@ pub(super) async fn issue(
     let result = json!({ "acceptance": accepted.compact, "contract_sha256": contract.contract_sha256 });
     // An acceptance has no jti and nothing revokes it (taking back a yes is the
     // member's calendar's act, §5.12); the record's id is the key app's own.
-    let c = &contract.claims;
-    let jti = Service::new_id("ac-");
-    let record = CredentialRecord {
-        jti: jti.clone(),
-        kind: RequestKind::Acceptance,
-        agent_jkt: Some(agent_jkt.to_owned()),
-        request_id: None,
-        aud: Vec::new(),
-        scope: Vec::new(),
-        iat: now,
-        exp: c.exp,
-        compact: accepted.compact.clone(),
-        status_url: None,
-        max_bookings: None,
-        shared_limit: false,
-        booking_id: None,
-    };
-    let meeting = MeetingRecord {
-        jti,
-        meeting_id: c.meeting_id.clone(),
-        revision: c.revision,
-        contract_sha256: contract.contract_sha256.clone(),
-        members: c.members.iter().map(|m| m.name.clone()).collect(),
-    };
+    let (record, meeting) = MeetingRecord::for_contract(
+        RequestKind::Acceptance,
+        agent_jkt,
+        now,
+        &accepted.compact,
+        &contract.claims,
+        &contract.contract_sha256,
+    );
     Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting) })
 }
 

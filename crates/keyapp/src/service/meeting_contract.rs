@@ -5,7 +5,6 @@
 use super::pipeline::{body, corrupt, not_begun, verified_domain, Issued, MeetingRecord, Prepared, StoredOffer};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
 use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
@@ -305,28 +304,13 @@ pub(super) async fn issue(
                          "meeting_id": c.meeting_id, "revision": c.revision });
     // The contract has no jti and no status (what the members accept is its
     // hash); the record's id is the key app's own, and it is not revocable.
-    let jti = Service::new_id("mc-");
-    let record = CredentialRecord {
-        jti: jti.clone(),
-        kind: RequestKind::MeetingContract,
-        agent_jkt: Some(agent_jkt.to_owned()),
-        request_id: None,
-        aud: Vec::new(),
-        scope: Vec::new(),
-        iat: now,
-        exp: c.exp,
-        compact: contract.compact.clone(),
-        status_url: None,
-        max_bookings: None,
-        shared_limit: false,
-        booking_id: None,
-    };
-    let meeting = MeetingRecord {
-        jti,
-        meeting_id: c.meeting_id.clone(),
-        revision: c.revision,
-        contract_sha256: contract.contract_sha256.clone(),
-        members: c.members.iter().map(|m| m.name.clone()).collect(),
-    };
+    let (record, meeting) = MeetingRecord::for_contract(
+        RequestKind::MeetingContract,
+        agent_jkt,
+        now,
+        &contract.compact,
+        c,
+        &contract.contract_sha256,
+    );
     Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting) })
 }

@@ -2,9 +2,11 @@
 //! it, and the helpers they share. Depends on no kind: each kind's module
 //! depends on this one and never on a sibling.
 
-use super::ServiceError;
+use super::{Service, ServiceError};
+use crate::kind::RequestKind;
 use crate::store::credentials::CredentialRecord;
 use crate::store::StoreError;
+use schcp::claims::MeetingContract;
 use schcp::jwk::Jwk;
 use schcp::verify::HostKeys;
 use schcp_consent::{ConsentRequest, VerifiedDomain};
@@ -46,6 +48,43 @@ pub(super) struct MeetingRecord {
 }
 
 impl MeetingRecord {
+    /// The records of a signed meeting contract or acceptance (`kind`) about
+    /// `contract`: a credential row with an id of the key app's own (neither
+    /// has a jti or a status URL, so neither is revocable) and its meeting.
+    pub(super) fn for_contract(
+        kind: RequestKind,
+        agent_jkt: &str,
+        now: i64,
+        compact: &str,
+        contract: &MeetingContract,
+        contract_sha256: &str,
+    ) -> (CredentialRecord, MeetingRecord) {
+        let jti = Service::new_id(if kind == RequestKind::Acceptance { "ac-" } else { "mc-" });
+        let record = CredentialRecord {
+            jti: jti.clone(),
+            kind,
+            agent_jkt: Some(agent_jkt.to_owned()),
+            request_id: None,
+            aud: Vec::new(),
+            scope: Vec::new(),
+            iat: now,
+            exp: contract.exp,
+            compact: compact.to_owned(),
+            status_url: None,
+            max_bookings: None,
+            shared_limit: false,
+            booking_id: None,
+        };
+        let meeting = MeetingRecord {
+            jti,
+            meeting_id: contract.meeting_id.clone(),
+            revision: contract.revision,
+            contract_sha256: contract_sha256.to_owned(),
+            members: contract.members.iter().map(|m| m.name.clone()).collect(),
+        };
+        (record, meeting)
+    }
+
     pub(super) async fn insert(&self, tx: &mut sqlx::SqliteConnection) -> Result<(), sqlx::Error> {
         sqlx::query(
             "INSERT INTO meeting_records (jti, meeting_id, revision, contract_sha256, members) VALUES (?, ?, ?, ?, ?)",
