@@ -8,12 +8,14 @@
 //! from the stored verified input, never from bytes the agent supplied.
 
 mod kinds;
+mod manage;
 mod meeting;
 mod pairing;
 mod records;
 mod requests;
 mod rule;
 
+pub use manage::{AgentView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
 pub use pairing::{fingerprint, Pairing, PairingStatus};
 pub use records::{Contact, CredentialView, HistoryEntry};
 pub use requests::{RequestStatus, RequestView, Requester};
