@@ -167,3 +167,44 @@ async fn settings_and_attestations_are_listed() {
     assert_eq!(s.status_public_base, "http://127.0.0.1:7412");
     assert!(e.svc.attestations().await.unwrap().is_empty());
 }
+
+/// The callouts stored with a request come from its verified offer: a priced
+/// offer at a discovered host shows the price and the retention, no identity warning.
+#[tokio::test]
+async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, host.ca_pem()).unwrap();
+    let (domain, addr) = host.resolve();
+    let text = format!(
+        "locale = \"en\"\n[discovery]\nextra_root_certs = [\"{}\"]\nresolve = {{ \"{domain}\" = \"{addr}\" }}\n",
+        ca.display()
+    );
+    let config = Config::parse(&text, std::path::Path::new("t.toml")).unwrap();
+    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+    let svc = Service::new(
+        store,
+        Arc::new(SigningKey::from_bytes(&[7; 32])),
+        None,
+        config.clone(),
+        DiscoveryClient::new(&config.discovery).unwrap(),
+        schcp_consent::Language::English,
+        keyapp::service::system_clock(),
+    )
+    .unwrap();
+    let jkt = paired(&svc, 8, "Calendar Assistant").await;
+    let mut offer = host.priced_offer(chrono::Utc::now().timestamp());
+    let start = chrono::Utc::now() + chrono::Duration::days(3);
+    offer.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
+    offer.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
+    let body = json!({"kind": "closed_mandate", "idempotency_key": "c1", "offer": host.sign_offer(&offer).unwrap(),
+                      "discovery": host.discovery_url()});
+    let (v, _) = svc.create_request(&Requester { jkt }, body.to_string().as_bytes()).await.unwrap();
+    let p = svc.prompt(&v.request_id).await.unwrap();
+    let kinds: Vec<&str> = p.attention.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, ["price", "retention"], "{p:?}");
+    for a in &p.attention {
+        assert!(p.consent_text.contains(a.detail.as_deref().unwrap()), "{a:?} not in {}", p.consent_text);
+    }
+}

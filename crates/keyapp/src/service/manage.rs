@@ -40,6 +40,17 @@ pub struct Prompt {
     /// A rule's label (§7.9), which the person may edit before signing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// What to look at twice (schcp_consent::attention), each also in the text.
+    pub attention: Vec<AttentionView>,
+}
+
+/// One look-twice callout: `unverified_identity`, `price`, `place_away`,
+/// `reconfirmation` or `retention`, with its detail in the consent language.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize, Serialize)]
+pub struct AttentionView {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// A paired agent with the time and kind of its last request.
@@ -119,11 +130,21 @@ impl Service {
                 created_at: p.created_at,
                 expires_at: p.created_at + super::pairing::PAIRING_TTL,
                 label: None,
+                attention: Vec::new(),
             });
         }
         let r = self.request(id).await?;
         let label = if r.kind == "rule" { Some(self.rule_input(id).await?.1) } else { None };
+        let attention: Option<(String,)> = sqlx::query_as("SELECT items FROM request_attention WHERE request_id = ?")
+            .bind(id)
+            .fetch_optional(self.store().pool())
+            .await?;
+        let attention = match attention {
+            Some((items,)) => serde_json::from_str(&items).map_err(super::kinds::corrupt)?,
+            None => Vec::new(),
+        };
         Ok(Prompt {
+            attention,
             agent_name: self.agent_name(&r.agent_jkt).await?,
             fingerprint: fingerprint(&r.agent_jkt),
             status: r.status.as_str().to_owned(),
@@ -134,6 +155,26 @@ impl Service {
             id: r.request_id,
             label,
         })
+    }
+
+    /// The callouts for a request about to be stored, in the consent language;
+    /// computed before anything is stored, so a failure stores nothing.
+    pub(super) fn attention_items(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
+        let items: Vec<AttentionView> = schcp_consent::attention(req, &self.inner.locale)
+            .map_err(|e| ServiceError::Consent(e.to_string()))?
+            .into_iter()
+            .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), detail: a.detail })
+            .collect();
+        Ok(serde_json::to_string(&items).expect("callouts serialize"))
+    }
+
+    pub(super) async fn record_attention(&self, request_id: &str, items: &str) -> Result<(), ServiceError> {
+        sqlx::query("INSERT INTO request_attention (request_id, items) VALUES (?, ?) ON CONFLICT DO NOTHING")
+            .bind(request_id)
+            .bind(items)
+            .execute(self.store().pool())
+            .await?;
+        Ok(())
     }
 
     /// A pending rule's stored input and its current label.

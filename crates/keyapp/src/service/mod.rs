@@ -15,7 +15,7 @@ mod records;
 mod requests;
 mod rule;
 
-pub use manage::{AgentView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
+pub use manage::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
 pub use pairing::{fingerprint, Pairing, PairingStatus};
 pub use records::{Contact, CredentialView, HistoryEntry};
 pub use requests::{RequestStatus, RequestView, Requester};
