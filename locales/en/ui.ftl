@@ -47,6 +47,7 @@ kind-meeting_contract = Meeting contract
 kind-acceptance = Acceptance
 kind-rule = Rule
 
+consent-window-title = Your consent — SchCP Key App
 consent-heading = An assistant asks for your consent
 consent-from = From
 consent-code = Pairing code

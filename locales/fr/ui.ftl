@@ -46,6 +46,7 @@ kind-meeting_contract = Contrat de rencontre
 kind-acceptance = Acceptation
 kind-rule = Règle
 
+consent-window-title = Votre consentement — Appli de clés SchCP
 consent-heading = Un assistant demande votre consentement
 consent-from = De
 consent-code = Code de jumelage

@@ -73,14 +73,14 @@ pub fn language_changed<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-fn open<R: Runtime>(app: &AppHandle<R>, label: &str, route: &str, width: f64, height: f64) {
+fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, route: &str, width: f64, height: f64) {
     if let Some(w) = app.get_webview_window(label) {
         let _ = w.unminimize();
         let _ = w.show();
         let _ = w.set_focus();
         return;
     }
-    let title = app.state::<UiLanguage>().format("app-title", &[]);
+    let title = app.state::<UiLanguage>().format(title_id, &[]);
     let built = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("index.html#{route}").into()))
         .title(title)
         .inner_size(width, height)
@@ -98,10 +98,10 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
         Some(n) => format!("/requests?notice={n}"),
         None => "/requests".to_owned(),
     };
-    open(app, MAIN, &route, 960.0, 680.0);
+    open(app, MAIN, "app-title", &route, 960.0, 680.0);
 }
 
 /// The consent window: it shows the oldest pending pairing or request.
 pub fn open_consent<R: Runtime>(app: &AppHandle<R>) {
-    open(app, CONSENT, "/consent", 620.0, 720.0);
+    open(app, CONSENT, "consent-window-title", "/consent", 620.0, 720.0);
 }

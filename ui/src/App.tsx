@@ -18,6 +18,8 @@ export function App() {
     api.uiStrings().then(setUi);
     const onHash = () => setRoute(parseRoute(location.hash));
     window.addEventListener("hashchange", onHash);
+    // A route set between the first render and this listener is not lost.
+    onHash();
     return () => window.removeEventListener("hashchange", onHash);
   }, []);
   useEffect(() => {
