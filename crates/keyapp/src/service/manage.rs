@@ -85,6 +85,9 @@ pub struct Settings {
     pub consent_language: String,
 }
 
+/// jkt, name, fingerprint, paired at, last request at, last request kind.
+type AgentRow = (String, String, String, i64, Option<i64>, Option<String>);
+
 impl Service {
     /// Pending pairings then pending requests, oldest first.
     pub async fn pending_items(&self) -> Result<Vec<PendingItem>, ServiceError> {
@@ -238,7 +241,7 @@ impl Service {
 
     /// Paired agents, with their last request.
     pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
-        let rows: Vec<(String, String, String, i64, Option<i64>, Option<String>)> = sqlx::query_as(
+        let rows: Vec<AgentRow> = sqlx::query_as(
             "SELECT a.jkt, a.name, a.fingerprint, coalesce(a.decided_at, a.created_at),
                     (SELECT max(r.created_at) FROM requests r WHERE r.agent_jkt = a.jkt),
                     (SELECT r.kind FROM requests r WHERE r.agent_jkt = a.jkt ORDER BY r.created_at DESC LIMIT 1)
