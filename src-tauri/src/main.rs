@@ -27,6 +27,21 @@ fn main() -> anyhow::Result<()> {
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
+    // One instance per data directory: a second start names the running one
+    // and stops before touching the socket, the database or the key.
+    let data_dir = keyapp::app::data_dir(&config)?;
+    let runtime_dir = keyapp::control::runtime_dir(&config, &data_dir);
+    let running =
+        tauri::async_runtime::block_on(keyapp::control::call(&runtime_dir, &keyapp::control::Command::Principal));
+    if let Ok(Ok(answer)) = running {
+        eprintln!(
+            "schcp-keyapp-desktop: the key app for {} is already running (principal {}, control socket {}); not starting another",
+            data_dir.display(),
+            answer["principal"].as_str().unwrap_or("?"),
+            keyapp::control::socket_path(&runtime_dir).display()
+        );
+        std::process::exit(2);
+    }
     // The file keystore's passphrase comes from SCHCP_KEYAPP_PASSPHRASE; there
     // is no terminal to ask on (README "Key storage").
     let running = tauri::async_runtime::block_on(keyapp::app::start(config, PassphraseSource::default()))
