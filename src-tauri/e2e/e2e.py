@@ -14,6 +14,7 @@ person would see it:
 - a decline ends the agent's request as declined;
 - revoking from Credentials revokes it in the service at once;
 - the French UI and French consent text;
+- an accessibility audit (axe-core) of the consent view and every screen;
 - screenshots of the consent window, Credentials and History in docs/screenshots/.
 """
 
@@ -40,6 +41,7 @@ AGENT = os.path.join(TARGET, "debug", "examples", "agent")
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
 DISCOVERY = "https://maplestreetauto.example/.well-known/scheduling.json"
 DRIVER = "http://127.0.0.1:4444"
+AXE = os.path.join(ROOT, "ui", "node_modules", "axe-core", "axe.min.js")
 
 
 def free_port():
@@ -155,6 +157,27 @@ class Env:
         return wait_for("the outcome", lambda: self.js(
             "const n = document.getElementById('consent-notice'); return n && n.dataset.outcome"))
 
+    def audit(self, screen):
+        """axe-core, injected through WebDriver: no serious or critical violation."""
+        if not self.js("return typeof window.axe === 'object'"):
+            self.js(open(AXE).read())
+            # The audit can fail: an unlabelled field is a critical violation.
+            self.js("const i = document.createElement('input'); i.id = 'axe-probe'; document.body.appendChild(i);")
+            probe = self.violations()
+            self.js("document.getElementById('axe-probe').remove()")
+            assert any(v["id"] == "label" and v["impact"] == "critical" for v in probe), probe
+        result = self.violations()
+        bad = [v for v in result if v["impact"] in ("serious", "critical")]
+        assert not bad, f"{screen}: {json.dumps(bad, indent=1)}"
+        print(f"e2e: axe on {screen}: no serious or critical violation ({len(result)} minor)")
+
+    def violations(self):
+        return self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "axe.run(document, {resultTypes: ['violations']}).then(r => done(r.violations.map("
+            "v => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map(n => n.html).slice(0, 3)}))),"
+            " e => done([{id: 'axe-error', impact: 'critical', help: String(e)}]))")
+
     def shot(self, name):
         os.makedirs(SHOTS, exist_ok=True)
         self.driver.save_screenshot(os.path.join(SHOTS, name))
@@ -192,6 +215,7 @@ def english(scratch):
         service_text = env.cli("show", request_id)[:-1]  # println's newline
         assert shown == service_text, f"on screen:\n{shown!r}\nservice:\n{service_text!r}"
         env.shot("consent-window.png")
+        env.audit("consent")
         assert env.approve() == "approved"
         mandate = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
@@ -231,6 +255,12 @@ def english(scratch):
         env.route("#/history")
         wait_for("the history", lambda: env.driver.find_element(By.CSS_SELECTOR, "#h-history ~ table"))
         env.shot("history.png")
+
+        for screen in ("requests", "agents", "credentials", "history", "contacts", "attestations", "settings"):
+            env.route(f"#/{screen}")
+            wait_for(f"the {screen} screen", lambda: env.driver.find_element(By.ID, f"h-{screen}"))
+            time.sleep(0.3)
+            env.audit(screen)
 
         # 5. The window's language switches at run time.
         env.route("#/settings")
