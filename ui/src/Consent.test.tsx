@@ -7,12 +7,13 @@ import type { Prompt } from "./api";
 
 const calls: { answer: [string, boolean][] } = { answer: [] };
 let current: Prompt;
+let waiting = true;
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
 
 vi.mock("./api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
-    pending: async () => [{ id: current.id }],
+    pending: async () => (waiting ? [{ id: current.id }] : []),
     prompt: async () => ({ ...current }),
     answer: async (id: string, approve: boolean) => {
       calls.answer.push([id, approve]);
@@ -61,6 +62,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   vi.spyOn(document, "hasFocus").mockReturnValue(true);
   calls.answer = [];
+  waiting = true;
   current = prompt();
   answerResult = async () => ({ status: "approved" });
 });
@@ -177,6 +179,18 @@ describe("the consent view", () => {
     });
     expect(calls.answer).toEqual([["rq_1", true]]);
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
+  });
+
+  it("shows a request that arrives while the window says nothing is waiting", async () => {
+    waiting = false;
+    await mount();
+    expect(document.getElementById("consent-none")).not.toBeNull();
+    waiting = true;
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1100);
+    });
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(approve().disabled).toBe(true);
   });
 
   it("lets the person edit a rule's label, and the text shown is the service's answer", async () => {

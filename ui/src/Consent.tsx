@@ -111,6 +111,17 @@ export function ConsentView(props: { requestedId?: string }) {
     return () => clearInterval(timer);
   }, [prompt?.id, done]);
 
+  // Nothing waiting: look again, so a request arriving while this window is
+  // open is shown here (the app raises this window for it).
+  useEffect(() => {
+    if (!empty) return;
+    const timer = setInterval(async () => {
+      const pending = await api.pending().catch(() => []);
+      if (pending.length > 0) void loadNext();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [empty]);
+
   // Enter and Space never approve, wherever the focus is.
   useEffect(() => {
     const guard = (e: KeyboardEvent) => {
