@@ -37,6 +37,7 @@
 /// The claims types the requests carry: `schcp`'s own, re-exported for callers.
 pub use schcp::claims;
 
+pub mod attention;
 mod domain;
 mod duration;
 mod error;
@@ -50,6 +51,7 @@ mod request;
 mod rule;
 mod when;
 
+pub use attention::{attention, Attention, AttentionKind};
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};

@@ -14,6 +14,7 @@
 
 mod acceptance;
 mod closed_mandate;
+mod manage;
 mod management_mandate;
 mod mandate;
 mod meeting_contract;
@@ -25,6 +26,7 @@ mod rule;
 
 pub use crate::kind::RequestKind;
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
+pub use manage::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{

@@ -192,6 +192,7 @@ impl Service {
 
         let prepared = prepare(self, agent, kind, &obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
+        let attention = self.attention_items(&prepared.consent)?;
         let mut expires_at = now + REQUEST_TTL;
         if let Some(limit) = prepared.not_after {
             // Never after the offer (or receipt-derived credential) it concerns.
@@ -226,6 +227,7 @@ impl Service {
                 Err(ServiceError::IdempotencyConflict)
             };
         }
+        self.record_attention(&request_id, &attention).await?;
         self.notify();
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued

@@ -1,0 +1,210 @@
+//! The desktop screens' service functions (service::manage): prompts, agents
+//! with their last request, contact rename and removal, attestations, settings,
+//! and a rule's label edited by the person before signing (§7.9). The service
+//! is built directly, with a clock the tests move and no keychain.
+
+use ed25519_dalek::SigningKey;
+use keyapp::config::Config;
+use keyapp::discovery::DiscoveryClient;
+use keyapp::service::{Requester, Service, ServiceError};
+use keyapp::store::Store;
+use schcp::jwk::Jwk;
+use serde_json::json;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+const T0: i64 = 1_800_000_000;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    svc: Service,
+    clock: Arc<AtomicI64>,
+}
+
+async fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+    let config = Config::default();
+    let discovery = DiscoveryClient::new(&config.discovery).unwrap();
+    let clock = Arc::new(AtomicI64::new(T0));
+    let c = clock.clone();
+    let svc = Service::new(
+        store,
+        Arc::new(SigningKey::from_bytes(&[7; 32])),
+        None,
+        config,
+        discovery,
+        schcp_consent::Language::English,
+        Arc::new(move || c.load(Ordering::SeqCst)),
+    )
+    .unwrap();
+    Env { _dir: dir, svc, clock }
+}
+
+/// An agent the person paired, by its thumbprint.
+async fn paired(svc: &Service, seed: u8, name: &str) -> String {
+    let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[seed; 32]).verifying_key());
+    let p = svc.request_pairing(&jwk, name).await.unwrap();
+    svc.answer(&p.pairing_id, true).await.unwrap();
+    jwk.thumbprint().unwrap()
+}
+
+async fn rule_request(svc: &Service, jkt: &str, key: &str, label: &str) -> String {
+    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": label});
+    let (v, _) = svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes()).await.unwrap();
+    v.request_id
+}
+
+#[tokio::test]
+async fn a_prompt_carries_the_stored_text_the_agent_and_its_status() {
+    let e = env().await;
+    let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[3; 32]).verifying_key());
+    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    let items = e.svc.pending_items().await.unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!((items[0].kind.as_str(), items[0].agent_name.as_str()), ("pairing", "Calendar Assistant"));
+    assert_eq!(items[0].expires_at, T0 + 600);
+    let shown = e.svc.prompt(&p.pairing_id).await.unwrap();
+    assert_eq!(shown.consent_text, e.svc.consent_text(&p.pairing_id).await.unwrap());
+    assert_eq!(shown.fingerprint, p.fingerprint);
+    assert_eq!(shown.status, "pending");
+    e.svc.answer(&p.pairing_id, true).await.unwrap();
+
+    let jkt = jwk.thumbprint().unwrap();
+    let id = rule_request(&e.svc, &jkt, "k1", "Weekend playdates").await;
+    let shown = e.svc.prompt(&id).await.unwrap();
+    assert_eq!(shown.consent_text, e.svc.request(&id).await.unwrap().consent_text);
+    assert_eq!(shown.agent_name, "Calendar Assistant");
+    assert_eq!(shown.label.as_deref(), Some("Weekend playdates"));
+    assert_eq!(shown.expires_at, T0 + 600);
+
+    // Expired while shown: the prompt says so and approving is refused.
+    e.clock.store(T0 + 601, Ordering::SeqCst);
+    assert_eq!(e.svc.prompt(&id).await.unwrap().status, "expired");
+    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(s)) if s == "expired"));
+    assert!(matches!(e.svc.prompt("rq_nope").await, Err(ServiceError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn an_edited_rule_label_is_what_is_shown_signed_and_kept() {
+    let e = env().await;
+    let jkt = paired(&e.svc, 4, "Calendar Assistant").await;
+    let id = rule_request(&e.svc, &jkt, "k1", "Agent's words").await;
+    let before = e.svc.prompt(&id).await.unwrap().consent_text;
+    let p = e.svc.relabel_rule(&id, "  My weekend rule ").await.unwrap();
+    assert_eq!(p.label.as_deref(), Some("My weekend rule"));
+    assert!(p.consent_text.contains("\"My weekend rule\""), "{}", p.consent_text);
+    assert!(!p.consent_text.contains("Agent's words"));
+    assert_ne!(p.consent_text, before);
+    // What the agent reads back is the new text too.
+    assert_eq!(e.svc.request(&id).await.unwrap().consent_text, p.consent_text);
+
+    let done = e.svc.answer(&id, true).await.unwrap();
+    let rule = schcp::verify::verify_rule(done["result"]["rule"].as_str().unwrap()).unwrap();
+    assert_eq!(rule.claims.label, "My weekend rule");
+
+    // Once answered, or for another kind, or with a bad label: refused, nothing changed.
+    assert!(matches!(e.svc.relabel_rule(&id, "Later").await, Err(ServiceError::NotPending(_))));
+    let id2 = rule_request(&e.svc, &jkt, "k2", "Agent's words").await;
+    for bad in ["", "   ", "a\u{7}b", &"x".repeat(201)] {
+        let err = e.svc.relabel_rule(&id2, bad).await.unwrap_err();
+        assert!(matches!(err, ServiceError::Invalid { reason: "bad_label", .. }), "{bad:?}: {err}");
+    }
+    assert_eq!(e.svc.prompt(&id2).await.unwrap().label.as_deref(), Some("Agent's words"));
+    let pr = e.svc.pending_items().await.unwrap();
+    assert_eq!(pr.len(), 1);
+    assert!(matches!(e.svc.relabel_rule("rq_unknown", "x").await, Err(ServiceError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn agents_show_their_last_request_and_unpairing_removes_them() {
+    let e = env().await;
+    let a = paired(&e.svc, 5, "Assistant A").await;
+    let b = paired(&e.svc, 6, "Assistant B").await;
+    e.clock.store(T0 + 50, Ordering::SeqCst);
+    rule_request(&e.svc, &a, "k1", "One").await;
+    let agents = e.svc.agents().await.unwrap();
+    assert_eq!(agents.len(), 2);
+    let va = agents.iter().find(|v| v.jkt == a).unwrap();
+    assert_eq!((va.last_request_at, va.last_request_kind.as_deref()), (Some(T0 + 50), Some("rule")));
+    assert_eq!(va.fingerprint, keyapp::service::fingerprint(&a));
+    let vb = agents.iter().find(|v| v.jkt == b).unwrap();
+    assert_eq!(vb.last_request_at, None);
+
+    e.svc.unpair(&a).await.unwrap();
+    let agents = e.svc.agents().await.unwrap();
+    assert_eq!(agents.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["Assistant B"]);
+    // Its pending request was withdrawn with it.
+    assert!(e.svc.pending_items().await.unwrap().is_empty());
+    assert!(matches!(e.svc.unpair(&a).await, Err(ServiceError::NotFound(_))));
+}
+
+#[tokio::test]
+async fn contacts_are_renamed_and_removed_and_unknown_ones_refused() {
+    let e = env().await;
+    let noor = Jwk::ed25519(&SigningKey::from_bytes(&[9; 32]).verifying_key()).principal_id().unwrap();
+    e.svc.add_contact(&noor, "Noor", None).await.unwrap();
+    e.svc.rename_contact(&noor, "Noor Haddad").await.unwrap();
+    assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
+    assert!(matches!(e.svc.rename_contact(&noor, " ").await, Err(ServiceError::Invalid { reason: "bad_name", .. })));
+    assert!(matches!(e.svc.rename_contact(&noor, "a\nb").await, Err(ServiceError::Invalid { .. })));
+    assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
+    assert!(matches!(e.svc.rename_contact("urn:other", "X").await, Err(ServiceError::NotFound(_))));
+    e.svc.remove_contact(&noor).await.unwrap();
+    assert!(e.svc.contacts().await.unwrap().is_empty());
+    assert!(matches!(e.svc.remove_contact(&noor).await, Err(ServiceError::NotFound(_))));
+    let events: Vec<String> = e.svc.history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
+    assert!(events.contains(&"contact_renamed".to_owned()) && events.contains(&"contact_removed".to_owned()));
+}
+
+#[tokio::test]
+async fn settings_and_attestations_are_listed() {
+    let e = env().await;
+    let s = e.svc.settings();
+    assert_eq!(s.principal, e.svc.principal());
+    assert_eq!(s.keystore, "os");
+    assert_eq!(s.consent_language, "en");
+    assert_eq!(s.status_public_base, "http://127.0.0.1:7412");
+    assert!(e.svc.attestations().await.unwrap().is_empty());
+}
+
+/// The callouts stored with a request come from its verified offer: a priced
+/// offer at a discovered host shows the price and the retention, no identity warning.
+#[tokio::test]
+async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, host.ca_pem()).unwrap();
+    let (domain, addr) = host.resolve();
+    let text = format!(
+        "locale = \"en\"\n[discovery]\nextra_root_certs = [\"{}\"]\nresolve = {{ \"{domain}\" = \"{addr}\" }}\n",
+        ca.display()
+    );
+    let config = Config::parse(&text, std::path::Path::new("t.toml")).unwrap();
+    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+    let svc = Service::new(
+        store,
+        Arc::new(SigningKey::from_bytes(&[7; 32])),
+        None,
+        config.clone(),
+        DiscoveryClient::new(&config.discovery).unwrap(),
+        schcp_consent::Language::English,
+        keyapp::service::system_clock(),
+    )
+    .unwrap();
+    let jkt = paired(&svc, 8, "Calendar Assistant").await;
+    let mut offer = host.priced_offer(chrono::Utc::now().timestamp());
+    let start = chrono::Utc::now() + chrono::Duration::days(3);
+    offer.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
+    offer.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
+    let body = json!({"kind": "closed_mandate", "idempotency_key": "c1", "offer": host.sign_offer(&offer).unwrap(),
+                      "discovery": host.discovery_url()});
+    let (v, _) = svc.create_request(&Requester { jkt }, body.to_string().as_bytes()).await.unwrap();
+    let p = svc.prompt(&v.request_id).await.unwrap();
+    let kinds: Vec<&str> = p.attention.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, ["price", "retention"], "{p:?}");
+    for a in &p.attention {
+        assert!(p.consent_text.contains(a.detail.as_deref().unwrap()), "{a:?} not in {}", p.consent_text);
+    }
+}

@@ -1,0 +1,142 @@
+# The desktop window's own words, English. Formatted in Rust (src-tauri,
+# ui_strings) and handed to the window whole, so the window has no second i18n
+# system. What a person agrees to is never here: that is consent.ftl, rendered
+# by crates/consent and shown verbatim.
+
+app-title = SchCP Key App
+nav-label = Sections
+nav-requests = Requests
+nav-agents = Agents
+nav-credentials = Credentials
+nav-history = History
+nav-contacts = Contacts
+nav-attestations = Attestations
+nav-settings = Settings
+
+loading = Loading…
+error-prefix = Something went wrong:
+empty-list = Nothing here yet.
+refresh = Refresh
+
+requests-heading = Waiting for your answer
+requests-open = Review
+col-kind = Kind
+col-agent = Assistant
+col-fingerprint = Code
+col-age = Asked
+col-expires = Expires
+col-status = Status
+col-actions = Actions
+col-audience = Hosts
+col-remaining = Remaining
+col-when = When
+col-event = Event
+col-subject = About
+col-detail = Detail
+col-name = Name
+col-principal = Principal
+col-relationship = Relationship
+col-issuer = Issuer
+col-last-request = Last request
+
+kind-pairing = Pairing
+kind-mandate = Mandate
+kind-closed_mandate = Booking mandate
+kind-management_mandate = Management mandate
+kind-meeting_contract = Meeting contract
+kind-acceptance = Acceptance
+kind-rule = Rule
+
+consent-window-title = Your consent — SchCP Key App
+consent-heading = An assistant asks for your consent
+consent-from = From
+consent-code = Pairing code
+consent-code-hint = Check that your assistant shows the same code.
+consent-text-label = What you are agreeing to
+consent-look-twice = Look twice
+consent-approve = Approve
+consent-decline = Decline
+consent-wait = Read the text above; Approve becomes available in a moment.
+consent-focus = Click in this window to enable Approve.
+consent-none = Nothing is waiting for your answer.
+consent-gone-withdrawn = The assistant withdrew this request. Nothing was signed.
+consent-gone-expired = This request expired before you answered. Nothing was signed.
+consent-gone-declined = This request was declined. Nothing was signed.
+consent-gone-approved = This request was already approved.
+consent-gone-other = This request is no longer waiting for an answer. Nothing was signed.
+consent-done-approved = Approved.
+consent-done-declined = Declined. Nothing was signed.
+consent-close = Close
+consent-next = Next request
+consent-open-main = Open the key app
+consent-label-edit = Label of this rule (you may change it before approving)
+consent-label-save = Use this label
+
+agents-heading = Paired assistants
+agents-unpair = Unpair
+agents-unpair-confirm = Unpair this assistant? Its next request will be refused.
+agents-never = never
+
+credentials-heading = What you have signed
+credentials-revoke = Revoke
+credentials-revoke-confirm = Revoke this credential? Hosts will refuse it from now on.
+credentials-not-revocable = not revocable
+status-active = active
+status-expired = expired
+status-revoked = revoked
+status-pending = pending
+status-approved = approved
+status-declined = declined
+status-withdrawn = withdrawn
+
+history-heading = History
+history-show-text = Show the text
+history-hide-text = Hide the text
+
+contacts-heading = Contacts
+contacts-add = Add contact
+contacts-rename = Rename
+contacts-remove = Remove
+contacts-remove-confirm = Remove this contact?
+contacts-save = Save
+contacts-cancel = Cancel
+
+attestations-heading = Attestations
+attestations-add = Add attestation
+attestations-jws = Attestation (compact JWS)
+
+settings-heading = Settings
+settings-language = Language
+settings-principal = Your principal id
+settings-jwk = Your public key (JWK)
+settings-copy = Copy
+settings-copied = Copied.
+settings-status-base = Status address hosts check
+settings-keystore = Where your key is kept
+keystore-os = In this computer's keychain (Secret Service, Keychain or Credential Manager).
+keystore-file = In an encrypted file protected by your passphrase.
+settings-consent-language = Language of consent texts
+
+confirm-yes = Yes
+confirm-no = No
+
+attention-unverified_identity = The host's identity is not verified: it is named only as it names itself.
+attention-price = A price is stated:
+attention-place_away = The place is not at the host's own address:
+attention-reconfirmation = You will be asked to reconfirm; if you stay silent:
+attention-retention = The host keeps your data for:
+
+no-tray = No system tray was found on this desktop, so the key app stays in this window. Closing it quits the app.
+
+## The tray menu and notifications (formatted in Rust, with arguments).
+tray-open = Open the key app
+tray-pending =
+    { $count ->
+        [0] Nothing waiting
+        [one] 1 waiting for your answer
+       *[other] { $count } waiting for your answer
+    }
+tray-quit = Quit
+notify-title = Your consent is asked
+notify-pairing = { $agent } asks to pair with your key app.
+notify-request = { $agent } asks for your consent.

@@ -1,0 +1,141 @@
+# Les mots de la fenêtre du bureau, en français. Mis en forme en Rust
+# (src-tauri, ui_strings) et remis entiers à la fenêtre. Ce à quoi une personne
+# consent n'est jamais ici : c'est consent.ftl, affiché tel quel.
+
+app-title = Appli de clés SchCP
+nav-label = Sections
+nav-requests = Demandes
+nav-agents = Assistants
+nav-credentials = Autorisations
+nav-history = Historique
+nav-contacts = Contacts
+nav-attestations = Attestations
+nav-settings = Réglages
+
+loading = Chargement…
+error-prefix = Une erreur s’est produite :
+empty-list = Rien pour l’instant.
+refresh = Actualiser
+
+requests-heading = En attente de votre réponse
+requests-open = Examiner
+col-kind = Type
+col-agent = Assistant
+col-fingerprint = Code
+col-age = Demandé
+col-expires = Expire
+col-status = État
+col-actions = Actions
+col-audience = Hôtes
+col-remaining = Restant
+col-when = Quand
+col-event = Événement
+col-subject = Objet
+col-detail = Détail
+col-name = Nom
+col-principal = Mandant
+col-relationship = Relation
+col-issuer = Émetteur
+col-last-request = Dernière demande
+
+kind-pairing = Jumelage
+kind-mandate = Mandat
+kind-closed_mandate = Mandat de réservation
+kind-management_mandate = Mandat de gestion
+kind-meeting_contract = Contrat de rencontre
+kind-acceptance = Acceptation
+kind-rule = Règle
+
+consent-window-title = Votre consentement — Appli de clés SchCP
+consent-heading = Un assistant demande votre consentement
+consent-from = De
+consent-code = Code de jumelage
+consent-code-hint = Vérifiez que votre assistant affiche le même code.
+consent-text-label = Ce que vous acceptez
+consent-look-twice = À regarder deux fois
+consent-approve = Approuver
+consent-decline = Refuser
+consent-wait = Lisez le texte ci-dessus ; Approuver sera disponible dans un instant.
+consent-focus = Cliquez dans cette fenêtre pour activer Approuver.
+consent-none = Rien n’attend votre réponse.
+consent-gone-withdrawn = L’assistant a retiré cette demande. Rien n’a été signé.
+consent-gone-expired = Cette demande a expiré avant votre réponse. Rien n’a été signé.
+consent-gone-declined = Cette demande a été refusée. Rien n’a été signé.
+consent-gone-approved = Cette demande a déjà été approuvée.
+consent-gone-other = Cette demande n’attend plus de réponse. Rien n’a été signé.
+consent-done-approved = Approuvé.
+consent-done-declined = Refusé. Rien n’a été signé.
+consent-close = Fermer
+consent-next = Demande suivante
+consent-open-main = Ouvrir l’appli de clés
+consent-label-edit = Libellé de cette règle (vous pouvez le changer avant d’approuver)
+consent-label-save = Utiliser ce libellé
+
+agents-heading = Assistants jumelés
+agents-unpair = Dissocier
+agents-unpair-confirm = Dissocier cet assistant ? Sa prochaine demande sera refusée.
+agents-never = jamais
+
+credentials-heading = Ce que vous avez signé
+credentials-revoke = Révoquer
+credentials-revoke-confirm = Révoquer cette autorisation ? Les hôtes la refuseront dès maintenant.
+credentials-not-revocable = non révocable
+status-active = active
+status-expired = expirée
+status-revoked = révoquée
+status-pending = en attente
+status-approved = approuvée
+status-declined = refusée
+status-withdrawn = retirée
+
+history-heading = Historique
+history-show-text = Afficher le texte
+history-hide-text = Masquer le texte
+
+contacts-heading = Contacts
+contacts-add = Ajouter un contact
+contacts-rename = Renommer
+contacts-remove = Retirer
+contacts-remove-confirm = Retirer ce contact ?
+contacts-save = Enregistrer
+contacts-cancel = Annuler
+
+attestations-heading = Attestations
+attestations-add = Ajouter une attestation
+attestations-jws = Attestation (JWS compact)
+
+settings-heading = Réglages
+settings-language = Langue
+settings-principal = Votre identifiant de mandant
+settings-jwk = Votre clé publique (JWK)
+settings-copy = Copier
+settings-copied = Copié.
+settings-status-base = Adresse d’état que vérifient les hôtes
+settings-keystore = Où votre clé est gardée
+keystore-os = Dans le trousseau de cet ordinateur (Secret Service, Trousseau ou Gestionnaire d’identifiants).
+keystore-file = Dans un fichier chiffré protégé par votre phrase de passe.
+settings-consent-language = Langue des textes de consentement
+
+confirm-yes = Oui
+confirm-no = Non
+
+attention-unverified_identity = L’identité de l’hôte n’est pas vérifiée : il n’est nommé que comme il se nomme lui-même.
+attention-price = Un prix est indiqué :
+attention-place_away = Le lieu n’est pas à l’adresse de l’hôte :
+attention-reconfirmation = On vous demandera de reconfirmer ; si vous ne répondez pas :
+attention-retention = L’hôte conserve vos données pendant :
+
+no-tray = Aucune zone de notification n’a été trouvée sur ce bureau : l’appli de clés reste dans cette fenêtre. La fermer quitte l’appli.
+
+## Le menu de la zone de notification et les notifications (mis en forme en Rust).
+tray-open = Ouvrir l’appli de clés
+tray-pending =
+    { $count ->
+        [0] Rien en attente
+        [one] 1 en attente de votre réponse
+       *[other] { $count } en attente de votre réponse
+    }
+tray-quit = Quitter
+notify-title = Votre consentement est demandé
+notify-pairing = { $agent } demande à se jumeler à votre appli de clés.
+notify-request = { $agent } demande votre consentement.

@@ -1,0 +1,171 @@
+//! Every command the window calls: each forwards to one `Service` function,
+//! the same ones the control socket's `execute` calls, so the window and the
+//! terminal can never disagree. No protocol or wording logic lives here; the
+//! consent text is the service's, verbatim.
+
+use crate::ui_strings::{UiLanguage, UiStrings};
+use crate::windows;
+use keyapp::service::{
+    AgentView, AttestationView, Contact, CredentialView, HistoryEntry, PendingItem, Prompt, Service, ServiceError,
+    Settings,
+};
+use serde::Serialize;
+use serde_json::Value;
+use tauri::{AppHandle, Runtime, State, WebviewWindow};
+
+/// A refusal as the window shows it: the service's §9-style code, reason and
+/// sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
+#[derive(Debug, Clone, Serialize, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct CommandError {
+    pub code: String,
+    pub reason: String,
+    pub message: String,
+}
+
+impl From<ServiceError> for CommandError {
+    fn from(e: ServiceError) -> Self {
+        let api = e.to_api();
+        CommandError { code: api.code.into(), reason: api.reason.into(), message: api.message }
+    }
+}
+
+type Svc<'a> = State<'a, Service>;
+type Answer<T> = Result<T, CommandError>;
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn pending(svc: Svc<'_>) -> Answer<Vec<PendingItem>> {
+    Ok(svc.pending_items().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn prompt(svc: Svc<'_>, id: String) -> Answer<Prompt> {
+    Ok(svc.prompt(&id).await?)
+}
+
+/// The person's yes or no. The service refuses anything not pending, so a
+/// request withdrawn or expired while shown is never signed.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
+    Ok(svc.answer(&id, approve).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn relabel_rule(svc: Svc<'_>, id: String, label: String) -> Answer<Prompt> {
+    Ok(svc.relabel_rule(&id, &label).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn agents(svc: Svc<'_>) -> Answer<Vec<AgentView>> {
+    Ok(svc.agents().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn unpair(svc: Svc<'_>, jkt: String) -> Answer<()> {
+    Ok(svc.unpair(&jkt).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn credentials(svc: Svc<'_>) -> Answer<Vec<CredentialView>> {
+    Ok(svc.credentials(None).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
+    Ok(svc.revoke(&jti).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn history(svc: Svc<'_>) -> Answer<Vec<HistoryEntry>> {
+    Ok(svc.history_entries(500).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn contacts(svc: Svc<'_>) -> Answer<Vec<Contact>> {
+    Ok(svc.contacts().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn add_contact(svc: Svc<'_>, principal: String, name: String, relationship: Option<String>) -> Answer<()> {
+    Ok(svc.add_contact(&principal, &name, relationship.as_deref()).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn rename_contact(svc: Svc<'_>, principal: String, name: String) -> Answer<()> {
+    Ok(svc.rename_contact(&principal, &name).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn remove_contact(svc: Svc<'_>, principal: String) -> Answer<()> {
+    Ok(svc.remove_contact(&principal).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn attestations(svc: Svc<'_>) -> Answer<Vec<AttestationView>> {
+    Ok(svc.attestations().await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub async fn add_attestation(svc: Svc<'_>, jws: String) -> Answer<Value> {
+    Ok(svc.add_attestation(&jws).await?)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn settings(svc: Svc<'_>) -> Settings {
+    svc.settings()
+}
+
+/// The window's words in the language chosen (or the current one).
+#[tauri::command(rename_all = "snake_case")]
+pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
+    lang.strings()
+}
+
+/// Switches the window's language at run time; the tray follows.
+#[tauri::command(rename_all = "snake_case")]
+pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, tag: String) -> Answer<UiStrings> {
+    let strings = lang.set(&tag).map_err(|message| CommandError {
+        code: "INVALID_REQUEST".into(),
+        reason: "unknown_language".into(),
+        message,
+    })?;
+    windows::language_changed(&app);
+    Ok(strings)
+}
+
+#[tauri::command(rename_all = "snake_case")]
+pub fn open_main<R: Runtime>(app: AppHandle<R>) {
+    windows::open_main(&app, None);
+}
+
+/// Closing destroys the window (WebKit's memory goes with it); the app stays in the tray.
+#[tauri::command(rename_all = "snake_case")]
+pub fn close_window<R: Runtime>(window: WebviewWindow<R>) {
+    let _ = window.destroy();
+}
+
+/// Registers every command above on a builder (the app's and the tests' mock one).
+pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder.invoke_handler(tauri::generate_handler![
+        pending,
+        prompt,
+        answer,
+        relabel_rule,
+        agents,
+        unpair,
+        credentials,
+        revoke,
+        history,
+        contacts,
+        add_contact,
+        rename_contact,
+        remove_contact,
+        attestations,
+        add_attestation,
+        settings,
+        ui_strings,
+        set_language,
+        open_main,
+        close_window,
+    ])
+}

@@ -1,0 +1,56 @@
+//! `schcp-keyapp-desktop [--config FILE]`: the key app with its tray and
+//! windows. It starts the same service as `schcp-keyapp serve` in-process.
+#![forbid(unsafe_code)]
+// No console window on Windows release builds.
+#![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
+
+use anyhow::Context;
+use clap::Parser;
+use keyapp::config::Config;
+use keyapp::keystore::PassphraseSource;
+
+#[derive(Parser)]
+#[command(version, about = "The SchCP key app: tray, consent window and the screens you manage it from")]
+struct Args {
+    /// The same TOML config as `schcp-keyapp serve --config`.
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// Open the main window at start instead of waiting in the tray (a
+    /// WebDriver session needs a window to attach to).
+    #[arg(long)]
+    open: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let config = match &args.config {
+        Some(path) => Config::load(path)?,
+        None => Config::default(),
+    };
+    // One instance per data directory: a second start names the running one
+    // and stops before touching the socket, the database or the key.
+    let data_dir = keyapp::app::data_dir(&config)?;
+    let runtime_dir = keyapp::control::runtime_dir(&config, &data_dir);
+    let running =
+        tauri::async_runtime::block_on(keyapp::control::call(&runtime_dir, &keyapp::control::Command::Principal));
+    if let Ok(Ok(answer)) = running {
+        eprintln!(
+            "schcp-keyapp-desktop: the key app for {} is already running (principal {}, control socket {}); not starting another",
+            data_dir.display(),
+            answer["principal"].as_str().unwrap_or("?"),
+            keyapp::control::socket_path(&runtime_dir).display()
+        );
+        std::process::exit(2);
+    }
+    // The file keystore's passphrase comes from SCHCP_KEYAPP_PASSPHRASE; there
+    // is no terminal to ask on (README "Key storage").
+    let running = tauri::async_runtime::block_on(keyapp::app::start(config, PassphraseSource::default()))
+        .context("the key app service did not start")?;
+    eprintln!(
+        "schcp-keyapp-desktop: principal {}\n  agent API  http://{}\n  status API http://{}",
+        running.service.principal(),
+        running.agent_addr,
+        running.status_addr
+    );
+    desktop::run(running.service, args.open)
+}

@@ -1,0 +1,107 @@
+//! The two windows and the tray. Idle, the app is a tray icon and no webview
+//! (WebKit costs hundreds of MB): windows are created when needed and
+//! destroyed when closed.
+
+use crate::ui_strings::UiLanguage;
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
+use tauri::tray::TrayIconBuilder;
+use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
+
+pub const MAIN: &str = "main";
+pub const CONSENT: &str = "consent";
+
+/// The tray's menu items whose text changes (pending count, language).
+pub struct Tray<R: Runtime> {
+    pub open: MenuItem<R>,
+    pub pending: MenuItem<R>,
+    pub quit: MenuItem<R>,
+    pub icon: tauri::tray::TrayIcon<R>,
+}
+
+/// Whether the desktop has a tray host: on Linux a StatusNotifierWatcher on the
+/// session bus (libayatana-appindicator's icon is invisible without one).
+pub async fn tray_available() -> bool {
+    if !cfg!(target_os = "linux") {
+        return true;
+    }
+    let Ok(conn) = zbus::Connection::session().await else { return false };
+    let Ok(dbus) = zbus::fdo::DBusProxy::new(&conn).await else { return false };
+    let Ok(name) = zbus::names::BusName::try_from("org.kde.StatusNotifierWatcher") else { return false };
+    dbus.name_has_owner(name).await.unwrap_or(false)
+}
+
+pub fn build_tray<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
+    let lang = app.state::<UiLanguage>();
+    let open = MenuItem::with_id(app, "open", lang.format("tray-open", &[]), true, None::<&str>)?;
+    let pending =
+        MenuItem::with_id(app, "pending", lang.format("tray-pending", &[("count", 0.into())]), true, None::<&str>)?;
+    let quit = MenuItem::with_id(app, "quit", lang.format("tray-quit", &[]), true, None::<&str>)?;
+    let sep = PredefinedMenuItem::separator(app)?;
+    let menu = Menu::with_items(app, &[&open, &pending, &sep, &quit])?;
+    let mut builder = TrayIconBuilder::with_id("keyapp").menu(&menu).tooltip(lang.format("app-title", &[]));
+    if let Some(icon) = app.default_window_icon() {
+        builder = builder.icon(icon.clone());
+    }
+    let icon = builder
+        .on_menu_event(|app, event| match event.id().as_ref() {
+            "open" => open_main(app, None),
+            "pending" => open_consent(app),
+            "quit" => app.exit(0),
+            _ => {}
+        })
+        .build(app)?;
+    app.manage(Tray { open, pending, quit, icon });
+    Ok(())
+}
+
+/// The pending count in the tray menu and tooltip.
+pub fn set_pending_count<R: Runtime>(app: &AppHandle<R>, count: usize) {
+    if let Some(tray) = app.try_state::<Tray<R>>() {
+        let lang = app.state::<UiLanguage>();
+        let text = lang.format("tray-pending", &[("count", count.into())]);
+        let _ = tray.pending.set_text(&text);
+        let _ = tray.icon.set_tooltip(Some(format!("{} — {text}", lang.format("app-title", &[]))));
+    }
+}
+
+/// The tray speaks the window's language.
+pub fn language_changed<R: Runtime>(app: &AppHandle<R>) {
+    if let Some(tray) = app.try_state::<Tray<R>>() {
+        let lang = app.state::<UiLanguage>();
+        let _ = tray.open.set_text(lang.format("tray-open", &[]));
+        let _ = tray.quit.set_text(lang.format("tray-quit", &[]));
+    }
+}
+
+fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, route: &str, width: f64, height: f64) {
+    if let Some(w) = app.get_webview_window(label) {
+        let _ = w.unminimize();
+        let _ = w.show();
+        let _ = w.set_focus();
+        return;
+    }
+    let title = app.state::<UiLanguage>().format(title_id, &[]);
+    let built = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("index.html#{route}").into()))
+        .title(title)
+        .inner_size(width, height)
+        .min_inner_size(360.0, 400.0)
+        .focused(true)
+        .build();
+    if let Err(e) = built {
+        eprintln!("schcp-keyapp-desktop: cannot open the {label} window: {e}");
+    }
+}
+
+/// The main window, on its Requests screen (`notice` adds a line, e.g. why there is no tray).
+pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
+    let route = match notice {
+        Some(n) => format!("/requests?notice={n}"),
+        None => "/requests".to_owned(),
+    };
+    open(app, MAIN, "app-title", &route, 960.0, 680.0);
+}
+
+/// The consent window: it shows the oldest pending pairing or request.
+pub fn open_consent<R: Runtime>(app: &AppHandle<R>) {
+    open(app, CONSENT, "consent-window-title", "/consent", 620.0, 720.0);
+}

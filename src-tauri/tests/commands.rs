@@ -1,0 +1,281 @@
+//! Every window command through Tauri's mock runtime (no display): what the
+//! window gets is what the service says, and what the service refuses the
+//! window is refused too (an unknown or expired request, a rule's revocation,
+//! a second answer). The service is built directly, with a clock the tests move.
+
+use desktop::ui_strings::UiLanguage;
+use ed25519_dalek::SigningKey;
+use keyapp::config::Config;
+use keyapp::discovery::DiscoveryClient;
+use keyapp::service::{Requester, Service};
+use keyapp::store::Store;
+use schcp::jwk::Jwk;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{mock_builder, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::WebviewWindow;
+
+const T0: i64 = 1_800_000_000;
+
+struct Env {
+    _dir: tempfile::TempDir,
+    _app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    svc: Service,
+    clock: Arc<AtomicI64>,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(AtomicI64::new(T0));
+    let c = clock.clone();
+    let db = dir.path().join("keyapp.db");
+    let svc = tauri::async_runtime::block_on(async move {
+        let store = Store::open(&db).await.unwrap();
+        let config = Config::default();
+        let discovery = DiscoveryClient::new(&config.discovery).unwrap();
+        Service::new(
+            store,
+            Arc::new(SigningKey::from_bytes(&[7; 32])),
+            None,
+            config,
+            discovery,
+            schcp_consent::Language::English,
+            Arc::new(move || c.load(Ordering::SeqCst)),
+        )
+        .unwrap()
+    });
+    let app = desktop::commands::register(mock_builder())
+        .manage(svc.clone())
+        .manage(UiLanguage::new(schcp_consent::Language::English))
+        // The app's own context: its capabilities decide what the window may call.
+        .build(tauri::generate_context!(test = true))
+        .expect("the mock app builds");
+    let window = tauri::WebviewWindowBuilder::new(&app, "consent", Default::default()).build().unwrap();
+    Env { _dir: dir, _app: app, window, svc, clock }
+}
+
+/// One command as the window sends it: `Ok(answer)` or `Err(refusal)`.
+fn call(e: &Env, cmd: &str, args: Value) -> Result<Value, Value> {
+    call_from(e, "tauri://localhost", cmd, args)
+}
+
+fn call_from(e: &Env, origin: &str, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        // The app's own origin on Linux; capabilities allow only local content.
+        url: origin.parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    tauri::test::get_ipc_response(&e.window, request).map(|b| b.deserialize::<Value>().unwrap())
+}
+
+fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+    tauri::async_runtime::block_on(f)
+}
+
+fn agent_jwk(seed: u8) -> Jwk {
+    Jwk::ed25519(&SigningKey::from_bytes(&[seed; 32]).verifying_key())
+}
+
+/// A pairing the person approved through the window; returns the agent's thumbprint.
+fn paired(e: &Env, seed: u8) -> String {
+    let jwk = agent_jwk(seed);
+    let p = block(e.svc.request_pairing(&jwk, "Calendar Assistant")).unwrap();
+    call(e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap();
+    jwk.thumbprint().unwrap()
+}
+
+fn rule(e: &Env, jkt: &str, key: &str) -> String {
+    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "Weekend playdates"});
+    let (v, _) = block(e.svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes())).unwrap();
+    v.request_id
+}
+
+#[test]
+fn a_pairing_is_listed_shown_verbatim_and_answered_once() {
+    let e = env();
+    let jwk = agent_jwk(3);
+    let p = block(e.svc.request_pairing(&jwk, "Calendar <img src=x onerror=alert(1)>")).unwrap();
+    let pending = call(&e, "pending", json!({})).unwrap();
+    assert_eq!(pending.as_array().unwrap().len(), 1);
+    assert_eq!(pending[0]["id"], p.pairing_id.as_str());
+    assert_eq!(pending[0]["kind"], "pairing");
+    assert_eq!(pending[0]["fingerprint"], p.fingerprint.as_str());
+
+    let shown = call(&e, "prompt", json!({"id": p.pairing_id})).unwrap();
+    assert_eq!(shown["consent_text"], block(e.svc.consent_text(&p.pairing_id)).unwrap().as_str());
+    assert_eq!(shown["agent_name"], "Calendar <img src=x onerror=alert(1)>");
+    assert_eq!(shown["status"], "pending");
+
+    let done = call(&e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap();
+    assert_eq!(done["status"], "approved");
+    let again = call(&e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap_err();
+    assert_eq!((again["code"].as_str(), again["reason"].as_str()), (Some("INVALID_STATE"), Some("not_pending")));
+    assert!(call(&e, "pending", json!({})).unwrap().as_array().unwrap().is_empty());
+    let agents = call(&e, "agents", json!({})).unwrap();
+    assert_eq!(agents[0]["jkt"], jwk.thumbprint().unwrap().as_str());
+}
+
+#[test]
+fn approving_an_unknown_or_expired_request_is_refused_and_signs_nothing() {
+    let e = env();
+    let err = call(&e, "answer", json!({"id": "rq_unknown", "approve": true})).unwrap_err();
+    assert_eq!(err["code"], "NOT_FOUND", "{err}");
+    let err = call(&e, "answer", json!({"id": "pr_unknown", "approve": true})).unwrap_err();
+    assert_eq!(err["code"], "NOT_FOUND", "{err}");
+    assert!(call(&e, "prompt", json!({"id": "rq_unknown"})).is_err());
+
+    let jkt = paired(&e, 4);
+    let id = rule(&e, &jkt, "k1");
+    assert_eq!(call(&e, "prompt", json!({"id": id})).unwrap()["status"], "pending");
+    // Expired while the window showed it: a notice, never a signature.
+    e.clock.store(T0 + 601, Ordering::SeqCst);
+    assert_eq!(call(&e, "prompt", json!({"id": id})).unwrap()["status"], "expired");
+    let err = call(&e, "answer", json!({"id": id, "approve": true})).unwrap_err();
+    assert_eq!((err["code"].as_str(), err["reason"].as_str()), (Some("INVALID_STATE"), Some("not_pending")));
+    assert!(err["message"].as_str().unwrap().contains("expired"), "{err}");
+    assert!(call(&e, "credentials", json!({})).unwrap().as_array().unwrap().is_empty());
+    // Missing or mistyped arguments are refused before the service is reached.
+    assert!(call(&e, "answer", json!({"id": id})).is_err());
+    assert!(call(&e, "answer", json!({"id": 5, "approve": true})).is_err());
+}
+
+#[test]
+fn a_rule_is_relabelled_signed_and_cannot_be_revoked() {
+    let e = env();
+    let jkt = paired(&e, 5);
+    let id = rule(&e, &jkt, "k1");
+    let p = call(&e, "relabel_rule", json!({"id": id, "label": "My own words"})).unwrap();
+    assert_eq!(p["label"], "My own words");
+    assert!(p["consent_text"].as_str().unwrap().contains("\"My own words\""));
+    let err = call(&e, "relabel_rule", json!({"id": id, "label": ""})).unwrap_err();
+    assert_eq!(err["reason"], "bad_label");
+    let done = call(&e, "answer", json!({"id": id, "approve": true})).unwrap();
+    assert_eq!(done["status"], "approved");
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    let creds = call(&e, "credentials", json!({})).unwrap();
+    assert_eq!((creds[0]["jti"].as_str(), creds[0]["kind"].as_str()), (Some(jti.as_str()), Some("rule")));
+
+    let err = call(&e, "revoke", json!({"jti": jti})).unwrap_err();
+    assert_eq!((err["code"].as_str(), err["reason"].as_str()), (Some("INVALID_REQUEST"), Some("not_revocable")));
+    assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "active");
+    let err = call(&e, "revoke", json!({"jti": "m-unknown"})).unwrap_err();
+    assert_eq!(err["code"], "NOT_FOUND");
+}
+
+#[test]
+fn a_mandate_is_revoked_from_the_window() {
+    let e = env();
+    let rec = keyapp::store::credentials::CredentialRecord {
+        jti: "m-1".into(),
+        kind: keyapp::kind::RequestKind::ClosedMandate,
+        agent_jkt: None,
+        request_id: None,
+        aud: vec!["maplestreetauto.example".into()],
+        scope: vec![schcp::claims::Action::Book],
+        iat: T0,
+        exp: T0 + 3600,
+        compact: "x.y.z".into(),
+        status_url: Some("http://127.0.0.1:7412/status/m-1".into()),
+        max_bookings: None,
+        shared_limit: false,
+        booking_id: None,
+    };
+    block(async {
+        let mut conn = e.svc.store().pool().acquire().await.unwrap();
+        keyapp::store::credentials::insert(&mut conn, &rec).await.unwrap();
+    });
+    assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "active");
+    call(&e, "revoke", json!({"jti": "m-1"})).unwrap();
+    assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "revoked");
+    let events = call(&e, "history", json!({})).unwrap();
+    assert!(events.as_array().unwrap().iter().any(|h| h["subject"] == "m-1"), "{events}");
+}
+
+#[test]
+fn a_declined_request_and_an_unpaired_agent() {
+    let e = env();
+    let jkt = paired(&e, 6);
+    let id = rule(&e, &jkt, "k1");
+    assert_eq!(call(&e, "answer", json!({"id": id, "approve": false})).unwrap()["status"], "declined");
+    assert!(call(&e, "credentials", json!({})).unwrap().as_array().unwrap().is_empty());
+    let id2 = rule(&e, &jkt, "k2");
+    call(&e, "unpair", json!({"jkt": jkt})).unwrap();
+    assert!(call(&e, "agents", json!({})).unwrap().as_array().unwrap().is_empty());
+    assert_eq!(call(&e, "prompt", json!({"id": id2})).unwrap()["status"], "withdrawn");
+    assert_eq!(call(&e, "unpair", json!({"jkt": jkt})).unwrap_err()["code"], "NOT_FOUND");
+}
+
+#[test]
+fn contacts_attestations_and_settings() {
+    let e = env();
+    let noor = agent_jwk(9).principal_id().unwrap();
+    call(&e, "add_contact", json!({"principal": noor, "name": "Noor", "relationship": null})).unwrap();
+    call(&e, "rename_contact", json!({"principal": noor, "name": "Noor Haddad"})).unwrap();
+    assert_eq!(call(&e, "contacts", json!({})).unwrap()[0]["name"], "Noor Haddad");
+    let err = call(&e, "add_contact", json!({"principal": "not-a-principal", "name": "X"})).unwrap_err();
+    assert_eq!(err["reason"], "bad_principal");
+    call(&e, "remove_contact", json!({"principal": noor})).unwrap();
+    assert!(call(&e, "contacts", json!({})).unwrap().as_array().unwrap().is_empty());
+    assert_eq!(call(&e, "remove_contact", json!({"principal": noor})).unwrap_err()["code"], "NOT_FOUND");
+
+    assert!(call(&e, "attestations", json!({})).unwrap().as_array().unwrap().is_empty());
+    assert!(call(&e, "add_attestation", json!({"jws": "not.a.jws"})).is_err());
+    assert!(call(&e, "attestations", json!({})).unwrap().as_array().unwrap().is_empty());
+
+    let s = call(&e, "settings", json!({})).unwrap();
+    assert_eq!(s["principal"], e.svc.principal());
+    assert_eq!(s["jwk"], serde_json::to_value(e.svc.principal_jwk()).unwrap());
+    assert_eq!(s["keystore"], "os");
+}
+
+#[test]
+fn the_window_language_switches_at_run_time() {
+    let e = env();
+    let en = call(&e, "ui_strings", json!({})).unwrap();
+    assert_eq!((en["lang"].as_str(), en["strings"]["consent-approve"].as_str()), (Some("en"), Some("Approve")));
+    let fr = call(&e, "set_language", json!({"tag": "fr"})).unwrap();
+    assert_eq!(fr["strings"]["consent-approve"], "Approuver");
+    assert_eq!(call(&e, "ui_strings", json!({})).unwrap()["lang"], "fr");
+    let err = call(&e, "set_language", json!({"tag": "de"})).unwrap_err();
+    assert_eq!(err["reason"], "unknown_language");
+    assert_eq!(call(&e, "ui_strings", json!({})).unwrap()["lang"], "fr");
+}
+
+#[test]
+fn the_capabilities_grant_exactly_the_commands_the_handler_has() {
+    let caps: Value = serde_json::from_str(include_str!("../capabilities/default.json")).unwrap();
+    let granted: Vec<String> =
+        caps["permissions"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_owned()).collect();
+    let expected: Vec<String> =
+        desktop::command_names::ALL.iter().map(|c| format!("allow-{}", c.replace('_', "-"))).collect();
+    assert_eq!(granted, expected);
+    assert_eq!(caps["windows"], json!(["main", "consent"]));
+    // Every listed command exists: calling each one reaches the handler (a
+    // missing command would answer "command not found").
+    let e = env();
+    // (close_window would close the test's own window: it is left out.)
+    for name in desktop::command_names::ALL.iter().filter(|n| **n != "close_window") {
+        if let Err(err) = call(&e, name, json!({})) {
+            assert!(!err.to_string().contains("not found"), "{name}: {err}");
+        }
+    }
+}
+
+#[test]
+fn unknown_commands_are_refused() {
+    let e = env();
+    assert!(call(&e, "sign", json!({"payload": "anything"})).is_err());
+    // Remote content, were it ever loaded, could call nothing.
+    let err = call_from(&e, "https://evil.example", "pending", json!({})).unwrap_err();
+    assert!(err.to_string().contains("not allowed"), "{err}");
+    assert!(call(&e, "pending", json!({})).is_ok());
+}

@@ -1,0 +1,65 @@
+import { useEffect, useState } from "preact/hooks";
+import { api, type UiStrings } from "./api";
+import { ConsentView } from "./Consent";
+import { StringsContext } from "./i18n";
+import { parseRoute, SCREENS, type Route } from "./route";
+import { Agents } from "./screens/Agents";
+import { Attestations } from "./screens/Attestations";
+import { Contacts } from "./screens/Contacts";
+import { Credentials } from "./screens/Credentials";
+import { History } from "./screens/History";
+import { Requests } from "./screens/Requests";
+import { SettingsScreen } from "./screens/Settings";
+
+export function App() {
+  const [ui, setUi] = useState<UiStrings | null>(null);
+  const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
+  useEffect(() => {
+    api.uiStrings().then(setUi);
+    const onHash = () => setRoute(parseRoute(location.hash));
+    window.addEventListener("hashchange", onHash);
+    // A route set between the first render and this listener is not lost.
+    onHash();
+    return () => window.removeEventListener("hashchange", onHash);
+  }, []);
+  useEffect(() => {
+    if (!ui) return;
+    document.documentElement.lang = ui.lang;
+    document.title = ui.strings["app-title"] ?? document.title;
+  }, [ui]);
+  if (!ui) return null;
+  const t = (id: string) => ui.strings[id] ?? id;
+  const lang = ui.lang;
+  return (
+    <StringsContext.Provider value={ui.strings}>
+      {route.view === "consent" ? (
+        <ConsentView requestedId={route.id} />
+      ) : (
+        <div class="layout">
+          <nav aria-label={t("nav-label")}>
+            <ul>
+              {SCREENS.map((s) => (
+                <li key={s}>
+                  <a href={`#/${s}`} aria-current={route.view === s ? "page" : undefined} id={`nav-${s}`}>
+                    {t(`nav-${s}`)}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <main id="content">
+            {route.view === "requests" && <Requests lang={lang} notice={route.notice} />}
+            {route.view === "agents" && <Agents lang={lang} />}
+            {route.view === "credentials" && <Credentials lang={lang} />}
+            {route.view === "history" && <History lang={lang} />}
+            {route.view === "contacts" && <Contacts />}
+            {route.view === "attestations" && <Attestations lang={lang} />}
+            {route.view === "settings" && (
+              <SettingsScreen lang={lang} onLanguage={(tag) => void api.setLanguage(tag).then(setUi)} />
+            )}
+          </main>
+        </div>
+      )}
+    </StringsContext.Provider>
+  );
+}

@@ -1,0 +1,215 @@
+// The consent view's guards, in jsdom with the command layer mocked: the text
+// is shown as text, Approve waits for the text to be seen with the window
+// focused, keys never approve, and a request gone while shown is a notice.
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { Prompt } from "./api";
+
+const calls: { answer: [string, boolean][] } = { answer: [] };
+let current: Prompt;
+let waiting = true;
+let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
+
+vi.mock("./api", () => ({
+  isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
+  api: {
+    pending: async () => (waiting ? [{ id: current.id }] : []),
+    prompt: async () => ({ ...current }),
+    answer: async (id: string, approve: boolean) => {
+      calls.answer.push([id, approve]);
+      return answerResult();
+    },
+    relabelRule: async (_id: string, label: string) => ({ ...current, label }),
+    openMain: async () => {},
+    closeWindow: async () => {},
+  },
+}));
+
+import { APPROVE_DELAY_MS, ConsentView } from "./Consent";
+import { StringsContext } from "./i18n";
+
+const HOSTILE = 'Book "<img src=x onerror=alert(1)>" {{constructor.constructor("alert(2)")()}}\n<b>not bold</b> &amp; ${x}';
+
+function prompt(over: Partial<Prompt> = {}): Prompt {
+  return {
+    id: "rq_1",
+    kind: "closed_mandate",
+    status: "pending",
+    agent_name: "<script>alert(3)</script> Assistant",
+    fingerprint: "7F3A-91C2-K8QD",
+    consent_text: HOSTILE,
+    created_at: 0,
+    expires_at: 600,
+    ...over,
+  };
+}
+
+async function mount() {
+  render(
+    <StringsContext.Provider value={{ "consent-approve": "Approve", "consent-decline": "Decline" }}>
+      <ConsentView />
+    </StringsContext.Provider>,
+  );
+  // Let the pending → prompt loads settle.
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(0);
+  });
+}
+
+const approve = () => screen.getByRole("button", { name: "Approve" }) as HTMLButtonElement;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+  vi.spyOn(document, "hasFocus").mockReturnValue(true);
+  calls.answer = [];
+  waiting = true;
+  current = prompt();
+  answerResult = async () => ({ status: "approved" });
+});
+afterEach(() => {
+  cleanup();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("the consent view", () => {
+  it("shows the service's text and names literally, never as markup", async () => {
+    await mount();
+    const pre = document.getElementById("consent-text")!;
+    expect(pre.textContent).toBe(HOSTILE);
+    expect(document.querySelector("img")).toBeNull();
+    expect(document.querySelector("b")).toBeNull();
+    expect(document.querySelector("script")).toBeNull();
+    expect(document.getElementById("agent-name")!.textContent).toBe("<script>alert(3)</script> Assistant");
+    expect(document.getElementById("fingerprint")!.textContent).toBe("7F3A-91C2-K8QD");
+  });
+
+  it("enables Approve only after the text was visible for a second with the window focused", async () => {
+    await mount();
+    expect(approve().disabled).toBe(true);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS - 10);
+    });
+    expect(approve().disabled).toBe(true);
+    fireEvent.click(approve(), { detail: 1 });
+    expect(calls.answer).toEqual([]);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(20);
+    });
+    expect(approve().disabled).toBe(false);
+
+    // Focus lost: disabled; regained: the full delay again.
+    await act(async () => {
+      window.dispatchEvent(new Event("blur"));
+    });
+    expect(approve().disabled).toBe(true);
+    await act(async () => {
+      window.dispatchEvent(new Event("focus"));
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS / 2);
+    });
+    expect(approve().disabled).toBe(true);
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS);
+    });
+    expect(approve().disabled).toBe(false);
+  });
+
+  it("stays disabled while the window does not have the focus", async () => {
+    vi.spyOn(document, "hasFocus").mockReturnValue(false);
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS * 5);
+    });
+    expect(approve().disabled).toBe(true);
+  });
+
+  it("never approves on Enter or Space; a pointer click does", async () => {
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    const button = approve();
+    expect(button.disabled).toBe(false);
+    button.focus();
+    for (const key of ["Enter", " "]) {
+      fireEvent.keyDown(button, { key });
+      fireEvent.keyUp(button, { key });
+      fireEvent.keyDown(document.body, { key });
+    }
+    // What a browser makes of Enter/Space on a focused button: a click with detail 0.
+    fireEvent.click(button, { detail: 0 });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(calls.answer).toEqual([]);
+    // Neither button is a default: no submit buttons, nothing autofocused.
+    expect(document.querySelectorAll('button[type="submit"], [autofocus]').length).toBe(0);
+
+    fireEvent.click(approve(), { detail: 1 });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
+  });
+
+  it("turns a request withdrawn while shown into a notice, with nothing to approve", async () => {
+    await mount();
+    current = prompt({ status: "withdrawn" });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("withdrawn");
+    expect(calls.answer).toEqual([]);
+  });
+
+  it("shows a refused approval (expired meanwhile) as expired, never as approved", async () => {
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    answerResult = async () => {
+      current = prompt({ status: "expired" });
+      throw { code: "INVALID_STATE", reason: "not_pending", message: "the request is expired, not pending" };
+    };
+    fireEvent.click(approve(), { detail: 1 });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
+  });
+
+  it("shows a request that arrives while the window says nothing is waiting", async () => {
+    waiting = false;
+    await mount();
+    expect(document.getElementById("consent-none")).not.toBeNull();
+    waiting = true;
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(1100);
+    });
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(approve().disabled).toBe(true);
+  });
+
+  it("lets the person edit a rule's label, and the text shown is the service's answer", async () => {
+    current = prompt({ kind: "rule", label: "Agent words", consent_text: 'Rule "Agent words"' });
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    expect(approve().disabled).toBe(false);
+    const input = screen.getByLabelText("consent-label-edit") as HTMLInputElement;
+    expect(input.value).toBe("Agent words");
+    fireEvent.input(input, { target: { value: "Mine" } });
+    current = prompt({ kind: "rule", label: "Mine", consent_text: 'Rule "Mine"' });
+    fireEvent.click(screen.getByRole("button", { name: "consent-label-save" }));
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(document.getElementById("consent-text")!.textContent).toBe('Rule "Mine"');
+    // New text, new delay: Approve waits for it to be read.
+    expect(approve().disabled).toBe(true);
+  });
+});

@@ -1,0 +1,121 @@
+// The window's one door to Rust: every Tauri command, typed. The shapes mirror
+// the service's views (crates/keyapp/src/service/manage.rs, records.rs) and the
+// commands of src-tauri/src/commands.rs; nothing else in the window calls invoke.
+import { invoke } from "@tauri-apps/api/core";
+
+export interface PendingItem {
+  id: string;
+  kind: string;
+  agent_name: string;
+  fingerprint: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "withdrawn" | "unpaired";
+
+export interface Attention {
+  kind: "unverified_identity" | "price" | "place_away" | "reconfirmation" | "retention";
+  /** The service's own words for the detail (a price, a place, a duration); shown as text. */
+  detail?: string;
+}
+
+export interface Prompt {
+  id: string;
+  kind: string;
+  status: PromptStatus;
+  agent_name: string;
+  fingerprint: string;
+  consent_text: string;
+  created_at: number;
+  expires_at: number;
+  label?: string;
+  attention?: Attention[];
+}
+
+export interface AgentView {
+  jkt: string;
+  name: string;
+  fingerprint: string;
+  paired_at: number;
+  last_request_at?: number;
+  last_request_kind?: string;
+}
+
+export interface CredentialView {
+  jti: string;
+  kind: string;
+  aud: string[];
+  exp: number;
+  status: "active" | "expired" | "revoked";
+  remaining?: number;
+}
+
+export interface HistoryEntry {
+  at: number;
+  event: string;
+  subject: string;
+  detail: string;
+}
+
+export interface Contact {
+  principal: string;
+  name: string;
+  relationship?: string;
+}
+
+export interface AttestationView {
+  iss: string;
+  exp: number;
+  compact: string;
+}
+
+export interface Settings {
+  principal: string;
+  jwk: Record<string, string>;
+  status_public_base: string;
+  keystore: "os" | "file";
+  consent_language: string;
+}
+
+export interface UiStrings {
+  lang: string;
+  strings: Record<string, string>;
+}
+
+/** A refusal from the service (§9 style): e.g. INVALID_STATE / not_pending. */
+export interface CommandError {
+  code: string;
+  reason: string;
+  message: string;
+}
+
+export function isCommandError(e: unknown): e is CommandError {
+  return typeof e === "object" && e !== null && "code" in e && "reason" in e && "message" in e;
+}
+
+export const api = {
+  pending: () => invoke<PendingItem[]>("pending"),
+  prompt: (id: string) => invoke<Prompt>("prompt", { id }),
+  answer: (id: string, approve: boolean) => invoke<unknown>("answer", { id, approve }),
+  relabelRule: (id: string, label: string) => invoke<Prompt>("relabel_rule", { id, label }),
+  agents: () => invoke<AgentView[]>("agents"),
+  unpair: (jkt: string) => invoke<void>("unpair", { jkt }),
+  credentials: () => invoke<CredentialView[]>("credentials"),
+  revoke: (jti: string) => invoke<void>("revoke", { jti }),
+  history: () => invoke<HistoryEntry[]>("history"),
+  contacts: () => invoke<Contact[]>("contacts"),
+  addContact: (principal: string, name: string, relationship: string | null) =>
+    invoke<void>("add_contact", { principal, name, relationship }),
+  renameContact: (principal: string, name: string) => invoke<void>("rename_contact", { principal, name }),
+  removeContact: (principal: string) => invoke<void>("remove_contact", { principal }),
+  attestations: () => invoke<AttestationView[]>("attestations"),
+  addAttestation: (jws: string) => invoke<unknown>("add_attestation", { jws }),
+  settings: () => invoke<Settings>("settings"),
+  uiStrings: () => invoke<UiStrings>("ui_strings"),
+  setLanguage: (tag: string) => invoke<UiStrings>("set_language", { tag }),
+  openMain: () => invoke<void>("open_main"),
+  closeWindow: () => invoke<void>("close_window"),
+};
+
+export type Api = typeof api;

@@ -1,0 +1,117 @@
+import { useState } from "preact/hooks";
+import { api, type Contact } from "../api";
+import { ConfirmButton } from "../Confirm";
+import { useT } from "../i18n";
+import { errorText, useLoad } from "../useLoad";
+
+function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void }) {
+  const t = useT();
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(props.c.name);
+  const inputId = `rename-${props.c.principal}`;
+  return (
+    <tr>
+      <td>
+        {editing ? (
+          <span>
+            <label for={inputId} class="visually-hidden">{t("col-name")}</label>
+            <input id={inputId} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+          </span>
+        ) : (
+          props.c.name
+        )}
+      </td>
+      <td class="id">{props.c.principal}</td>
+      <td>{props.c.relationship ?? ""}</td>
+      <td>
+        {editing ? (
+          <span>
+            <button
+              type="button"
+              onClick={async () => {
+                try {
+                  await api.renameContact(props.c.principal, name);
+                  setEditing(false);
+                  props.reload();
+                } catch (e) {
+                  props.fail(errorText(e));
+                }
+              }}
+            >
+              {t("contacts-save")}
+            </button>{" "}
+            <button type="button" onClick={() => setEditing(false)}>{t("contacts-cancel")}</button>
+          </span>
+        ) : (
+          <span>
+            <button type="button" onClick={() => setEditing(true)}>{t("contacts-rename")}</button>{" "}
+            <ConfirmButton
+              label={t("contacts-remove")}
+              question={t("contacts-remove-confirm")}
+              onConfirm={async () => {
+                await api.removeContact(props.c.principal).catch((e) => props.fail(errorText(e)));
+                props.reload();
+              }}
+            />
+          </span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function Contacts() {
+  const t = useT();
+  const { data, error, reload } = useLoad(api.contacts);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [principal, setPrincipal] = useState("");
+  const [name, setName] = useState("");
+  const [relationship, setRelationship] = useState("");
+  async function add(e: Event) {
+    e.preventDefault();
+    try {
+      await api.addContact(principal.trim(), name, relationship.trim() === "" ? null : relationship.trim());
+      setPrincipal("");
+      setName("");
+      setRelationship("");
+      setFailure(null);
+      reload();
+    } catch (err) {
+      setFailure(errorText(err));
+    }
+  }
+  return (
+    <section aria-labelledby="h-contacts">
+      <h1 id="h-contacts">{t("contacts-heading")}</h1>
+      {(error || failure) && <p role="alert">{t("error-prefix")} {error ?? failure}</p>}
+      {data && data.length === 0 && <p>{t("empty-list")}</p>}
+      {data && data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("col-name")}</th>
+              <th scope="col">{t("col-principal")}</th>
+              <th scope="col">{t("col-relationship")}</th>
+              <th scope="col">{t("col-actions")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((c) => (
+              <Row key={c.principal} c={c} reload={reload} fail={setFailure} />
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="add" onSubmit={add}>
+        <h2>{t("contacts-add")}</h2>
+        <label for="contact-principal">{t("col-principal")}</label>
+        <input id="contact-principal" required value={principal} onInput={(e) => setPrincipal(e.currentTarget.value)} />
+        <label for="contact-name">{t("col-name")}</label>
+        <input id="contact-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <label for="contact-relationship">{t("col-relationship")}</label>
+        <input id="contact-relationship" value={relationship} onInput={(e) => setRelationship(e.currentTarget.value)} />
+        <button type="submit">{t("contacts-add")}</button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,66 @@
+import { useState } from "preact/hooks";
+import { api } from "../api";
+import { useT } from "../i18n";
+import { when } from "../format";
+import { errorText, useLoad } from "../useLoad";
+
+/** The exact text shown for a request, fetched from the service when asked. */
+function ShownText(props: { id: string }) {
+  const t = useT();
+  const [text, setText] = useState<string | null>(null);
+  if (text === null) {
+    return (
+      <button
+        type="button"
+        onClick={() =>
+          api
+            .prompt(props.id)
+            .then((p) => setText(p.consent_text))
+            .catch((e) => setText(errorText(e)))
+        }
+      >
+        {t("history-show-text")}
+      </button>
+    );
+  }
+  return (
+    <div>
+      <button type="button" onClick={() => setText(null)}>{t("history-hide-text")}</button>
+      <pre class="consent-text">{text}</pre>
+    </div>
+  );
+}
+
+export function History(props: { lang: string }) {
+  const t = useT();
+  const { data, error } = useLoad(api.history);
+  return (
+    <section aria-labelledby="h-history">
+      <h1 id="h-history">{t("history-heading")}</h1>
+      {error && <p role="alert">{t("error-prefix")} {error}</p>}
+      {data && data.length === 0 && <p>{t("empty-list")}</p>}
+      {data && data.length > 0 && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t("col-when")}</th>
+              <th scope="col">{t("col-event")}</th>
+              <th scope="col">{t("col-subject")}</th>
+              <th scope="col">{t("col-detail")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.map((h, i) => (
+              <tr key={i}>
+                <td>{when(h.at, props.lang)}</td>
+                <td>{h.event}</td>
+                <td class="id">{h.subject}</td>
+                <td>{h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
