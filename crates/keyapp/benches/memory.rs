@@ -1,4 +1,4 @@
-//! Memory of the agent API's replay memory at its bound (`httpsig::NonceCache`,
+//! Memory of the agent API's replay memory at its bound (`agent_api::nonce::NonceCache`,
 //! §3.2 nonces remembered until created + 301 s), beside the bare data
 //! structure it wraps, filled with the same entries in the same run. Heap bytes
 //! are counted by a global allocator wrapper, so the figures are exact and do
