@@ -57,8 +57,25 @@ pub struct Contact {
     pub relationship: Option<String>,
 }
 
-type CredRow = (String, String, String, i64, Option<i64>, Option<i64>, i64, Option<String>, i64, Option<String>);
-type MeetingRow = (String, u32, String, String, u32);
+/// A credential with its held units and, for a contract or acceptance, its
+/// meeting: id, revision, contract hash, members, and the meeting's latest
+/// revision kept here (all NULL for other credentials).
+type CredRow = (
+    String,
+    String,
+    String,
+    i64,
+    Option<i64>,
+    Option<i64>,
+    i64,
+    Option<String>,
+    i64,
+    Option<String>,
+    Option<u32>,
+    Option<String>,
+    Option<String>,
+    Option<u32>,
+);
 
 impl Service {
     pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
@@ -99,7 +116,8 @@ impl Service {
         // One snapshot: each credential with the status API's own count of held units.
         let rows: Vec<CredRow> = sqlx::query_as(
             "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt,
-                    coalesce(n.held, 0), m.meeting_id
+                    coalesce(n.held, 0), m.meeting_id, m.revision, m.contract_sha256, m.members,
+                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id)
              FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
              LEFT JOIN meeting_records m ON m.jti = c.jti
              WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate')))
@@ -109,10 +127,35 @@ impl Service {
         .fetch_all(self.store().pool())
         .await?;
         let mut out = Vec::with_capacity(rows.len());
-        for (jti, kind, aud, exp, revoked_at, max_bookings, shared, agent, held, meeting_id) in rows {
-            let meeting = match meeting_id {
-                Some(_) => Some(self.meeting_view(&jti).await?),
-                None => None,
+        for (
+            jti,
+            kind,
+            aud,
+            exp,
+            revoked_at,
+            max_bookings,
+            shared,
+            agent,
+            held,
+            m_id,
+            m_rev,
+            m_sha,
+            m_members,
+            latest,
+        ) in rows
+        {
+            let meeting = match (m_id, m_rev, m_sha, m_members, latest) {
+                (Some(meeting_id), Some(revision), Some(contract_sha256), Some(members), Some(latest)) => {
+                    Some(MeetingView {
+                        members: serde_json::from_str(&members).map_err(corrupt)?,
+                        current: revision == latest,
+                        meeting_id,
+                        revision,
+                        contract_sha256,
+                    })
+                }
+                (None, None, None, None, None) => None,
+                partial => return Err(corrupt(format!("{jti}: meeting record {partial:?}"))),
             };
             let remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
                 .map_err(|m| corrupt(format!("{jti}: max_bookings {m}")))?
@@ -130,26 +173,6 @@ impl Service {
             });
         }
         Ok(out)
-    }
-
-    /// A contract or acceptance record's meeting, with whether its revision
-    /// is the latest kept for that meeting.
-    async fn meeting_view(&self, jti: &str) -> Result<MeetingView, ServiceError> {
-        let (meeting_id, revision, contract_sha256, members, latest): MeetingRow = sqlx::query_as(
-            "SELECT m.meeting_id, m.revision, m.contract_sha256, m.members,
-                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id)
-             FROM meeting_records m WHERE m.jti = ?",
-        )
-        .bind(jti)
-        .fetch_one(self.store().pool())
-        .await?;
-        Ok(MeetingView {
-            members: serde_json::from_str(&members).map_err(corrupt)?,
-            current: revision == latest,
-            meeting_id,
-            revision,
-            contract_sha256,
-        })
     }
 
     /// Revokes a credential at once; recorded in history and reflected by the
