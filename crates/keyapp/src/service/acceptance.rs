@@ -14,10 +14,6 @@ use std::collections::BTreeMap;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct AcceptanceBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     contract: String,
 }
 

@@ -18,10 +18,6 @@ pub const MAX_CLOSED_LIFETIME: i64 = 86_400;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ClosedBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     offer: String,
     discovery: String,
 }

@@ -17,10 +17,6 @@ use serde_json::{json, Map, Value};
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ManagementBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     receipt: String,
     discovery: String,
 }

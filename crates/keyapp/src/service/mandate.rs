@@ -39,10 +39,6 @@ enum Format {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MandateBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     hosts: Vec<HostRef>,
     scope: Vec<Action>,
     #[serde(default)]

@@ -21,10 +21,6 @@ pub const MAX_MEMBERS: usize = 20;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MeetingBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     meeting: MeetingTerms,
     members: Vec<MemberRef>,
 }

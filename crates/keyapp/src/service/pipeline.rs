@@ -143,9 +143,14 @@ impl StoredOffer {
     }
 }
 
-/// A request body as one kind's closed shape (`deny_unknown_fields`).
+/// A request body as one kind's closed shape (`deny_unknown_fields`), without
+/// the envelope every kind shares (`kind`, `idempotency_key`), which the
+/// pipeline has read and checked already.
 pub(super) fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> Result<T, ServiceError> {
-    serde_json::from_value(Value::Object(obj.clone())).map_err(|e| ServiceError::invalid("malformed", e.to_string()))
+    let mut own = obj.clone();
+    own.remove("kind");
+    own.remove("idempotency_key");
+    serde_json::from_value(Value::Object(own)).map_err(|e| ServiceError::invalid("malformed", e.to_string()))
 }
 
 /// A stored request input the key app wrote itself but cannot read back.

@@ -23,10 +23,6 @@ pub const DEFAULT_RULE_LIFETIME: i64 = 30 * 86_400;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RuleBody {
-    #[allow(dead_code)]
-    kind: String,
-    #[allow(dead_code)]
-    idempotency_key: String,
     agent_jkt: String,
     label: String,
     services: Option<Vec<String>>,
