@@ -1,0 +1,259 @@
+//! The key app's refusals (docs/agent-api.md §8, the §9 error shape) as typed
+//! errors, and the client's own failures.
+
+use reqwest::StatusCode;
+use serde_json::Value;
+use std::time::Duration;
+
+/// The class of a refusal: §9's `code`. Switch on it and on `reason`, never on
+/// `message`, which is for people and may change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// `INVALID_REQUEST`: the request itself is wrong (malformed, a bad field).
+    InvalidRequest,
+    /// `BAD_SIGNATURE`: the §3.2 request signature did not verify.
+    BadSignature,
+    /// `NOT_PERMITTED`: not loopback, a browser origin, or not paired.
+    NotPermitted,
+    /// `NOT_FOUND`: no such pairing or request for this agent.
+    NotFound,
+    /// `IDEMPOTENCY_CONFLICT`: the idempotency key was used with other bytes.
+    IdempotencyConflict,
+    /// `INVALID_STATE`: e.g. withdrawing a request that is no longer pending.
+    InvalidState,
+    /// `VERIFICATION_FAILED`: what the agent handed in failed verification.
+    VerificationFailed,
+    /// `MANDATE_INVALID`.
+    MandateInvalid,
+    /// `MANDATE_SCOPE`.
+    MandateScope,
+    /// `MANDATE_LIMIT`.
+    MandateLimit,
+    /// `RATE_LIMITED`: too many pending, cooldown, or the replay memory is full.
+    RateLimited,
+    /// `UNAVAILABLE`: try the same call again later.
+    Unavailable,
+    /// `INTERNAL`: the key app's own failure.
+    Internal,
+    /// A code this client does not know (a newer key app).
+    Other(String),
+}
+
+impl ErrorCode {
+    /// The code as the wire spells it.
+    pub fn parse(code: &str) -> ErrorCode {
+        match code {
+            "INVALID_REQUEST" => ErrorCode::InvalidRequest,
+            "BAD_SIGNATURE" => ErrorCode::BadSignature,
+            "NOT_PERMITTED" => ErrorCode::NotPermitted,
+            "NOT_FOUND" => ErrorCode::NotFound,
+            "IDEMPOTENCY_CONFLICT" => ErrorCode::IdempotencyConflict,
+            "INVALID_STATE" => ErrorCode::InvalidState,
+            "VERIFICATION_FAILED" => ErrorCode::VerificationFailed,
+            "MANDATE_INVALID" => ErrorCode::MandateInvalid,
+            "MANDATE_SCOPE" => ErrorCode::MandateScope,
+            "MANDATE_LIMIT" => ErrorCode::MandateLimit,
+            "RATE_LIMITED" => ErrorCode::RateLimited,
+            "UNAVAILABLE" => ErrorCode::Unavailable,
+            "INTERNAL" => ErrorCode::Internal,
+            other => ErrorCode::Other(other.to_owned()),
+        }
+    }
+
+    /// The wire spelling.
+    pub fn as_str(&self) -> &str {
+        match self {
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::BadSignature => "BAD_SIGNATURE",
+            ErrorCode::NotPermitted => "NOT_PERMITTED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::IdempotencyConflict => "IDEMPOTENCY_CONFLICT",
+            ErrorCode::InvalidState => "INVALID_STATE",
+            ErrorCode::VerificationFailed => "VERIFICATION_FAILED",
+            ErrorCode::MandateInvalid => "MANDATE_INVALID",
+            ErrorCode::MandateScope => "MANDATE_SCOPE",
+            ErrorCode::MandateLimit => "MANDATE_LIMIT",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::Unavailable => "UNAVAILABLE",
+            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::Other(s) => s,
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One refusal of the key app, in §9's shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    /// The HTTP status.
+    pub status: StatusCode,
+    /// The class.
+    pub code: ErrorCode,
+    /// The specific cause, e.g. `cooldown`, `bad_signature`, `agent_not_paired`.
+    pub reason: String,
+    /// The key app's sentence for people.
+    pub message: String,
+    /// `details`, for the reasons that have them (docs/agent-api.md §8).
+    pub details: Option<Value>,
+    /// When to try again: `retry.after` (an ISO 8601 duration of seconds), or
+    /// else the `Retry-After` header (cooldown, too many requests).
+    pub retry_after: Option<Duration>,
+}
+
+impl ApiError {
+    /// Reads a refusal from its status, its `Retry-After` header and its body.
+    /// A body not of §9's shape is kept whole in `message`.
+    pub fn from_response(status: StatusCode, retry_after_header: Option<&str>, body: &Value) -> ApiError {
+        let err = body.get("error");
+        let text = |k: &str| err.and_then(|e| e.get(k)).and_then(Value::as_str).map(str::to_owned);
+        let from_body = err
+            .and_then(|e| e.get("retry"))
+            .and_then(|r| r.get("after"))
+            .and_then(Value::as_str)
+            .and_then(parse_seconds_duration);
+        let from_header = retry_after_header.and_then(|h| h.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        ApiError {
+            status,
+            code: text("code").map(|c| ErrorCode::parse(&c)).unwrap_or_else(|| ErrorCode::Other(String::new())),
+            reason: text("reason").unwrap_or_default(),
+            message: text("message").unwrap_or_else(|| body.to_string()),
+            details: err.and_then(|e| e.get("details")).cloned(),
+            retry_after: from_body.or(from_header),
+        }
+    }
+
+    /// Whether this is the refusal for reason `reason`.
+    pub fn is(&self, reason: &str) -> bool {
+        self.reason == reason
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}: {}", self.status.as_u16(), self.code, self.reason, self.message)?;
+        if let Some(after) = self.retry_after {
+            write!(f, " (retry after {} s)", after.as_secs())?;
+        }
+        Ok(())
+    }
+}
+
+/// `PT212S` and the like: the only form the key app writes in `retry.after`.
+/// Minutes and hours are read too, for a key app that rounds.
+fn parse_seconds_duration(s: &str) -> Option<Duration> {
+    let rest = s.strip_prefix("PT")?;
+    let mut total = 0u64;
+    let mut num = String::new();
+    for c in rest.chars() {
+        match c {
+            '0'..='9' => num.push(c),
+            'H' | 'M' | 'S' => {
+                let n: u64 = num.parse().ok()?;
+                num.clear();
+                total += n * match c {
+                    'H' => 3600,
+                    'M' => 60,
+                    _ => 1,
+                };
+            }
+            _ => return None,
+        }
+    }
+    num.is_empty().then_some(Duration::from_secs(total))
+}
+
+/// What can go wrong talking to the key app.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// Nothing answered at the key app's address (it is not running, or runs elsewhere).
+    #[error("the key app at {url} could not be reached: {source}")]
+    Unreachable {
+        /// The URL called.
+        url: String,
+        /// Why.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// Any other transport failure.
+    #[error("HTTP: {0}")]
+    Http(#[from] reqwest::Error),
+    /// The key app refused (§9 shape).
+    #[error("the key app refused: {0}")]
+    Api(ApiError),
+    /// A request or pairing id that is not one the key app makes.
+    #[error("{0:?} is not a request or pairing id (rq_… or pr_…)")]
+    BadId(String),
+    /// A success status with a body this client cannot read.
+    #[error("the key app's answer ({status}) is not what docs/agent-api.md describes: {detail}")]
+    UnexpectedAnswer {
+        /// The HTTP status.
+        status: StatusCode,
+        /// What did not fit.
+        detail: String,
+    },
+}
+
+impl AgentError {
+    /// The refusal, when the key app refused.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            AgentError::Api(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn cooldown_reads_code_reason_and_retry() {
+        let body = json!({"error": {"code": "RATE_LIMITED", "reason": "cooldown", "message": "wait",
+                                    "retry": {"after": "PT212S"}}});
+        let e = ApiError::from_response(StatusCode::TOO_MANY_REQUESTS, Some("212"), &body);
+        assert_eq!(e.code, ErrorCode::RateLimited);
+        assert!(e.is("cooldown"));
+        assert_eq!(e.retry_after, Some(Duration::from_secs(212)));
+        assert_eq!(e.to_string(), "429 RATE_LIMITED cooldown: wait (retry after 212 s)");
+    }
+
+    #[test]
+    fn retry_after_header_is_used_when_the_body_has_none() {
+        let body = json!({"error": {"code": "RATE_LIMITED", "reason": "too_many_requests", "message": "m"}});
+        let e = ApiError::from_response(StatusCode::TOO_MANY_REQUESTS, Some("7"), &body);
+        assert_eq!(e.retry_after, Some(Duration::from_secs(7)));
+        let none = ApiError::from_response(StatusCode::TOO_MANY_REQUESTS, Some("soon"), &body);
+        assert_eq!(none.retry_after, None);
+    }
+
+    #[test]
+    fn a_body_not_of_the_error_shape_is_kept_in_the_message() {
+        let e = ApiError::from_response(StatusCode::BAD_GATEWAY, None, &json!("proxy says no"));
+        assert_eq!(e.code, ErrorCode::Other(String::new()));
+        assert_eq!(e.message, "\"proxy says no\"");
+    }
+
+    #[test]
+    fn durations_other_than_seconds() {
+        assert_eq!(parse_seconds_duration("PT1M5S"), Some(Duration::from_secs(65)));
+        assert_eq!(parse_seconds_duration("PT2H"), Some(Duration::from_secs(7200)));
+        assert_eq!(parse_seconds_duration("P1D"), None);
+        assert_eq!(parse_seconds_duration("PT5"), None);
+        assert_eq!(parse_seconds_duration("PTXS"), None);
+    }
+
+    #[test]
+    fn unknown_codes_round_trip() {
+        assert_eq!(ErrorCode::parse("NEW_THING").as_str(), "NEW_THING");
+        assert_eq!(ErrorCode::parse("VERIFICATION_FAILED"), ErrorCode::VerificationFailed);
+    }
+}
