@@ -1,0 +1,109 @@
+//! What the model reads when a tool cannot do what it was asked: one clear
+//! sentence it can act on, as a tool error (`isError: true`), with the key
+//! app's `code` and `reason` beside it for clients that read structured content.
+
+use agent::{AgentError, ApiError, ErrorCode, LocateError};
+use serde_json::{json, Value};
+
+/// One refusal, in words and in structure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The sentence the model reads.
+    pub sentence: String,
+    /// `{"error": {"code", "reason", "message", "retry_after_seconds"?}}`.
+    pub detail: Value,
+}
+
+impl Refusal {
+    fn new(sentence: impl Into<String>, code: &str, reason: &str) -> Refusal {
+        let sentence = sentence.into();
+        Refusal { detail: json!({"error": {"code": code, "reason": reason, "message": sentence}}), sentence }
+    }
+
+    /// The key app is not there.
+    pub fn not_running(detail: &str) -> Refusal {
+        Refusal::new(
+            format!(
+                "The key app is not running ({detail}); ask the person to start the SchCP Key App, then try again."
+            ),
+            "UNAVAILABLE",
+            "keyapp_not_running",
+        )
+    }
+
+    /// A refusal from where the key app's address is looked up.
+    pub fn from_locate(e: &LocateError) -> Refusal {
+        match e {
+            LocateError::NotRunning(p) => Refusal::not_running(&format!("no {}", p.display())),
+            other => Refusal::new(
+                format!("The key app's address could not be found: {other}."),
+                "UNAVAILABLE",
+                "keyapp_not_found",
+            ),
+        }
+    }
+
+    /// A failure of a call to the key app.
+    pub fn from_agent(e: &AgentError) -> Refusal {
+        match e {
+            AgentError::Unreachable { url, .. } => Refusal::not_running(&format!("nothing answers at {url}")),
+            AgentError::Api(api) => Refusal::from_api(api),
+            AgentError::BadId(id) => Refusal::new(
+                format!("{id:?} is not a request id; use the request_id a request tool returned (rq_…)."),
+                "INVALID_REQUEST",
+                "bad_id",
+            ),
+            other => Refusal::new(format!("The key app could not be asked: {other}."), "UNAVAILABLE", "transport"),
+        }
+    }
+
+    /// A §9 refusal of the key app, in words.
+    pub fn from_api(e: &ApiError) -> Refusal {
+        let retry = e.retry_after.map(|d| d.as_secs());
+        let sentence = match (e.code.clone(), e.reason.as_str()) {
+            (_, "agent_not_paired") => "This assistant is not paired with the key app: call pair, then ask the \
+                                        person to approve the pairing in the key app after comparing the code."
+                .to_owned(),
+            (_, "cooldown") => format!(
+                "The key app accepts no new request from this assistant for {} seconds, because the person declined \
+                 or did not answer its last two requests; do not ask again before then, and ask the person first.",
+                retry.unwrap_or(300)
+            ),
+            (_, "too_many_pending") => "Five requests from this assistant already wait for the person; wait for \
+                                        their answers (wait_for_answer) or withdraw one (withdraw_request) first."
+                .to_owned(),
+            (_, "not_pending") => "That request is no longer pending, so it cannot be withdrawn; wait_for_answer \
+                                   tells how it ended."
+                .to_owned(),
+            (ErrorCode::NotFound, _) => {
+                "The key app has no such request from this assistant; use a request_id a request tool returned."
+                    .to_owned()
+            }
+            (ErrorCode::IdempotencyConflict, _) => {
+                "The key app already has a different request under the same key; this should not happen, report it."
+                    .to_owned()
+            }
+            (ErrorCode::RateLimited, reason) => format!(
+                "The key app is busy ({reason}); try again in {} seconds.",
+                retry.map(|s| s.to_string()).unwrap_or_else(|| "a few".into())
+            ),
+            (ErrorCode::BadSignature, reason) => format!(
+                "The key app refused this assistant's request signature ({reason}: {}); check that this machine's \
+                 clock is right, then try again.",
+                e.message
+            ),
+            (code, reason) => format!(
+                "The key app refused the request, and nothing was shown to the person: {reason} ({code}): {}.",
+                e.message.trim_end_matches('.')
+            ),
+        };
+        let mut err = json!({"code": e.code.as_str(), "reason": e.reason, "message": e.message});
+        if let Some(s) = retry {
+            err["retry_after_seconds"] = json!(s);
+        }
+        if let Some(d) = &e.details {
+            err["details"] = d.clone();
+        }
+        Refusal { sentence, detail: json!({ "error": err }) }
+    }
+}

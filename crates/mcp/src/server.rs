@@ -1,0 +1,531 @@
+//! The tools.
+
+use crate::refusal::Refusal;
+use agent::{
+    AcceptanceRequest, AgentClient, AgentError, AgentProfile, ClosedMandateRequest, ManagementMandateRequest,
+    MandateRequest, MeetingContractRequest, NewRequest, PairingStatus, Request, RequestStatus, RuleRequest,
+};
+use ed25519_dalek::SigningKey;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ProgressNotificationParam, RequestMetaObject, ServerCapabilities,
+};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, Peer, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// `wait_for_answer` waits at most this long: MCP clients time a tool call out
+/// near 60 s, and the model should get a word back before that.
+pub const MAX_WAIT_SECONDS: u32 = 45;
+
+/// While waiting, a progress notification this often (each one long poll of
+/// the key app, docs/agent-api.md §5).
+pub const PROGRESS_EVERY_SECONDS: u32 = 5;
+
+/// Where the key app is.
+#[derive(Debug, Clone)]
+pub enum KeyAppSource {
+    /// A fixed origin (`--keyapp URL`).
+    Url(String),
+    /// The `agent-api.json` the key app writes when it starts, read on every
+    /// call so a key app restarted on another port is still found.
+    AgentApiFile(PathBuf),
+}
+
+/// What the server needs.
+pub struct ServerConfig {
+    /// Where the key app is.
+    pub keyapp: KeyAppSource,
+    /// The agent's own key (from its profile).
+    pub key: SigningKey,
+    /// The profile, where the pairing started is remembered.
+    pub profile: AgentProfile,
+    /// The name shown to the person when pairing, unless the model names one.
+    pub agent_name: String,
+}
+
+struct Inner {
+    keyapp: KeyAppSource,
+    key: SigningKey,
+    profile: AgentProfile,
+    agent_name: String,
+}
+
+/// The MCP server.
+#[derive(Clone)]
+pub struct KeyAppServer {
+    inner: Arc<Inner>,
+    tool_router: ToolRouter<KeyAppServer>,
+}
+
+/// `pair`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PairArgs {
+    /// The name the person sees in the key app for this assistant, e.g. "Claude Desktop" (at most 64
+    /// characters). Leave it out to use the server's configured name.
+    #[serde(default)]
+    agent_name: Option<String>,
+}
+
+/// `wait_for_answer`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WaitArgs {
+    /// The request_id a request tool returned (rq_…).
+    request_id: String,
+    /// How long to wait, in seconds: 1 to 45 (the default and the most).
+    #[serde(default)]
+    timeout_seconds: Option<u32>,
+}
+
+/// `withdraw_request`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WithdrawArgs {
+    /// The request_id of a pending request of this assistant (rq_…).
+    request_id: String,
+}
+
+const RELAY: &str = "Show the person the consent text below exactly as written, unchanged and in full: it is what \
+                     the key app shows them and what they approve or decline there. They answer in the key app, \
+                     never in this chat, and nothing is signed until they do. Then call wait_for_answer with the \
+                     request_id.";
+
+fn ok(text: String, value: Value) -> CallToolResult {
+    let mut r = CallToolResult::success(vec![ContentBlock::text(text), ContentBlock::text(value.to_string())]);
+    r.structured_content = Some(value);
+    r
+}
+
+fn refused(r: Refusal) -> CallToolResult {
+    let mut out = CallToolResult::error(vec![ContentBlock::text(r.sentence)]);
+    out.structured_content = Some(r.detail);
+    out
+}
+
+/// An ended request the model should read as a refusal: declined, expired or withdrawn.
+fn ended(req: &Request) -> CallToolResult {
+    let sentence = match req.status {
+        RequestStatus::Declined => format!(
+            "The person declined request {}; nothing was signed. Do not ask again for the same thing unless \
+             the person tells you to.",
+            req.request_id
+        ),
+        RequestStatus::Expired => format!(
+            "Request {} expired before the person answered; nothing was signed. Ask the person whether to \
+             try again.",
+            req.request_id
+        ),
+        _ => format!("Request {} was withdrawn; nothing was signed.", req.request_id),
+    };
+    let mut out = CallToolResult::error(vec![ContentBlock::text(sentence.clone())]);
+    out.structured_content = Some(json!({
+        "request_id": req.request_id, "kind": req.kind, "status": req.status, "message": sentence,
+    }));
+    out
+}
+
+fn request_value(req: &Request) -> Value {
+    let mut v = json!({
+        "request_id": req.request_id,
+        "kind": req.kind,
+        "status": req.status,
+        "expires_at": req.expires_at,
+        "consent_text": req.consent_text,
+    });
+    if let Some(r) = &req.result {
+        v["credential"] = r.clone();
+    }
+    v
+}
+
+/// The idempotency key of a request: the hash of what is asked, so a
+/// client's retry of the same tool call never asks the person twice
+/// (docs/agent-api.md §5).
+fn idempotency_key(request: &NewRequest) -> String {
+    let bytes = serde_json::to_vec(request).expect("a typed request serializes");
+    format!("mcp-{}", schcp::hash::sha256_b64(&bytes))
+}
+
+impl KeyAppServer {
+    /// A server for one agent profile and one key app.
+    pub fn new(config: ServerConfig) -> KeyAppServer {
+        KeyAppServer {
+            inner: Arc::new(Inner {
+                keyapp: config.keyapp,
+                key: config.key,
+                profile: config.profile,
+                agent_name: config.agent_name,
+            }),
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    fn client(&self) -> Result<AgentClient, Refusal> {
+        let url = match &self.inner.keyapp {
+            KeyAppSource::Url(u) => u.clone(),
+            KeyAppSource::AgentApiFile(p) => agent::agent_api_url(p).map_err(|e| Refusal::from_locate(&e))?,
+        };
+        Ok(AgentClient::new(url, self.inner.key.clone()))
+    }
+
+    async fn ask(&self, request: NewRequest) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        let req = match client.request(&idempotency_key(&request), &request).await {
+            Ok(r) => r,
+            Err(e) => return Ok(refused(Refusal::from_agent(&e))),
+        };
+        Ok(match req.status {
+            RequestStatus::Pending => ok(
+                format!(
+                    "{RELAY}\n\nrequest_id: {}\nexpires_at: {}\n\nConsent text:\n{}",
+                    req.request_id,
+                    req.expires_at.as_deref().unwrap_or("unknown"),
+                    req.consent_text
+                ),
+                json!({ "instruction": RELAY, "request": request_value(&req) }),
+            ),
+            // §3.3: a management mandate under the person's earlier root
+            // mandate is issued without a prompt; an identical request already
+            // answered comes back as it ended.
+            RequestStatus::Approved => ok(
+                format!(
+                    "Request {} is approved: the credential is in the result. The person approved this text:\n{}",
+                    req.request_id, req.consent_text
+                ),
+                json!({ "request": request_value(&req) }),
+            ),
+            _ => ended(&req),
+        })
+    }
+}
+
+#[tool_router]
+impl KeyAppServer {
+    /// Whether the key app is running, whether this assistant is paired with it (paired, pending, or not paired)
+    /// and, once paired, whom it signs for (the principal id). Call it first; it changes nothing.
+    #[tool(annotations(
+        title = "Key app status",
+        read_only_hint = true,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn keyapp_status(&self) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => {
+                let v = json!({"running": false, "paired": "unknown", "message": r.sentence});
+                return Ok(ok(r.sentence, v));
+            }
+        };
+        let agent_jkt = client.jkt();
+        match client.principal().await {
+            Ok(p) => {
+                let text = format!(
+                    "The key app is running and this assistant is paired. It signs for {}{}.",
+                    p.name.as_deref().map(|n| format!("{n}, ")).unwrap_or_default(),
+                    p.principal
+                );
+                let v = json!({"running": true, "paired": "paired", "principal": p.principal, "principal_jwk": p.jwk, "name": p.name,
+                               "keyapp": client.base(), "agent_key_thumbprint": agent_jkt});
+                Ok(ok(text, v))
+            }
+            Err(AgentError::Api(e)) if e.is("agent_not_paired") => {
+                let pairing = match self.inner.profile.pairing_id() {
+                    Some(id) => client.pairing(&id, 0).await.ok(),
+                    None => None,
+                };
+                let (state, text) = match pairing.as_ref().map(|p| &p.status) {
+                    Some(PairingStatus::Pending) => (
+                        "pending",
+                        "The key app is running; this assistant's pairing waits for the person to approve it in \
+                         the key app.",
+                    ),
+                    Some(PairingStatus::Declined) => {
+                        ("declined", "The key app is running; the person declined this assistant's pairing.")
+                    }
+                    _ => ("not_paired", "The key app is running; this assistant is not paired: call pair."),
+                };
+                let v = json!({"running": true, "paired": state, "keyapp": client.base(),
+                               "pairing_id": pairing.map(|p| p.pairing_id), "agent_key_thumbprint": agent_jkt});
+                Ok(ok(text.to_owned(), v))
+            }
+            Err(AgentError::Unreachable { url, .. }) => {
+                let r = Refusal::not_running(&format!("nothing answers at {url}"));
+                Ok(ok(r.sentence.clone(), json!({"running": false, "paired": "unknown", "message": r.sentence})))
+            }
+            Err(e) => Ok(refused(Refusal::from_agent(&e))),
+        }
+    }
+
+    /// Asks the person to pair this assistant with their key app. Returns a short code (the fingerprint): tell the
+    /// person to check that the key app shows the same code next to this assistant's name before they approve.
+    /// Then call keyapp_status until it says paired. Pairing is needed once per assistant.
+    #[tool(annotations(
+        title = "Pair with the key app",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn pair(&self, Parameters(args): Parameters<PairArgs>) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        let name = args.agent_name.unwrap_or_else(|| self.inner.agent_name.clone());
+        let p = match client.pair(&name).await {
+            Ok(p) => p,
+            Err(e) => return Ok(refused(Refusal::from_agent(&e))),
+        };
+        // Only to say "pending" in keyapp_status after a restart; a failure
+        // to write it changes nothing else.
+        let _ = self.inner.profile.remember_pairing(&p.pairing_id);
+        let fp = p.fingerprint.clone().unwrap_or_default();
+        let text = match p.status {
+            PairingStatus::Approved => "This assistant is already paired with the key app.".to_owned(),
+            _ => format!(
+                "Tell the person: open the key app, check that it shows the code {fp} next to \"{name}\", and \
+                 approve the pairing there only if the codes match. Then call keyapp_status."
+            ),
+        };
+        Ok(ok(text, json!({"pairing_id": p.pairing_id, "status": p.status, "fingerprint": fp, "agent_name": name})))
+    }
+
+    /// Asks the person for a root mandate: standing permission for this assistant to hold, book, cancel or
+    /// reschedule at the named hosts, within limits (services, time window, price, number of bookings) and for a
+    /// lifetime (1 day by default, at most 30). Returns the request_id, its expiry and the consent text the key app
+    /// shows the person: relay that text to them unchanged. Then call wait_for_answer.
+    #[tool(annotations(
+        title = "Ask for a mandate",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn request_mandate(&self, Parameters(args): Parameters<MandateRequest>) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::Mandate(args)).await
+    }
+
+    /// Asks the person to approve exactly one offer a host signed (a booking or change offer, as a compact JWS),
+    /// found through the host's discovery document URL. The key app verifies the offer before anything is shown.
+    /// Returns the request_id, its expiry and the consent text the key app shows the person: relay that text to them
+    /// unchanged. Then call wait_for_answer; once approved, the closed mandate books exactly that offer.
+    #[tool(annotations(
+        title = "Ask to book one offer",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn request_closed_mandate(
+        &self,
+        Parameters(args): Parameters<ClosedMandateRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::ClosedMandate(args)).await
+    }
+
+    /// Asks for a management mandate to cancel or reschedule one booking, from the receipt the host signed for it.
+    /// When the booking was made under the person's own root mandate allowing cancel and reschedule, it is issued at
+    /// once; otherwise the person is asked. Returns the request_id, its expiry and the consent text: relay it
+    /// unchanged. Then call wait_for_answer.
+    #[tool(annotations(
+        title = "Ask to manage a booking",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn request_management_mandate(
+        &self,
+        Parameters(args): Parameters<ManagementMandateRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::ManagementMandate(args)).await
+    }
+
+    /// Asks the person to organize a meeting of several people: the meeting's terms and, for each member, the offer
+    /// their calendar (or a business) signed for it. Returns the request_id, its expiry and the consent text: relay it
+    /// unchanged. Then call wait_for_answer; once approved, the result holds the signed meeting contract.
+    #[tool(annotations(
+        title = "Ask to organize a meeting",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn request_meeting_contract(
+        &self,
+        Parameters(args): Parameters<MeetingContractRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::MeetingContract(args)).await
+    }
+
+    /// Asks the person to accept a meeting someone else organized, from the organizer's signed meeting contract.
+    /// Returns the request_id, its expiry and the consent text: relay it unchanged. Then call wait_for_answer.
+    #[tool(annotations(
+        title = "Ask to accept a meeting",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn request_acceptance(
+        &self,
+        Parameters(args): Parameters<AcceptanceRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::Acceptance(args)).await
+    }
+
+    /// Asks the person for a standing rule: their yes, in advance, to meetings a given calendar agent (named by its
+    /// key thumbprint) may accept for them, narrowed by services, weekdays and organizers, for a lifetime (30 days by
+    /// default, at most 180). Returns the request_id, its expiry and the consent text: relay it unchanged. Then call
+    /// wait_for_answer.
+    #[tool(annotations(
+        title = "Ask for a rule",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn request_rule(&self, Parameters(args): Parameters<RuleRequest>) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::Rule(args)).await
+    }
+
+    /// Waits for the person's answer to a request, for at most 45 seconds, reporting progress while it waits.
+    /// Returns status "approved" with the credential, or "pending" when the person has not answered yet (call it
+    /// again, or tell the person the request waits in the key app). Declined, expired and withdrawn requests come
+    /// back as errors saying so. Cancelling this call leaves the request pending.
+    #[tool(annotations(
+        title = "Wait for the person's answer",
+        read_only_hint = true,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn wait_for_answer(
+        &self,
+        Parameters(args): Parameters<WaitArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        ct: CancellationToken,
+    ) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        let total = args.timeout_seconds.unwrap_or(MAX_WAIT_SECONDS).clamp(1, MAX_WAIT_SECONDS);
+        let token = meta.get_progress_token();
+        let mut waited = 0u32;
+        loop {
+            let step = PROGRESS_EVERY_SECONDS.min(total - waited);
+            // The long poll is dropped when the client cancels: nothing is
+            // withdrawn, the request stays pending for the person.
+            let polled = tokio::select! {
+                _ = ct.cancelled() => return Err(ErrorData::internal_error("cancelled by the client", None)),
+                r = client.request_status(&args.request_id, step) => r,
+            };
+            let req = match polled {
+                Ok(r) => r,
+                Err(e) => return Ok(refused(Refusal::from_agent(&e))),
+            };
+            match req.status {
+                RequestStatus::Pending => {}
+                RequestStatus::Approved => {
+                    let text = format!(
+                        "The person approved request {}. The credential is in the result; use it only for what \
+                         the person approved.",
+                        req.request_id
+                    );
+                    return Ok(ok(text, request_value(&req)));
+                }
+                _ => return Ok(ended(&req)),
+            }
+            waited += step;
+            if let Some(token) = &token {
+                let note = ProgressNotificationParam::new(token.clone(), f64::from(waited))
+                    .with_total(f64::from(total))
+                    .with_message(format!("waiting for the person's answer in the key app ({waited} of {total} s)"));
+                // A client that stopped listening for progress is no reason to stop waiting.
+                let _ = peer.notify_progress(note).await;
+            }
+            if waited >= total {
+                let text = format!(
+                    "The person has not answered request {} yet; it still waits in the key app until {}. Call \
+                     wait_for_answer again, or tell the person it waits for them.",
+                    req.request_id,
+                    req.expires_at.as_deref().unwrap_or("it expires")
+                );
+                return Ok(ok(text, request_value(&req)));
+            }
+        }
+    }
+
+    /// Lists the credentials the person has issued to this assistant, oldest first: each one's id (jti), kind,
+    /// hosts, expiry and status (active, revoked or expired), and the bookings left under a shared limit.
+    #[tool(annotations(
+        title = "List mandates",
+        read_only_hint = true,
+        destructive_hint = false,
+        open_world_hint = false
+    ))]
+    async fn list_mandates(&self) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        match client.mandates().await {
+            Ok(list) => {
+                let text = format!("{} credential(s) issued to this assistant.", list.len());
+                Ok(ok(text, json!({ "mandates": list })))
+            }
+            Err(e) => Ok(refused(Refusal::from_agent(&e))),
+        }
+    }
+
+    /// Withdraws a pending request of this assistant, so the person is no longer asked (for example when the plan
+    /// changed). A withdrawn request does not count against the assistant. Nothing already issued is affected.
+    #[tool(annotations(
+        title = "Withdraw a request",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = false
+    ))]
+    async fn withdraw_request(&self, Parameters(args): Parameters<WithdrawArgs>) -> Result<CallToolResult, ErrorData> {
+        let client = match self.client() {
+            Ok(c) => c,
+            Err(r) => return Ok(refused(r)),
+        };
+        match client.withdraw(&args.request_id).await {
+            Ok(req) => {
+                let text = format!("Request {} is withdrawn; the person is no longer asked.", req.request_id);
+                Ok(ok(text, request_value(&req)))
+            }
+            Err(e) => Ok(refused(Refusal::from_agent(&e))),
+        }
+    }
+}
+
+const INSTRUCTIONS: &str = "This server connects you to the person's SchCP Key App, which holds their signing key. \
+You never sign anything: you ask, the key app shows the person a consent text, and only their yes in the key app \
+issues a credential. Start with keyapp_status; if not paired, call pair and have the person compare the code. To \
+book an offer a host signed, call request_closed_mandate with the offer and the host's discovery URL, show the person \
+the returned consent_text exactly as written, then call wait_for_answer (repeat while it says pending). Treat a \
+declined request as final.";
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for KeyAppServer {
+    fn get_info(&self) -> rmcp::model::ServerConfig {
+        rmcp::model::ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("schcp-mcp", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
