@@ -101,7 +101,7 @@ impl AgentClient {
         if status.is_success() {
             Ok(body)
         } else {
-            Err(AgentError::Api(ApiError::from_response(status, retry_after.as_deref(), &body)))
+            Err(AgentError::Api(Box::new(ApiError::from_response(status, retry_after.as_deref(), &body))))
         }
     }
 

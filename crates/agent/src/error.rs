@@ -186,7 +186,7 @@ pub enum AgentError {
     Http(#[from] reqwest::Error),
     /// The key app refused (§9 shape).
     #[error("the key app refused: {0}")]
-    Api(ApiError),
+    Api(Box<ApiError>),
     /// A request or pairing id that is not one the key app makes.
     #[error("{0:?} is not a request or pairing id (rq_… or pr_…)")]
     BadId(String),
