@@ -5,10 +5,7 @@
 
 use agent::{AgentProfile, KeyBackend};
 use ed25519_dalek::SigningKey;
-use keyapp::app::{self, Running};
-use keyapp::config::Config;
-use keyapp::control::{self, Command};
-use keyapp::keystore::PassphraseSource;
+use keyapp::control::Command;
 use mcp::{KeyAppServer, KeyAppSource, ServerConfig};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ProgressNotificationParam, Request as McpRequest,
@@ -21,66 +18,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use testhost::{TestHost, TestHostConfig};
 
-struct Env {
-    _dir: tempfile::TempDir,
-    host: TestHost,
-    app: Running,
-}
-
-fn config_for(dir: &Path, host: &TestHost) -> Config {
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, host.ca_pem()).unwrap();
-    let (domain, addr) = host.resolve();
-    let text = format!(
-        r#"
-data_dir = "{data}"
-locale = "en"
-[agent_api]
-listen = "127.0.0.1:0"
-[status_api]
-listen = "127.0.0.1:0"
-public_base = "https://keyapp.example"
-[discovery]
-extra_root_certs = ["{ca}"]
-resolve = {{ "{domain}" = "{addr}" }}
-"#,
-        data = dir.join("data").display(),
-        ca = ca.display()
-    );
-    Config::parse(&text, Path::new("test.toml")).unwrap()
-}
-
-async fn start() -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let host = TestHost::start(TestHostConfig::default()).await;
-    let config = config_for(dir.path(), &host);
-    let app = app::start(config, PassphraseSource::default()).await.expect("the key app starts");
-    Env { _dir: dir, host, app }
-}
-
-fn now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
-
-/// An offer for a slot `days_ahead` days from now.
-fn future_offer(host: &TestHost, days_ahead: i64) -> String {
-    let mut c = host.priced_offer(now());
-    let start = chrono::Utc::now() + chrono::Duration::days(days_ahead);
-    c.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
-    c.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
-    host.sign_offer(&c).unwrap()
-}
-
-async fn person(env: &Env, cmd: Command) -> Result<Value, Value> {
-    control::call(&env.app.runtime_dir, &cmd).await.expect("the control socket answers")
-}
-
-async fn pending_ids(env: &Env) -> Vec<String> {
-    let v = person(env, Command::Pending).await.unwrap();
-    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
-}
+mod common;
+use common::*;
 
 /// A client that counts the progress notifications it is sent.
 #[derive(Clone, Default)]
@@ -387,7 +327,9 @@ async fn every_tool_against_a_running_key_app() {
     assert_eq!(m.ok("keyapp_status", json!({})).await["paired"], "paired", "the server is alive");
     assert_eq!(pending_ids(&env).await, vec![root_id.clone()], "cancelling withdrew nothing");
 
-    // Declined comes back as a tool error saying so.
+    // Declined comes back as a tool error saying so. (The key app orders answers
+    // by the second they were given: the approval above is kept a second behind.)
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     person(&env, Command::Decline { id: root_id.clone() }).await.unwrap();
     let (sentence, detail) = m.refused("wait_for_answer", json!({"request_id": root_id})).await;
     assert!(sentence.contains("declined"), "{sentence}");

@@ -1,0 +1,103 @@
+//! The agent crate's typed client against the real key app (issue 11): typed
+//! answers per kind and the §9 refusals as typed errors. It lives here, beside
+//! the MCP server's tests, because the agent crate never depends on the key app.
+
+use agent::{
+    AgentClient, AgentError, ClosedMandateRequest, Credential, ErrorCode, HostRef, MandateRequest, MandateStatus,
+    NewRequest, PairingStatus, RequestKind, RequestStatus,
+};
+use ed25519_dalek::SigningKey;
+use keyapp::control::Command;
+use reqwest::StatusCode;
+
+mod common;
+use common::*;
+
+fn api(e: AgentError) -> agent::ApiError {
+    match e {
+        AgentError::Api(a) => *a,
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
+    let env = start().await;
+    let a = AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[21; 32]));
+
+    let e = api(a.principal().await.unwrap_err());
+    assert_eq!(
+        (e.status, e.code.clone(), e.reason.as_str()),
+        (StatusCode::FORBIDDEN, ErrorCode::NotPermitted, "agent_not_paired")
+    );
+
+    let p = a.pair("Typed Agent").await.unwrap();
+    assert_eq!(p.status, PairingStatus::Pending);
+    assert_eq!(p.fingerprint.as_deref().map(str::len), Some(keyapp::service::fingerprint(&a.jkt()).len()));
+    person(&env, Command::Approve { id: p.pairing_id.clone() }).await.unwrap();
+    assert_eq!(a.pairing(&p.pairing_id, 0).await.unwrap().status, PairingStatus::Approved);
+    let me = a.principal().await.unwrap();
+    assert!(me.principal.starts_with("urn:schcp:principal:jwk-thumbprint:"));
+
+    // A root mandate: its result typed as a mandate with a status URL.
+    let root = NewRequest::Mandate(MandateRequest {
+        hosts: vec![HostRef { id: "maple-street-auto".into(), discovery: env.host.discovery_url() }],
+        scope: vec![agent::Action::Hold, agent::Action::Book],
+        constraints: None,
+        lifetime: Some("P2D".into()),
+        consent_mode: None,
+        format: None,
+        host_constraints: None,
+        alg: None,
+    });
+    let r = a.request("root-1", &root).await.unwrap();
+    assert_eq!((r.kind.clone(), r.status.clone()), (RequestKind::Mandate, RequestStatus::Pending));
+    assert!(r.credential().is_none());
+    person(&env, Command::Approve { id: r.request_id.clone() }).await.unwrap();
+    let done = a.request_status(&r.request_id, 5).await.unwrap();
+    let Some(Ok(Credential::Mandate(m))) = done.credential() else { panic!("{done:?}") };
+    assert!(m.status.starts_with("https://keyapp.example/status/") && m.status.ends_with(&m.jti), "{m:?}");
+    let listed = a.mandates().await.unwrap();
+    assert_eq!((listed[0].jti.as_str(), &listed[0].status), (m.jti.as_str(), &MandateStatus::Active));
+    assert_eq!(listed[0].aud, ["maple-street-auto"]);
+
+    // Withdrawal, typed; a second one is INVALID_STATE not_pending.
+    let offer = future_offer(&env.host, 4);
+    let closed = NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: env.host.discovery_url() });
+    let r = a.request("closed-1", &closed).await.unwrap();
+    assert_eq!(a.withdraw(&r.request_id).await.unwrap().status, RequestStatus::Withdrawn);
+    let e = api(a.withdraw(&r.request_id).await.unwrap_err());
+    assert_eq!((e.code, e.reason.as_str()), (ErrorCode::InvalidState, "not_pending"));
+    let e = api(a.request_status("rq_nothing", 0).await.unwrap_err());
+    assert_eq!((e.status, e.code), (StatusCode::NOT_FOUND, ErrorCode::NotFound));
+    assert!(matches!(a.request_status("../mandates", 0).await, Err(AgentError::BadId(_))));
+
+    // Two declines: the cooldown carries its retry time. The key app orders
+    // answers by the second they were given, so the approval above is let
+    // fall a second behind them.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    for key in ["d1", "d2"] {
+        let offer = future_offer(&env.host, 5);
+        let r = a
+            .request(
+                key,
+                &NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: env.host.discovery_url() }),
+            )
+            .await
+            .unwrap();
+        person(&env, Command::Decline { id: r.request_id.clone() }).await.unwrap();
+        assert_eq!(a.request_status(&r.request_id, 0).await.unwrap().status, RequestStatus::Declined);
+    }
+    let offer = future_offer(&env.host, 6);
+    let e = api(a
+        .request("d3", &NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: env.host.discovery_url() }))
+        .await
+        .unwrap_err());
+    assert_eq!((e.code.clone(), e.reason.as_str()), (ErrorCode::RateLimited, "cooldown"));
+    let after = e.retry_after.expect("a cooldown says when").as_secs();
+    assert!(after > 200 && after <= 300, "{after}");
+
+    // Nobody there: Unreachable, not a refusal.
+    let gone = AgentClient::new("http://127.0.0.1:9", SigningKey::from_bytes(&[22; 32]));
+    assert!(matches!(gone.principal().await, Err(AgentError::Unreachable { .. })));
+}
