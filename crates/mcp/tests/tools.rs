@@ -139,6 +139,13 @@ async fn the_tools_their_schemas_and_annotations() {
     let (sentence, _) = m.refused("list_mandates", json!({})).await;
     assert!(sentence.contains("not running"), "{sentence}");
     m.client.cancel().await.unwrap();
+
+    // Named by URL, with nothing listening there: the same.
+    let m = connect(KeyAppSource::Url("http://127.0.0.1:9".into()), &dir.path().join("p")).await;
+    assert_eq!(m.ok("keyapp_status", json!({})).await["running"], false);
+    let (sentence, _) = m.refused("wait_for_answer", json!({"request_id": "rq_1"})).await;
+    assert!(sentence.starts_with("The key app is not running (nothing answers at http://127.0.0.1:9)"), "{sentence}");
+    m.client.cancel().await.unwrap();
 }
 
 #[tokio::test]
