@@ -386,6 +386,28 @@ async fn hostile_invitations_are_refused_with_nothing_pending() {
     // The good one is still asked.
     let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&good), "ok"))).await.unwrap();
     assert_eq!(r["status"], "pending");
+    // A contract offered on a hold that lapsed a day ago is still the booking's
+    // contract: its exp bounded the hold, not the booking.
+    let (mut c, _) = future_offer(&env.host, 5);
+    c.iat = now() - 86_400;
+    c.exp = c.iat + 300;
+    let lapsed_hold = env.host.sign_offer(&c).unwrap();
+    let old = env.host.tentative_booking(&lapsed_hold, BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&old), "old"))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    // One dated ahead of now is not.
+    let (mut c, _) = future_offer(&env.host, 5);
+    c.iat = now() + 3600;
+    c.exp = c.iat + 300;
+    let ahead = env.host.sign_offer(&c).unwrap();
+    let ahead = env.host.tentative_booking(&ahead, BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let (status, err) =
+        a.send(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&ahead), "ahead"))).await.unwrap();
+    assert_eq!(
+        (status, &err["error"]["reason"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("issued_in_future")),
+        "{err}"
+    );
 }
 
 #[tokio::test]
