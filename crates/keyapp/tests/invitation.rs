@@ -183,9 +183,14 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     assert!(lines[2].ends_with("the booking follows its default: it is released."), "{text}");
     assert!(text.ends_with("Maple Street Auto keeps my booking details for 1 year after the booking."), "{text}");
     let rid = r["request_id"].as_str().unwrap().to_owned();
-    // The window's look-twice data points at the deadline.
     let shown = person(&env, Command::Show { id: rid.clone() }).await.unwrap();
     assert_eq!(shown["consent_text"], r["consent_text"]);
+    // The window's look-twice data points at the deadline, in the text's own words.
+    let prompt = env.app.service.prompt(&rid).await.unwrap();
+    assert_eq!(prompt.kind, "invitation");
+    let kinds: Vec<&str> = prompt.attention.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, ["price", "answer_by", "retention"]);
+    assert_eq!(prompt.attention[1].detail.as_deref(), Some(lines[2]));
 
     let done = approved(&env, &a, &rid).await;
     let mandate = done["result"]["mandate"].as_str().unwrap();
