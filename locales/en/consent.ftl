@@ -167,3 +167,15 @@ rule-agent-unknown = Assistant: one not paired with this key app, key fingerprin
 ## Pairing (API.md "Pairing").
 pairing = Pair the assistant { $agent } with this key app; the assistant must show the code { $fingerprint }.
 pairing-effect = Once paired, it can ask me to approve requests here; it cannot approve or sign anything itself.
+
+## Invitations (§5.10): someone else's booking names me as a required participant.
+invitation-accept = I accept an invitation from { $booker } to a booking they made: { $summary }.
+invitation-booker-unnamed = someone the booking does not name
+invitation-role = The booking names me as an invitee.
+invitation-role-relationship = The booking names me as an invitee ({ $relationship }).
+invitation-deadline-release = I must answer by { $deadline }. If I decline or do not answer, nothing is signed, and at that time the booking follows its default: it is released.
+invitation-changed = The booking changed since I accepted it; this replaces my earlier yes:
+invitation-changed-unknown = The booking changed since it was made; the key app has no record of terms I accepted before, so it cannot show what changes.
+
+## The booker's reconfirmation (§5.10), answered with a management mandate.
+reconfirmation = This reconfirms the booking, which I must do by { $deadline }; if I don't, the booking lapses and its time is released.

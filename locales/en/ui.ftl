@@ -46,6 +46,7 @@ kind-management_mandate = Management mandate
 kind-meeting_contract = Meeting contract
 kind-acceptance = Acceptance
 kind-rule = Rule
+kind-invitation = Invitation
 
 consent-window-title = Your consent — SchCP Key App
 consent-heading = An assistant asks for your consent
@@ -124,6 +125,7 @@ attention-unverified_identity = The host's identity is not verified: it is named
 attention-price = A price is stated:
 attention-place_away = The place is not at the host's own address:
 attention-reconfirmation = You will be asked to reconfirm; if you stay silent:
+attention-answer_by = Your answer has a deadline, and a default if you do not give it:
 attention-retention = The host keeps your data for:
 
 no-tray = No system tray was found on this desktop, so the key app stays in this window. Closing it quits the app.

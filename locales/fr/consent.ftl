@@ -170,3 +170,15 @@ rule-agent-unknown = Assistant : un assistant non jumelé à cette application d
 ## Jumelage (API.md « Pairing »).
 pairing = Jumeler l’assistant { $agent } à cette application de clés; l’assistant doit afficher le code { $fingerprint }.
 pairing-effect = Une fois jumelé, il pourra me demander ici d’approuver des demandes; il ne peut rien approuver ni signer lui-même.
+
+## Invitations (§5.10) : la réservation d’une autre personne me nomme comme participant requis.
+invitation-accept = J’accepte l’invitation de { $booker } à sa réservation : { $summary }.
+invitation-booker-unnamed = quelqu’un que la réservation ne nomme pas
+invitation-role = La réservation m’inscrit comme personne invitée.
+invitation-role-relationship = La réservation m’inscrit comme personne invitée ({ $relationship }).
+invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse ou ne réponds pas, rien n’est signé, et à ce moment la réservation suit sa règle par défaut : elle est libérée.
+invitation-changed = La réservation a changé depuis que je l’ai acceptée; ceci remplace mon acceptation précédente :
+invitation-changed-unknown = La réservation a changé depuis qu’elle a été faite; l’application de clés n’a aucune trace des conditions que j’avais acceptées, elle ne peut donc pas montrer ce qui change.
+
+## La reconfirmation de la personne qui a réservé (§5.10), donnée par un mandat de gestion.
+reconfirmation = Ceci reconfirme la réservation, ce que je dois faire au plus tard le { $deadline }; sinon, la réservation expire et sa plage horaire est libérée.

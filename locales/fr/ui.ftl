@@ -45,6 +45,7 @@ kind-management_mandate = Mandat de gestion
 kind-meeting_contract = Contrat de rencontre
 kind-acceptance = Acceptation
 kind-rule = Règle
+kind-invitation = Invitation
 
 consent-window-title = Votre consentement — Appli de clés SchCP
 consent-heading = Un assistant demande votre consentement
@@ -123,6 +124,7 @@ attention-unverified_identity = L’identité de l’hôte n’est pas vérifié
 attention-price = Un prix est indiqué :
 attention-place_away = Le lieu n’est pas à l’adresse de l’hôte :
 attention-reconfirmation = On vous demandera de reconfirmer ; si vous ne répondez pas :
+attention-answer_by = Votre réponse a une échéance, et une règle par défaut si vous ne la donnez pas :
 attention-retention = L’hôte conserve vos données pendant :
 
 no-tray = Aucune zone de notification n’a été trouvée sur ce bureau : l’appli de clés reste dans cette fenêtre. La fermer quitte l’appli.

@@ -212,4 +212,34 @@ describe("the consent view", () => {
     // New text, new delay: Approve waits for it to be read.
     expect(approve().disabled).toBe(true);
   });
+
+  it("shows an invitation (issue 13): the service's text and its deadline to look at twice", async () => {
+    const text =
+      "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto (maplestreetauto.example), Thursday 15 October 2026, 1:00–1:45 p.m. Eastern time.\n" +
+      "The booking names me as an invitee (brother).\n" +
+      "I must answer by Wednesday 14 October 2026, 1:00 p.m. Eastern time. If I decline or do not answer, nothing is signed, and at that time the booking follows its default: it is released.";
+    const deadline = text.split("\n")[2];
+    current = prompt({
+      kind: "invitation",
+      consent_text: text,
+      attention: [
+        { kind: "answer_by", detail: deadline },
+        { kind: "retention", detail: "1 year" },
+      ],
+    });
+    await mount();
+    expect(document.getElementById("consent-text")!.textContent).toBe(text);
+    const item = document.querySelector('[data-attention="answer_by"]')!;
+    expect(item.textContent).toBe(`attention-answer_by ${deadline}`);
+    // Nothing of a rule's or a pairing's own controls.
+    expect(document.getElementById("rule-label")).toBeNull();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    fireEvent.click(approve(), { detail: 1 });
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(calls.answer).toEqual([["rq_1", true]]);
+  });
 });

@@ -4,9 +4,10 @@
 //! only points at it, so it adds no term the text does not carry.
 
 use crate::error::ConsentError;
+use crate::invitation::answer_by_sentence;
 use crate::locale::Locale;
 use crate::offer::{host_identity, host_name, place_words, reconfirm_sentence, retention_sentence};
-use crate::request::{ConsentRequest, VerifiedOffer};
+use crate::request::{ConsentRequest, ManagementMandateRequest, VerifiedOffer};
 
 /// The kinds of callout, each with the spec's reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -19,6 +20,9 @@ pub enum AttentionKind {
     PlaceAway,
     /// §5.10: the person must reconfirm, and silence has a consequence.
     Reconfirmation,
+    /// §5.10: an invitee must answer by a deadline, and the booking's default applies
+    /// if they decline or stay silent.
+    AnswerBy,
     /// §5.2: how long the host keeps the person's data.
     Retention,
 }
@@ -31,6 +35,7 @@ impl AttentionKind {
             AttentionKind::Price => "price",
             AttentionKind::PlaceAway => "place_away",
             AttentionKind::Reconfirmation => "reconfirmation",
+            AttentionKind::AnswerBy => "answer_by",
             AttentionKind::Retention => "retention",
         }
     }
@@ -71,18 +76,34 @@ pub fn attention(req: &ConsentRequest, locale: &Locale) -> Result<Vec<Attention>
                 });
             }
         }
-        ConsentRequest::ManagementMandate(r) if r.booking.domain.is_none() => {
-            let name = r.booking.host_name.as_deref().unwrap_or(&r.booking.iss);
-            out.push(Attention {
-                kind: AttentionKind::UnverifiedIdentity,
-                detail: Some(crate::inert::name(locale, name)?),
-            });
+        ConsentRequest::Invitation(r) => {
+            offer(locale, &r.contract, &mut out)?;
+            // The offer's reconfirmation is the booker's to give, not this person's.
+            out.retain(|a| a.kind != AttentionKind::Reconfirmation);
+            out.push(Attention { kind: AttentionKind::AnswerBy, detail: Some(answer_by_sentence(locale, r)?) });
         }
+        ConsentRequest::Reconfirmation { mandate, confirm_by } => {
+            management(locale, mandate, &mut out)?;
+            let words = crate::invitation::reconfirm_by_words(locale, mandate, confirm_by)?;
+            out.push(Attention { kind: AttentionKind::Reconfirmation, detail: Some(words) });
+        }
+        ConsentRequest::ManagementMandate(r) => management(locale, r, &mut out)?,
         _ => {}
     }
     out.sort_by_key(|a| a.kind);
     out.dedup();
     Ok(out)
+}
+
+fn management(locale: &Locale, r: &ManagementMandateRequest, out: &mut Vec<Attention>) -> Result<(), ConsentError> {
+    if r.booking.domain.is_none() {
+        let name = r.booking.host_name.as_deref().unwrap_or(&r.booking.iss);
+        out.push(Attention {
+            kind: AttentionKind::UnverifiedIdentity,
+            detail: Some(crate::inert::name(locale, name)?),
+        });
+    }
+    Ok(())
 }
 
 fn offer(locale: &Locale, o: &VerifiedOffer, out: &mut Vec<Attention>) -> Result<(), ConsentError> {

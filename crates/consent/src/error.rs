@@ -91,6 +91,10 @@ pub enum ConsentError {
     #[error("the person accepting is not a member of this meeting other than its organizer")]
     NotAMember,
 
+    /// The person is not named as an invitee with a deadline to answer by (§5.10).
+    #[error("the booking does not name this person as an invitee with a confirm_by")]
+    NotInvited,
+
     /// An offer or contract states both an end and `open_end: true` (§4.2, §5.12 "Terms").
     #[error("the {0} states both an end and open_end")]
     EndConflict(Terms),

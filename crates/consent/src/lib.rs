@@ -42,6 +42,7 @@ mod domain;
 mod duration;
 mod error;
 pub mod inert;
+mod invitation;
 mod locale;
 mod mandate;
 mod meeting;
@@ -55,6 +56,10 @@ pub use attention::{attention, Attention, AttentionKind};
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};
+pub use invitation::{
+    answer_by_sentence, booker_words, invitation_statement, reconfirm_by_words, render_invitation,
+    render_reconfirmation,
+};
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
 pub use meeting::{
@@ -66,7 +71,7 @@ pub use offer::{
     render_booking_offer, render_change_offer, retention_sentence, what_words, when_words,
 };
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, ManagementMandateRequest,
+    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, InvitationRequest, ManagementMandateRequest,
     MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
     VerifiedOffer,
 };
@@ -86,6 +91,8 @@ pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Res
         ConsentRequest::MeetingContract(r) => render_meeting_contract(locale, r, contacts),
         ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
+        ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
+        ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
         ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
     }
 }

@@ -94,7 +94,7 @@ pub fn what_words(locale: &Locale, offer: &VerifiedOffer) -> Result<String, Cons
 }
 
 /// The clock an offer's times are shown on: `host.tz`, else the slot's own offset (§5.2).
-fn clock(claims: &OfferClaims) -> Result<Clock<'_>, ConsentError> {
+pub(crate) fn clock(claims: &OfferClaims) -> Result<Clock<'_>, ConsentError> {
     Clock::zone_or_own("host.tz", claims.host.as_ref().map(|h| h.tz.as_str()))
 }
 
@@ -218,6 +218,33 @@ fn price_or_none(locale: &Locale, claims: &OfferClaims) -> Result<String, Consen
     }
 }
 
+/// What changes from `old` to `new` terms of one host, a line each ("Time: from …
+/// to …"), or one line saying nothing does (§5.7, and §5.10 "Changes re-ask").
+pub(crate) fn differences(locale: &Locale, old: &OfferClaims, new: &OfferClaims) -> Result<Vec<String>, ConsentError> {
+    if old.iss != new.iss {
+        return Err(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::OtherHost {
+            current: old.iss.clone(),
+            proposed: new.iss.clone(),
+        }));
+    }
+    let mut lines = Vec::new();
+    let mut compare = |id: &str, from: String, to: String| -> Result<(), ConsentError> {
+        if from != to {
+            lines.push(locale.message(id, &[("from", from.into()), ("to", to.into())])?);
+        }
+        Ok(())
+    };
+    compare("change-what", service_only(locale, old)?, service_only(locale, new)?)?;
+    compare("change-time", when_words(locale, old)?, when_words(locale, new)?)?;
+    compare("change-place", place_or_host(locale, old)?, place_or_host(locale, new)?)?;
+    compare("change-party", old.party_size.unwrap_or(1).to_string(), new.party_size.unwrap_or(1).to_string())?;
+    compare("change-price", price_or_none(locale, old)?, price_or_none(locale, new)?)?;
+    if lines.is_empty() {
+        lines.push(locale.message("change-nothing", &[])?);
+    }
+    Ok(lines)
+}
+
 /// A change offer (§5.7): what changes, from what to what, then the new terms in full.
 ///
 /// `current` is the booking's current contract, when the key app has it; without it
@@ -237,29 +264,7 @@ pub fn render_change_offer(
     match current {
         None => lines.push(locale.message("change-no-current", &[])?),
         Some(current) => {
-            let old = &current.claims;
-            if old.iss != new.iss {
-                return Err(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::OtherHost {
-                    current: old.iss.clone(),
-                    proposed: new.iss.clone(),
-                }));
-            }
-            let mut changed = false;
-            let mut compare = |id: &str, from: String, to: String| -> Result<(), ConsentError> {
-                if from != to {
-                    changed = true;
-                    lines.push(locale.message(id, &[("from", from.into()), ("to", to.into())])?);
-                }
-                Ok(())
-            };
-            compare("change-what", service_only(locale, old)?, service_only(locale, new)?)?;
-            compare("change-time", when_words(locale, old)?, when_words(locale, new)?)?;
-            compare("change-place", place_or_host(locale, old)?, place_or_host(locale, new)?)?;
-            compare("change-party", old.party_size.unwrap_or(1).to_string(), new.party_size.unwrap_or(1).to_string())?;
-            compare("change-price", price_or_none(locale, old)?, price_or_none(locale, new)?)?;
-            if !changed {
-                lines.push(locale.message("change-nothing", &[])?);
-            }
+            lines.extend(differences(locale, &current.claims, new)?);
         }
     }
     lines.push(locale.message("change-new-terms", &[("summary", offer_summary(locale, proposed)?.into())])?);

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::claims::{Action, MeetingContract, Money, OfferClaims, Place, RuleClaims, Window};
+use crate::claims::{Action, MeetingContract, Money, OfferClaims, Participant, Place, RuleClaims, Window};
 use crate::domain::VerifiedDomain;
 
 /// An offer whose signature, `kid` and closed schema the key app has verified (§5.2),
@@ -176,6 +176,22 @@ pub struct AcceptanceRequest {
     pub domains: BTreeMap<String, VerifiedDomain>,
 }
 
+/// A booking someone else made that names this person as a required participant
+/// (§5.10), as the key app verified it: the booking's current contract, signed by the
+/// host, and the booking's own words from the host-signed receipt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvitationRequest {
+    /// The booking's current contract (the offer the receipt names), verified.
+    pub contract: VerifiedOffer,
+    /// The participant the booking names as its booker (`role: "booker"`), when it names one.
+    pub booker: Option<Participant>,
+    /// This person as the booking names them: `role: "invitee"` with `confirm_by`.
+    pub me: Participant,
+    /// The contract this person accepted before the booking changed (§5.10 "Changes
+    /// re-ask"), as the key app verified it then; the text says what changes.
+    pub replaces: Option<VerifiedOffer>,
+}
+
 /// The agent key a rule lets answer (§7.9 `cnf.jkt`), as the key app knows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentKey {
@@ -222,6 +238,16 @@ pub enum ConsentRequest {
     Acceptance(AcceptanceRequest),
     /// A rule (§7.9).
     Rule(RuleRequest),
+    /// An invitation to someone else's booking, as a required participant (§5.10).
+    Invitation(InvitationRequest),
+    /// A management mandate that also answers the booker's reconfirmation (§5.10
+    /// "Reconfirmation reuses the mechanism").
+    Reconfirmation {
+        /// The management mandate asked for.
+        mandate: ManagementMandateRequest,
+        /// The booker's `confirm_by` (RFC 3339), from the booking's terms.
+        confirm_by: String,
+    },
     /// Pairing a new agent (docs/agent-api.md "Pairing").
     Pairing {
         /// The name the agent gave for itself (host-supplied text, shown inert).

@@ -23,6 +23,9 @@ pub enum RequestKind {
     Acceptance,
     /// A rule that lets the person's calendar agent answer for them (§7.9).
     Rule,
+    /// A yes to someone else's booking that names the person as a required
+    /// participant: a closed mandate for `respond` (§5.10).
+    Invitation,
 }
 
 /// A kind name that is none of [`RequestKind`]'s.
@@ -32,13 +35,14 @@ pub struct UnknownKind(pub String);
 
 impl RequestKind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [RequestKind; 6] = [
+    pub const ALL: [RequestKind; 7] = [
         RequestKind::Mandate,
         RequestKind::ClosedMandate,
         RequestKind::ManagementMandate,
         RequestKind::MeetingContract,
         RequestKind::Acceptance,
         RequestKind::Rule,
+        RequestKind::Invitation,
     ];
 
     /// The name on the wire and in the database.
@@ -50,6 +54,7 @@ impl RequestKind {
             RequestKind::MeetingContract => "meeting_contract",
             RequestKind::Acceptance => "acceptance",
             RequestKind::Rule => "rule",
+            RequestKind::Invitation => "invitation",
         }
     }
 
@@ -59,13 +64,25 @@ impl RequestKind {
     /// contract or an acceptance is read by the members' calendars, never from
     /// here (§5.12), so nobody could learn of a revocation.
     pub fn revocable(self) -> bool {
-        matches!(self, RequestKind::Mandate | RequestKind::ClosedMandate | RequestKind::ManagementMandate)
+        matches!(
+            self,
+            RequestKind::Mandate
+                | RequestKind::ClosedMandate
+                | RequestKind::ManagementMandate
+                | RequestKind::Invitation
+        )
     }
 
     /// Whether its credential names hosts in `aud`; a rule names an agent key
     /// instead (§7.9), and contracts and acceptances name members.
     pub fn has_audience(self) -> bool {
-        matches!(self, RequestKind::Mandate | RequestKind::ClosedMandate | RequestKind::ManagementMandate)
+        matches!(
+            self,
+            RequestKind::Mandate
+                | RequestKind::ClosedMandate
+                | RequestKind::ManagementMandate
+                | RequestKind::Invitation
+        )
     }
 }
 

@@ -606,10 +606,28 @@ async fn every_route_answers_as_the_document_says() {
     let done = env.approved(&a, &body).await;
     assert_eq!(done["result"]["revision"], 1);
 
+    // ---- invitation (§5.10): a tentative booking that names this person as an invitee.
+    let confirm_by = (chrono::Utc::now() + chrono::Duration::days(2)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let invitee = schcp::claims::Participant {
+        who: Some(me.clone()),
+        name: None,
+        role: schcp::claims::ParticipantRole::Invitee,
+        relationship: None,
+        confirm_within: None,
+        confirm_by: Some(confirm_by),
+        default: None,
+        status: Some(schcp::claims::ParticipantStatus::Pending),
+    };
+    let booking = env.host.tentative_booking(&env.offer(5), "m-booker", vec![invitee], now()).unwrap();
+    let body = json!({"kind": "invitation", "idempotency_key": "inv", "booking": booking,
+                      "discovery": env.host.discovery_url()});
+    let done = env.approved(&a, &body).await;
+    assert_eq!(done["result"]["booking_id"], booking.booking.booking_id.as_str());
+
     // ---- The agent's mandates (rules are not listed).
     let listed = env.call(&a, Method::GET, "/v1/mandates", None, 200).await.json();
     let kinds: BTreeSet<&str> = listed.as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, BTreeSet::from(["mandate", "closed_mandate", "management_mandate"]));
+    assert_eq!(kinds, BTreeSet::from(["mandate", "closed_mandate", "management_mandate", "invitation"]));
 
     // ---- Pending cap, withdrawal, cooldown: a second agent.
     let b = env.paired(2).await;

@@ -13,7 +13,10 @@
 //! told to misbehave on the discovery route (status codes, redirects, oversize or
 //! malformed bodies, `Cache-Control` values) so a client's refusals can be tested.
 //!
-//! Not a SchCP endpoint: it serves discovery only. Holds and bookings are out of scope.
+//! Not a SchCP endpoint: it serves discovery, and the bookings it was given at
+//! `GET {endpoint}/bookings/{id}` (§5.5) so a required participant's agent can read
+//! the booking it is invited to (§5.10). It checks no request signature or mandate,
+//! holds nothing and takes no other operation.
 #![forbid(unsafe_code)]
 
 use std::convert::Infallible;
@@ -28,7 +31,7 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, TRANSFER_ENCODING};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use schcp::claims::{Approved, OfferClaims, ReceiptClaims};
+use schcp::claims::{Approved, BookingResponse, BookingStatus, EventStatus, OfferClaims, Participant, ReceiptClaims};
 use schcp::jwk::Jwk;
 use schcp::jws::{HeaderExtras, Typ};
 use serde_json::Value;
@@ -42,6 +45,9 @@ pub use claims::{OFFER_LIFETIME, SPEC_SLOT_END, SPEC_SLOT_START};
 
 /// The path of a host's own discovery document (§2.1).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/scheduling.json";
+
+/// Where bookings are served, under the discovery document's endpoint (§2.1, §5.5).
+const BOOKINGS_PATH: &str = "/schcp/v0/bookings";
 
 /// How the test host is set up. `Default` is Maple Street Auto of §2.1 on
 /// `127.0.0.1` with a port the system picks.
@@ -129,6 +135,8 @@ struct State {
     signing: usize,
     response: DiscoveryResponse,
     cache_control: Option<String>,
+    /// What `GET {endpoint}/bookings/{id}` serves, by booking id (§5.5).
+    bookings: std::collections::BTreeMap<String, BookingResponse>,
 }
 
 struct Shared {
@@ -205,6 +213,7 @@ impl TestHost {
             signing: 0,
             response: DiscoveryResponse::Document,
             cache_control: None,
+            bookings: std::collections::BTreeMap::new(),
         };
         let shared = Arc::new(Shared {
             config,
@@ -413,6 +422,45 @@ impl TestHost {
         self.sign(Typ::Receipt, receipt)
     }
 
+    /// A tentative booking made on `offer` (a fresh booking, or the offer's own for a
+    /// change offer) under the booker's root mandate `mandate`, naming `participants`
+    /// (§5.10): the booking, its host-signed receipt and its contract, as
+    /// `GET /bookings/{id}` returns them (§5.5). It is served from now on.
+    pub fn tentative_booking(
+        &self,
+        offer: &str,
+        mandate: &str,
+        participants: Vec<Participant>,
+        now: i64,
+    ) -> Result<BookingResponse, TestHostError> {
+        let mut claims = self.receipt_claims(offer, mandate, Approved::Offer, now)?;
+        // §5.10: "Until every required participant has [accepted], the booking is tentative."
+        claims.booking.status = BookingStatus::Tentative;
+        claims.booking.event.status = EventStatus::Tentative;
+        claims.booking.participants = Some(participants);
+        let receipt = self.sign_receipt(&claims)?;
+        let response = BookingResponse {
+            booking: claims.booking,
+            receipt,
+            offer: Some(offer.to_owned()),
+            contract: None,
+            pending_contract: None,
+        };
+        self.serve_booking(response.clone());
+        Ok(response)
+    }
+
+    /// Serves `response` at `GET {endpoint}/bookings/{its booking id}` (§5.5),
+    /// replacing what was served for that booking.
+    pub fn serve_booking(&self, response: BookingResponse) {
+        self.shared.state().bookings.insert(response.booking.booking_id.clone(), response);
+    }
+
+    /// Where the booking `booking_id` is served: `https://{domain}/schcp/v0/bookings/{id}`.
+    pub fn booking_url(&self, booking_id: &str) -> String {
+        format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
+    }
+
     /// A signed receipt for a booking made on `offer` under `mandate`.
     pub fn receipt(&self, offer: &str, mandate: &str, approved: Approved, now: i64) -> Result<String, TestHostError> {
         self.sign_receipt(&self.receipt_claims(offer, mandate, approved, now)?)
@@ -466,6 +514,9 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let path = req.uri().path();
     let operator_path = format!("/m/{}/scheduling.json", cfg.host_id);
     let is_discovery = path == WELL_KNOWN_PATH || path == operator_path || path == "/moved/scheduling.json";
+    if let Some(id) = path.strip_prefix(BOOKINGS_PATH).and_then(|rest| rest.strip_prefix('/')) {
+        return booking_response(shared, req, id);
+    }
     if !is_discovery {
         return response(StatusCode::NOT_FOUND, "text/plain", "not found\n");
     }
@@ -505,6 +556,20 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     if let Some(cc) = cache_control.and_then(|v| HeaderValue::from_str(&v).ok()) {
         r.headers_mut().insert(CACHE_CONTROL, cc);
     }
+    r
+}
+
+/// `GET /bookings/{id}` (§5.5): the booking as it was given to `serve_booking`.
+fn booking_response(shared: &Shared, req: &Request<Incoming>, id: &str) -> Response<Full<Bytes>> {
+    if req.method() != Method::GET {
+        return response(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "GET only\n");
+    }
+    let found = shared.state().bookings.get(id).cloned();
+    let mut r = match found {
+        Some(b) => response(StatusCode::OK, "application/json", serde_json::to_vec(&b).unwrap_or_default()),
+        None => response(StatusCode::NOT_FOUND, "text/plain", "no such booking\n"),
+    };
+    r.headers_mut().insert("schcp-version", HeaderValue::from_static("0.4"));
     r
 }
 

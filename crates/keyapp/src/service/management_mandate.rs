@@ -49,18 +49,40 @@ pub(super) async fn prepare(
         end: booking.end.clone(),
         place: booking.place.clone(),
     };
-    let consent = ConsentRequest::ManagementMandate(ManagementMandateRequest {
+    let mandate = ManagementMandateRequest {
         agent_name: svc.agent_name(&agent.jkt).await?,
         booking: summary,
         scope: vec![Action::Cancel, Action::Reschedule],
         exp,
-    });
-    let auto_approve = match &receipt.claims.consent {
-        Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate).await?,
-        None => false,
+    };
+    let (consent, auto_approve) = match reconfirm_by(booking, svc.principal(), now) {
+        // §5.10: the booker reconfirms with respond, "a management mandate will
+        // do"; the person is told it reconfirms, and by when, and is always asked.
+        Some(confirm_by) => (ConsentRequest::Reconfirmation { mandate, confirm_by }, false),
+        None => {
+            let auto_approve = match &receipt.claims.consent {
+                Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate).await?,
+                None => false,
+            };
+            (ConsentRequest::ManagementMandate(mandate), auto_approve)
+        }
     };
     let input = json!({ "receipt": b.receipt, "host_id": host.host_id, "keys": host.keys });
     Ok(Prepared { consent, input, not_after: None, auto_approve })
+}
+
+/// The booker's reconfirmation deadline, when the booking's terms name this
+/// person as `booker` with a `confirm_by` still ahead and their answer pending
+/// (§5.10 "Reconfirmation reuses the mechanism").
+fn reconfirm_by(booking: &schcp::claims::Booking, me: &str, now: i64) -> Option<String> {
+    use schcp::claims::{ParticipantRole, ParticipantStatus};
+    booking.participants.as_deref().unwrap_or_default().iter().find_map(|p| {
+        let mine = p.role == ParticipantRole::Booker && p.who.as_deref() == Some(me);
+        let pending = matches!(p.status, None | Some(ParticipantStatus::Pending));
+        let by = p.confirm_by.as_deref()?;
+        let ahead = schcp::datetime::parse_date_time(by).is_ok_and(|t| t.timestamp() > now);
+        (mine && pending && ahead).then(|| by.to_owned())
+    })
 }
 
 /// §3.3 / docs/agent-api.md: no prompt when the receipt's mandate is a root mandate this

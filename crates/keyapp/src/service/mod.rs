@@ -8,12 +8,13 @@
 //! from the stored verified input, never from bytes the agent supplied.
 
 //! Each request kind is one module (`mandate`, `closed_mandate`,
-//! `management_mandate`, `meeting_contract`, `acceptance`, `rule`) with its
+//! `management_mandate`, `meeting_contract`, `acceptance`, `rule`, `invitation`) with its
 //! `prepare` (verify and describe) and `issue` (build and sign); they share
 //! `pipeline` and never import one another. `requests` is the pipeline itself.
 
 mod acceptance;
 mod closed_mandate;
+mod invitation;
 mod manage;
 mod management_mandate;
 mod mandate;
@@ -266,7 +267,7 @@ impl Service {
     async fn render(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
         use schcp_consent::ConsentRequest as R;
         let contacts = match req {
-            R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) => self.consent_contacts().await?,
+            R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) | R::Invitation(_) => self.consent_contacts().await?,
             _ => schcp_consent::Contacts::new(),
         };
         schcp_consent::render(req, &self.inner.locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))

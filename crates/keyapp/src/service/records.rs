@@ -120,7 +120,7 @@ impl Service {
                     (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id)
              FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
              LEFT JOIN meeting_records m ON m.jti = c.jti
-             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate')))
+             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
              ORDER BY c.created_at",
         )
         .bind(agent_jkt)
@@ -328,5 +328,6 @@ fn kind_words(kind: RequestKind) -> &'static str {
         RequestKind::MeetingContract => "meeting contract",
         RequestKind::Acceptance => "acceptance",
         RequestKind::Rule => "rule",
+        RequestKind::Invitation => "invitation",
     }
 }

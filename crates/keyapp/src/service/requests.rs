@@ -2,7 +2,7 @@
 //! withdrawn by the agent, or left to expire.
 
 use super::pipeline::{corrupt, Issued, Prepared};
-use super::{acceptance, closed_mandate, management_mandate, mandate, meeting_contract, rule};
+use super::{acceptance, closed_mandate, invitation, management_mandate, mandate, meeting_contract, rule};
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::hash::sha256_b64;
@@ -135,6 +135,7 @@ async fn prepare(
         RequestKind::MeetingContract => meeting_contract::prepare(svc, agent, obj).await,
         RequestKind::Acceptance => acceptance::prepare(svc, agent, obj).await,
         RequestKind::Rule => rule::prepare(svc, agent, obj).await,
+        RequestKind::Invitation => invitation::prepare(svc, agent, obj).await,
     }
 }
 
@@ -154,6 +155,7 @@ async fn issue(
         RequestKind::MeetingContract => meeting_contract::issue(svc, agent_jkt, input, statement, now).await,
         RequestKind::Acceptance => acceptance::issue(svc, agent_jkt, input, statement, now).await,
         RequestKind::Rule => rule::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::Invitation => invitation::issue(svc, agent_jkt, input, statement, now).await,
     }
 }
 

@@ -1,0 +1,453 @@
+//! Invitations end to end (issue 13, §5.10): a booking someone else made names
+//! this person as a required participant; their agent reads it from the test
+//! host over HTTPS (`GET /bookings/{id}`, §5.5) and asks the key app. Run under
+//! scripts/with-keyring, like e2e.rs.
+
+use agent::AgentClient;
+use ed25519_dalek::SigningKey;
+use keyapp::control::Command;
+use keyapp::keystore::PassphraseSource;
+use reqwest::{Method, StatusCode};
+use schcp::claims::{Action, BookingResponse, Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault};
+use schcp::jwk::Jwk;
+use schcp::verify::{verify_mandate_chain, ChainContext};
+use serde_json::{json, Value};
+use testhost::{TestHost, TestHostConfig};
+
+mod common;
+use common::*;
+
+const HOST: &str = "maple-street-auto";
+/// The booker's root mandate, as the host's receipt names it (§5.3).
+const BOOKERS_MANDATE: &str = "m-booker";
+
+fn principal_of(key: &SigningKey) -> String {
+    Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
+}
+
+fn sam() -> String {
+    principal_of(&SigningKey::from_bytes(&[0x90; 32]))
+}
+
+async fn start_in(locale: &str) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let host = TestHost::start(TestHostConfig::default()).await;
+    let mut config = config_for(dir.path(), &host);
+    config.locale = Some(locale.into());
+    let app = keyapp::app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
+    Env { _dir: dir, host, config, app }
+}
+
+async fn my_principal(a: &AgentClient) -> String {
+    a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned()
+}
+
+async fn pending_ids(env: &Env) -> Vec<String> {
+    let v = person(env, Command::Pending).await.unwrap();
+    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// 13:00 Toronto time `days_ahead` from today, as the host writes times.
+fn at_one_pm(days_ahead: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::days(days_ahead)).format("%Y-%m-%dT13:00:00-04:00").to_string()
+}
+
+/// The day `days_ahead` from today as the consent text writes it.
+fn day_words(days_ahead: i64) -> String {
+    (chrono::Utc::now() + chrono::Duration::days(days_ahead)).format("%-d %B %Y").to_string()
+}
+
+/// The booker Sam (named `booker_name`), this person invited (§5.10's example: a
+/// brother, answer within a day, released by default), and a child coming along.
+fn participants(me: &str, booker_name: Option<&str>, confirm_by: &str) -> Vec<Participant> {
+    vec![
+        Participant {
+            who: Some(sam()),
+            name: booker_name.map(Into::into),
+            role: ParticipantRole::Booker,
+            relationship: None,
+            confirm_within: None,
+            confirm_by: None,
+            default: None,
+            status: Some(ParticipantStatus::NotRequired),
+        },
+        Participant {
+            who: Some(me.to_owned()),
+            name: Some("Alex".into()),
+            role: ParticipantRole::Invitee,
+            relationship: Some("brother".into()),
+            confirm_within: Some("P1D".into()),
+            confirm_by: Some(confirm_by.to_owned()),
+            default: Some(ReconfirmDefault::Release),
+            status: Some(ParticipantStatus::Pending),
+        },
+        Participant {
+            who: None,
+            name: Some("Mira".into()),
+            role: ParticipantRole::Attendee,
+            relationship: Some("child".into()),
+            confirm_within: None,
+            confirm_by: None,
+            default: None,
+            status: Some(ParticipantStatus::NotRequired),
+        },
+    ]
+}
+
+/// An oil change `days_ahead` from today, signed by the host.
+fn offer_in(host: &TestHost, days_ahead: i64) -> String {
+    future_offer(host, days_ahead).1
+}
+
+/// `GET /bookings/{id}` over HTTPS, trusting only the test host's CA.
+async fn fetch_booking(host: &TestHost, booking_id: &str) -> Value {
+    let (domain, addr) = host.resolve();
+    let client = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
+        .resolve(&domain, addr)
+        .build()
+        .unwrap();
+    let r = client.get(host.booking_url(booking_id)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    r.json().await.unwrap()
+}
+
+fn invitation(env: &Env, booking: &Value, key: &str) -> Value {
+    json!({"kind": "invitation", "idempotency_key": key, "booking": booking, "discovery": env.host.discovery_url()})
+}
+
+fn to_value(b: &BookingResponse) -> Value {
+    serde_json::to_value(b).unwrap()
+}
+
+/// Approves `rid` and returns the request as the agent then reads it.
+async fn approved(env: &Env, a: &AgentClient, rid: &str) -> Value {
+    person(env, Command::Approve { id: rid.to_owned() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["status"], "approved", "{done}");
+    done
+}
+
+fn jwcrypto_verifies(jwk: &Value, mandate: &str) -> Value {
+    let script = r#"
+import json, sys
+from jwcrypto import jwk, jws
+key = jwk.JWK(**json.loads(sys.argv[1]))
+token = jws.JWS()
+token.deserialize(sys.argv[2])
+token.verify(key, alg="EdDSA")
+print(token.payload.decode())
+"#;
+    let out = std::process::Command::new("python3")
+        .args(["-c", script, &jwk.to_string(), mandate])
+        .output()
+        .expect("python3 runs");
+    assert!(out.status.success(), "jwcrypto refused the mandate: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_mandate_for_respond() {
+    let env = start().await;
+    let a = paired_agent(&env, 40).await;
+    let me = my_principal(&a).await;
+    person(&env, Command::ContactsAdd { principal: sam(), name: "Sam".into(), relationship: None }).await.unwrap();
+
+    let offer = offer_in(&env.host, 5);
+    let confirm_by = at_one_pm(4);
+    let served = env
+        .host
+        .tentative_booking(&offer, BOOKERS_MANDATE, participants(&me, Some("Sam R."), &confirm_by), now())
+        .unwrap();
+    let booking_id = served.booking.booking_id.clone();
+    let fetched = fetch_booking(&env.host, &booking_id).await;
+    assert_eq!(fetched, to_value(&served), "served over HTTPS as given");
+
+    let (status, r) = a.send(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "inv-1"))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED, "{r}");
+    assert_eq!(r["kind"], "invitation");
+    let text = r["consent_text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].starts_with(
+            "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto \
+             (maplestreetauto.example), "
+        ) && lines[0].contains(&day_words(5))
+            && lines[0].ends_with(" Eastern time, CAD 89.27, paid to Maple Street Auto directly."),
+        "{text}"
+    );
+    assert_eq!(lines[1], "The booking names me as an invitee (brother).");
+    assert!(lines[2].starts_with("I must answer by ") && lines[2].contains(&day_words(4)), "{text}");
+    // In the host's zone (the clock time depends on the season: -04:00 is written).
+    assert!(lines[2].contains(" Eastern time. If I decline"), "{text}");
+    assert!(lines[2].ends_with("the booking follows its default: it is released."), "{text}");
+    assert!(text.ends_with("Maple Street Auto keeps my booking details for 1 year after the booking."), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let shown = person(&env, Command::Show { id: rid.clone() }).await.unwrap();
+    assert_eq!(shown["consent_text"], r["consent_text"]);
+    // The window's look-twice data points at the deadline, in the text's own words.
+    let prompt = env.app.service.prompt(&rid).await.unwrap();
+    assert_eq!(prompt.kind, "invitation");
+    let kinds: Vec<&str> = prompt.attention.iter().map(|a| a.kind.as_str()).collect();
+    assert_eq!(kinds, ["price", "answer_by", "retention"]);
+    assert_eq!(prompt.attention[1].detail.as_deref(), Some(lines[2]));
+
+    let done = approved(&env, &a, &rid).await;
+    let mandate = done["result"]["mandate"].as_str().unwrap();
+    let contract = schcp::hash::jws_sha256(&offer);
+    assert_eq!(done["result"]["offer_sha256"], contract.as_str());
+    assert_eq!(done["result"]["booking_id"], booking_id.as_str());
+    // A host's checks (§3.3): aud the host, the agent's key, now.
+    let chain = verify_mandate_chain(
+        mandate,
+        &ChainContext { host_id: HOST, request_jkt: &jkt(&a), now: now(), allow_wildcard: false },
+    )
+    .expect("a host accepts it");
+    let claims = &chain.root.claims;
+    assert_eq!(claims.iss, me);
+    assert_eq!(claims.scope, vec![Action::Book]);
+    let c = claims.constraints.clone().unwrap();
+    assert_eq!(c.offer_sha256.as_deref(), Some(contract.as_str()), "bound to the booking's current contract");
+    assert_eq!(c.bookings, Some(vec![booking_id.clone()]), "this booking only");
+    assert_eq!(c.max_price.unwrap().amount, "89.27");
+    let deadline = schcp::datetime::parse_date_time(&confirm_by).unwrap().timestamp();
+    assert!(claims.exp <= deadline, "valid no later than confirm_by: {} > {deadline}", claims.exp);
+    assert_eq!(claims.consent.as_ref().unwrap().statement, lines[0]);
+    // An independent JOSE implementation agrees.
+    let jwk = a.call(Method::GET, "/v1/principal", None).await.unwrap()["jwk"].clone();
+    let payload = jwcrypto_verifies(&jwk, mandate);
+    assert_eq!(payload["aud"], HOST);
+    assert_eq!(payload["constraints"]["offer_sha256"], contract.as_str());
+    assert!(payload["exp"].as_i64().unwrap() <= deadline);
+
+    // Kept like any credential: the list, the history.
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    let record = listed.as_array().unwrap().iter().find(|m| m["kind"] == "invitation").expect("listed").clone();
+    assert_eq!(record["jti"], done["result"]["jti"]);
+    let history = person(&env, Command::History).await.unwrap();
+    assert!(history
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["event"] == "credential_issued" && h["subject"] == record["jti"] && h["detail"] == "invitation"));
+    let agents_list = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(agents_list[0]["kind"], "invitation");
+    assert_eq!(agents_list[0]["status"], "active");
+
+    // §5.10 "Changes re-ask": the booking moves; the person is asked again,
+    // shown what changes from the contract they accepted to the new one.
+    let mut change = env.host.change_offer(&booking_id, &contract, now());
+    change.slot.start = at_one_pm(8);
+    change.slot.end = Some(at_one_pm(8).replace("13:00:00", "13:45:00"));
+    let change = env.host.sign_offer(&change).unwrap();
+    let again = env
+        .host
+        .tentative_booking(&change, BOOKERS_MANDATE, participants(&me, Some("Sam R."), &at_one_pm(7)), now())
+        .unwrap();
+    assert_eq!(again.booking.booking_id, booking_id);
+    let fetched = fetch_booking(&env.host, &booking_id).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "inv-2"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("\nThe booking changed since I accepted it; this replaces my earlier yes:\n"), "{text}");
+    let line = text.lines().find(|l| l.starts_with("Time: from ")).unwrap_or_else(|| panic!("{text}"));
+    let (from, to) = line["Time: from ".len()..].split_once(" to ").unwrap();
+    assert!(from.contains(&day_words(5)) && to.contains(&day_words(8)), "{line}");
+    assert!(!text.contains("Price: from"), "the price did not change: {text}");
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    assert_eq!(done["result"]["offer_sha256"], schcp::hash::jws_sha256(&change).as_str());
+
+    // Once answered, the same booking is not asked again.
+    let mut answered = again.clone();
+    for p in answered.booking.participants.as_mut().unwrap() {
+        if p.who.as_deref() == Some(me.as_str()) {
+            p.status = Some(ParticipantStatus::Accepted);
+        }
+    }
+    let answered = resign(&env.host, answered);
+    refused(&env, &a, &invitation(&env, &to_value(&answered), "inv-3"), "already_answered").await;
+}
+
+#[tokio::test]
+async fn in_french_without_a_contact_name_and_a_decline_issues_nothing() {
+    let env = start_in("fr").await;
+    let a = paired_agent(&env, 41).await;
+    let me = my_principal(&a).await;
+    let offer = offer_in(&env.host, 6);
+    let served = env
+        .host
+        .tentative_booking(&offer, BOOKERS_MANDATE, participants(&me, Some("Sam R."), &at_one_pm(5)), now())
+        .unwrap();
+    let fetched = fetch_booking(&env.host, &served.booking.booking_id).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "fr-1"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Sam is not a contact: the booking's label, in quotes, flagged.
+    assert!(
+        lines[0].starts_with("J’accepte l’invitation de quelqu’un que vous ne connaissez pas, sous le nom de « Sam R. » à sa réservation : "),
+        "{text}"
+    );
+    assert_eq!(lines[1], "La réservation m’inscrit comme personne invitée (brother).");
+    assert!(lines[2].starts_with("Je dois répondre au plus tard le "), "{text}");
+    assert!(lines[2].ends_with("la réservation suit sa règle par défaut : elle est libérée."), "{text}");
+
+    // Decline: nothing is issued; the booking follows its default at confirm_by.
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["status"], "declined");
+    assert!(done.get("result").is_none());
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    let history = person(&env, Command::History).await.unwrap();
+    assert!(history
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["event"] == "request_declined" && h["subject"] == rid.as_str()));
+}
+
+/// Signs `response`'s booking afresh as the host's receipt, as the host would
+/// serve a booking whose participants changed.
+fn resign(host: &TestHost, mut response: BookingResponse) -> BookingResponse {
+    let offer = response.offer.clone().unwrap();
+    let mut claims = host.receipt_claims(&offer, BOOKERS_MANDATE, schcp::claims::Approved::Offer, now()).unwrap();
+    claims.booking = response.booking.clone();
+    response.receipt = host.sign_receipt(&claims).unwrap();
+    response
+}
+
+async fn refused(env: &Env, a: &AgentClient, body: &Value, reason: &str) {
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(body)).await.unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{reason}: {err}");
+    assert_eq!(err["error"]["reason"], reason, "{err}");
+    assert!(pending_ids(env).await.is_empty(), "{reason}: nothing is pending");
+}
+
+#[tokio::test]
+async fn hostile_invitations_are_refused_with_nothing_pending() {
+    let env = start().await;
+    let a = paired_agent(&env, 42).await;
+    let me = my_principal(&a).await;
+    let with = |me: &str| participants(me, Some("Sam R."), &at_one_pm(4));
+    let good = env.host.tentative_booking(&offer_in(&env.host, 5), BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let other = env.host.tentative_booking(&offer_in(&env.host, 6), BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let edit = |f: &dyn Fn(&mut Vec<Participant>)| {
+        let mut b = good.clone();
+        f(b.booking.participants.as_mut().unwrap());
+        resign(&env.host, b)
+    };
+    let mut cases: Vec<(&str, Value, &str)> = Vec::new();
+
+    // The receipt of one booking with the contract of another.
+    let mut swapped = good.clone();
+    swapped.offer = other.offer.clone();
+    cases.push(("receipt and offer from different bookings", to_value(&swapped), "contract_mismatch"));
+    // This person not named at all.
+    let stranger = principal_of(&SigningKey::from_bytes(&[0x91; 32]));
+    let not_me = env.host.tentative_booking(&offer_in(&env.host, 5), BOOKERS_MANDATE, with(&stranger), now()).unwrap();
+    cases.push(("not named", to_value(&not_me), "not_a_participant"));
+    // Named only as an attendee.
+    let attendee = edit(&|ps| ps[1].role = ParticipantRole::Attendee);
+    cases.push(("named as an attendee", to_value(&attendee), "not_invited"));
+    // Named twice.
+    let twice = edit(&|ps| ps.push(ps[1].clone()));
+    cases.push(("named twice", to_value(&twice), "duplicate_participant"));
+    // Already answered, either way.
+    let accepted = edit(&|ps| ps[1].status = Some(ParticipantStatus::Accepted));
+    cases.push(("already accepted", to_value(&accepted), "already_answered"));
+    let declined = edit(&|ps| ps[1].status = Some(ParticipantStatus::Declined));
+    cases.push(("already declined", to_value(&declined), "already_answered"));
+    // The deadline has passed.
+    let late = (chrono::Utc::now() - chrono::Duration::minutes(5)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let lapsed = edit(&|ps| ps[1].confirm_by = Some(late.clone()));
+    cases.push(("deadline passed", to_value(&lapsed), "deadline_passed"));
+    // The start has passed (its deadline, wrongly, still ahead).
+    let begun = env.host.tentative_booking(&offer_in(&env.host, -1), BOOKERS_MANDATE, with(&me), now()).unwrap();
+    cases.push(("start passed", to_value(&begun), "already_started"));
+    // A receipt signed by another host's key under the same name and kid.
+    let impostor = TestHost::start(TestHostConfig::default()).await;
+    let forged = impostor.tentative_booking(&good.offer.clone().unwrap(), BOOKERS_MANDATE, with(&me), now()).unwrap();
+    cases.push(("receipt signed by another host", to_value(&forged), "bad_signature"));
+    // The unsigned booking beside the receipt says something else.
+    let mut unsigned = good.clone();
+    unsigned.booking.participants.as_mut().unwrap()[1].relationship = Some("spouse".into());
+    cases.push(("served booking differs from its receipt", to_value(&unsigned), "booking_mismatch"));
+    // A booking that is already confirmed asks nobody.
+    let mut confirmed = good.clone();
+    confirmed.booking.status = schcp::claims::BookingStatus::Confirmed;
+    cases.push(("not tentative", to_value(&resign(&env.host, confirmed)), "not_tentative"));
+
+    for (i, (name, booking, reason)) in cases.iter().enumerate() {
+        let (status, err) =
+            a.send(Method::POST, "/v1/requests", Some(&invitation(&env, booking, &format!("h{i}")))).await.unwrap();
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{name}: {err}");
+        assert_eq!(err["error"]["reason"], *reason, "{name}: {err}");
+    }
+    // A response that is not a booking response at all.
+    let (status, err) =
+        a.send(Method::POST, "/v1/requests", Some(&invitation(&env, &json!({"booking": {}}), "shape"))).await.unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert!(pending_ids(&env).await.is_empty(), "a refused invitation never reaches the person");
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    // The good one is still asked.
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&good), "ok"))).await.unwrap();
+    assert_eq!(r["status"], "pending");
+    // A contract offered on a hold that lapsed a day ago is still the booking's
+    // contract: its exp bounded the hold, not the booking.
+    let (mut c, _) = future_offer(&env.host, 5);
+    c.iat = now() - 86_400;
+    c.exp = c.iat + 300;
+    let lapsed_hold = env.host.sign_offer(&c).unwrap();
+    let old = env.host.tentative_booking(&lapsed_hold, BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&old), "old"))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    // One dated ahead of now is not.
+    let (mut c, _) = future_offer(&env.host, 5);
+    c.iat = now() + 3600;
+    c.exp = c.iat + 300;
+    let ahead = env.host.sign_offer(&c).unwrap();
+    let ahead = env.host.tentative_booking(&ahead, BOOKERS_MANDATE, with(&me), now()).unwrap();
+    let (status, err) =
+        a.send(Method::POST, "/v1/requests", Some(&invitation(&env, &to_value(&ahead), "ahead"))).await.unwrap();
+    assert_eq!(
+        (status, &err["error"]["reason"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("issued_in_future")),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn the_bookers_reconfirmation_is_shown_with_its_deadline_and_always_asked() {
+    let env = start().await;
+    let a = paired_agent(&env, 43).await;
+    let me = my_principal(&a).await;
+    let offer = offer_in(&env.host, 5);
+    let mut claims = env.host.receipt_claims(&offer, BOOKERS_MANDATE, schcp::claims::Approved::Offer, now()).unwrap();
+    // §5.10: the booking's terms name the booker, with confirm_by.
+    claims.booking.participants = Some(vec![Participant {
+        who: Some(me.clone()),
+        name: None,
+        role: ParticipantRole::Booker,
+        relationship: None,
+        confirm_within: None,
+        confirm_by: Some(at_one_pm(4)),
+        default: Some(ReconfirmDefault::Release),
+        status: Some(ParticipantStatus::Pending),
+    }]);
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "re-1", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    let line = text.lines().nth(1).unwrap();
+    assert!(line.starts_with("This reconfirms the booking, which I must do by "), "{text}");
+    assert!(line.contains(&day_words(4)) && line.contains(" Eastern time; if I don't"), "{text}");
+    assert!(text.starts_with("I allow the assistant"), "{text}");
+    // Without the booker named, the same receipt is a plain management mandate.
+    claims.booking.participants = None;
+    let plain = env.host.sign_receipt(&claims).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "re-2", "receipt": plain,
+                      "discovery": env.host.discovery_url()});
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert!(!r["consent_text"].as_str().unwrap().contains("reconfirms"), "{r}");
+}
