@@ -208,3 +208,48 @@ async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
         assert!(p.consent_text.contains(a.detail.as_deref().unwrap()), "{a:?} not in {}", p.consent_text);
     }
 }
+
+/// Whether `jkt` may ask again now: `None`, or the refusal's reason.
+async fn refusal_of_next(svc: &Service, jkt: &str, key: &str) -> Option<&'static str> {
+    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "next"});
+    match svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes()).await {
+        Ok(_) => None,
+        Err(ServiceError::TooMany { reason, .. }) => Some(reason),
+        Err(other) => panic!("{other}"),
+    }
+}
+
+#[tokio::test]
+async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
+    // docs/agent-api.md §9: the cooldown follows the agent's last two answers.
+    // Three answers in one second must be read in the order the person gave
+    // them, whatever order the requests were made in (decision_seq, migration
+    // 0009). Each agent's requests are made so that creation order is the
+    // opposite of the answer order that matters.
+    let e = env().await;
+
+    // An approval, then two declines, in one second: the cooldown applies.
+    let a = paired(&e.svc, 41, "Fatigue").await;
+    let d1 = rule_request(&e.svc, &a, "d1", "first").await;
+    let d2 = rule_request(&e.svc, &a, "d2", "second").await;
+    e.clock.store(T0 + 1, Ordering::SeqCst);
+    let yes = rule_request(&e.svc, &a, "yes", "third").await;
+    e.clock.store(T0 + 2, Ordering::SeqCst);
+    e.svc.approve_request(&yes).await.unwrap();
+    e.svc.decline_request(&d1).await.unwrap();
+    e.svc.decline_request(&d2).await.unwrap();
+    assert_eq!(refusal_of_next(&e.svc, &a, "next").await, Some("cooldown"));
+
+    // Two declines, then an approval, in one second: the last answer was a
+    // yes, so no cooldown.
+    let b = paired(&e.svc, 42, "Fine").await;
+    let yes = rule_request(&e.svc, &b, "yes", "first").await;
+    e.clock.store(T0 + 3, Ordering::SeqCst);
+    let d1 = rule_request(&e.svc, &b, "d1", "second").await;
+    let d2 = rule_request(&e.svc, &b, "d2", "third").await;
+    e.clock.store(T0 + 4, Ordering::SeqCst);
+    e.svc.decline_request(&d1).await.unwrap();
+    e.svc.decline_request(&d2).await.unwrap();
+    e.svc.approve_request(&yes).await.unwrap();
+    assert_eq!(refusal_of_next(&e.svc, &b, "next").await, None);
+}

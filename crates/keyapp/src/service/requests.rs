@@ -267,11 +267,13 @@ impl Service {
     /// person declined or left unanswered the agent's last two requests.
     async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
         // One round trip: the pending count and the agent's last two answered
-        // requests (both use requests_by_agent_status, migration 0003).
+        // requests (both use requests_by_agent_status, migration 0003). Answers
+        // given in the same second are ordered by decision_seq (migration 0009),
+        // the order they were given in.
         let (pending, s0, d0, s1): (i64, Option<String>, Option<i64>, Option<String>) = sqlx::query_as(
             "WITH last AS (SELECT status, decided_at FROM requests
                            WHERE agent_jkt = ?1 AND status IN ('approved','declined','expired')
-                           ORDER BY decided_at DESC, created_at DESC LIMIT 2)
+                           ORDER BY decided_at DESC, decision_seq DESC LIMIT 2)
              SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending'),
                     (SELECT status FROM last LIMIT 1), (SELECT decided_at FROM last LIMIT 1),
                     (SELECT status FROM last LIMIT 1 OFFSET 1)",
