@@ -20,9 +20,10 @@ pub use locate::{agent_api_url, check_loopback_url, default_agent_api_file, Loca
 pub use profile::{AgentProfile, KeyBackend, KeyLocation, ProfileError, KEYCHAIN_SERVICE, KEY_FILE};
 pub use requests::{
     AcceptanceRequest, AcceptanceResult, Action, Answers, Attendee, ClosedMandateRequest, ClosedMandateResult,
-    ConsentMode, Constraints, Credential, HostRef, ManagementMandateRequest, ManagementMandateResult, MandateFormat,
-    MandateRequest, MandateResult, Meeting, MeetingContractRequest, MeetingContractResult, Member, Money, NewRequest,
-    Place, Request, RequestKind, RequestStatus, RuleRequest, RuleResult, Weekday, Window,
+    ConsentMode, Constraints, Credential, HostRef, InvitationRequest, InvitationResult, ManagementMandateRequest,
+    ManagementMandateResult, MandateFormat, MandateRequest, MandateResult, Meeting, MeetingContractRequest,
+    MeetingContractResult, Member, Money, NewRequest, Place, Request, RequestKind, RequestStatus, RuleRequest,
+    RuleResult, Weekday, Window,
 };
 
 /// The error `send` and `call` returned before the typed client; the same type.

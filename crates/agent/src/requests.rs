@@ -8,7 +8,7 @@
 //! `offer_sha256`, `cnf`, …) can be written into a request through these types.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 #[cfg(feature = "schemars")]
@@ -31,6 +31,8 @@ pub enum NewRequest {
     Acceptance(AcceptanceRequest),
     /// A standing rule for one calendar agent (§7.9).
     Rule(RuleRequest),
+    /// An answer to someone else's booking that names this person (§5.10).
+    Invitation(InvitationRequest),
 }
 
 impl NewRequest {
@@ -43,6 +45,7 @@ impl NewRequest {
             NewRequest::MeetingContract(_) => RequestKind::MeetingContract,
             NewRequest::Acceptance(_) => RequestKind::Acceptance,
             NewRequest::Rule(_) => RequestKind::Rule,
+            NewRequest::Invitation(_) => RequestKind::Invitation,
         }
     }
 
@@ -73,6 +76,8 @@ pub enum RequestKind {
     Acceptance,
     /// `rule`.
     Rule,
+    /// `invitation`.
+    Invitation,
     /// A kind this client does not know (a newer key app).
     #[serde(untagged)]
     Other(String),
@@ -388,6 +393,20 @@ pub struct RuleRequest {
     pub lifetime: Option<String>,
 }
 
+/// `invitation`: accept a booking someone else made that names this person
+/// as an invitee (§5.10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct InvitationRequest {
+    /// The host's `GET /bookings/{id}` response exactly as it was served: an object with `booking`, `receipt` (the
+    /// host-signed receipt, a compact JWS) and `offer` (the booking's contract, a compact JWS). Pass it unchanged:
+    /// the key app checks every part of it against the host's keys.
+    pub booking: Map<String, Value>,
+    /// The https URL of the host's discovery document.
+    pub discovery: String,
+}
+
 /// Where a request stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -519,6 +538,22 @@ pub struct RuleResult {
     pub exp: i64,
 }
 
+/// The result of an approved `invitation`: a closed mandate for this agent to
+/// accept the booking's current contract (`POST /bookings/{id}/respond`, §5.10).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InvitationResult {
+    /// The mandate (compact JWS).
+    pub mandate: String,
+    /// Its id.
+    pub jti: String,
+    /// Its expiry (Unix time): no later than the booking's `confirm_by`.
+    pub exp: i64,
+    /// The hash of the contract it accepts, to send as `offer_sha256`.
+    pub offer_sha256: String,
+    /// The booking it answers.
+    pub booking_id: String,
+}
+
 /// What an approved request issued, by kind.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -535,6 +570,8 @@ pub enum Credential {
     Acceptance(AcceptanceResult),
     /// See [`RuleResult`].
     Rule(RuleResult),
+    /// See [`InvitationResult`].
+    Invitation(InvitationResult),
     /// A kind this client does not know: the result as it came.
     Other(Value),
 }
@@ -550,6 +587,7 @@ impl Credential {
             RequestKind::MeetingContract => Credential::MeetingContract(serde_json::from_value(r)?),
             RequestKind::Acceptance => Credential::Acceptance(serde_json::from_value(r)?),
             RequestKind::Rule => Credential::Rule(serde_json::from_value(r)?),
+            RequestKind::Invitation => Credential::Invitation(serde_json::from_value(r)?),
             RequestKind::Other(_) => Credential::Other(r),
         })
     }
@@ -611,8 +649,31 @@ mod tests {
         let c = Credential::from_result(&RequestKind::ClosedMandate, &res).unwrap();
         assert!(matches!(c, Credential::ClosedMandate(ClosedMandateResult { ref jti, .. }) if jti == "m-1"));
         assert!(Credential::from_result(&RequestKind::Rule, &res).is_err());
-        let kind: RequestKind = serde_json::from_value(json!("invitation")).unwrap();
-        assert_eq!(kind, RequestKind::Other("invitation".into()));
-        assert_eq!(Credential::from_result(&kind, &res).unwrap(), Credential::Other(res));
+        let kind: RequestKind = serde_json::from_value(json!("reservation")).unwrap();
+        assert_eq!(kind, RequestKind::Other("reservation".into()));
+        assert_eq!(Credential::from_result(&kind, &res).unwrap(), Credential::Other(res.clone()));
+        // An invitation's result names its booking; a closed mandate's does not.
+        assert!(Credential::from_result(&RequestKind::Invitation, &res).is_err());
+        let inv = json!({"mandate": "eyJ", "jti": "m-2", "exp": 5, "offer_sha256": "h", "booking_id": "b_7"});
+        let c = Credential::from_result(&RequestKind::Invitation, &inv).unwrap();
+        assert!(matches!(c, Credential::Invitation(InvitationResult { ref booking_id, .. }) if booking_id == "b_7"));
+    }
+
+    #[test]
+    fn an_invitation_carries_the_booking_as_served_and_nothing_else() {
+        let booking = json!({"booking": {"booking_id": "b_7", "status": "tentative"}, "receipt": "eyJ.r.s",
+                             "offer": "eyJ.o.s"});
+        let body = json!({"kind": "invitation", "booking": booking, "discovery": "https://h/"});
+        let r: NewRequest = serde_json::from_value(body.clone()).unwrap();
+        assert_eq!(r.kind(), RequestKind::Invitation);
+        let mut with_key = body.clone();
+        with_key["idempotency_key"] = json!("inv-1");
+        assert_eq!(r.body("inv-1"), with_key, "the served response is passed on unchanged");
+        // §5.3: nothing the key app computes comes from the agent.
+        let mut with_hash = body.clone();
+        with_hash["offer_sha256"] = json!("y");
+        assert!(serde_json::from_value::<NewRequest>(with_hash).is_err());
+        let not_an_object = json!({"kind": "invitation", "booking": "eyJ.r.s", "discovery": "https://h/"});
+        assert!(serde_json::from_value::<NewRequest>(not_an_object).is_err());
     }
 }

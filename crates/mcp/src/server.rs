@@ -2,8 +2,9 @@
 
 use crate::refusal::Refusal;
 use agent::{
-    AcceptanceRequest, AgentClient, AgentError, AgentProfile, ClosedMandateRequest, ManagementMandateRequest,
-    MandateRequest, MeetingContractRequest, NewRequest, PairingStatus, Request, RequestStatus, RuleRequest,
+    AcceptanceRequest, AgentClient, AgentError, AgentProfile, ClosedMandateRequest, InvitationRequest,
+    ManagementMandateRequest, MandateRequest, MeetingContractRequest, NewRequest, PairingStatus, Request,
+    RequestStatus, RuleRequest,
 };
 use ed25519_dalek::SigningKey;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -383,6 +384,28 @@ impl KeyAppServer {
         Parameters(args): Parameters<AcceptanceRequest>,
     ) -> Result<CallToolResult, ErrorData> {
         self.ask(NewRequest::Acceptance(args)).await
+    }
+
+    /// Asks the person whether to accept a booking someone else made that names them as an invitee (for example a
+    /// family member booked a visit the person must confirm). Pass the host's booking response exactly as you fetched
+    /// it from GET /bookings/{id} (the object with booking, receipt and offer; do not edit, trim or rebuild it) and
+    /// the host's discovery document URL; the key app checks the host's signatures, that the booking names this person
+    /// and that its deadline has not passed before anything is shown. Returns the request_id, its expiry (never after
+    /// the booking's answer deadline) and the consent text: relay it unchanged. Then call wait_for_answer; once
+    /// approved, the result holds a closed mandate to POST /bookings/{id}/respond with accept true and the given
+    /// offer_sha256. If the person declines, nothing is signed and the booking follows its default at the deadline.
+    #[tool(annotations(
+        title = "Ask to accept an invitation",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn request_invitation(
+        &self,
+        Parameters(args): Parameters<InvitationRequest>,
+    ) -> Result<CallToolResult, ErrorData> {
+        self.ask(NewRequest::Invitation(args)).await
     }
 
     /// Asks the person for a standing rule: their yes, in advance, to meetings a given calendar agent (named by its

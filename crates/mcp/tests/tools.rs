@@ -100,6 +100,7 @@ async fn the_tools_their_schemas_and_annotations() {
             "pair",
             "request_acceptance",
             "request_closed_mandate",
+            "request_invitation",
             "request_management_mandate",
             "request_mandate",
             "request_meeting_contract",
@@ -127,6 +128,16 @@ async fn the_tools_their_schemas_and_annotations() {
     let mandate = schema("request_mandate");
     assert!(mandate["properties"]["scope"].is_object() && mandate["properties"]["hosts"].is_object(), "{mandate}");
     assert!(!mandate.to_string().contains("offer_sha256\":{"), "no offer_sha256 constraint: {mandate}");
+    let invitation = schema("request_invitation");
+    assert_eq!(invitation["additionalProperties"], false, "{invitation}");
+    let mut required: Vec<&str> =
+        invitation["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    required.sort();
+    assert_eq!(required, ["booking", "discovery"]);
+    assert_eq!(invitation["properties"]["booking"]["type"], "object", "the served response, whole: {invitation}");
+    assert!(invitation["properties"]["booking"]["description"].as_str().unwrap().contains("exactly as it was served"));
+    let described = tools.iter().find(|t| t.name == "request_invitation").unwrap().description.clone().unwrap();
+    assert!(described.contains("unchanged") && described.contains("wait_for_answer"), "{described}");
     let wait = schema("wait_for_answer");
     assert_eq!(wait["required"], json!(["request_id"]));
 
@@ -235,6 +246,41 @@ async fn every_tool_against_a_running_key_app() {
     assert_eq!(listed["mandates"][0]["jti"], done["credential"]["jti"]);
     assert_eq!(listed["mandates"][0]["status"], "active");
 
+    // An invitation (§5.10): the booking as the host served it, whole; the
+    // consent text relayed verbatim; the person's yes is a closed mandate for
+    // that booking's current contract.
+    let me = principal["principal"].as_str().unwrap();
+    let (served, contract) = served_invitation(&env.host, me, 9).await;
+    let booking_id = served["booking"]["booking_id"].clone();
+    let r = m.call("request_invitation", json!({"booking": served, "discovery": env.host.discovery_url()})).await;
+    assert_eq!(r.is_error, Some(false), "{r:?}");
+    let inv = r.structured_content.clone().unwrap();
+    let inv_id = inv["request"]["request_id"].as_str().unwrap().to_owned();
+    assert_eq!((&inv["request"]["kind"], &inv["request"]["status"]), (&json!("invitation"), &json!("pending")));
+    assert!(inv["request"]["expires_at"].as_str().unwrap().ends_with('Z'));
+    assert!(inv["instruction"].as_str().unwrap().contains("exactly as written"));
+    let shown = person(&env, Command::Show { id: inv_id.clone() }).await.unwrap();
+    assert_eq!(inv["request"]["consent_text"], shown["consent_text"]);
+    assert!(text(&r).ends_with(shown["consent_text"].as_str().unwrap()), "the text the model reads ends with it");
+    person(&env, Command::Approve { id: inv_id.clone() }).await.unwrap();
+    let done = m.ok("wait_for_answer", json!({"request_id": inv_id})).await;
+    assert_eq!((&done["status"], &done["kind"]), (&json!("approved"), &json!("invitation")));
+    assert_eq!(done["credential"]["booking_id"], booking_id);
+    assert_eq!(done["credential"]["offer_sha256"], schcp::hash::jws_sha256(&contract).as_str());
+    let chain = verify_mandate_chain(
+        done["credential"]["mandate"].as_str().unwrap(),
+        &ChainContext { host_id: "maple-street-auto", request_jkt: &jkt, now: now(), allow_wildcard: false },
+    )
+    .expect("the host takes it for respond");
+    assert_eq!(chain.root.claims.constraints.unwrap().bookings, Some(vec![booking_id.as_str().unwrap().to_owned()]));
+    // A booking edited after it was served: refused with the reason, nothing asked.
+    let (mut edited, _) = served_invitation(&env.host, me, 10).await;
+    edited["booking"]["status"] = json!("confirmed");
+    let (sentence, detail) =
+        m.refused("request_invitation", json!({"booking": edited, "discovery": env.host.discovery_url()})).await;
+    assert_eq!(detail["error"]["reason"], "booking_mismatch", "{sentence}");
+    assert!(pending_ids(&env).await.is_empty());
+
     // A rule for this agent's own key, then withdrawn; withdrawing twice is refused.
     let rule = m
         .ok(
@@ -334,9 +380,7 @@ async fn every_tool_against_a_running_key_app() {
     assert_eq!(m.ok("keyapp_status", json!({})).await["paired"], "paired", "the server is alive");
     assert_eq!(pending_ids(&env).await, vec![root_id.clone()], "cancelling withdrew nothing");
 
-    // Declined comes back as a tool error saying so. (The key app orders answers
-    // by the second they were given: the approval above is kept a second behind.)
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // Declined comes back as a tool error saying so.
     person(&env, Command::Decline { id: root_id.clone() }).await.unwrap();
     let (sentence, detail) = m.refused("wait_for_answer", json!({"request_id": root_id})).await;
     assert!(sentence.contains("declined"), "{sentence}");

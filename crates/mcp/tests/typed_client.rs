@@ -3,12 +3,14 @@
 //! the MCP server's tests, because the agent crate never depends on the key app.
 
 use agent::{
-    AgentClient, AgentError, ClosedMandateRequest, Credential, ErrorCode, HostRef, MandateRequest, MandateStatus,
-    NewRequest, PairingStatus, RequestKind, RequestStatus,
+    AgentClient, AgentError, ClosedMandateRequest, Credential, ErrorCode, HostRef, InvitationRequest, MandateRequest,
+    MandateStatus, NewRequest, PairingStatus, RequestKind, RequestStatus,
 };
 use ed25519_dalek::SigningKey;
 use keyapp::control::Command;
 use reqwest::StatusCode;
+use schcp::verify::{verify_mandate_chain, ChainContext};
+use serde_json::Value;
 
 mod common;
 use common::*;
@@ -72,10 +74,9 @@ async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
     assert_eq!((e.status, e.code), (StatusCode::NOT_FOUND, ErrorCode::NotFound));
     assert!(matches!(a.request_status("../mandates", 0).await, Err(AgentError::BadId(_))));
 
-    // Two declines: the cooldown carries its retry time. The key app orders
-    // answers by the second they were given, so the approval above is let
-    // fall a second behind them.
-    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    // Two declines: the cooldown carries its retry time. They are given in
+    // the same second as the approval above, and still read as the last two
+    // answers (the key app orders answers as they were given, migration 0009).
     for key in ["d1", "d2"] {
         let offer = future_offer(&env.host, 5);
         let r = a
@@ -100,4 +101,58 @@ async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
     // Nobody there: Unreachable, not a refusal.
     let gone = AgentClient::new("http://127.0.0.1:9", SigningKey::from_bytes(&[22; 32]));
     assert!(matches!(gone.principal().await, Err(AgentError::Unreachable { .. })));
+}
+
+#[tokio::test]
+async fn the_typed_client_answers_an_invitation_with_a_closed_mandate_for_respond() {
+    let env = start().await;
+    let a = AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[23; 32]));
+    let p = a.pair("Typed Agent").await.unwrap();
+    person(&env, Command::Approve { id: p.pairing_id }).await.unwrap();
+    let me = a.principal().await.unwrap().principal;
+
+    // §5.10: the booking as the host served it, passed on whole.
+    let (served, offer) = served_invitation(&env.host, &me, 5).await;
+    let booking_id = served["booking"]["booking_id"].as_str().unwrap().to_owned();
+    let Value::Object(booking) = served.clone() else { panic!("{served}") };
+    let ask = NewRequest::Invitation(InvitationRequest { booking, discovery: env.host.discovery_url() });
+    let r = a.request("inv-1", &ask).await.unwrap();
+    assert_eq!((r.kind.clone(), r.status.clone()), (RequestKind::Invitation, RequestStatus::Pending));
+    let shown = person(&env, Command::Show { id: r.request_id.clone() }).await.unwrap();
+    assert_eq!(shown["consent_text"], r.consent_text.as_str());
+    assert!(r.consent_text.starts_with("I accept an invitation from "), "{}", r.consent_text);
+    person(&env, Command::Approve { id: r.request_id.clone() }).await.unwrap();
+
+    let done = a.request_status(&r.request_id, 5).await.unwrap();
+    let Some(Ok(Credential::Invitation(inv))) = done.credential() else { panic!("{done:?}") };
+    assert_eq!(inv.booking_id, booking_id);
+    assert_eq!(inv.offer_sha256, schcp::hash::jws_sha256(&offer));
+    // What the host checks before it takes the answer (§3.3): this agent's
+    // key, the host, this booking's current contract only.
+    let chain = verify_mandate_chain(
+        &inv.mandate,
+        &ChainContext { host_id: "maple-street-auto", request_jkt: &a.jkt(), now: now(), allow_wildcard: false },
+    )
+    .expect("a host accepts it");
+    let c = chain.root.claims.constraints.clone().unwrap();
+    assert_eq!((c.offer_sha256, c.bookings), (Some(inv.offer_sha256.clone()), Some(vec![booking_id.clone()])));
+    assert_eq!(chain.root.claims.exp, inv.exp);
+    let listed = a.mandates().await.unwrap();
+    let l = listed.iter().find(|m| m.jti == inv.jti).expect("listed");
+    assert_eq!((l.kind.as_str(), &l.status), ("invitation", &MandateStatus::Active));
+
+    // A served booking that is not the one the receipt signs: a typed refusal,
+    // nothing pending.
+    let mut edited = served.clone();
+    edited["booking"]["status"] = "confirmed".into();
+    let Value::Object(booking) = edited else { unreachable!() };
+    let e = api(a
+        .request("inv-2", &NewRequest::Invitation(InvitationRequest { booking, discovery: env.host.discovery_url() }))
+        .await
+        .unwrap_err());
+    assert_eq!(
+        (e.status, e.code, e.reason.as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, ErrorCode::VerificationFailed, "booking_mismatch")
+    );
+    assert!(pending_ids(&env).await.is_empty());
 }
