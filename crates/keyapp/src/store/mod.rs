@@ -113,6 +113,78 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn requests_answered_before_decision_seq_are_numbered_in_the_order_they_were_read() {
+        // Migration 0009 on a database of migration 0007: answered requests get
+        // decision_seq by (decided_at, created_at), pending ones none; every
+        // later decision, one by one or in a batch, takes the next number.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyapp.db");
+        let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
+        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+        let before = sqlx::migrate::Migrator {
+            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < 9).cloned().collect()),
+            ignore_missing: false,
+            locking: true,
+            no_tx: false,
+        };
+        before.run(&pool).await.unwrap();
+        sqlx::query("INSERT INTO agents VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0, 0)")
+            .execute(&pool)
+            .await
+            .unwrap();
+        for (id, status, created, decided) in
+            [("a", "declined", 1, Some(5)), ("b", "approved", 2, Some(5)), ("c", "expired", 0, Some(3))]
+                .into_iter()
+                .chain([("d", "pending", 4, None), ("e", "pending", 6, None), ("f", "pending", 7, None)])
+        {
+            sqlx::query(
+                "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status,
+                                       consent_text, input, created_at, expires_at, decided_at)
+                 VALUES (?, 'j', 'rule', ?, 'h', ?, 't', '{}', ?, 10, ?)",
+            )
+            .bind(id)
+            .bind(id)
+            .bind(status)
+            .bind(created)
+            .bind(decided)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+        pool.close().await;
+        let store = Store::open(&path).await.unwrap();
+        let seqs = |store: Store| async move {
+            let rows: Vec<(String, Option<i64>)> =
+                sqlx::query_as("SELECT request_id, decision_seq FROM requests ORDER BY request_id")
+                    .fetch_all(store.pool())
+                    .await
+                    .unwrap();
+            rows
+        };
+        let some = |v: &[(&str, Option<i64>)]| v.iter().map(|(i, s)| (i.to_string(), *s)).collect::<Vec<_>>();
+        assert_eq!(
+            seqs(store.clone()).await,
+            some(&[("a", Some(2)), ("b", Some(3)), ("c", Some(1)), ("d", None), ("e", None), ("f", None)])
+        );
+        sqlx::query("UPDATE requests SET status = 'declined', decided_at = 5 WHERE request_id = 'f'")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        sqlx::query("UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending'")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        let after = seqs(store.clone()).await;
+        assert_eq!(after[5], ("f".to_string(), Some(4)));
+        let mut batch: Vec<i64> = after[3..5].iter().map(|(_, s)| s.unwrap()).collect();
+        batch.sort();
+        assert_eq!(batch, [5, 6], "a batch of decisions is numbered one by one: {after:?}");
+        // A request that stays pending, or is written again, keeps its number.
+        sqlx::query("UPDATE requests SET result = '{}' WHERE request_id = 'a'").execute(store.pool()).await.unwrap();
+        assert_eq!(seqs(store).await[0], ("a".to_string(), Some(2)));
+    }
+
+    #[tokio::test]
     async fn a_busy_database_is_told_apart_from_other_failures() {
         use sqlx::Connection;
         let dir = tempfile::tempdir().unwrap();
