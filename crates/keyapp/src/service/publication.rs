@@ -11,6 +11,7 @@
 use super::{Service, ServiceError};
 use crate::hosted::{HostedClient, PublishError};
 use crate::store::outbox::{self, Due, Op};
+use schcp::status_update::{self, Operation, Registration};
 
 /// Rows taken per round.
 const BATCH: i64 = 32;
@@ -106,7 +107,20 @@ impl Service {
     /// The update for an outbox row, signed by the principal key. Everything in
     /// it comes from the records: the credential's row, the clock, a fresh jti.
     fn update_jws(&self, row: &Due) -> Result<String, ServiceError> {
-        let _ = (row, Op::Register);
-        Err(ServiceError::Hosted("schcp::status_update is not merged yet".into()))
+        let op = match row.op {
+            Op::Register => Operation::Register(Registration {
+                jti: row.jti.clone(),
+                exp: row.exp,
+                aud: row.aud.clone(),
+                max_bookings: row.max_bookings,
+                shared_limit: row.shared_limit,
+            }),
+            Op::Revoke => Operation::Revoke { jti: row.jti.clone() },
+        };
+        // A fresh update jti and iat per attempt: a retry is a new update,
+        // never a replay, and never outside the service's iat window.
+        let update_jti = Service::new_id("u-");
+        status_update::sign(self.inner.key.as_ref(), self.now(), &update_jti, &op)
+            .map_err(|e| ServiceError::Hosted(format!("the update cannot be signed: {e}")))
     }
 }
