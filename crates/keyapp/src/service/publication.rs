@@ -40,7 +40,9 @@ impl Service {
     /// Publishes every due outbox row, oldest first; one at a time per key app
     /// (a second caller waits, then finds the rows already acknowledged). A
     /// row's failure pushes that row back, and every later row of the same
-    /// credential waits behind it (`outbox::due`).
+    /// credential waits behind it (`outbox::due` returns at most one row per
+    /// credential). A service that does not answer ends the round: the other
+    /// rows would only wait out the same timeout.
     pub async fn publish_due(&self) -> Result<Round, ServiceError> {
         let _one = self.inner.publishing.lock().await;
         let mut round = Round::default();
@@ -49,12 +51,7 @@ impl Service {
             return Ok(round);
         }
         let thumb = self.principal_thumbprint();
-        let mut blocked = std::collections::HashSet::new();
         for row in rows {
-            // The query saw the outbox before this round's failures.
-            if blocked.contains(&row.jti) {
-                continue;
-            }
             let sent = match self.update_jws(&row) {
                 Ok(jws) => self.hosted_client()?.post_update(&row.base, &thumb, &jws).await.map(|_| ()),
                 Err(e) => Err(PublishError::Refused { status: 0, reason: None, message: e.to_string() }),
@@ -70,8 +67,10 @@ impl Service {
                     outbox::failed(self.store(), row.id, now, &e.to_string()).await?;
                     tracing::warn!(jti = %row.jti, op = row.op.as_str(), attempts = row.attempts + 1, error = %e,
                         "publishing to the status service failed; will retry");
-                    blocked.insert(row.jti.clone());
                     round.failed += 1;
+                    if matches!(e, PublishError::Unreachable { .. }) {
+                        break;
+                    }
                 }
             }
         }
