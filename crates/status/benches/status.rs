@@ -13,7 +13,8 @@
 //! - `hosted ×1`, `hosted ×3`: one or three `schcp-status serve` processes on
 //!   one PostgreSQL, the clients spread round-robin over the processes.
 //!
-//! Env: `BENCH_SECS` (default 5) per arm; `DATABASE_URL` (required).
+//! Env: `BENCH_SECS` (default 5) per arm; `BENCH_MANDATES` (default 4): how
+//! many credentials the clients share; `DATABASE_URL` (required).
 
 use axum::http::StatusCode;
 use axum::routing::post;
@@ -158,7 +159,8 @@ fn main() {
         // The embedded status API, on disk like the key app's.
         let dir = tempfile::Builder::new().prefix("schcp-status-bench").tempdir_in("/var/tmp").unwrap();
         let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-        let mandates: Vec<String> = (0..4).map(|m| format!("m-{m}")).collect();
+        let count: usize = std::env::var("BENCH_MANDATES").ok().and_then(|s| s.parse().ok()).unwrap_or(4);
+        let mandates: Vec<String> = (0..count).map(|m| format!("m-{m}")).collect();
         for jti in &mandates {
             credentials::record(
                 &store,
@@ -212,8 +214,8 @@ fn main() {
                 .unwrap();
             assert_eq!(r.status().as_u16(), 201);
         }
-        let embedded_path = |i: usize| format!("/status/{}/claims", mandates[i % 4]);
-        let hosted_path = |i: usize| format!("/status/{thumb}/{}/claims", mandates[i % 4]);
+        let embedded_path = |i: usize| format!("/status/{}/claims", mandates[i % count]);
+        let hosted_path = |i: usize| format!("/status/{thumb}/{}/claims", mandates[i % count]);
         let one = [servers[0].1];
         let three: Vec<SocketAddr> = servers.iter().map(|s| s.1).collect();
         let points = vec![
@@ -230,7 +232,9 @@ fn main() {
             .unwrap();
         assert!(held as usize >= points[2].requests + points[3].requests);
         let base = &points[0];
-        println!("| arm ({clients} clients) | claims/s | p50 | p99 | vs trivial (throughput / p99) |");
+        println!(
+            "| arm ({clients} clients, {count} mandates) | claims/s | p50 | p99 | vs trivial (throughput / p99) |"
+        );
         println!("|---|---|---|---|---|");
         for p in &points {
             println!(

@@ -108,9 +108,9 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
 }
 
 /// What is wrong with the schema, if anything.
-async fn schema_problem(pool: &sqlx::PgPool) -> Option<String> {
+async fn schema_problem<'c>(db: impl sqlx::PgExecutor<'c>) -> Option<String> {
     let applied: Result<Vec<i64>, _> =
-        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version").fetch_all(pool).await;
+        sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version").fetch_all(db).await;
     let known: Vec<i64> = MIGRATOR.iter().map(|m| m.version).collect();
     match applied {
         Err(_) => Some("the database has no schcp-status schema yet: run `schcp-status migrate`".into()),
@@ -131,7 +131,13 @@ async fn check(config: &Config) -> (bool, String) {
     let Some(url) = config.database_url.as_deref() else {
         return (false, "No database URL is set: set DATABASE_URL or database_url in the config file.".into());
     };
-    let options: PgConnectOptions = match url.parse() {
+    // sqlx reads any scheme as PostgreSQL; a mysql:// URL is a mistake to name.
+    let parsed = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        url.parse::<PgConnectOptions>().map_err(|e| e.to_string())
+    } else {
+        Err("the scheme must be postgres:// or postgresql://".to_owned())
+    };
+    let options = match parsed {
         Ok(o) => o,
         Err(e) => {
             return (
@@ -143,14 +149,14 @@ async fn check(config: &Config) -> (bool, String) {
     let at = format!("{}:{}", options.get_host(), options.get_port());
     let db = options.get_database().unwrap_or(options.get_username()).to_owned();
     let user = options.get_username().to_owned();
-    let one = schcp_status::store::DbOptions { pool_size: 1, ..config.db.clone() };
-    let connect = store::connect(url, &one);
-    let pool = match tokio::time::timeout(Duration::from_secs(10), connect).await {
+    // One connection, not a pool: a pool retries and reports only its timeout.
+    let connect = <sqlx::PgConnection as sqlx::Connection>::connect_with(&options);
+    let mut conn = match tokio::time::timeout(Duration::from_secs(10), connect).await {
         Err(_) => return (false, format!("PostgreSQL at {at} did not answer within 10 seconds.")),
         Ok(Err(e)) => return (false, connect_failure(&e, &at, &user, &db)),
-        Ok(Ok(pool)) => pool,
+        Ok(Ok(conn)) => conn,
     };
-    if let Some(problem) = schema_problem(&pool).await {
+    if let Some(problem) = schema_problem(&mut conn).await {
         return (false, format!("PostgreSQL at {at} accepts user {user:?} on database {db:?}, but {problem}."));
     }
     (true, format!("The database URL works: user {user:?} on database {db:?} at {at}, schema up to date."))

@@ -1,7 +1,9 @@
 //! The statuses on PostgreSQL: registrations, revocations, claims and releases
 //! (§3.3 "One consent, several hosts"), exact under any number of processes.
 //!
-//! Every change is one READ COMMITTED transaction. A claim takes its unit with
+//! Every change is one READ COMMITTED transaction; a claim and a release are one
+//! round trip each (the claim as the function `schcp_claim`, migration 0002, so
+//! the row lock is held for the commit only). A claim takes its unit with
 //! one conditional `UPDATE … SET remaining = remaining - 1 WHERE … AND
 //! remaining > 0`: two processes racing for the last unit both reach the row lock, and
 //! the second re-reads the row after the first commits (PostgreSQL re-checks
@@ -133,44 +135,9 @@ pub async fn status(pool: &PgPool, thumb: &str, jti: &str, now: i64) -> Result<O
     Ok(row.map(|r| view(r.get(0), r.get(1), r.get(2), now)))
 }
 
-/// Why a claim on this row is refused, in the embedded API's order
-/// (`keyapp::store::claims`): no shared limit, host outside `aud`, revoked,
-/// expired. `None`: it may be granted if a unit is left.
-fn refusal(
-    claim_id: &ClaimId,
-    aud: &[String],
-    remaining: Option<i64>,
-    revoked: bool,
-    exp: i64,
-    now: i64,
-) -> Option<ClaimRefusal> {
-    if remaining.is_none() {
-        return Some(ClaimRefusal::NoSharedLimit);
-    }
-    if !aud.iter().any(|h| h == claim_id.host()) {
-        return Some(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() });
-    }
-    match CredentialStatus::of(revoked, exp, now) {
-        CredentialStatus::Revoked => Some(ClaimRefusal::Revoked),
-        CredentialStatus::Expired => Some(ClaimRefusal::Expired),
-        CredentialStatus::Active => None,
-    }
-}
-
-type Row5 = (Vec<String>, Option<i64>, bool, i64, Option<i64>);
-
-async fn read_for_claim(c: &mut PgConnection, thumb: &str, jti: &str) -> Result<Option<Row5>, sqlx::Error> {
-    let row = sqlx::query(
-        "SELECT aud, remaining, revoked_at IS NOT NULL, exp, max_bookings FROM credentials WHERE thumb = $1 AND jti = $2",
-    )
-    .bind(thumb)
-    .bind(jti)
-    .fetch_optional(&mut *c)
-    .await?;
-    Ok(row.map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4))))
-}
-
 /// A host's claim (§3.3): 201 `Claimed`, 200 `AlreadyHeld`, or a refusal.
+/// One call of `schcp_claim` (migration 0002): one READ COMMITTED transaction,
+/// one round trip.
 pub async fn claim(
     pool: &PgPool,
     thumb: &str,
@@ -178,84 +145,46 @@ pub async fn claim(
     claim_id: &ClaimId,
     now: i64,
 ) -> Result<ClaimOutcome, ClaimError> {
-    let mut tx = pool.begin().await?;
-    let Some((aud, remaining, revoked, exp, max)) = read_for_claim(&mut tx, thumb, jti).await? else {
-        return Err(ClaimError::Refused(ClaimRefusal::UnknownMandate));
+    let row = sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim($1, $2, $3, $4, $5)")
+        .bind(thumb)
+        .bind(jti)
+        .bind(claim_id.as_str())
+        .bind(claim_id.host())
+        .bind(now)
+        .fetch_one(pool)
+        .await?;
+    let (outcome, left, max): (String, Option<i64>, Option<i64>) = (row.get(0), row.get(1), row.get(2));
+    // The CHECKs keep both in 0..=u32::MAX.
+    let units = |n: Option<i64>| n.unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
+    let refused = match outcome.as_str() {
+        "claimed" => return Ok(ClaimOutcome::Claimed { remaining: units(left) }),
+        "already_held" => return Ok(ClaimOutcome::AlreadyHeld { remaining: units(left) }),
+        "unknown" => ClaimRefusal::UnknownMandate,
+        "no_shared_limit" => ClaimRefusal::NoSharedLimit,
+        "host_not_in_audience" => ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() },
+        "revoked" => ClaimRefusal::Revoked,
+        "expired" => ClaimRefusal::Expired,
+        "none_left" => ClaimRefusal::NoneLeft { max_bookings: units(max) },
+        other => return Err(ClaimError::Db(DbError(sqlx::Error::Protocol(format!("schcp_claim answered {other:?}"))))),
     };
-    if let Some(r) = refusal(claim_id, &aud, remaining, revoked, exp, now) {
-        return Err(ClaimError::Refused(r));
-    }
-    let inserted = sqlx::query(
-        "INSERT INTO claims (thumb, jti, claim_id, claimed_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING",
-    )
-    .bind(thumb)
-    .bind(jti)
-    .bind(claim_id.as_str())
-    .bind(now)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if inserted == 0 {
-        // Held already (committed by another request, which this insert waited
-        // for): nothing is spent (§3.3, a confirm retried).
-        let left: Option<i64> = sqlx::query_scalar("SELECT remaining FROM credentials WHERE thumb = $1 AND jti = $2")
-            .bind(thumb)
-            .bind(jti)
-            .fetch_one(&mut *tx)
-            .await?;
-        tx.rollback().await?;
-        return Ok(ClaimOutcome::AlreadyHeld { remaining: left.unwrap_or(0).clamp(0, u32::MAX as i64) as u32 });
-    }
-    let taken: Option<i64> = sqlx::query_scalar(
-        "UPDATE credentials SET remaining = remaining - 1
-          WHERE thumb = $1 AND jti = $2 AND remaining > 0 AND revoked_at IS NULL AND exp > $3
-          RETURNING remaining",
-    )
-    .bind(thumb)
-    .bind(jti)
-    .bind(now)
-    .fetch_optional(&mut *tx)
-    .await?;
-    match taken {
-        Some(left) => {
-            tx.commit().await?;
-            Ok(ClaimOutcome::Claimed { remaining: left.clamp(0, u32::MAX as i64) as u32 })
-        }
-        None => {
-            // Revoked meanwhile, or the last unit went to another claim.
-            let row = read_for_claim(&mut tx, thumb, jti).await?;
-            tx.rollback().await?;
-            let refused = match row {
-                Some((aud, remaining, revoked, exp, max2)) => refusal(claim_id, &aud, remaining, revoked, exp, now)
-                    .unwrap_or(ClaimRefusal::NoneLeft { max_bookings: max2.or(max).unwrap_or(0) as u32 }),
-                None => ClaimRefusal::UnknownMandate,
-            };
-            Err(ClaimError::Refused(refused))
-        }
-    }
+    Err(ClaimError::Refused(refused))
 }
 
 /// A host's release: gives a unit back only when it deleted a claim; releasing
-/// an unknown or released claim changes nothing (§3.3).
+/// an unknown or released claim changes nothing (§3.3). One statement: the
+/// `UPDATE` runs only if the `DELETE` returned a row. A second release of the
+/// same claim waits for the first's row lock, then finds nothing to delete.
 pub async fn release(pool: &PgPool, thumb: &str, jti: &str, claim_id: &str) -> Result<(), DbError> {
-    let mut tx = pool.begin().await?;
-    let deleted = sqlx::query("DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3")
-        .bind(thumb)
-        .bind(jti)
-        .bind(claim_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-    if deleted == 1 {
-        sqlx::query(
-            "UPDATE credentials SET remaining = remaining + 1 WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL",
-        )
-        .bind(thumb)
-        .bind(jti)
-        .execute(&mut *tx)
-        .await?;
-    }
-    tx.commit().await?;
+    sqlx::query(
+        "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
+         UPDATE credentials SET remaining = remaining + 1
+          WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)",
+    )
+    .bind(thumb)
+    .bind(jti)
+    .bind(claim_id)
+    .execute(pool)
+    .await?;
     Ok(())
 }
 
