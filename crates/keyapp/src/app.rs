@@ -1,7 +1,8 @@
 //! Starting the whole service: what `schcp-keyapp serve` and the desktop shell
 //! both run. Takes the data directory's lock (one key app per data directory),
 //! binds the agent API (loopback), the status API and the control socket,
-//! writes `agent-api.json`, and expires unanswered requests. Each listener and
+//! writes `agent-api.json`, expires unanswered requests, and in hosted mode
+//! publishes to the status service (`service::publication`). Each listener and
 //! background task is watched: one that ends stops the service with its reason
 //! (`Running::stopped`), instead of leaving a key app that silently answers
 //! nothing.
@@ -307,6 +308,15 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
             }
         }
     });
+    // Hosted mode (issue 12): what the outbox owes the status service is
+    // published, retried with backoff until acknowledged. Run whatever the
+    // config says now: rows written under an earlier `hosted` still go out.
+    let publisher = service.clone();
+    tasks.spawn(async move {
+        publisher.run_publisher().await;
+        ("status publisher", Ok(()))
+    });
+    tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
     tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
     Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, _lock: lock })
 }

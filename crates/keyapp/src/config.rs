@@ -57,6 +57,13 @@ pub struct StatusApi {
     /// call counts against its peer address.
     #[serde(default)]
     pub trusted_proxies: Vec<crate::forwarded::TrustedProxy>,
+    /// Hosted mode (issue 12): the base URL of a `schcp-status` service. Status
+    /// URLs are then `{hosted}/status/{principal thumbprint}/{jti}`, and every
+    /// credential with one is registered there, and its revocation published,
+    /// by the outbox (`publisher`). `https`, or `http` to a loopback address only
+    /// (tests, or a TLS proxy on the same machine).
+    #[serde(default)]
+    pub hosted: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -104,7 +111,12 @@ impl Default for AgentApi {
 }
 impl Default for StatusApi {
     fn default() -> Self {
-        StatusApi { listen: default_status_listen(), public_base: default_public_base(), trusted_proxies: Vec::new() }
+        StatusApi {
+            listen: default_status_listen(),
+            public_base: default_public_base(),
+            trusted_proxies: Vec::new(),
+            hosted: None,
+        }
     }
 }
 
@@ -134,12 +146,54 @@ impl Config {
         if !(base.starts_with("https://") || base.starts_with("http://")) {
             return Err(ConfigError::Invalid("status_api.public_base must be an http(s) URL".into()));
         }
+        if let Some(hosted) = &self.status_api.hosted {
+            check_hosted(hosted)?;
+        }
         Ok(())
     }
 
-    /// `{public_base}/status/{jti}` (docs/agent-api.md §10).
-    pub fn status_url(&self, jti: &str) -> String {
-        format!("{}/status/{jti}", self.status_api.public_base.trim_end_matches('/'))
+    /// The hosted status service's base URL, without a trailing slash, in
+    /// hosted mode.
+    pub fn hosted_base(&self) -> Option<&str> {
+        self.status_api.hosted.as_deref().map(|h| h.trim_end_matches('/'))
+    }
+
+    /// A credential's status URL: `{public_base}/status/{jti}` (docs/agent-api.md
+    /// §10), or in hosted mode `{hosted}/status/{thumb}/{jti}`, namespaced by the
+    /// principal's RFC 7638 thumbprint `thumb` because jti is the signer's choice
+    /// (§3.3: usage is keyed by (iss, jti)).
+    pub fn status_url(&self, thumb: &str, jti: &str) -> String {
+        match self.hosted_base() {
+            Some(base) => format!("{base}/status/{thumb}/{jti}"),
+            None => format!("{}/status/{jti}", self.status_api.public_base.trim_end_matches('/')),
+        }
+    }
+}
+
+/// `status_api.hosted` must be an `https` URL with a host and nothing after the
+/// path (the key app appends `/status/…`), or `http` to a loopback address: the
+/// updates are signed, but a host reading status over plain HTTP could be lied to.
+fn check_hosted(hosted: &str) -> Result<(), ConfigError> {
+    let bad = |why: &str| ConfigError::Invalid(format!("status_api.hosted = {hosted:?}: {why}"));
+    let url = reqwest::Url::parse(hosted).map_err(|e| bad(&e.to_string()))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(bad("it must not carry credentials"));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(bad("it must have no query or fragment"));
+    }
+    let host = url.host_str().unwrap_or_default();
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    match url.scheme() {
+        "https" if !host.is_empty() => Ok(()),
+        "http" if loopback => Ok(()),
+        "http" => Err(bad("http is allowed to a loopback address only; use https")),
+        _ => Err(bad("it must be an https URL")),
     }
 }
 
@@ -172,7 +226,8 @@ resolve = { "maplestreetauto.example" = "127.0.0.1:8443" }
 backend = "file"
 "#;
         let c = Config::parse(text, Path::new("x.toml")).unwrap();
-        assert_eq!(c.status_url("m-1"), "https://keyapp.example/status/m-1");
+        assert_eq!(c.status_url("T", "m-1"), "https://keyapp.example/status/m-1");
+        assert_eq!(c.hosted_base(), None);
         assert_eq!(c.discovery.resolve["maplestreetauto.example"], "127.0.0.1:8443".parse().unwrap());
         assert_eq!(c.keystore.backend, KeystoreBackend::File);
         assert_eq!(c.locale.as_deref(), Some("fr"));
@@ -195,5 +250,36 @@ backend = "file"
         assert!(e.to_string().contains("loopback"), "{e}");
         assert!(Config::parse("colour = \"red\"", Path::new("x")).is_err());
         assert!(Config::parse("[keystore]\nbackend = \"plaintext\"", Path::new("x")).is_err());
+    }
+
+    #[test]
+    fn hosted_status_urls_are_namespaced_by_thumbprint() {
+        for base in ["https://status.example", "https://status.example/"] {
+            let c = Config::parse(&format!("[status_api]\nhosted = \"{base}\""), Path::new("x")).unwrap();
+            assert_eq!(c.hosted_base(), Some("https://status.example"));
+            // No trailing-slash doubling (docs/hosted-status.md).
+            assert_eq!(c.status_url("abc", "m-1"), "https://status.example/status/abc/m-1");
+        }
+        let c = Config::parse("[status_api]\nhosted = \"https://s.example/base\"", Path::new("x")).unwrap();
+        assert_eq!(c.status_url("abc", "m-1"), "https://s.example/base/status/abc/m-1");
+        for ok in ["http://127.0.0.1:8080", "http://[::1]:9", "http://localhost:1"] {
+            assert!(Config::parse(&format!("[status_api]\nhosted = \"{ok}\""), Path::new("x")).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn hosted_must_be_https_or_loopback_http() {
+        for (bad, why) in [
+            ("http://status.example", "loopback"),
+            ("http://10.0.0.1", "loopback"),
+            ("ftp://status.example", "https"),
+            ("status.example", "relative URL"),
+            ("https://user:pw@status.example", "credentials"),
+            ("https://status.example/?x=1", "query"),
+            ("https://status.example/#f", "fragment"),
+        ] {
+            let e = Config::parse(&format!("[status_api]\nhosted = \"{bad}\""), Path::new("x")).unwrap_err();
+            assert!(e.to_string().contains(why), "{bad}: {e}");
+        }
     }
 }

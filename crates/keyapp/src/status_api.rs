@@ -22,6 +22,11 @@
 //!
 //! The accounting itself is `store::claims`; claims and releases go through its
 //! group commit, so many hosts' claims share one durable transaction.
+//!
+//! The edge itself (bounded accept loop, rate limit, `no-store`, §9 refusals,
+//! the claim body) is [`Edge`], [`serve_router`] and [`read_claim`], public so
+//! the hosted status service (`schcp-status`, issue 12) answers hosts with the
+//! same code rather than a copy.
 
 use crate::forwarded::{self, TrustedProxy};
 use crate::http_error::ApiError;
@@ -98,7 +103,7 @@ impl Default for StatusOptions {
 }
 
 /// What the status routes share: the store, the group-commit writer and the
-/// rate limiter. Cheap to clone.
+/// edge (options and rate limiter). Cheap to clone.
 #[derive(Clone)]
 pub struct StatusState {
     inner: Arc<Inner>,
@@ -107,8 +112,42 @@ pub struct StatusState {
 struct Inner {
     store: Store,
     ledger: GroupCommit,
+    edge: Arc<Edge>,
+}
+
+/// The part of a status service that faces the network, whatever stores the
+/// statuses: its options and its per-client rate limiter. Shared by the key
+/// app's embedded status API and the hosted `schcp-status`.
+pub struct Edge {
     limiter: Option<RateLimiter>,
     options: StatusOptions,
+}
+
+impl Edge {
+    pub fn new(options: StatusOptions) -> Arc<Edge> {
+        let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
+        Arc::new(Edge { limiter, options })
+    }
+
+    pub fn options(&self) -> &StatusOptions {
+        &self.options
+    }
+
+    /// Completes a status router: the §9 404 and 405 for anything else, then
+    /// [`guard`] (rate limit, time bound, `no-store`) around it all.
+    pub fn wrap(self: &Arc<Self>, routes: Router) -> Router {
+        routes
+            .fallback(|| async { ApiError::not_found("no such route") })
+            .method_not_allowed_fallback(|| async {
+                ApiError::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "INVALID_REQUEST",
+                    "method_not_allowed",
+                    "method not allowed here",
+                )
+            })
+            .layer(middleware::from_fn_with_state(self.clone(), guard))
+    }
 }
 
 impl StatusState {
@@ -119,12 +158,11 @@ impl StatusState {
 
     pub fn with_options(store: Store, options: StatusOptions) -> StatusState {
         let ledger = GroupCommit::spawn(store.clone(), options.max_batch);
-        let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
-        StatusState { inner: Arc::new(Inner { store, ledger, limiter, options }) }
+        StatusState { inner: Arc::new(Inner { store, ledger, edge: Edge::new(options) }) }
     }
 
     pub fn options(&self) -> &StatusOptions {
-        &self.inner.options
+        &self.inner.edge.options
     }
 }
 
@@ -132,21 +170,14 @@ impl StatusState {
 /// come from `ConnectInfo<SocketAddr>` (see [`serve`]); without it every request
 /// shares one bucket.
 pub fn router(state: StatusState) -> Router {
-    Router::new()
-        .route("/status/{jti}", get(get_status))
-        .route("/status/{jti}/claims", axum::routing::post(post_claim))
-        .route("/status/{jti}/claims/{*claim_id}", axum::routing::delete(delete_claim))
-        .fallback(|| async { ApiError::not_found("no such route") })
-        .method_not_allowed_fallback(|| async {
-            ApiError::new(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "INVALID_REQUEST",
-                "method_not_allowed",
-                "method not allowed here",
-            )
-        })
-        .layer(middleware::from_fn_with_state(state.clone(), guard))
-        .with_state(state)
+    let edge = state.inner.edge.clone();
+    edge.wrap(
+        Router::new()
+            .route("/status/{jti}", get(get_status))
+            .route("/status/{jti}/claims", axum::routing::post(post_claim))
+            .route("/status/{jti}/claims/{*claim_id}", axum::routing::delete(delete_claim))
+            .with_state(state),
+    )
 }
 
 /// Serves the status API on `listener` until the future is dropped. Accept
@@ -156,9 +187,15 @@ pub fn router(state: StatusState) -> Router {
 /// head (16 KiB, 64 headers) and a per-peer connection cap, which `axum::serve`
 /// cannot set, hence this loop.
 pub async fn serve(listener: TcpListener, state: StatusState) -> std::io::Result<()> {
-    let options = state.inner.options.clone();
+    let options = state.options().clone();
+    serve_router(listener, router(state), options).await
+}
+
+/// [`serve`]'s accept loop for any router (`schcp-status` serves its own routes
+/// through it), bounded by `options`.
+pub async fn serve_router(listener: TcpListener, router: Router, options: StatusOptions) -> std::io::Result<()> {
     let open = Arc::new(Mutex::new(HashMap::<PeerKey, usize>::new()));
-    let mut make_service = router(state).into_make_service_with_connect_info::<SocketAddr>();
+    let mut make_service = router.into_make_service_with_connect_info::<SocketAddr>();
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -205,7 +242,8 @@ fn is_connection_error(e: &std::io::Error) -> bool {
     matches!(e.kind(), ConnectionRefused | ConnectionAborted | ConnectionReset)
 }
 
-fn now() -> i64 {
+/// The clock as unix seconds, as the status rules read it.
+pub fn now() -> i64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
 }
 
@@ -264,8 +302,7 @@ async fn post_claim(
     let Path(jti) = path.map_err(path_refused)?;
     // The body is checked first: a malformed request is refused the same way
     // whether or not the jti exists, and changes nothing.
-    let claim_id = read_claim_body(&st.inner.options, &headers, body).await.map_err(|r| r.to_api_error())?;
-    let claim_id = ClaimId::parse(&claim_id).map_err(|r| ApiError::from(&r))?;
+    let claim_id = read_claim(st.options(), &headers, body).await?;
     if !known_length(&jti) {
         return Err(unknown_mandate());
     }
@@ -381,19 +418,43 @@ fn is_json(headers: &HeaderMap) -> bool {
     })
 }
 
-async fn read_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<Bytes, BodyRefusal> {
+/// Reads a claim body and checks it: `application/json`, at most `max_body`
+/// bytes within `body_timeout`, `{"claim_id": …}` exactly, a well-formed claim
+/// id (§3.3). Every refusal is the §9 error a host gets.
+pub async fn read_claim(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<ClaimId, ApiError> {
+    let claim_id = read_claim_body(options, headers, body).await.map_err(|r| r.to_api_error())?;
+    ClaimId::parse(&claim_id).map_err(|r| ApiError::from(&r))
+}
+
+/// Reads a body of at most `limit` bytes within `options.body_timeout`: 413 past
+/// the limit (declared or sent), 408 when it does not arrive in time.
+pub async fn read_bounded(
+    options: &StatusOptions,
+    limit: usize,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, ApiError> {
+    read_body(options, limit, headers, body).await.map_err(|r| r.to_api_error())
+}
+
+async fn read_body(
+    options: &StatusOptions,
+    limit: usize,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, BodyRefusal> {
     // A declared length over the limit is refused before reading a byte.
     if let Some(n) =
         headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
     {
-        if n > options.max_body as u64 {
-            return Err(BodyRefusal::TooLarge(options.max_body));
+        if n > limit as u64 {
+            return Err(BodyRefusal::TooLarge(limit));
         }
     }
-    let collect = Limited::new(body, options.max_body).collect();
+    let collect = Limited::new(body, limit).collect();
     match tokio::time::timeout(options.body_timeout, collect).await {
         Err(_) => Err(BodyRefusal::Timeout),
-        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(BodyRefusal::TooLarge(options.max_body)),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => Err(BodyRefusal::TooLarge(limit)),
         Ok(Err(_)) => Err(BodyRefusal::Unreadable),
         Ok(Ok(collected)) => Ok(collected.to_bytes()),
     }
@@ -404,7 +465,7 @@ async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Bod
     if !is_json(headers) {
         return Err(BodyRefusal::ContentType);
     }
-    let bytes = read_body(options, headers, body).await?;
+    let bytes = read_body(options, options.max_body, headers, body).await?;
     // Strict parse: a duplicate member name is refused (§3.1), so no two parsers
     // can read different claim ids from the same bytes.
     let value = schcp::json::parse(&bytes).map_err(BodyRefusal::Json)?;
@@ -427,10 +488,10 @@ async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Bod
 /// Around every route, fallback included: the per-peer rate limit, the time
 /// bound, and `Cache-Control: no-store` on whatever comes out (the 429 and 503
 /// made here too). One layer rather than three: one boxed future per request.
-async fn guard(State(st): State<StatusState>, request: Request, next: Next) -> Response {
-    let mut response = match admit(&st, &request) {
+async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
+    let mut response = match admit(&edge, &request) {
         Err(refused) => refused.into_response(),
-        Ok(()) => match tokio::time::timeout(st.inner.options.request_timeout, next.run(request)).await {
+        Ok(()) => match tokio::time::timeout(edge.options.request_timeout, next.run(request)).await {
             Ok(response) => response,
             // A claim cut short here may still commit; the host's retry with the
             // same claim id is then answered 200, spending nothing (§3.3).
@@ -443,15 +504,15 @@ async fn guard(State(st): State<StatusState>, request: Request, next: Next) -> R
 
 /// The rate limit: a token from the peer's bucket, except for releases, which
 /// are never limited because they only give units back (module doc).
-fn admit(st: &StatusState, request: &Request) -> Result<(), ApiError> {
-    let Some(limiter) = &st.inner.limiter else {
+fn admit(edge: &Edge, request: &Request) -> Result<(), ApiError> {
+    let Some(limiter) = &edge.limiter else {
         return Ok(());
     };
     if request.method() == Method::DELETE {
         return Ok(());
     }
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
-    let client = peer.map(|p| forwarded::client_ip(p, request.headers(), &st.inner.options.trusted_proxies));
+    let client = peer.map(|p| forwarded::client_ip(p, request.headers(), &edge.options.trusted_proxies));
     limiter.take(PeerKey::of(client), Instant::now()).map_err(ApiError::rate_limited)
 }
 

@@ -27,6 +27,9 @@ pub enum Typ {
     SdJwt,
     /// `kb+jwt`, an SD-JWT Key Binding JWT (§3.4).
     KbJwt,
+    /// `schcp-status-update+jwt`: a key app's update to a hosted status
+    /// service (issue 12, [`crate::status_update`]).
+    StatusUpdate,
 }
 
 impl Typ {
@@ -42,6 +45,7 @@ impl Typ {
             Typ::Attestation => "schcp-attestation+jwt",
             Typ::SdJwt => "dc+sd-jwt",
             Typ::KbJwt => "kb+jwt",
+            Typ::StatusUpdate => "schcp-status-update+jwt",
         }
     }
 }

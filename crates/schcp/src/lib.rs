@@ -20,6 +20,7 @@ pub mod jws;
 pub mod money;
 pub mod schema;
 pub mod sdjwt;
+pub mod status_update;
 pub mod verify;
 
 pub use error::{

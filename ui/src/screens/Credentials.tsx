@@ -32,7 +32,10 @@ export function Credentials(props: { lang: string }) {
                 <td>{t(`kind-${c.kind}`)}</td>
                 <td>{c.aud.join(", ")}</td>
                 <td>{when(c.exp, props.lang)}</td>
-                <td data-status={c.status}>{t(`status-${c.status}`)}</td>
+                <td data-status={c.status} data-publication={c.publication}>
+                  {t(`status-${c.status}`)}
+                  {c.publication_note && <small> ({c.publication_note})</small>}
+                </td>
                 <td>{c.remaining ?? ""}</td>
                 <td>
                   {c.kind === "rule" ? (

@@ -175,7 +175,13 @@ async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Resul
         .into_iter()
         .map(|c| {
             let mut v = serde_json::to_value(&c).expect("a credential view serializes");
-            v.as_object_mut().map(|o| o.remove("expires"));
+            // Nor the hosted service's publication state: a credential not yet
+            // registered is not listed at all (`Service::credentials`).
+            if let Some(o) = v.as_object_mut() {
+                for person_only in ["expires", "publication", "publication_note"] {
+                    o.remove(person_only);
+                }
+            }
             v
         })
         .collect();

@@ -116,7 +116,7 @@ pub(super) async fn issue(
     let jti = Service::new_id("m-");
     // Every credential the person can take back names where hosts check it
     // (§3.3 check 7): a yes can be withdrawn until the booking is made.
-    let status_url = svc.config().status_url(&jti);
+    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
     let issued = issue::closed_mandate(
         &offer,
         pseudonym(svc.principal()),

@@ -283,7 +283,7 @@ pub(super) async fn issue(
     if exp <= now {
         return Err(ServiceError::Verification(schcp::Error::Expired { what: "mandate request", exp, now }));
     }
-    let status_url = svc.config().status_url(&jti);
+    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
     let consent = Consent { mode: m.consent_mode, statement: statement.to_owned() };
     let sub = pseudonym(svc.principal());
     let shared_limit = m.constraints.shared_limit.unwrap_or(false);

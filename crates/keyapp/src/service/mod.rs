@@ -21,6 +21,7 @@ mod mandate;
 mod meeting_contract;
 mod pairing;
 mod pipeline;
+mod publication;
 mod records;
 mod requests;
 mod rule;
@@ -33,7 +34,8 @@ pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{
     fingerprint, Pairing, PairingStatus, DECLINED_COOLDOWN, MAX_AGENT_NAME, MAX_PENDING_PAIRINGS, PAIRING_TTL,
 };
-pub use records::{Contact, CredentialView, HistoryEntry, MeetingView};
+pub use publication::{Round, PUBLISHER_IDLE};
+pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 
@@ -86,6 +88,9 @@ pub enum ServiceError {
     Record(#[from] crate::store::credentials::RecordError),
     #[error("consent text: {0}")]
     Consent(String),
+    /// The hosted status service's client could not be made, or an update not built.
+    #[error("the hosted status service: {0}")]
+    Hosted(String),
 }
 
 impl From<sqlx::Error> for ServiceError {
@@ -144,6 +149,7 @@ impl ServiceError {
             // Verified input the renderer cannot put into words is still not
             // shown, and so never signed; the agent's input is what must change.
             ServiceError::Consent(e) => ApiError::invalid_request("unrenderable", e.clone()),
+            ServiceError::Hosted(e) => ApiError::internal(e.clone()),
         }
     }
 }
@@ -164,6 +170,12 @@ struct Inner {
     clock: Clock,
     /// Bumped on every state change, so long polls wake up.
     changes: tokio::sync::watch::Sender<u64>,
+    /// Hosted mode's HTTP client, made on first use.
+    hosted: std::sync::OnceLock<crate::hosted::HostedClient>,
+    /// One outbox round at a time (`publication`).
+    publishing: tokio::sync::Mutex<()>,
+    /// Wakes the publisher task when a row is added.
+    publish_now: tokio::sync::Notify,
 }
 
 /// The zone the person's records are told in: the configured one when it is a
@@ -216,6 +228,9 @@ impl Service {
                 locale,
                 clock,
                 changes,
+                hosted: std::sync::OnceLock::new(),
+                publishing: tokio::sync::Mutex::new(()),
+                publish_now: tokio::sync::Notify::new(),
             }),
         })
     }
@@ -231,6 +246,11 @@ impl Service {
     }
     pub fn principal(&self) -> &str {
         &self.inner.principal
+    }
+    /// The principal's RFC 7638 thumbprint: the hosted status service's namespace
+    /// for this key app's credentials (docs/hosted-status.md).
+    pub fn principal_thumbprint(&self) -> String {
+        self.inner.principal.strip_prefix(schcp::jwk::PRINCIPAL_PREFIX).unwrap_or(&self.inner.principal).to_owned()
     }
     pub fn principal_jwk(&self) -> schcp::jwk::Jwk {
         self.inner.key.public_key().to_jwk()

@@ -19,11 +19,49 @@ pub struct CredentialView {
     pub status: CredentialStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining: Option<i64>,
+    /// Hosted mode (issue 12): what the status service has not yet acknowledged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publication: Option<Publication>,
+    /// `publication` in words, in the person's language (locales/*/ui.ftl).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publication_note: Option<String>,
     /// For a meeting contract or an acceptance: the meeting it is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meeting: Option<MeetingView>,
     #[serde(skip)]
     pub agent_jkt: Option<String>,
+}
+
+/// What the hosted status service still lacks about a credential (issue 12).
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Publication {
+    /// Issued, not yet registered: the agent has not received it.
+    RegistrationPending,
+    /// Revoked here, hosts are not told yet: the service still answers "active".
+    RevocationPending,
+}
+
+impl Publication {
+    /// Its message id in locales/*/ui.ftl.
+    pub fn message_id(self) -> &'static str {
+        match self {
+            Publication::RegistrationPending => "credentials-registration-unpublished",
+            Publication::RevocationPending => "credentials-revocation-unpublished",
+        }
+    }
+
+    /// From the outbox's unacknowledged ops for one credential (`,`-separated).
+    fn of(unpublished: Option<&str>) -> Option<Publication> {
+        let ops = unpublished?;
+        if ops.split(',').any(|o| o == "register") {
+            Some(Publication::RegistrationPending)
+        } else if ops.split(',').any(|o| o == "revoke") {
+            Some(Publication::RevocationPending)
+        } else {
+            None
+        }
+    }
 }
 
 /// The meeting a contract or acceptance record is about (§5.12).
@@ -75,6 +113,8 @@ type CredRow = (
     Option<String>,
     Option<String>,
     Option<u32>,
+    Option<String>,
+    Option<String>,
 );
 
 impl Service {
@@ -117,7 +157,10 @@ impl Service {
         let rows: Vec<CredRow> = sqlx::query_as(
             "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt,
                     coalesce(n.held, 0), m.meeting_id, m.revision, m.contract_sha256, m.members,
-                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id)
+                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id),
+                    CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
+                         THEN c.status_url END,
+                    (SELECT group_concat(o.op) FROM status_outbox o WHERE o.jti = c.jti AND o.acked_at IS NULL)
              FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
              LEFT JOIN meeting_records m ON m.jti = c.jti
              WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
@@ -127,6 +170,7 @@ impl Service {
         .fetch_all(self.store().pool())
         .await?;
         let mut out = Vec::with_capacity(rows.len());
+        let mut lookups = tokio::task::JoinSet::new();
         for (
             jti,
             kind,
@@ -142,8 +186,16 @@ impl Service {
             m_sha,
             m_members,
             latest,
+            hosted_url,
+            unpublished,
         ) in rows
         {
+            let publication = Publication::of(unpublished.as_deref());
+            // An agent receives a credential once the service knows it
+            // (`request_for_agent`); its listing waits the same way.
+            if agent_jkt.is_some() && publication == Some(Publication::RegistrationPending) {
+                continue;
+            }
             let meeting = match (m_id, m_rev, m_sha, m_members, latest) {
                 (Some(meeting_id), Some(revision), Some(contract_sha256), Some(members), Some(latest)) => {
                     Some(MeetingView {
@@ -157,10 +209,20 @@ impl Service {
                 (None, None, None, None, None) => None,
                 partial => return Err(corrupt(format!("{jti}: meeting record {partial:?}"))),
             };
-            let remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
+            let mut remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
                 .map_err(|m| corrupt(format!("{jti}: max_bookings {m}")))?
                 .map(i64::from);
+            if let (Some(url), Some(_)) = (hosted_url, remaining) {
+                // Hosted mode: hosts claim units at the service, so only its
+                // count is true; it is read below, and unknown if it does not answer.
+                remaining = None;
+                let client = self.hosted_client()?.clone();
+                let index = out.len();
+                lookups.spawn(async move { (index, client.status(&url).await.and_then(|s| s.remaining)) });
+            }
             out.push(CredentialView {
+                publication,
+                publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
                 status: CredentialStatus::of(revoked_at.is_some(), exp, now),
                 aud: serde_json::from_str(&aud).map_err(corrupt)?,
                 kind: kind.parse().map_err(corrupt)?,
@@ -172,13 +234,18 @@ impl Service {
                 agent_jkt: agent,
             });
         }
+        while let Some(done) = lookups.join_next().await {
+            if let Ok((index, remaining)) = done {
+                out[index].remaining = remaining.map(i64::from);
+            }
+        }
         Ok(out)
     }
 
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
-        use crate::store::credentials::{revoke, RevokeOutcome};
+        use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
         let row: Option<(String, Option<String>, i64)> =
             sqlx::query_as("SELECT kind, status_url, exp FROM credentials WHERE jti = ?")
                 .bind(jti)
@@ -204,11 +271,19 @@ impl Service {
                 ),
             ));
         }
-        match revoke(self.store(), jti, self.now()).await? {
+        // Recorded here at once; in hosted mode the revocation is owed to the
+        // service in the same transaction, and published until acknowledged.
+        match revoke_and_publish(self.store(), jti, self.now()).await? {
             RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound("credential")),
-            RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked => {
+            outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {
                 tracing::info!(jti, %kind, "credential revoked");
                 self.notify();
+                if outcome == RevokeOutcome::Revoked {
+                    if let Err(e) = self.publish_due().await {
+                        tracing::warn!(error = %e, "publishing the revocation failed; the publisher retries");
+                    }
+                    self.wake_publisher();
+                }
                 Ok(())
             }
         }

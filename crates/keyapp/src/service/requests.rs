@@ -185,7 +185,7 @@ impl Service {
         self.expire_requests(now).await?;
         if let Some(existing) = self.by_idempotency_key(&agent.jkt, &key).await? {
             return if existing.1 == body_sha256 {
-                Ok((existing.0, true))
+                Ok((self.as_agent_sees_it(existing.0).await?, true))
             } else {
                 Err(ServiceError::IdempotencyConflict)
             };
@@ -224,7 +224,7 @@ impl Service {
             // A concurrent request with the same key won the race.
             let existing = self.by_idempotency_key(&agent.jkt, &key).await?.ok_or(ServiceError::NotFound("request"))?;
             return if existing.1 == body_sha256 {
-                Ok((existing.0, true))
+                Ok((self.as_agent_sees_it(existing.0).await?, true))
             } else {
                 Err(ServiceError::IdempotencyConflict)
             };
@@ -234,7 +234,8 @@ impl Service {
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
-            return Ok((self.approve_request(&request_id).await?, false));
+            self.approve_request(&request_id).await?;
+            return Ok((self.request_for_agent(&agent.jkt, &request_id).await?, false));
         }
         let view = RequestView {
             request_id,
@@ -293,11 +294,28 @@ impl Service {
         view(row.ok_or(ServiceError::NotFound("request"))?)
     }
 
-    /// An agent sees only its own requests; another's is "not found".
+    /// An agent sees only its own requests; another's is "not found". In
+    /// hosted mode an approved request whose credential the status service has
+    /// not yet acknowledged is still `pending` to the agent, without a result:
+    /// no host may see a 404 for a mandate that exists (issue 12), so the
+    /// credential is delivered once registered, and a long poll keeps waiting
+    /// until then (docs/decisions.md).
     pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
         let v = self.request(request_id).await?;
         if v.agent_jkt != jkt {
             return Err(ServiceError::NotFound("request"));
+        }
+        self.as_agent_sees_it(v).await
+    }
+
+    /// A request as its agent may see it: approved only once its credential is
+    /// registered with the hosted status service, if it has one there.
+    async fn as_agent_sees_it(&self, mut v: RequestView) -> Result<RequestView, ServiceError> {
+        if v.status == RequestStatus::Approved
+            && crate::store::outbox::registration_pending(self.store(), &v.request_id).await?
+        {
+            v.status = RequestStatus::Pending;
+            v.result = None;
         }
         Ok(v)
     }
@@ -352,9 +370,18 @@ impl Service {
         if done.rows_affected() == 0 {
             return Err(ServiceError::NotPending("no longer pending".into()));
         }
+        let mut registered = false;
         for mut c in issued.credentials {
             c.request_id = Some(request_id.to_owned());
             crate::store::credentials::insert(&mut tx, &c).await?;
+            // Hosted mode (issue 12): the registration is owed in the same
+            // transaction as the credential, so neither exists without the other.
+            if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
+                if url.starts_with(&format!("{base}/status/")) {
+                    crate::store::outbox::enqueue_register(&mut tx, &c.jti, base, now).await?;
+                    registered = true;
+                }
+            }
             Service::history(&mut tx, now, "credential_issued", &c.jti, c.kind.as_str()).await?;
         }
         if let Some(r) = &issued.receipt {
@@ -367,6 +394,15 @@ impl Service {
         tx.commit().await?;
         tracing::info!(request_id, %kind, "request approved; credential issued");
         self.notify();
+        if registered {
+            // Pushed now, before the agent can receive the credential (the
+            // agent's view waits for it: `request_for_agent`); what fails here
+            // the publisher task retries (docs/decisions.md).
+            if let Err(e) = self.publish_due().await {
+                tracing::warn!(error = %e, "publishing the registration failed; the publisher retries");
+            }
+            self.wake_publisher();
+        }
         self.request(request_id).await
     }
 

@@ -187,6 +187,17 @@ pub fn remaining(shared_limit: bool, max_bookings: Option<i64>, held: i64) -> Re
 /// Revokes a credential at once and records it in the history. Held claims stay
 /// held (a booking already made keeps its unit, §3.3); new claims are refused.
 pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
+    revoke_with(store, jti, now, false).await
+}
+
+/// [`revoke`], and in the same transaction owes the hosted status service the
+/// revocation (`outbox`) when the credential was registered there (issue 12):
+/// recorded here at once, published until acknowledged.
+pub async fn revoke_and_publish(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
+    revoke_with(store, jti, now, true).await
+}
+
+async fn revoke_with(store: &Store, jti: &str, now: i64, publish: bool) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
     let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
         .bind(jti)
@@ -207,6 +218,9 @@ pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome,
                 .bind(kind)
                 .execute(&mut *tx)
                 .await?;
+            if publish {
+                super::outbox::enqueue_revoke(&mut tx, jti, now).await?;
+            }
             RevokeOutcome::Revoked
         }
     };

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 pub mod claims;
 pub mod credentials;
+pub mod outbox;
 
 /// Why the records could not be read or written. A busy database is told
 /// apart from a broken one: the first is worth a retry, the second is not.

@@ -158,8 +158,11 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
             for m in as_array(call(Command::Mandates).await?) {
                 let remaining =
                     m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
+                // Hosted mode: what the status service does not know yet, in the person's words.
+                let note =
+                    m.get("publication_note").and_then(Value::as_str).map(|n| format!("\t({n})")).unwrap_or_default();
                 println!(
-                    "{}\t{}\t{}\t{}\tuntil {}{remaining}",
+                    "{}\t{}\t{}\t{}\tuntil {}{remaining}{note}",
                     m["jti"].as_str().unwrap_or_default(),
                     m["kind"].as_str().unwrap_or_default(),
                     m["status"].as_str().unwrap_or_default(),

@@ -1,0 +1,111 @@
+//! The key app's HTTP client for a hosted status service (`schcp-status`, issue
+//! 12; docs/hosted-status.md): it posts signed updates to `{base}/status/{thumb}`
+//! and reads a credential's status at its status URL, the way a host does.
+//! It carries bytes only: what an update says, and its signature, are built by
+//! the publisher (`service::publication`) from the records.
+
+use std::time::Duration;
+
+/// How long one update may take; a service that does not answer in time is
+/// retried like one that is down.
+const UPDATE_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the person's listing waits for a `remaining`.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(3);
+/// A status answer is a few hundred bytes; anything far larger is not one.
+const MAX_STATUS_BODY: usize = 16 * 1024;
+
+/// Why an update was not acknowledged. Every one of them is retried.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PublishError {
+    /// No answer: refused, reset, timed out, TLS.
+    #[error("the status service at {url} did not answer: {reason}")]
+    Unreachable { url: String, reason: String },
+    /// An answer that is not a success, with the §9 reason when it gave one.
+    #[error("the status service refused the update ({status}{}): {message}", reason.as_deref().map(|r| format!(", {r}")).unwrap_or_default())]
+    Refused { status: u16, reason: Option<String>, message: String },
+}
+
+/// The hosted service's answer to `GET {status}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+pub struct HostedStatus {
+    pub status: String,
+    #[serde(default)]
+    pub remaining: Option<u32>,
+}
+
+/// The client, built once per key app.
+#[derive(Debug, Clone)]
+pub struct HostedClient {
+    http: reqwest::Client,
+}
+
+/// The message of an error and every error beneath it (reqwest's Display alone
+/// says only "error sending request").
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
+impl HostedClient {
+    pub fn new() -> Result<HostedClient, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            // The configured base is the one place updates go; a redirect could
+            // send a signed update, or a host's view, somewhere else.
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(5))
+            .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(HostedClient { http })
+    }
+
+    /// `POST {base}/status/{thumb}` with one compact JWS. `Ok` only on 200 or
+    /// 201: the service recorded the update, or had already (a retry).
+    pub async fn post_update(&self, base: &str, thumb: &str, jws: &str) -> Result<u16, PublishError> {
+        let url = format!("{}/status/{thumb}", base.trim_end_matches('/'));
+        let response = self
+            .http
+            .post(&url)
+            .header(reqwest::header::CONTENT_TYPE, "application/jose")
+            .timeout(UPDATE_TIMEOUT)
+            .body(jws.to_owned())
+            .send()
+            .await
+            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: chain(&e) })?;
+        let status = response.status().as_u16();
+        if matches!(status, 200 | 201) {
+            return Ok(status);
+        }
+        let body: Option<serde_json::Value> = response.json().await.ok();
+        let error = body.as_ref().and_then(|b| b.get("error"));
+        let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
+        Err(PublishError::Refused {
+            status,
+            reason: text("reason"),
+            message: text("message").unwrap_or_else(|| "no §9 error body".to_owned()),
+        })
+    }
+
+    /// `GET {status_url}`, as a host reads it: `None` when the service does not
+    /// answer, or answers anything but a well-formed 200.
+    pub async fn status(&self, status_url: &str) -> Option<HostedStatus> {
+        let response = self.http.get(status_url).timeout(STATUS_TIMEOUT).send().await.ok()?;
+        if response.status() != reqwest::StatusCode::OK {
+            return None;
+        }
+        let body = response.bytes().await.ok()?;
+        if body.len() > MAX_STATUS_BODY {
+            return None;
+        }
+        serde_json::from_slice(&body).ok()
+    }
+}

@@ -1,0 +1,125 @@
+//! Publishing to a hosted status service (issue 12; docs/hosted-status.md): the
+//! outbox (`store::outbox`) drained in order, each row turned into one update
+//! the key app builds itself from the credential's own record and signs with
+//! the principal key, and acknowledged only when the service says it recorded it.
+//! There is no path that signs bytes a caller supplies.
+//!
+//! Who drains it: `approve_request` and `revoke` at once (so the usual case is
+//! published before they return), and the publisher task `app::start` runs
+//! beside the expiry sweeper, which retries with backoff until acknowledged.
+
+use super::{Service, ServiceError};
+use crate::hosted::{HostedClient, PublishError};
+use crate::store::outbox::{self, Due, Op};
+use schcp::status_update::{self, Operation, Registration};
+
+/// Rows taken per round.
+const BATCH: i64 = 32;
+/// The publisher task looks at the outbox at least this often (seconds), and
+/// at once when an approval or a revocation adds a row.
+pub const PUBLISHER_IDLE: u64 = 5;
+
+/// What one round did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Round {
+    /// Rows the service acknowledged.
+    pub acknowledged: usize,
+    /// Rows that failed and were pushed back.
+    pub failed: usize,
+}
+
+impl Service {
+    pub(super) fn hosted_client(&self) -> Result<&HostedClient, ServiceError> {
+        if let Some(c) = self.inner.hosted.get() {
+            return Ok(c);
+        }
+        let c = HostedClient::new().map_err(|e| ServiceError::Hosted(format!("its client cannot be made: {e}")))?;
+        Ok(self.inner.hosted.get_or_init(|| c))
+    }
+
+    /// Publishes every due outbox row, oldest first; one at a time per key app
+    /// (a second caller waits, then finds the rows already acknowledged). A
+    /// row's failure pushes that row back, and every later row of the same
+    /// credential waits behind it (`outbox::due` returns at most one row per
+    /// credential). A service that does not answer ends the round: the other
+    /// rows would only wait out the same timeout.
+    pub async fn publish_due(&self) -> Result<Round, ServiceError> {
+        let _one = self.inner.publishing.lock().await;
+        let mut round = Round::default();
+        let rows = outbox::due(self.store(), self.now(), BATCH).await?;
+        if rows.is_empty() {
+            return Ok(round);
+        }
+        let thumb = self.principal_thumbprint();
+        for row in rows {
+            let sent = match self.update_jws(&row) {
+                Ok(jws) => self.hosted_client()?.post_update(&row.base, &thumb, &jws).await.map(|_| ()),
+                Err(e) => Err(PublishError::Refused { status: 0, reason: None, message: e.to_string() }),
+            };
+            let now = self.now();
+            match sent {
+                Ok(()) => {
+                    outbox::acknowledge(self.store(), row.id, now).await?;
+                    tracing::info!(jti = %row.jti, op = row.op.as_str(), "published to the status service");
+                    round.acknowledged += 1;
+                }
+                Err(e) => {
+                    outbox::failed(self.store(), row.id, now, &e.to_string()).await?;
+                    tracing::warn!(jti = %row.jti, op = row.op.as_str(), attempts = row.attempts + 1, error = %e,
+                        "publishing to the status service failed; will retry");
+                    round.failed += 1;
+                    if matches!(e, PublishError::Unreachable { .. }) {
+                        break;
+                    }
+                }
+            }
+        }
+        if round.acknowledged > 0 {
+            // A request whose credential is now registered can be delivered;
+            // a mandate's "not yet published" is gone.
+            self.notify();
+        }
+        Ok(round)
+    }
+
+    /// Asks the publisher task to look at the outbox now.
+    pub(super) fn wake_publisher(&self) {
+        self.inner.publish_now.notify_one();
+    }
+
+    /// The publisher task (`app::start`): publishes what is due, then sleeps
+    /// until the next row falls due, something is added, or `PUBLISHER_IDLE`
+    /// passes. A failed round (the records busy) is retried the same way.
+    pub async fn run_publisher(&self) {
+        loop {
+            if let Err(e) = self.publish_due().await {
+                tracing::warn!(error = %e, "publishing round failed; retrying");
+            }
+            let next = outbox::next_due_at(self.store()).await.ok().flatten();
+            let wait =
+                next.map_or(PUBLISHER_IDLE, |at| u64::try_from(at - self.now()).unwrap_or(0).min(PUBLISHER_IDLE));
+            let wait = std::time::Duration::from_secs(wait.max(1));
+            let _ = tokio::time::timeout(wait, self.inner.publish_now.notified()).await;
+        }
+    }
+
+    /// The update for an outbox row, signed by the principal key. Everything in
+    /// it comes from the records: the credential's row, the clock, a fresh jti.
+    fn update_jws(&self, row: &Due) -> Result<String, ServiceError> {
+        let op = match row.op {
+            Op::Register => Operation::Register(Registration {
+                jti: row.jti.clone(),
+                exp: row.exp,
+                aud: row.aud.clone(),
+                max_bookings: row.max_bookings,
+                shared_limit: row.shared_limit,
+            }),
+            Op::Revoke => Operation::Revoke { jti: row.jti.clone() },
+        };
+        // A fresh update jti and iat per attempt: a retry is a new update,
+        // never a replay, and never outside the service's iat window.
+        let update_jti = Service::new_id("u-");
+        status_update::sign(self.inner.key.as_ref(), self.now(), &update_jti, &op)
+            .map_err(|e| ServiceError::Hosted(format!("the update cannot be signed: {e}")))
+    }
+}

@@ -1,0 +1,366 @@
+//! The hosted status service's outbox (issue 12; docs/hosted-status.md): what the
+//! key app still has to publish there. A registration row is written in the
+//! transaction that records its credential, a revocation row in the one that
+//! sets `revoked_at`, so the records and what is owed to the service never
+//! disagree after a crash. The publisher (`service::publication`) takes the due
+//! rows, builds and signs each update from the credential row itself, and marks
+//! a row acknowledged only on the service's success answer; a failure is
+//! retried with exponential backoff. Rows of one credential go out in id order:
+//! a revocation is never due while its registration is unacknowledged.
+
+use super::{Store, StoreError};
+
+/// What an outbox row publishes (the update's `op`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Register,
+    Revoke,
+}
+
+impl Op {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Register => "register",
+            Op::Revoke => "revoke",
+        }
+    }
+
+    fn parse(s: &str) -> Result<Op, StoreError> {
+        match s {
+            "register" => Ok(Op::Register),
+            "revoke" => Ok(Op::Revoke),
+            other => Err(StoreError::Corrupt(format!("outbox op {other:?}"))),
+        }
+    }
+}
+
+/// A due outbox row with what its update says about the credential: read from
+/// the credential's own row, never from anything a caller passes in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Due {
+    pub id: i64,
+    pub jti: String,
+    pub op: Op,
+    /// The service's base URL the row was written for.
+    pub base: String,
+    /// Failed attempts so far.
+    pub attempts: u32,
+    pub exp: i64,
+    pub aud: Vec<String>,
+    /// Set only with `shared_limit` (as the credential row keeps it).
+    pub max_bookings: Option<u32>,
+    pub shared_limit: bool,
+}
+
+/// The first retry waits this long; each failure doubles it…
+pub const FIRST_BACKOFF: i64 = 1;
+/// …up to this (seconds).
+pub const MAX_BACKOFF: i64 = 60;
+
+/// Seconds to wait after the `attempts`-th consecutive failure (1, 2, 4, … 60).
+pub fn backoff(attempts: u32) -> i64 {
+    let doubled = FIRST_BACKOFF.checked_shl(attempts.saturating_sub(1)).unwrap_or(MAX_BACKOFF);
+    doubled.clamp(FIRST_BACKOFF, MAX_BACKOFF)
+}
+
+/// Owes the service a registration of credential `jti` at `base`, inside the
+/// transaction that records the credential. Idempotent.
+pub async fn enqueue_register(
+    conn: &mut sqlx::SqliteConnection,
+    jti: &str,
+    base: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO status_outbox (jti, op, base, created_at, next_attempt_at) VALUES (?1, 'register', ?2, ?3, ?3)
+         ON CONFLICT (jti, op) DO NOTHING",
+    )
+    .bind(jti)
+    .bind(base)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Owes the service the revocation of `jti`, inside the transaction that
+/// revokes it, when `jti` was registered with a hosted service (at the same
+/// base). Returns whether a row is now owed; a second revocation adds nothing.
+pub async fn enqueue_revoke(conn: &mut sqlx::SqliteConnection, jti: &str, now: i64) -> Result<bool, StoreError> {
+    sqlx::query(
+        "INSERT INTO status_outbox (jti, op, base, created_at, next_attempt_at)
+         SELECT jti, 'revoke', base, ?2, ?2 FROM status_outbox WHERE jti = ?1 AND op = 'register'
+         ON CONFLICT (jti, op) DO NOTHING",
+    )
+    .bind(jti)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    let (owed,): (bool,) =
+        sqlx::query_as("SELECT EXISTS (SELECT 1 FROM status_outbox WHERE jti = ? AND op = 'revoke')")
+            .bind(jti)
+            .fetch_one(conn)
+            .await?;
+    Ok(owed)
+}
+
+type DueRow = (i64, String, String, String, i64, i64, String, Option<i64>, bool);
+
+/// The rows due at `now`, oldest first, at most `limit`: unacknowledged, past
+/// their backoff, and with no earlier unacknowledged row for the same
+/// credential (a revocation waits for its registration).
+pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreError> {
+    let rows: Vec<DueRow> = sqlx::query_as(
+        "SELECT o.id, o.jti, o.op, o.base, o.attempts, c.exp, c.aud, c.max_bookings, c.shared_limit
+         FROM status_outbox o JOIN credentials c ON c.jti = o.jti
+         WHERE o.acked_at IS NULL AND o.next_attempt_at <= ?1
+           AND NOT EXISTS (SELECT 1 FROM status_outbox e WHERE e.jti = o.jti AND e.id < o.id AND e.acked_at IS NULL)
+         ORDER BY o.id LIMIT ?2",
+    )
+    .bind(now)
+    .bind(limit)
+    .fetch_all(store.pool())
+    .await?;
+    rows.into_iter()
+        .map(|(id, jti, op, base, attempts, exp, aud, max_bookings, shared_limit)| {
+            let corrupt = |what: String| StoreError::Corrupt(format!("{jti}: {what}"));
+            Ok(Due {
+                op: Op::parse(&op)?,
+                attempts: u32::try_from(attempts).map_err(|_| corrupt(format!("attempts {attempts}")))?,
+                aud: serde_json::from_str(&aud).map_err(|e| corrupt(e.to_string()))?,
+                max_bookings: max_bookings
+                    .map(|m| u32::try_from(m).map_err(|_| corrupt(format!("max_bookings {m}"))))
+                    .transpose()?,
+                id,
+                jti,
+                base,
+                exp,
+                shared_limit,
+            })
+        })
+        .collect()
+}
+
+/// The service acknowledged row `id`. Returns false when it already was (a
+/// second publisher's answer for the same row changes nothing).
+pub async fn acknowledge(store: &Store, id: i64, now: i64) -> Result<bool, StoreError> {
+    let done =
+        sqlx::query("UPDATE status_outbox SET acked_at = ?, last_error = NULL WHERE id = ? AND acked_at IS NULL")
+            .bind(now)
+            .bind(id)
+            .execute(store.pool())
+            .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// An attempt at row `id` failed with `error`: count it and push the next
+/// attempt back by [`backoff`].
+pub async fn failed(store: &Store, id: i64, now: i64, error: &str) -> Result<(), StoreError> {
+    let (attempts,): (i64,) = sqlx::query_as(
+        "UPDATE status_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ? AND acked_at IS NULL
+         RETURNING attempts",
+    )
+    .bind(error)
+    .bind(id)
+    .fetch_optional(store.pool())
+    .await?
+    .unwrap_or((0,));
+    if attempts > 0 {
+        let wait = backoff(u32::try_from(attempts).unwrap_or(u32::MAX));
+        sqlx::query("UPDATE status_outbox SET next_attempt_at = ? WHERE id = ?")
+            .bind(now + wait)
+            .bind(id)
+            .execute(store.pool())
+            .await?;
+    }
+    Ok(())
+}
+
+/// When the next unacknowledged row falls due, if any.
+pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
+    let (at,): (Option<i64>,) = sqlx::query_as("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL")
+        .fetch_one(store.pool())
+        .await?;
+    Ok(at)
+}
+
+/// Whether a credential request `request_id` issued still waits for its
+/// registration: its credential must not reach the agent before a host could
+/// find it at its status URL (issue 12).
+pub async fn registration_pending(store: &Store, request_id: &str) -> Result<bool, StoreError> {
+    let (pending,): (bool,) = sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM status_outbox o JOIN credentials c ON c.jti = o.jti
+                        WHERE c.request_id = ? AND o.op = 'register' AND o.acked_at IS NULL)",
+    )
+    .bind(request_id)
+    .fetch_one(store.pool())
+    .await?;
+    Ok(pending)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::credentials::{self, CredentialRecord, RevokeOutcome};
+    use super::*;
+    use crate::kind::RequestKind;
+
+    const NOW: i64 = 1_792_000_000;
+    const BASE: &str = "https://status.example";
+
+    fn record(jti: &str) -> CredentialRecord {
+        CredentialRecord {
+            jti: jti.into(),
+            kind: RequestKind::Mandate,
+            agent_jkt: Some("agent".into()),
+            request_id: Some(format!("rq_{jti}")),
+            aud: vec!["h1".into(), "h2".into()],
+            scope: vec![],
+            iat: NOW,
+            exp: NOW + 3600,
+            compact: "x.y.z".into(),
+            status_url: Some(format!("{BASE}/status/T/{jti}")),
+            max_bookings: Some(3),
+            shared_limit: true,
+            booking_id: None,
+        }
+    }
+
+    async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("k.db")).await.unwrap();
+        (dir, s)
+    }
+
+    /// Records `jti` and its registration in one transaction, as the pipeline does.
+    async fn issue(s: &Store, jti: &str) {
+        let mut tx = s.pool().begin().await.unwrap();
+        credentials::insert(&mut tx, &record(jti)).await.unwrap();
+        enqueue_register(&mut tx, jti, BASE, NOW).await.unwrap();
+        tx.commit().await.unwrap();
+    }
+
+    async fn rows(s: &Store) -> i64 {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM status_outbox").fetch_one(s.pool()).await.unwrap();
+        n
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let waits: Vec<i64> = (1..=9).map(backoff).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(backoff(0), FIRST_BACKOFF);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+
+    #[tokio::test]
+    async fn the_registration_commits_or_rolls_back_with_its_credential() {
+        let (_d, s) = store().await;
+        let mut tx = s.pool().begin().await.unwrap();
+        credentials::insert(&mut tx, &record("m1")).await.unwrap();
+        enqueue_register(&mut tx, "m1", BASE, NOW).await.unwrap();
+        tx.rollback().await.unwrap();
+        assert_eq!(rows(&s).await, 0, "no registration owed for a credential never recorded");
+        assert!(credentials::status(&s, "m1", NOW).await.unwrap().is_none());
+
+        issue(&s, "m1").await;
+        let due = due(&s, NOW, 10).await.unwrap();
+        assert_eq!(due.len(), 1);
+        let d = &due[0];
+        // What the update will say comes from the credential's own row.
+        assert_eq!((d.jti.as_str(), d.op, d.base.as_str(), d.attempts), ("m1", Op::Register, BASE, 0));
+        assert_eq!(
+            (d.exp, d.aud.clone(), d.max_bookings, d.shared_limit),
+            (NOW + 3600, vec!["h1".into(), "h2".into()], Some(3), true)
+        );
+        assert!(registration_pending(&s, "rq_m1").await.unwrap());
+        assert!(!registration_pending(&s, "rq_other").await.unwrap());
+
+        // An outbox row for a credential that does not exist is refused.
+        let mut conn = s.pool().acquire().await.unwrap();
+        assert!(enqueue_register(&mut conn, "ghost", BASE, NOW).await.is_err());
+        assert_eq!(rows(&s).await, 1);
+    }
+
+    #[tokio::test]
+    async fn the_revocation_is_owed_in_the_revoking_transaction_and_waits_for_the_registration() {
+        let (_d, s) = store().await;
+        issue(&s, "m1").await;
+        assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 1).await.unwrap(), RevokeOutcome::Revoked);
+        let first = due(&s, NOW + 10, 10).await.unwrap();
+        assert_eq!(first.iter().map(|d| d.op).collect::<Vec<_>>(), [Op::Register], "the revocation waits");
+        // A second revocation owes nothing more.
+        assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 2).await.unwrap(), RevokeOutcome::AlreadyRevoked);
+        assert_eq!(rows(&s).await, 2);
+
+        assert!(acknowledge(&s, first[0].id, NOW + 10).await.unwrap());
+        let next = due(&s, NOW + 10, 10).await.unwrap();
+        assert_eq!(next.iter().map(|d| (d.jti.as_str(), d.op)).collect::<Vec<_>>(), [("m1", Op::Revoke)]);
+        assert_eq!(next[0].base, BASE);
+        assert!(acknowledge(&s, next[0].id, NOW + 11).await.unwrap());
+        assert!(due(&s, NOW + 100, 10).await.unwrap().is_empty());
+        assert_eq!(next_due_at(&s).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_credential_never_registered_owes_no_revocation() {
+        let (_d, s) = store().await;
+        credentials::record(&s, record("local")).await.unwrap();
+        assert_eq!(credentials::revoke_and_publish(&s, "local", NOW).await.unwrap(), RevokeOutcome::Revoked);
+        assert_eq!(rows(&s).await, 0);
+        assert_eq!(credentials::revoke_and_publish(&s, "ghost", NOW).await.unwrap(), RevokeOutcome::UnknownMandate);
+        assert_eq!(rows(&s).await, 0);
+    }
+
+    #[tokio::test]
+    async fn rows_go_out_oldest_first_and_a_failure_backs_off_only_its_own_row() {
+        let (_d, s) = store().await;
+        for j in ["a", "b", "c"] {
+            issue(&s, j).await;
+        }
+        let all = due(&s, NOW, 10).await.unwrap();
+        assert_eq!(all.iter().map(|d| d.jti.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(due(&s, NOW, 2).await.unwrap().len(), 2, "the limit is kept");
+
+        failed(&s, all[0].id, NOW, "connection refused").await.unwrap();
+        assert_eq!(due(&s, NOW, 10).await.unwrap().iter().map(|d| d.jti.as_str()).collect::<Vec<_>>(), ["b", "c"]);
+        assert_eq!(next_due_at(&s).await.unwrap(), Some(NOW));
+        // Failures back off 1, 2, 4 seconds.
+        failed(&s, all[0].id, NOW, "503").await.unwrap();
+        failed(&s, all[0].id, NOW, "503").await.unwrap();
+        let (attempts, next, err): (i64, i64, String) =
+            sqlx::query_as("SELECT attempts, next_attempt_at, last_error FROM status_outbox WHERE id = ?")
+                .bind(all[0].id)
+                .fetch_one(s.pool())
+                .await
+                .unwrap();
+        assert_eq!((attempts, next, err.as_str()), (3, NOW + 4, "503"));
+        assert!(due(&s, NOW + 3, 10).await.unwrap().iter().all(|d| d.jti != "a"));
+        let again = due(&s, NOW + 4, 10).await.unwrap();
+        assert_eq!(again[0].jti, "a");
+        assert_eq!(again[0].attempts, 3);
+    }
+
+    #[tokio::test]
+    async fn acknowledging_is_idempotent_and_final() {
+        let (_d, s) = store().await;
+        issue(&s, "m1").await;
+        let d = due(&s, NOW, 10).await.unwrap().remove(0);
+        assert!(acknowledge(&s, d.id, NOW).await.unwrap());
+        // A retry's late answer, or a second publisher: nothing changes.
+        assert!(!acknowledge(&s, d.id, NOW + 5).await.unwrap());
+        failed(&s, d.id, NOW + 6, "late failure").await.unwrap();
+        let (acked, attempts, err): (Option<i64>, i64, Option<String>) =
+            sqlx::query_as("SELECT acked_at, attempts, last_error FROM status_outbox WHERE id = ?")
+                .bind(d.id)
+                .fetch_one(s.pool())
+                .await
+                .unwrap();
+        assert_eq!((acked, attempts, err), (Some(NOW), 0, None));
+        // Enqueuing the same registration again owes nothing new.
+        let mut conn = s.pool().acquire().await.unwrap();
+        enqueue_register(&mut conn, "m1", BASE, NOW + 7).await.unwrap();
+        assert_eq!(rows(&s).await, 1);
+        assert!(due(&s, NOW + 100, 10).await.unwrap().is_empty());
+        assert!(!registration_pending(&s, "rq_m1").await.unwrap());
+    }
+}

@@ -1,0 +1,261 @@
+//! Hosted mode against a stand-in status service (issue 12): what the key app
+//! sends, when the agent receives a credential, and what the person is told,
+//! with the service down and then up. The stand-in answers like `schcp-status`
+//! (docs/hosted-status.md) without PostgreSQL; `hosted_e2e.rs` runs the real one.
+//! Run under scripts/with-keyring (the key app uses the OS keychain).
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use keyapp::app;
+use keyapp::control::Command;
+use keyapp::keystore::PassphraseSource;
+use reqwest::Method;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+mod common;
+use common::*;
+
+/// The stand-in's state: whether it answers, and what it was told.
+#[derive(Default)]
+struct Stand {
+    up: AtomicBool,
+    /// Every update it accepted: (namespace, header, payload).
+    updates: Mutex<Vec<(String, Value, Value)>>,
+    /// jti → revoked.
+    known: Mutex<BTreeMap<String, bool>>,
+}
+
+fn part(jws: &str, i: usize) -> Value {
+    serde_json::from_slice(&schcp::b64::decode(jws.split('.').nth(i).unwrap()).unwrap()).unwrap()
+}
+
+async fn publish(State(s): State<Arc<Stand>>, Path(thumb): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    if !s.up.load(Ordering::SeqCst) {
+        return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
+    }
+    assert_eq!(headers["content-type"], "application/jose");
+    let jws = std::str::from_utf8(&body).unwrap();
+    // The service's own check (docs/hosted-status.md): signature by the
+    // namespace's key, closed payload, iat window.
+    if let Err(e) = schcp::status_update::verify(jws, &thumb, now()) {
+        return (
+            StatusCode::UNAUTHORIZED,
+            Json(json!({"error": {"code": "X", "reason": e.reason(), "message": e.to_string()}})),
+        )
+            .into_response();
+    }
+    let (header, payload) = (part(jws, 0), part(jws, 1));
+    let jti = payload["credential"]["jti"].as_str().unwrap().to_owned();
+    let op = payload["op"].as_str().unwrap().to_owned();
+    s.updates.lock().unwrap().push((thumb, header, payload));
+    let mut known = s.known.lock().unwrap();
+    match op.as_str() {
+        "register" if known.contains_key(&jti) => (StatusCode::OK, Json(json!({"jti": jti}))).into_response(),
+        "register" => {
+            known.insert(jti.clone(), false);
+            (StatusCode::CREATED, Json(json!({"jti": jti, "status": "active"}))).into_response()
+        }
+        _ => match known.get_mut(&jti) {
+            Some(r) => {
+                *r = true;
+                (StatusCode::OK, Json(json!({"jti": jti, "status": "revoked"}))).into_response()
+            }
+            None => StatusCode::NOT_FOUND.into_response(),
+        },
+    }
+}
+
+async fn status(State(s): State<Arc<Stand>>, Path((_thumb, jti)): Path<(String, String)>) -> Response {
+    if !s.up.load(Ordering::SeqCst) {
+        return StatusCode::SERVICE_UNAVAILABLE.into_response();
+    }
+    match s.known.lock().unwrap().get(&jti) {
+        // A count only the service could know: hosts claimed 2 of 3 there.
+        Some(revoked) => {
+            Json(json!({"jti": jti, "status": if *revoked { "revoked" } else { "active" }, "remaining": 1}))
+                .into_response()
+        }
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn stand_in() -> (Arc<Stand>, String) {
+    let stand = Arc::new(Stand::default());
+    let app = Router::new()
+        .route("/status/{thumb}", post(publish))
+        .route("/status/{thumb}/{jti}", get(status))
+        .with_state(stand.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (stand, url)
+}
+
+async fn start_hosted(url: &str) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let mut config = config_for(dir.path(), &host);
+    config.status_api.hosted = Some(format!("{url}/"));
+    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
+    Env { _dir: dir, host, config, app }
+}
+
+fn shared_mandate(env: &Env, key: &str) -> Value {
+    json!({
+        "kind": "mandate", "idempotency_key": key,
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"], "constraints": {"max_bookings": 3, "shared_limit": true}
+    })
+}
+
+async fn listed(env: &Env, jti: &str) -> Value {
+    let all = person(env, Command::Mandates).await.unwrap();
+    all.as_array().unwrap().iter().find(|m| m["jti"] == jti).cloned().expect("listed")
+}
+
+/// Waits up to `secs` for `check`, looking every 200 ms.
+async fn eventually<F: std::future::Future<Output = bool>>(secs: u64, check: impl Fn() -> F) -> bool {
+    for _ in 0..secs * 5 {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn the_agent_receives_the_mandate_only_once_the_service_has_it() {
+    let (stand, url) = stand_in().await;
+    let env = start_hosted(&url).await;
+    let a = paired_agent(&env, 40).await;
+    let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
+    let thumb = me["principal"].as_str().unwrap().rsplit(':').next().unwrap().to_owned();
+
+    // The service is down when the person approves.
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s1"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let approved = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    assert_eq!(approved["status"], "approved", "the person's answer is recorded");
+    let jti = approved["result"]["jti"].as_str().unwrap().to_owned();
+
+    // The agent does not get it yet: still pending, no result, not listed.
+    let seen = a.call(Method::GET, &format!("/v1/requests/{rid}?wait=2"), None).await.unwrap();
+    assert_eq!(seen["status"], "pending", "{seen}");
+    assert!(seen.get("result").is_none(), "{seen}");
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    let mine = listed(&env, &jti).await;
+    assert_eq!(mine["publication"], "registration_pending", "{mine}");
+    assert!(stand.updates.lock().unwrap().is_empty());
+    // Withdrawing it now is refused: the person already said yes.
+    let (status, _) = a.send(Method::DELETE, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(status, reqwest::StatusCode::CONFLICT);
+
+    // The service comes up: a long poll in progress is answered once it has it.
+    let poll = {
+        let a = agent(&env, 40);
+        let rid = rid.clone();
+        tokio::spawn(async move { a.call(Method::GET, &format!("/v1/requests/{rid}?wait=30"), None).await.unwrap() })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    stand.up.store(true, Ordering::SeqCst);
+    let done = tokio::time::timeout(Duration::from_secs(25), poll).await.expect("delivered after the retry").unwrap();
+    assert_eq!(done["status"], "approved", "{done}");
+    assert_eq!(done["result"]["jti"], jti);
+    assert_eq!(done["result"]["status"], format!("{url}/status/{thumb}/{jti}"), "namespaced, no doubled slash");
+
+    // Exactly what docs/hosted-status.md says, signed by the principal key.
+    let updates = stand.updates.lock().unwrap().clone();
+    assert_eq!(updates.len(), 1);
+    let (ns, header, payload) = &updates[0];
+    assert_eq!(ns, &thumb);
+    assert_eq!(header, &json!({"alg": "EdDSA", "typ": "schcp-status-update+jwt"}));
+    assert_eq!(payload["iss"], me["principal"]);
+    assert_eq!(payload["principal_jwk"], me["jwk"]);
+    assert_eq!(payload["op"], "register");
+    assert!((payload["iat"].as_i64().unwrap() - now()).abs() <= 60);
+    assert_eq!(
+        payload["credential"],
+        json!({"jti": jti, "exp": done["result"]["exp"], "aud": ["maple-street-auto"], "max_bookings": 3, "shared_limit": true})
+    );
+    let mut members: Vec<&str> = payload.as_object().unwrap().keys().map(String::as_str).collect();
+    members.sort();
+    assert_eq!(members, ["credential", "iat", "iss", "jti", "op", "principal_jwk"]);
+
+    // Listed to the agent now, and the person's remaining is the service's.
+    let theirs = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(theirs[0]["jti"], jti);
+    assert!(theirs[0].get("publication").is_none());
+    let mine = listed(&env, &jti).await;
+    assert!(mine.get("publication").is_none(), "{mine}");
+    assert_eq!(mine["remaining"], 1, "read from the service, not the local count (3)");
+}
+
+#[tokio::test]
+async fn a_revocation_made_while_the_service_is_down_arrives_when_it_is_up() {
+    let (stand, url) = stand_in().await;
+    stand.up.store(true, Ordering::SeqCst);
+    let env = start_hosted(&url).await;
+    let a = paired_agent(&env, 41).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s2"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    // Published before approve returned: the agent has it at once.
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["status"], "approved");
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+
+    stand.up.store(false, Ordering::SeqCst);
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    let mine = listed(&env, &jti).await;
+    assert_eq!(mine["status"], "revoked", "recorded here at once");
+    assert_eq!(mine["publication"], "revocation_pending");
+    assert_eq!(mine["publication_note"], "revocation not yet published");
+    assert!(mine.get("remaining").is_none(), "the service does not answer: unknown, not the local count");
+    // The agent's view says revoked, without the person's publication words.
+    let theirs = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(theirs[0]["status"], "revoked");
+    assert!(theirs[0].get("publication_note").is_none());
+    // Retried while down (backoff), and a second revoke owes nothing more.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+
+    stand.up.store(true, Ordering::SeqCst);
+    let arrived = eventually(20, || async { stand.known.lock().unwrap().get(&jti) == Some(&true) }).await;
+    assert!(arrived, "the revocation reached the service");
+    assert!(eventually(5, || async { listed(&env, &jti).await.get("publication").is_none() }).await);
+    let revokes = stand.updates.lock().unwrap().iter().filter(|(_, _, p)| p["op"] == "revoke").count();
+    assert_eq!(revokes, 1, "acknowledged once, never sent again");
+    // Each attempt is a new update: a fresh jti, so the service never sees a replay.
+    let ids: std::collections::BTreeSet<String> =
+        stand.updates.lock().unwrap().iter().map(|(_, _, p)| p["jti"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(ids.len(), stand.updates.lock().unwrap().len());
+}
+
+#[tokio::test]
+async fn the_french_person_reads_the_note_in_french() {
+    let (stand, url) = stand_in().await;
+    stand.up.store(true, Ordering::SeqCst);
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let mut config = config_for(dir.path(), &host);
+    config.status_api.hosted = Some(url.clone());
+    config.locale = Some("fr".into());
+    let app = app::start(config.clone(), PassphraseSource::default()).await.unwrap();
+    let env = Env { _dir: dir, host, config, app };
+    let a = paired_agent(&env, 42).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s3"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let jti = person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();
+    stand.up.store(false, Ordering::SeqCst);
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    assert_eq!(listed(&env, &jti).await["publication_note"], "révocation pas encore publiée");
+}

@@ -1,0 +1,136 @@
+//! The configuration file (`schcp-status --config FILE`, TOML) and the
+//! environment. `DATABASE_URL`, when set, is the database whatever the file says.
+
+use crate::store::DbOptions;
+use keyapp::forwarded::TrustedProxy;
+use keyapp::status_api::{RateLimit, StatusOptions};
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::Path;
+
+/// The file's contents; every member optional.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// `postgres://user:password@host:port/database`.
+    pub database_url: Option<String>,
+    /// Where `serve` listens (default `127.0.0.1:8450`).
+    pub listen: Option<SocketAddr>,
+    /// Database connections per process (default 16).
+    pub pool_size: Option<u32>,
+    /// PostgreSQL `statement_timeout` in milliseconds (default 5000).
+    pub statement_timeout_ms: Option<u64>,
+    /// Proxies whose `X-Forwarded-For` names the client (the TLS proxy).
+    #[serde(default)]
+    pub trusted_proxies: Vec<TrustedProxy>,
+    /// Requests per second per client, refilled (default 20; 0: no limit).
+    pub rate_per_second: Option<f64>,
+    /// Requests one client may make at once (default 60).
+    pub rate_burst: Option<f64>,
+}
+
+/// The settings a command runs with.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The database URL, if any was given.
+    pub database_url: Option<String>,
+    /// Where `serve` listens.
+    pub listen: SocketAddr,
+    /// Pool and timeouts.
+    pub db: DbOptions,
+    /// The HTTP edge: body and time bounds, rate limit, trusted proxies.
+    pub edge: StatusOptions,
+}
+
+/// Why the configuration is unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not the configuration's TOML.
+    #[error("{path}: {source}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// Why.
+        source: toml::de::Error,
+    },
+}
+
+impl Config {
+    /// Reads `file` (if any), then `DATABASE_URL` from `env`.
+    pub fn load(file: Option<&Path>, env_database_url: Option<String>) -> Result<Config, ConfigError> {
+        let f = match file {
+            None => FileConfig::default(),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|source| ConfigError::Read { path: path.display().to_string(), source })?;
+                toml::from_str(&text)
+                    .map_err(|source| ConfigError::Parse { path: path.display().to_string(), source })?
+            }
+        };
+        Ok(Config::from_file(f, env_database_url))
+    }
+
+    /// The settings from a parsed file and `DATABASE_URL`.
+    pub fn from_file(f: FileConfig, env_database_url: Option<String>) -> Config {
+        let defaults = DbOptions::default();
+        let per_second = f.rate_per_second.unwrap_or(20.0);
+        let edge = StatusOptions {
+            rate_limit: (per_second > 0.0)
+                .then(|| RateLimit { per_second, burst: f.rate_burst.unwrap_or(60.0).max(1.0) }),
+            trusted_proxies: f.trusted_proxies,
+            // A hosted service serves many people's hosts at once; the database
+            // wait (statement_timeout) must end before the request bound does.
+            ..StatusOptions::default()
+        };
+        Config {
+            database_url: env_database_url.filter(|u| !u.is_empty()).or(f.database_url),
+            listen: f.listen.unwrap_or_else(|| "127.0.0.1:8450".parse().expect("a valid address")),
+            db: DbOptions {
+                pool_size: f.pool_size.unwrap_or(defaults.pool_size),
+                statement_timeout_ms: f.statement_timeout_ms.unwrap_or(defaults.statement_timeout_ms),
+                acquire_timeout_ms: defaults.acquire_timeout_ms,
+            },
+            edge,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn env_database_url_wins_and_defaults_apply() {
+        let f: FileConfig = toml::from_str(
+            r#"database_url = "postgres://file/db"
+               pool_size = 4
+               statement_timeout_ms = 250
+               trusted_proxies = ["127.0.0.1", "10.0.0.0/8"]
+               rate_per_second = 0"#,
+        )
+        .unwrap();
+        let c = Config::from_file(f.clone(), Some("postgres://env/db".into()));
+        assert_eq!(c.database_url.as_deref(), Some("postgres://env/db"));
+        assert_eq!((c.db.pool_size, c.db.statement_timeout_ms), (4, 250));
+        assert_eq!(c.edge.trusted_proxies.len(), 2);
+        assert_eq!(c.edge.rate_limit, None);
+        assert_eq!(Config::from_file(f, None).database_url.as_deref(), Some("postgres://file/db"));
+        let d = Config::from_file(FileConfig::default(), None);
+        assert_eq!(d.edge.rate_limit, Some(RateLimit { per_second: 20.0, burst: 60.0 }));
+        assert_eq!(d.listen.to_string(), "127.0.0.1:8450");
+    }
+
+    #[test]
+    fn unknown_members_and_bad_proxies_are_refused() {
+        assert!(toml::from_str::<FileConfig>("databse_url = \"x\"").is_err());
+        assert!(toml::from_str::<FileConfig>("trusted_proxies = [\"proxy.example\"]").is_err());
+    }
+}

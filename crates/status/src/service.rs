@@ -1,0 +1,220 @@
+//! The routes (docs/hosted-status.md): the key app's status API under a
+//! principal namespace, and the publishing route.
+//!
+//! - `GET {base}/status/{thumb}/{jti}`, `POST …/{jti}/claims`, `DELETE
+//!   …/{jti}/claims/{claim_id…}`: the bodies, codes and headers of the embedded
+//!   status API (docs/agent-api.md §10), through the same edge
+//!   (`keyapp::status_api::Edge`: rate limit per client with trusted proxies,
+//!   time bounds, `no-store`, no CORS, §9 refusals).
+//! - `POST {base}/status/{thumb}`: a `schcp-status-update+jwt` signed by the
+//!   namespace's key ([`schcp::status_update`]), registering or revoking.
+
+use crate::store::{self, ClaimError, DbError, Registered, StatusView, UpdateRefusal};
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use keyapp::http_error::ApiError;
+use keyapp::status_api::{self, Edge, StatusOptions};
+use keyapp::store::claims::{ClaimOutcome, ClaimRefusal};
+use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
+use serde_json::json;
+use sqlx::PgPool;
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// What the routes share. Cheap to clone.
+#[derive(Clone)]
+pub struct ServiceState {
+    pool: PgPool,
+    edge: Arc<Edge>,
+}
+
+impl ServiceState {
+    /// The routes over `pool`, bounded by `options`.
+    pub fn new(pool: PgPool, options: StatusOptions) -> ServiceState {
+        ServiceState { pool, edge: Edge::new(options) }
+    }
+}
+
+/// The service's routes with their edge.
+pub fn router(state: ServiceState) -> Router {
+    let edge = state.edge.clone();
+    edge.wrap(
+        Router::new()
+            .route("/status/{thumb}", post(publish))
+            .route("/status/{thumb}/{jti}", get(get_status))
+            .route("/status/{thumb}/{jti}/claims", post(post_claim))
+            .route("/status/{thumb}/{jti}/claims/{*claim_id}", delete(delete_claim))
+            .with_state(state),
+    )
+}
+
+/// Serves the routes on `listener` through the key app's bounded accept loop.
+pub async fn serve(listener: TcpListener, state: ServiceState) -> std::io::Result<()> {
+    let options = state.edge.options().clone();
+    status_api::serve_router(listener, router(state), options).await
+}
+
+/// A thumbprint is SHA-256 in base64url: 43 characters of its alphabet. Any
+/// other namespace names nothing here.
+fn is_thumb(s: &str) -> bool {
+    s.len() == 43 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A jti is an `Id`: 1 to 255 characters.
+fn is_jti(s: &str) -> bool {
+    !s.is_empty() && s.chars().count() <= 255
+}
+
+fn unknown_mandate() -> ApiError {
+    ApiError::from(&ClaimRefusal::UnknownMandate)
+}
+
+fn path_refused(r: PathRejection) -> ApiError {
+    ApiError::invalid_request("bad_path", format!("the path does not decode: {r}"))
+}
+
+fn db_failed(e: DbError) -> ApiError {
+    tracing::warn!(error = %e, "database failure");
+    ApiError::unavailable("store_unavailable", e.to_string())
+}
+
+fn view_body(jti: &str, v: StatusView) -> serde_json::Value {
+    let mut body = json!({ "jti": jti, "status": v.status.as_str() });
+    if let Some(remaining) = v.remaining {
+        body["remaining"] = json!(remaining);
+    }
+    body
+}
+
+async fn get_status(
+    State(st): State<ServiceState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let Path((thumb, jti)) = path.map_err(path_refused)?;
+    if !is_thumb(&thumb) || !is_jti(&jti) {
+        return Err(unknown_mandate());
+    }
+    let v = store::status(&st.pool, &thumb, &jti, status_api::now()).await.map_err(db_failed)?;
+    let v = v.ok_or_else(unknown_mandate)?;
+    Ok((StatusCode::OK, Json(view_body(&jti, v))).into_response())
+}
+
+async fn post_claim(
+    State(st): State<ServiceState>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path((thumb, jti)) = path.map_err(path_refused)?;
+    // The body first, as the embedded API: a malformed request is refused the
+    // same way whether or not the credential exists.
+    let claim_id = status_api::read_claim(st.edge.options(), &headers, body).await?;
+    if !is_thumb(&thumb) || !is_jti(&jti) {
+        return Err(unknown_mandate());
+    }
+    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_api::now()).await {
+        Ok(outcome) => {
+            let status = match outcome {
+                ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
+                ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
+            };
+            let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
+            Ok((status, Json(body)).into_response())
+        }
+        Err(ClaimError::Refused(r)) => Err(ApiError::from(&r)),
+        Err(ClaimError::Db(e)) => Err(db_failed(e)),
+    }
+}
+
+/// 204 whether or not the claim id held a unit (docs/agent-api.md §10); only a
+/// failed commit is reported (503), so the host knows to retry.
+async fn delete_claim(
+    State(st): State<ServiceState>,
+    path: Result<Path<(String, String, String)>, PathRejection>,
+) -> Result<StatusCode, ApiError> {
+    let Path((thumb, jti, claim_id)) = path.map_err(path_refused)?;
+    if !is_thumb(&thumb) || !is_jti(&jti) {
+        return Ok(StatusCode::NO_CONTENT);
+    }
+    store::release(&st.pool, &thumb, &jti, &claim_id).await.map_err(db_failed)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `application/jose` exactly (RFC 7515 §9.2.1: the compact serialization).
+fn is_jose(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    matches!((values.next(), values.next()), (Some(v), None)
+        if v.to_str().is_ok_and(|v| v.trim().eq_ignore_ascii_case("application/jose")))
+}
+
+fn update_refused(e: &UpdateCheck) -> ApiError {
+    let message = e.to_string();
+    match e {
+        UpdateCheck::TooLarge => ApiError::body_too_large(MAX_UPDATE_BYTES),
+        UpdateCheck::NamespaceMismatch { .. } | UpdateCheck::SignatureInvalid(_) => {
+            ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", e.reason(), message)
+        }
+        _ => ApiError::invalid_request(e.reason(), message),
+    }
+}
+
+fn refusal_of(e: UpdateRefusal) -> ApiError {
+    let message = e.to_string();
+    match e {
+        UpdateRefusal::Replayed(_) => ApiError::new(StatusCode::CONFLICT, "CONFLICT", "update_replayed", message),
+        UpdateRefusal::Conflict(_) => ApiError::new(StatusCode::CONFLICT, "CONFLICT", "registration_conflict", message),
+        UpdateRefusal::UnknownCredential(_) => {
+            ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate", message)
+        }
+        UpdateRefusal::Db(e) => db_failed(e),
+    }
+}
+
+/// `POST {base}/status/{thumb}`: one signed update. Every check that needs no
+/// state runs before the database is touched; every refusal writes nothing.
+async fn publish(
+    State(st): State<ServiceState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let Path(thumb) = path.map_err(path_refused)?;
+    if !is_jose(&headers) {
+        return Err(ApiError::invalid_request(
+            "bad_content_type",
+            "an update is sent as Content-Type: application/jose",
+        ));
+    }
+    let bytes = status_api::read_bounded(st.edge.options(), MAX_UPDATE_BYTES, &headers, body).await?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| ApiError::invalid_request("malformed_update", "the update is not UTF-8"))?;
+    let now = status_api::now();
+    let update = status_update::verify(text.trim_end(), &thumb, now).map_err(|e| {
+        tracing::info!(%thumb, reason = e.reason(), "update refused");
+        update_refused(&e)
+    })?;
+    let keep_until = update.replay_keep_until(now);
+    let (status, body) = match &update.op {
+        Operation::Register(reg) => {
+            match store::register(&st.pool, &thumb, &update.update_jti, keep_until, reg, now).await {
+                Ok(Registered::Created(v)) => (StatusCode::CREATED, view_body(&reg.jti, v)),
+                Ok(Registered::Unchanged(v)) => (StatusCode::OK, view_body(&reg.jti, v)),
+                Err(e) => return Err(refusal_of(e)),
+            }
+        }
+        Operation::Revoke { jti } => {
+            match store::revoke(&st.pool, &thumb, &update.update_jti, keep_until, jti, now).await {
+                // The contract's answer is `{"jti", "status": "revoked"}`, nothing more.
+                Ok(v) => (StatusCode::OK, json!({ "jti": jti, "status": v.status.as_str() })),
+                Err(e) => return Err(refusal_of(e)),
+            }
+        }
+    };
+    tracing::info!(%thumb, jti = update.op.credential_jti(), status = status.as_u16(), "update applied");
+    Ok((status, Json(body)).into_response())
+}

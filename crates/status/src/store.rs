@@ -1,0 +1,305 @@
+//! The statuses on PostgreSQL: registrations, revocations, claims and releases
+//! (§3.3 "One consent, several hosts"), exact under any number of processes.
+//!
+//! Every change is one READ COMMITTED transaction; a claim and a release are one
+//! round trip each (the claim as the function `schcp_claim`, migration 0002, so
+//! the row lock is held for the commit only). A claim takes its unit with
+//! one conditional `UPDATE … SET remaining = remaining - 1 WHERE … AND
+//! remaining > 0`: two processes racing for the last unit both reach the row lock, and
+//! the second re-reads the row after the first commits (PostgreSQL re-checks
+//! the `WHERE` on the new version), so it sees 0 and takes nothing. The claim
+//! id is inserted with `ON CONFLICT DO NOTHING` in the same transaction, so a
+//! repeat waits for the first to commit and then spends nothing. A release
+//! gives a unit back only when its `DELETE` removed a claim. `CHECK
+//! (remaining >= 0)` is the database's own guard against an over-grant. Count-then-insert
+//! is never used: it over-grants under concurrency.
+//!
+//! Every refusal rolls its transaction back: nothing is written.
+
+use keyapp::store::claims::{ClaimId, ClaimOutcome, ClaimRefusal};
+use keyapp::store::credentials::CredentialStatus;
+use schcp::status_update::Registration;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::{PgConnection, Row};
+
+/// The migrations in `crates/status/migrations`, embedded in the binary.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// A database failure: the host or key app may retry (503).
+#[derive(Debug, thiserror::Error)]
+#[error("database: {0}")]
+pub struct DbError(#[from] pub sqlx::Error);
+
+/// A claim that was not granted.
+#[derive(Debug, thiserror::Error)]
+pub enum ClaimError {
+    /// Refused by the rules (§3.3); nothing written.
+    #[error(transparent)]
+    Refused(ClaimRefusal),
+    /// The database failed; nothing acknowledged.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<sqlx::Error> for ClaimError {
+    fn from(e: sqlx::Error) -> Self {
+        ClaimError::Db(DbError(e))
+    }
+}
+
+/// What a host's `GET` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusView {
+    /// active, revoked or expired (revocation wins, `now >= exp` is expired).
+    pub status: CredentialStatus,
+    /// Units left of a shared limit; `None` without one.
+    pub remaining: Option<u32>,
+}
+
+/// The answer to a registration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registered {
+    /// A new credential (201).
+    Created(StatusView),
+    /// The same registration again (200): a retry after a lost answer.
+    Unchanged(StatusView),
+}
+
+/// Why an update was refused after its signature checked out; nothing written.
+#[derive(Debug, thiserror::Error)]
+pub enum UpdateRefusal {
+    /// This namespace has seen the update's jti.
+    #[error("this update (jti {0:?}) was already applied; each update has a fresh jti")]
+    Replayed(String),
+    /// The credential is registered with other limits.
+    #[error("credential {0:?} is already registered with other limits")]
+    Conflict(String),
+    /// A revoke for a credential never registered.
+    #[error("no credential {0:?} is registered in this namespace")]
+    UnknownCredential(String),
+    /// The database failed.
+    #[error(transparent)]
+    Db(#[from] DbError),
+}
+
+impl From<sqlx::Error> for UpdateRefusal {
+    fn from(e: sqlx::Error) -> Self {
+        UpdateRefusal::Db(DbError(e))
+    }
+}
+
+/// Database settings (docs/hosted-status.md "Configuration").
+#[derive(Debug, Clone)]
+pub struct DbOptions {
+    /// Connections this process holds at most.
+    pub pool_size: u32,
+    /// `statement_timeout`, in milliseconds (0: none).
+    pub statement_timeout_ms: u64,
+    /// How long to wait for a free connection, in milliseconds.
+    pub acquire_timeout_ms: u64,
+}
+
+impl Default for DbOptions {
+    fn default() -> Self {
+        DbOptions { pool_size: 16, statement_timeout_ms: 5_000, acquire_timeout_ms: 5_000 }
+    }
+}
+
+/// Opens a pool on `url` with `options`.
+pub async fn connect(url: &str, options: &DbOptions) -> Result<PgPool, sqlx::Error> {
+    let connect: sqlx::postgres::PgConnectOptions = url.parse()?;
+    let connect = connect.options([("statement_timeout", options.statement_timeout_ms.to_string())]);
+    PgPoolOptions::new()
+        .max_connections(options.pool_size.max(1))
+        .acquire_timeout(std::time::Duration::from_millis(options.acquire_timeout_ms))
+        .connect_with(connect)
+        .await
+}
+
+fn view(revoked: bool, exp: i64, remaining: Option<i64>, now: i64) -> StatusView {
+    StatusView {
+        status: CredentialStatus::of(revoked, exp, now),
+        // The CHECKs keep it in 0..=u32::MAX.
+        remaining: remaining.map(|r| r.clamp(0, u32::MAX as i64) as u32),
+    }
+}
+
+/// A host's `GET {base}/status/{thumb}/{jti}`.
+pub async fn status(pool: &PgPool, thumb: &str, jti: &str, now: i64) -> Result<Option<StatusView>, DbError> {
+    let row =
+        sqlx::query("SELECT revoked_at IS NOT NULL, exp, remaining FROM credentials WHERE thumb = $1 AND jti = $2")
+            .bind(thumb)
+            .bind(jti)
+            .fetch_optional(pool)
+            .await?;
+    Ok(row.map(|r| view(r.get(0), r.get(1), r.get(2), now)))
+}
+
+/// A host's claim (§3.3): 201 `Claimed`, 200 `AlreadyHeld`, or a refusal.
+/// One call of `schcp_claim` (migration 0002): one READ COMMITTED transaction,
+/// one round trip.
+pub async fn claim(
+    pool: &PgPool,
+    thumb: &str,
+    jti: &str,
+    claim_id: &ClaimId,
+    now: i64,
+) -> Result<ClaimOutcome, ClaimError> {
+    let row = sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim($1, $2, $3, $4, $5)")
+        .bind(thumb)
+        .bind(jti)
+        .bind(claim_id.as_str())
+        .bind(claim_id.host())
+        .bind(now)
+        .fetch_one(pool)
+        .await?;
+    let (outcome, left, max): (String, Option<i64>, Option<i64>) = (row.get(0), row.get(1), row.get(2));
+    // The CHECKs keep both in 0..=u32::MAX.
+    let units = |n: Option<i64>| n.unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
+    let refused = match outcome.as_str() {
+        "claimed" => return Ok(ClaimOutcome::Claimed { remaining: units(left) }),
+        "already_held" => return Ok(ClaimOutcome::AlreadyHeld { remaining: units(left) }),
+        "unknown" => ClaimRefusal::UnknownMandate,
+        "no_shared_limit" => ClaimRefusal::NoSharedLimit,
+        "host_not_in_audience" => ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() },
+        "revoked" => ClaimRefusal::Revoked,
+        "expired" => ClaimRefusal::Expired,
+        "none_left" => ClaimRefusal::NoneLeft { max_bookings: units(max) },
+        other => return Err(ClaimError::Db(DbError(sqlx::Error::Protocol(format!("schcp_claim answered {other:?}"))))),
+    };
+    Err(ClaimError::Refused(refused))
+}
+
+/// A host's release: gives a unit back only when it deleted a claim; releasing
+/// an unknown or released claim changes nothing (§3.3). One statement: the
+/// `UPDATE` runs only if the `DELETE` returned a row. A second release of the
+/// same claim waits for the first's row lock, then finds nothing to delete.
+pub async fn release(pool: &PgPool, thumb: &str, jti: &str, claim_id: &str) -> Result<(), DbError> {
+    sqlx::query(
+        "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
+         UPDATE credentials SET remaining = remaining + 1
+          WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)",
+    )
+    .bind(thumb)
+    .bind(jti)
+    .bind(claim_id)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Records the update jti, or refuses a replay. Expired entries of the
+/// namespace are dropped first (their `iat` window has closed).
+async fn first_use(
+    c: &mut PgConnection,
+    thumb: &str,
+    update_jti: &str,
+    keep_until: i64,
+    now: i64,
+) -> Result<(), UpdateRefusal> {
+    sqlx::query("DELETE FROM seen_updates WHERE thumb = $1 AND keep_until < $2")
+        .bind(thumb)
+        .bind(now)
+        .execute(&mut *c)
+        .await?;
+    let fresh =
+        sqlx::query("INSERT INTO seen_updates (thumb, jti, keep_until) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+            .bind(thumb)
+            .bind(update_jti)
+            .bind(keep_until)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
+    if fresh == 0 {
+        return Err(UpdateRefusal::Replayed(update_jti.to_owned()));
+    }
+    Ok(())
+}
+
+/// Registers a credential: new → `Created`; the same limits again →
+/// `Unchanged` (a revoked one stays revoked); other limits → `Conflict`.
+pub async fn register(
+    pool: &PgPool,
+    thumb: &str,
+    update_jti: &str,
+    keep_until: i64,
+    reg: &Registration,
+    now: i64,
+) -> Result<Registered, UpdateRefusal> {
+    let mut tx = pool.begin().await?;
+    first_use(&mut tx, thumb, update_jti, keep_until, now).await?;
+    let remaining = reg.shared_max().map(i64::from);
+    let inserted = sqlx::query(
+        "INSERT INTO credentials (thumb, jti, exp, aud, max_bookings, shared_limit, remaining, registered_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+    )
+    .bind(thumb)
+    .bind(&reg.jti)
+    .bind(reg.exp)
+    .bind(&reg.aud)
+    .bind(reg.max_bookings.map(i64::from))
+    .bind(reg.shared_limit)
+    .bind(remaining)
+    .bind(now)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    if inserted == 1 {
+        tx.commit().await?;
+        return Ok(Registered::Created(view(false, reg.exp, remaining, now)));
+    }
+    let row = sqlx::query(
+        "SELECT exp, aud, max_bookings, shared_limit, revoked_at IS NOT NULL, remaining
+           FROM credentials WHERE thumb = $1 AND jti = $2",
+    )
+    .bind(thumb)
+    .bind(&reg.jti)
+    .fetch_one(&mut *tx)
+    .await?;
+    let (exp, aud, max, shared): (i64, Vec<String>, Option<i64>, bool) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    if exp != reg.exp || aud != reg.aud || max != reg.max_bookings.map(i64::from) || shared != reg.shared_limit {
+        tx.rollback().await?;
+        return Err(UpdateRefusal::Conflict(reg.jti.clone()));
+    }
+    let v = view(row.get(4), exp, row.get(5), now);
+    tx.commit().await?;
+    Ok(Registered::Unchanged(v))
+}
+
+/// Revokes a credential; revoked is final, so revoking again changes nothing.
+pub async fn revoke(
+    pool: &PgPool,
+    thumb: &str,
+    update_jti: &str,
+    keep_until: i64,
+    jti: &str,
+    now: i64,
+) -> Result<StatusView, UpdateRefusal> {
+    let mut tx = pool.begin().await?;
+    first_use(&mut tx, thumb, update_jti, keep_until, now).await?;
+    let row = sqlx::query(
+        "UPDATE credentials SET revoked_at = COALESCE(revoked_at, $3) WHERE thumb = $1 AND jti = $2
+         RETURNING exp, remaining",
+    )
+    .bind(thumb)
+    .bind(jti)
+    .bind(now)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(row) = row else {
+        tx.rollback().await?;
+        return Err(UpdateRefusal::UnknownCredential(jti.to_owned()));
+    };
+    tx.commit().await?;
+    Ok(view(true, row.get(0), row.get(1), now))
+}
+
+/// The claim ids held for a credential (tests and operators).
+pub async fn held_claims(pool: &PgPool, thumb: &str, jti: &str) -> Result<Vec<String>, DbError> {
+    Ok(sqlx::query_scalar("SELECT claim_id FROM claims WHERE thumb = $1 AND jti = $2 ORDER BY claim_id")
+        .bind(thumb)
+        .bind(jti)
+        .fetch_all(pool)
+        .await?)
+}

@@ -1,0 +1,228 @@
+//! What the schcp-status tests share: the database (a real PostgreSQL, from
+//! `DATABASE_URL`; scripts/with-postgres starts a throwaway one), principals
+//! that sign updates, in-process and spawned servers, and HTTP helpers.
+#![allow(dead_code)]
+
+use ed25519_dalek::SigningKey;
+use reqwest::header::{HeaderMap, CACHE_CONTROL};
+use reqwest::{Client, StatusCode};
+use schcp::jws::Signer;
+use schcp::status_update::{self, Operation, Registration};
+use schcp_status::service::{self, ServiceState};
+use schcp_status::store::{self, DbOptions, MIGRATOR};
+use serde_json::Value;
+use sqlx::PgPool;
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use tokio::net::TcpListener;
+
+/// The database under test. Missing `DATABASE_URL` is a failure, never a skip:
+/// these tests are the proof that the claim is exact on PostgreSQL.
+pub(crate) fn database_url() -> String {
+    match std::env::var("DATABASE_URL") {
+        Ok(u) if !u.is_empty() => u,
+        _ => panic!(
+            "DATABASE_URL is not set: the schcp-status tests need a real PostgreSQL. \
+             Run them under scripts/with-postgres (scripts/test does), e.g. \
+             `scripts/with-postgres cargo test -p schcp-status`"
+        ),
+    }
+}
+
+/// A pool on the test database, migrated (concurrent runs are serialised by
+/// sqlx's advisory lock).
+pub(crate) async fn pool() -> PgPool {
+    let pool = store::connect(&database_url(), &DbOptions { pool_size: 8, ..DbOptions::default() }).await.unwrap();
+    MIGRATOR.run(&pool).await.unwrap();
+    pool
+}
+
+pub(crate) fn now() -> i64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// A principal with its own namespace: every test gets a fresh key, so tests
+/// sharing one database never see each other's rows.
+pub(crate) struct Principal {
+    pub(crate) key: Box<dyn Signer + Send + Sync>,
+    pub(crate) thumb: String,
+}
+
+static UPDATES: AtomicU64 = AtomicU64::new(0);
+
+impl Principal {
+    pub(crate) fn ed25519() -> Principal {
+        Principal::from(Box::new(SigningKey::generate(&mut rand_core::OsRng)))
+    }
+
+    pub(crate) fn es256() -> Principal {
+        Principal::from(Box::new(p256::ecdsa::SigningKey::random(&mut rand_core::OsRng)))
+    }
+
+    fn from(key: Box<dyn Signer + Send + Sync>) -> Principal {
+        let thumb = key.public_key().to_jwk().thumbprint().unwrap();
+        Principal { key, thumb }
+    }
+
+    /// A fresh update jti each call.
+    pub(crate) fn update_jti() -> String {
+        format!("u-{}-{}", std::process::id(), UPDATES.fetch_add(1, Ordering::Relaxed))
+    }
+
+    pub(crate) fn update(&self, op: &Operation) -> String {
+        self.update_at(now(), &Principal::update_jti(), op)
+    }
+
+    pub(crate) fn update_at(&self, iat: i64, jti: &str, op: &Operation) -> String {
+        status_update::sign(self.key.as_ref(), iat, jti, op).unwrap()
+    }
+}
+
+pub(crate) fn registration(jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) -> Operation {
+    Operation::Register(Registration {
+        jti: jti.into(),
+        exp,
+        aud: aud.iter().map(|s| s.to_string()).collect(),
+        max_bookings: max,
+        shared_limit: shared,
+    })
+}
+
+pub(crate) fn revocation(jti: &str) -> Operation {
+    Operation::Revoke { jti: jti.into() }
+}
+
+/// schcp-status served in this process on a loopback port.
+pub(crate) struct InProcess {
+    pub(crate) addr: SocketAddr,
+    pub(crate) pool: PgPool,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Drop for InProcess {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl InProcess {
+    pub(crate) async fn start(options: keyapp::status_api::StatusOptions) -> InProcess {
+        let pool = pool().await;
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(service::serve(listener, ServiceState::new(pool.clone(), options)));
+        InProcess { addr, pool, task }
+    }
+
+    pub(crate) fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+/// A `schcp-status serve` process (the real binary), killed on drop.
+pub(crate) struct Process {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    _config: tempfile::NamedTempFile,
+}
+
+impl Process {
+    /// Starts a server with the rate limit off (the storm is one client
+    /// address) and `pool_size` connections.
+    pub(crate) fn spawn(pool_size: u32) -> Process {
+        let mut config = tempfile::NamedTempFile::new().unwrap();
+        use std::io::Write;
+        writeln!(config, "rate_per_second = 0\npool_size = {pool_size}").unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_schcp-status"))
+            .args(["--config", config.path().to_str().unwrap(), "serve", "--listen", "127.0.0.1:0"])
+            .env("DATABASE_URL", database_url())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("schcp-status did not start: {line:?}"))
+            .parse()
+            .unwrap();
+        Process { child, addr, _config: config }
+    }
+
+    pub(crate) fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// SIGKILL: no shutdown, open transactions cut off mid-way.
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+pub(crate) fn client() -> Client {
+    Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().unwrap()
+}
+
+/// Headers every answer carries, and those none may carry (docs/agent-api.md §10).
+pub(crate) fn check_headers(h: &HeaderMap) {
+    assert_eq!(h.get(CACHE_CONTROL).map(|v| v.to_str().unwrap()), Some("no-store"), "{h:?}");
+    assert!(h.get("set-cookie").is_none(), "{h:?}");
+    assert!(!h.keys().any(|k| k.as_str().starts_with("access-control-")), "{h:?}");
+}
+
+/// Status and JSON body, after checking the headers.
+pub(crate) async fn answer(r: reqwest::Response) -> (StatusCode, Value) {
+    let status = r.status();
+    check_headers(r.headers());
+    let bytes = r.bytes().await.unwrap();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
+    (status, body)
+}
+
+/// A refusal's status, code and reason, after checking the §9 shape.
+pub(crate) async fn refusal(r: reqwest::Response) -> (StatusCode, String, String) {
+    let (status, body) = answer(r).await;
+    let e = &body["error"];
+    assert!(e["message"].is_string(), "{body}");
+    assert_eq!(body.as_object().map(|o| o.len()), Some(1), "{body}");
+    (status, e["code"].as_str().unwrap().to_owned(), e["reason"].as_str().unwrap().to_owned())
+}
+
+/// Publishes an update to `base`.
+pub(crate) async fn publish(c: &Client, base: &str, thumb: &str, compact: String) -> reqwest::Response {
+    c.post(format!("{base}/status/{thumb}"))
+        .header("content-type", "application/jose")
+        .body(compact)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Everything the database holds in one namespace, as text: what "nothing
+/// written" compares.
+pub(crate) async fn snapshot(pool: &PgPool, thumb: &str) -> Vec<String> {
+    let mut rows: Vec<String> = sqlx::query_scalar(
+        "SELECT 'c ' || row_to_json(c)::text FROM credentials c WHERE thumb = $1
+         UNION ALL SELECT 'h ' || row_to_json(h)::text FROM claims h WHERE thumb = $1
+         UNION ALL SELECT 's ' || row_to_json(s)::text FROM seen_updates s WHERE thumb = $1",
+    )
+    .bind(thumb)
+    .fetch_all(pool)
+    .await
+    .unwrap();
+    rows.sort();
+    rows
+}

@@ -1,0 +1,396 @@
+//! The status API conformance suite (issue 12): one set of checks of the wire
+//! contract hosts rely on (docs/agent-api.md §10, §3.3 "One consent, several
+//! hosts"), run against both implementations: the key app's embedded status
+//! API (SQLite) and schcp-status (PostgreSQL, namespaced by principal). Each
+//! check is one function over a [`Target`]; `conformance!` makes a test of it
+//! per implementation. Every refusal is checked for the §9 shape and for
+//! having changed nothing.
+
+mod common;
+
+use common::{answer, client, now, publish, refusal, registration, revocation, InProcess, Principal};
+use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
+use keyapp::store::credentials::{self, CredentialRecord, RevokeOutcome};
+use keyapp::store::Store;
+use reqwest::{Client, StatusCode};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+const MAPLE: &str = "maple-street-auto";
+const OAK: &str = "oak-lane-garage";
+
+/// One implementation of the status API, with a way to set credentials up.
+enum Target {
+    /// The key app's embedded status API over its SQLite store.
+    Embedded {
+        addr: SocketAddr,
+        store: Store,
+        _dir: tempfile::TempDir,
+        task: tokio::task::JoinHandle<std::io::Result<()>>,
+    },
+    /// schcp-status, credentials registered through its publishing route.
+    Hosted { server: InProcess, principal: Principal },
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        if let Target::Embedded { task, .. } = self {
+            task.abort();
+        }
+    }
+}
+
+impl Target {
+    async fn embedded(options: StatusOptions) -> Target {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(status_api::serve(listener, StatusState::with_options(store.clone(), options)));
+        Target::Embedded { addr, store, _dir: dir, task }
+    }
+
+    async fn hosted(options: StatusOptions) -> Target {
+        Target::Hosted { server: InProcess::start(options).await, principal: Principal::ed25519() }
+    }
+
+    /// The credential's status URL, plus `suffix`.
+    fn url(&self, jti: &str, suffix: &str) -> String {
+        match self {
+            Target::Embedded { addr, .. } => format!("http://{addr}/status/{jti}{suffix}"),
+            Target::Hosted { server, principal } => {
+                format!("{}/status/{}/{jti}{suffix}", server.base(), principal.thumb)
+            }
+        }
+    }
+
+    fn base(&self) -> String {
+        match self {
+            Target::Embedded { addr, .. } => format!("http://{addr}"),
+            Target::Hosted { server, .. } => server.base(),
+        }
+    }
+
+    async fn mandate(&self, jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) {
+        match self {
+            Target::Embedded { store, .. } => credentials::record(
+                store,
+                CredentialRecord {
+                    jti: jti.into(),
+                    kind: keyapp::kind::RequestKind::Mandate,
+                    agent_jkt: None,
+                    request_id: None,
+                    aud: aud.iter().map(|s| s.to_string()).collect(),
+                    scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
+                    iat: now() - 60,
+                    exp,
+                    compact: "h.p.s".into(),
+                    status_url: Some(format!("https://keyapp.example/status/{jti}")),
+                    max_bookings: max,
+                    shared_limit: shared,
+                    booking_id: None,
+                },
+            )
+            .await
+            .unwrap(),
+            Target::Hosted { server, principal } => {
+                let update = principal.update(&registration(jti, aud, max, shared, exp));
+                let r = publish(&client(), &server.base(), &principal.thumb, update).await;
+                assert_eq!(r.status(), StatusCode::CREATED, "{:?}", r.text().await);
+            }
+        }
+    }
+
+    async fn revoke(&self, jti: &str) {
+        match self {
+            Target::Embedded { store, .. } => {
+                assert_eq!(credentials::revoke(store, jti, now()).await.unwrap(), RevokeOutcome::Revoked)
+            }
+            Target::Hosted { server, principal } => {
+                let r = publish(&client(), &server.base(), &principal.thumb, principal.update(&revocation(jti))).await;
+                assert_eq!(answer(r).await, (StatusCode::OK, json!({"jti": jti, "status": "revoked"})));
+            }
+        }
+    }
+
+    async fn held(&self, jti: &str) -> Vec<String> {
+        let mut held = match self {
+            Target::Embedded { store, .. } => keyapp::store::claims::held_claims(store, jti).await.unwrap(),
+            Target::Hosted { server, principal } => {
+                schcp_status::store::held_claims(&server.pool, &principal.thumb, jti).await.unwrap()
+            }
+        };
+        held.sort();
+        held
+    }
+
+    async fn claim(&self, c: &Client, jti: &str, claim_id: &str) -> reqwest::Response {
+        c.post(self.url(jti, "/claims")).json(&json!({ "claim_id": claim_id })).send().await.unwrap()
+    }
+
+    async fn release(&self, c: &Client, jti: &str, claim_id: &str) -> reqwest::Response {
+        c.delete(self.url(jti, &format!("/claims/{claim_id}"))).send().await.unwrap()
+    }
+
+    async fn get(&self, c: &Client, jti: &str) -> (StatusCode, Value) {
+        answer(c.get(self.url(jti, "")).send().await.unwrap()).await
+    }
+}
+
+fn unlimited() -> StatusOptions {
+    StatusOptions { rate_limit: None, ..StatusOptions::default() }
+}
+
+macro_rules! conformance {
+    ($($check:ident),* $(,)?) => {
+        mod embedded {
+            $(#[tokio::test] async fn $check() { super::$check(super::Target::embedded(super::unlimited()).await).await })*
+        }
+        mod hosted {
+            $(#[tokio::test] async fn $check() { super::$check(super::Target::hosted(super::unlimited()).await).await })*
+        }
+    };
+}
+
+conformance!(
+    get_reports_status_and_remaining_only_with_a_shared_limit,
+    claims_answer_201_then_200_and_409_when_none_are_left,
+    releases_are_idempotent_and_give_back_only_a_held_unit,
+    revocation_refuses_claims_and_still_takes_releases,
+    expired_credentials_refuse_claims,
+    unknown_credentials_are_404,
+    claims_that_cannot_apply_are_400_and_change_nothing,
+    malformed_bodies_get_specific_refusals_and_change_nothing,
+    oversized_bodies_are_413,
+    duplicate_claim_ids_spend_one_unit,
+    unknown_routes_and_methods_get_the_section_9_shape_and_no_cors,
+);
+
+async fn get_reports_status_and_remaining_only_with_a_shared_limit(t: Target) {
+    let c = client();
+    t.mandate("m-shared", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+    t.mandate("m-plain", &[MAPLE], Some(2), false, now() + 3600).await;
+    assert_eq!(
+        t.get(&c, "m-shared").await,
+        (StatusCode::OK, json!({"jti": "m-shared", "status": "active", "remaining": 2}))
+    );
+    assert_eq!(t.get(&c, "m-plain").await, (StatusCode::OK, json!({"jti": "m-plain", "status": "active"})));
+}
+
+async fn claims_answer_201_then_200_and_409_when_none_are_left(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
+    let (st, body) = answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"claim_id": "maple-street-auto/h_1", "remaining": 1})));
+    let (st, body) = answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, body), (StatusCode::OK, json!({"claim_id": "maple-street-auto/h_1", "remaining": 1})));
+    assert_eq!(answer(t.claim(&c, "m", "oak-lane-garage/h_2").await).await.0, StatusCode::CREATED);
+    let (st, code, reason) = refusal(t.claim(&c, "m", "oak-lane-garage/h_3").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::CONFLICT, "MANDATE_LIMIT", "shared_limit_reached"));
+    assert_eq!(t.held("m").await, ["maple-street-auto/h_1", "oak-lane-garage/h_2"]);
+    assert_eq!(t.get(&c, "m").await.1["remaining"], 0);
+}
+
+async fn releases_are_idempotent_and_give_back_only_a_held_unit(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    // A hold id may itself contain '/': the route takes the claim id whole.
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h/1").await).await.0, StatusCode::CREATED);
+    assert_eq!(answer(t.release(&c, "m", "maple-street-auto/h").await).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(t.held("m").await, ["maple-street-auto/h/1"], "a prefix of a claim id releases nothing");
+    for _ in 0..2 {
+        assert_eq!(
+            answer(t.release(&c, "m", "maple-street-auto/h/1").await).await,
+            (StatusCode::NO_CONTENT, Value::Null)
+        );
+        assert_eq!(t.get(&c, "m").await.1["remaining"], 1, "a second release gives nothing more back");
+    }
+    assert!(t.held("m").await.is_empty());
+    assert_eq!(answer(t.release(&c, "unknown", "maple-street-auto/h").await).await.0, StatusCode::NO_CONTENT);
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h/2").await).await.0, StatusCode::CREATED);
+}
+
+async fn revocation_refuses_claims_and_still_takes_releases(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(2), true, now() + 3600).await;
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::CREATED);
+    t.revoke("m").await;
+    assert_eq!(t.get(&c, "m").await, (StatusCode::OK, json!({"jti": "m", "status": "revoked", "remaining": 1})));
+    for id in ["maple-street-auto/h_2", "maple-street-auto/h_1"] {
+        let (st, code, reason) = refusal(t.claim(&c, "m", id).await).await;
+        assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked"));
+    }
+    assert_eq!(answer(t.release(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::NO_CONTENT);
+    assert!(t.held("m").await.is_empty());
+    assert_eq!(t.get(&c, "m").await.1, json!({"jti": "m", "status": "revoked", "remaining": 2}));
+}
+
+async fn expired_credentials_refuse_claims(t: Target) {
+    let c = client();
+    let exp = now() + 2;
+    t.mandate("m", &[MAPLE], Some(2), true, exp).await;
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::CREATED);
+    // §3.3 check 3: expired once now >= exp, no skew.
+    while now() < exp {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(t.get(&c, "m").await.1, json!({"jti": "m", "status": "expired", "remaining": 1}));
+    let (st, code, reason) = refusal(t.claim(&c, "m", "maple-street-auto/h_2").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired"));
+    assert_eq!(answer(t.release(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::NO_CONTENT);
+    assert!(t.held("m").await.is_empty());
+}
+
+async fn unknown_credentials_are_404(t: Target) {
+    let c = client();
+    let long = "x".repeat(256);
+    for jti in ["nope", long.as_str()] {
+        let (st, code, reason) = refusal(c.get(t.url(jti, "")).send().await.unwrap()).await;
+        assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate"));
+        let (st, _, reason) = refusal(t.claim(&c, jti, "maple-street-auto/h").await).await;
+        assert_eq!((st, reason.as_str()), (StatusCode::NOT_FOUND, "unknown_mandate"));
+    }
+}
+
+async fn claims_that_cannot_apply_are_400_and_change_nothing(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(2), true, now() + 3600).await;
+    t.mandate("plain", &[MAPLE], Some(2), false, now() + 3600).await;
+    let (st, code, reason) = refusal(t.claim(&c, "m", "elsewhere.example/h_1").await).await;
+    assert_eq!(
+        (st, code.as_str(), reason.as_str()),
+        (StatusCode::BAD_REQUEST, "INVALID_REQUEST", "host_not_in_audience")
+    );
+    let (st, _, reason) = refusal(t.claim(&c, "plain", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::BAD_REQUEST, "no_shared_limit"));
+    for bad in ["no-slash", "/h_1", "maple-street-auto/", "has space/h_1"] {
+        let (st, _, reason) = refusal(t.claim(&c, "m", bad).await).await;
+        assert_eq!((st, reason.as_str()), (StatusCode::BAD_REQUEST, "bad_claim_id"), "{bad}");
+    }
+    assert!(t.held("m").await.is_empty());
+    assert_eq!(t.get(&c, "m").await.1["remaining"], 2);
+}
+
+async fn malformed_bodies_get_specific_refusals_and_change_nothing(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let ok = br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec();
+    let cases: Vec<(Option<&str>, Vec<u8>, &str)> = vec![
+        (None, ok.clone(), "bad_content_type"),
+        (Some("text/plain"), ok.clone(), "bad_content_type"),
+        (Some("application/json"), b"".to_vec(), "malformed_json"),
+        (Some("application/json"), b"{\"claim_id\": ".to_vec(), "malformed_json"),
+        (Some("application/json"), b"[\"maple-street-auto/h_1\"]".to_vec(), "malformed_json"),
+        (Some("application/json"), br#"{"claim_id": "maple-street-auto/h_1", "x": 1}"#.to_vec(), "unknown_member"),
+        (Some("application/json"), br#"{}"#.to_vec(), "missing_member"),
+        (Some("application/json"), br#"{"claim_id": 7}"#.to_vec(), "bad_claim_id"),
+        (
+            Some("application/json"),
+            br#"{"claim_id": "maple-street-auto/h_1", "claim_id": "maple-street-auto/h_2"}"#.to_vec(),
+            "duplicate_member",
+        ),
+    ];
+    for (ct, body, want) in cases {
+        let mut r = c.post(t.url("m", "/claims")).body(body.clone());
+        if let Some(ct) = ct {
+            r = r.header("content-type", ct);
+        }
+        let (st, code, reason) = refusal(r.send().await.unwrap()).await;
+        assert_eq!(
+            (st, code.as_str(), reason.as_str()),
+            (StatusCode::BAD_REQUEST, "INVALID_REQUEST", want),
+            "{ct:?} {body:?}"
+        );
+    }
+    assert!(t.held("m").await.is_empty());
+}
+
+async fn oversized_bodies_are_413(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let big = format!("{{\"claim_id\": \"maple-street-auto/{}\"}}", "h".repeat(5000));
+    let r = c.post(t.url("m", "/claims")).header("content-type", "application/json").body(big).send().await.unwrap();
+    let (st, _, reason) = refusal(r).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"));
+    assert!(t.held("m").await.is_empty());
+}
+
+async fn duplicate_claim_ids_spend_one_unit(t: Target) {
+    t.mandate("m", &[MAPLE], Some(3), true, now() + 3600).await;
+    let t = std::sync::Arc::new(t);
+    let mut tasks = Vec::new();
+    for _ in 0..16 {
+        let t = t.clone();
+        tasks.push(tokio::spawn(async move { answer(t.claim(&client(), "m", "maple-street-auto/same").await).await }));
+    }
+    let mut created = 0;
+    for task in tasks {
+        let (st, body) = task.await.unwrap();
+        assert_eq!(body, json!({"claim_id": "maple-street-auto/same", "remaining": 2}));
+        created += usize::from(st == StatusCode::CREATED);
+        assert!(st == StatusCode::CREATED || st == StatusCode::OK, "{st}");
+    }
+    assert_eq!(created, 1, "one claim id holds one unit, however often it is sent");
+    assert_eq!(t.held("m").await, ["maple-street-auto/same"]);
+}
+
+async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    let (st, code, _) = refusal(c.get(format!("{}/nothing/here", t.base())).send().await.unwrap()).await;
+    assert_eq!((st, code.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND"));
+    let (st, _, reason) = refusal(c.put(t.url("m", "")).send().await.unwrap()).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
+    let r = c
+        .request(reqwest::Method::OPTIONS, t.url("m", "/claims"))
+        .header("origin", "https://evil.example")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refusal(r).await.0, StatusCode::METHOD_NOT_ALLOWED);
+    let r = c
+        .post(t.url("m", "/claims"))
+        .header("origin", "https://evil.example")
+        .json(&json!({"claim_id": "maple-street-auto/h_1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer(r).await.0, StatusCode::CREATED);
+}
+
+/// The per-client rate limit, the same edge in both: a burst, then 429 with
+/// Retry-After; releases are never limited (they only give units back).
+async fn rate_limited_per_client(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    for _ in 0..3 {
+        assert_eq!(t.get(&c, "m").await.0, StatusCode::OK);
+    }
+    let r = c.get(t.url("m", "")).send().await.unwrap();
+    assert!(r.headers().get("retry-after").is_some());
+    let (st, code, _) = refusal(r).await;
+    assert_eq!((st, code.as_str()), (StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED"));
+    assert_eq!(answer(t.release(&c, "m", "maple-street-auto/h").await).await.0, StatusCode::NO_CONTENT);
+}
+
+fn limited() -> StatusOptions {
+    // The hosted side's registration goes through the same limit, so the
+    // burst leaves room for it.
+    StatusOptions { rate_limit: Some(RateLimit { per_second: 0.01, burst: 4.0 }), ..StatusOptions::default() }
+}
+
+#[tokio::test]
+async fn embedded_rate_limited_per_client() {
+    let t = Target::embedded(limited()).await;
+    // The embedded API registers without HTTP: spend the token the hosted one spends.
+    assert_eq!(answer(client().get(t.url("none", "")).send().await.unwrap()).await.0, StatusCode::NOT_FOUND);
+    rate_limited_per_client(t).await;
+}
+
+#[tokio::test]
+async fn hosted_rate_limited_per_client() {
+    rate_limited_per_client(Target::hosted(limited()).await).await;
+}

@@ -1,0 +1,170 @@
+//! The publishing route (docs/hosted-status.md): what schcp-status accepts
+//! from a key app, and what it refuses (issue 12: forged, replayed, out of the
+//! iat window, un-revoking, changed limits, oversized) — each refusal with the
+//! §9 shape and nothing written.
+
+mod common;
+
+use common::{answer, client, now, publish, refusal, registration, revocation, snapshot, InProcess, Principal};
+use keyapp::status_api::StatusOptions;
+use reqwest::StatusCode;
+use schcp::status_update::{self, MAX_UPDATE_BYTES};
+use serde_json::json;
+
+const MAPLE: &str = "maple-street-auto";
+
+async fn server() -> InProcess {
+    InProcess::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
+}
+
+/// Publishes `compact` and expects a refusal with this status and reason, the
+/// namespace's rows unchanged.
+async fn refused(s: &InProcess, p: &Principal, compact: String, want: (StatusCode, &str)) {
+    let before = snapshot(&s.pool, &p.thumb).await;
+    let (st, _, reason) = refusal(publish(&client(), &s.base(), &p.thumb, compact).await).await;
+    assert_eq!((st, reason.as_str()), want);
+    assert_eq!(snapshot(&s.pool, &p.thumb).await, before, "a refusal wrote something");
+}
+
+#[tokio::test]
+async fn register_then_the_same_again_then_revoke() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let reg = registration("m", &[MAPLE], Some(2), true, now() + 3600);
+    let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"jti": "m", "status": "active", "remaining": 2})));
+    // A retry after a lost answer: a new update jti, the same registration.
+    let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
+    assert_eq!((st, body), (StatusCode::OK, json!({"jti": "m", "status": "active", "remaining": 2})));
+    for _ in 0..2 {
+        let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&revocation("m"))).await).await;
+        assert_eq!((st, body), (StatusCode::OK, json!({"jti": "m", "status": "revoked"})));
+    }
+}
+
+#[tokio::test]
+async fn an_es256_principal_publishes_too() {
+    let s = server().await;
+    let p = Principal::es256();
+    let reg = registration("m", &[MAPLE], None, false, now() + 3600);
+    let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"jti": "m", "status": "active"})));
+}
+
+#[tokio::test]
+async fn updates_signed_by_another_key_are_refused() {
+    let s = server().await;
+    let (victim, attacker) = (Principal::ed25519(), Principal::ed25519());
+    let reg = registration("m", &[MAPLE], Some(9), true, now() + 3600);
+    // The attacker's own, valid update, written into the victim's namespace.
+    refused(&s, &victim, attacker.update(&reg), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
+    // The victim's key named in the payload, signed by the attacker.
+    let payload =
+        status_update::payload(&victim.key.public_key().to_jwk(), now(), &Principal::update_jti(), &reg).unwrap();
+    let header = status_update::header(&victim.key.public_key().to_jwk()).unwrap();
+    let input = status_update::signing_input(&header, &payload);
+    let forged = status_update::assemble(&input, &attacker.key.sign(input.as_bytes()).unwrap());
+    refused(&s, &victim, forged, (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
+    // Nor can the attacker revoke the victim's credential.
+    victim_registers(&s, &victim).await;
+    refused(&s, &victim, attacker.update(&revocation("m")), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
+}
+
+async fn victim_registers(s: &InProcess, p: &Principal) {
+    let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await.status(), StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn a_replayed_update_is_refused() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
+    let once = p.update(&reg);
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, once.clone()).await.status(), StatusCode::CREATED);
+    refused(&s, &p, once, (StatusCode::CONFLICT, "update_replayed")).await;
+    // The same update jti on another operation is a replay too.
+    let jti = Principal::update_jti();
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update_at(now(), &jti, &reg)).await.status(), StatusCode::OK);
+    refused(&s, &p, p.update_at(now(), &jti, &revocation("m")), (StatusCode::CONFLICT, "update_replayed")).await;
+}
+
+#[tokio::test]
+async fn updates_outside_the_iat_window_are_refused() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
+    for iat in [now() - 400, now() + 400] {
+        let update = p.update_at(iat, &Principal::update_jti(), &reg);
+        refused(&s, &p, update, (StatusCode::BAD_REQUEST, "update_iat_out_of_window")).await;
+    }
+}
+
+#[tokio::test]
+async fn revoked_is_final() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await.status(), StatusCode::CREATED);
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update(&revocation("m"))).await.status(), StatusCode::OK);
+    // Registering again answers as the idempotent retry it looks like, and the
+    // credential stays revoked: nothing un-revokes.
+    let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
+    assert_eq!((st, body), (StatusCode::OK, json!({"jti": "m", "status": "revoked", "remaining": 1})));
+    let url = format!("{}/status/{}/m", s.base(), p.thumb);
+    assert_eq!(answer(client().get(&url).send().await.unwrap()).await.1["status"], "revoked");
+    let claim = client().post(format!("{url}/claims")).json(&json!({"claim_id": "maple-street-auto/h"})).send();
+    assert_eq!(refusal(claim.await.unwrap()).await.2, "mandate_revoked");
+}
+
+#[tokio::test]
+async fn a_registration_that_changes_limits_is_refused() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let exp = now() + 3600;
+    let reg = registration("m", &[MAPLE], Some(1), true, exp);
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await.status(), StatusCode::CREATED);
+    for changed in [
+        registration("m", &[MAPLE], Some(5), true, exp),
+        registration("m", &[MAPLE], Some(1), false, exp),
+        registration("m", &[MAPLE, "oak-lane-garage"], Some(1), true, exp),
+        registration("m", &[MAPLE], Some(1), true, exp + 1),
+    ] {
+        refused(&s, &p, p.update(&changed), (StatusCode::CONFLICT, "registration_conflict")).await;
+    }
+}
+
+#[tokio::test]
+async fn oversized_malformed_and_mistyped_bodies_are_refused() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    refused(&s, &p, "a".repeat(MAX_UPDATE_BYTES + 1), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")).await;
+    refused(&s, &p, "not.a.jws".into(), (StatusCode::BAD_REQUEST, "malformed_update")).await;
+    // An unknown member in the payload (closed), signed properly.
+    let mut payload = status_update::payload(
+        &p.key.public_key().to_jwk(),
+        now(),
+        &Principal::update_jti(),
+        &registration("m", &[MAPLE], Some(1), true, now() + 3600),
+    )
+    .unwrap();
+    payload["credential"]["name"] = json!("Ada Lovelace");
+    let header = status_update::header(&p.key.public_key().to_jwk()).unwrap();
+    let input = status_update::signing_input(&header, &payload);
+    let extra = status_update::assemble(&input, &p.key.sign(input.as_bytes()).unwrap());
+    refused(&s, &p, extra, (StatusCode::BAD_REQUEST, "malformed_update")).await;
+    // Wrong Content-Type.
+    let before = snapshot(&s.pool, &p.thumb).await;
+    let good = p.update(&registration("m", &[MAPLE], Some(1), true, now() + 3600));
+    let r = client()
+        .post(format!("{}/status/{}", s.base(), p.thumb))
+        .header("content-type", "application/json")
+        .body(good)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refusal(r).await.2, "bad_content_type");
+    assert_eq!(snapshot(&s.pool, &p.thumb).await, before);
+    // A revoke of a credential never registered.
+    refused(&s, &p, p.update(&revocation("never")), (StatusCode::NOT_FOUND, "unknown_mandate")).await;
+}
