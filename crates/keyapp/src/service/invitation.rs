@@ -292,7 +292,7 @@ pub(super) async fn issue(
         .map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?
         .timestamp();
     let jti = Service::new_id("m-");
-    let status_url = svc.config().status_url(&jti);
+    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
     let issued = issue::root_mandate(
         RootMandate {
             aud: Audience::One(stored.host_id.clone()),
