@@ -58,7 +58,7 @@ use schcp::verify::{HostKeys, ReceiptExpectations, VerifiedOffer, VerifiedReceip
 use serde_json::json;
 
 use crate::config;
-use crate::http_error::ApiError;
+use crate::http_error::{AgentApiError, ApiError};
 use crate::outbound::{self, Pinned, PublicOnlyResolver, Refusal};
 
 /// The path of a host's own discovery document (§2.1).

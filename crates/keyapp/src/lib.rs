@@ -13,7 +13,8 @@ pub mod app;
 pub mod config;
 pub mod control;
 pub mod discovery;
-pub mod forwarded;
+/// Who a status API request is from behind a reverse proxy: the shared edge's.
+pub use status_edge::forwarded;
 pub mod hosted;
 pub mod http_error;
 pub mod keystore;

@@ -2,9 +2,8 @@
 //! environment. `DATABASE_URL`, when set, is the database whatever the file says.
 
 use crate::store::DbOptions;
-use keyapp::forwarded::TrustedProxy;
-use keyapp::status_api::{RateLimit, StatusOptions};
 use serde::Deserialize;
+use status_edge::{RateLimit, StatusOptions, TrustedProxy};
 use std::net::SocketAddr;
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 //! - `GET {base}/status/{thumb}/{jti}`, `POST …/{jti}/claims`, `DELETE
 //!   …/{jti}/claims/{claim_id…}`: the bodies, codes and headers of the embedded
 //!   status API (docs/agent-api.md §10), through the same edge
-//!   (`keyapp::status_api::Edge`: rate limit per client with trusted proxies,
+//!   (`status_edge::Edge`: rate limit per client with trusted proxies,
 //!   time bounds, `no-store`, no CORS, §9 refusals).
 //! - `POST {base}/status/{thumb}`: a `schcp-status-update+jwt` signed by the
 //!   namespace's key ([`schcp::status_update`]), registering or revoking.
@@ -17,12 +17,10 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use keyapp::http_error::ApiError;
-use keyapp::status_api::{self, Edge, StatusOptions};
-use keyapp::store::claims::{ClaimOutcome, ClaimRefusal};
 use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
 use serde_json::json;
 use sqlx::PgPool;
+use status_edge::{ApiError, ClaimOutcome, ClaimRefusal, Edge, StatusOptions};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
@@ -53,10 +51,10 @@ pub fn router(state: ServiceState) -> Router {
     )
 }
 
-/// Serves the routes on `listener` through the key app's bounded accept loop.
+/// Serves the routes on `listener` through the shared edge's bounded accept loop.
 pub async fn serve(listener: TcpListener, state: ServiceState) -> std::io::Result<()> {
     let options = state.edge.options().clone();
-    status_api::serve_router(listener, router(state), options).await
+    status_edge::serve_router(listener, router(state), options).await
 }
 
 /// A thumbprint is SHA-256 in base64url: 43 characters of its alphabet. Any
@@ -99,7 +97,7 @@ async fn get_status(
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Err(unknown_mandate());
     }
-    let v = store::status(&st.pool, &thumb, &jti, status_api::now()).await.map_err(db_failed)?;
+    let v = store::status(&st.pool, &thumb, &jti, status_edge::now()).await.map_err(db_failed)?;
     let v = v.ok_or_else(unknown_mandate)?;
     Ok((StatusCode::OK, Json(view_body(&jti, v))).into_response())
 }
@@ -113,11 +111,11 @@ async fn post_claim(
     let Path((thumb, jti)) = path.map_err(path_refused)?;
     // The body first, as the embedded API: a malformed request is refused the
     // same way whether or not the credential exists.
-    let claim_id = status_api::read_claim(st.edge.options(), &headers, body).await?;
+    let claim_id = status_edge::read_claim(st.edge.options(), &headers, body).await?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Err(unknown_mandate());
     }
-    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_api::now()).await {
+    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_edge::now()).await {
         Ok(outcome) => {
             let status = match outcome {
                 ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
@@ -190,10 +188,10 @@ async fn publish(
             "an update is sent as Content-Type: application/jose",
         ));
     }
-    let bytes = status_api::read_bounded(st.edge.options(), MAX_UPDATE_BYTES, &headers, body).await?;
+    let bytes = status_edge::read_bounded(st.edge.options(), MAX_UPDATE_BYTES, &headers, body).await?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| ApiError::invalid_request("malformed_update", "the update is not UTF-8"))?;
-    let now = status_api::now();
+    let now = status_edge::now();
     let update = status_update::verify(text.trim_end(), &thumb, now).map_err(|e| {
         tracing::info!(%thumb, reason = e.reason(), "update refused");
         update_refused(&e)

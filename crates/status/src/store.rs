@@ -16,11 +16,10 @@
 //!
 //! Every refusal rolls its transaction back: nothing is written.
 
-use keyapp::store::claims::{ClaimId, ClaimOutcome, ClaimRefusal};
-use keyapp::store::credentials::CredentialStatus;
 use schcp::status_update::Registration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{PgConnection, Row};
+use status_edge::{ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus};
 
 /// The migrations in `crates/status/migrations`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");

@@ -27,7 +27,7 @@
 //! ```
 
 use crate::agent_api::nonce::NonceCache;
-use crate::http_error::ApiError;
+use crate::http_error::{AgentApiError, ApiError};
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
 use axum::http::{header, request::Parts, HeaderMap, Method};

@@ -41,7 +41,7 @@ pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 
 use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
-use crate::http_error::ApiError;
+use crate::http_error::{AgentApiError, ApiError};
 use crate::store::{Store, StoreError};
 use axum::http::StatusCode;
 use schcp::jws::Signer;

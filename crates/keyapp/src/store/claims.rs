@@ -30,104 +30,14 @@
 //! of one. Beneath it all, migration 0002 keeps the held count by trigger and makes
 //! the database itself refuse a unit beyond `max_bookings`.
 
-use super::credentials::{shared_max, CredentialStatus};
+use super::credentials::shared_max;
 use super::{Store, StoreError};
 use sqlx::pool::PoolConnection;
 use sqlx::{Sqlite, SqliteConnection};
+pub use status_edge::claims::{ClaimId, ClaimOutcome, ClaimRefusal};
+use status_edge::CredentialStatus;
 use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
-
-/// A well-formed claim id: `{host id}/{hold id}` (§3.3).
-///
-/// The host id is a `HostId` (printable ASCII without space, `/` or `*`, at most
-/// 255 characters, schemas/schcp.schema.json), so the first `/` ends it; the hold
-/// id is the host's opaque `Id` (1 to 255 characters) and may itself contain `/`.
-/// The whole string, `/` included, is the key a unit is held under.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ClaimId {
-    whole: String,
-    host_len: usize,
-}
-
-impl ClaimId {
-    pub fn parse(s: &str) -> Result<ClaimId, ClaimRefusal> {
-        let (host, hold) = s.split_once('/').ok_or(ClaimRefusal::BadClaimId("no '/' between host id and hold id"))?;
-        if host.is_empty() || host.len() > 255 {
-            return Err(ClaimRefusal::BadClaimId("the host id must be 1 to 255 characters"));
-        }
-        if !host.bytes().all(|b| matches!(b, b'!'..=b')' | b'+'..=b'.' | b'0'..=b'~')) {
-            return Err(ClaimRefusal::BadClaimId("the host id is printable ASCII without space, '/' or '*'"));
-        }
-        let hold_chars = hold.chars().count();
-        if hold_chars == 0 || hold_chars > 255 {
-            return Err(ClaimRefusal::BadClaimId("the hold id must be 1 to 255 characters"));
-        }
-        if hold.chars().any(char::is_control) {
-            // The schema's Id has no pattern, but no host names a hold with a
-            // control character, and NUL would not survive SQLite's JSON.
-            return Err(ClaimRefusal::BadClaimId("the hold id has a control character"));
-        }
-        Ok(ClaimId { whole: s.to_owned(), host_len: host.len() })
-    }
-
-    pub fn host(&self) -> &str {
-        &self.whole[..self.host_len]
-    }
-
-    pub fn hold(&self) -> &str {
-        &self.whole[self.host_len + 1..]
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.whole
-    }
-}
-
-impl std::fmt::Display for ClaimId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.whole)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ClaimOutcome {
-    /// A unit was taken for this claim id (HTTP 201).
-    Claimed { remaining: u32 },
-    /// This claim id already holds a unit; nothing was spent (HTTP 200).
-    AlreadyHeld { remaining: u32 },
-}
-
-impl ClaimOutcome {
-    pub fn remaining(self) -> u32 {
-        match self {
-            ClaimOutcome::Claimed { remaining } | ClaimOutcome::AlreadyHeld { remaining } => remaining,
-        }
-    }
-}
-
-/// Why a claim was refused. Every refusal changes nothing.
-/// Its §9 code and reason are decided in one place: `http_error.rs`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum ClaimRefusal {
-    #[error("no mandate with this jti has a status here")]
-    UnknownMandate,
-    #[error("malformed claim id: {0}; a claim id is \"{{host id}}/{{hold id}}\" (§3.3)")]
-    BadClaimId(&'static str),
-    #[error("host {host:?} is not in the mandate's aud")]
-    HostNotInAudience { host: String },
-    /// docs/agent-api.md §2: "Mandates without shared_limit report status only". Each host
-    /// counts such a mandate's max_bookings against its own bookings (§3.3), so
-    /// there is nothing here to claim from.
-    #[error("the mandate has no shared booking limit; each host counts its own bookings (§3.3)")]
-    NoSharedLimit,
-    #[error("the mandate was revoked")]
-    Revoked,
-    #[error("the mandate has expired")]
-    Expired,
-    #[error("all {max_bookings} bookings of the shared limit are held")]
-    NoneLeft { max_bookings: u32 },
-}
 
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -564,18 +474,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("k.db")).await.unwrap();
         (dir, store)
-    }
-
-    #[test]
-    fn claim_ids_split_at_the_first_slash() {
-        let c = ClaimId::parse("maple-street-auto/h_1/part").unwrap();
-        assert_eq!((c.host(), c.hold()), ("maple-street-auto", "h_1/part"));
-        for bad in ["", "/h_1", "maple", "maple/", "ma ple/h", "ma*ple/h", "mäple/h", "maple/h\u{0}1", "maple/h\n"] {
-            assert!(matches!(ClaimId::parse(bad), Err(ClaimRefusal::BadClaimId(_))), "{bad:?}");
-        }
-        assert!(ClaimId::parse(&format!("{}/h", "a".repeat(256))).is_err());
-        assert!(ClaimId::parse(&format!("a/{}", "é".repeat(255))).is_ok());
-        assert!(ClaimId::parse(&format!("a/{}", "é".repeat(256))).is_err());
     }
 
     #[tokio::test]

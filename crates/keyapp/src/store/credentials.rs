@@ -47,37 +47,8 @@ pub enum RecordError {
     Store(#[from] StoreError),
 }
 
-/// What `GET /status/{jti}` says about a credential, and what the person's
-/// surfaces show beside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CredentialStatus {
-    Active,
-    Revoked,
-    Expired,
-}
-
-impl CredentialStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CredentialStatus::Active => "active",
-            CredentialStatus::Revoked => "revoked",
-            CredentialStatus::Expired => "expired",
-        }
-    }
-
-    /// Revocation wins over expiry: it is the person's own act and permanent.
-    /// Expired means `now >= exp` (§3.3 check 3: `now < exp` is valid, no skew).
-    pub fn of(revoked: bool, exp: i64, now: i64) -> CredentialStatus {
-        if revoked {
-            CredentialStatus::Revoked
-        } else if now >= exp {
-            CredentialStatus::Expired
-        } else {
-            CredentialStatus::Active
-        }
-    }
-}
+/// What `GET /status/{jti}` says about a credential (the edge's, both stores' word).
+pub use status_edge::CredentialStatus;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StatusView {

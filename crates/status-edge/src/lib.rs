@@ -1,0 +1,21 @@
+//! The part of a SchCP status service that faces hosts (docs/agent-api.md §10;
+//! §3.3 "One consent, several hosts"), whatever stores the statuses: the
+//! bounded accept loop, the per-client rate limit behind trusted proxies, the
+//! §9 refusals, the claim body, and the words both stores answer in.
+//!
+//! The key app's embedded status API (`schcp-keyapp`, on SQLite) and the hosted
+//! status service (`schcp-status`, on PostgreSQL, issue 12) both answer hosts
+//! through it, so their wire output is one code's; and the hosted service, which
+//! many principals share, links none of the person's key app (keystore, records,
+//! agent API).
+#![forbid(unsafe_code)]
+
+pub mod claims;
+pub mod edge;
+pub mod forwarded;
+pub mod http_error;
+
+pub use claims::{ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus};
+pub use edge::{now, read_bounded, read_claim, serve_router, Edge, RateLimit, StatusOptions};
+pub use forwarded::TrustedProxy;
+pub use http_error::ApiError;
