@@ -1238,3 +1238,44 @@ async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
     let (status, _) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &later, "later"))).await.unwrap();
     assert_eq!(status, StatusCode::ACCEPTED);
 }
+
+/// §3.3 step 1: a root mandate lets its management mandates skip the person
+/// only at the hosts it names. Another host that learnt the root's jti and
+/// cites it in its own receipt gets the person asked.
+#[tokio::test]
+async fn a_host_the_root_does_not_name_cannot_cite_it_to_skip_the_person() {
+    let (env, mut others) = start_with_calendars(vec![
+        TestHost::start(TestHostConfig::default()).await,
+        calendar("elm-street-auto", "Elm Street Auto", "elmstreetauto.example").await,
+    ])
+    .await;
+    let elm = others.remove(0);
+    let a = paired_agent(&env, 9).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "root-maple",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book", "cancel", "reschedule"],
+        "constraints": {"services": ["oil-change"], "max_price": {"amount": "100.00", "currency": "CAD"}, "max_bookings": 1},
+        "lifetime": "P1D"
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+
+    // At the host it names: no prompt.
+    let (_, offer) = future_offer(&env.host, 7);
+    let receipt = env.host.receipt(&offer, &jti, Approved::Limits, now()).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt-maple", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    assert_eq!(a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap()["status"], "approved");
+    // At a host it does not name, under the same jti: the person is asked.
+    let (_, offer) = future_offer(&elm, 7);
+    let receipt = elm.receipt(&offer, &jti, Approved::Limits, now()).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt-elm", "receipt": receipt,
+                      "discovery": elm.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+    assert_eq!(pending_ids(&env).await, vec![m["request_id"].as_str().unwrap().to_owned()]);
+}

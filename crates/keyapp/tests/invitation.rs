@@ -451,3 +451,37 @@ async fn the_bookers_reconfirmation_is_shown_with_its_deadline_and_always_asked(
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     assert!(!r["consent_text"].as_str().unwrap().contains("reconfirms"), "{r}");
 }
+
+/// §5.10: `respond` takes a mandate of any scope, so a "manage my booking"
+/// mandate over a booking that names this person only as a guest would answer
+/// the invitation without its text (contract, price, deadline). It is refused,
+/// and nothing is put before the person.
+#[tokio::test]
+async fn a_guests_booking_cannot_be_answered_through_a_management_mandate() {
+    let env = start().await;
+    let a = paired_agent(&env, 44).await;
+    let me = my_principal(&a).await;
+    let offer = offer_in(&env.host, 5);
+    let mut claims = env.host.receipt_claims(&offer, BOOKERS_MANDATE, schcp::claims::Approved::Offer, now()).unwrap();
+    claims.booking.participants = Some(participants(&me, Some("Sam"), &at_one_pm(4)));
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "guest-1", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(
+        (status, &err["error"]["reason"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("participant_not_booker")),
+        "{err}"
+    );
+    assert!(pending_ids(&env).await.is_empty());
+    // Named as an attendee only: the same refusal.
+    let mut guest = participants(&me, Some("Sam"), &at_one_pm(4));
+    guest[1].role = ParticipantRole::Attendee;
+    claims.booking.participants = Some(guest);
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "guest-2", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!((status, &err["error"]["reason"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!("participant_not_booker")));
+    assert!(pending_ids(&env).await.is_empty());
+}

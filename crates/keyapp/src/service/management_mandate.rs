@@ -35,6 +35,7 @@ pub(super) async fn prepare(
         return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking", exp, now }));
     }
     let booking = &receipt.claims.booking;
+    named_only_as_guest(booking, svc.principal())?;
     // The receipt's offer is not at hand, so the booking is described from its
     // signed event and the host's discovery document.
     let summary = BookingSummary {
@@ -61,7 +62,7 @@ pub(super) async fn prepare(
         Some(confirm_by) => (ConsentRequest::Reconfirmation { mandate, confirm_by }, false),
         None => {
             let auto_approve = match &receipt.claims.consent {
-                Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate).await?,
+                Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate, &host.host_id, now).await?,
                 None => false,
             };
             (ConsentRequest::ManagementMandate(mandate), auto_approve)
@@ -69,6 +70,25 @@ pub(super) async fn prepare(
     };
     let input = json!({ "receipt": b.receipt, "host_id": host.host_id, "keys": host.keys });
     Ok(Prepared { consent, input, not_after: None, auto_approve })
+}
+
+/// §5.10: a participant answers with `respond`, which takes a mandate of any
+/// scope. A management mandate ("manage my booking") over a booking that names
+/// this person only as an invitee or attendee would therefore accept (or
+/// decline) someone else's booking without the invitation's text: its
+/// contract, price and deadline. Such a booking is answered with the
+/// `invitation` kind instead.
+fn named_only_as_guest(booking: &schcp::claims::Booking, me: &str) -> Result<(), ServiceError> {
+    use schcp::claims::ParticipantRole;
+    let mine: Vec<_> =
+        booking.participants.as_deref().unwrap_or_default().iter().filter(|p| p.who.as_deref() == Some(me)).collect();
+    if !mine.is_empty() && mine.iter().all(|p| p.role != ParticipantRole::Booker) {
+        return Err(ServiceError::unacceptable(
+            "participant_not_booker",
+            "this booking names the person as a guest, not its booker; ask with the invitation kind",
+        ));
+    }
+    Ok(())
 }
 
 /// The booker's reconfirmation deadline, when the booking's terms name this
@@ -88,17 +108,29 @@ fn reconfirm_by(booking: &schcp::claims::Booking, me: &str, now: i64) -> Option<
 /// §3.3 / docs/agent-api.md: no prompt when the receipt's mandate is a root mandate this
 /// key app issued to the same agent with both cancel and reschedule in scope,
 /// so the management mandate grants nothing the person had not already granted.
-async fn root_covers_management(svc: &Service, agent_jkt: &str, jti: &str) -> Result<bool, ServiceError> {
-    let row: Option<(String,)> = sqlx::query_as(
-        "SELECT scope FROM credentials WHERE jti = ? AND agent_jkt = ? AND kind = 'mandate' AND revoked_at IS NULL",
+/// The root must still be in force and name the host that signed the receipt:
+/// a host that learnt another host's root jti cannot cite it for its own
+/// bookings and skip the person (§3.3 steps 1 and 7).
+async fn root_covers_management(
+    svc: &Service,
+    agent_jkt: &str,
+    jti: &str,
+    host_id: &str,
+    now: i64,
+) -> Result<bool, ServiceError> {
+    let row: Option<(String, String)> = sqlx::query_as(
+        "SELECT scope, aud FROM credentials
+         WHERE jti = ? AND agent_jkt = ? AND kind = 'mandate' AND revoked_at IS NULL AND exp > ?",
     )
     .bind(jti)
     .bind(agent_jkt)
+    .bind(now)
     .fetch_optional(svc.store().pool())
     .await?;
-    let Some((scope,)) = row else { return Ok(false) };
+    let Some((scope, aud)) = row else { return Ok(false) };
     let scope: Vec<Action> = serde_json::from_str(&scope).map_err(corrupt)?;
-    Ok(scope.contains(&Action::Cancel) && scope.contains(&Action::Reschedule))
+    let aud: Vec<String> = serde_json::from_str(&aud).map_err(corrupt)?;
+    Ok(scope.contains(&Action::Cancel) && scope.contains(&Action::Reschedule) && aud.iter().any(|h| h == host_id))
 }
 
 #[derive(Deserialize)]
