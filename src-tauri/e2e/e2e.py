@@ -452,7 +452,7 @@ def tray(scratch):
         read_until(agent, "Pairing ")
         wait_for("the consent window", lambda: subprocess.run(
             ["xdotool", "search", "--name", "^Your consent"], capture_output=True).returncode == 0)
-        assert web_processes(pid), "the consent window runs WebKit again"
+        wait_for("the consent window's WebKit", lambda: web_processes(pid))
         print("e2e: a new pairing opened the consent window from the tray")
         agent.kill()
     finally:
