@@ -144,3 +144,18 @@ tray-quit = Quit
 notify-title = Your consent is asked
 notify-pairing = { $agent } asks to pair with your key app.
 notify-request = { $agent } asks for your consent.
+
+# The file keystore's passphrase, asked in the window where no OS keychain answers.
+unlock-heading = Unlock your key
+unlock-create-heading = Choose a passphrase for your key
+unlock-intro = Your signing key is kept in a file encrypted under your passphrase, because this computer has no keychain the key app can use. Type the passphrase to unlock it.
+unlock-create-intro = This computer has no keychain the key app can use, so your new signing key will be kept in a file encrypted under a passphrase. Choose one and type it twice. Nothing can recover the key without it.
+unlock-passphrase = Passphrase
+unlock-confirm = The same passphrase again
+unlock-submit = Unlock
+unlock-create-submit = Create my key
+unlock-checking = Checking the passphrase…
+unlock-wrong = That passphrase does not unlock the key. Try again.
+unlock-mismatch = The two passphrases are not the same. Type them again.
+unlock-empty = The passphrase cannot be empty.
+unlock-failed = The key app could not start:

@@ -143,3 +143,18 @@ tray-quit = Quitter
 notify-title = Votre consentement est demandé
 notify-pairing = { $agent } demande à se jumeler à votre appli de clés.
 notify-request = { $agent } demande votre consentement.
+
+# La phrase de passe du trousseau fichier, demandée dans la fenêtre quand aucun trousseau du système ne répond.
+unlock-heading = Déverrouiller votre clé
+unlock-create-heading = Choisir une phrase de passe pour votre clé
+unlock-intro = Votre clé de signature est conservée dans un fichier chiffré sous votre phrase de passe, car cet ordinateur n’a pas de trousseau utilisable par l’appli. Tapez la phrase de passe pour la déverrouiller.
+unlock-create-intro = Cet ordinateur n’a pas de trousseau utilisable par l’appli : votre nouvelle clé de signature sera conservée dans un fichier chiffré sous une phrase de passe. Choisissez-la et tapez-la deux fois. Rien ne peut récupérer la clé sans elle.
+unlock-passphrase = Phrase de passe
+unlock-confirm = La même phrase de passe, encore
+unlock-submit = Déverrouiller
+unlock-create-submit = Créer ma clé
+unlock-checking = Vérification de la phrase de passe…
+unlock-wrong = Cette phrase de passe ne déverrouille pas la clé. Réessayez.
+unlock-mismatch = Les deux phrases de passe diffèrent. Tapez-les à nouveau.
+unlock-empty = La phrase de passe ne peut pas être vide.
+unlock-failed = L’appli n’a pas pu démarrer :

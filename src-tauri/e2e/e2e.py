@@ -15,7 +15,11 @@ person would see it:
 - revoking from Credentials revokes it in the service, and at its status URL, at once;
 - the French UI and French consent text;
 - an accessibility audit (axe-core) of the consent view and every screen;
-- screenshots of the consent window, Credentials and History in docs/screenshots/.
+- screenshots of the consent window, Credentials and History in docs/screenshots/;
+- where no keychain answers, the file keystore's passphrase set and then
+  unlocked in the window (a mismatch and a wrong passphrase said and retried);
+- idle in the tray (a stand-in tray host, tray_host.py): once the last window
+  closes no WebKit web process is left, and a new pairing opens the consent window.
 """
 
 import json
@@ -34,10 +38,13 @@ from selenium.webdriver.common.options import ArgOptions
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TARGET = os.environ.get("CARGO_TARGET_DIR", "/var/tmp/schcp-target")
-APP = os.path.join(TARGET, "debug", "schcp-keyapp-desktop")
-CLI = os.path.join(TARGET, "debug", "schcp-keyapp")
-HOST = os.path.join(TARGET, "debug", "examples", "host")
-AGENT = os.path.join(TARGET, "debug", "examples", "agent")
+# E2E_PROFILE: the cargo profile built (scripts/desktop-e2e); E2E_APP: another
+# build of the app (scripts/bench-desktop runs the Tauri CLI's release build).
+PROFILE = os.environ.get("E2E_PROFILE", "debug")
+APP = os.environ.get("E2E_APP") or os.path.join(TARGET, PROFILE, "schcp-keyapp-desktop")
+CLI = os.path.join(TARGET, PROFILE, "schcp-keyapp")
+HOST = os.path.join(TARGET, PROFILE, "examples", "host")
+AGENT = os.path.join(TARGET, PROFILE, "examples", "agent")
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
 DISCOVERY = "https://maplestreetauto.example/.well-known/scheduling.json"
 DRIVER = "http://127.0.0.1:4444"
@@ -65,7 +72,7 @@ def wait_for(what, check, timeout=30.0, every=0.2):
 
 
 class Env:
-    def __init__(self, scratch, lang):
+    def __init__(self, scratch, lang, app=None):
         self.scratch = scratch
         self.lang = lang
         self.status_port = free_port()
@@ -84,7 +91,8 @@ class Env:
                     f'public_base = "http://127.0.0.1:{self.status_port}"\n{discovery}')
         options = ArgOptions()
         options.set_capability("browserName", "wry")
-        options.set_capability("tauri:options", {"application": APP, "args": ["--config", self.config, "--open"]})
+        options.set_capability("tauri:options",
+                               {"application": app or APP, "args": ["--config", self.config, "--open"]})
         self.driver = webdriver.Remote(command_executor=DRIVER, options=options)
         self.driver.set_script_timeout(10)
         wait_for("the agent API", lambda: os.path.exists(f"{scratch}/data/run/agent-api.json"))
@@ -153,7 +161,8 @@ class Env:
             "const n = document.getElementById('consent-notice'); return n && n.dataset.outcome"))
 
     def decline(self):
-        self.driver.find_element(By.ID, "decline").click()
+        # The view may still be swapping in the request just routed to.
+        wait_for("Decline", lambda: self.driver.find_element(By.ID, "decline")).click()
         return wait_for("the outcome", lambda: self.js(
             "const n = document.getElementById('consent-notice'); return n && n.dataset.outcome"))
 
@@ -297,12 +306,171 @@ def french(scratch):
         env.close()
 
 
+def session(application, args):
+    options = ArgOptions()
+    options.set_capability("browserName", "wry")
+    options.set_capability("tauri:options", {"application": application, "args": args})
+    return webdriver.Remote(command_executor=DRIVER, options=options)
+
+
+def listening(port):
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def no_keychain(scratch):
+    """Where no keychain answers: the passphrase is asked in the window.
+
+    The app runs with a session bus address that leads nowhere (so no OS
+    keychain, no tray) and no SCHCP_KEYAPP_PASSPHRASE. A first run sets the
+    passphrase, typed twice (a mismatch is said and asked again); a later run
+    unlocks the same key (a wrong passphrase is said and asked again). Until
+    the key opens, nothing of the service runs: no agent API, no control socket.
+    """
+    wrapper = f"{scratch}/no-keychain-app"
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\nexec env -u SCHCP_KEYAPP_PASSPHRASE "
+                f"DBUS_SESSION_BUS_ADDRESS=unix:path={scratch}/no-bus {APP} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    agent_port, status_port = free_port(), free_port()
+    config = f"{scratch}/keyapp.toml"
+    with open(config, "w") as f:
+        f.write(f'data_dir = "{scratch}/data"\nlocale = "en"\n[agent_api]\nlisten = "127.0.0.1:{agent_port}"\n'
+                f'[status_api]\nlisten = "127.0.0.1:{status_port}"\n')
+    key_file = f"{scratch}/data/principal.key.age"
+
+    def cli(*args):
+        return subprocess.run([CLI, "--config", config, *args], capture_output=True, text=True, check=True).stdout
+
+    def problem(driver, wanted):
+        return wait_for(f"the {wanted} notice", lambda: driver.find_element(
+            By.CSS_SELECTOR, f'#unlock-problem[data-problem="{wanted}"]'))
+
+    def submit(driver, passphrase, confirmation=None):
+        field = wait_for("the passphrase field", lambda: driver.find_element(By.ID, "passphrase"))
+        field.clear()
+        field.send_keys(passphrase)
+        if confirmation is not None:
+            again = driver.find_element(By.ID, "confirmation")
+            again.clear()
+            again.send_keys(confirmation)
+        driver.find_element(By.ID, "unlock-submit").click()
+
+    driver = session(wrapper, ["--config", config, "--open"])
+    try:
+        wait_for("the first-run passphrase window", lambda: driver.find_element(By.ID, "confirmation"))
+        assert driver.find_element(By.ID, "passphrase").get_attribute("type") == "password"
+        assert not os.path.exists(key_file) and not listening(agent_port), "nothing runs before the key opens"
+        assert not os.path.exists(f"{scratch}/data/run/control.sock")
+        submit(driver, "correct horse", "correct hose")
+        problem(driver, "mismatch")
+        assert not os.path.exists(key_file), "no key before both fields agree"
+        submit(driver, "correct horse battery", "correct horse battery")
+        wait_for("the main window after unlocking", lambda: driver.find_element(By.ID, "h-requests"))
+        # No session bus, so no tray: the main window stays and says why.
+        assert driver.find_element(By.ID, "no-tray")
+        assert listening(agent_port) and os.path.getsize(key_file) > 0
+        principal = cli("principal").splitlines()[0]
+        print(f"e2e: the first run set the passphrase and made {principal} in the file keystore")
+    except BaseException:
+        print(driver.page_source[:3000], file=sys.stderr)
+        raise
+    finally:
+        driver.quit()
+    wait_for("the first run to end", lambda: not listening(agent_port))
+
+    driver = session(wrapper, ["--config", config, "--open"])
+    try:
+        wait_for("the unlock window", lambda: driver.find_element(By.ID, "passphrase"))
+        assert not driver.find_elements(By.ID, "confirmation"), "unlocking asks once"
+        assert not listening(agent_port)
+        submit(driver, "not the passphrase")
+        problem(driver, "wrong")
+        assert not listening(agent_port), "a wrong passphrase starts nothing"
+        submit(driver, "correct horse battery")
+        wait_for("the main window after unlocking", lambda: driver.find_element(By.ID, "h-requests"))
+        assert cli("principal").splitlines()[0] == principal, "the same key, unlocked"
+        print("e2e: a later run said the wrong passphrase, then unlocked the same key")
+    except BaseException:
+        print(driver.page_source[:3000], file=sys.stderr)
+        raise
+    finally:
+        driver.quit()
+
+
+def descendants(pid):
+    """Every process under `pid` (WebKit's may sit under a sandbox helper): (pid, comm)."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            comm = stat[stat.index("(") + 1:stat.rindex(")")]
+            parents[int(entry)] = (int(stat[stat.rindex(")") + 2:].split()[1]), comm)
+    found, frontier = [], [pid]
+    while frontier:
+        p = frontier.pop()
+        for child, (ppid, comm) in parents.items():
+            if ppid == p:
+                found.append((child, comm))
+                frontier.append(child)
+    return found
+
+
+def web_processes(pid):
+    return [c for c in descendants(pid) if c[1].startswith("WebKitWebProc")]
+
+
+def tray(scratch):
+    """Idle in the tray: after the last window closes the app is a tray icon and
+    no WebKit web process; a new pairing opens the consent window again."""
+    items = f"{scratch}/tray-items"
+    host = subprocess.Popen([sys.executable, os.path.join(ROOT, "src-tauri", "e2e", "tray_host.py"), items],
+                            stdout=subprocess.PIPE, text=True)
+    assert host.stdout.readline().strip() == "tray host: ready"
+    env = Env(scratch, "en")
+    try:
+        wait_for("the tray icon to register", lambda: os.path.exists(items) and open(items).read().strip())
+        pid = json.load(open(f"{scratch}/data/keyapp.lock"))["pid"]
+        assert web_processes(pid), f"a window is open, so WebKit runs: {descendants(pid)}"
+        assert not env.driver.find_elements(By.ID, "no-tray"), "a tray was found, so no no-tray notice"
+        closed = time.time()
+        try:
+            env.driver.set_script_timeout(2)
+            env.driver.execute_async_script(
+                "window.__TAURI_INTERNALS__.invoke('close_window'); setTimeout(arguments[arguments.length - 1], 50)")
+        except Exception:  # the page goes with its window
+            pass
+        wait_for("no WebKit web process", lambda: not web_processes(pid), timeout=30, every=0.05)
+        idle = time.time() - closed
+        os.kill(pid, 0)  # still running, in the tray
+        print(f"e2e: idle in the tray {idle:.2f} s after the last window closed: {descendants(pid)}")
+        agent = env.agent(f"{scratch}/agent.key")
+        read_until(agent, "Pairing ")
+        wait_for("the consent window", lambda: subprocess.run(
+            ["xdotool", "search", "--name", "^Your consent"], capture_output=True).returncode == 0)
+        wait_for("the consent window's WebKit", lambda: web_processes(pid))
+        print("e2e: a new pairing opened the consent window from the tray")
+        agent.kill()
+    finally:
+        try:
+            env.close()
+        finally:
+            host.kill()
+
+
 def main():
     wait_for("tauri-driver", lambda: urllib.request.urlopen(f"{DRIVER}/status", timeout=2).status == 200, timeout=30)
-    with tempfile.TemporaryDirectory() as en_dir:
-        english(en_dir)
-    with tempfile.TemporaryDirectory() as fr_dir:
-        french(fr_dir)
+    # E2E_ONLY=name[,name] runs some scenarios (while working on one); CI runs all.
+    only = [n for n in os.environ.get("E2E_ONLY", "").split(",") if n]
+    for name, scenario in (("no_keychain", no_keychain), ("english", english), ("french", french), ("tray", tray)):
+        if only and name not in only:
+            continue
+        with tempfile.TemporaryDirectory() as scratch:
+            scenario(scratch)
     print("e2e: all scenarios passed")
 
 

@@ -20,6 +20,8 @@ pub const ALL: &[&str] = &[
     "settings",
     "ui_strings",
     "set_language",
+    "unlock_state",
+    "unlock",
     "open_main",
     "close_window",
 ];

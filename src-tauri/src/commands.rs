@@ -4,6 +4,7 @@
 //! consent text is the service's, verbatim.
 
 use crate::ui_strings::{UiLanguage, UiStrings};
+use crate::unlock::{self, Gate, GateView};
 use crate::windows;
 use keyapp::service::{
     AgentView, AttestationView, Contact, CredentialView, HistoryEntry, PendingItem, Prompt, Service, ServiceError,
@@ -11,7 +12,8 @@ use keyapp::service::{
 };
 use serde::Serialize;
 use serde_json::Value;
-use tauri::{AppHandle, Runtime, State, WebviewWindow};
+use std::sync::Arc;
+use tauri::{AppHandle, Manager, Runtime, State, WebviewWindow};
 
 /// A refusal as the window shows it: the service's §9-style code, reason and
 /// sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
@@ -121,7 +123,9 @@ pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
     lang.strings()
 }
 
-/// Switches the window's language at run time; the tray follows.
+/// Switches the language at run time: the window's words, the tray, and the
+/// consent text of what is asked from now on. A request already pending keeps
+/// the text it was created with (`Service::set_language`).
 #[tauri::command(rename_all = "snake_case")]
 pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, tag: String) -> Answer<UiStrings> {
     let strings = lang.set(&tag).map_err(|message| CommandError {
@@ -129,8 +133,29 @@ pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, 
         reason: "unknown_language".into(),
         message,
     })?;
+    if let Some(svc) = app.try_state::<Service>() {
+        svc.set_language(lang.get())?;
+    }
     windows::language_changed(&app);
     Ok(strings)
+}
+
+/// Where unlocking the key stands (the window's first look, and after a reload).
+#[tauri::command(rename_all = "snake_case")]
+pub fn unlock_state(gate: State<'_, Arc<Gate>>) -> GateView {
+    gate.view()
+}
+
+/// The passphrase the person typed (and its confirmation for a new key), for
+/// the keystore to judge; answers with what the window shows next: asked
+/// again with the problem, or unlocked, or why the service did not start.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn unlock(gate: State<'_, Arc<Gate>>, passphrase: String, confirmation: Option<String>) -> Answer<GateView> {
+    gate.answer(unlock::answer_from(passphrase, confirmation)).await.map_err(|e| CommandError {
+        code: "INVALID_STATE".into(),
+        reason: "not_asking".into(),
+        message: e.to_string(),
+    })
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -165,6 +190,8 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         settings,
         ui_strings,
         set_language,
+        unlock_state,
+        unlock,
         open_main,
         close_window,
     ])

@@ -7,6 +7,7 @@
 
 pub mod commands;
 pub mod ui_strings;
+pub mod unlock;
 pub mod watcher;
 pub mod windows;
 
@@ -15,38 +16,40 @@ pub mod command_names {
     include!("command_names.rs");
 }
 
-use keyapp::service::Service;
-use tauri::{Manager, RunEvent};
+use keyapp::app::Running;
+use keyapp::config::Config;
+use keyapp::keystore::PassphraseSource;
+use std::sync::{Arc, Mutex};
+use tauri::{AppHandle, Manager, RunEvent, Runtime};
 use ui_strings::UiLanguage;
+use unlock::{Gate, GateView};
 
-/// Builds and runs the desktop app over a started service until Quit.
-pub fn run(service: Service, open_main: bool) -> anyhow::Result<()> {
-    let language = UiLanguage::new(service.language());
+/// The running service's listeners and lock, held for the app's life.
+struct Held {
+    _running: Mutex<Running>,
+}
+
+/// Builds and runs the desktop app until Quit. The service starts once the
+/// key opens: from the OS keychain, or from the file keystore with its
+/// passphrase asked in a window (`passphrase` `None`) or given by the caller.
+pub fn run(config: Config, passphrase: Option<PassphraseSource>, open_main: bool) -> anyhow::Result<()> {
+    let language = UiLanguage::new(keyapp::app::language(&config));
     let tray = tauri::async_runtime::block_on(windows::tray_available());
+    let gate = Arc::new(Gate::default());
     let app = commands::register(tauri::Builder::default())
         .plugin(tauri_plugin_notification::init())
-        .manage(service.clone())
         .manage(language)
+        .manage(gate.clone())
         .setup(move |app| {
             let handle = app.handle().clone();
-            if tray {
-                if let Err(e) = windows::build_tray(&handle) {
-                    eprintln!("schcp-keyapp-desktop: no tray icon ({e}); the main window stays open");
-                    windows::open_main(&handle, Some("no-tray"));
-                }
-            } else {
-                windows::open_main(&handle, Some("no-tray"));
-            }
-            if open_main {
-                windows::open_main(&handle, None);
-            }
-            tauri::async_runtime::spawn(watcher::watch(handle, service.clone()));
+            tauri::async_runtime::spawn(start(handle, gate, config, passphrase, tray, open_main));
             Ok(())
         })
         .build(tauri::generate_context!())?;
     app.run(|app, event| {
         // Idle in the tray: the last window closing is not the end of the app
-        // (Quit exits with a code). Without a tray it is.
+        // (Quit exits with a code). Without a tray (or before the key is
+        // unlocked, when there is none yet) it is.
         if let RunEvent::ExitRequested { api, code: None, .. } = event {
             if app.try_state::<windows::Tray<tauri::Wry>>().is_some() {
                 api.prevent_exit();
@@ -54,4 +57,72 @@ pub fn run(service: Service, open_main: bool) -> anyhow::Result<()> {
         }
     });
     Ok(())
+}
+
+async fn start<R: Runtime>(
+    app: AppHandle<R>,
+    gate: Arc<Gate>,
+    config: Config,
+    passphrase: Option<PassphraseSource>,
+    tray: bool,
+    open_main: bool,
+) {
+    let source = passphrase.unwrap_or_else(|| PassphraseSource::Ask(unlock::asker(app.clone(), gate.clone())));
+    let running = match keyapp::app::start(config, source).await {
+        Ok(running) => running,
+        Err(e) => {
+            eprintln!("schcp-keyapp-desktop: the key app service did not start: {e}");
+            // A window the person typed into says why, and closing it ends the
+            // app; with no window, the exit code and stderr do.
+            if app.get_webview_window(windows::MAIN).is_some() {
+                gate.set(GateView::Failed { message: e.to_string() });
+            } else {
+                app.exit(1);
+            }
+            return;
+        }
+    };
+    let service = running.service.clone();
+    eprintln!(
+        "schcp-keyapp-desktop: principal {}\n  agent API  http://{}\n  status API http://{}",
+        service.principal(),
+        running.agent_addr,
+        running.status_addr
+    );
+    app.manage(service.clone());
+    app.manage(Held { _running: Mutex::new(running) });
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || {
+        let mut notice = None;
+        if tray {
+            if let Err(e) = windows::build_tray(&handle) {
+                eprintln!("schcp-keyapp-desktop: no tray icon ({e}); the main window stays open");
+                notice = Some("no-tray");
+            }
+        } else {
+            notice = Some("no-tray");
+        }
+        let route = |n: Option<&str>| match n {
+            Some(n) => format!("/requests?notice={n}"),
+            None => "/requests".to_owned(),
+        };
+        match handle.get_webview_window(windows::MAIN) {
+            // The passphrase window: it goes on to Requests, or closes to the tray.
+            Some(window) => {
+                if open_main || notice.is_some() {
+                    gate.set(GateView::Unlocked { route: Some(route(notice)) });
+                } else {
+                    gate.set(GateView::Unlocked { route: None });
+                    let _ = window.destroy();
+                }
+            }
+            None => {
+                gate.set(GateView::Unlocked { route: None });
+                if notice.is_some() || open_main {
+                    windows::open_main(&handle, notice);
+                }
+            }
+        }
+        tauri::async_runtime::spawn(watcher::watch(handle, service));
+    });
 }

@@ -4,10 +4,9 @@
 // No console window on Windows release builds.
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 
-use anyhow::Context;
 use clap::Parser;
-use keyapp::config::Config;
-use keyapp::keystore::PassphraseSource;
+use keyapp::config::{Config, KeystoreBackend};
+use keyapp::keystore::{PassphraseSource, PASSPHRASE_ENV};
 
 #[derive(Parser)]
 #[command(version, about = "The SchCP key app: tray, consent window and the screens you manage it from")]
@@ -42,15 +41,14 @@ fn main() -> anyhow::Result<()> {
         );
         std::process::exit(2);
     }
-    // The file keystore's passphrase comes from SCHCP_KEYAPP_PASSPHRASE; there
-    // is no terminal to ask on (README "Key storage").
-    let running = tauri::async_runtime::block_on(keyapp::app::start(config, PassphraseSource::default()))
-        .context("the key app service did not start")?;
-    eprintln!(
-        "schcp-keyapp-desktop: principal {}\n  agent API  http://{}\n  status API http://{}",
-        running.service.principal(),
-        running.agent_addr,
-        running.status_addr
-    );
-    desktop::run(running.service, args.open)
+    // Where no OS keychain answers, the key goes in the file keystore (a key
+    // file already there always wins; keyapp::keystore, `auto`). Its
+    // passphrase is asked in a window, never on a terminal the person may not
+    // see, unless SCHCP_KEYAPP_PASSPHRASE gives it (the demo, tests).
+    let mut config = config;
+    if config.keystore.backend == KeystoreBackend::Os {
+        config.keystore.backend = KeystoreBackend::Auto;
+    }
+    let passphrase = std::env::var_os(PASSPHRASE_ENV).is_some().then(PassphraseSource::default);
+    desktop::run(config, passphrase, args.open)
 }

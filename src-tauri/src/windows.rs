@@ -105,3 +105,10 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
 pub fn open_consent<R: Runtime>(app: &AppHandle<R>) {
     open(app, CONSENT, "consent-window-title", "/consent", 620.0, 720.0);
 }
+
+/// The passphrase window, before the service starts: the main window on its
+/// unlock route, which becomes the Requests screen once the key opens (or is
+/// closed, when the app then waits in the tray).
+pub fn open_unlock<R: Runtime>(app: &AppHandle<R>) {
+    open(app, MAIN, "app-title", "/unlock", 560.0, 520.0);
+}

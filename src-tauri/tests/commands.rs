@@ -4,6 +4,7 @@
 //! a second answer). The service is built directly, with a clock the tests move.
 
 use desktop::ui_strings::UiLanguage;
+use desktop::unlock::{self, Gate, GateView};
 use ed25519_dalek::SigningKey;
 use keyapp::config::Config;
 use keyapp::discovery::DiscoveryClient;
@@ -22,8 +23,9 @@ const T0: i64 = 1_800_000_000;
 
 struct Env {
     _dir: tempfile::TempDir,
-    _app: tauri::App<MockRuntime>,
+    app: tauri::App<MockRuntime>,
     window: WebviewWindow<MockRuntime>,
+    gate: Arc<Gate>,
     svc: Service,
     clock: Arc<AtomicI64>,
 }
@@ -48,14 +50,16 @@ fn env() -> Env {
         )
         .unwrap()
     });
+    let gate = Arc::new(Gate::default());
     let app = desktop::commands::register(mock_builder())
         .manage(svc.clone())
+        .manage(gate.clone())
         .manage(UiLanguage::new(schcp_consent::Language::English))
         // The app's own context: its capabilities decide what the window may call.
         .build(tauri::generate_context!(test = true))
         .expect("the mock app builds");
     let window = tauri::WebviewWindowBuilder::new(&app, "consent", Default::default()).build().unwrap();
-    Env { _dir: dir, _app: app, window, svc, clock }
+    Env { _dir: dir, app, window, gate, svc, clock }
 }
 
 /// One command as the window sends it: `Ok(answer)` or `Err(refusal)`.
@@ -278,4 +282,96 @@ fn unknown_commands_are_refused() {
     let err = call_from(&e, "https://evil.example", "pending", json!({})).unwrap_err();
     assert!(err.to_string().contains("not allowed"), "{err}");
     assert!(call(&e, "pending", json!({})).is_ok());
+}
+
+/// The file keystore's passphrase through the window's two commands, with the
+/// real keystore on its own thread as `keyapp::app::start` runs it: a new key's
+/// passphrase typed twice (a mismatch is asked again), then a later run's
+/// unlock (a wrong passphrase is said so and asked again).
+#[test]
+fn the_passphrase_is_set_twice_then_unlocks_and_a_wrong_one_is_asked_again() {
+    use keyapp::config::KeystoreBackend;
+    use keyapp::keystore::{self, PassphraseSource};
+    let e = env();
+    let data = tempfile::tempdir().unwrap();
+
+    // Nothing is asked yet: an answer is refused and opens nothing.
+    let err = call(&e, "unlock", json!({"passphrase": "x", "confirmation": null})).unwrap_err();
+    assert_eq!(err["reason"], "not_asking");
+    assert_eq!(call(&e, "unlock_state", json!({})).unwrap(), json!({"state": "starting"}));
+
+    let open_key = |gate: Arc<Gate>| {
+        let asker = unlock::asker(e.app.handle().clone(), gate.clone());
+        let dir = data.path().to_owned();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let key = rt.block_on(keystore::open(KeystoreBackend::File, &dir, PassphraseSource::Ask(asker)));
+            // What app start does once the service runs.
+            gate.set(GateView::Unlocked { route: Some("/requests".into()) });
+            key.map(|k| k.principal_id().to_owned()).map_err(|e| e.to_string())
+        })
+    };
+    let wait_asked = |e: &Env| {
+        for _ in 0..200 {
+            let v = call(e, "unlock_state", json!({})).unwrap();
+            if v["state"] == "asking" {
+                return v;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        panic!("the keystore never asked");
+    };
+
+    let first = open_key(e.gate.clone());
+    assert_eq!(wait_asked(&e), json!({"state": "asking", "purpose": "create", "problem": null}));
+    let v = call(&e, "unlock", json!({"passphrase": "correct horse", "confirmation": "correct hose"})).unwrap();
+    assert_eq!(v, json!({"state": "asking", "purpose": "create", "problem": "mismatch"}));
+    assert!(!data.path().join(keystore::KEY_FILE_NAME).exists(), "no key before both fields agree");
+    let v = call(&e, "unlock", json!({"passphrase": "correct horse", "confirmation": "correct horse"})).unwrap();
+    assert_eq!(v, json!({"state": "unlocked", "route": "/requests"}));
+    let principal = first.join().unwrap().unwrap();
+
+    // A later run: one field; wrong, then right; the same principal.
+    e.gate.set(GateView::Starting);
+    let second = open_key(e.gate.clone());
+    assert_eq!(wait_asked(&e), json!({"state": "asking", "purpose": "unlock", "problem": null}));
+    let v = call(&e, "unlock", json!({"passphrase": "battery staple", "confirmation": null})).unwrap();
+    assert_eq!(v, json!({"state": "asking", "purpose": "unlock", "problem": "wrong"}));
+    let v = call(&e, "unlock", json!({"passphrase": "correct horse", "confirmation": null})).unwrap();
+    assert_eq!(v["state"], "unlocked");
+    assert_eq!(second.join().unwrap().unwrap(), principal);
+    // The window the keystore asked in is the main one (it becomes Requests).
+    assert!(tauri::Manager::get_webview_window(&e.app, "main").is_some());
+}
+
+/// A language switch while a request waits (docs/decisions.md "A language
+/// switch and a pending request"): the pending request keeps the text it was
+/// created with, which is the text approved and kept; what is asked afterwards
+/// is rendered in the new language.
+#[test]
+fn a_pending_request_keeps_its_text_across_a_language_switch_and_new_ones_follow_it() {
+    let e = env();
+    let jkt = paired(&e, 5);
+    let before = rule(&e, &jkt, "k-before");
+    let english = call(&e, "prompt", json!({"id": before})).unwrap()["consent_text"].as_str().unwrap().to_owned();
+
+    call(&e, "set_language", json!({"tag": "fr"})).unwrap();
+    assert_eq!(e.svc.language(), schcp_consent::Language::French);
+    let shown = call(&e, "prompt", json!({"id": before})).unwrap();
+    assert_eq!(shown["consent_text"], english.as_str(), "a pending request's text does not change under the person");
+
+    let after = rule(&e, &jkt, "k-after");
+    let french = call(&e, "prompt", json!({"id": after})).unwrap()["consent_text"].as_str().unwrap().to_owned();
+    assert_ne!(french, english);
+    // The same rule, in French: the renderer's own French for it.
+    call(&e, "set_language", json!({"tag": "en"})).unwrap();
+    let again = rule(&e, &jkt, "k-again");
+    assert_eq!(call(&e, "prompt", json!({"id": again})).unwrap()["consent_text"], english.as_str());
+    assert_ne!(french.lines().next(), english.lines().next(), "French is another text: {french}");
+
+    // Approved after the switch: the text kept is the one shown.
+    call(&e, "answer", json!({"id": before, "approve": true})).unwrap();
+    let kept = call(&e, "prompt", json!({"id": before})).unwrap();
+    assert_eq!((kept["status"].as_str(), kept["consent_text"].as_str()), (Some("approved"), Some(english.as_str())));
+    assert_eq!(block(e.svc.consent_text(&before)).unwrap(), english);
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type UiStrings } from "./api";
 import { ConsentView } from "./Consent";
+import { UnlockView } from "./Unlock";
 import { StringsContext } from "./i18n";
 import { parseRoute, SCREENS, type Route } from "./route";
 import { Agents } from "./screens/Agents";
@@ -32,7 +33,9 @@ export function App() {
   const lang = ui.lang;
   return (
     <StringsContext.Provider value={ui.strings}>
-      {route.view === "consent" ? (
+      {route.view === "unlock" ? (
+        <UnlockView />
+      ) : route.view === "consent" ? (
         <ConsentView requestedId={route.id} />
       ) : (
         <div class="layout">

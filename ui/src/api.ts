@@ -82,6 +82,14 @@ export interface Settings {
   consent_language: string;
 }
 
+/** Where opening the key stands (src-tauri/src/unlock.rs GateView). */
+export type GateView =
+  | { state: "starting" }
+  | { state: "asking"; purpose: "unlock" | "create"; problem: "wrong" | "mismatch" | "empty" | null }
+  | { state: "checking" }
+  | { state: "unlocked"; route: string | null }
+  | { state: "failed"; message: string };
+
 export interface UiStrings {
   lang: string;
   strings: Record<string, string>;
@@ -118,6 +126,9 @@ export const api = {
   settings: () => invoke<Settings>("settings"),
   uiStrings: () => invoke<UiStrings>("ui_strings"),
   setLanguage: (tag: string) => invoke<UiStrings>("set_language", { tag }),
+  unlockState: () => invoke<GateView>("unlock_state"),
+  unlock: (passphrase: string, confirmation: string | null) =>
+    invoke<GateView>("unlock", { passphrase, confirmation }),
   openMain: () => invoke<void>("open_main"),
   closeWindow: () => invoke<void>("close_window"),
 };

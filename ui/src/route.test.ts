@@ -3,6 +3,7 @@ import { parseRoute } from "./route";
 
 describe("routes", () => {
   it("reads the consent view, its id, the screens and a notice", () => {
+    expect(parseRoute("#/unlock")).toEqual({ view: "unlock" });
     expect(parseRoute("#/consent")).toEqual({ view: "consent", id: undefined });
     expect(parseRoute("#/consent/rq_a%2Fb")).toEqual({ view: "consent", id: "rq_a/b" });
     expect(parseRoute("#/credentials")).toEqual({ view: "credentials", notice: undefined });

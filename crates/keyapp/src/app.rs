@@ -154,6 +154,15 @@ pub fn data_dir(config: &Config) -> Result<PathBuf, StartError> {
     Ok(PathBuf::from(home).join(".local/share/schcp-keyapp"))
 }
 
+/// The consent language: the config's `locale`, else the OS locale's, else English.
+pub fn language(config: &Config) -> schcp_consent::Language {
+    let candidates = schcp_consent::os_locale_candidates();
+    schcp_consent::choose_language(
+        config.locale.as_deref(),
+        &candidates.iter().map(|c| c.as_deref()).collect::<Vec<_>>(),
+    )
+}
+
 /// The running service's handles, for tests and the shell.
 pub struct Running {
     /// The service every surface calls.
@@ -240,21 +249,23 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     }
     // One clear sentence when no keychain is reachable, and no start.
     let key = keystore::open(config.keystore.backend, &data_dir, passphrase).await?;
+    // `auto` settles here: Settings and the log name the backend that holds the key.
+    let mut config = config;
+    config.keystore.backend = match key.location() {
+        keystore::KeyLocation::File(_) => KeystoreBackend::File,
+        _ => KeystoreBackend::Os,
+    };
     tracing::info!(
         backend = match config.keystore.backend {
-            KeystoreBackend::Os => "OS keychain",
             KeystoreBackend::File => "passphrase-encrypted file",
+            _ => "OS keychain",
         },
         "principal key loaded"
     );
-    let db = data_dir.join("keyapp.db");
+    let db = data_dir.join(keystore::RECORDS_FILE_NAME);
     let store = Store::open(&db).await.map_err(|source| StartError::Store { path: db.clone(), source })?;
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
-    let candidates = schcp_consent::os_locale_candidates();
-    let language = schcp_consent::choose_language(
-        config.locale.as_deref(),
-        &candidates.iter().map(|c| c.as_deref()).collect::<Vec<_>>(),
-    );
+    let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
     let service =
         Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
@@ -324,7 +335,9 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
 /// Runs until Ctrl-C or SIGTERM, or until a listener or task ends (an error).
 pub async fn serve(config: Config) -> Result<(), ServeError> {
     let passphrase = match config.keystore.backend {
-        KeystoreBackend::File if std::env::var_os(keystore::PASSPHRASE_ENV).is_none() => PassphraseSource::Prompt,
+        KeystoreBackend::File | KeystoreBackend::Auto if std::env::var_os(keystore::PASSPHRASE_ENV).is_none() => {
+            PassphraseSource::Prompt
+        }
         _ => PassphraseSource::default(),
     };
     let mut running = start(config, passphrase).await?;

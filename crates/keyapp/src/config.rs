@@ -31,7 +31,7 @@ pub struct Config {
     pub agent_api: AgentApi,
     #[serde(default)]
     pub status_api: StatusApi,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "discovery_with_trust_files")]
     pub discovery: Discovery,
     #[serde(default)]
     pub keystore: Keystore,
@@ -77,6 +77,58 @@ pub struct Discovery {
     pub resolve: BTreeMap<String, SocketAddr>,
 }
 
+/// What a `trust_files` entry may hold.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Trust {
+    #[serde(default)]
+    extra_root_certs: Vec<PathBuf>,
+    #[serde(default)]
+    resolve: BTreeMap<String, SocketAddr>,
+}
+
+/// `[discovery]` as written: besides its own entries, `trust_files`, files
+/// with more `extra_root_certs` and `resolve` entries (TOML, those two keys
+/// only), read when the config is and added to them. A test or example host
+/// writes its throwaway CA and address there, so it never rewrites the key
+/// app's own config (docs/decisions.md "The example host's trust").
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiscoveryFile {
+    #[serde(default)]
+    extra_root_certs: Vec<PathBuf>,
+    #[serde(default)]
+    resolve: BTreeMap<String, SocketAddr>,
+    #[serde(default)]
+    trust_files: Vec<PathBuf>,
+}
+
+fn discovery_with_trust_files<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Discovery, D::Error> {
+    use serde::de::Error;
+    let file = DiscoveryFile::deserialize(d)?;
+    let mut discovery = Discovery { extra_root_certs: file.extra_root_certs, resolve: file.resolve };
+    for path in file.trust_files {
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| D::Error::custom(format!("trust file {} cannot be read: {e}", path.display())))?;
+        let trust: Trust =
+            toml::from_str(&text).map_err(|e| D::Error::custom(format!("trust file {}: {e}", path.display())))?;
+        discovery.extra_root_certs.extend(trust.extra_root_certs);
+        for (name, addr) in trust.resolve {
+            // Which address a fetch goes to must not depend on the files' order.
+            match discovery.resolve.insert(name.clone(), addr) {
+                Some(before) if before != addr => {
+                    return Err(D::Error::custom(format!(
+                        "trust file {} pins {name} to {addr}, but it is already pinned to {before}; keep one",
+                        path.display()
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(discovery)
+}
+
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Keystore {
@@ -92,6 +144,10 @@ pub enum KeystoreBackend {
     Os,
     /// The key encrypted under a passphrase (age scrypt), for machines without a keychain.
     File,
+    /// The OS keychain when one answers, else the file keystore; a key file
+    /// already in the data directory always wins (`keystore::open`), so the
+    /// principal never changes when a keychain comes or goes.
+    Auto,
 }
 
 fn default_agent_listen() -> SocketAddr {
@@ -250,6 +306,45 @@ backend = "file"
         assert!(e.to_string().contains("loopback"), "{e}");
         assert!(Config::parse("colour = \"red\"", Path::new("x")).is_err());
         assert!(Config::parse("[keystore]\nbackend = \"plaintext\"", Path::new("x")).is_err());
+        let auto = Config::parse("[keystore]\nbackend = \"auto\"", Path::new("x")).unwrap();
+        assert_eq!(auto.keystore.backend, KeystoreBackend::Auto);
+    }
+
+    #[test]
+    fn trust_files_add_roots_and_pins_and_a_conflicting_pin_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let trust = dir.path().join("host-trust.toml");
+        std::fs::write(&trust, "extra_root_certs = [\"/ca.pem\"]\nresolve = { \"a.example\" = \"127.0.0.1:8443\" }\n")
+            .unwrap();
+        let config = dir.path().join("keyapp.toml");
+        let write = |extra: &str| {
+            std::fs::write(
+                &config,
+                format!(
+                    "[discovery]\ntrust_files = [{:?}]\nextra_root_certs = [\"/own.pem\"]\n{extra}",
+                    trust.display()
+                ),
+            )
+            .unwrap()
+        };
+        write("");
+        let c = Config::load(&config).unwrap();
+        assert_eq!(c.discovery.extra_root_certs, [PathBuf::from("/own.pem"), PathBuf::from("/ca.pem")]);
+        assert_eq!(c.discovery.resolve["a.example"], "127.0.0.1:8443".parse().unwrap());
+        // The same pin twice is fine; another address for the name is not.
+        write("resolve = { \"a.example\" = \"127.0.0.1:8443\" }\n");
+        assert!(Config::load(&config).is_ok());
+        write("resolve = { \"a.example\" = \"127.0.0.1:9999\" }\n");
+        let e = Config::load(&config).unwrap_err();
+        assert!(e.to_string().contains("a.example"), "{e}");
+        // Anything else in a trust file is refused, and so is a missing one.
+        std::fs::write(&trust, "data_dir = \"/elsewhere\"\n").unwrap();
+        write("");
+        let e = Config::load(&config).unwrap_err();
+        assert!(matches!(e, ConfigError::Parse { .. }) && e.to_string().contains("data_dir"), "{e}");
+        std::fs::remove_file(&trust).unwrap();
+        let e = Config::load(&config).unwrap_err();
+        assert!(e.to_string().contains("cannot be read"), "{e}");
     }
 
     #[test]

@@ -207,6 +207,14 @@ fn os_no_session_bus_when_the_address_points_nowhere() {
 }
 
 #[test]
+fn auto_falls_back_to_the_file_only_for_a_profile_without_records() {
+    let out = child("auto-no-bus", &[], |c| {
+        c.env("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/schcp-test-bus");
+    });
+    assert_child_ok(&out);
+}
+
+#[test]
 fn os_no_secret_service_provider_on_the_bus() {
     // A session bus of its own that knows no services at all, so nothing owns
     // org.freedesktop.secrets and the bus cannot start gnome-keyring either.
@@ -406,6 +414,19 @@ fn child_scenario() {
             let err = os().unwrap_err();
             assert!(matches!(err, KeystoreError::NoSessionBus { .. }), "{err}");
             assert!(err.to_string().contains("DBUS_SESSION_BUS_ADDRESS"), "{err}");
+            err
+        }
+        "auto-no-bus" => {
+            // No keychain answers: a first run gets a file key under the passphrase.
+            let key = open_blocking(KeystoreBackend::Auto, scratch.path(), fixed("pw")).unwrap();
+            assert_eq!(key.location(), &KeyLocation::File(scratch.path().join(keystore::KEY_FILE_NAME)));
+            // A profile with records but no key file had its key in a keychain:
+            // no new principal is made behind the person's back.
+            let kept = tempfile::tempdir().unwrap();
+            std::fs::write(kept.path().join(keystore::RECORDS_FILE_NAME), b"").unwrap();
+            let err = open_blocking(KeystoreBackend::Auto, kept.path(), fixed("pw")).unwrap_err();
+            assert!(matches!(err, KeystoreError::NoSessionBus { .. }), "{err}");
+            assert!(!kept.path().join(keystore::KEY_FILE_NAME).exists());
             err
         }
         "no-provider" => {

@@ -14,6 +14,9 @@
 //! - `--ca-out FILE`: the CA certificate (PEM), the key app's `extra_root_certs`.
 //! - `--config-out FILE`: a complete key app config (TOML) with the `[discovery]`
 //!   section filled in; `schcp-keyapp serve --config FILE` reaches this host with it.
+//! - `--trust-out FILE`: only the CA and the address (`extra_root_certs`, `resolve`),
+//!   for a key app config that names it in `[discovery] trust_files`: the host never
+//!   writes the key app's own config (scripts/try-headless).
 //! - `--offer-out FILE`: the latest offer, replaced atomically at each new one.
 //!
 //! Commands on standard input, one per line:
@@ -38,12 +41,14 @@ use schcp::claims::{Approved, OfferClaims, Slot};
 use testhost::{TestHost, TestHostConfig};
 use tokio::io::AsyncBufReadExt;
 
-const USAGE: &str = "usage: host [--listen ADDR] [--ca-out FILE] [--config-out FILE] [--offer-out FILE]
-            [--kind priced|open] [--every SECONDS]
+const USAGE: &str = "usage: host [--listen ADDR] [--ca-out FILE] [--config-out FILE] [--trust-out FILE]
+            [--offer-out FILE] [--kind priced|open] [--every SECONDS]
   --listen ADDR      where to listen (default 127.0.0.1:8443; port 0 picks a free one)
   --ca-out FILE      write the CA certificate (PEM) for the key app's extra_root_certs
   --config-out FILE  write a key app config with [discovery] filled in (implies --ca-out,
                      default ./schcp-testhost-ca.pem)
+  --trust-out FILE   write only this host's CA and address, for a key app config that
+                     names the file in [discovery] trust_files (implies --ca-out)
   --offer-out FILE   keep the latest signed offer in FILE
   --kind KIND        offers to sign: priced (the spec's oil change, default) or open
                      (an unpriced open-ended inspection)
@@ -59,6 +64,7 @@ struct Args {
     listen: SocketAddr,
     ca_out: Option<PathBuf>,
     config_out: Option<PathBuf>,
+    trust_out: Option<PathBuf>,
     offer_out: Option<PathBuf>,
     kind: Kind,
     every: u64,
@@ -69,6 +75,7 @@ fn parse_args() -> Result<Args, String> {
         listen: SocketAddr::from(([127, 0, 0, 1], 8443)),
         ca_out: None,
         config_out: None,
+        trust_out: None,
         offer_out: None,
         kind: Kind::Priced,
         every: 240,
@@ -80,6 +87,7 @@ fn parse_args() -> Result<Args, String> {
             "--listen" => args.listen = value()?.parse().map_err(|e| format!("--listen: {e}"))?,
             "--ca-out" => args.ca_out = Some(value()?.into()),
             "--config-out" => args.config_out = Some(value()?.into()),
+            "--trust-out" => args.trust_out = Some(value()?.into()),
             "--offer-out" => args.offer_out = Some(value()?.into()),
             "--kind" => {
                 args.kind = match value()?.as_str() {
@@ -93,7 +101,7 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
-    if args.config_out.is_some() && args.ca_out.is_none() {
+    if (args.config_out.is_some() || args.trust_out.is_some()) && args.ca_out.is_none() {
         args.ca_out = Some("schcp-testhost-ca.pem".into());
     }
     Ok(args)
@@ -203,11 +211,22 @@ async fn main() {
         .as_ref()
         .map(|p| toml_string(&p.display().to_string()))
         .unwrap_or_else(|| "\"<the CA file: run with --ca-out FILE>\"".into());
-    let discovery_toml = format!(
-        "[discovery]\nextra_root_certs = [{ca_toml}]\nresolve = {{ {} = {} }}\n",
+    let trust_toml = format!(
+        "extra_root_certs = [{ca_toml}]\nresolve = {{ {} = {} }}\n",
         toml_string(&name),
         toml_string(&addr.to_string())
     );
+    let discovery_toml = format!("[discovery]\n{trust_toml}");
+    if let Some(path) = &args.trust_out {
+        let text = format!(
+            "# The SchCP example host's CA and address, new on every run; a key app config\n\
+             # reads them with trust_files = [this file] under [discovery].\n{trust_toml}"
+        );
+        if let Err(e) = write_atomic(path, &text) {
+            eprintln!("cannot write {}: {e}", path.display());
+            std::process::exit(1);
+        }
+    }
     if let Some(path) = &args.config_out {
         let text = format!(
             "# Key app configuration that reaches the SchCP example host (schcp-testhost).\n\

@@ -4,7 +4,10 @@
 //! temporary file and a rename so a crash never leaves a half-written key.
 //! There is no plaintext form of the key on disk at any moment.
 
-use super::{blocking, KeyLocation, KeystoreError, PassphraseSource, PrincipalKey, KEY_FILE_NAME};
+use super::{
+    blocking, KeyLocation, KeystoreError, PassphraseAsker, PassphraseProblem, PassphrasePrompt,
+    PassphrasePurpose as Purpose, PassphraseSource, PrincipalKey, KEY_FILE_NAME,
+};
 use secrecy::{ExposeSecret, SecretString};
 use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
@@ -17,24 +20,59 @@ pub(super) async fn open(data_dir: &Path, source: PassphraseSource) -> Result<Pr
     blocking(move || load_or_create(&path, &source)).await
 }
 
-/// What the passphrase is asked for; a new key gets it typed twice.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Purpose {
-    Unlock,
-    Create,
-}
-
 fn load_or_create(path: &Path, source: &PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
     match std::fs::read(path) {
-        Ok(ciphertext) => {
-            let passphrase = passphrase(source, Purpose::Unlock, path)?;
-            decrypt(path, &ciphertext, passphrase)
-        }
+        Ok(ciphertext) => match source {
+            PassphraseSource::Ask(asker) => ask_until_unlocked(asker, path, &ciphertext),
+            _ => {
+                let passphrase = passphrase(source, Purpose::Unlock, path)?;
+                decrypt(path, &ciphertext, passphrase)
+            }
+        },
         Err(e) if e.kind() == ErrorKind::NotFound => {
-            let passphrase = passphrase(source, Purpose::Create, path)?;
+            let passphrase = match source {
+                PassphraseSource::Ask(asker) => ask_new(asker, path)?,
+                _ => passphrase(source, Purpose::Create, path)?,
+            };
             create(path, passphrase)
         }
         Err(error) => Err(KeystoreError::Io { action: "read", path: path.to_owned(), error }),
+    }
+}
+
+/// A window asks: a wrong passphrase is said so and asked again (the file is
+/// untouched); only the person giving up ends it.
+fn ask_until_unlocked(asker: &PassphraseAsker, path: &Path, ciphertext: &[u8]) -> Result<PrincipalKey, KeystoreError> {
+    let mut problem = None;
+    loop {
+        let prompt = PassphrasePrompt { purpose: Purpose::Unlock, problem, path: path.to_owned() };
+        let answer = asker(&prompt).ok_or(KeystoreError::PassphraseNotGiven)?;
+        if answer.passphrase.expose_secret().is_empty() {
+            problem = Some(PassphraseProblem::Empty);
+            continue;
+        }
+        match decrypt(path, ciphertext, answer.passphrase) {
+            Err(KeystoreError::WrongPassphrase { .. }) => problem = Some(PassphraseProblem::Wrong),
+            other => return other,
+        }
+    }
+}
+
+/// A new key's passphrase from a window: typed twice, never empty; asked
+/// again until both agree, so a typo cannot lock the person out of a new key.
+fn ask_new(asker: &PassphraseAsker, path: &Path) -> Result<SecretString, KeystoreError> {
+    let mut problem = None;
+    loop {
+        let prompt = PassphrasePrompt { purpose: Purpose::Create, problem, path: path.to_owned() };
+        let answer = asker(&prompt).ok_or(KeystoreError::PassphraseNotGiven)?;
+        let same = answer.confirmation.as_ref().is_some_and(|c| c.expose_secret() == answer.passphrase.expose_secret());
+        problem = if answer.passphrase.expose_secret().is_empty() {
+            Some(PassphraseProblem::Empty)
+        } else if !same {
+            Some(PassphraseProblem::Mismatch)
+        } else {
+            return Ok(answer.passphrase);
+        };
     }
 }
 
@@ -115,6 +153,8 @@ fn passphrase(source: &PassphraseSource, purpose: Purpose, path: &Path) -> Resul
         },
         PassphraseSource::Fixed(passphrase) => passphrase.clone(),
         PassphraseSource::Prompt => prompt(purpose, path)?,
+        // load_or_create asks through the window itself, with retries.
+        PassphraseSource::Ask(_) => unreachable!("a window's passphrase is asked by ask_until_unlocked or ask_new"),
     };
     if passphrase.expose_secret().is_empty() {
         return Err(KeystoreError::EmptyPassphrase);
@@ -206,5 +246,84 @@ mod tests {
         let err = passphrase(&PassphraseSource::Env(var.into()), Purpose::Unlock, path).unwrap_err();
         assert!(matches!(&err, KeystoreError::PassphraseMissing { var: v } if v == var), "{err}");
         assert!(err.to_string().contains(var), "{err}");
+    }
+
+    /// A window that answers from a script and records what it was asked.
+    fn window(
+        answers: &[Option<(&str, Option<&str>)>],
+    ) -> (PassphraseSource, std::sync::Arc<std::sync::Mutex<Vec<PassphrasePrompt>>>) {
+        use std::sync::{Arc, Mutex};
+        let script: Mutex<std::collections::VecDeque<_>> =
+            Mutex::new(answers.iter().map(|a| a.map(|(p, c)| (p.to_owned(), c.map(str::to_owned)))).collect());
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let log = asked.clone();
+        let asker: super::super::PassphraseAsker = Arc::new(move |prompt: &PassphrasePrompt| {
+            log.lock().unwrap().push(prompt.clone());
+            let (passphrase, confirmation) = script.lock().unwrap().pop_front().expect("asked more than scripted")?;
+            Some(super::super::PassphraseAnswer {
+                passphrase: SecretString::from(passphrase),
+                confirmation: confirmation.map(SecretString::from),
+            })
+        });
+        (PassphraseSource::Ask(asker), asked)
+    }
+
+    fn problems(asked: &std::sync::Mutex<Vec<PassphrasePrompt>>) -> Vec<(Purpose, Option<PassphraseProblem>)> {
+        asked.lock().unwrap().iter().map(|p| (p.purpose, p.problem)).collect()
+    }
+
+    #[tokio::test]
+    async fn a_window_sets_the_passphrase_twice_and_is_asked_again_until_both_agree() {
+        let dir = tempfile::tempdir().unwrap();
+        let (source, asked) = window(&[Some(("one", Some("two"))), Some(("", Some(""))), Some(("same", Some("same")))]);
+        let key = super::super::open(KeystoreBackend::File, dir.path(), source).await.unwrap();
+        use PassphraseProblem::*;
+        assert_eq!(
+            problems(&asked),
+            [(Purpose::Create, None), (Purpose::Create, Some(Mismatch)), (Purpose::Create, Some(Empty))]
+        );
+        // The key is under the passphrase both fields agreed on, and only that one.
+        let again = super::super::open(KeystoreBackend::File, dir.path(), fixed("same")).await.unwrap();
+        assert_eq!(again.jwk(), key.jwk());
+        let err = super::super::open(KeystoreBackend::File, dir.path(), fixed("one")).await.unwrap_err();
+        assert!(matches!(err, KeystoreError::WrongPassphrase { .. }), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_window_is_told_a_wrong_passphrase_and_asked_again_and_giving_up_starts_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = super::super::open(KeystoreBackend::File, dir.path(), fixed("right")).await.unwrap();
+        let before = std::fs::read(dir.path().join(KEY_FILE_NAME)).unwrap();
+        let (source, asked) = window(&[Some(("wrong", None)), Some(("right", None))]);
+        let again = super::super::open(KeystoreBackend::File, dir.path(), source).await.unwrap();
+        assert_eq!(again.jwk(), key.jwk());
+        assert_eq!(problems(&asked), [(Purpose::Unlock, None), (Purpose::Unlock, Some(PassphraseProblem::Wrong))]);
+
+        // Wrong, then the window is closed: no key, and the file is as it was.
+        let (source, asked) = window(&[Some(("wrong", None)), None]);
+        let err = super::super::open(KeystoreBackend::File, dir.path(), source).await.unwrap_err();
+        assert!(matches!(err, KeystoreError::PassphraseNotGiven), "{err}");
+        assert_eq!(asked.lock().unwrap().len(), 2);
+        assert_eq!(std::fs::read(dir.path().join(KEY_FILE_NAME)).unwrap(), before);
+
+        // Closed on a first run: no key file is written.
+        let fresh = tempfile::tempdir().unwrap();
+        let (source, _) = window(&[None]);
+        let err = super::super::open(KeystoreBackend::File, fresh.path(), source).await.unwrap_err();
+        assert!(matches!(err, KeystoreError::PassphraseNotGiven), "{err}");
+        assert!(!fresh.path().join(KEY_FILE_NAME).exists());
+    }
+
+    #[tokio::test]
+    async fn auto_uses_a_key_file_already_there() {
+        // The key file wins before any keychain is asked, so a keychain that
+        // appears later never gets a second, different principal.
+        let dir = tempfile::tempdir().unwrap();
+        let key = super::super::open(KeystoreBackend::File, dir.path(), fixed("pw")).await.unwrap();
+        let again = super::super::open(KeystoreBackend::Auto, dir.path(), fixed("pw")).await.unwrap();
+        assert_eq!(again.jwk(), key.jwk());
+        assert_eq!(again.location(), key.location());
+        let err = super::super::open(KeystoreBackend::Auto, dir.path(), fixed("nope")).await.unwrap_err();
+        assert!(matches!(err, KeystoreError::WrongPassphrase { .. }), "{err}");
     }
 }

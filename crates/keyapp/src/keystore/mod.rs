@@ -48,7 +48,40 @@ pub async fn open(
     match backend {
         KeystoreBackend::Os => os::open(data_dir).await,
         KeystoreBackend::File => file::open(data_dir, passphrase).await,
+        KeystoreBackend::Auto => open_auto(data_dir, passphrase).await,
     }
+}
+
+/// The records database's name in the data directory (`app::start` opens it):
+/// its presence tells a profile that already has a principal.
+pub const RECORDS_FILE_NAME: &str = "keyapp.db";
+
+/// `backend = "auto"` (docs/decisions.md "Where no keychain answers"): a key
+/// file already there is the key; else the OS keychain; where none answers,
+/// a new key in the file keystore, but only for a profile with no records
+/// yet. A profile with records and no key file kept its key in a keychain
+/// that is gone now: creating a file key would silently change the principal
+/// id under every credential issued, so that is the keychain's error instead.
+async fn open_auto(data_dir: &Path, passphrase: PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
+    if data_dir.join(KEY_FILE_NAME).exists() {
+        return file::open(data_dir, passphrase).await;
+    }
+    match os::open(data_dir).await {
+        Err(e) if no_keychain(&e) && !data_dir.join(RECORDS_FILE_NAME).exists() => {
+            tracing::info!(reason = %e, "no OS keychain answers; the key goes in the passphrase-encrypted file");
+            file::open(data_dir, passphrase).await
+        }
+        other => other,
+    }
+}
+
+/// No keychain at all (as opposed to one that is locked or says no, which the
+/// person can act on): no session bus, no provider, or nowhere to keep a key.
+fn no_keychain(e: &KeystoreError) -> bool {
+    matches!(
+        e,
+        KeystoreError::NoSessionBus { .. } | KeystoreError::NoSecretService | KeystoreError::KeychainNoCollection
+    )
 }
 
 /// The keychain account of the profile at `data_dir`: `principal:` + the first
@@ -80,6 +113,50 @@ pub enum PassphraseSource {
     Prompt,
     /// Given by the caller (tests, or a surface that asked the person itself).
     Fixed(SecretString),
+    /// Asked by a surface of the caller's (the desktop app's window): called
+    /// again, with the problem, after a wrong passphrase or a confirmation
+    /// that does not match, until the key opens or the person gives up.
+    Ask(PassphraseAsker),
+}
+
+/// Asks the person for the passphrase; blocks until they answer. `None` means
+/// they gave up (closed the window), and the key app does not start.
+pub type PassphraseAsker = std::sync::Arc<dyn Fn(&PassphrasePrompt) -> Option<PassphraseAnswer> + Send + Sync>;
+
+/// What a [`PassphraseSource::Ask`] is asked.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PassphrasePrompt {
+    /// Unlock the existing key, or choose a passphrase for a new one (typed twice).
+    pub purpose: PassphrasePurpose,
+    /// What was wrong with the last answer, if any.
+    pub problem: Option<PassphraseProblem>,
+    /// The key file.
+    pub path: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PassphrasePurpose {
+    Unlock,
+    Create,
+}
+
+/// Why the last answer was asked again; the keystore decides, the surface only shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PassphraseProblem {
+    /// It does not decrypt the key file.
+    Wrong,
+    /// The two passphrases typed for a new key differ.
+    Mismatch,
+    /// It was empty.
+    Empty,
+}
+
+/// The person's answer: for a new key, the passphrase typed a second time too.
+pub struct PassphraseAnswer {
+    pub passphrase: SecretString,
+    pub confirmation: Option<SecretString>,
 }
 
 impl Default for PassphraseSource {
@@ -94,6 +171,7 @@ impl fmt::Debug for PassphraseSource {
             PassphraseSource::Env(var) => f.debug_tuple("Env").field(var).finish(),
             PassphraseSource::Prompt => f.write_str("Prompt"),
             PassphraseSource::Fixed(_) => f.write_str("Fixed([redacted])"),
+            PassphraseSource::Ask(_) => f.write_str("Ask"),
         }
     }
 }
@@ -325,6 +403,10 @@ pub enum KeystoreError {
     #[error("the two passphrases typed do not match; start the key app again and type the same passphrase twice")]
     PassphraseMismatch,
 
+    /// File backend: the person closed the passphrase window (`PassphraseSource::Ask`).
+    #[error("the passphrase was not given, so the key stays locked and the key app does not start; start it again to type it")]
+    PassphraseNotGiven,
+
     /// File backend: `PassphraseSource::Prompt` without a controlling terminal.
     #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); set the environment variable {PASSPHRASE_ENV} to it instead")]
     NoTerminal { error: std::io::Error },
@@ -505,6 +587,7 @@ pub(crate) mod tests {
             KeystoreError::WrongPassphrase { path: "/k".into() },
             KeystoreError::EmptyPassphrase,
             KeystoreError::PassphraseMismatch,
+            KeystoreError::PassphraseNotGiven,
             KeystoreError::NoTerminal { error: std::io::Error::other("no tty") },
             KeystoreError::Io { action: "read", path: "/k".into(), error: std::io::Error::other("boom") },
         ];

@@ -163,7 +163,7 @@ impl Service {
     /// The callouts for a request about to be stored, in the consent language;
     /// computed before anything is stored, so a failure stores nothing.
     pub(super) fn attention_items(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
-        let items: Vec<AttentionView> = schcp_consent::attention(req, &self.inner.locale)
+        let items: Vec<AttentionView> = schcp_consent::attention(req, &self.locale())
             .map_err(|e| ServiceError::Consent(e.to_string()))?
             .into_iter()
             .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), detail: a.detail })
@@ -309,8 +309,9 @@ impl Service {
             jwk: self.principal_jwk(),
             status_public_base: self.config().status_api.public_base.clone(),
             keystore: match self.config().keystore.backend {
-                crate::config::KeystoreBackend::Os => "os",
                 crate::config::KeystoreBackend::File => "file",
+                // app::start settles `auto` to the backend that holds the key.
+                _ => "os",
             },
             consent_language: self.language().tag().to_owned(),
         }

@@ -162,11 +162,11 @@ struct Inner {
     principal: String,
     config: Config,
     discovery: DiscoveryClient,
-    language: Language,
+    /// The consent language and its formatters (ICU4X, Fluent: costly to make,
+    /// so built once per language). Switchable at run time (`set_language`).
+    locale: std::sync::RwLock<Arc<schcp_consent::Locale>>,
     /// The person's time zone (IANA), in which their records' dates are told.
     zone: String,
-    /// Built once: ICU4X formatters and the Fluent bundle are costly to make.
-    locale: schcp_consent::Locale,
     clock: Clock,
     /// Bumped on every state change, so long polls wake up.
     changes: tokio::sync::watch::Sender<u64>,
@@ -223,9 +223,8 @@ impl Service {
                 principal,
                 config,
                 discovery,
-                language,
                 zone,
-                locale,
+                locale: std::sync::RwLock::new(Arc::new(locale)),
                 clock,
                 changes,
                 hosted: std::sync::OnceLock::new(),
@@ -256,7 +255,23 @@ impl Service {
         self.inner.key.public_key().to_jwk()
     }
     pub fn language(&self) -> Language {
-        self.inner.language
+        self.locale().language()
+    }
+
+    fn locale(&self) -> Arc<schcp_consent::Locale> {
+        self.inner.locale.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Switches the consent language at run time (the desktop's Settings):
+    /// pairings and requests shown from now on are rendered in it. A request
+    /// already pending keeps the text it was created with: the agent holds that
+    /// text, its first line is what a credential's `consent.statement` says, and
+    /// the typed request it came from is not kept (docs/decisions.md "A language
+    /// switch and a pending request").
+    pub fn set_language(&self, language: Language) -> Result<(), ServiceError> {
+        let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        *self.inner.locale.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(locale);
+        Ok(())
     }
 
     /// The person's time zone, as their records' dates are told in it.
@@ -268,7 +283,7 @@ impl Service {
     /// zone, as the consent text tells times: every surface shows records' dates
     /// this way, never as Unix seconds.
     pub fn instant_words(&self, at: i64) -> String {
-        schcp_consent::numeric_date_words(&self.inner.locale, "at", at, Some(&self.inner.zone))
+        schcp_consent::numeric_date_words(&self.locale(), "at", at, Some(&self.inner.zone))
             .unwrap_or_else(|_| schcp::issue::rfc3339_utc(at).unwrap_or_else(|| at.to_string()))
     }
 
@@ -290,7 +305,7 @@ impl Service {
             R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) | R::Invitation(_) => self.consent_contacts().await?,
             _ => schcp_consent::Contacts::new(),
         };
-        schcp_consent::render(req, &self.inner.locale, &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
+        schcp_consent::render(req, &self.locale(), &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
     }
 
     /// Appends to the history inside a caller's transaction.

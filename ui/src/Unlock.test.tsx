@@ -1,0 +1,83 @@
+// The passphrase window with the command layer mocked: it sends what was typed
+// (both fields for a new key, one to unlock), shows the keystore's verdict and
+// lets the person try again, and goes where the shell says once unlocked.
+import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { GateView } from "./api";
+
+let state: GateView = { state: "starting" };
+const sent: [string, string | null][] = [];
+let verdicts: GateView[] = [];
+
+vi.mock("./api", () => ({
+  isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
+  api: {
+    unlockState: async () => state,
+    unlock: async (passphrase: string, confirmation: string | null) => {
+      sent.push([passphrase, confirmation]);
+      return verdicts.shift();
+    },
+  },
+}));
+
+import { UnlockView } from "./Unlock";
+
+async function settle() {
+  await act(async () => {
+    await new Promise((r) => setTimeout(r, 0));
+  });
+}
+
+async function type(id: string, value: string) {
+  fireEvent.input(document.getElementById(id)!, { target: { value } });
+  await settle();
+}
+
+afterEach(() => {
+  cleanup();
+  sent.length = 0;
+  location.hash = "";
+});
+
+describe("the passphrase window", () => {
+  it("sets a new key's passphrase typed twice, and shows a mismatch from the keystore", async () => {
+    state = { state: "asking", purpose: "create", problem: null };
+    verdicts = [{ state: "asking", purpose: "create", problem: "mismatch" }, { state: "unlocked", route: "/requests" }];
+    render(<UnlockView />);
+    await settle();
+    expect(document.getElementById("confirmation")).not.toBeNull();
+    await type("passphrase", "one");
+    await type("confirmation", "two");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(sent).toEqual([["one", "two"]]);
+    expect(document.getElementById("unlock-problem")?.dataset.problem).toBe("mismatch");
+    // The fields are emptied once judged; the second try goes through.
+    expect((document.getElementById("passphrase") as HTMLInputElement).value).toBe("");
+    await type("passphrase", "same");
+    await type("confirmation", "same");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(sent[1]).toEqual(["same", "same"]);
+    expect(location.hash).toBe("#/requests");
+  });
+
+  it("unlocks with one field, says a wrong passphrase and lets the person retry", async () => {
+    state = { state: "asking", purpose: "unlock", problem: null };
+    verdicts = [{ state: "asking", purpose: "unlock", problem: "wrong" }, { state: "failed", message: "port taken" }];
+    render(<UnlockView />);
+    await settle();
+    expect(document.getElementById("confirmation")).toBeNull();
+    expect((document.getElementById("passphrase") as HTMLInputElement).type).toBe("password");
+    await type("passphrase", "nope");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(sent).toEqual([["nope", null]]);
+    expect(screen.getByRole("alert").dataset.problem).toBe("wrong");
+    await type("passphrase", "right");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(document.getElementById("unlock-failed")?.textContent).toContain("port taken");
+    expect(document.getElementById("unlock-form")).toBeNull();
+  });
+});
