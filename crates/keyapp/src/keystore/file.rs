@@ -13,6 +13,17 @@ use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 use zeroize::Zeroizing;
 
+/// scrypt's log2(N) for a new key file: 2^18 (256 MiB, about a second here),
+/// what age calibrates to on a desktop machine. Fixed rather than age's
+/// per-run calibration, which measures the machine at that moment: a key file
+/// written while idle was then refused as "far above this machine's" when
+/// opened under load.
+const WORK_FACTOR: u8 = 18;
+
+/// The most a key file may ask of this machine (2^20: 1 GiB, a few seconds). A
+/// file asking more is refused rather than left to exhaust memory.
+const MAX_WORK_FACTOR: u8 = 20;
+
 pub(super) async fn open(data_dir: &Path, source: PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
     let path = data_dir.join(KEY_FILE_NAME);
     // scrypt is about a second of CPU by design, and a prompt waits on the
@@ -79,9 +90,9 @@ fn ask_new(asker: &PassphraseAsker, path: &Path) -> Result<SecretString, Keystor
 fn create(path: &Path, passphrase: SecretString) -> Result<PrincipalKey, KeystoreError> {
     let location = KeyLocation::File(path.to_owned());
     let key = PrincipalKey::generate(location);
-    // age's default work factor is calibrated to about one second on this
-    // machine, which is what stands between a stolen file and the key.
-    let recipient = age::scrypt::Recipient::new(passphrase.clone());
+    // The work factor is what stands between a stolen file and the key.
+    let mut recipient = age::scrypt::Recipient::new(passphrase.clone());
+    recipient.set_work_factor(WORK_FACTOR);
     let ciphertext = age::encrypt(&recipient, &key.seed()[..]).map_err(|e| KeystoreError::Io {
         action: "encrypt the key for",
         path: path.to_owned(),
@@ -121,7 +132,8 @@ fn create(path: &Path, passphrase: SecretString) -> Result<PrincipalKey, Keystor
 fn decrypt(path: &Path, ciphertext: &[u8], passphrase: SecretString) -> Result<PrincipalKey, KeystoreError> {
     let location = KeyLocation::File(path.to_owned());
     let corrupt = |problem: &'static str| KeystoreError::CorruptKey { location: location.clone(), problem };
-    let identity = age::scrypt::Identity::new(passphrase);
+    let mut identity = age::scrypt::Identity::new(passphrase);
+    identity.set_max_work_factor(MAX_WORK_FACTOR);
     let decryptor = age::Decryptor::new_buffered(ciphertext).map_err(|e| match e {
         age::DecryptError::UnknownFormat => corrupt("it is not an age file this key app can read"),
         _ => corrupt("its age header is damaged"),
@@ -203,6 +215,10 @@ mod tests {
         let (path, bytes) = &files[0];
         assert_eq!(path, &dir.path().join(KEY_FILE_NAME));
         assert!(bytes.starts_with(b"age-encryption.org/v1\n-> scrypt "), "an age scrypt file");
+        // The work factor is the fixed one, not this moment's calibration.
+        let stanza = bytes.split(|b| *b == b'\n').nth(1).unwrap();
+        let log_n = std::str::from_utf8(stanza).unwrap().rsplit(' ').next().unwrap();
+        assert_eq!(log_n, WORK_FACTOR.to_string(), "{}", String::from_utf8_lossy(stanza));
         for spelling in seed_spellings(&key) {
             assert!(!contains(bytes, &spelling), "the seed is in the key file");
         }
