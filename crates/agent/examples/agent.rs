@@ -103,7 +103,9 @@ async fn main() -> Result<()> {
                 return Ok(());
             }
             RequestStatus::Pending => continue,
-            other => bail!("request ended: {other:?}"),
+            // The wire word (declined, expired, withdrawn): what a person or a
+            // script reading this output looks for.
+            other => bail!("request {}: nothing was signed", other.as_str()),
         }
     }
 }

@@ -85,7 +85,8 @@ impl HostedClient {
         if matches!(status, 200 | 201) {
             return Ok(status);
         }
-        let body: Option<serde_json::Value> = response.json().await.ok();
+        let body = bounded_body(response, MAX_STATUS_BODY).await;
+        let body: Option<serde_json::Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
         let error = body.as_ref().and_then(|b| b.get("error"));
         let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
         Err(PublishError::Refused {
@@ -102,10 +103,96 @@ impl HostedClient {
         if response.status() != reqwest::StatusCode::OK {
             return None;
         }
-        let body = response.bytes().await.ok()?;
-        if body.len() > MAX_STATUS_BODY {
+        let body = bounded_body(response, MAX_STATUS_BODY).await?;
+        serde_json::from_slice(&body).ok()
+    }
+}
+
+/// A response's body up to `max` bytes, `None` past that or on a read error.
+/// Read chunk by chunk: whatever `hosted` points at (a misconfigured base, a
+/// compromised service) cannot make the key app hold an unbounded body.
+async fn bounded_body(mut response: reqwest::Response, max: usize) -> Option<Vec<u8>> {
+    if response.content_length().is_some_and(|n| n > max as u64) {
+        return None;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.ok()? {
+        if body.len() + chunk.len() > max {
             return None;
         }
-        serde_json::from_slice(&body).ok()
+        body.extend_from_slice(&chunk);
+    }
+    Some(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A service that answers every request with a 200 whose chunked body never
+    /// ends, counting what it managed to send.
+    async fn endless() -> (String, Arc<AtomicUsize>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let sent = Arc::new(AtomicUsize::new(0));
+        let counter = sent.clone();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let counter = counter.clone();
+                tokio::spawn(async move {
+                    let mut request = [0u8; 4096];
+                    let _ = socket.read(&mut request).await;
+                    let head =
+                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                    if socket.write_all(head.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    let chunk = format!("10000\r\n{}\r\n", " ".repeat(0x10000));
+                    while socket.write_all(chunk.as_bytes()).await.is_ok() {
+                        counter.fetch_add(0x10000, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        (base, sent)
+    }
+
+    #[tokio::test]
+    async fn an_endless_body_is_cut_off_not_read_into_memory() {
+        let (base, sent) = endless().await;
+        let client = HostedClient::new().unwrap();
+        assert!(client.status(&format!("{base}/status/t/m-1")).await.is_none());
+        // What was sent is what the socket buffers took before the key app let
+        // go, not the seconds of a loopback stream a whole-body read would take.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let after_status = sent.load(Ordering::Relaxed);
+        assert!(after_status < 16 << 20, "{after_status} bytes sent for a 16 KiB limit");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_with_an_endless_body_is_still_a_refusal() {
+        // A 200 is success without reading the body; only refusals are read.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut request = [0u8; 4096];
+                    let _ = socket.read(&mut request).await;
+                    let head = "HTTP/1.1 409 Conflict\r\ntransfer-encoding: chunked\r\n\r\n";
+                    let _ = socket.write_all(head.as_bytes()).await;
+                    let chunk = format!("10000\r\n{}\r\n", " ".repeat(0x10000));
+                    while socket.write_all(chunk.as_bytes()).await.is_ok() {}
+                });
+            }
+        });
+        let client = HostedClient::new().unwrap();
+        match client.post_update(&base, "t", "a.b.c").await {
+            Err(PublishError::Refused { status, reason, .. }) => assert_eq!((status, reason), (409, None)),
+            other => panic!("{other:?}"),
+        }
     }
 }
