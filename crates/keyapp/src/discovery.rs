@@ -88,7 +88,7 @@ pub enum DiscoveryError {
     RootCerts { path: PathBuf, why: String },
     #[error("cannot build the HTTPS client: {0}")]
     Client(#[source] reqwest::Error),
-    #[error("fetching {url}: {}", error_chain(.source))]
+    #[error("fetching {url}: {}", crate::outbound::error_chain(.source))]
     Fetch {
         url: String,
         #[source]
@@ -114,23 +114,6 @@ pub enum DiscoveryError {
     DuplicateKid { url: String, kid: String },
     #[error(transparent)]
     Verification(#[from] schcp::Error),
-}
-
-/// The message of an error and every error beneath it: reqwest's own Display says
-/// only "error sending request", the cause (an unknown issuer, a refused
-/// connection) is further down.
-fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text
 }
 
 impl DiscoveryError {

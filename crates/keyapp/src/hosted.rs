@@ -40,22 +40,6 @@ pub struct HostedClient {
     http: reqwest::Client,
 }
 
-/// The message of an error and every error beneath it (reqwest's Display alone
-/// says only "error sending request").
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let next = s.to_string();
-        if !text.contains(&next) {
-            text.push_str(": ");
-            text.push_str(&next);
-        }
-        source = s.source();
-    }
-    text
-}
-
 impl HostedClient {
     pub fn new() -> Result<HostedClient, reqwest::Error> {
         let http = reqwest::Client::builder()
@@ -80,7 +64,7 @@ impl HostedClient {
             .body(jws.to_owned())
             .send()
             .await
-            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: chain(&e) })?;
+            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: crate::outbound::error_chain(&e) })?;
         let status = response.status().as_u16();
         if matches!(status, 200 | 201) {
             return Ok(status);

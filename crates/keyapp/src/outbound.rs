@@ -23,6 +23,23 @@ use ipnet::{Ipv4Net, Ipv6Net};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::Url;
 
+/// The message of an outbound fetch's error and every error beneath it:
+/// reqwest's own Display says only "error sending request", the cause (an
+/// unknown issuer, a refused connection, a refused address) is further down.
+pub(crate) fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let next = s.to_string();
+        if !text.contains(&next) {
+            text.push_str(": ");
+            text.push_str(&next);
+        }
+        source = s.source();
+    }
+    text
+}
+
 /// Why a URL or an address is refused. Also the error [`PublicOnlyResolver`]
 /// fails a lookup with, so the caller can find it in the client's error chain.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -331,15 +331,9 @@ pub(super) async fn issue(
             status_url: Some(status_url),
             max_bookings: None,
             shared_limit: false,
-            booking_id: Some(booking_id.clone()),
+            booking_id: Some(booking_id),
         }],
-        receipt: Some(ReceiptRecord {
-            host: v.receipt.claims.iss.clone(),
-            booking_id,
-            offer_sha256: v.receipt.claims.offer_sha256.clone(),
-            mandate_jti: v.receipt.claims.consent.as_ref().map(|c| c.mandate.clone()),
-            compact: stored.receipt.clone(),
-        }),
+        receipt: Some(ReceiptRecord::of(&v.receipt)),
         meeting: None,
     })
 }

@@ -184,15 +184,9 @@ pub(super) async fn issue(
             status_url: Some(status_url),
             max_bookings: None,
             shared_limit: false,
-            booking_id: Some(booking_id.clone()),
+            booking_id: Some(booking_id),
         }],
-        receipt: Some(ReceiptRecord {
-            host: receipt.claims.iss.clone(),
-            booking_id,
-            offer_sha256: receipt.claims.offer_sha256.clone(),
-            mandate_jti: receipt.claims.consent.as_ref().map(|c| c.mandate.clone()),
-            compact: compact.to_owned(),
-        }),
+        receipt: Some(ReceiptRecord::of(&receipt)),
         meeting: None,
     })
 }

@@ -110,6 +110,18 @@ pub(super) struct ReceiptRecord {
 }
 
 impl ReceiptRecord {
+    /// What is kept of a receipt that passed the §5.3 checks.
+    pub(super) fn of(receipt: &schcp::verify::VerifiedReceipt) -> ReceiptRecord {
+        let c = &receipt.claims;
+        ReceiptRecord {
+            host: c.iss.clone(),
+            booking_id: c.booking.booking_id.clone(),
+            offer_sha256: c.offer_sha256.clone(),
+            mandate_jti: c.consent.as_ref().map(|c| c.mandate.clone()),
+            compact: receipt.compact.clone(),
+        }
+    }
+
     pub(super) async fn insert(&self, tx: &mut sqlx::SqliteConnection, now: i64) -> Result<(), sqlx::Error> {
         sqlx::query(
             "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at) VALUES (?, ?, ?, ?, ?, ?)",
