@@ -4,19 +4,27 @@ inside the same harness as the end-to-end test (xvfb, a scratch keychain,
 tauri-driver) plus a stand-in tray host, on release builds of the key app and
 of benches/bare-tray, measured in the same run:
 
-- cold start to tray: process start until its tray icon registers with the tray host;
+- cold start to tray: process start until its tray icon registers with the
+  tray host (BENCH_STARTS starts, default 5, after one uncounted warm-up);
 - memory, RSS and PSS summed over every process of the app (WebKit's included,
-  from /proc/*/smaps_rollup): idle in the tray, with a window open (the key
-  app's on its consent view, showing a pairing), and after that window closed;
-- back to idle: the window's close until no WebKit web process is left;
-- agent POST /v1/requests -> the consent text visible in the window (p50/p99),
-  through WebDriver, over BENCH_REQUESTS requests (default 30).
+  from /proc/*/smaps_rollup): idle in the tray after each counted start, with
+  windows open (the bare app's one window; the key app's main window on its
+  consent view plus the consent window a pairing opened; and the key app's
+  consent window alone, opened from the tray by a request), and after the
+  windows closed;
+- back to idle: the last window's close until no WebKit web process is left;
+- the agent sends POST /v1/requests (stamped by strace) -> the consent text
+  painted in the window (p50/p99): BENCH_REQUESTS (default 30) with the
+  consent view already open (it looks for new requests once a second), and
+  BENCH_TRAY_REQUESTS (default 10) from the tray, where the request opens the
+  consent window (its text found by polling through WebDriver).
 
 Prints one JSON object (and a table on stderr).
 """
 
 import json
 import os
+import random
 import signal
 import statistics
 import subprocess
@@ -32,6 +40,7 @@ KEYAPP = os.environ["BENCH_KEYAPP"]
 BARE = os.environ["BENCH_BARE"]
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "30"))
 STARTS = int(os.environ.get("BENCH_STARTS", "5"))
+TRAY_REQUESTS = int(os.environ.get("BENCH_TRAY_REQUESTS", "10"))
 SETTLE = 5.0  # seconds a state is left to settle before its memory is read
 
 
@@ -49,7 +58,16 @@ def memory(pid):
                         pss += int(line.split()[1])
         except OSError:
             pass
-    return round(rss / 1024, 1), round(pss / 1024, 1), len(procs)
+    # Whether Mesa's software GL (llvmpipe: libLLVM, ~44 MB RSS) is loaded:
+    # under xvfb GTK loads it in some runs and not in others.
+    gl = False
+    for p in procs:
+        try:
+            with open(f"/proc/{p}/maps") as f:
+                gl = gl or "libLLVM" in f.read()
+        except OSError:
+            pass
+    return round(rss / 1024, 1), round(pss / 1024, 1), len(procs), gl
 
 
 class TrayHost:
@@ -67,8 +85,9 @@ class TrayHost:
 
 def cold_starts(tray, argv, runs):
     """Seconds from exec to the tray icon, `runs` times (the first is a warm-up
-    of the page cache, not counted); and the memory idle in the tray."""
-    times, idle = [], None
+    of the page cache, not counted); and the memory idle in the tray, read
+    SETTLE after each counted start, and once more 3 * SETTLE later after the last."""
+    times, idle = [], []
     for i in range(runs + 1):
         before = tray.count()
         t0 = time.perf_counter()
@@ -76,10 +95,13 @@ def cold_starts(tray, argv, runs):
         wait_for("the tray icon", lambda: tray.count() > before, timeout=60, every=0.005)
         if i > 0:
             times.append(time.perf_counter() - t0)
-        if i == runs:
+        if i > 0:
             time.sleep(SETTLE)
-            idle = memory(proc.pid)
+            idle.append(memory(proc.pid))
             assert not web_processes(proc.pid), "idle in the tray runs no WebKit web process"
+        if i == runs:  # later still: whether something (GL) loads after the first seconds
+            time.sleep(3 * SETTLE)
+            idle.append(memory(proc.pid))
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(10)
@@ -90,15 +112,84 @@ def cold_starts(tray, argv, runs):
 
 
 def close_and_time(driver, pid):
-    closed = time.perf_counter()
-    try:
-        driver.set_script_timeout(2)
-        driver.execute_async_script(
-            "window.__TAURI_INTERNALS__.invoke('close_window'); setTimeout(arguments[arguments.length - 1], 50)")
-    except Exception:  # the page goes with its window
-        pass
+    """Closes every window of the app, each through its own close_window (as
+    its Close button does); seconds from the last close until no WebKit web
+    process is left."""
+    handles = driver.window_handles
+    for i, handle in enumerate(handles):
+        driver.switch_to.window(handle)
+        closed = time.perf_counter()
+        try:
+            driver.set_script_timeout(2)
+            driver.execute_async_script(
+                "window.__TAURI_INTERNALS__.invoke('close_window'); setTimeout(arguments[arguments.length - 1], 50)")
+        except Exception:  # the page goes with its window
+            pass
+        if i < len(handles) - 1:
+            wait_for("the window to close", lambda: handle not in driver.window_handles, timeout=30, every=0.01)
     wait_for("no WebKit web process", lambda: not web_processes(pid), timeout=60, every=0.01)
     return time.perf_counter() - closed
+
+
+def consent_text_shown(driver):
+    """[page's Date.now(), text] once any window of the app shows a consent
+    text; polled through WebDriver, so late by up to one round of polling."""
+    for handle in driver.window_handles:
+        driver.switch_to.window(handle)
+        shown = driver.execute_script(
+            "const p = document.getElementById('consent-text');"
+            "return p && p.textContent ? [Date.now(), p.textContent] : null")
+        if shown:
+            return shown
+    return None
+
+
+# Installed in the page before each request: the wall-clock time (the same
+# clock as strace's and Python's) of the first frame painted after the consent
+# text appeared or changed, so the figure does not depend on how often
+# WebDriver polls. Reset on each call.
+WATCH_CONSENT = """
+if (!window.__bench) {
+  let node = null, text = null;
+  window.__bench = {seen: []};
+  new MutationObserver(() => {
+    const p = document.getElementById('consent-text');
+    const t = p ? p.textContent : null;
+    if (p && t && (p !== node || t !== text)) {
+      const e = {text: t, mutated: Date.now(), painted: null};
+      window.__bench.seen.push(e);
+      requestAnimationFrame(() => { e.painted = Date.now(); });
+    }
+    node = p; text = t;
+  }).observe(document, {subtree: true, childList: true, characterData: true});
+}
+window.__bench.seen = [];
+"""
+
+
+def traced_agent(env, key_file, trace):
+    """The example agent under strace, which stamps (wall clock, µs) the write
+    that sends POST /v1/requests: the interval starts when the agent sends it,
+    not when its answer comes back (the key app may show the text sooner)."""
+    return subprocess.Popen(
+        ["strace", "-f", "-qq", "-ttt", "-e", "trace=write,writev,sendto,sendmsg", "-s", "40", "-o", trace,
+         e2e.AGENT, "--keyapp", f"http://127.0.0.1:{env.agent_port}", "--offer-file", f"{env.scratch}/offer.jws",
+         "--key-file", key_file, "--discovery", e2e.DISCOVERY],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def post_sent(trace):
+    """(the agent sends POST /v1/requests, it prints the answer's consent text):
+    wall-clock stamps of the two writes."""
+    sent = printed = None
+    with open(trace) as f:
+        for line in f:
+            if sent is None and '"POST /v1/requests ' in line:
+                sent = float(line.split()[1])
+            elif printed is None and '"The key app shows the person:' in line:
+                printed = float(line.split()[1])
+    assert sent and printed, f"no POST /v1/requests or no answer in {trace}"
+    return sent, printed
 
 
 def app_pid_of(name):
@@ -108,7 +199,6 @@ def app_pid_of(name):
 
 
 def bare(scratch, tray):
-    starts, idle = cold_starts(tray, [BARE], STARTS)
     driver = session(BARE, ["--open"])
     try:
         wait_for("the bare window", lambda: driver.find_element(By.ID, "text"))
@@ -120,7 +210,9 @@ def bare(scratch, tray):
         after = memory(pid)
     finally:
         driver.quit()
-    return {"cold_start_s": starts, "idle": idle, "window": window, "back_to_idle_s": back, "after_close": after}
+    # After the window session, as the key app's are (the same order for both).
+    starts, idle = cold_starts(tray, [BARE], STARTS)
+    return {"cold_start_s": starts, "idle": idle, "window": window, "back_to_idle_s": [back], "after_close": after}
 
 
 def keyapp(scratch, tray):
@@ -134,36 +226,73 @@ def keyapp(scratch, tray):
         env.shown_id(pairing)
         time.sleep(SETTLE)
         window = memory(pid)
-        # The latency: POST /v1/requests returned -> its consent text on screen.
+        # The latency: the agent sends POST /v1/requests -> its consent text on
+        # screen. The paired agent goes on to a first request: approved here,
+        # so that each measured request starts from nothing pending.
         subprocess.run([e2e.CLI, "--config", env.config, "approve", pairing], input="y\n", text=True,
                        capture_output=True, check=True)
-        read_until(agent, "  schcp-keyapp approve rq_")
-        agent.kill()
-        latencies = []
+        first = read_until(agent, "  schcp-keyapp approve rq_")[0].split()[-1]
+        subprocess.run([e2e.CLI, "--config", env.config, "approve", first], input="y\n", text=True,
+                       capture_output=True, check=True)
+        agent.wait(30)
+        latencies, after_response = [], []
         for i in range(REQUESTS):
             env.route("#/requests")
             wait_for("Requests", lambda: env.driver.find_element(By.ID, "h-requests"))
             env.route("#/consent")
             wait_for("the empty consent view", lambda: env.js(
                 "return !document.getElementById('consent-text') && location.hash === '#/consent'"))
+            env.js(WATCH_CONSENT)
             env.new_offer()
-            agent = env.agent(f"{scratch}/agent.key")
-            line, _ = read_until(agent, "The key app shows the person:")
-            posted = time.time()
+            # The view looks for new requests every POLL_MS (1 s, ui/src/Consent.tsx):
+            # a random phase, so the figure is not locked to this loop's rhythm.
+            time.sleep(random.uniform(0, 1))
+            trace = f"{scratch}/agent-{i}.strace"
+            agent = traced_agent(env, f"{scratch}/agent.key", trace)
+            read_until(agent, "The key app shows the person:")
             request = read_until(agent, "  schcp-keyapp approve rq_")[0].split()[-1]
             text = subprocess.run([e2e.CLI, "--config", env.config, "show", request], capture_output=True,
                                   text=True, check=True).stdout[:-1]
-            shown_at = wait_for("the consent text", lambda: env.js(
-                "const p = document.getElementById('consent-text');"
-                "return p && p.textContent === arguments[0] ? Date.now() : null", text), timeout=30, every=0.005)
-            latencies.append(shown_at / 1000 - posted)
+            shown = wait_for("the consent text", lambda: env.js(
+                "const e = window.__bench.seen.find(e => e.text === arguments[0] && e.painted);"
+                "return e ? e.painted : null", text), timeout=30, every=0.05)
+            posted, responded = post_sent(trace)
+            os.remove(trace)
+            latencies.append(shown / 1000 - posted)
+            after_response.append(shown / 1000 - responded)
             subprocess.run([e2e.CLI, "--config", env.config, "approve", request], input="y\n", text=True,
                            capture_output=True, check=True)
             agent.wait(30)
-        env.route("#/consent")
-        back = close_and_time(env.driver, pid)
+        windows_open = len(env.driver.window_handles)
+        back = [close_and_time(env.driver, pid)]
         time.sleep(SETTLE)
         after = memory(pid)
+        # From the tray: no window open, the agent posts, the app opens the
+        # consent window and it shows the text (what a person meets).
+        from_tray, from_tray_response = [], []
+        for i in range(TRAY_REQUESTS):
+            assert not env.driver.window_handles and not web_processes(pid), "idle before the request"
+            env.new_offer()
+            trace = f"{scratch}/agent-tray-{i}.strace"
+            agent = traced_agent(env, f"{scratch}/agent.key", trace)
+            shown, shown_text = wait_for("the consent window's text", lambda: consent_text_shown(env.driver),
+                                         timeout=30, every=0.002)
+            read_until(agent, "The key app shows the person:")
+            request = read_until(agent, "  schcp-keyapp approve rq_")[0].split()[-1]
+            text = subprocess.run([e2e.CLI, "--config", env.config, "show", request], capture_output=True,
+                                  text=True, check=True).stdout[:-1]
+            assert shown_text == text, f"the window shows another text: {shown_text!r} != {text!r}"
+            posted, responded = post_sent(trace)
+            os.remove(trace)
+            from_tray.append(shown / 1000 - posted)
+            from_tray_response.append(shown / 1000 - responded)
+            if i == TRAY_REQUESTS - 1:
+                time.sleep(SETTLE)
+                consent_window = memory(pid)
+            subprocess.run([e2e.CLI, "--config", env.config, "approve", request], input="y\n", text=True,
+                           capture_output=True, check=True)
+            agent.wait(30)
+            back.append(close_and_time(env.driver, pid))
     finally:
         env.close()
     scratch2 = tempfile.mkdtemp(dir=scratch)
@@ -172,8 +301,10 @@ def keyapp(scratch, tray):
         f.write(f'data_dir = "{scratch2}/data"\nlocale = "en"\n[agent_api]\nlisten = "127.0.0.1:{free_port()}"\n'
                 f'[status_api]\nlisten = "127.0.0.1:{free_port()}"\n')
     starts, idle = cold_starts(tray, [KEYAPP, "--config", config], STARTS)
-    return {"cold_start_s": starts, "idle": idle, "window": window, "back_to_idle_s": back, "after_close": after,
-            "request_to_text_s": latencies}
+    return {"cold_start_s": starts, "idle": idle, "window": window, "windows_open": windows_open,
+            "consent_window": consent_window, "back_to_idle_s": back, "after_close": after,
+            "request_to_text_s": latencies, "response_to_text_s": after_response,
+            "from_tray_request_to_text_s": from_tray, "from_tray_response_to_text_s": from_tray_response}
 
 
 def pct(values, p):
@@ -191,19 +322,32 @@ def main():
             results["keyapp"] = keyapp(f"{scratch}/k", tray)
         finally:
             tray.proc.kill()
-    lat = results["keyapp"]["request_to_text_s"]
+    k = results["keyapp"]
+
+    def ms(values):
+        return {"p50": round(pct(values, 50) * 1000), "p99": round(pct(values, 99) * 1000),
+                "max": round(max(values) * 1000), "n": len(values)}
+
     results["summary"] = {
-        "request_to_text_ms": {"p50": round(pct(lat, 50) * 1000), "p99": round(pct(lat, 99) * 1000), "n": len(lat)},
-        "cold_start_ms": {k: round(statistics.median(results[k]["cold_start_s"]) * 1000) for k in ("keyapp", "bare")},
-        "back_to_idle_ms": {k: round(results[k]["back_to_idle_s"] * 1000) for k in ("keyapp", "bare")},
+        "request_to_text_ms": {"view_open": ms(k["request_to_text_s"]),
+                               "from_tray": ms(k["from_tray_request_to_text_s"])},
+        "response_to_text_ms": {"view_open": ms(k["response_to_text_s"]),
+                                "from_tray": ms(k["from_tray_response_to_text_s"])},
+        "cold_start_ms": {a: round(statistics.median(results[a]["cold_start_s"]) * 1000) for a in ("keyapp", "bare")},
+        "back_to_idle_ms": {a: ms(results[a]["back_to_idle_s"]) for a in ("keyapp", "bare")},
     }
     print(json.dumps(results, indent=1))
-    for k in ("keyapp", "bare"):
-        r = results[k]
-        print(f"{k}: cold start {results['summary']['cold_start_ms'][k]} ms; idle RSS/PSS {r['idle'][:2]} MB; "
-              f"window {r['window'][:2]} MB ({r['window'][2]} processes); back to idle "
-              f"{results['summary']['back_to_idle_ms'][k]} ms, then {r['after_close'][:2]} MB", file=sys.stderr)
-
+    print(json.dumps(results["summary"], indent=1), file=sys.stderr)
+    results["summary"]["idle_median_mb"] = {
+        a: {"rss": statistics.median(m[0] for m in results[a]["idle"]),
+            "pss": statistics.median(m[1] for m in results[a]["idle"])} for a in ("keyapp", "bare")}
+    print(json.dumps(results["summary"]["idle_median_mb"]), file=sys.stderr)
+    for a in ("keyapp", "bare"):
+        r = results[a]
+        print(f"{a}: idle RSS/PSS {[m[:2] + m[3:] for m in r['idle']]} MB; window {r['window'][:2]} MB ({r['window'][2]} processes); "
+              f"after close {r['after_close'][:2]} MB", file=sys.stderr)
+    print(f"keyapp: consent window alone (from the tray) {k['consent_window'][:2]} MB "
+          f"({k['consent_window'][2]} processes); {k['windows_open']} windows open for 'window'", file=sys.stderr)
 
 if __name__ == "__main__":
     main()

@@ -4,6 +4,7 @@
 //! key app's windows are, and the app stays in the tray.
 #![forbid(unsafe_code)]
 
+use tauri::menu::{Menu, MenuItem};
 use tauri::tray::TrayIconBuilder;
 use tauri::{Manager, RunEvent, WebviewUrl, WebviewWindowBuilder};
 
@@ -31,7 +32,18 @@ fn main() {
     let app = tauri::Builder::default()
         .invoke_handler(tauri::generate_handler![close_window, open_window])
         .setup(move |app| {
-            let mut tray = TrayIconBuilder::with_id("bare").tooltip("Bare Tray");
+            // A menu of one item: libayatana-appindicator registers no icon
+            // without a menu (the key app's has four).
+            let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
+            let menu = Menu::with_items(app, &[&quit])?;
+            let mut tray = TrayIconBuilder::with_id("bare")
+                .menu(&menu)
+                .tooltip("Bare Tray")
+                .on_menu_event(|app, event| {
+                    if event.id().as_ref() == "quit" {
+                        app.exit(0);
+                    }
+                });
             if let Some(icon) = app.default_window_icon() {
                 tray = tray.icon(icon.clone());
             }
