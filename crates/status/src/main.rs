@@ -99,12 +99,28 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         r = service::serve(listener, state) => r?,
+        never = purge_forever(&pool) => match never {},
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
     // Every acknowledged change is already committed; closing only ends idle connections.
     pool.close().await;
     Ok(())
+}
+
+/// `store::purge` every `PURGE_EVERY`, for as long as the process serves. A
+/// failed purge is logged and tried again at the next round: the rows it would
+/// have dropped answer correctly meanwhile.
+async fn purge_forever(pool: &sqlx::PgPool) -> std::convert::Infallible {
+    let mut every = tokio::time::interval(store::PURGE_EVERY);
+    loop {
+        every.tick().await;
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
+        match store::purge(pool, now).await {
+            Ok(p) => tracing::info!(credentials = p.credentials, claims = p.claims, updates = p.updates, "purged"),
+            Err(e) => tracing::warn!(error = %e, "purge failed; tried again at the next round"),
+        }
+    }
 }
 
 /// What is wrong with the schema, if anything.

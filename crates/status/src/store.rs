@@ -294,6 +294,51 @@ pub async fn revoke(
     Ok(view(true, row.get(0), row.get(1), now))
 }
 
+/// How long a credential is kept after its `exp`: a host that checks late
+/// still reads `expired`, not 404. Past that no host can use it (§3.3 step 2
+/// refuses it on its own `exp`), and a re-registration of the jti could only
+/// ever answer `expired`.
+pub const EXPIRED_KEPT: i64 = 30 * 86_400;
+
+/// How often a serving process purges (every process does; the deletes are
+/// idempotent, so several at once only repeat each other's work).
+pub const PURGE_EVERY: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// What one purge dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Purged {
+    /// Credentials expired for longer than [`EXPIRED_KEPT`].
+    pub credentials: u64,
+    /// Their claims.
+    pub claims: u64,
+    /// Update ids whose `iat` window has closed, in every namespace.
+    pub updates: u64,
+}
+
+/// Drops what no answer needs any more, across every namespace. Anyone can
+/// open a namespace with a fresh key, so without this the rows of expired
+/// credentials and of a namespace that never posts again would only grow.
+pub async fn purge(pool: &PgPool, now: i64) -> Result<Purged, DbError> {
+    let cutoff = now - EXPIRED_KEPT;
+    let mut tx = pool.begin().await?;
+    let claims = sqlx::query(
+        "DELETE FROM claims h USING credentials c WHERE h.thumb = c.thumb AND h.jti = c.jti AND c.exp < $1",
+    )
+    .bind(cutoff)
+    .execute(&mut *tx)
+    .await?
+    .rows_affected();
+    let credentials =
+        sqlx::query("DELETE FROM credentials WHERE exp < $1").bind(cutoff).execute(&mut *tx).await?.rows_affected();
+    let updates = sqlx::query("DELETE FROM seen_updates WHERE keep_until < $1")
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    tx.commit().await?;
+    Ok(Purged { credentials, claims, updates })
+}
+
 /// The claim ids held for a credential (tests and operators).
 pub async fn held_claims(pool: &PgPool, thumb: &str, jti: &str) -> Result<Vec<String>, DbError> {
     Ok(sqlx::query_scalar("SELECT claim_id FROM claims WHERE thumb = $1 AND jti = $2 ORDER BY claim_id")

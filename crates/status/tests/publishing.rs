@@ -168,3 +168,56 @@ async fn oversized_malformed_and_mistyped_bodies_are_refused() {
     // A revoke of a credential never registered.
     refused(&s, &p, p.update(&revocation("never")), (StatusCode::NOT_FOUND, "unknown_mandate")).await;
 }
+
+/// Anyone can open a namespace with a fresh key, so what no answer needs any
+/// more is purged: credentials expired for longer than `EXPIRED_KEPT` with
+/// their claims, and update ids whose iat window has closed. What hosts or
+/// the replay check still need stays.
+#[tokio::test]
+async fn the_purge_drops_only_what_no_answer_needs() {
+    use schcp_status::store::{purge, EXPIRED_KEPT};
+    let s = server().await;
+    let p = Principal::ed25519();
+    let t = now();
+    for (jti, exp) in [("long-gone", t - EXPIRED_KEPT - 60), ("just-expired", t - 60), ("live", t + 3600)] {
+        let reg = registration(jti, &[MAPLE], Some(2), true, exp);
+        let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
+        assert_eq!(st, StatusCode::CREATED, "{jti}");
+    }
+    // A unit held on the long-expired credential, and an update id whose window closed.
+    sqlx::query(
+        "INSERT INTO claims (thumb, jti, claim_id, claimed_at) VALUES ($1, 'long-gone', 'maple-street-auto/h1', $2)",
+    )
+    .bind(&p.thumb)
+    .bind(t - EXPIRED_KEPT - 120)
+    .execute(&s.pool)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO seen_updates (thumb, jti, keep_until) VALUES ($1, 'u-old', $2)")
+        .bind(&p.thumb)
+        .bind(t - 1)
+        .execute(&s.pool)
+        .await
+        .unwrap();
+    let before = snapshot(&s.pool, &p.thumb).await;
+
+    let purged = purge(&s.pool, now()).await.unwrap();
+    // Other tests share the database, so at least this namespace's rows.
+    assert!(purged.credentials >= 1 && purged.claims >= 1 && purged.updates >= 1, "{purged:?}");
+    let after = snapshot(&s.pool, &p.thumb).await;
+    let gone: Vec<_> = before.iter().filter(|r| !after.contains(r)).collect();
+    assert_eq!(gone.len(), 3, "exactly the credential, its claim and the closed update id: {gone:?}");
+    assert!(gone.iter().all(|r| r.contains("long-gone") || r.contains("u-old")), "{gone:?}");
+
+    // Hosts still read the recent ones; the replay memory of live updates stays.
+    for (jti, want) in [("just-expired", "expired"), ("live", "active")] {
+        let url = format!("{}/status/{}/{jti}", s.base(), p.thumb);
+        let (st, body) = answer(client().get(&url).send().await.unwrap()).await;
+        assert_eq!((st, body["status"].as_str()), (StatusCode::OK, Some(want)), "{jti}");
+    }
+    let replay = p.update_at(now(), "u-replayed", &registration("x", &[MAPLE], None, false, t + 600));
+    let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, replay.clone()).await).await;
+    assert_eq!(st, StatusCode::CREATED);
+    purge(&s.pool, now()).await.unwrap();
+    refused(&s, &p, replay, (StatusCode::CONFLICT, "update_replayed")).await;
+}
