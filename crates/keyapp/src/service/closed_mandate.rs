@@ -2,10 +2,11 @@
 //! or change offer; a change offer is shown beside the booking's current
 //! contract, from … to … (§5.7).
 
-use super::pipeline::{body, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, StoredOffer};
+use super::pipeline::{
+    body, booking_mandate_record, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, StoredOffer,
+};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Consent, ConsentMode};
 use schcp::issue;
 use schcp_consent::{ConsentRequest, VerifiedOffer as ConsentOffer};
@@ -125,28 +126,19 @@ pub(super) async fn issue(
         now + MAX_CLOSED_LIFETIME,
         agent_jkt.to_owned(),
         Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
-        Some(status_url.clone()),
+        Some(status_url),
         svc.inner.key.as_ref(),
     )?;
     let c = &issued.claims;
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": c.exp, "offer_sha256": offer.offer_sha256 });
     Ok(Issued {
         result,
-        credentials: vec![CredentialRecord {
-            jti,
-            kind: RequestKind::ClosedMandate,
-            agent_jkt: Some(agent_jkt.to_owned()),
-            request_id: None,
-            aud: vec![stored.host_id.clone()],
-            scope: c.scope.clone(),
-            iat: now,
-            exp: c.exp,
-            compact: issued.compact.clone(),
-            status_url: Some(status_url),
-            max_bookings: None,
-            shared_limit: false,
-            booking_id: offer.claims.booking_id.clone(),
-        }],
+        credentials: vec![booking_mandate_record(
+            RequestKind::ClosedMandate,
+            agent_jkt,
+            &issued,
+            offer.claims.booking_id.clone(),
+        )],
         receipt: None,
         meeting: None,
     })

@@ -5,10 +5,11 @@
 //! issues a closed mandate the person's agent answers `respond` with; declining
 //! issues nothing, and the booking follows its default at `confirm_by`.
 
-use super::pipeline::{body, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord};
+use super::pipeline::{
+    body, booking_mandate_record, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord,
+};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialRecord;
 use schcp::claims::{
     Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, Constraints, OfferKind, Participant,
     ParticipantRole, ParticipantStatus, Window,
@@ -307,7 +308,7 @@ pub(super) async fn issue(
             constraints: Some(constraints),
             consent: Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
             contact: None,
-            status: Some(status_url.clone()),
+            status: Some(status_url),
             attestations: Vec::new(),
         },
         svc.inner.key.as_ref(),
@@ -318,21 +319,7 @@ pub(super) async fn issue(
     });
     Ok(Issued {
         result,
-        credentials: vec![CredentialRecord {
-            jti,
-            kind: RequestKind::Invitation,
-            agent_jkt: Some(agent_jkt.to_owned()),
-            request_id: None,
-            aud: vec![stored.host_id.clone()],
-            scope: issued.claims.scope.clone(),
-            iat: now,
-            exp: issued.claims.exp,
-            compact: issued.compact.clone(),
-            status_url: Some(status_url),
-            max_bookings: None,
-            shared_limit: false,
-            booking_id: Some(booking_id),
-        }],
+        credentials: vec![booking_mandate_record(RequestKind::Invitation, agent_jkt, &issued, Some(booking_id))],
         receipt: Some(ReceiptRecord::of(&v.receipt)),
         meeting: None,
     })

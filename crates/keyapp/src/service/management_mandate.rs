@@ -2,10 +2,11 @@
 //! mandate to cancel or reschedule one confirmed booking, issued on a verified
 //! receipt.
 
-use super::pipeline::{body, corrupt, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord};
+use super::pipeline::{
+    body, booking_mandate_record, corrupt, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord,
+};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Action, Consent};
 use schcp::issue;
 use schcp::jwk::Jwk;
@@ -164,28 +165,14 @@ pub(super) async fn issue(
         now,
         agent_jkt.to_owned(),
         Consent { mode: None, statement: statement.to_owned() },
-        Some(status_url.clone()),
+        Some(status_url),
         svc.inner.key.as_ref(),
     )?;
     let booking_id = receipt.claims.booking.booking_id.clone();
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": issued.claims.exp, "booking_id": booking_id });
     Ok(Issued {
         result,
-        credentials: vec![CredentialRecord {
-            jti,
-            kind: RequestKind::ManagementMandate,
-            agent_jkt: Some(agent_jkt.to_owned()),
-            request_id: None,
-            aud: vec![h.host_id.clone()],
-            scope: issued.claims.scope.clone(),
-            iat: now,
-            exp: issued.claims.exp,
-            compact: issued.compact.clone(),
-            status_url: Some(status_url),
-            max_bookings: None,
-            shared_limit: false,
-            booking_id: Some(booking_id),
-        }],
+        credentials: vec![booking_mandate_record(RequestKind::ManagementMandate, agent_jkt, &issued, Some(booking_id))],
         receipt: Some(ReceiptRecord::of(&receipt)),
         meeting: None,
     })

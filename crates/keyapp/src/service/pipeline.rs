@@ -100,6 +100,33 @@ impl MeetingRecord {
     }
 }
 
+/// The record of a mandate for one booking at one host (closed, management,
+/// invitation): everything but its kind and booking read from the claims that
+/// were signed, so the record cannot say other than the credential.
+pub(super) fn booking_mandate_record(
+    kind: RequestKind,
+    agent_jkt: &str,
+    issued: &schcp::issue::Issued<schcp::claims::MandateClaims>,
+    booking_id: Option<String>,
+) -> CredentialRecord {
+    let c = &issued.claims;
+    CredentialRecord {
+        jti: c.jti.clone(),
+        kind,
+        agent_jkt: Some(agent_jkt.to_owned()),
+        request_id: None,
+        aud: c.aud.hosts().to_vec(),
+        scope: c.scope.clone(),
+        iat: c.iat,
+        exp: c.exp,
+        compact: issued.compact.clone(),
+        status_url: c.status.clone(),
+        max_bookings: None,
+        shared_limit: false,
+        booking_id,
+    }
+}
+
 /// A verified receipt, kept so the person can see what was booked under which mandate.
 pub(super) struct ReceiptRecord {
     pub(super) host: String,
