@@ -25,10 +25,17 @@ pub struct CommandError {
     pub message: String,
 }
 
-impl From<ServiceError> for CommandError {
-    fn from(e: ServiceError) -> Self {
+/// The refusal in the person's language (`keyapp::ui_words::refusal`): the
+/// window shows `message`, and the service's own message is for agent
+/// developers, in English.
+fn refused(svc: &Service) -> impl Fn(ServiceError) -> CommandError + '_ {
+    move |e| {
         let api = e.to_api();
-        CommandError { code: api.code.into(), reason: api.reason.into(), message: api.message }
+        CommandError {
+            code: api.code.into(),
+            reason: api.reason.into(),
+            message: keyapp::ui_words::refusal(svc.language(), &e),
+        }
     }
 }
 
@@ -37,79 +44,79 @@ type Answer<T> = Result<T, CommandError>;
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn pending(svc: Svc<'_>) -> Answer<Vec<PendingItem>> {
-    Ok(svc.pending_items().await?)
+    svc.pending_items().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn prompt(svc: Svc<'_>, id: String) -> Answer<Prompt> {
-    Ok(svc.prompt(&id).await?)
+    svc.prompt(&id).await.map_err(refused(&svc))
 }
 
 /// The person's yes or no. The service refuses anything not pending, so a
 /// request withdrawn or expired while shown is never signed.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
-    Ok(svc.answer(&id, approve).await?)
+    svc.answer(&id, approve).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn relabel_rule(svc: Svc<'_>, id: String, label: String) -> Answer<Prompt> {
-    Ok(svc.relabel_rule(&id, &label).await?)
+    svc.relabel_rule(&id, &label).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn agents(svc: Svc<'_>) -> Answer<Vec<AgentView>> {
-    Ok(svc.agents().await?)
+    svc.agents().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn unpair(svc: Svc<'_>, jkt: String) -> Answer<()> {
-    Ok(svc.unpair(&jkt).await?)
+    svc.unpair(&jkt).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn credentials(svc: Svc<'_>) -> Answer<Vec<CredentialView>> {
-    Ok(svc.credentials(None).await?)
+    svc.credentials(None).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
-    Ok(svc.revoke(&jti).await?)
+    svc.revoke(&jti).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn history(svc: Svc<'_>) -> Answer<Vec<HistoryEntry>> {
-    Ok(svc.history_entries(500).await?)
+    svc.history_entries(500).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn contacts(svc: Svc<'_>) -> Answer<Vec<Contact>> {
-    Ok(svc.contacts().await?)
+    svc.contacts().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_contact(svc: Svc<'_>, principal: String, name: String, relationship: Option<String>) -> Answer<()> {
-    Ok(svc.add_contact(&principal, &name, relationship.as_deref()).await?)
+    svc.add_contact(&principal, &name, relationship.as_deref()).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rename_contact(svc: Svc<'_>, principal: String, name: String) -> Answer<()> {
-    Ok(svc.rename_contact(&principal, &name).await?)
+    svc.rename_contact(&principal, &name).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn remove_contact(svc: Svc<'_>, principal: String) -> Answer<()> {
-    Ok(svc.remove_contact(&principal).await?)
+    svc.remove_contact(&principal).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn attestations(svc: Svc<'_>) -> Answer<Vec<AttestationView>> {
-    Ok(svc.attestations().await?)
+    svc.attestations().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_attestation(svc: Svc<'_>, jws: String) -> Answer<Value> {
-    Ok(svc.add_attestation(&jws).await?)
+    svc.add_attestation(&jws).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -128,13 +135,13 @@ pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
 /// the text it was created with (`Service::set_language`).
 #[tauri::command(rename_all = "snake_case")]
 pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, tag: String) -> Answer<UiStrings> {
-    let strings = lang.set(&tag).map_err(|message| CommandError {
+    let strings = lang.set(&tag).map_err(|_| CommandError {
         code: "INVALID_REQUEST".into(),
         reason: "unknown_language".into(),
-        message,
+        message: keyapp::ui_words::text(lang.get(), "refusal-unknown_language"),
     })?;
     if let Some(svc) = app.try_state::<Service>() {
-        svc.set_language(lang.get())?;
+        svc.set_language(lang.get()).map_err(refused(&svc))?;
     }
     windows::language_changed(&app);
     Ok(strings)
@@ -150,11 +157,16 @@ pub fn unlock_state(gate: State<'_, Arc<Gate>>) -> GateView {
 /// the keystore to judge; answers with what the window shows next: asked
 /// again with the problem, or unlocked, or why the service did not start.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn unlock(gate: State<'_, Arc<Gate>>, passphrase: String, confirmation: Option<String>) -> Answer<GateView> {
-    gate.answer(unlock::answer_from(passphrase, confirmation)).await.map_err(|e| CommandError {
+pub async fn unlock(
+    gate: State<'_, Arc<Gate>>,
+    lang: State<'_, UiLanguage>,
+    passphrase: String,
+    confirmation: Option<String>,
+) -> Answer<GateView> {
+    gate.answer(unlock::answer_from(passphrase, confirmation)).await.map_err(|_| CommandError {
         code: "INVALID_STATE".into(),
         reason: "not_asking".into(),
-        message: e.to_string(),
+        message: keyapp::ui_words::text(lang.get(), "refusal-not_asking"),
     })
 }
 

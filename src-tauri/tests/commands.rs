@@ -145,7 +145,12 @@ fn approving_an_unknown_or_expired_request_is_refused_and_signs_nothing() {
     assert_eq!(call(&e, "prompt", json!({"id": id})).unwrap()["status"], "expired");
     let err = call(&e, "answer", json!({"id": id, "approve": true})).unwrap_err();
     assert_eq!((err["code"].as_str(), err["reason"].as_str()), (Some("INVALID_STATE"), Some("not_pending")));
-    assert!(err["message"].as_str().unwrap().contains("expired"), "{err}");
+    assert_eq!(err["message"], "This request is no longer waiting for an answer: it is expired. Nothing was signed.");
+    // The person reads the refusal in their language, not the service's English.
+    call(&e, "set_language", json!({"tag": "fr"})).unwrap();
+    let err = call(&e, "answer", json!({"id": id, "approve": true})).unwrap_err();
+    assert_eq!(err["reason"], "not_pending");
+    assert_eq!(err["message"], "Cette demande n’attend plus de réponse : elle est expirée. Rien n’a été signé.");
     assert!(call(&e, "credentials", json!({})).unwrap().as_array().unwrap().is_empty());
     // Missing or mistyped arguments are refused before the service is reached.
     assert!(call(&e, "answer", json!({"id": id})).is_err());
@@ -251,6 +256,7 @@ fn the_window_language_switches_at_run_time() {
     assert_eq!(call(&e, "ui_strings", json!({})).unwrap()["lang"], "fr");
     let err = call(&e, "set_language", json!({"tag": "de"})).unwrap_err();
     assert_eq!(err["reason"], "unknown_language");
+    assert_eq!(err["message"], "L’appli de clés ne parle que l’anglais et le français.");
     assert_eq!(call(&e, "ui_strings", json!({})).unwrap()["lang"], "fr");
 }
 

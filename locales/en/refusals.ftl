@@ -1,0 +1,18 @@
+# Why the key app refused what the person did in a window, in the person's
+# words (keyapp::ui_words::refusal). Keyed by the refusal's §9 reason; a
+# reason missing here falls back to refusal-verification (code
+# VERIFICATION_FAILED) or refusal-other.
+
+refusal-not_pending = This request is no longer waiting for an answer: it is { $status }. Nothing was signed.
+refusal-not_found = This is no longer in your records; it may have been removed meanwhile.
+refusal-busy = Your records are busy for a moment; try again.
+refusal-bad_label = A rule’s label is 1 to { $max } characters of plain text, on one line.
+refusal-not_a_rule = Only a rule’s label can be edited.
+refusal-bad_name = A contact’s name cannot be empty or hold control characters.
+refusal-bad_principal = A contact is named by a principal id beginning with { $prefix }.
+refusal-not_revocable = This credential cannot be revoked: no host could learn of it. It lapses on its own when it expires.
+refusal-wrong_subject = This attestation is about someone else, so it was not added.
+refusal-verification = This could not be verified ({ $reason }), so nothing was changed.
+refusal-other = The key app could not do this ({ $reason }): { $message }
+refusal-not_asking = The key app is not asking for a passphrase now.
+refusal-unknown_language = The key app speaks English and French only.

@@ -1,0 +1,16 @@
+# Pourquoi l’appli de clés a refusé ce que la personne a fait dans une fenêtre
+# (keyapp::ui_words::refusal). Mêmes identifiants que locales/en/refusals.ftl.
+
+refusal-not_pending = Cette demande n’attend plus de réponse : elle est { $status }. Rien n’a été signé.
+refusal-not_found = Cet élément n’est plus dans vos registres ; il a peut-être été supprimé entre-temps.
+refusal-busy = Vos registres sont occupés un instant ; réessayez.
+refusal-bad_label = Le libellé d’une règle compte de 1 à { $max } caractères de texte simple, sur une seule ligne.
+refusal-not_a_rule = Seul le libellé d’une règle peut être modifié.
+refusal-bad_name = Le nom d’un contact ne peut pas être vide ni contenir de caractères de contrôle.
+refusal-bad_principal = Un contact est désigné par un identifiant de principal commençant par { $prefix }.
+refusal-not_revocable = Ce justificatif ne peut pas être révoqué : aucun hôte ne pourrait l’apprendre. Il prend fin de lui-même à son expiration.
+refusal-wrong_subject = Cette attestation concerne quelqu’un d’autre ; elle n’a pas été ajoutée.
+refusal-verification = Ceci n’a pas pu être vérifié ({ $reason }) ; rien n’a été modifié.
+refusal-other = L’appli de clés n’a pas pu le faire ({ $reason }) : { $message }
+refusal-not_asking = L’appli de clés ne demande pas de phrase de passe en ce moment.
+refusal-unknown_language = L’appli de clés ne parle que l’anglais et le français.
