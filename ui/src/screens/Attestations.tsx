@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
 import { when } from "../format";
+import { ListScreen } from "../ListScreen";
 import { errorText, useLoad } from "../useLoad";
 
 export function Attestations(props: { lang: string }) {
@@ -21,34 +22,24 @@ export function Attestations(props: { lang: string }) {
     }
   }
   return (
-    <section aria-labelledby="h-attestations">
-      <h1 id="h-attestations">{t("attestations-heading")}</h1>
-      {(error || failure) && <p role="alert">{t("error-prefix")} {error ?? failure}</p>}
-      {data && data.length === 0 && <p>{t("empty-list")}</p>}
-      {data && data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col-issuer")}</th>
-              <th scope="col">{t("col-expires")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((a) => (
-              <tr key={a.compact}>
-                <td class="id">{a.iss}</td>
-                <td>{when(a.exp, props.lang)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <ListScreen
+      name="attestations"
+      data={data}
+      error={error ?? failure}
+      columns={["col-issuer", "col-expires"]}
+      row={(a) => (
+        <tr key={a.compact}>
+          <td class="id">{a.iss}</td>
+          <td>{when(a.exp, props.lang)}</td>
+        </tr>
       )}
+    >
       <form class="add" onSubmit={add}>
         <h2>{t("attestations-add")}</h2>
         <label for="attestation-jws">{t("attestations-jws")}</label>
         <textarea id="attestation-jws" required rows={4} value={jws} onInput={(e) => setJws(e.currentTarget.value)} />
         <button type="submit">{t("attestations-add")}</button>
       </form>
-    </section>
+    </ListScreen>
   );
 }

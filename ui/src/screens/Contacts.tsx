@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api, type Contact } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
+import { ListScreen } from "../ListScreen";
 import { errorText, useLoad } from "../useLoad";
 
 function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void }) {
@@ -81,27 +82,15 @@ export function Contacts() {
     }
   }
   return (
-    <section aria-labelledby="h-contacts">
-      <h1 id="h-contacts">{t("contacts-heading")}</h1>
-      {(error || failure) && <p role="alert">{t("error-prefix")} {error ?? failure}</p>}
-      {data && data.length === 0 && <p>{t("empty-list")}</p>}
-      {data && data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col-name")}</th>
-              <th scope="col">{t("col-principal")}</th>
-              <th scope="col">{t("col-relationship")}</th>
-              <th scope="col">{t("col-actions")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((c) => (
-              <Row key={c.principal} c={c} reload={reload} fail={setFailure} />
-            ))}
-          </tbody>
-        </table>
+    <ListScreen
+      name="contacts"
+      data={data}
+      error={error ?? failure}
+      columns={["col-name", "col-principal", "col-relationship", "col-actions"]}
+      row={(c) => (
+        <Row key={c.principal} c={c} reload={reload} fail={setFailure} />
       )}
+    >
       <form class="add" onSubmit={add}>
         <h2>{t("contacts-add")}</h2>
         <label for="contact-principal">{t("col-principal")}</label>
@@ -112,6 +101,6 @@ export function Contacts() {
         <input id="contact-relationship" value={relationship} onInput={(e) => setRelationship(e.currentTarget.value)} />
         <button type="submit">{t("contacts-add")}</button>
       </form>
-    </section>
+    </ListScreen>
   );
 }

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
 import { when } from "../format";
+import { ListScreen } from "../ListScreen";
 import { errorText, useLoad } from "../useLoad";
 
 /** The exact text shown for a request, fetched from the service when asked. */
@@ -32,35 +33,21 @@ function ShownText(props: { id: string }) {
 }
 
 export function History(props: { lang: string }) {
-  const t = useT();
   const { data, error } = useLoad(api.history);
   return (
-    <section aria-labelledby="h-history">
-      <h1 id="h-history">{t("history-heading")}</h1>
-      {error && <p role="alert">{t("error-prefix")} {error}</p>}
-      {data && data.length === 0 && <p>{t("empty-list")}</p>}
-      {data && data.length > 0 && (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{t("col-when")}</th>
-              <th scope="col">{t("col-event")}</th>
-              <th scope="col">{t("col-subject")}</th>
-              <th scope="col">{t("col-detail")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.map((h, i) => (
-              <tr key={i}>
-                <td>{when(h.at, props.lang)}</td>
-                <td>{h.event}</td>
-                <td class="id">{h.subject}</td>
-                <td>{h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+    <ListScreen
+      name="history"
+      data={data}
+      error={error}
+      columns={["col-when", "col-event", "col-subject", "col-detail"]}
+      row={(h, i) => (
+        <tr key={i}>
+          <td>{when(h.at, props.lang)}</td>
+          <td>{h.event}</td>
+          <td class="id">{h.subject}</td>
+          <td>{h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}</td>
+        </tr>
       )}
-    </section>
+    />
   );
 }
