@@ -14,7 +14,8 @@ person would see it:
 - a decline ends the agent's request as declined;
 - revoking from Credentials revokes it in the service, and at its status URL, at once;
 - the French UI and French consent text;
-- an accessibility audit (axe-core) of the consent view and every screen;
+- an accessibility audit (axe-core) of the consent view and every screen, each also
+  checked to reflow at 200 % zoom with no sideways scrolling;
 - screenshots of the consent window, Credentials and History in docs/screenshots/;
 - where no keychain answers, the file keystore's passphrase set and then
   unlocked in the window (a mismatch and a wrong passphrase said and retried);
@@ -179,6 +180,26 @@ class Env:
         bad = [v for v in result if v["impact"] in ("serious", "critical")]
         assert not bad, f"{screen}: {json.dumps(bad, indent=1)}"
         print(f"e2e: axe on {screen}: no serious or critical violation ({len(result)} minor)")
+        self.reflow(screen)
+
+    def reflow(self, screen):
+        """Usable at 200 % zoom: zoomed to 200 %, the page reflows into the
+        window with no horizontal scrolling (WCAG 1.4.10), so every control is
+        reachable with the keyboard and seen without scrolling sideways."""
+        measure = ("const d = document.documentElement; d.style.zoom = '2';"
+                   "const r = {scroll: d.scrollWidth, client: d.clientWidth};"
+                   "d.style.zoom = ''; return r;")
+        if not getattr(self, "reflow_probed", False):
+            # The check can fail: content wider than the window is caught.
+            self.js("const p = document.createElement('div'); p.id = 'reflow-probe';"
+                    "p.style.width = '150vw'; p.style.height = '1px'; document.body.appendChild(p);")
+            probe = self.js(measure)
+            self.js("document.getElementById('reflow-probe').remove()")
+            assert probe["scroll"] > probe["client"] + 1, probe
+            self.reflow_probed = True
+        r = self.js(measure)
+        assert r["scroll"] <= r["client"] + 1, f"{screen} at 200 % zoom scrolls sideways: {r}"
+        print(f"e2e: {screen} reflows at 200 % zoom ({r['client']} px wide)")
 
     def violations(self):
         return self.driver.execute_async_script(

@@ -1,6 +1,7 @@
 //! The configuration file (`schcp-status --config FILE`, TOML) and the
 //! environment. `DATABASE_URL`, when set, is the database whatever the file says.
 
+use crate::service::{NamespacePolicy, DEFAULT_MAX_CREDENTIALS};
 use crate::store::DbOptions;
 use serde::Deserialize;
 use status_edge::{RateLimit, StatusOptions, TrustedProxy};
@@ -26,6 +27,30 @@ pub struct FileConfig {
     pub rate_per_second: Option<f64>,
     /// Requests one client may make at once (default 60).
     pub rate_burst: Option<f64>,
+    /// The principals allowed to publish (principal ids or their thumbprints);
+    /// unset: any principal.
+    pub namespaces: Option<Vec<Namespace>>,
+    /// The most credentials one namespace holds at once (default 10 000).
+    pub max_credentials_per_namespace: Option<u32>,
+}
+
+/// A namespace as the file names it: a principal id
+/// (`urn:schcp:principal:jwk-thumbprint:…`) or its bare thumbprint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace(pub String);
+
+impl<'de> Deserialize<'de> for Namespace {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        let thumb = s.strip_prefix(schcp::jwk::PRINCIPAL_PREFIX).unwrap_or(&s);
+        if crate::service::is_thumb(thumb) {
+            Ok(Namespace(thumb.to_owned()))
+        } else {
+            Err(serde::de::Error::custom(format!(
+                "{s:?} is not a principal id or a JWK thumbprint (43 base64url characters)"
+            )))
+        }
+    }
 }
 
 /// The settings a command runs with.
@@ -39,6 +64,8 @@ pub struct Config {
     pub db: DbOptions,
     /// The HTTP edge: body and time bounds, rate limit, trusted proxies.
     pub edge: StatusOptions,
+    /// Who may publish, and how much.
+    pub namespaces: NamespacePolicy,
 }
 
 /// Why the configuration is unusable.
@@ -98,6 +125,10 @@ impl Config {
                 acquire_timeout_ms: defaults.acquire_timeout_ms,
             },
             edge,
+            namespaces: NamespacePolicy {
+                allowed: f.namespaces.map(|n| n.into_iter().map(|n| n.0).collect()),
+                max_credentials: f.max_credentials_per_namespace.unwrap_or(DEFAULT_MAX_CREDENTIALS),
+            },
         }
     }
 }
@@ -125,6 +156,25 @@ mod tests {
         let d = Config::from_file(FileConfig::default(), None);
         assert_eq!(d.edge.rate_limit, Some(RateLimit { per_second: 20.0, burst: 60.0 }));
         assert_eq!(d.listen.to_string(), "127.0.0.1:8450");
+    }
+
+    #[test]
+    fn namespaces_are_principal_ids_or_thumbprints() {
+        let thumb = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";
+        let f: FileConfig = toml::from_str(&format!(
+            "namespaces = [\"urn:schcp:principal:jwk-thumbprint:{thumb}\", \"{thumb}\"]\nmax_credentials_per_namespace = 5"
+        ))
+        .unwrap();
+        let c = Config::from_file(f, None);
+        assert_eq!(c.namespaces.allowed, Some([thumb.to_owned()].into()));
+        assert_eq!(c.namespaces.max_credentials, 5);
+        let open = Config::from_file(FileConfig::default(), None).namespaces;
+        assert_eq!(open, NamespacePolicy { allowed: None, max_credentials: DEFAULT_MAX_CREDENTIALS });
+        for bad in ["urn:schcp:principal:jwk-thumbprint:short", "did:example:123", ""] {
+            let e = toml::from_str::<FileConfig>(&format!("namespaces = [\"{bad}\"]")).unwrap_err();
+            assert!(e.to_string().contains("not a principal id"), "{bad}: {e}");
+        }
+        assert!(toml::from_str::<FileConfig>("max_credentials_per_namespace = -1").is_err());
     }
 
     #[test]

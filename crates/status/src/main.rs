@@ -95,7 +95,7 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
     // The one line a supervisor or a test reads to find the port.
     println!("listening on {addr}");
     std::io::stdout().flush()?;
-    let state = ServiceState::new(pool.clone(), config.edge.clone());
+    let state = ServiceState::new(pool.clone(), config.edge.clone()).with_namespaces(config.namespaces.clone());
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         r = service::serve(listener, state) => r?,

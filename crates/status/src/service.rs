@@ -21,20 +21,55 @@ use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
 use serde_json::json;
 use sqlx::PgPool;
 use status_edge::{ApiError, ClaimOutcome, ClaimRefusal, Edge, StatusOptions};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use tokio::net::TcpListener;
+
+/// Which principals may publish here, and how many credentials each may keep
+/// (docs/hosted-status.md "Namespaces"). Anyone can make a key, so an open
+/// service bounds each namespace; an operator serving known people lists them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespacePolicy {
+    /// The thumbprints allowed to publish; `None`: any principal.
+    pub allowed: Option<BTreeSet<String>>,
+    /// The most credentials one namespace holds at once (purged ones do not count).
+    pub max_credentials: u32,
+}
+
+/// `max_credentials` unless configured: far above what one person's key app
+/// issues while its credentials live, far below what fills a disk.
+pub const DEFAULT_MAX_CREDENTIALS: u32 = 10_000;
+
+impl Default for NamespacePolicy {
+    fn default() -> Self {
+        NamespacePolicy { allowed: None, max_credentials: DEFAULT_MAX_CREDENTIALS }
+    }
+}
+
+impl NamespacePolicy {
+    fn allows(&self, thumb: &str) -> bool {
+        self.allowed.as_ref().is_none_or(|a| a.contains(thumb))
+    }
+}
 
 /// What the routes share. Cheap to clone.
 #[derive(Clone)]
 pub struct ServiceState {
     pool: PgPool,
     edge: Arc<Edge>,
+    namespaces: Arc<NamespacePolicy>,
 }
 
 impl ServiceState {
-    /// The routes over `pool`, bounded by `options`.
+    /// The routes over `pool`, bounded by `options`, open to every namespace
+    /// with the default bound.
     pub fn new(pool: PgPool, options: StatusOptions) -> ServiceState {
-        ServiceState { pool, edge: Edge::new(options) }
+        ServiceState { pool, edge: Edge::new(options), namespaces: Arc::new(NamespacePolicy::default()) }
+    }
+
+    /// The same with `policy` deciding who may publish and how much.
+    pub fn with_namespaces(self, policy: NamespacePolicy) -> ServiceState {
+        ServiceState { namespaces: Arc::new(policy), ..self }
     }
 }
 
@@ -59,7 +94,7 @@ pub async fn serve(listener: TcpListener, state: ServiceState) -> std::io::Resul
 
 /// A thumbprint is SHA-256 in base64url: 43 characters of its alphabet. Any
 /// other namespace names nothing here.
-fn is_thumb(s: &str) -> bool {
+pub(crate) fn is_thumb(s: &str) -> bool {
     s.len() == 43 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
@@ -169,6 +204,9 @@ fn refusal_of(e: UpdateRefusal) -> ApiError {
         UpdateRefusal::UnknownCredential(_) => {
             ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate", message)
         }
+        UpdateRefusal::NamespaceFull(_) => {
+            ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "namespace_full", message)
+        }
         UpdateRefusal::Db(e) => db_failed(e),
     }
 }
@@ -182,6 +220,15 @@ async fn publish(
     body: Body,
 ) -> Result<Response, ApiError> {
     let Path(thumb) = path.map_err(path_refused)?;
+    // Before the body is read: a namespace this service does not serve costs nothing.
+    if !st.namespaces.allows(&thumb) {
+        return Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "NOT_PERMITTED",
+            "namespace_not_allowed",
+            "this status service publishes only for the principals its operator lists",
+        ));
+    }
     if !is_jose(&headers) {
         return Err(ApiError::invalid_request(
             "bad_content_type",
@@ -199,7 +246,17 @@ async fn publish(
     let keep_until = update.replay_keep_until(now);
     let (status, body) = match &update.op {
         Operation::Register(reg) => {
-            match store::register(&st.pool, &thumb, &update.update_jti, keep_until, reg, now).await {
+            match store::register(
+                &st.pool,
+                &thumb,
+                &update.update_jti,
+                keep_until,
+                reg,
+                now,
+                st.namespaces.max_credentials,
+            )
+            .await
+            {
                 Ok(Registered::Created(v)) => (StatusCode::CREATED, view_body(&reg.jti, v)),
                 Ok(Registered::Unchanged(v)) => (StatusCode::OK, view_body(&reg.jti, v)),
                 Err(e) => return Err(refusal_of(e)),

@@ -76,6 +76,9 @@ pub enum UpdateRefusal {
     /// A revoke for a credential never registered.
     #[error("no credential {0:?} is registered in this namespace")]
     UnknownCredential(String),
+    /// The namespace already holds as many credentials as the operator allows.
+    #[error("this namespace already holds {0} credentials, the most this status service keeps for one principal; expired ones are dropped 30 days after they expire")]
+    NamespaceFull(u32),
     /// The database failed.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -216,7 +219,8 @@ async fn first_use(
 }
 
 /// Registers a credential: new → `Created`; the same limits again →
-/// `Unchanged` (a revoked one stays revoked); other limits → `Conflict`.
+/// `Unchanged` (a revoked one stays revoked); other limits → `Conflict`; a
+/// new one in a namespace already holding `max_credentials` → `NamespaceFull`.
 pub async fn register(
     pool: &PgPool,
     thumb: &str,
@@ -224,9 +228,14 @@ pub async fn register(
     keep_until: i64,
     reg: &Registration,
     now: i64,
+    max_credentials: u32,
 ) -> Result<Registered, UpdateRefusal> {
     let mut tx = pool.begin().await?;
     first_use(&mut tx, thumb, update_jti, keep_until, now).await?;
+    // One registration at a time per namespace, so the count after an insert
+    // is exact under concurrency (READ COMMITTED would let two inserts each
+    // count the other out); the lock ends with the transaction.
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))").bind(thumb).execute(&mut *tx).await?;
     let remaining = reg.shared_max().map(i64::from);
     let inserted = sqlx::query(
         "INSERT INTO credentials (thumb, jti, exp, aud, max_bookings, shared_limit, remaining, registered_at)
@@ -244,6 +253,12 @@ pub async fn register(
     .await?
     .rows_affected();
     if inserted == 1 {
+        let (held,): (i64,) =
+            sqlx::query_as("SELECT count(*) FROM credentials WHERE thumb = $1").bind(thumb).fetch_one(&mut *tx).await?;
+        if held > i64::from(max_credentials) {
+            tx.rollback().await?;
+            return Err(UpdateRefusal::NamespaceFull(max_credentials));
+        }
         tx.commit().await?;
         return Ok(Registered::Created(view(false, reg.exp, remaining, now)));
     }

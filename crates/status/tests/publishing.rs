@@ -9,6 +9,7 @@ use common::{answer, client, now, publish, refusal, registration, revocation, sn
 use keyapp::status_api::StatusOptions;
 use reqwest::StatusCode;
 use schcp::status_update::{self, MAX_UPDATE_BYTES};
+use schcp_status::service::NamespacePolicy;
 use serde_json::json;
 
 const MAPLE: &str = "maple-street-auto";
@@ -220,4 +221,67 @@ async fn the_purge_drops_only_what_no_answer_needs() {
     assert_eq!(st, StatusCode::CREATED);
     purge(&s.pool, now()).await.unwrap();
     refused(&s, &p, replay, (StatusCode::CONFLICT, "update_replayed")).await;
+}
+
+fn policy(allowed: Option<&[&Principal]>, max_credentials: u32) -> NamespacePolicy {
+    NamespacePolicy { allowed: allowed.map(|ps| ps.iter().map(|p| p.thumb.clone()).collect()), max_credentials }
+}
+
+async fn server_with(policy: NamespacePolicy) -> InProcess {
+    InProcess::start_with(StatusOptions { rate_limit: None, ..StatusOptions::default() }, policy).await
+}
+
+#[tokio::test]
+async fn a_namespace_the_operator_does_not_list_cannot_publish() {
+    let (listed, other) = (Principal::ed25519(), Principal::ed25519());
+    let s = server_with(policy(Some(&[&listed]), 10)).await;
+    let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
+    // A valid update, correctly signed by its own namespace's key, still refused.
+    refused(&s, &other, other.update(&reg), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
+    refused(&s, &other, "not even a JWS".into(), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
+    let (st, _) = answer(publish(&client(), &s.base(), &listed.thumb, listed.update(&reg)).await).await;
+    assert_eq!(st, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn a_full_namespace_refuses_new_credentials_but_not_retries_or_revocations() {
+    let s = server_with(policy(None, 2)).await;
+    let (p, q) = (Principal::ed25519(), Principal::ed25519());
+    let reg = |jti: &str| registration(jti, &[MAPLE], Some(1), true, now() + 3600);
+    for jti in ["a", "b"] {
+        let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg(jti))).await).await;
+        assert_eq!(st, StatusCode::CREATED, "{jti}");
+    }
+    refused(&s, &p, p.update(&reg("c")), (StatusCode::FORBIDDEN, "namespace_full")).await;
+    // What is already held stays manageable: a retried registration, a revocation.
+    let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg("a"))).await).await;
+    assert_eq!(st, StatusCode::OK);
+    let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&revocation("a"))).await).await;
+    assert_eq!((st, body), (StatusCode::OK, json!({"jti": "a", "status": "revoked"})));
+    // The bound is per namespace.
+    let (st, _) = answer(publish(&client(), &s.base(), &q.thumb, q.update(&reg("c"))).await).await;
+    assert_eq!(st, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn concurrent_registrations_never_overfill_a_namespace() {
+    let s = server_with(policy(None, 3)).await;
+    let p = Principal::ed25519();
+    let updates: Vec<String> =
+        (0..12).map(|i| p.update(&registration(&format!("m{i}"), &[MAPLE], None, false, now() + 3600))).collect();
+    let mut tasks = tokio::task::JoinSet::new();
+    for u in updates {
+        let (base, thumb) = (s.base(), p.thumb.clone());
+        tasks.spawn(async move { publish(&client(), &base, &thumb, u).await.status() });
+    }
+    let answers = tasks.join_all().await;
+    let created = answers.iter().filter(|st| **st == StatusCode::CREATED).count();
+    let full = answers.iter().filter(|st| **st == StatusCode::FORBIDDEN).count();
+    assert_eq!((created, full), (3, 9), "{answers:?}");
+    let held: i64 = sqlx::query_scalar("SELECT count(*) FROM credentials WHERE thumb = $1")
+        .bind(&p.thumb)
+        .fetch_one(&s.pool)
+        .await
+        .unwrap();
+    assert_eq!(held, 3);
 }

@@ -110,10 +110,19 @@ impl Drop for InProcess {
 
 impl InProcess {
     pub(crate) async fn start(options: keyapp::status_api::StatusOptions) -> InProcess {
+        Self::start_with(options, Default::default()).await
+    }
+
+    /// The same, with `policy` deciding who may publish and how much.
+    pub(crate) async fn start_with(
+        options: keyapp::status_api::StatusOptions,
+        policy: schcp_status::service::NamespacePolicy,
+    ) -> InProcess {
         let pool = pool().await;
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let task = tokio::spawn(service::serve(listener, ServiceState::new(pool.clone(), options)));
+        let state = ServiceState::new(pool.clone(), options).with_namespaces(policy);
+        let task = tokio::spawn(service::serve(listener, state));
         InProcess { addr, pool, task }
     }
 
