@@ -183,21 +183,26 @@ class Env:
         self.reflow(screen)
 
     def reflow(self, screen):
-        """Usable at 200 % zoom: zoomed to 200 %, the page reflows into the
-        window with no horizontal scrolling (WCAG 1.4.10), so every control is
-        reachable with the keyboard and seen without scrolling sideways."""
-        measure = ("const d = document.documentElement; d.style.zoom = '2';"
-                   "const r = {scroll: d.scrollWidth, client: d.clientWidth};"
-                   "d.style.zoom = ''; return r;")
-        if not getattr(self, "reflow_probed", False):
-            # The check can fail: content wider than the window is caught.
-            self.js("const p = document.createElement('div'); p.id = 'reflow-probe';"
-                    "p.style.width = '150vw'; p.style.height = '1px'; document.body.appendChild(p);")
-            probe = self.js(measure)
-            self.js("document.getElementById('reflow-probe').remove()")
-            assert probe["scroll"] > probe["client"] + 1, probe
-            self.reflow_probed = True
-        r = self.js(measure)
+        """Usable at 200 % zoom: the window at half its width gives the page the
+        CSS viewport 200 % zoom gives it (media queries included), and the page
+        must reflow into it with no sideways scrolling (WCAG 1.4.10), so every
+        control is reached with the keyboard and seen without scrolling across."""
+        measure = "const d = document.documentElement; return {scroll: d.scrollWidth, client: d.clientWidth};"
+        size = self.driver.get_window_size()
+        self.driver.set_window_size(size["width"] // 2, size["height"])
+        try:
+            wait_for("the narrower window", lambda: self.js("return window.innerWidth") <= size["width"] // 2)
+            if not getattr(self, "reflow_probed", False):
+                # The check can fail: content wider than the window is caught.
+                self.js("const p = document.createElement('div'); p.id = 'reflow-probe';"
+                        "p.style.width = '150vw'; p.style.height = '1px'; document.body.appendChild(p);")
+                probe = self.js(measure)
+                self.js("document.getElementById('reflow-probe').remove()")
+                assert probe["scroll"] > probe["client"] + 1, probe
+                self.reflow_probed = True
+            r = self.js(measure)
+        finally:
+            self.driver.set_window_size(size["width"], size["height"])
         assert r["scroll"] <= r["client"] + 1, f"{screen} at 200 % zoom scrolls sideways: {r}"
         print(f"e2e: {screen} reflows at 200 % zoom ({r['client']} px wide)")
 
