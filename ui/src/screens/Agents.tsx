@@ -1,15 +1,14 @@
-import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
 import { when } from "../format";
 import { ListScreen } from "../ListScreen";
-import { errorText, useLoad } from "../useLoad";
+import { useAction, useLoad } from "../useLoad";
 
 export function Agents(props: { lang: string }) {
   const t = useT();
   const { data, error, reload } = useLoad(api.agents);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, run } = useAction(reload);
   return (
     <ListScreen
       name="agents"
@@ -29,15 +28,7 @@ export function Agents(props: { lang: string }) {
             <ConfirmButton
               label={t("agents-unpair")}
               question={t("agents-unpair-confirm")}
-              onConfirm={async () => {
-                try {
-                  await api.unpair(a.jkt);
-                  setFailure(null);
-                } catch (e) {
-                  setFailure(errorText(e));
-                }
-                reload();
-              }}
+              onConfirm={() => run(() => api.unpair(a.jkt)).then(() => undefined)}
             />
           </td>
         </tr>

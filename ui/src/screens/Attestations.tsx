@@ -3,23 +3,16 @@ import { api } from "../api";
 import { useT } from "../i18n";
 import { when } from "../format";
 import { ListScreen } from "../ListScreen";
-import { errorText, useLoad } from "../useLoad";
+import { useAction, useLoad } from "../useLoad";
 
 export function Attestations(props: { lang: string }) {
   const t = useT();
   const { data, error, reload } = useLoad(api.attestations);
   const [jws, setJws] = useState("");
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, run } = useAction(reload);
   async function add(e: Event) {
     e.preventDefault();
-    try {
-      await api.addAttestation(jws.trim());
-      setJws("");
-      setFailure(null);
-      reload();
-    } catch (err) {
-      setFailure(errorText(err));
-    }
+    if (await run(() => api.addAttestation(jws.trim()))) setJws("");
   }
   return (
     <ListScreen

@@ -3,9 +3,9 @@ import { api, type Contact } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
 import { ListScreen } from "../ListScreen";
-import { errorText, useLoad } from "../useLoad";
+import { useAction, useLoad } from "../useLoad";
 
-function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void }) {
+function Row(props: { c: Contact; run: (act: () => Promise<unknown>) => Promise<boolean> }) {
   const t = useT();
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(props.c.name);
@@ -30,13 +30,7 @@ function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void 
             <button
               type="button"
               onClick={async () => {
-                try {
-                  await api.renameContact(props.c.principal, name);
-                  setEditing(false);
-                  props.reload();
-                } catch (e) {
-                  props.fail(errorText(e));
-                }
+                if (await props.run(() => api.renameContact(props.c.principal, name))) setEditing(false);
               }}
             >
               {t("contacts-save")}
@@ -49,10 +43,7 @@ function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void 
             <ConfirmButton
               label={t("contacts-remove")}
               question={t("contacts-remove-confirm")}
-              onConfirm={async () => {
-                await api.removeContact(props.c.principal).catch((e) => props.fail(errorText(e)));
-                props.reload();
-              }}
+              onConfirm={() => props.run(() => api.removeContact(props.c.principal)).then(() => undefined)}
             />
           </span>
         )}
@@ -64,21 +55,17 @@ function Row(props: { c: Contact; reload: () => void; fail: (m: string) => void 
 export function Contacts() {
   const t = useT();
   const { data, error, reload } = useLoad(api.contacts);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, run } = useAction(reload);
   const [principal, setPrincipal] = useState("");
   const [name, setName] = useState("");
   const [relationship, setRelationship] = useState("");
   async function add(e: Event) {
     e.preventDefault();
-    try {
-      await api.addContact(principal.trim(), name, relationship.trim() === "" ? null : relationship.trim());
+    const rel = relationship.trim() === "" ? null : relationship.trim();
+    if (await run(() => api.addContact(principal.trim(), name, rel))) {
       setPrincipal("");
       setName("");
       setRelationship("");
-      setFailure(null);
-      reload();
-    } catch (err) {
-      setFailure(errorText(err));
     }
   }
   return (
@@ -88,7 +75,7 @@ export function Contacts() {
       error={error ?? failure}
       columns={["col-name", "col-principal", "col-relationship", "col-actions"]}
       row={(c) => (
-        <Row key={c.principal} c={c} reload={reload} fail={setFailure} />
+        <Row key={c.principal} c={c} run={run} />
       )}
     >
       <form class="add" onSubmit={add}>

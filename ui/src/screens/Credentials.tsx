@@ -1,15 +1,14 @@
-import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
 import { when } from "../format";
 import { ListScreen } from "../ListScreen";
-import { errorText, useLoad } from "../useLoad";
+import { useAction, useLoad } from "../useLoad";
 
 export function Credentials(props: { lang: string }) {
   const t = useT();
   const { data, error, reload } = useLoad(api.credentials);
-  const [failure, setFailure] = useState<string | null>(null);
+  const { failure, run } = useAction(reload);
   return (
     <ListScreen
       name="credentials"
@@ -33,15 +32,7 @@ export function Credentials(props: { lang: string }) {
               <ConfirmButton
                 label={t("credentials-revoke")}
                 question={t("credentials-revoke-confirm")}
-                onConfirm={async () => {
-                  try {
-                    await api.revoke(c.jti);
-                    setFailure(null);
-                  } catch (e) {
-                    setFailure(errorText(e));
-                  }
-                  reload();
-                }}
+                onConfirm={() => run(() => api.revoke(c.jti)).then(() => undefined)}
               />
             ) : null}
           </td>
