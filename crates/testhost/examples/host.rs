@@ -116,21 +116,6 @@ fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 fn now() -> i64 {
     Utc::now().timestamp()
 }
@@ -207,15 +192,11 @@ async fn main() {
         }
         ca_path = Some(std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()));
     }
-    let ca_toml = ca_path
+    let ca_file = ca_path
         .as_ref()
-        .map(|p| toml_string(&p.display().to_string()))
-        .unwrap_or_else(|| "\"<the CA file: run with --ca-out FILE>\"".into());
-    let trust_toml = format!(
-        "extra_root_certs = [{ca_toml}]\nresolve = {{ {} = {} }}\n",
-        toml_string(&name),
-        toml_string(&addr.to_string())
-    );
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|| "<the CA file: run with --ca-out FILE>".into());
+    let trust_toml = host.trust_toml(&ca_file);
     let discovery_toml = format!("[discovery]\n{trust_toml}");
     if let Some(path) = &args.trust_out {
         let text = format!(

@@ -275,6 +275,35 @@ impl TestHost {
         (self.shared.config.domain.clone(), self.addr)
     }
 
+    /// The two `[discovery]` settings a key app needs to reach this host: the CA
+    /// file (`ca_file`, holding `ca_pem()`) among its roots, and the host's name
+    /// pinned to its address (the name is not in DNS).
+    pub fn trust_toml(&self, ca_file: &str) -> String {
+        let (name, addr) = self.resolve();
+        format!(
+            "extra_root_certs = [{}]\nresolve = {{ {} = {} }}\n",
+            toml_string(ca_file),
+            toml_string(&name),
+            toml_string(&addr.to_string())
+        )
+    }
+
+    /// A whole key app configuration for a test beside this host: records in
+    /// `dir/data`, English, both listeners on free loopback ports, and this host
+    /// trusted (its CA written to `dir/ca.pem`).
+    pub fn keyapp_test_config(&self, dir: &std::path::Path) -> std::io::Result<String> {
+        let ca = dir.join("ca.pem");
+        std::fs::write(&ca, self.ca_pem())?;
+        Ok(format!(
+            "data_dir = {data}\nlocale = \"en\"\n\
+             [agent_api]\nlisten = \"127.0.0.1:0\"\n\
+             [status_api]\nlisten = \"127.0.0.1:0\"\npublic_base = \"https://keyapp.example\"\n\
+             [discovery]\n{trust}",
+            data = toml_string(&dir.join("data").display().to_string()),
+            trust = self.trust_toml(&ca.display().to_string()),
+        ))
+    }
+
     /// The discovery document as currently served (§2.1).
     pub fn document(&self) -> Value {
         self.shared.document()
@@ -581,4 +610,19 @@ fn padded(mut doc: Value, size: usize) -> Value {
 fn document_response(doc: Value) -> Response<Full<Bytes>> {
     let body = serde_json::to_vec_pretty(&doc).unwrap_or_default();
     response(StatusCode::OK, "application/json", body)
+}
+
+/// A TOML basic string.
+fn toml_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

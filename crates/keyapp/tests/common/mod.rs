@@ -24,26 +24,7 @@ pub(crate) struct Env {
 }
 
 pub(crate) fn config_for(dir: &Path, host: &TestHost) -> Config {
-    let ca = dir.join("ca.pem");
-    std::fs::write(&ca, host.ca_pem()).unwrap();
-    let (domain, addr) = host.resolve();
-    let text = format!(
-        r#"
-data_dir = "{data}"
-locale = "en"
-[agent_api]
-listen = "127.0.0.1:0"
-[status_api]
-listen = "127.0.0.1:0"
-public_base = "https://keyapp.example"
-[discovery]
-extra_root_certs = ["{ca}"]
-resolve = {{ "{domain}" = "{addr}" }}
-"#,
-        data = dir.join("data").display(),
-        ca = ca.display()
-    );
-    Config::parse(&text, Path::new("test.toml")).unwrap()
+    Config::parse(&host.keyapp_test_config(dir).unwrap(), Path::new("test.toml")).unwrap()
 }
 
 pub(crate) async fn start() -> Env {
