@@ -145,23 +145,7 @@ fn attention_points_at_the_deadline_and_not_at_the_bookers_reconfirmation() {
 }
 
 fn management() -> ManagementMandateRequest {
-    ManagementMandateRequest {
-        agent_name: "Calendar Assistant".into(),
-        booking: BookingSummary {
-            booking_id: "b_7Qx2".into(),
-            iss: "maple-street-auto".into(),
-            host_name: Some("Maple Street Auto".into()),
-            tz: Some("America/Toronto".into()),
-            domain: Some(domain("maplestreetauto.example")),
-            service_name: "Synthetic oil change".into(),
-            resource_name: None,
-            start: "2026-10-15T13:00:00-04:00".into(),
-            end: Some("2026-10-15T13:45:00-04:00".into()),
-            place: None,
-        },
-        scope: vec![Action::Reschedule, Action::Cancel],
-        exp: 1_792_089_900,
-    }
+    oil_change_management(vec![Action::Reschedule, Action::Cancel])
 }
 
 #[test]

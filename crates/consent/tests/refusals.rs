@@ -8,23 +8,7 @@ use schcp_consent::claims::*;
 use schcp_consent::*;
 
 fn management(scope: Vec<Action>) -> ConsentRequest {
-    ConsentRequest::ManagementMandate(ManagementMandateRequest {
-        agent_name: "Calendar Assistant".into(),
-        booking: BookingSummary {
-            booking_id: "b_7Qx2".into(),
-            iss: "maple-street-auto".into(),
-            host_name: Some("Maple Street Auto".into()),
-            tz: Some("America/Toronto".into()),
-            domain: Some(domain("maplestreetauto.example")),
-            service_name: "Synthetic oil change".into(),
-            resource_name: None,
-            start: "2026-10-15T13:00:00-04:00".into(),
-            end: Some("2026-10-15T13:45:00-04:00".into()),
-            place: None,
-        },
-        scope,
-        exp: 1_792_089_900,
-    })
+    ConsentRequest::ManagementMandate(oil_change_management(scope))
 }
 
 #[test]

@@ -255,23 +255,7 @@ fn open_mandate_without_constraints() {
 
 #[test]
 fn management_mandate() {
-    let req = ManagementMandateRequest {
-        agent_name: "Calendar Assistant".into(),
-        booking: BookingSummary {
-            booking_id: "b_7Qx2".into(),
-            iss: "maple-street-auto".into(),
-            host_name: Some("Maple Street Auto".into()),
-            tz: Some("America/Toronto".into()),
-            domain: Some(domain("maplestreetauto.example")),
-            service_name: "Synthetic oil change".into(),
-            resource_name: None,
-            start: "2026-10-15T13:00:00-04:00".into(),
-            end: Some("2026-10-15T13:45:00-04:00".into()),
-            place: None,
-        },
-        scope: vec![Action::Reschedule, Action::Cancel],
-        exp: 1_792_089_900,
-    };
+    let req = oil_change_management(vec![Action::Reschedule, Action::Cancel]);
     check("management_mandate", &ConsentRequest::ManagementMandate(req), &Contacts::new());
 }
 

@@ -260,6 +260,27 @@ pub(crate) fn oil_change_mandate() -> OpenMandateRequest {
     }
 }
 
+/// A management mandate (§5.10) over the oil change booked at Maple Street Auto.
+pub(crate) fn oil_change_management(scope: Vec<Action>) -> ManagementMandateRequest {
+    ManagementMandateRequest {
+        agent_name: "Calendar Assistant".into(),
+        booking: BookingSummary {
+            booking_id: "b_7Qx2".into(),
+            iss: "maple-street-auto".into(),
+            host_name: Some("Maple Street Auto".into()),
+            tz: Some("America/Toronto".into()),
+            domain: Some(domain("maplestreetauto.example")),
+            service_name: "Synthetic oil change".into(),
+            resource_name: None,
+            start: "2026-10-15T13:00:00-04:00".into(),
+            end: Some("2026-10-15T13:45:00-04:00".into()),
+            place: None,
+        },
+        scope,
+        exp: 1_792_089_900,
+    }
+}
+
 /// §7.9's rule: weekend playdates, signed by Priya.
 pub(crate) fn weekend_rule() -> RuleRequest {
     RuleRequest {
