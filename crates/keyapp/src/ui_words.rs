@@ -1,8 +1,8 @@
-//! The few words of the person's surfaces the service itself supplies: a
-//! credential's "revocation not yet published" (issue 12), from the window's
-//! own catalogue `locales/{en,fr}/ui.ftl`, and why something the person did
-//! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`. The terminal
-//! and the desktop show the same words, in the person's language.
+//! The few words of the person's surfaces the service itself supplies, in the
+//! person's language: a credential's "revocation not yet published" (issue 12),
+//! from the window's own catalogue `locales/{en,fr}/ui.ftl`, which the terminal
+//! and the desktop show alike; and why something the person did in a window
+//! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`.
 
 use crate::service::ServiceError;
 use fluent_bundle::concurrent::FluentBundle;
@@ -49,9 +49,9 @@ pub fn text(language: Language, id: &str) -> String {
 /// Why `error` refused what the person did, as the person reads it in
 /// `language`. The service's own message is written for agent developers and
 /// in English; the person gets the catalogue's sentence for the refusal's
-/// reason, then a sentence for its code, and only then (English) the
-/// service's message, or (another language) a sentence naming the reason
-/// around it.
+/// reason, else (a verification failure) one naming the reason, and only then
+/// the service's message: as it is in English, inside a sentence naming the
+/// reason in another language.
 pub fn refusal(language: Language, error: &ServiceError) -> String {
     let api = error.to_api();
     let mut args = FluentArgs::new();
