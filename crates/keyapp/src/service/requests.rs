@@ -312,7 +312,7 @@ impl Service {
     /// registered with the hosted status service, if it has one there.
     async fn as_agent_sees_it(&self, mut v: RequestView) -> Result<RequestView, ServiceError> {
         if v.status == RequestStatus::Approved
-            && crate::store::outbox::registration_pending(self.store(), &v.request_id).await?
+            && crate::store::outbox::withheld_from_agent(self.store(), &v.request_id).await?
         {
             v.status = RequestStatus::Pending;
             v.result = None;

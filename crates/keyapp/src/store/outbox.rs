@@ -184,18 +184,29 @@ pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
     Ok(at)
 }
 
-/// Whether a credential request `request_id` issued still waits for its
-/// registration: its credential must not reach the agent before a host could
-/// find it at its status URL (issue 12).
-pub async fn registration_pending(store: &Store, request_id: &str) -> Result<bool, StoreError> {
-    let (pending,): (bool,) = sqlx::query_as(
-        "SELECT EXISTS (SELECT 1 FROM status_outbox o JOIN credentials c ON c.jti = o.jti
-                        WHERE c.request_id = ? AND o.op = 'register' AND o.acked_at IS NULL)",
+/// Whether the credential request `request_id` issued is still withheld from
+/// its agent. It is until the hosted service has its registration: it must not
+/// reach the agent before a host could find it at its status URL (issue 12).
+/// And a credential the person revoked before it was ever handed over stays
+/// withheld until the service has the revocation too; otherwise the agent
+/// would get it while hosts still read "active". A revocation recorded in the
+/// second the registration was acknowledged counts as before: the agent may
+/// see its request go back to waiting for that moment, never an unpublished
+/// revocation.
+pub async fn withheld_from_agent(store: &Store, request_id: &str) -> Result<bool, StoreError> {
+    let (withheld,): (bool,) = sqlx::query_as(
+        "SELECT EXISTS (
+             SELECT 1 FROM credentials c
+               JOIN status_outbox reg ON reg.jti = c.jti AND reg.op = 'register'
+               LEFT JOIN status_outbox rev ON rev.jti = c.jti AND rev.op = 'revoke'
+              WHERE c.request_id = ?
+                AND (reg.acked_at IS NULL
+                     OR (rev.id IS NOT NULL AND rev.acked_at IS NULL AND rev.created_at <= reg.acked_at)))",
     )
     .bind(request_id)
     .fetch_one(store.pool())
     .await?;
-    Ok(pending)
+    Ok(withheld)
 }
 
 #[cfg(test)]
@@ -272,8 +283,8 @@ mod tests {
             (d.exp, d.aud.clone(), d.max_bookings, d.shared_limit),
             (NOW + 3600, vec!["h1".into(), "h2".into()], Some(3), true)
         );
-        assert!(registration_pending(&s, "rq_m1").await.unwrap());
-        assert!(!registration_pending(&s, "rq_other").await.unwrap());
+        assert!(withheld_from_agent(&s, "rq_m1").await.unwrap());
+        assert!(!withheld_from_agent(&s, "rq_other").await.unwrap());
 
         // An outbox row for a credential that does not exist is refused.
         let mut conn = s.pool().acquire().await.unwrap();
@@ -292,13 +303,29 @@ mod tests {
         assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 2).await.unwrap(), RevokeOutcome::AlreadyRevoked);
         assert_eq!(rows(&s).await, 2);
 
+        assert!(withheld_from_agent(&s, "rq_m1").await.unwrap());
         assert!(acknowledge(&s, first[0].id, NOW + 10).await.unwrap());
+        // Revoked before it was ever handed over: hosts still read "active"
+        // until the revocation is published, so the agent still waits.
+        assert!(withheld_from_agent(&s, "rq_m1").await.unwrap());
         let next = due(&s, NOW + 10, 10).await.unwrap();
         assert_eq!(next.iter().map(|d| (d.jti.as_str(), d.op)).collect::<Vec<_>>(), [("m1", Op::Revoke)]);
         assert_eq!(next[0].base, BASE);
         assert!(acknowledge(&s, next[0].id, NOW + 11).await.unwrap());
+        assert!(!withheld_from_agent(&s, "rq_m1").await.unwrap(), "published as revoked: handed over");
         assert!(due(&s, NOW + 100, 10).await.unwrap().is_empty());
         assert_eq!(next_due_at(&s).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_credential_revoked_after_it_was_handed_over_is_not_withheld_again() {
+        let (_d, s) = store().await;
+        issue(&s, "m1").await;
+        let reg = due(&s, NOW, 10).await.unwrap().remove(0);
+        assert!(acknowledge(&s, reg.id, NOW).await.unwrap());
+        assert!(!withheld_from_agent(&s, "rq_m1").await.unwrap());
+        assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 5).await.unwrap(), RevokeOutcome::Revoked);
+        assert!(!withheld_from_agent(&s, "rq_m1").await.unwrap(), "the agent may already hold it");
     }
 
     #[tokio::test]
@@ -361,6 +388,6 @@ mod tests {
         enqueue_register(&mut conn, "m1", BASE, NOW + 7).await.unwrap();
         assert_eq!(rows(&s).await, 1);
         assert!(due(&s, NOW + 100, 10).await.unwrap().is_empty());
-        assert!(!registration_pending(&s, "rq_m1").await.unwrap());
+        assert!(!withheld_from_agent(&s, "rq_m1").await.unwrap());
     }
 }
