@@ -1,10 +1,11 @@
-//! The window's own words, from `locales/{en,fr}/ui.ftl`, formatted with the
-//! same Fluent library the consent text uses: one source of truth, no second
-//! i18n system in the window. The window gets every message already formatted
-//! (none of the window's messages take arguments); the tray's and the
-//! notifications' messages take arguments and are formatted here.
+//! The window's own words, from `locales/{en,fr}/ui.ftl`, formatted by
+//! `keyapp::ui_words` with the same Fluent library the consent text uses: one
+//! source of truth, no second i18n system in the window. The window gets every
+//! message already formatted (none of the window's messages take arguments);
+//! the tray's and the notifications' messages take arguments and are
+//! formatted here.
 
-use fluent_bundle::{FluentArgs, FluentBundle, FluentResource};
+use fluent_bundle::{FluentArgs, FluentResource};
 use schcp_consent::Language;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -48,52 +49,36 @@ impl UiLanguage {
 
     /// One message with arguments (tray, notifications).
     pub fn format(&self, id: &str, args: &[(&str, fluent_bundle::FluentValue<'_>)]) -> String {
-        let (bundle, _) = bundle(self.get());
         let mut fa = FluentArgs::new();
         for (k, v) in args {
             fa.set(*k, v.clone());
         }
-        format_message(&bundle, id, Some(&fa))
+        keyapp::ui_words::text_with(self.get(), id, &fa)
     }
 }
 
-fn source(language: Language) -> &'static str {
-    match language.tag() {
+/// The ids of the window's messages: those of ui.ftl (the service's refusals,
+/// in the same catalogue, are not the window's to list).
+fn message_ids(language: Language) -> Vec<String> {
+    let source = match language.tag() {
         "fr" => FR,
         _ => EN,
-    }
-}
-
-fn bundle(language: Language) -> (FluentBundle<FluentResource>, Vec<String>) {
-    let resource = FluentResource::try_new(source(language).to_owned())
+    };
+    let resource = FluentResource::try_new(source.to_owned())
         .unwrap_or_else(|(_, errors)| panic!("locales/{}/ui.ftl does not parse: {errors:?}", language.tag()));
-    let ids = resource
+    resource
         .entries()
         .filter_map(|e| match e {
             fluent_syntax::ast::Entry::Message(m) => Some(m.id.name.to_owned()),
             _ => None,
         })
-        .collect();
-    let langid: unic_langid::LanguageIdentifier = language.tag().parse().expect("en and fr are language tags");
-    let mut bundle = FluentBundle::new(vec![langid]);
-    // Plain text for the window's textContent: no Unicode isolation marks.
-    bundle.set_use_isolating(false);
-    bundle.add_resource(resource).expect("one resource, no duplicate ids");
-    (bundle, ids)
-}
-
-fn format_message(bundle: &FluentBundle<FluentResource>, id: &str, args: Option<&FluentArgs<'_>>) -> String {
-    let Some(pattern) = bundle.get_message(id).and_then(|m| m.value()) else {
-        return id.to_owned();
-    };
-    let mut errors = Vec::new();
-    bundle.format_pattern(pattern, args, &mut errors).into_owned()
+        .collect()
 }
 
 /// Every message of `language`, formatted.
 pub fn strings(language: Language) -> UiStrings {
-    let (bundle, ids) = bundle(language);
-    let strings = ids.iter().map(|id| (id.clone(), format_message(&bundle, id, None))).collect();
+    let strings =
+        message_ids(language).into_iter().map(|id| (id.clone(), keyapp::ui_words::text(language, &id))).collect();
     UiStrings { lang: language.tag(), strings }
 }
 

@@ -46,6 +46,12 @@ pub fn text(language: Language, id: &str) -> String {
     format(language, id, None).unwrap_or_else(|| id.to_owned())
 }
 
+/// Message `id` with `args` in `language` (the tray's and the notifications'
+/// words); the id itself if the catalogue lacks it.
+pub fn text_with(language: Language, id: &str, args: &FluentArgs<'_>) -> String {
+    format(language, id, Some(args)).unwrap_or_else(|| id.to_owned())
+}
+
 /// Why `error` refused what the person did, as the person reads it in
 /// `language`. The service's own message is written for agent developers and
 /// in English; the person gets the catalogue's sentence for the refusal's
