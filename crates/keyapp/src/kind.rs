@@ -64,18 +64,18 @@ impl RequestKind {
     /// contract or an acceptance is read by the members' calendars, never from
     /// here (§5.12), so nobody could learn of a revocation.
     pub fn revocable(self) -> bool {
-        matches!(
-            self,
-            RequestKind::Mandate
-                | RequestKind::ClosedMandate
-                | RequestKind::ManagementMandate
-                | RequestKind::Invitation
-        )
+        self.issues_mandate()
     }
 
     /// Whether its credential names hosts in `aud`; a rule names an agent key
     /// instead (§7.9), and contracts and acceptances name members.
     pub fn has_audience(self) -> bool {
+        self.issues_mandate()
+    }
+
+    /// Whether its credential is a mandate (§5.2, §5.3, §5.10): one a host
+    /// reads, named in `aud` and checked at its status URL.
+    fn issues_mandate(self) -> bool {
         matches!(
             self,
             RequestKind::Mandate

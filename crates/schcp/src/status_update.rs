@@ -577,15 +577,17 @@ mod tests {
         assert!(matches!(err, UpdateCheck::NotJws(JwsError::BadJson { .. })), "{err:?}");
     }
 
+    /// The good payload with `edit` made, signed by `s` and verified in its namespace.
+    fn verify_edited(s: &dyn Signer, edit: &dyn Fn(&mut Value)) -> Result<VerifiedUpdate, UpdateCheck> {
+        let mut p = good_payload(s);
+        edit(&mut p);
+        verify(&raw(s, &hdr(s), &p), &thumb(s), NOW)
+    }
+
     #[test]
     fn register_and_revoke_shapes() {
         let s = ed(1);
-        let t = thumb(&s);
-        let check = |edit: &dyn Fn(&mut Value)| {
-            let mut p = good_payload(&s);
-            edit(&mut p);
-            verify(&raw(&s, &hdr(&s), &p), &t, NOW)
-        };
+        let check = |edit: &dyn Fn(&mut Value)| verify_edited(&s, edit);
         for m in ["exp", "aud", "shared_limit"] {
             let err = check(&|p: &mut Value| {
                 p["credential"].as_object_mut().unwrap().remove(m);
@@ -611,12 +613,7 @@ mod tests {
     #[test]
     fn ids_and_aud_are_checked() {
         let s = ed(1);
-        let t = thumb(&s);
-        let check = |edit: &dyn Fn(&mut Value)| {
-            let mut p = good_payload(&s);
-            edit(&mut p);
-            verify(&raw(&s, &hdr(&s), &p), &t, NOW)
-        };
+        let check = |edit: &dyn Fn(&mut Value)| verify_edited(&s, edit);
         let bad: [&dyn Fn(&mut Value); 7] = [
             &|p| p["jti"] = json!(""),
             &|p| p["credential"]["jti"] = json!(""),

@@ -11,8 +11,8 @@ use super::pipeline::{
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::claims::{
-    Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, Constraints, OfferKind, Participant,
-    ParticipantRole, ParticipantStatus, Window,
+    Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferKind, Participant, ParticipantRole,
+    ParticipantStatus,
 };
 use schcp::issue::{self, RootMandate};
 use schcp::jwk::Jwk;
@@ -272,23 +272,12 @@ pub(super) async fn issue(
     // Again at the person's yes: a deadline or start that passed while they
     // read it is not answered.
     let v = check(offer, receipt, svc.principal(), now)?;
-    let c = &v.offer.claims;
     let booking_id = v.receipt.claims.booking.booking_id.clone();
     // §5.3 "Closed mandates", §5.10 "Answering": respond takes any scope, but
     // its constraints still apply. One action, the booking alone, this exact
     // contract, its slot and its total: nothing else can be done with it.
-    let constraints = Constraints {
-        services: Some(vec![c.service.id.clone()]),
-        window: Some(Window {
-            not_before: c.slot.start.clone(),
-            not_after: c.slot.end.clone().unwrap_or_else(|| c.slot.start.clone()),
-        }),
-        max_price: c.total.clone(),
-        max_bookings: None,
-        shared_limit: None,
-        offer_sha256: Some(v.offer.offer_sha256.clone()),
-        bookings: Some(vec![booking_id.clone()]),
-    };
+    let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
+    constraints.bookings = Some(vec![booking_id.clone()]);
     let start = schcp::datetime::parse_date_time(&v.receipt.claims.booking.start)
         .map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?
         .timestamp();
