@@ -125,6 +125,7 @@ confirm-no = No
 
 attention-unverified_identity = The host's identity is not verified: it is named only as it names itself.
 attention-price = A price is stated:
+attention-price_limit = A limit on each booking’s all-in total, not a price:
 attention-place_away = The place is not at the host's own address:
 attention-reconfirmation = You will be asked to reconfirm; if you stay silent:
 attention-answer_by = Your answer has a deadline, and a default if you do not give it:
@@ -159,3 +160,7 @@ unlock-wrong = That passphrase does not unlock the key. Try again.
 unlock-mismatch = The two passphrases are not the same. Type them again.
 unlock-empty = The passphrase cannot be empty.
 unlock-failed = The key app could not start:
+
+## The consent window: what the person reads cannot be swapped or buried.
+consent-announce = Another request is waiting. It will not replace this one until you choose to see it.
+consent-announce-show = Show the other request

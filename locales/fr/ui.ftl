@@ -124,6 +124,7 @@ confirm-no = Non
 
 attention-unverified_identity = L’identité de l’hôte n’est pas vérifiée : il n’est nommé que comme il se nomme lui-même.
 attention-price = Un prix est indiqué :
+attention-price_limit = Une limite du total tout compris de chaque réservation, pas un prix :
 attention-place_away = Le lieu n’est pas à l’adresse de l’hôte :
 attention-reconfirmation = On vous demandera de reconfirmer ; si vous ne répondez pas :
 attention-answer_by = Votre réponse a une échéance, et une règle par défaut si vous ne la donnez pas :
@@ -158,3 +159,7 @@ unlock-wrong = Cette phrase de passe ne déverrouille pas la clé. Réessayez.
 unlock-mismatch = Les deux phrases de passe diffèrent. Tapez-les à nouveau.
 unlock-empty = La phrase de passe ne peut pas être vide.
 unlock-failed = L’appli n’a pas pu démarrer :
+
+## La fenêtre de consentement : ce que la personne lit ne peut être remplacé ni enfoui.
+consent-announce = Une autre demande attend. Elle ne remplacera celle-ci que si vous choisissez de la voir.
+consent-announce-show = Voir l’autre demande

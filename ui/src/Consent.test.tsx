@@ -7,14 +7,16 @@ import type { Prompt } from "./api";
 
 const calls: { answer: [string, boolean][] } = { answer: [] };
 let current: Prompt;
+/** Other requests by id (the one the window was raised for, a newer one). */
+let others: Record<string, Prompt> = {};
 let waiting = true;
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
 
 vi.mock("./api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
-    pending: async () => (waiting ? [{ id: current.id }] : []),
-    prompt: async () => ({ ...current }),
+    pending: async () => (waiting ? [{ id: current.id }, ...Object.keys(others).map((id) => ({ id }))] : []),
+    prompt: async (id: string) => ({ ...(others[id] ?? current) }),
     answer: async (id: string, approve: boolean) => {
       calls.answer.push([id, approve]);
       return answerResult();
@@ -44,24 +46,46 @@ function prompt(over: Partial<Prompt> = {}): Prompt {
   };
 }
 
-async function mount() {
-  render(
-    <StringsContext.Provider value={{ "consent-approve": "Approve", "consent-decline": "Decline" }}>
-      <ConsentView />
-    </StringsContext.Provider>,
+const STRINGS = { "consent-approve": "Approve", "consent-decline": "Decline" };
+
+function view(requestedId?: string) {
+  return (
+    <StringsContext.Provider value={STRINGS}>
+      <ConsentView requestedId={requestedId} />
+    </StringsContext.Provider>
   );
+}
+
+/** Renders the window (raised for `requestedId`); returns how to raise it again for another. */
+async function mount(requestedId?: string) {
+  const { rerender } = render(view(requestedId));
   // Let the pending → prompt loads settle.
+  await settle();
+  return async (id: string) => {
+    rerender(view(id));
+    await settle();
+  };
+}
+
+async function settle(ms = 0) {
   await act(async () => {
-    await vi.advanceTimersByTimeAsync(0);
+    await vi.advanceTimersByTimeAsync(ms);
   });
 }
 
 const approve = () => screen.getByRole("button", { name: "Approve" }) as HTMLButtonElement;
 
+/** A pointer's click as a browser makes it: the press, then the click (`detail` clicks in a row). */
+function press(el: HTMLElement, detail = 1) {
+  fireEvent.pointerDown(el);
+  fireEvent.click(el, { detail });
+}
+
 beforeEach(() => {
   vi.useFakeTimers();
   vi.spyOn(document, "hasFocus").mockReturnValue(true);
   calls.answer = [];
+  others = {};
   waiting = true;
   current = prompt();
   answerResult = async () => ({ status: "approved" });
@@ -145,7 +169,7 @@ describe("the consent view", () => {
     // Neither button is a default: no submit buttons, nothing autofocused.
     expect(document.querySelectorAll('button[type="submit"], [autofocus]').length).toBe(0);
 
-    fireEvent.click(approve(), { detail: 1 });
+    press(approve());
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
@@ -173,7 +197,7 @@ describe("the consent view", () => {
       current = prompt({ status: "expired" });
       throw { code: "INVALID_STATE", reason: "not_pending", message: "the request is expired, not pending" };
     };
-    fireEvent.click(approve(), { detail: 1 });
+    press(approve());
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
@@ -236,10 +260,153 @@ describe("the consent view", () => {
     await act(async () => {
       await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
     });
-    fireEvent.click(approve(), { detail: 1 });
+    press(approve());
     await act(async () => {
       await vi.advanceTimersByTimeAsync(0);
     });
     expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+});
+
+describe("the Approve delay against a burst of presses", () => {
+  it("restarts on every pointer press or key press while Approve is disabled", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS - 100);
+    fireEvent.pointerDown(approve());
+    await settle(200);
+    // Enabled a full delay after the press, not after the window opened.
+    expect(approve().disabled).toBe(true);
+    fireEvent.keyDown(document.body, { key: "a" });
+    await settle(APPROVE_DELAY_MS - 10);
+    expect(approve().disabled).toBe(true);
+    await settle(20);
+    expect(approve().disabled).toBe(false);
+    // Once enabled, a key press does not disable it again.
+    fireEvent.keyDown(document.body, { key: "a" });
+    await settle(0);
+    expect(approve().disabled).toBe(false);
+  });
+
+  it("never approves on a burst of clicks that starts when the window pops up", async () => {
+    await mount();
+    // One click every 100 ms from the moment the window shows, for 1.5 s:
+    // the click at t = 1000 ms once approved.
+    for (let at = 0; at <= 1500; at += 100) {
+      press(approve());
+      await settle(100);
+      expect(approve().disabled).toBe(true);
+    }
+    expect(calls.answer).toEqual([]);
+    // The burst over, the delay runs out; a deliberate click then approves.
+    await settle(APPROVE_DELAY_MS);
+    expect(approve().disabled).toBe(false);
+    press(approve());
+    await settle(0);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+
+  it("needs the press itself after Approve was enabled", async () => {
+    await mount();
+    await settle(500);
+    // Pressed while disabled (held down), released once enabled: no approval.
+    fireEvent.pointerDown(approve());
+    await settle(APPROVE_DELAY_MS + 10);
+    expect(approve().disabled).toBe(false);
+    fireEvent.click(approve(), { detail: 1 });
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+    // A press elsewhere, then a click on Approve: not its own press either.
+    fireEvent.pointerDown(document.getElementById("consent-text")!);
+    fireEvent.click(approve(), { detail: 1 });
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+    press(approve());
+    await settle(0);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+
+  it("does not approve on a double or triple click", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    press(approve(), 2);
+    press(approve(), 3);
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+    expect(approve().disabled).toBe(false);
+  });
+});
+
+describe("the request on screen is the one answered", () => {
+  const NEW = "Book a haircut with Fades on Queen, Friday 16 October 2026, 10:00–10:30 a.m. Eastern time.";
+
+  it("announces a new request beside a pending one, and Approve carries the shown id", async () => {
+    const raise = await mount("rq_1");
+    await settle(APPROVE_DELAY_MS + 10);
+    expect(approve().disabled).toBe(false);
+    // A new request raises the window between render and click.
+    others = { rq_2: prompt({ id: "rq_2", consent_text: NEW, agent_name: "Other Assistant" }) };
+    await raise("rq_2");
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(approve().dataset.requestId).toBe("rq_1");
+    const announce = document.getElementById("consent-announce")!;
+    expect(announce.dataset.requestId).toBe("rq_2");
+    // Not swapped, so the delay did not restart either.
+    expect(approve().disabled).toBe(false);
+    press(approve());
+    await settle(0);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    // The person chooses to see the new one; it comes with its own delay.
+    fireEvent.click(document.getElementById("consent-announce-show")!);
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
+    expect(document.getElementById("consent-announce")).toBeNull();
+    expect(approve().disabled).toBe(true);
+  });
+
+  it("refuses a click whose button names another request than the text on screen", async () => {
+    await mount("rq_1");
+    await settle(APPROVE_DELAY_MS + 10);
+    const button = approve();
+    button.dataset.requestId = "rq_2";
+    press(button);
+    const decline = screen.getByRole("button", { name: "Decline" }) as HTMLButtonElement;
+    decline.dataset.requestId = "rq_2";
+    fireEvent.click(decline, { detail: 1 });
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+  });
+
+  it("replaces an answered request at once with the one that raised the window", async () => {
+    const raise = await mount("rq_1");
+    await settle(APPROVE_DELAY_MS + 10);
+    press(approve());
+    await settle(0);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
+    others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
+    await raise("rq_2");
+    expect(document.getElementById("consent-notice")).toBeNull();
+    expect(document.getElementById("consent-announce")).toBeNull();
+    expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
+    expect(approve().dataset.requestId).toBe("rq_2");
+    expect(approve().disabled).toBe(true);
+  });
+
+  it("replaces an expired request at once, found by looking for new requests", async () => {
+    await mount("rq_1");
+    current = prompt({ status: "expired" });
+    await settle(1100);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
+    others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
+    await settle(1100);
+    expect(document.getElementById("consent-notice")).toBeNull();
+    expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
+  });
+
+  it("announces, never shows, a new request found while a pending one is on screen", async () => {
+    await mount("rq_1");
+    others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
+    await settle(1100);
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(document.getElementById("consent-announce")!.dataset.requestId).toBe("rq_2");
   });
 });

@@ -1,15 +1,22 @@
 // The consent window. What it guards against: a click or key press meant for
-// another window (a stolen focus) turning into a signature. So there is no
-// default button, Enter and Space never approve, and Approve is enabled only
-// once the text has been on screen for APPROVE_DELAY_MS while this window has
-// the focus. A request withdrawn or expired while shown becomes a notice; the
+// another window (a stolen focus), or a burst of clicks that starts as the
+// window pops up, turning into a signature, and a request swapped under the
+// person's pointer. So there is no default button, Enter and Space never
+// approve, and Approve is enabled only once the text has been on screen for
+// APPROVE_DELAY_MS, with this window focused and no pointer or key pressed in
+// that time (every press while it is disabled starts the delay again). It
+// approves only on a single click whose own press came after it was enabled,
+// and always the request whose text is on screen: the id travels with the
+// click. The window shows the request that raised it; a new one replaces an
+// answered or expired one at once, but never a pending one, beside which it is
+// announced. A request withdrawn or expired while shown becomes a notice; the
 // service refuses to sign anything not pending in any case.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, isCommandError, type Prompt } from "./api";
 import { useT } from "./i18n";
 
 export const APPROVE_DELAY_MS = 1000;
-/** How often a shown request's status is checked (withdrawn, expired). */
+/** How often a shown request's status, and new requests, are checked. */
 export const POLL_MS = 1000;
 
 type Done = { kind: "approved" | "declined" } | { kind: "gone"; status: string } | { kind: "error"; message: string };
@@ -56,23 +63,31 @@ export function ConsentView(props: { requestedId?: string }) {
   const [, setTick] = useState(0);
   const [label, setLabel] = useState("");
   const [busy, setBusy] = useState(false);
+  /** Requests that arrived while a pending one was shown, oldest first. */
+  const [announced, setAnnounced] = useState<string[]>([]);
   const focused = usePageFocus();
+  /** Ids already pending when looked at, so only a new one is an arrival. */
+  const known = useRef(new Set<string>());
+  /** When the last pointer press was, and whether it was on Approve. */
+  const lastPress = useRef<{ at: number; onApprove: boolean } | null>(null);
+  // What the listeners and the click handlers read: this render's values.
+  const live = useRef({ prompt, done, shownSince, focused });
+  live.current = { prompt, done, shownSince, focused };
 
   async function loadNext(preferred?: string) {
     setDone(null);
     setPrompt(null);
     setEmpty(false);
-    let id = preferred;
-    if (!id) {
-      const pending = await api.pending();
-      id = pending[0]?.id;
-    }
+    const pending = await api.pending();
+    for (const p of pending) known.current.add(p.id);
+    const id = preferred ?? pending[0]?.id;
     if (!id) {
       setEmpty(true);
       return;
     }
-    const p = await api.prompt(id);
-    show(p);
+    known.current.add(id);
+    setAnnounced((a) => a.filter((x) => x !== id));
+    show(await api.prompt(id));
   }
 
   function show(p: Prompt) {
@@ -81,21 +96,61 @@ export function ConsentView(props: { requestedId?: string }) {
     if (p.status !== "pending") setDone({ kind: "gone", status: p.status });
   }
 
+  const fail = (e: unknown) => setDone({ kind: "error", message: String((e as { message?: string })?.message ?? e) });
+
+  /** A request raised this window: shown at once unless a pending one is on screen. */
+  function arrive(id: string) {
+    known.current.add(id);
+    const { prompt: shown, done: answered } = live.current;
+    if (shown?.id === id) return;
+    if (!shown || answered) {
+      loadNext(id).catch(fail);
+    } else {
+      setAnnounced((a) => (a.includes(id) ? a : [...a, id]));
+    }
+  }
+
+  const mounted = useRef(false);
   useEffect(() => {
-    loadNext(props.requestedId).catch((e) => setDone({ kind: "error", message: String(e?.message ?? e) }));
+    if (!mounted.current) {
+      mounted.current = true;
+      loadNext(props.requestedId).catch(fail);
+    } else if (props.requestedId) {
+      arrive(props.requestedId);
+    }
   }, [props.requestedId]);
 
   // The delay restarts whenever the text changes or the window regains focus.
   useEffect(() => {
     if (prompt && focused) setShownSince(Date.now());
     else setShownSince(null);
-  }, [prompt?.consent_text, focused]);
+  }, [prompt?.id, prompt?.consent_text, focused]);
 
   useEffect(() => {
     if (shownSince === null) return;
     const timer = setTimeout(() => setTick((n) => n + 1), APPROVE_DELAY_MS);
     return () => clearTimeout(timer);
   }, [shownSince]);
+
+  // Every press while Approve is disabled starts its delay again, so a burst
+  // of clicks or keys never runs into the moment it is enabled.
+  useEffect(() => {
+    const restart = () => {
+      const { prompt: shown, shownSince: since, focused: hasFocus } = live.current;
+      if (shown && hasFocus && !isReady(since, hasFocus)) setShownSince(Date.now());
+    };
+    const onPointer = (e: Event) => {
+      const target = e.target as HTMLElement | null;
+      lastPress.current = { at: Date.now(), onApprove: !!target?.closest?.('[data-action="approve"]') };
+      restart();
+    };
+    window.addEventListener("pointerdown", onPointer, true);
+    window.addEventListener("keydown", restart, true);
+    return () => {
+      window.removeEventListener("pointerdown", onPointer, true);
+      window.removeEventListener("keydown", restart, true);
+    };
+  }, []);
 
   // Watch the shown request: withdrawn or expired turns the window into a notice.
   useEffect(() => {
@@ -110,6 +165,19 @@ export function ConsentView(props: { requestedId?: string }) {
     }, POLL_MS);
     return () => clearInterval(timer);
   }, [prompt?.id, done]);
+
+  // New requests while one is shown: each is an arrival (announced beside a
+  // pending one, shown at once in place of an answered one).
+  useEffect(() => {
+    if (!prompt) return;
+    const timer = setInterval(async () => {
+      const pending = await api.pending().catch(() => []);
+      const fresh = pending.map((p) => p.id).filter((id) => !known.current.has(id));
+      if (fresh.length > 0) arrive(fresh[0]);
+      for (const id of fresh.slice(1)) known.current.add(id);
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [prompt?.id]);
 
   // Nothing waiting: look again, so a request arriving while this window is
   // open is shown here (the app raises this window for it).
@@ -136,19 +204,18 @@ export function ConsentView(props: { requestedId?: string }) {
     };
   }, []);
 
-  const ready = shownSince !== null && focused && Date.now() - shownSince >= APPROVE_DELAY_MS;
+  const ready = isReady(shownSince, focused);
   const canAnswer = !!prompt && !done && !busy;
 
-  async function answer(approve: boolean) {
-    if (!prompt) return;
+  async function answer(id: string, approve: boolean) {
     setBusy(true);
     try {
-      await api.answer(prompt.id, approve);
+      await api.answer(id, approve);
       setDone({ kind: approve ? "approved" : "declined" });
     } catch (e) {
       // Not pending any more (withdrawn, expired): say so, never retry.
       try {
-        const now = await api.prompt(prompt.id);
+        const now = await api.prompt(id);
         setDone({ kind: "gone", status: now.status === "pending" ? "other" : now.status });
       } catch {
         setDone({ kind: "error", message: isCommandError(e) ? e.message : String(e) });
@@ -158,11 +225,29 @@ export function ConsentView(props: { requestedId?: string }) {
     }
   }
 
+  /** The id the clicked button carries, when it is the request whose text is on screen. */
+  function shownId(e: MouseEvent): string | null {
+    const id = (e.currentTarget as HTMLElement | null)?.dataset?.requestId;
+    return id && id === live.current.prompt?.id ? id : null;
+  }
+
   function onApproveClick(e: MouseEvent) {
     // A click made by the keyboard (Enter/Space on a focused button) has
-    // detail 0; only a pointer's click approves.
-    if (e.detail === 0) return;
-    if (ready && canAnswer) void answer(true);
+    // detail 0, a double or triple click 2 or more: only a pointer's single
+    // click approves, and only one pressed after Approve was enabled (a press
+    // while it was disabled restarted the delay instead).
+    if (e.detail !== 1) return;
+    const { shownSince: since, focused: hasFocus } = live.current;
+    const press = lastPress.current;
+    if (since === null || !isReady(since, hasFocus) || !press?.onApprove) return;
+    if (press.at < since + APPROVE_DELAY_MS) return;
+    const id = shownId(e);
+    if (id && canAnswer) void answer(id, true);
+  }
+
+  function onDeclineClick(e: MouseEvent) {
+    const id = shownId(e);
+    if (id && canAnswer) void answer(id, false);
   }
 
   async function saveLabel() {
@@ -195,8 +280,16 @@ export function ConsentView(props: { requestedId?: string }) {
   }
 
   return (
-    <main class="consent" aria-labelledby="consent-heading">
+    <main class="consent" aria-labelledby="consent-heading" data-request-id={prompt.id}>
       <h1 id="consent-heading">{t("consent-heading")}</h1>
+      {announced.length > 0 && (
+        <div class="announce" id="consent-announce" role="status" data-request-id={announced[0]}>
+          <p>{t("consent-announce")}</p>
+          <button type="button" id="consent-announce-show" onClick={() => loadNext(announced[0]).catch(fail)}>
+            {t("consent-announce-show")}
+          </button>
+        </div>
+      )}
       <dl class="who">
         <dt>{t("consent-from")}</dt>
         <dd><Text id="agent-name" value={prompt.agent_name} /></dd>
@@ -237,9 +330,10 @@ export function ConsentView(props: { requestedId?: string }) {
             type="button"
             id="decline"
             data-action="decline"
+            data-request-id={prompt.id}
             class="decline"
             disabled={!canAnswer}
-            onClick={() => void answer(false)}
+            onClick={onDeclineClick}
           >
             {t("consent-decline")}
           </button>
@@ -247,6 +341,7 @@ export function ConsentView(props: { requestedId?: string }) {
             type="button"
             id="approve"
             data-action="approve"
+            data-request-id={prompt.id}
             class="approve"
             disabled={!canAnswer || !ready}
             aria-describedby="approve-hint"
@@ -261,6 +356,11 @@ export function ConsentView(props: { requestedId?: string }) {
       )}
     </main>
   );
+}
+
+/** Approve's delay has run, with the window focused, since `since`. */
+function isReady(since: number | null, focused: boolean): boolean {
+  return since !== null && focused && Date.now() - since >= APPROVE_DELAY_MS;
 }
 
 function Notice(props: { done: Done; onNext: () => void }) {

@@ -15,7 +15,7 @@ export interface PendingItem {
 export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "withdrawn" | "unpaired";
 
 export interface Attention {
-  kind: "unverified_identity" | "price" | "place_away" | "reconfirmation" | "answer_by" | "retention";
+  kind: "unverified_identity" | "price" | "price_limit" | "place_away" | "reconfirmation" | "answer_by" | "retention";
   /** The service's own words for the detail (a price, a place, a duration); shown as text. */
   detail?: string;
 }
