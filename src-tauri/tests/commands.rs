@@ -197,6 +197,7 @@ fn a_mandate_is_revoked_from_the_window() {
         max_bookings: None,
         shared_limit: false,
         booking_id: None,
+        host_keys: Default::default(),
     };
     block(async {
         let mut conn = e.svc.store().pool().acquire().await.unwrap();

@@ -86,7 +86,7 @@ async fn client(addr: SocketAddr, path: String, ids: Ids, until: Instant, warmup
         }
         let json = format!("{{\"claim_id\":\"{}\"}}", ids.next(n));
         let req = format!(
-            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
             json.len()
         );
         w.write_all(req.as_bytes()).await.unwrap();
@@ -185,6 +185,7 @@ fn main() {
                     max_bookings: Some(u32::MAX),
                     shared_limit: true,
                     booking_id: None,
+                    host_keys: Default::default(),
                 },
             )
             .await

@@ -295,6 +295,7 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     });
     let status_options = crate::status_api::StatusOptions {
         trusted_proxies: config.status_api.trusted_proxies.clone(),
+        public_base: Some(config.status_api.public_base.clone()),
         ..Default::default()
     };
     let status_state = crate::status_api::StatusState::with_options(store.clone(), status_options);

@@ -6,9 +6,12 @@
 //! - `DELETE /status/{jti}/claims/{claim_id}` → 204, idempotent; the claim id
 //!   contains a `/` and the route takes it whole.
 //!
-//! No request signing, no cookies, no CORS (docs/agent-api.md §10); `Cache-Control: no-store`
-//! on every response, so no cache between a host and the key app ever answers for
-//! a revoked mandate or a spent limit.
+//! No cookies, no CORS (docs/agent-api.md §10); `Cache-Control: no-store` on
+//! every response, so no cache between a host and the key app ever answers for
+//! a revoked mandate or a spent limit. `Host` must be `public_base`'s or a
+//! loopback address (421 otherwise: DNS rebinding). Claims and releases may be
+//! signed by the claiming host (docs/agent-api.md "Signed claims", an
+//! extension): a claim made signed is released only by its host's signature.
 //!
 //! It faces the network, so every request is bounded: its head (16 KiB, read
 //! within `header_timeout`), its body (`max_body`, read within `body_timeout`) and
@@ -28,18 +31,21 @@
 //! hosted status service (`schcp-status`, issue 12) answers hosts with the same
 //! code without linking the key app.
 
+use crate::agent_api::nonce::NonceCache;
 use crate::http_error::ApiError;
-use crate::store::claims::{ClaimError, ClaimOutcome, ClaimRefusal, GroupCommit, ReleaseError};
+use crate::store::claims::{ClaimError, ClaimId, ClaimOutcome, ClaimRefusal, GroupCommit, ReleaseError};
 use crate::store::credentials;
 use crate::store::{Store, StoreError};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
+use schcp::httpsig::NonceMemory;
 use serde_json::json;
+use status_edge::{ClaimRequest, Claimant};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
@@ -56,6 +62,9 @@ struct Inner {
     store: Store,
     ledger: GroupCommit,
     edge: Arc<Edge>,
+    /// The §3.2 replay memory of signed claims and releases: this process's,
+    /// so a signature made before it began is refused.
+    nonces: NonceCache,
 }
 
 impl StatusState {
@@ -66,7 +75,8 @@ impl StatusState {
 
     pub fn with_options(store: Store, options: StatusOptions) -> StatusState {
         let ledger = GroupCommit::spawn(store.clone(), options.max_batch);
-        StatusState { inner: Arc::new(Inner { store, ledger, edge: Edge::new(options) }) }
+        let nonces = NonceCache::new().remembering_since(now());
+        StatusState { inner: Arc::new(Inner { store, ledger, edge: Edge::new(options), nonces }) }
     }
 
     pub fn options(&self) -> &StatusOptions {
@@ -145,32 +155,53 @@ async fn get_status(
     Ok((StatusCode::OK, Json(body)).into_response())
 }
 
+/// The host that signed a claim or release, once its nonce is spent; `None`
+/// for an unsigned one. Whether the key is that host's is the ledger's check.
+fn signed_by(st: &StatusState, request: ClaimRequest<'_>, claim: &ClaimId) -> Result<Option<Claimant>, ApiError> {
+    let now = now();
+    let nonces = &st.inner.nonces;
+    let Some(claimant) = status_edge::claimant(&st.inner.edge, request, claim, now, nonces.began(now))? else {
+        return Ok(None);
+    };
+    nonces
+        .remember(&claimant.thumbprint, &claimant.nonce, claimant.remember_until, now)
+        .map_err(|e| ApiError::signature(&e))?;
+    Ok(Some(claimant))
+}
+
 async fn post_claim(
     State(st): State<StatusState>,
     path: Result<Path<String>, PathRejection>,
+    method: Method,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let Path(jti) = path.map_err(path_refused)?;
     // The body is checked first: a malformed request is refused the same way
     // whether or not the jti exists, and changes nothing.
-    let claim_id = read_claim(st.options(), &headers, body).await?;
+    let (claim_id, bytes) = status_edge::read_claim_with_body(st.options(), &headers, body).await?;
+    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: &bytes };
+    let signer = signed_by(&st, request, &claim_id)?;
     if !known_length(&jti) {
         return Err(unknown_mandate());
     }
-    match st.inner.ledger.claim(&jti, &claim_id, now()).await {
+    let signer = signer.as_ref().map(|c| c.thumbprint.as_str());
+    // Request values are logged as Debug (`?`): escaped, so a jti with a
+    // newline or an escape sequence cannot forge a line of the log.
+    match st.inner.ledger.claim(&jti, &claim_id, now(), signer).await {
         Ok(outcome) => {
             let status = match outcome {
                 ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
                 ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
             };
-            tracing::info!(%jti, host = claim_id.host(), ?outcome, "claim granted");
+            tracing::info!(?jti, host = ?claim_id.host(), signed = signer.is_some(), ?outcome, "claim granted");
             let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
             Ok((status, Json(body)).into_response())
         }
         Err(ClaimError::Refused(r)) => {
             let api = ApiError::from(&r);
-            tracing::info!(%jti, host = claim_id.host(), reason = api.reason, "claim refused");
+            tracing::info!(?jti, host = ?claim_id.host(), reason = api.reason, "claim refused");
             Err(api)
         }
         Err(ClaimError::Store(e)) => Err(store_failed(e)),
@@ -180,14 +211,31 @@ async fn post_claim(
 
 /// 204 whether or not the claim id held a unit, and whatever the mandate's
 /// status (docs/agent-api.md §10). Only a failed commit is reported (503), so a host whose
-/// release did not take effect knows to retry (§3.3).
+/// release did not take effect knows to retry (§3.3); and a release that may
+/// not give the unit back: an unsigned one of a claim its host signed, or one
+/// signed by a key that is not the claim host's (403, 401).
 async fn delete_claim(
     State(st): State<StatusState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let Path((jti, claim_id)) = path.map_err(path_refused)?;
-    match st.inner.ledger.release(&jti, &claim_id).await {
+    // A claim id that does not parse names nothing held: nothing to give back.
+    let Ok(claim) = ClaimId::parse(&claim_id) else {
+        return Ok(StatusCode::NO_CONTENT);
+    };
+    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: b"" };
+    let signer = signed_by(&st, request, &claim)?;
+    let signer = signer.as_ref().map(|c| c.thumbprint.as_str());
+    match st.inner.ledger.release(&jti, &claim_id, signer).await {
         Ok(()) => Ok(StatusCode::NO_CONTENT),
+        Err(ReleaseError::Refused(r)) => {
+            let api = ApiError::from(&r);
+            tracing::info!(?jti, host = ?claim.host(), reason = api.reason, "release refused");
+            Err(api)
+        }
         Err(ReleaseError::Store(e)) => Err(store_failed(e)),
         Err(ReleaseError::Unavailable(m)) => Err(store_unavailable(m)),
     }

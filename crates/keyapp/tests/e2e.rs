@@ -646,6 +646,57 @@ async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
     assert_eq!(status["status"], "revoked");
 }
 
+/// The double booking of a shared limit, reproduced end to end: the key app
+/// records the host's discovery keys when the person approves, the host claims
+/// signed, an agent that knows the jti releases the claim unsigned (refused,
+/// 403), and another booking under `max_bookings: 1` is refused (409). The
+/// host's own signed release gives the unit back.
+#[tokio::test]
+async fn a_claim_the_host_signed_is_released_only_by_the_host() {
+    use testhost::Signing;
+    let env = start().await;
+    let a = paired_agent(&env, 15).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "signed-claims",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"], "constraints": {"max_bookings": 1, "shared_limit": true}
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    let status = format!("http://{}/status/{jti}", env.app.status_addr);
+    let http = reqwest::Client::new();
+    let send = |r: testhost::StatusRequest| {
+        let http = http.clone();
+        async move {
+            let mut req = http.request(reqwest::Method::from_bytes(r.method.as_bytes()).unwrap(), &r.url).body(r.body);
+            for (n, v) in r.headers {
+                req = req.header(n, v);
+            }
+            req.send().await.unwrap()
+        }
+    };
+    let claimed = send(env.host.claim_request(&status, "h_1", Signing::Signed, now())).await;
+    assert_eq!(claimed.status(), StatusCode::CREATED);
+    // The agent's release, unsigned: refused, the claim stays.
+    let forged = http.delete(format!("{status}/claims/maple-street-auto/h_1")).send().await.unwrap();
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let refusal: Value = forged.json().await.unwrap();
+    assert_eq!(refusal["error"]["reason"], "claim_signed_by_host", "{refusal}");
+    // So the second booking is refused.
+    let second = send(env.host.claim_request(&status, "h_2", Signing::Unsigned, now())).await;
+    assert_eq!(second.status(), StatusCode::CONFLICT);
+    // The host's own signed release gives it back, once.
+    for _ in 0..2 {
+        let released = send(env.host.release_request(&status, "h_1", Signing::Signed, now())).await;
+        assert_eq!(released.status(), StatusCode::NO_CONTENT);
+    }
+    let view: Value = http.get(&status).send().await.unwrap().json().await.unwrap();
+    assert_eq!(view["remaining"], 1);
+}
+
 /// Signs a change offer (§5.7) for `booking_id` naming `prev` as its current
 /// contract, moved to `days_ahead` days from now.
 fn change_offer(host: &TestHost, booking_id: &str, prev: &str, days_ahead: i64) -> String {

@@ -184,7 +184,9 @@ async fn the_agent_receives_the_mandate_only_once_the_service_has_it() {
     assert!((payload["iat"].as_i64().unwrap() - now()).abs() <= 60);
     assert_eq!(
         payload["credential"],
-        json!({"jti": jti, "exp": done["result"]["exp"], "aud": ["maple-street-auto"], "max_bookings": 3, "shared_limit": true})
+        json!({"jti": jti, "exp": done["result"]["exp"], "aud": ["maple-street-auto"], "max_bookings": 3,
+               "shared_limit": true, "host_keys": {"maple-street-auto": env.host.key_thumbprints()}}),
+        "the host keys verified at issuance travel with the registration (signed claims)"
     );
     let mut members: Vec<&str> = payload.as_object().unwrap().keys().map(String::as_str).collect();
     members.sort();

@@ -66,6 +66,7 @@ impl Server {
                 max_bookings: max,
                 shared_limit: shared,
                 booking_id: None,
+                host_keys: Default::default(),
             },
         )
         .await
@@ -169,6 +170,7 @@ async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
         max_bookings: None,
         shared_limit: false,
         booking_id: None,
+        host_keys: Default::default(),
     };
     credentials::record(&s.store, rec.clone()).await.unwrap();
     assert_eq!(get(&c, &s, "contract-1").await.0, StatusCode::NOT_FOUND);
@@ -408,7 +410,7 @@ async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
     }
     // A body over the limit without a declared length (chunked) is cut off too.
     let mut conn = raw_connect(s.addr, "127.0.0.1").await;
-    let mut req = b"POST /status/m/claims HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    let mut req = b"POST /status/m/claims HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
     for _ in 0..10 {
         req.extend_from_slice(b"3e8\r\n");
         req.extend_from_slice(&[b' '; 1000]);
@@ -539,7 +541,7 @@ async fn slow_clients_are_cut_off_and_heads_are_bounded() {
 
     // A body that never finishes arriving: 408, and nothing claimed.
     let mut conn = raw_connect(s.addr, "127.0.0.1").await;
-    conn.write_all(b"POST /status/m/claims HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"claim_id\":")
+    conn.write_all(b"POST /status/m/claims HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"claim_id\":")
         .await
         .unwrap();
     let got = read_to_close(&mut conn, Duration::from_secs(20)).await.expect("the server answers");
@@ -550,7 +552,7 @@ async fn slow_clients_are_cut_off_and_heads_are_bounded() {
 
     // A head that never finishes arriving: the connection is closed.
     let mut conn = raw_connect(s.addr, "127.0.0.1").await;
-    conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\n").await.unwrap();
+    conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
     assert!(read_to_close(&mut conn, Duration::from_secs(20)).await.is_some(), "slow head not cut off");
 
     // An idle kept-alive connection is closed too.
@@ -559,7 +561,7 @@ async fn slow_clients_are_cut_off_and_heads_are_bounded() {
 
     // A head over 16 KiB is refused.
     let mut conn = raw_connect(s.addr, "127.0.0.1").await;
-    let head = format!("GET /status/m HTTP/1.1\r\nHost: x\r\nX-Pad: {}\r\n\r\n", "a".repeat(20_000));
+    let head = format!("GET /status/m HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {}\r\n\r\n", "a".repeat(20_000));
     let _ = conn.write_all(head.as_bytes()).await;
     let got = read_to_close(&mut conn, Duration::from_secs(20)).await.expect("closed");
     let text = String::from_utf8_lossy(&got);
@@ -612,7 +614,7 @@ async fn hold_connections(s: &Server, from: &str, n: usize) -> Vec<TcpStream> {
 /// answer, or nothing when it is closed unanswered.
 async fn third_connection(s: &Server, from: &str) -> Vec<u8> {
     let mut conn = raw_connect(s.addr, from).await;
-    let _ = conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await;
+    let _ = conn.write_all(b"GET /status/m HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").await;
     read_to_close(&mut conn, Duration::from_secs(20)).await.expect("closed")
 }
 

@@ -57,6 +57,7 @@ fn record(jti: &str, max: u32) -> CredentialRecord {
         max_bookings: Some(max),
         shared_limit: true,
         booking_id: None,
+        host_keys: Default::default(),
     }
 }
 

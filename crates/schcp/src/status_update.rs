@@ -21,6 +21,7 @@ use crate::jwk::{Jwk, JwkError, PRINCIPAL_PREFIX};
 use crate::jws::{self, Header, HeaderExtras, JwsError, Typ};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The JWS `typ` of an update.
 pub const TYP: &str = "schcp-status-update+jwt";
@@ -36,6 +37,13 @@ pub const REPLAY_KEEP_SECS: i64 = 2 * IAT_WINDOW_SECS;
 pub const MAX_ID_CHARS: usize = 255;
 /// The most hosts one registration names in `aud`.
 pub const MAX_AUD: usize = 64;
+/// The most discovery key thumbprints a registration records for one host.
+pub const MAX_HOST_KEYS: usize = 64;
+/// The furthest a registration's `exp` may be from the service's clock: the
+/// key app's longest credential lifetime (a rule's 180 days) and a day's margin
+/// for a slow clock. A credential that claims to live longer is refused
+/// (`exp_too_far`), so nobody parks a row until 2100 on an open service.
+pub const MAX_REGISTERED_LIFETIME: i64 = 181 * 86_400;
 
 /// What an update does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +81,11 @@ pub struct Registration {
     pub max_bookings: Option<u32>,
     /// `constraints.shared_limit`: the service counts `max_bookings` across hosts.
     pub shared_limit: bool,
+    /// Per `aud` host, the RFC 7638 thumbprints of the keys of the discovery
+    /// document the key app verified when the person approved: a signed claim
+    /// or release (docs/agent-api.md "Signed claims") must be made with one of
+    /// the claiming host's. Empty for a credential issued without them.
+    pub host_keys: BTreeMap<String, Vec<String>>,
 }
 
 impl Registration {
@@ -140,6 +153,15 @@ pub enum UpdateCheck {
     /// `alg` is not the key's, or the signature does not verify with `principal_jwk`.
     #[error("the update's signature does not verify with principal_jwk: {0}")]
     SignatureInvalid(JwsError),
+    /// A registration's `exp` more than [`MAX_REGISTERED_LIFETIME`] past the
+    /// service's clock.
+    #[error("the credential's exp {exp} is more than {MAX_REGISTERED_LIFETIME} s after now ({now})")]
+    ExpTooFar {
+        /// The registration's `exp`.
+        exp: i64,
+        /// The verifier's clock.
+        now: i64,
+    },
     /// `|now - iat| > IAT_WINDOW_SECS`.
     #[error("the update's iat {iat} is more than {IAT_WINDOW_SECS} s from now ({now})")]
     IatOutOfWindow {
@@ -160,6 +182,7 @@ impl UpdateCheck {
             UpdateCheck::NamespaceMismatch { .. } => "namespace_mismatch",
             UpdateCheck::SignatureInvalid(_) => "update_signature_invalid",
             UpdateCheck::IatOutOfWindow { .. } => "update_iat_out_of_window",
+            UpdateCheck::ExpTooFar { .. } => "exp_too_far",
         }
     }
 }
@@ -195,6 +218,8 @@ struct WireCredential {
     max_bookings: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shared_limit: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    host_keys: Option<BTreeMap<String, Vec<String>>>,
 }
 
 fn check_id(what: &str, id: &str) -> Result<(), UpdateCheck> {
@@ -233,7 +258,29 @@ fn check_registration(r: &Registration) -> Result<(), UpdateCheck> {
         // §3.3: a shared limit is a shared max_bookings; without one there is nothing to count.
         return Err(UpdateCheck::Malformed("credential.shared_limit needs credential.max_bookings".into()));
     }
+    for (host, thumbs) in &r.host_keys {
+        if !r.aud.contains(host) {
+            return Err(UpdateCheck::Malformed(format!("credential.host_keys names {host:?}, not in aud")));
+        }
+        if thumbs.is_empty() || thumbs.len() > MAX_HOST_KEYS {
+            return Err(UpdateCheck::Malformed(format!(
+                "credential.host_keys.{host} must list 1 to {MAX_HOST_KEYS} thumbprints"
+            )));
+        }
+        for (i, t) in thumbs.iter().enumerate() {
+            if !is_thumbprint(t) || thumbs[..i].contains(t) {
+                return Err(UpdateCheck::Malformed(format!(
+                    "credential.host_keys.{host} has {t:?}: not a distinct RFC 7638 thumbprint"
+                )));
+            }
+        }
+    }
     Ok(())
+}
+
+/// An RFC 7638 SHA-256 thumbprint as SchCP writes it: 43 characters of base64url.
+pub fn is_thumbprint(s: &str) -> bool {
+    s.len() == 43 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 impl WirePayload {
@@ -241,7 +288,12 @@ impl WirePayload {
         let c = self.credential;
         match self.op {
             WireOp::Revoke => {
-                if c.exp.is_some() || c.aud.is_some() || c.max_bookings.is_some() || c.shared_limit.is_some() {
+                if c.exp.is_some()
+                    || c.aud.is_some()
+                    || c.max_bookings.is_some()
+                    || c.shared_limit.is_some()
+                    || c.host_keys.is_some()
+                {
                     return Err(UpdateCheck::Malformed("a revoke names only credential.jti".into()));
                 }
                 check_id("credential.jti", &c.jti)?;
@@ -255,6 +307,7 @@ impl WirePayload {
                     aud: c.aud.ok_or_else(|| missing("aud"))?,
                     max_bookings: c.max_bookings,
                     shared_limit: c.shared_limit.ok_or_else(|| missing("shared_limit"))?,
+                    host_keys: c.host_keys.unwrap_or_default(),
                 };
                 check_registration(&r)?;
                 Ok(Operation::Register(r))
@@ -284,10 +337,17 @@ pub fn payload(principal: &Jwk, iat: i64, update_jti: &str, op: &Operation) -> R
             aud: Some(r.aud.clone()),
             max_bookings: r.max_bookings,
             shared_limit: Some(r.shared_limit),
+            // Left out when empty, as a credential without them was always sent.
+            host_keys: (!r.host_keys.is_empty()).then(|| r.host_keys.clone()),
         },
-        Operation::Revoke { jti } => {
-            WireCredential { jti: jti.clone(), exp: None, aud: None, max_bookings: None, shared_limit: None }
-        }
+        Operation::Revoke { jti } => WireCredential {
+            jti: jti.clone(),
+            exp: None,
+            aud: None,
+            max_bookings: None,
+            shared_limit: None,
+            host_keys: None,
+        },
     };
     let wire = WirePayload {
         iss: bare.principal_id()?,
@@ -359,6 +419,11 @@ pub fn verify(compact_jws: &str, path_thumb: &str, now: i64) -> Result<VerifiedU
     check_id("jti", &wire.jti)?;
     let (update_jti, iat) = (wire.jti.clone(), wire.iat);
     let op = wire.operation()?;
+    if let Operation::Register(r) = &op {
+        if r.exp.saturating_sub(now) > MAX_REGISTERED_LIFETIME {
+            return Err(UpdateCheck::ExpTooFar { exp: r.exp, now });
+        }
+    }
     Ok(VerifiedUpdate { thumb, update_jti, iat, op })
 }
 
@@ -389,7 +454,54 @@ mod tests {
             aud: vec!["maple-street-auto".into(), "oak-lane-garage".into()],
             max_bookings: Some(2),
             shared_limit: true,
+            host_keys: BTreeMap::from([("maple-street-auto".into(), vec![thumb(&ed(9))])]),
         })
+    }
+
+    /// The registration bound: `exp` up to 181 days from now is kept, a
+    /// second more is refused with its own reason; a revoke has no `exp`.
+    #[test]
+    fn a_registration_lives_at_most_the_longest_lifetime_and_a_margin() {
+        let s = ed(1);
+        let at = |exp: i64| {
+            let Operation::Register(mut r) = reg() else { unreachable!() };
+            r.exp = exp;
+            verify(&sign(&s, NOW, "u_1", &Operation::Register(r)).unwrap(), &thumb(&s), NOW)
+        };
+        assert!(at(NOW + MAX_REGISTERED_LIFETIME).is_ok());
+        let far = at(NOW + MAX_REGISTERED_LIFETIME + 1).unwrap_err();
+        assert_eq!(far, UpdateCheck::ExpTooFar { exp: NOW + MAX_REGISTERED_LIFETIME + 1, now: NOW });
+        assert_eq!(far.reason(), "exp_too_far");
+        assert_eq!(at(4_102_444_800).unwrap_err().reason(), "exp_too_far", "the year 2100");
+    }
+
+    /// Host key thumbprints travel with the registration and are checked:
+    /// only hosts of `aud`, 1 to 64 distinct thumbprints each.
+    #[test]
+    fn host_keys_are_carried_and_checked() {
+        let s = ed(1);
+        let v = verify(&sign(&s, NOW, "u_1", &reg()).unwrap(), &thumb(&s), NOW).unwrap();
+        assert_eq!(v.op, reg());
+        let with = |keys: Value| {
+            let mut p = good_payload(&s);
+            p["credential"]["host_keys"] = keys;
+            verify(&raw(&s, &hdr(&s), &p), &thumb(&s), NOW)
+        };
+        let t = thumb(&ed(9));
+        assert!(with(json!({"oak-lane-garage": [t]})).is_ok());
+        for bad in [
+            json!({"elsewhere": [t]}),
+            json!({"oak-lane-garage": []}),
+            json!({"oak-lane-garage": [t, t]}),
+            json!({"oak-lane-garage": ["short"]}),
+            json!({"oak-lane-garage": vec![t.clone(); 65]}),
+            json!(["x"]),
+        ] {
+            assert_eq!(with(bad.clone()).unwrap_err().reason(), "malformed_update", "{bad}");
+        }
+        let mut p = payload(&s.public_key().to_jwk(), NOW, "u_2", &Operation::Revoke { jti: "m_1".into() }).unwrap();
+        p["credential"]["host_keys"] = json!({});
+        assert_eq!(verify(&raw(&s, &hdr(&s), &p), &thumb(&s), NOW).unwrap_err().reason(), "malformed_update");
     }
 
     /// Signs an arbitrary header and payload with `s`, for the shapes [`sign`] never makes.

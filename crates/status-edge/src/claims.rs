@@ -94,6 +94,39 @@ pub enum ClaimRefusal {
     Expired,
     #[error("all {max_bookings} bookings of the shared limit are held")]
     NoneLeft { max_bookings: u32 },
+    /// A signed claim or release whose key is none of the discovery keys the
+    /// key app recorded for any host of the credential (docs/agent-api.md
+    /// "Signed claims").
+    #[error("the request is signed by a key the key app did not verify as {host:?}'s")]
+    UnknownHostKey { host: String },
+    /// A signed claim or release whose key is another host's of the credential:
+    /// a host claims and releases only under its own id.
+    #[error("the claim id is {host:?}'s, but the request is signed by {signer:?}'s key")]
+    SignedByOtherHost { host: String, signer: String },
+    /// An unsigned release of a claim its host made signed: only that host's
+    /// signature gives it back.
+    #[error("this claim was made signed by {host:?}; only a release signed by {host:?} gives it back")]
+    ClaimSignedByHost { host: String },
+    /// `SchCP-Host` names another host than the claim id's.
+    #[error("SchCP-Host names {named:?}, but the claim id is {host:?}'s")]
+    SignerNotNamed { named: String, host: String },
+}
+
+/// Per host of a credential's `aud`, the RFC 7638 thumbprints of the
+/// discovery keys the key app verified at issuance.
+pub type HostKeys = std::collections::BTreeMap<String, Vec<String>>;
+
+/// Whether a signature by the key with thumbprint `signer` may claim or
+/// release under `host`'s id: it must be one of `host`'s recorded keys. The
+/// refusal says whether it is another host's key or nobody's.
+pub fn check_signer(keys: &HostKeys, host: &str, signer: &str) -> Result<(), ClaimRefusal> {
+    if keys.get(host).is_some_and(|k| k.iter().any(|t| t == signer)) {
+        return Ok(());
+    }
+    match keys.iter().find(|(_, k)| k.iter().any(|t| t == signer)) {
+        Some((other, _)) => Err(ClaimRefusal::SignedByOtherHost { host: host.to_owned(), signer: other.clone() }),
+        None => Err(ClaimRefusal::UnknownHostKey { host: host.to_owned() }),
+    }
 }
 
 /// What `GET /status/{jti}` says about a credential, and what the person's
@@ -142,6 +175,24 @@ mod tests {
         assert!(ClaimId::parse(&format!("{}/h", "a".repeat(256))).is_err());
         assert!(ClaimId::parse(&format!("a/{}", "é".repeat(255))).is_ok());
         assert!(ClaimId::parse(&format!("a/{}", "é".repeat(256))).is_err());
+    }
+
+    #[test]
+    fn only_the_claim_hosts_own_keys_sign_for_it() {
+        let keys: HostKeys =
+            [("maple".to_owned(), vec!["k1".to_owned(), "k2".to_owned()]), ("oak".into(), vec!["k3".into()])]
+                .into_iter()
+                .collect();
+        assert_eq!(check_signer(&keys, "maple", "k2"), Ok(()));
+        assert_eq!(
+            check_signer(&keys, "maple", "k3"),
+            Err(ClaimRefusal::SignedByOtherHost { host: "maple".into(), signer: "oak".into() })
+        );
+        assert_eq!(check_signer(&keys, "oak", "k9"), Err(ClaimRefusal::UnknownHostKey { host: "oak".into() }));
+        assert_eq!(
+            check_signer(&HostKeys::new(), "oak", "k3"),
+            Err(ClaimRefusal::UnknownHostKey { host: "oak".into() })
+        );
     }
 
     #[test]

@@ -62,6 +62,12 @@ pub struct StatusOptions {
     /// against (`forwarded::client_ip`); their connections are not capped per
     /// peer (the proxy bounds them).
     pub trusted_proxies: Vec<TrustedProxy>,
+    /// The public base URL hosts are given (`https://keyapp.example`): its host
+    /// and port are the only non-loopback `Host` a request may name (else 421,
+    /// the DNS-rebinding defence), and a signed claim's `@target-uri` is
+    /// rebuilt from it (§3.2: "from its configured public origin, never from
+    /// the Host header"). `None`: loopback `Host` values only.
+    pub public_base: Option<String>,
 }
 
 /// A token bucket: `burst` requests at once, refilled at `per_second`.
@@ -85,6 +91,7 @@ impl Default for StatusOptions {
             max_tracked_peers: 100_000,
             max_batch: 256,
             trusted_proxies: Vec::new(),
+            public_base: None,
         }
     }
 }
@@ -95,12 +102,46 @@ impl Default for StatusOptions {
 pub struct Edge {
     limiter: Option<RateLimiter>,
     options: StatusOptions,
+    /// `public_base`'s host (lower case) and port; `None` when unset or not a
+    /// URL with a host, so that only loopback `Host` values pass.
+    public: Option<(String, u16)>,
 }
 
 impl Edge {
     pub fn new(options: StatusOptions) -> Arc<Edge> {
         let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
-        Arc::new(Edge { limiter, options })
+        let public = options.public_base.as_deref().and_then(public_authority);
+        Arc::new(Edge { limiter, options, public })
+    }
+
+    /// The URLs a host may have addressed for this request, for its signature's
+    /// `@target-uri` (§3.2): `public_base` and the path; and, for a request
+    /// that named a loopback `Host` (a host on this machine, or a proxy that
+    /// rewrote `Host` to the listener's address), `http://{Host}` and the path.
+    pub fn target_uris(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> Vec<String> {
+        let path = uri.path_and_query().map_or("/", |pq| pq.as_str());
+        let mut uris = Vec::new();
+        if let Some(base) = &self.options.public_base {
+            uris.push(format!("{}{path}", base.trim_end_matches('/')));
+        }
+        if let Some(host) = named_host(headers, uri).filter(|h| is_loopback_host(h)) {
+            uris.push(format!("http://{host}{path}"));
+        }
+        uris
+    }
+
+    /// `Host` is `public_base`'s host and port, or a loopback address (any
+    /// port: the listener's own, or a proxy's on this machine).
+    fn host_allowed(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> bool {
+        let Some(named) = named_host(headers, uri) else { return false };
+        if is_loopback_host(&named) {
+            return true;
+        }
+        let Some((host, port)) = &self.public else { return false };
+        let Ok(authority) = named.parse::<axum::http::uri::Authority>() else { return false };
+        let default_port =
+            if self.options.public_base.as_deref().is_some_and(|b| b.starts_with("https:")) { 443 } else { 80 };
+        authority.host().eq_ignore_ascii_case(host) && authority.port_u16().unwrap_or(default_port) == *port
     }
 
     pub fn options(&self) -> &StatusOptions {
@@ -178,6 +219,48 @@ pub async fn serve_router(listener: TcpListener, router: Router, options: Status
 fn is_connection_error(e: &std::io::Error) -> bool {
     use std::io::ErrorKind::*;
     matches!(e.kind(), ConnectionRefused | ConnectionAborted | ConnectionReset)
+}
+
+/// Whether `base` can be a `public_base`: an http(s) URL with a host.
+pub fn is_public_base(base: &str) -> bool {
+    public_authority(base).is_some()
+}
+
+/// `public_base`'s host, lower case, and its port (the scheme's default when
+/// it names none).
+fn public_authority(base: &str) -> Option<(String, u16)> {
+    let uri: axum::http::Uri = base.parse().ok()?;
+    let default_port = match uri.scheme_str()? {
+        "https" => 443,
+        "http" => 80,
+        _ => return None,
+    };
+    let authority = uri.authority()?;
+    Some((authority.host().to_ascii_lowercase(), authority.port_u16().unwrap_or(default_port)))
+}
+
+/// The authority a request names: its one `Host` header, or for a request in
+/// absolute form (no `Host`) the URI's. Two `Host` headers, userinfo or
+/// anything not visible ASCII name nothing.
+fn named_host(headers: &HeaderMap, uri: &axum::http::Uri) -> Option<String> {
+    let mut values = headers.get_all(header::HOST).iter();
+    let named = match (values.next(), values.next()) {
+        (Some(v), None) => v.to_str().ok()?.trim().to_owned(),
+        (None, _) => uri.authority()?.as_str().to_owned(),
+        (Some(_), Some(_)) => return None,
+    };
+    let valid = !named.is_empty() && !named.contains('@') && named.bytes().all(|b| b.is_ascii_graphic());
+    valid.then_some(named)
+}
+
+/// `localhost`, or an address in 127.0.0.0/8 or `::1`, with any port.
+fn is_loopback_host(named: &str) -> bool {
+    let Ok(authority) = named.parse::<axum::http::uri::Authority>() else { return false };
+    let host = authority.host();
+    if host.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    host.trim_start_matches('[').trim_end_matches(']').parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The clock as unix seconds, as the status rules read it.
@@ -266,8 +349,18 @@ fn is_json(headers: &HeaderMap) -> bool {
 /// bytes within `body_timeout`, `{"claim_id": …}` exactly, a well-formed claim
 /// id (§3.3). Every refusal is the §9 error a host gets.
 pub async fn read_claim(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<ClaimId, ApiError> {
-    let claim_id = read_claim_body(options, headers, body).await.map_err(|r| r.to_api_error())?;
-    ClaimId::parse(&claim_id).map_err(|r| ApiError::from(&r))
+    Ok(read_claim_with_body(options, headers, body).await?.0)
+}
+
+/// [`read_claim`], with the body's exact bytes, which a signed claim's
+/// `Content-Digest` covers (§3.2).
+pub async fn read_claim_with_body(
+    options: &StatusOptions,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(ClaimId, Bytes), ApiError> {
+    let (claim_id, bytes) = read_claim_body(options, headers, body).await.map_err(|r| r.to_api_error())?;
+    Ok((ClaimId::parse(&claim_id).map_err(|r| ApiError::from(&r))?, bytes))
 }
 
 /// Reads a body of at most `limit` bytes within `options.body_timeout`: 413 past
@@ -304,8 +397,12 @@ async fn read_body(
     }
 }
 
-/// Reads and checks a claim body, returning the claim id as sent.
-async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Body) -> Result<String, BodyRefusal> {
+/// Reads and checks a claim body, returning the claim id as sent and the bytes.
+async fn read_claim_body(
+    options: &StatusOptions,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<(String, Bytes), BodyRefusal> {
     if !is_json(headers) {
         return Err(BodyRefusal::ContentType);
     }
@@ -321,7 +418,7 @@ async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Bod
     }
     match members.get("claim_id") {
         None => Err(BodyRefusal::MissingClaimId),
-        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::String(s)) => Ok((s.clone(), bytes)),
         Some(_) => Err(BodyRefusal::ClaimIdNotString),
     }
 }
@@ -333,7 +430,14 @@ async fn read_claim_body(options: &StatusOptions, headers: &HeaderMap, body: Bod
 /// bound, and `Cache-Control: no-store` on whatever comes out (the 429 and 503
 /// made here too). One layer rather than three: one boxed future per request.
 async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
-    let mut response = match admit(&edge, &request) {
+    let admitted = if edge.host_allowed(request.headers(), request.uri()) {
+        admit(&edge, &request)
+    } else {
+        Err(ApiError::bad_host(
+            "Host must be this status service's public host or a loopback address (a defence against DNS rebinding)",
+        ))
+    };
+    let mut response = match admitted {
         Err(refused) => refused.into_response(),
         Ok(()) => match tokio::time::timeout(edge.options.request_timeout, next.run(request)).await {
             Ok(response) => response,
@@ -492,6 +596,57 @@ mod tests {
         }
         h.append(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         assert!(!is_json(&h), "two Content-Type headers");
+    }
+
+    fn edge(public_base: Option<&str>) -> Arc<Edge> {
+        Edge::new(StatusOptions { public_base: public_base.map(str::to_owned), ..StatusOptions::default() })
+    }
+
+    fn host(value: &str) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::HOST, HeaderValue::from_str(value).unwrap());
+        h
+    }
+
+    /// `Host` is the public base's host (its port, or the scheme's default) or
+    /// loopback; anything else, two of them or none is refused.
+    #[test]
+    fn host_must_be_the_public_base_or_loopback() {
+        let e = edge(Some("https://KeyApp.example/base/"));
+        let uri = axum::http::Uri::from_static("/status/m");
+        for ok in ["keyapp.example", "KEYAPP.example:443", "127.0.0.1:7412", "localhost", "[::1]:9", "127.3.4.5"] {
+            assert!(e.host_allowed(&host(ok), &uri), "{ok}");
+        }
+        for bad in ["evil.example", "keyapp.example:8443", "keyapp.example.evil", "10.0.0.1:7412", "u@127.0.0.1", ""] {
+            assert!(!e.host_allowed(&host(bad), &uri), "{bad}");
+        }
+        let mut two = host("127.0.0.1");
+        two.append(header::HOST, HeaderValue::from_static("127.0.0.1"));
+        assert!(!e.host_allowed(&two, &uri));
+        assert!(!e.host_allowed(&HeaderMap::new(), &uri));
+        assert!(e.host_allowed(&HeaderMap::new(), &axum::http::Uri::from_static("http://keyapp.example/status/m")));
+        // Without a public base only loopback passes.
+        assert!(!edge(None).host_allowed(&host("keyapp.example"), &uri));
+        assert!(edge(None).host_allowed(&host("127.0.0.1:7412"), &uri));
+        assert!(edge(Some("http://keyapp.example:8080")).host_allowed(&host("keyapp.example:8080"), &uri));
+        assert!(!edge(Some("http://keyapp.example:8080")).host_allowed(&host("keyapp.example"), &uri));
+    }
+
+    #[test]
+    fn target_uris_come_from_the_public_base_and_a_loopback_host() {
+        let e = edge(Some("https://keyapp.example/base/"));
+        let uri = axum::http::Uri::from_static("/status/m/claims/maple/h_1?x=1");
+        assert_eq!(
+            e.target_uris(&host("127.0.0.1:7412"), &uri),
+            [
+                "https://keyapp.example/base/status/m/claims/maple/h_1?x=1",
+                "http://127.0.0.1:7412/status/m/claims/maple/h_1?x=1"
+            ]
+        );
+        assert_eq!(
+            e.target_uris(&host("keyapp.example"), &uri),
+            ["https://keyapp.example/base/status/m/claims/maple/h_1?x=1"]
+        );
     }
 
     #[test]

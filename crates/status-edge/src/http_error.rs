@@ -75,6 +75,29 @@ impl ApiError {
         ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", reason, message).with_retry_after(1)
     }
 
+    /// `421`: a `Host` that is not the service's own (the agent API's, or a
+    /// status service's `public_base` or loopback): the DNS-rebinding defence.
+    pub fn bad_host(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::MISDIRECTED_REQUEST, "INVALID_REQUEST", "bad_host", message)
+    }
+
+    /// A refused request signature (§3.2): `401 BAD_SIGNATURE` with reason
+    /// `stale_signature`, `replayed_nonce` or `bad_signature`. A full replay
+    /// memory is `429` (refusing is safer than forgetting a live nonce).
+    pub fn signature(err: &schcp::httpsig::SigError) -> Self {
+        use schcp::httpsig::SigError;
+        let unauthorized = |reason| ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason, err.to_string());
+        match err {
+            SigError::Stale { .. } | SigError::BeforeMemory { .. } => unauthorized("stale_signature"),
+            SigError::Replayed => unauthorized("replayed_nonce"),
+            SigError::Busy { retry_after } => {
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests", err.to_string())
+                    .with_retry_after(*retry_after)
+            }
+            _ => unauthorized("bad_signature"),
+        }
+    }
+
     pub fn body(&self) -> Value {
         let mut error = json!({ "code": self.code, "reason": self.reason, "message": self.message });
         if let Some(d) = &self.details {
@@ -116,6 +139,20 @@ impl From<&crate::claims::ClaimRefusal> for ApiError {
             R::NoSharedLimit => ApiError::invalid_request("no_shared_limit", message),
             R::Revoked => ApiError::new(StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked", message),
             R::Expired => ApiError::new(StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired", message),
+            R::UnknownHostKey { host } => {
+                ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", "unknown_host_key", message)
+                    .with_details(json!({ "host": host }))
+            }
+            R::SignedByOtherHost { host, signer } => {
+                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "signed_by_other_host", message)
+                    .with_details(json!({ "host": host, "signed_by": signer }))
+            }
+            R::ClaimSignedByHost { host } => {
+                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "claim_signed_by_host", message)
+                    .with_details(json!({ "host": host }))
+            }
+            R::SignerNotNamed { named, host } => ApiError::invalid_request("host_mismatch", message)
+                .with_details(json!({ "host": host, "named": named })),
             R::NoneLeft { max_bookings } => {
                 ApiError::new(StatusCode::CONFLICT, "MANDATE_LIMIT", "shared_limit_reached", message)
                     .with_details(json!({ "max_bookings": max_bookings, "remaining": 0 }))
@@ -167,6 +204,38 @@ mod tests {
         let spent = ApiError::from(&R::NoneLeft { max_bookings: 2 });
         assert_eq!((spent.status, spent.reason), (StatusCode::CONFLICT, "shared_limit_reached"));
         assert_eq!(spent.details, Some(json!({ "max_bookings": 2, "remaining": 0 })));
+        for (r, status, code, reason) in [
+            (R::UnknownHostKey { host: "a".into() }, StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", "unknown_host_key"),
+            (
+                R::SignedByOtherHost { host: "a".into(), signer: "b".into() },
+                StatusCode::FORBIDDEN,
+                "NOT_PERMITTED",
+                "signed_by_other_host",
+            ),
+            (R::ClaimSignedByHost { host: "a".into() }, StatusCode::FORBIDDEN, "NOT_PERMITTED", "claim_signed_by_host"),
+            (
+                R::SignerNotNamed { named: "b".into(), host: "a".into() },
+                StatusCode::BAD_REQUEST,
+                "INVALID_REQUEST",
+                "host_mismatch",
+            ),
+        ] {
+            let a = ApiError::from(&r);
+            assert_eq!((a.status, a.code, a.reason), (status, code, reason), "{r:?}");
+        }
+        use schcp::httpsig::SigError;
+        for (e, reason) in [
+            (SigError::Stale { created: 1, now: 400 }, "stale_signature"),
+            (SigError::BeforeMemory { created: 1, since: 2 }, "stale_signature"),
+            (SigError::Replayed, "replayed_nonce"),
+            (SigError::Bad("x".into()), "bad_signature"),
+        ] {
+            let a = ApiError::signature(&e);
+            assert_eq!((a.status, a.code, a.reason), (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason));
+        }
+        let busy = ApiError::signature(&SigError::Busy { retry_after: 7 });
+        assert_eq!((busy.status, busy.retry_after), (StatusCode::TOO_MANY_REQUESTS, Some(7)));
+        assert_eq!(ApiError::bad_host("h").status, StatusCode::MISDIRECTED_REQUEST);
         let host = ApiError::from(&R::HostNotInAudience { host: "elsewhere".into() });
         assert_eq!(host.details, Some(json!({ "host": "elsewhere" })));
         assert_eq!(ApiError::body_too_large(10).status, StatusCode::PAYLOAD_TOO_LARGE);

@@ -14,8 +14,10 @@ pub mod claims;
 pub mod edge;
 pub mod forwarded;
 pub mod http_error;
+pub mod signed;
 
-pub use claims::{ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus};
-pub use edge::{now, read_bounded, read_claim, serve_router, Edge, RateLimit, StatusOptions};
+pub use claims::{check_signer, ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus, HostKeys};
+pub use edge::{now, read_bounded, read_claim, read_claim_with_body, serve_router, Edge, RateLimit, StatusOptions};
 pub use forwarded::TrustedProxy;
 pub use http_error::ApiError;
+pub use signed::{claimant, ClaimRequest, Claimant};

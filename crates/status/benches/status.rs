@@ -64,7 +64,7 @@ async fn client(addr: SocketAddr, path: String, prefix: String, until: Instant, 
         }
         let json = format!("{{\"claim_id\":\"maple-street-auto/{prefix}_{n:012}\"}}");
         let req = format!(
-            "POST {path} HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{json}",
             json.len()
         );
         w.write_all(req.as_bytes()).await.unwrap();
@@ -178,6 +178,7 @@ fn main() {
                     max_bookings: Some(u32::MAX),
                     shared_limit: true,
                     booking_id: None,
+                    host_keys: Default::default(),
                 },
             )
             .await
@@ -203,6 +204,7 @@ fn main() {
                 aud: vec!["maple-street-auto".into()],
                 max_bookings: Some(u32::MAX),
                 shared_limit: true,
+                host_keys: Default::default(),
             });
             let update = status_update::sign(&key, now(), &format!("bench-{n}"), &op).unwrap();
             let r = http

@@ -32,6 +32,11 @@ pub struct FileConfig {
     pub namespaces: Option<Vec<Namespace>>,
     /// The most credentials one namespace holds at once (default 10 000).
     pub max_credentials_per_namespace: Option<u32>,
+    /// The base URL hosts reach the service at (`https://status.example`):
+    /// the only non-loopback `Host` a request may name (else 421), and the
+    /// origin a signed claim's `@target-uri` is rebuilt from. Unset: loopback
+    /// `Host` only (a proxy on this machine that passes its own address).
+    pub public_base: Option<String>,
 }
 
 /// A namespace as the file names it: a principal id
@@ -87,6 +92,9 @@ pub enum ConfigError {
         /// Why.
         source: toml::de::Error,
     },
+    /// `public_base` is not an http(s) URL with a host.
+    #[error("public_base = {0:?} is not an http(s) URL with a host")]
+    PublicBase(String),
 }
 
 impl Config {
@@ -101,6 +109,9 @@ impl Config {
                     .map_err(|source| ConfigError::Parse { path: path.display().to_string(), source })?
             }
         };
+        if let Some(base) = f.public_base.as_deref().filter(|b| !status_edge::edge::is_public_base(b)) {
+            return Err(ConfigError::PublicBase(base.to_owned()));
+        }
         Ok(Config::from_file(f, env_database_url))
     }
 
@@ -112,6 +123,7 @@ impl Config {
             rate_limit: (per_second > 0.0)
                 .then(|| RateLimit { per_second, burst: f.rate_burst.unwrap_or(60.0).max(1.0) }),
             trusted_proxies: f.trusted_proxies,
+            public_base: f.public_base,
             // A hosted service serves many people's hosts at once; the database
             // wait (statement_timeout) must end before the request bound does.
             ..StatusOptions::default()
@@ -156,6 +168,20 @@ mod tests {
         let d = Config::from_file(FileConfig::default(), None);
         assert_eq!(d.edge.rate_limit, Some(RateLimit { per_second: 20.0, burst: 60.0 }));
         assert_eq!(d.listen.to_string(), "127.0.0.1:8450");
+    }
+
+    #[test]
+    fn public_base_is_an_http_url_with_a_host() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, "public_base = \"https://status.example\"").unwrap();
+        let c = Config::load(Some(&file), None).unwrap();
+        assert_eq!(c.edge.public_base.as_deref(), Some("https://status.example"));
+        for bad in ["status.example", "ftp://status.example", "https://"] {
+            std::fs::write(&file, format!("public_base = {bad:?}")).unwrap();
+            assert!(matches!(Config::load(Some(&file), None), Err(ConfigError::PublicBase(_))), "{bad}");
+        }
+        assert_eq!(Config::from_file(FileConfig::default(), None).edge.public_base, None);
     }
 
     #[test]

@@ -8,19 +8,24 @@
 //!   time bounds, `no-store`, no CORS, §9 refusals).
 //! - `POST {base}/status/{thumb}`: a `schcp-status-update+jwt` signed by the
 //!   namespace's key ([`schcp::status_update`]), registering or revoking.
+//!
+//! `Host` must be the configured `public_base`'s or a loopback address (421);
+//! claims and releases may be signed by the claiming host (docs/hosted-status.md
+//! "Signed claims"). Values from a request are logged as Debug (`?`), escaped,
+//! so none can forge a line of the log.
 
 use crate::store::{self, ClaimError, DbError, Registered, StatusView, UpdateRefusal};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
 use serde_json::json;
 use sqlx::PgPool;
-use status_edge::{ApiError, ClaimOutcome, ClaimRefusal, Edge, StatusOptions};
+use status_edge::{ApiError, ClaimId, ClaimOutcome, ClaimRefusal, ClaimRequest, Claimant, Edge, StatusOptions};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use tokio::net::TcpListener;
@@ -137,20 +142,40 @@ async fn get_status(
     Ok((StatusCode::OK, Json(view_body(&jti, v))).into_response())
 }
 
+/// A claim or release's signature, checked at the edge (`None`: unsigned).
+/// The nonce is spent by the store, in the transaction that takes it, since
+/// every process must see it. The memory is the database's, kept across
+/// restarts, so no signature is refused for predating it.
+fn signed_by(st: &ServiceState, request: ClaimRequest<'_>, claim: &ClaimId) -> Result<Option<Claimant>, ApiError> {
+    status_edge::claimant(&st.edge, request, claim, status_edge::now(), None)
+}
+
+fn claim_refused(e: ClaimError) -> ApiError {
+    match e {
+        ClaimError::Refused(r) => ApiError::from(&r),
+        ClaimError::Replayed => ApiError::signature(&schcp::httpsig::SigError::Replayed),
+        ClaimError::Db(e) => db_failed(e),
+    }
+}
+
 async fn post_claim(
     State(st): State<ServiceState>,
     path: Result<Path<(String, String)>, PathRejection>,
+    method: Method,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let Path((thumb, jti)) = path.map_err(path_refused)?;
     // The body first, as the embedded API: a malformed request is refused the
     // same way whether or not the credential exists.
-    let claim_id = status_edge::read_claim(st.edge.options(), &headers, body).await?;
+    let (claim_id, bytes) = status_edge::read_claim_with_body(st.edge.options(), &headers, body).await?;
+    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: &bytes };
+    let signer = signed_by(&st, request, &claim_id)?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Err(unknown_mandate());
     }
-    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_edge::now()).await {
+    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_edge::now(), signer.as_ref()).await {
         Ok(outcome) => {
             let status = match outcome {
                 ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
@@ -159,8 +184,11 @@ async fn post_claim(
             let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
             Ok((status, Json(body)).into_response())
         }
-        Err(ClaimError::Refused(r)) => Err(ApiError::from(&r)),
-        Err(ClaimError::Db(e)) => Err(db_failed(e)),
+        Err(e) => {
+            let api = claim_refused(e);
+            tracing::info!(?thumb, ?jti, host = ?claim_id.host(), reason = api.reason, "claim refused");
+            Err(api)
+        }
     }
 }
 
@@ -169,12 +197,26 @@ async fn post_claim(
 async fn delete_claim(
     State(st): State<ServiceState>,
     path: Result<Path<(String, String, String)>, PathRejection>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let Path((thumb, jti, claim_id)) = path.map_err(path_refused)?;
+    // A claim id that does not parse names nothing held: nothing to give back.
+    let Ok(claim) = ClaimId::parse(&claim_id) else {
+        return Ok(StatusCode::NO_CONTENT);
+    };
+    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: b"" };
+    let signer = signed_by(&st, request, &claim)?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Ok(StatusCode::NO_CONTENT);
     }
-    store::release(&st.pool, &thumb, &jti, &claim_id).await.map_err(db_failed)?;
+    let now = status_edge::now();
+    store::release(&st.pool, &thumb, &jti, &claim, signer.as_ref(), now).await.map_err(|e| {
+        let api = claim_refused(e);
+        tracing::info!(?thumb, ?jti, host = ?claim.host(), reason = api.reason, "release refused");
+        api
+    })?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -240,7 +282,7 @@ async fn publish(
         .map_err(|_| ApiError::invalid_request("malformed_update", "the update is not UTF-8"))?;
     let now = status_edge::now();
     let update = status_update::verify(text.trim_end(), &thumb, now).map_err(|e| {
-        tracing::info!(%thumb, reason = e.reason(), "update refused");
+        tracing::info!(?thumb, reason = e.reason(), "update refused");
         update_refused(&e)
     })?;
     let keep_until = update.replay_keep_until(now);
@@ -270,6 +312,6 @@ async fn publish(
             }
         }
     };
-    tracing::info!(%thumb, jti = update.op.credential_jti(), status = status.as_u16(), "update applied");
+    tracing::info!(?thumb, jti = ?update.op.credential_jti(), status = status.as_u16(), "update applied");
     Ok((status, Json(body)).into_response())
 }

@@ -15,11 +15,17 @@
 //! is never used: it over-grants under concurrency.
 //!
 //! Every refusal rolls its transaction back: nothing is written.
+//!
+//! Signed claims (docs/hosted-status.md "Signed claims", migration 0003): a
+//! claim or release signed by a host key (checked at the edge) is taken only
+//! when the key is one the registration recorded for the claim id's host; its
+//! nonce is spent in `seen_nonces`, which every process shares. A claim made
+//! signed is marked so, and an unsigned release of it is refused.
 
 use schcp::status_update::Registration;
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::{PgConnection, Row};
-use status_edge::{ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus};
+use status_edge::{check_signer, ClaimId, ClaimOutcome, ClaimRefusal, Claimant, CredentialStatus, HostKeys};
 
 /// The migrations in `crates/status/migrations`, embedded in the binary.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
@@ -29,12 +35,15 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[error("database: {0}")]
 pub struct DbError(#[from] pub sqlx::Error);
 
-/// A claim that was not granted.
+/// A claim or release that was not taken.
 #[derive(Debug, thiserror::Error)]
 pub enum ClaimError {
-    /// Refused by the rules (§3.3); nothing written.
+    /// Refused by the rules (§3.3, signed claims); nothing written.
     #[error(transparent)]
     Refused(ClaimRefusal),
+    /// The signature's (keyid, nonce) was spent before (§3.2); nothing written.
+    #[error("this nonce was already used with this key (§3.2)")]
+    Replayed,
     /// The database failed; nothing acknowledged.
     #[error(transparent)]
     Db(#[from] DbError),
@@ -138,23 +147,44 @@ pub async fn status(pool: &PgPool, thumb: &str, jti: &str, now: i64) -> Result<O
 }
 
 /// A host's claim (§3.3): 201 `Claimed`, 200 `AlreadyHeld`, or a refusal.
-/// One call of `schcp_claim` (migration 0002): one READ COMMITTED transaction,
-/// one round trip.
+/// Unsigned: one call of `schcp_claim` (migration 0002), one READ COMMITTED
+/// transaction, one round trip. Signed by `claimant`: its key checked against
+/// the recorded host keys first (they never change once registered), then one
+/// call of `schcp_claim_signed` (migration 0003), which spends the nonce.
 pub async fn claim(
     pool: &PgPool,
     thumb: &str,
     jti: &str,
     claim_id: &ClaimId,
     now: i64,
+    claimant: Option<&Claimant>,
 ) -> Result<ClaimOutcome, ClaimError> {
-    let row = sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim($1, $2, $3, $4, $5)")
-        .bind(thumb)
-        .bind(jti)
-        .bind(claim_id.as_str())
-        .bind(claim_id.host())
-        .bind(now)
-        .fetch_one(pool)
-        .await?;
+    let row = match claimant {
+        None => {
+            sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim($1, $2, $3, $4, $5)")
+                .bind(thumb)
+                .bind(jti)
+                .bind(claim_id.as_str())
+                .bind(claim_id.host())
+                .bind(now)
+                .fetch_one(pool)
+                .await?
+        }
+        Some(c) => {
+            check_claimant(pool, thumb, jti, claim_id, c).await?;
+            sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim_signed($1, $2, $3, $4, $5, $6, $7, $8)")
+                .bind(thumb)
+                .bind(jti)
+                .bind(claim_id.as_str())
+                .bind(claim_id.host())
+                .bind(now)
+                .bind(&c.thumbprint)
+                .bind(&c.nonce)
+                .bind(c.remember_until)
+                .fetch_one(pool)
+                .await?
+        }
+    };
     let (outcome, left, max): (String, Option<i64>, Option<i64>) = (row.get(0), row.get(1), row.get(2));
     // The CHECKs keep both in 0..=u32::MAX.
     let units = |n: Option<i64>| n.unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
@@ -167,16 +197,94 @@ pub async fn claim(
         "revoked" => ClaimRefusal::Revoked,
         "expired" => ClaimRefusal::Expired,
         "none_left" => ClaimRefusal::NoneLeft { max_bookings: units(max) },
+        "replayed" => return Err(ClaimError::Replayed),
         other => return Err(ClaimError::Db(DbError(sqlx::Error::Protocol(format!("schcp_claim answered {other:?}"))))),
     };
     Err(ClaimError::Refused(refused))
 }
 
+/// The credential's recorded host keys and what a claim is refused for before
+/// them (the embedded API's order: unknown, no shared limit, host not in
+/// `aud`), then whether `c`'s key is the claim host's.
+async fn check_claimant(
+    pool: &PgPool,
+    thumb: &str,
+    jti: &str,
+    claim_id: &ClaimId,
+    c: &Claimant,
+) -> Result<(), ClaimError> {
+    let row = sqlx::query(
+        "SELECT remaining IS NULL, $3 = ANY (aud), host_keys::text FROM credentials WHERE thumb = $1 AND jti = $2",
+    )
+    .bind(thumb)
+    .bind(jti)
+    .bind(claim_id.host())
+    .fetch_optional(pool)
+    .await?;
+    let Some(row) = row else { return Err(ClaimError::Refused(ClaimRefusal::UnknownMandate)) };
+    let (no_shared_limit, in_aud, keys): (bool, bool, String) = (row.get(0), row.get(1), row.get(2));
+    if no_shared_limit {
+        return Err(ClaimError::Refused(ClaimRefusal::NoSharedLimit));
+    }
+    if !in_aud {
+        return Err(ClaimError::Refused(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() }));
+    }
+    check_signer(&host_keys(&keys)?, claim_id.host(), &c.thumbprint).map_err(ClaimError::Refused)
+}
+
+/// A stored `host_keys` (JSONB as text).
+fn host_keys(text: &str) -> Result<HostKeys, DbError> {
+    serde_json::from_str(text)
+        .map_err(|e| DbError(sqlx::Error::Protocol(format!("host_keys is not an object of thumbprint lists: {e}"))))
+}
+
 /// A host's release: gives a unit back only when it deleted a claim; releasing
-/// an unknown or released claim changes nothing (§3.3). One statement: the
-/// `UPDATE` runs only if the `DELETE` returned a row. A second release of the
-/// same claim waits for the first's row lock, then finds nothing to delete.
-pub async fn release(pool: &PgPool, thumb: &str, jti: &str, claim_id: &str) -> Result<(), DbError> {
+/// an unknown or released claim changes nothing (§3.3).
+///
+/// Unsigned, one statement: the `DELETE` takes only an unsigned claim, the
+/// `UPDATE` runs only if it returned a row, and the answer says whether a
+/// signed claim stood in the way (refused, `ClaimSignedByHost`). A second
+/// release of the same claim waits for the first's row lock, then finds
+/// nothing to delete. Signed by `claimant`: its key must be the claim host's
+/// (a credential not held here has none to check: nothing to release), and
+/// the nonce is spent in the release's transaction.
+pub async fn release(
+    pool: &PgPool,
+    thumb: &str,
+    jti: &str,
+    claim_id: &ClaimId,
+    claimant: Option<&Claimant>,
+    now: i64,
+) -> Result<(), ClaimError> {
+    let Some(c) = claimant else {
+        let signed_in_the_way: bool = sqlx::query_scalar(
+            "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 AND NOT signed
+                           RETURNING 1),
+                  back AS (UPDATE credentials SET remaining = remaining + 1
+                            WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)
+                           RETURNING 1)
+             SELECT EXISTS (SELECT 1 FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 AND signed)",
+        )
+        .bind(thumb)
+        .bind(jti)
+        .bind(claim_id.as_str())
+        .fetch_one(pool)
+        .await?;
+        if signed_in_the_way {
+            return Err(ClaimError::Refused(ClaimRefusal::ClaimSignedByHost { host: claim_id.host().to_owned() }));
+        }
+        return Ok(());
+    };
+    let keys: Option<String> =
+        sqlx::query_scalar("SELECT host_keys::text FROM credentials WHERE thumb = $1 AND jti = $2")
+            .bind(thumb)
+            .bind(jti)
+            .fetch_optional(pool)
+            .await?;
+    let Some(keys) = keys else { return Ok(()) };
+    check_signer(&host_keys(&keys)?, claim_id.host(), &c.thumbprint).map_err(ClaimError::Refused)?;
+    let mut tx = pool.begin().await?;
+    spend_nonce(&mut tx, c, now).await?;
     sqlx::query(
         "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
          UPDATE credentials SET remaining = remaining + 1
@@ -184,9 +292,32 @@ pub async fn release(pool: &PgPool, thumb: &str, jti: &str, claim_id: &str) -> R
     )
     .bind(thumb)
     .bind(jti)
-    .bind(claim_id)
-    .execute(pool)
+    .bind(claim_id.as_str())
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Spends a verified signature's (keyid, nonce), or refuses a replay (§3.2).
+async fn spend_nonce(c: &mut PgConnection, claimant: &Claimant, now: i64) -> Result<(), ClaimError> {
+    sqlx::query("DELETE FROM seen_nonces WHERE keyid = $1 AND nonce = $2 AND keep_until < $3")
+        .bind(&claimant.thumbprint)
+        .bind(&claimant.nonce)
+        .bind(now)
+        .execute(&mut *c)
+        .await?;
+    let fresh =
+        sqlx::query("INSERT INTO seen_nonces (keyid, nonce, keep_until) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+            .bind(&claimant.thumbprint)
+            .bind(&claimant.nonce)
+            .bind(claimant.remember_until)
+            .execute(&mut *c)
+            .await?
+            .rows_affected();
+    if fresh == 0 {
+        return Err(ClaimError::Replayed);
+    }
     Ok(())
 }
 
@@ -237,9 +368,10 @@ pub async fn register(
     // count the other out); the lock ends with the transaction.
     sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))").bind(thumb).execute(&mut *tx).await?;
     let remaining = reg.shared_max().map(i64::from);
+    let keys = serde_json::to_string(&reg.host_keys).expect("thumbprint lists serialize");
     let inserted = sqlx::query(
-        "INSERT INTO credentials (thumb, jti, exp, aud, max_bookings, shared_limit, remaining, registered_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING",
+        "INSERT INTO credentials (thumb, jti, exp, aud, max_bookings, shared_limit, remaining, registered_at, host_keys)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb) ON CONFLICT DO NOTHING",
     )
     .bind(thumb)
     .bind(&reg.jti)
@@ -249,6 +381,7 @@ pub async fn register(
     .bind(reg.shared_limit)
     .bind(remaining)
     .bind(now)
+    .bind(keys)
     .execute(&mut *tx)
     .await?
     .rows_affected();
@@ -263,7 +396,7 @@ pub async fn register(
         return Ok(Registered::Created(view(false, reg.exp, remaining, now)));
     }
     let row = sqlx::query(
-        "SELECT exp, aud, max_bookings, shared_limit, revoked_at IS NOT NULL, remaining
+        "SELECT exp, aud, max_bookings, shared_limit, revoked_at IS NOT NULL, remaining, host_keys::text
            FROM credentials WHERE thumb = $1 AND jti = $2",
     )
     .bind(thumb)
@@ -272,7 +405,13 @@ pub async fn register(
     .await?;
     let (exp, aud, max, shared): (i64, Vec<String>, Option<i64>, bool) =
         (row.get(0), row.get(1), row.get(2), row.get(3));
-    if exp != reg.exp || aud != reg.aud || max != reg.max_bookings.map(i64::from) || shared != reg.shared_limit {
+    let same_keys = host_keys(row.get(6))? == reg.host_keys;
+    if exp != reg.exp
+        || aud != reg.aud
+        || max != reg.max_bookings.map(i64::from)
+        || shared != reg.shared_limit
+        || !same_keys
+    {
         tx.rollback().await?;
         return Err(UpdateRefusal::Conflict(reg.jti.clone()));
     }
@@ -350,6 +489,7 @@ pub async fn purge(pool: &PgPool, now: i64) -> Result<Purged, DbError> {
         .execute(&mut *tx)
         .await?
         .rows_affected();
+    sqlx::query("DELETE FROM seen_nonces WHERE keep_until < $1").bind(now).execute(&mut *tx).await?;
     tx.commit().await?;
     Ok(Purged { credentials, claims, updates })
 }

@@ -16,6 +16,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::time::Duration;
+use testhost::{Signing, StatusRequest, TestHost, TestHostConfig};
 use tokio::net::TcpListener;
 
 const MAPLE: &str = "maple-street-auto";
@@ -74,6 +75,20 @@ impl Target {
     }
 
     async fn mandate(&self, jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) {
+        self.mandate_with_keys(jti, aud, max, shared, exp, Default::default()).await
+    }
+
+    /// A mandate whose hosts' discovery keys were recorded at issuance, as the
+    /// key app records them (embedded) and registers them (hosted).
+    async fn mandate_with_keys(
+        &self,
+        jti: &str,
+        aud: &[&str],
+        max: Option<u32>,
+        shared: bool,
+        exp: i64,
+        host_keys: status_edge::HostKeys,
+    ) {
         match self {
             Target::Embedded { store, .. } => credentials::record(
                 store,
@@ -91,12 +106,17 @@ impl Target {
                     max_bookings: max,
                     shared_limit: shared,
                     booking_id: None,
+                    host_keys,
                 },
             )
             .await
             .unwrap(),
             Target::Hosted { server, principal } => {
-                let update = principal.update(&registration(jti, aud, max, shared, exp));
+                let mut op = registration(jti, aud, max, shared, exp);
+                if let schcp::status_update::Operation::Register(r) = &mut op {
+                    r.host_keys = host_keys;
+                }
+                let update = principal.update(&op);
                 let r = publish(&client(), &server.base(), &principal.thumb, update).await;
                 assert_eq!(r.status(), StatusCode::CREATED, "{:?}", r.text().await);
             }
@@ -134,9 +154,36 @@ impl Target {
         c.delete(self.url(jti, &format!("/claims/{claim_id}"))).send().await.unwrap()
     }
 
+    /// Sends a request a test host built (`claim_request`, `release_request`).
+    async fn send(&self, c: &Client, r: &StatusRequest) -> reqwest::Response {
+        let method = reqwest::Method::from_bytes(r.method.as_bytes()).unwrap();
+        let mut req = c.request(method, &r.url).body(r.body.clone());
+        for (n, v) in &r.headers {
+            req = req.header(n, v);
+        }
+        req.send().await.unwrap()
+    }
+
     async fn get(&self, c: &Client, jti: &str) -> (StatusCode, Value) {
         answer(c.get(self.url(jti, "")).send().await.unwrap()).await
     }
+}
+
+/// Two hosts that claim: Maple Street Auto and Oak Lane Garage, each with its
+/// own discovery key, and the thumbprints a key app records for a mandate
+/// naming both.
+async fn two_hosts() -> (TestHost, TestHost, status_edge::HostKeys) {
+    let maple = TestHost::start(TestHostConfig::default()).await;
+    let oak = TestHost::start(TestHostConfig {
+        domain: "oaklanegarage.example".into(),
+        host_id: OAK.into(),
+        name: "Oak Lane Garage".into(),
+        kid: "olg-2026-10".into(),
+        ..TestHostConfig::default()
+    })
+    .await;
+    let keys = [(MAPLE.to_owned(), maple.key_thumbprints()), (OAK.to_owned(), oak.key_thumbprints())].into();
+    (maple, oak, keys)
 }
 
 fn unlimited() -> StatusOptions {
@@ -166,7 +213,153 @@ conformance!(
     oversized_bodies_are_413,
     duplicate_claim_ids_spend_one_unit,
     unknown_routes_and_methods_get_the_section_9_shape_and_no_cors,
+    a_signed_claim_is_released_only_by_its_host,
+    bad_signatures_are_refused_and_change_nothing,
+    a_claim_id_taken_unsigned_becomes_its_hosts_once_it_claims_signed,
+    a_foreign_host_header_is_421,
 );
+
+/// The double booking of a shared limit, reproduced: an agent that knows the
+/// jti releases the host's claim unsigned, and another host books a second
+/// time under `max_bookings: 1`. With the claim signed, the release is 403
+/// and the second booking 409; only the claiming host's signed release gives
+/// the unit back, and releases stay idempotent.
+async fn a_signed_claim_is_released_only_by_its_host(t: Target) {
+    let c = client();
+    let (maple, oak, keys) = two_hosts().await;
+    t.mandate_with_keys("m", &[MAPLE, OAK], Some(1), true, now() + 3600, keys).await;
+    let status = t.url("m", "");
+    let claim = maple.claim_request(&status, "h_1", Signing::Signed, now());
+    let (st, body) = answer(t.send(&c, &claim).await).await;
+    assert_eq!((st, body), (StatusCode::CREATED, json!({"claim_id": "maple-street-auto/h_1", "remaining": 0})));
+    // The agent's unsigned release: refused, the unit stays held.
+    let (st, code, reason) = refusal(t.release(&c, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "NOT_PERMITTED", "claim_signed_by_host"));
+    // Another host's signed release of it: refused too.
+    let mut forged = oak.sign_status_request("DELETE", &t.url("m", "/claims/maple-street-auto/h_1"), b"", now());
+    forged.retain(|(n, _)| n != "SchCP-Host"); // it would name Oak Lane Garage: refused sooner
+    let release = StatusRequest {
+        method: "DELETE",
+        url: t.url("m", "/claims/maple-street-auto/h_1"),
+        headers: forged,
+        body: Vec::new(),
+    };
+    let (st, code, reason) = refusal(t.send(&c, &release).await).await;
+    assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::FORBIDDEN, "NOT_PERMITTED", "signed_by_other_host"));
+    assert_eq!(t.held("m").await, ["maple-street-auto/h_1"]);
+    // So the second booking is refused, signed or not.
+    for signing in [Signing::Unsigned, Signing::Signed] {
+        let (st, _, reason) = refusal(t.send(&c, &oak.claim_request(&status, "h_2", signing, now())).await).await;
+        assert_eq!((st, reason.as_str()), (StatusCode::CONFLICT, "shared_limit_reached"), "{signing:?}");
+    }
+    // The host's own signed release gives the unit back; again, and of an
+    // unknown claim id, it is 204 and gives nothing more.
+    for hold in ["h_1", "h_1", "h_9"] {
+        let r = t.send(&c, &maple.release_request(&status, hold, Signing::Signed, now())).await;
+        assert_eq!(answer(r).await, (StatusCode::NO_CONTENT, Value::Null), "{hold}");
+        assert_eq!(t.get(&c, "m").await.1["remaining"], 1);
+    }
+    assert!(t.held("m").await.is_empty());
+    // Unsigned claims keep working as the spec has them.
+    let r = t.send(&c, &oak.claim_request(&status, "h_2", Signing::Unsigned, now())).await;
+    assert_eq!(answer(r).await.0, StatusCode::CREATED);
+    let r = t.send(&c, &oak.release_request(&status, "h_2", Signing::Unsigned, now())).await;
+    assert_eq!(answer(r).await.0, StatusCode::NO_CONTENT);
+    assert!(t.held("m").await.is_empty());
+}
+
+/// Every way a signature can be wrong gets its own answer and takes nothing:
+/// stale, replayed, a key the key app never verified as the host's (a
+/// look-alike with the same host id), another host's key, a body changed
+/// under the signature, a half-signed request, `SchCP-Host` naming another.
+async fn bad_signatures_are_refused_and_change_nothing(t: Target) {
+    let c = client();
+    let (maple, oak, keys) = two_hosts().await;
+    let lookalike = TestHost::start(TestHostConfig::default()).await; // same id, its own key
+    t.mandate_with_keys("m", &[MAPLE, OAK], Some(2), true, now() + 3600, keys).await;
+    let status = t.url("m", "");
+    let stale = maple.claim_request(&status, "h_1", Signing::Signed, now() - 400);
+    let mut tampered = maple.claim_request(&status, "h_1", Signing::Signed, now());
+    tampered.body = br#"{"claim_id":"maple-street-auto/h_2"}"#.to_vec();
+    let mut half = maple.claim_request(&status, "h_1", Signing::Signed, now());
+    half.headers.retain(|(n, _)| n != "Signature");
+    let mut misnamed = maple.claim_request(&status, "h_1", Signing::Signed, now());
+    for (n, v) in &mut misnamed.headers {
+        if n == "SchCP-Host" {
+            *v = OAK.into();
+        }
+    }
+    let mut others = oak.claim_request(&status, "h_1", Signing::Signed, now());
+    others.body = br#"{"claim_id":"maple-street-auto/h_1"}"#.to_vec();
+    others.headers = oak.sign_status_request("POST", &others.url, &others.body, now());
+    others.headers.push(("Content-Type".into(), "application/json".into()));
+    others.headers.retain(|(n, _)| n != "SchCP-Host");
+    let cases = [
+        (stale, StatusCode::UNAUTHORIZED, "stale_signature"),
+        (tampered, StatusCode::UNAUTHORIZED, "bad_signature"),
+        (half, StatusCode::UNAUTHORIZED, "bad_signature"),
+        (misnamed, StatusCode::BAD_REQUEST, "host_mismatch"),
+        (lookalike.claim_request(&status, "h_1", Signing::Signed, now()), StatusCode::UNAUTHORIZED, "unknown_host_key"),
+        (others, StatusCode::FORBIDDEN, "signed_by_other_host"),
+    ];
+    for (request, want_status, want_reason) in cases {
+        let (st, _, reason) = refusal(t.send(&c, &request).await).await;
+        assert_eq!((st, reason.as_str()), (want_status, want_reason), "{request:?}");
+    }
+    assert!(t.held("m").await.is_empty());
+    assert_eq!(t.get(&c, "m").await.1["remaining"], 2);
+    // The control: a good signature is taken once; the same bytes again are a replay.
+    let good = maple.claim_request(&status, "h_1", Signing::Signed, now());
+    assert_eq!(answer(t.send(&c, &good).await).await.0, StatusCode::CREATED);
+    let release = maple.release_request(&status, "h_1", Signing::Signed, now());
+    assert_eq!(answer(t.send(&c, &release).await).await.0, StatusCode::NO_CONTENT);
+    let (st, _, reason) = refusal(t.send(&c, &good).await).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::UNAUTHORIZED, "replayed_nonce"));
+    let (st, _, reason) = refusal(t.send(&c, &release).await).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::UNAUTHORIZED, "replayed_nonce"));
+    assert!(t.held("m").await.is_empty());
+}
+
+/// A claim id someone took unsigned (junk, or the host's own unsigned retry)
+/// becomes the host's once it claims it signed: 200, nothing spent, and from
+/// then on only its signed release gives it back.
+async fn a_claim_id_taken_unsigned_becomes_its_hosts_once_it_claims_signed(t: Target) {
+    let c = client();
+    let (maple, _oak, keys) = two_hosts().await;
+    t.mandate_with_keys("m", &[MAPLE, OAK], Some(1), true, now() + 3600, keys).await;
+    let status = t.url("m", "");
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::CREATED);
+    let r = t.send(&c, &maple.claim_request(&status, "h_1", Signing::Signed, now())).await;
+    assert_eq!(answer(r).await, (StatusCode::OK, json!({"claim_id": "maple-street-auto/h_1", "remaining": 0})));
+    let (st, _, reason) = refusal(t.release(&c, "m", "maple-street-auto/h_1").await).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::FORBIDDEN, "claim_signed_by_host"));
+    assert_eq!(t.held("m").await, ["maple-street-auto/h_1"]);
+}
+
+/// `Host` names this service (loopback here) or it is 421, before anything
+/// else: DNS rebinding reaches nothing.
+async fn a_foreign_host_header_is_421(t: Target) {
+    let c = client();
+    t.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
+    for host in ["evil.example", "keyapp.example.evil.example:80"] {
+        let r = c
+            .post(t.url("m", "/claims"))
+            .header("host", host)
+            .json(&json!({"claim_id": "maple-street-auto/h_1"}))
+            .send()
+            .await
+            .unwrap();
+        let (st, code, reason) = refusal(r).await;
+        assert_eq!(
+            (st, code.as_str(), reason.as_str()),
+            (StatusCode::MISDIRECTED_REQUEST, "INVALID_REQUEST", "bad_host")
+        );
+        let r = c.get(t.url("m", "")).header("host", host).send().await.unwrap();
+        assert_eq!(refusal(r).await.0, StatusCode::MISDIRECTED_REQUEST);
+    }
+    assert!(t.held("m").await.is_empty());
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::CREATED);
+}
 
 async fn get_reports_status_and_remaining_only_with_a_shared_limit(t: Target) {
     let c = client();
@@ -393,4 +586,41 @@ async fn embedded_rate_limited_per_client() {
 #[tokio::test]
 async fn hosted_rate_limited_per_client() {
     rate_limited_per_client(Target::hosted(limited()).await).await;
+}
+
+/// With a public base configured, its host passes as well as loopback, and a
+/// signed claim's `@target-uri` is the public URL the host addressed.
+async fn the_public_host_passes_and_signs(t: Target, public: &str) {
+    let c = client();
+    let (maple, _oak, keys) = two_hosts().await;
+    t.mandate_with_keys("m", &[MAPLE, OAK], Some(1), true, now() + 3600, keys).await;
+    let local = t.url("m", "");
+    let path = local.splitn(4, '/').nth(3).unwrap();
+    let public_status = format!("{public}/{path}");
+    let mut claim = maple.claim_request(&public_status, "h_1", Signing::Signed, now());
+    claim.url = format!("{local}/claims"); // sent through the "proxy"
+    claim.headers.push(("Host".into(), public.trim_start_matches("https://").into()));
+    let (st, _) = answer(t.send(&c, &claim).await).await;
+    assert_eq!(st, StatusCode::CREATED);
+    let r = c.get(t.url("m", "")).header("host", "other.example").send().await.unwrap();
+    assert_eq!(refusal(r).await.0, StatusCode::MISDIRECTED_REQUEST);
+}
+
+fn public(base: &str) -> StatusOptions {
+    StatusOptions { public_base: Some(base.into()), ..unlimited() }
+}
+
+#[tokio::test]
+async fn embedded_the_public_host_passes_and_signs() {
+    the_public_host_passes_and_signs(
+        Target::embedded(public("https://keyapp.example")).await,
+        "https://keyapp.example",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hosted_the_public_host_passes_and_signs() {
+    the_public_host_passes_and_signs(Target::hosted(public("https://status.example")).await, "https://status.example")
+        .await;
 }

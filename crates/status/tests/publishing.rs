@@ -135,6 +135,52 @@ async fn a_registration_that_changes_limits_is_refused() {
     }
 }
 
+/// The registration's host keys are part of it: other keys conflict, the
+/// same keys again are the retry's 200.
+#[tokio::test]
+async fn host_keys_are_part_of_the_registration() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    let exp = now() + 3600;
+    let with_keys = |keys: &[&str]| {
+        let mut op = registration("m", &[MAPLE], Some(1), true, exp);
+        if let status_update::Operation::Register(r) = &mut op {
+            r.host_keys = [(MAPLE.to_owned(), keys.iter().map(|k| k.to_string()).collect())].into();
+        }
+        op
+    };
+    let k1 = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";
+    let k2 = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k";
+    let first = p.update(&with_keys(&[k1]));
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, first).await.status(), StatusCode::CREATED);
+    let again = p.update(&with_keys(&[k1]));
+    assert_eq!(publish(&client(), &s.base(), &p.thumb, again).await.status(), StatusCode::OK);
+    refused(&s, &p, p.update(&with_keys(&[k1, k2])), (StatusCode::CONFLICT, "registration_conflict")).await;
+    let none = registration("m", &[MAPLE], Some(1), true, exp);
+    refused(&s, &p, p.update(&none), (StatusCode::CONFLICT, "registration_conflict")).await;
+}
+
+/// A registration lives at most 181 days from the service's clock (the key
+/// app's longest lifetime and a day): one further, the year 2100 above all,
+/// is refused with its own reason and nothing written; the bound itself passes.
+#[tokio::test]
+async fn a_registration_exp_past_the_bound_is_refused() {
+    let s = server().await;
+    let p = Principal::ed25519();
+    for exp in [now() + status_update::MAX_REGISTERED_LIFETIME + 120, 4_102_444_800] {
+        let far = registration("far", &[MAPLE], Some(1), true, exp);
+        refused(&s, &p, p.update(&far), (StatusCode::BAD_REQUEST, "exp_too_far")).await;
+    }
+    let c = client();
+    assert_eq!(
+        answer(c.get(format!("{}/status/{}/far", s.base(), p.thumb)).send().await.unwrap()).await.0,
+        StatusCode::NOT_FOUND
+    );
+    // The control: within the bound (a few seconds' leeway for the clock read here).
+    let near = registration("near", &[MAPLE], Some(1), true, now() + status_update::MAX_REGISTERED_LIFETIME - 120);
+    assert_eq!(publish(&c, &s.base(), &p.thumb, p.update(&near)).await.status(), StatusCode::CREATED);
+}
+
 #[tokio::test]
 async fn oversized_malformed_and_mistyped_bodies_are_refused() {
     let s = server().await;

@@ -39,9 +39,11 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 mod claims;
+mod status_claims;
 mod tls;
 
 pub use claims::{OFFER_LIFETIME, SPEC_SLOT_END, SPEC_SLOT_START};
+pub use status_claims::{Signing, StatusRequest};
 
 /// The path of a host's own discovery document (§2.1).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/scheduling.json";

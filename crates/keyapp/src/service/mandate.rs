@@ -197,6 +197,10 @@ pub(super) async fn prepare(
     let mut zones = Vec::new();
     // Each host's own name for each of its services, by host id then service id.
     let mut service_names: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    // Each host's discovery keys as verified now, by RFC 7638 thumbprint: the
+    // keys a signed claim under this mandate must be made with
+    // (docs/agent-api.md "Signed claims").
+    let mut host_keys = status_edge::HostKeys::new();
     for h in &b.hosts {
         let host = svc.inner.discovery.fetch(&h.discovery).await?;
         if host.host_id != h.id {
@@ -212,6 +216,11 @@ pub(super) async fn prepare(
         }
         service_names
             .insert(h.id.clone(), host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect());
+        let thumbs = host.keys.iter().map(|k| k.thumbprint()).collect::<Result<Vec<_>, _>>();
+        let thumbs = thumbs.map_err(|e| corrupt(format!("a verified discovery key: {e}")))?;
+        if !thumbs.is_empty() {
+            host_keys.insert(h.id.clone(), thumbs);
+        }
         zones.push(host.tz.clone());
         shown_hosts.push(MandateHost {
             id: h.id.clone(),
@@ -251,6 +260,7 @@ pub(super) async fn prepare(
         "format": if b.format == Format::DcSdJwt { "dc+sd-jwt" } else { "jws" },
         "alg": if es256 { "ES256" } else { "EdDSA" },
         "trusted_attesters": trusted_attesters,
+        "host_keys": host_keys,
     });
     Ok(Prepared { consent, input, not_after: None, auto_approve: false })
 }
@@ -268,6 +278,10 @@ struct MandateInput {
     #[serde(default)]
     alg: Option<String>,
     trusted_attesters: Vec<String>,
+    /// Absent in requests stored before it existed: none, so claims under the
+    /// mandate can only be unsigned.
+    #[serde(default)]
+    host_keys: status_edge::HostKeys,
 }
 
 pub(super) async fn issue(
@@ -302,6 +316,7 @@ pub(super) async fn issue(
         max_bookings,
         shared_limit,
         booking_id: None,
+        host_keys: m.host_keys.clone(),
     };
     if m.format == "dc+sd-jwt" {
         let agent_jwk = agent_jwk(svc, agent_jkt).await?;

@@ -74,6 +74,7 @@ impl MeetingRecord {
             max_bookings: None,
             shared_limit: false,
             booking_id: None,
+            host_keys: Default::default(),
         };
         let meeting = MeetingRecord {
             jti,
@@ -124,6 +125,7 @@ pub(super) fn booking_mandate_record(
         max_bookings: None,
         shared_limit: false,
         booking_id,
+        host_keys: Default::default(),
     }
 }
 

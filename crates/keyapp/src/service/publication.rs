@@ -113,6 +113,7 @@ impl Service {
                 aud: row.aud.clone(),
                 max_bookings: row.max_bookings,
                 shared_limit: row.shared_limit,
+                host_keys: row.host_keys.clone(),
             }),
             Op::Revoke => Operation::Revoke { jti: row.jti.clone() },
         };

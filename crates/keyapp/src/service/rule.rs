@@ -104,6 +104,7 @@ pub(super) async fn issue(
             max_bookings: None,
             shared_limit: false,
             booking_id: None,
+            host_keys: Default::default(),
         }],
         receipt: None,
         meeting: None,

@@ -29,13 +29,19 @@
 //! the commit has returned. The functions below are the same code run as a batch
 //! of one. Beneath it all, migration 0002 keeps the held count by trigger and makes
 //! the database itself refuse a unit beyond `max_bookings`.
+//!
+//! Signed claims (docs/agent-api.md "Signed claims", migration 0011): a claim or
+//! release may name the thumbprint of the host key that signed it (its signature
+//! checked at the edge). It is taken only if that key is one the key app
+//! recorded for the claim id's host; a claim made signed is marked so, and an
+//! unsigned release of it is refused, so only its host gives it back.
 
 use super::credentials::shared_max;
 use super::{Store, StoreError};
 use sqlx::pool::PoolConnection;
 use sqlx::{Sqlite, SqliteConnection};
 pub use status_edge::claims::{ClaimId, ClaimOutcome, ClaimRefusal};
-use status_edge::CredentialStatus;
+use status_edge::{check_signer, CredentialStatus, HostKeys};
 use std::collections::{HashMap, HashSet};
 use tokio::sync::{mpsc, oneshot};
 
@@ -55,16 +61,31 @@ pub enum ClaimError {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReleaseError {
+    /// A signed claim released unsigned, or a release signed by a key that is
+    /// not the claim host's; nothing changed.
+    #[error(transparent)]
+    Refused(#[from] ClaimRefusal),
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("claim ledger unavailable: {0}")]
     Unavailable(String),
 }
 
-/// Claims one unit of `jti`'s shared limit for `claim_id`. One transaction.
+/// Claims one unit of `jti`'s shared limit for `claim_id`, unsigned. One transaction.
 pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result<ClaimOutcome, ClaimError> {
+    claim_as(store, jti, claim_id, now, None).await
+}
+
+/// [`claim`], signed by the host key with thumbprint `signer` when given.
+pub async fn claim_as(
+    store: &Store,
+    jti: &str,
+    claim_id: &str,
+    now: i64,
+    signer: Option<&str>,
+) -> Result<ClaimOutcome, ClaimError> {
     let claim_id = ClaimId::parse(claim_id)?;
-    let op = Op::Claim { jti: jti.to_owned(), claim_id, now };
+    let op = Op::Claim { jti: jti.to_owned(), claim_id, now, signer: signer.map(str::to_owned) };
     let mut conn = store.pool().acquire().await.map_err(StoreError::from)?;
     let applied = apply_batch(&mut conn, std::slice::from_ref(&op)).await;
     if applied.is_err() {
@@ -78,16 +99,25 @@ pub async fn claim(store: &Store, jti: &str, claim_id: &str, now: i64) -> Result
 }
 
 /// Gives back the unit `claim_id` holds, if it holds one; otherwise changes
-/// nothing. Taken whatever the mandate's status. One transaction.
-pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), StoreError> {
-    let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
-    let mut conn = store.pool().acquire().await?;
+/// nothing. Taken whatever the mandate's status. Unsigned: a claim its host
+/// made signed is refused. One transaction.
+pub async fn release(store: &Store, jti: &str, claim_id: &str) -> Result<(), ReleaseError> {
+    release_as(store, jti, claim_id, None).await
+}
+
+/// [`release`], signed by the host key with thumbprint `signer` when given.
+pub async fn release_as(store: &Store, jti: &str, claim_id: &str, signer: Option<&str>) -> Result<(), ReleaseError> {
+    let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned(), signer: signer.map(str::to_owned) };
+    let mut conn = store.pool().acquire().await.map_err(StoreError::from)?;
     let applied = apply_batch(&mut conn, std::slice::from_ref(&op)).await;
     if applied.is_err() {
         conn.close_on_drop(); // never hand a connection in an unknown state back
     }
-    applied?;
-    Ok(())
+    match applied?.pop() {
+        Some(OpResult::Release(r)) => Ok(r?),
+        Some(OpResult::ClaimFailed(why)) => Err(ReleaseError::Store(StoreError::Corrupt(why))),
+        _ => Err(ReleaseError::Store(StoreError::Corrupt("release batch answered out of shape".into()))),
+    }
 }
 
 /// The claim ids holding units of `jti`, in claim order.
@@ -104,19 +134,27 @@ pub async fn held_claims(store: &Store, jti: &str) -> Result<Vec<String>, StoreE
 // The accounting itself: operations decided one after another, in memory, from
 // what the transaction read under the write lock, then written as one diff.
 
+/// One claim or release; `signer` is the thumbprint of the host key whose
+/// signature the edge verified, `None` for an unsigned request.
 #[derive(Debug, Clone)]
 enum Op {
-    Claim { jti: String, claim_id: ClaimId, now: i64 },
-    Release { jti: String, claim_id: String },
+    Claim { jti: String, claim_id: ClaimId, now: i64, signer: Option<String> },
+    Release { jti: String, claim_id: String, signer: Option<String> },
+}
+
+impl Op {
+    fn signed(&self) -> bool {
+        matches!(self, Op::Claim { signer: Some(_), .. } | Op::Release { signer: Some(_), .. })
+    }
 }
 
 #[derive(Debug)]
 enum OpResult {
     Claim(Result<ClaimOutcome, ClaimRefusal>),
-    /// The claim's mandate record is unreadable; only this claim fails (500),
-    /// never the others committed with it.
+    /// The mandate record an operation needs is unreadable; only this
+    /// operation fails (500), never the others committed with it.
     ClaimFailed(String),
-    Release,
+    Release(Result<(), ClaimRefusal>),
 }
 
 /// What a batch needs to know of a mandate, read once per batch inside its
@@ -129,6 +167,8 @@ struct Limit {
     /// `Some(max_bookings)` for a mandate with `shared_limit`.
     max: Option<u32>,
     held: u32,
+    /// The discovery key thumbprints recorded per host (migration 0011).
+    host_keys: HostKeys,
 }
 
 /// A jti or claim id that could be stored: 1 to 511 characters (a `ClaimId` is
@@ -144,50 +184,76 @@ fn json_param<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
 }
 
 /// A batch's first round trip: take the write lock, then read the mandates
-/// named by `?1` that have a status URL, with their held count (rows tagged 0),
-/// and which (jti, claim id) pairs of `?2` hold a unit now (rows tagged 1).
-/// `BEGIN IMMEDIATE` comes first so nothing is read before the lock is held:
-/// two writers can never both see the last unit free.
+/// named by `?1` that have a status URL, with their held count and recorded
+/// host keys (rows tagged 0), and which (jti, claim id) pairs of `?2` hold a
+/// unit now, and whether signed (rows tagged 1). `BEGIN IMMEDIATE` comes first
+/// so nothing is read before the lock is held: two writers can never both see
+/// the last unit free.
 const LOAD: &str = "BEGIN IMMEDIATE;
     SELECT 0, c.jti, c.aud, c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings,
-           coalesce(n.held, 0), NULL
+           coalesce(n.held, 0), NULL, c.host_keys
     FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
     WHERE c.jti IN (SELECT value FROM json_each(?1)) AND c.status_url IS NOT NULL
     UNION ALL
-    SELECT 1, jti, NULL, NULL, NULL, NULL, NULL, NULL, claim_id FROM limit_claims
+    SELECT 1, jti, NULL, NULL, signed, NULL, NULL, NULL, claim_id, NULL FROM limit_claims
     WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?2));";
 
 /// A batch's second round trip: the pairs given back (`?1`), the pairs taken
-/// (`?2`, with their time), and the commit, which `synchronous = FULL` makes
-/// durable before it returns. A plain INSERT: a row already there would be a
-/// bug, and fails the whole transaction rather than being papered over; the
-/// database also refuses a row beyond max_bookings (migration 0002).
+/// (`?2`, with their time and signed mark), the pairs its host has now signed
+/// (`?3`), and the commit, which `synchronous = FULL` makes durable before it
+/// returns. A plain INSERT: a row already there would be a bug, and fails the
+/// whole transaction rather than being papered over; the database also refuses
+/// a row beyond max_bookings (migration 0002).
 const WRITE: &str = "
     DELETE FROM limit_claims WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?1));
-    INSERT INTO limit_claims (jti, claim_id, created_at) SELECT value->>0, value->>1, value->>2 FROM json_each(?2);
+    INSERT INTO limit_claims (jti, claim_id, created_at, signed)
+        SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?2);
+    UPDATE limit_claims SET signed = 1 WHERE (jti, claim_id) IN (SELECT value->>0, value->>1 FROM json_each(?3));
     COMMIT;";
 
-type LoadRow =
-    (i64, String, Option<String>, Option<i64>, Option<bool>, Option<bool>, Option<i64>, Option<i64>, Option<String>);
+type LoadRow = (
+    i64,
+    String,
+    Option<String>,
+    Option<i64>,
+    Option<bool>,
+    Option<bool>,
+    Option<i64>,
+    Option<i64>,
+    Option<String>,
+    Option<String>,
+);
 
 /// A mandate's record as a batch can use it, or why it cannot (`Err`): one
 /// unreadable record fails the claims on that mandate only.
 type LimitEntry = Result<Limit, String>;
 
-/// (jti, claim id) pairs that hold a unit.
-type HeldSet = HashSet<(String, String)>;
+/// (jti, claim id) pairs that hold a unit, each with whether its host signed it.
+type HeldSet = HashMap<(String, String), bool>;
 
 fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, LimitEntry>, HeldSet), StoreError> {
     let mut limits = HashMap::new();
-    let mut held = HashSet::new();
+    let mut held = HashMap::new();
     for row in rows {
         match row {
-            (0, jti, Some(aud), Some(exp), Some(revoked), Some(shared_limit), max_bookings, Some(count), None) => {
-                let entry = limit_entry(&jti, &aud, exp, revoked, shared_limit, max_bookings, count);
+            (
+                0,
+                jti,
+                Some(aud),
+                Some(exp),
+                Some(revoked),
+                Some(shared_limit),
+                max_bookings,
+                Some(count),
+                None,
+                Some(host_keys),
+            ) => {
+                let entry = limit_entry(&jti, &aud, exp, revoked, shared_limit, max_bookings, count)
+                    .and_then(|l| with_host_keys(l, &jti, &host_keys));
                 limits.insert(jti, entry);
             }
-            (1, jti, .., Some(claim_id)) => {
-                held.insert((jti, claim_id));
+            (1, jti, _, _, Some(signed), _, _, _, Some(claim_id), None) => {
+                held.insert((jti, claim_id), signed);
             }
             other => return Err(StoreError::Corrupt(format!("unexpected limit row {other:?}"))),
         }
@@ -208,7 +274,13 @@ fn limit_entry(
         serde_json::from_str(aud).map_err(|e| format!("{jti}: aud is not a JSON array of strings: {e}"))?;
     let max = shared_max(shared_limit, max_bookings).map_err(|m| format!("{jti}: max_bookings {m}"))?;
     let held = u32::try_from(held).map_err(|_| format!("{jti}: {held} claims held"))?;
-    Ok(Limit { aud, exp, revoked, max, held })
+    Ok(Limit { aud, exp, revoked, max, held, host_keys: HostKeys::new() })
+}
+
+fn with_host_keys(mut limit: Limit, jti: &str, host_keys: &str) -> LimitEntry {
+    limit.host_keys = serde_json::from_str(host_keys)
+        .map_err(|e| format!("{jti}: host_keys is not a JSON object of thumbprint lists: {e}"))?;
+    Ok(limit)
 }
 
 /// §3.3 check 2: `aud` equals the host id or a list that contains it; `"*"`
@@ -221,14 +293,18 @@ fn in_audience(aud: &[String], host: &str) -> bool {
 /// (`held` pairs and the mandate's count), which it updates.
 fn decide_claim(
     limit: &mut Limit,
-    held: &mut HashSet<(String, String)>,
+    held: &mut HeldSet,
     jti: &str,
     claim_id: &ClaimId,
     now: i64,
+    signer: Option<&str>,
 ) -> Result<ClaimOutcome, ClaimRefusal> {
     let max = limit.max.ok_or(ClaimRefusal::NoSharedLimit)?;
     if !in_audience(&limit.aud, claim_id.host()) {
         return Err(ClaimRefusal::HostNotInAudience { host: claim_id.host().to_owned() });
+    }
+    if let Some(signer) = signer {
+        check_signer(&limit.host_keys, claim_id.host(), signer)?;
     }
     match CredentialStatus::of(limit.revoked, limit.exp, now) {
         CredentialStatus::Active => {}
@@ -236,14 +312,17 @@ fn decide_claim(
         CredentialStatus::Expired => return Err(ClaimRefusal::Expired),
     }
     let key = (jti.to_owned(), claim_id.as_str().to_owned());
-    if held.contains(&key) {
-        // A confirm retried under another idempotency key: nothing spent (§3.3).
+    if let Some(signed) = held.get_mut(&key) {
+        // A confirm retried under another idempotency key: nothing spent
+        // (§3.3). Its host's signature marks it signed, so a claim id someone
+        // took unsigned first is the host's own from now on.
+        *signed |= signer.is_some();
         return Ok(ClaimOutcome::AlreadyHeld { remaining: max.saturating_sub(limit.held) });
     }
     if limit.held >= max {
         return Err(ClaimRefusal::NoneLeft { max_bookings: max });
     }
-    held.insert(key);
+    held.insert(key, signer.is_some());
     limit.held += 1;
     Ok(ClaimOutcome::Claimed { remaining: max - limit.held })
 }
@@ -264,12 +343,14 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
         for op in ops {
             let (jti, claim_id, is_claim) = match op {
                 Op::Claim { jti, claim_id, .. } => (jti.as_str(), claim_id.as_str(), true),
-                Op::Release { jti, claim_id } => (jti.as_str(), claim_id.as_str(), false),
+                Op::Release { jti, claim_id, .. } => (jti.as_str(), claim_id.as_str(), false),
             };
             if !storable(jti) || !storable(claim_id) {
                 continue; // names nothing stored; decided below without SQL
             }
-            if is_claim && seen_jti.insert(jti) {
+            // A signed release needs its mandate's host keys; an unsigned one
+            // only whether the pair is held.
+            if (is_claim || op.signed()) && seen_jti.insert(jti) {
                 claim_jtis.push(jti);
             }
             if seen_pair.insert((jti, claim_id)) {
@@ -278,7 +359,7 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
         }
     }
     if pairs.is_empty() {
-        return Ok(decide(ops, &mut HashMap::new(), &mut HashSet::new(), &mut HashMap::new()));
+        return Ok(decide(ops, &mut HashMap::new(), &mut HashMap::new(), &mut HashMap::new()));
     }
     let result = async {
         let rows: Vec<LoadRow> =
@@ -287,12 +368,13 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
         let mut held = before.clone();
         let mut claimed_at = HashMap::new();
         let results = decide(ops, &mut limits, &mut held, &mut claimed_at);
-        let gone: Vec<(&str, &str)> = before.difference(&held).map(|(j, c)| (j.as_str(), c.as_str())).collect();
-        let new: Vec<(&str, &str, i64)> = held
-            .difference(&before)
-            .map(|k| (k.0.as_str(), k.1.as_str(), claimed_at.get(k).copied().unwrap_or_default()))
-            .collect();
-        sqlx::query(WRITE).bind(json_param(&gone)?).bind(json_param(&new)?).execute(&mut *conn).await?;
+        let diff = Diff::of(&before, &held, &claimed_at);
+        sqlx::query(WRITE)
+            .bind(json_param(&diff.gone)?)
+            .bind(json_param(&diff.new)?)
+            .bind(json_param(&diff.signed)?)
+            .execute(&mut *conn)
+            .await?;
         Ok::<_, StoreError>(results)
     }
     .await;
@@ -304,19 +386,50 @@ async fn apply_batch(conn: &mut SqliteConnection, ops: &[Op]) -> Result<Vec<OpRe
     result
 }
 
+/// What a batch writes: the pairs given back, the pairs taken (time, signed),
+/// and the held pairs its host has now signed.
+struct Diff<'a> {
+    gone: Vec<(&'a str, &'a str)>,
+    new: Vec<(&'a str, &'a str, i64, bool)>,
+    signed: Vec<(&'a str, &'a str)>,
+}
+
+impl<'a> Diff<'a> {
+    fn of(before: &'a HeldSet, after: &'a HeldSet, claimed_at: &HashMap<(String, String), i64>) -> Diff<'a> {
+        let mut diff = Diff { gone: Vec::new(), new: Vec::new(), signed: Vec::new() };
+        for (k, &was) in before {
+            match after.get(k) {
+                None => diff.gone.push((k.0.as_str(), k.1.as_str())),
+                Some(&now) if now && !was => diff.signed.push((k.0.as_str(), k.1.as_str())),
+                // Released signed and claimed again unsigned in one batch: a
+                // new claim, never a signed mark cleared (migration 0011).
+                Some(&now) if was && !now => diff.gone.push((k.0.as_str(), k.1.as_str())),
+                Some(_) => {}
+            }
+        }
+        for (k, &signed) in after {
+            if before.get(k).is_none_or(|&was| was && !signed) {
+                let at = claimed_at.get(k).copied().unwrap_or_default();
+                diff.new.push((k.0.as_str(), k.1.as_str(), at, signed));
+            }
+        }
+        diff
+    }
+}
+
 /// Decides `ops` in order against the batch's view (`held` pairs and
 /// per-mandate counts), updating it; `claimed_at` gets the time of each unit
 /// taken.
 fn decide(
     ops: &[Op],
     limits: &mut HashMap<String, LimitEntry>,
-    held: &mut HashSet<(String, String)>,
+    held: &mut HeldSet,
     claimed_at: &mut HashMap<(String, String), i64>,
 ) -> Vec<OpResult> {
     let mut results = Vec::with_capacity(ops.len());
     for op in ops {
         results.push(match op {
-            Op::Claim { jti, claim_id, now } => {
+            Op::Claim { jti, claim_id, now, signer } => {
                 // A jti that is not storable was never loaded: unknown too.
                 let outcome = match limits.get_mut(jti.as_str()) {
                     None => Err(ClaimRefusal::UnknownMandate),
@@ -324,25 +437,55 @@ fn decide(
                         results.push(OpResult::ClaimFailed(why.clone()));
                         continue;
                     }
-                    Some(Ok(limit)) => decide_claim(limit, held, jti, claim_id, *now),
+                    Some(Ok(limit)) => decide_claim(limit, held, jti, claim_id, *now, signer.as_deref()),
                 };
                 if let Ok(ClaimOutcome::Claimed { .. }) = outcome {
                     claimed_at.insert((jti.clone(), claim_id.as_str().to_owned()), *now);
                 }
                 OpResult::Claim(outcome)
             }
-            Op::Release { jti, claim_id } => {
-                // Taken whatever the mandate's status: a release only gives back.
-                if held.remove(&(jti.clone(), claim_id.clone())) {
-                    if let Some(Ok(limit)) = limits.get_mut(jti.as_str()) {
-                        limit.held -= 1;
-                    }
-                }
-                OpResult::Release
-            }
+            Op::Release { jti, claim_id, signer } => match decide_release(limits, held, jti, claim_id, signer) {
+                Ok(r) => OpResult::Release(r),
+                Err(why) => OpResult::ClaimFailed(why),
+            },
         });
     }
     results
+}
+
+/// One release, taken whatever the mandate's status (a release only gives
+/// back). Signed: only with a key of the claim id's host. Unsigned: not of a
+/// claim its host made signed. `Err` carries an unreadable mandate record.
+fn decide_release(
+    limits: &mut HashMap<String, LimitEntry>,
+    held: &mut HeldSet,
+    jti: &str,
+    claim_id: &str,
+    signer: &Option<String>,
+) -> Result<Result<(), ClaimRefusal>, String> {
+    let host = claim_id.split_once('/').map_or(claim_id, |(h, _)| h);
+    let key = (jti.to_owned(), claim_id.to_owned());
+    match (signer, limits.get(jti)) {
+        (Some(_), Some(Err(why))) => return Err(why.clone()),
+        (Some(signer), Some(Ok(limit))) => {
+            if let Err(refused) = check_signer(&limit.host_keys, host, signer) {
+                return Ok(Err(refused));
+            }
+        }
+        // A signed release of a mandate with no status here names nothing held.
+        (Some(_), None) => {}
+        (None, _) => {
+            if held.get(&key) == Some(&true) {
+                return Ok(Err(ClaimRefusal::ClaimSignedByHost { host: host.to_owned() }));
+            }
+        }
+    }
+    if held.remove(&key).is_some() {
+        if let Some(Ok(limit)) = limits.get_mut(jti) {
+            limit.held -= 1;
+        }
+    }
+    Ok(Ok(()))
 }
 
 // ---------------------------------------------------------------------------
@@ -376,19 +519,30 @@ impl GroupCommit {
         GroupCommit { tx }
     }
 
-    pub async fn claim(&self, jti: &str, claim_id: &ClaimId, now: i64) -> Result<ClaimOutcome, ClaimError> {
-        let op = Op::Claim { jti: jti.to_owned(), claim_id: claim_id.clone(), now };
+    /// A claim, signed by the host key with thumbprint `signer` when given.
+    pub async fn claim(
+        &self,
+        jti: &str,
+        claim_id: &ClaimId,
+        now: i64,
+        signer: Option<&str>,
+    ) -> Result<ClaimOutcome, ClaimError> {
+        let op = Op::Claim { jti: jti.to_owned(), claim_id: claim_id.clone(), now, signer: signer.map(str::to_owned) };
         match self.submit(op).await.map_err(ClaimError::Unavailable)? {
             OpResult::Claim(r) => Ok(r?),
             OpResult::ClaimFailed(why) => Err(ClaimError::Store(StoreError::Corrupt(why))),
-            OpResult::Release => Err(ClaimError::Unavailable("claim answered as a release".into())),
+            OpResult::Release(_) => Err(ClaimError::Unavailable("claim answered as a release".into())),
         }
     }
 
-    pub async fn release(&self, jti: &str, claim_id: &str) -> Result<(), ReleaseError> {
-        let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned() };
-        self.submit(op).await.map_err(ReleaseError::Unavailable)?;
-        Ok(())
+    /// A release, signed by the host key with thumbprint `signer` when given.
+    pub async fn release(&self, jti: &str, claim_id: &str, signer: Option<&str>) -> Result<(), ReleaseError> {
+        let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned(), signer: signer.map(str::to_owned) };
+        match self.submit(op).await.map_err(ReleaseError::Unavailable)? {
+            OpResult::Release(r) => Ok(r?),
+            OpResult::ClaimFailed(why) => Err(ReleaseError::Store(StoreError::Corrupt(why))),
+            OpResult::Claim(_) => Err(ReleaseError::Unavailable("release answered as a claim".into())),
+        }
     }
 
     async fn submit(&self, op: Op) -> Result<OpResult, String> {
@@ -467,7 +621,100 @@ mod tests {
             max_bookings: max,
             shared_limit: shared,
             booking_id: None,
+            host_keys: HostKeys::from([
+                ("maple-street-auto".to_owned(), vec![MAPLE_KEY.to_owned()]),
+                ("oak-lane-garage".to_owned(), vec![OAK_KEY.to_owned()]),
+            ]),
         }
+    }
+
+    const MAPLE_KEY: &str = "maple-key-thumbprint";
+    const OAK_KEY: &str = "oak-key-thumbprint";
+
+    /// A host's signed claim is released only by that host's signature: an
+    /// unsigned release or another host's key is refused and changes nothing;
+    /// a claim first taken unsigned becomes the host's once it claims it signed.
+    #[tokio::test]
+    async fn a_signed_claim_is_released_only_by_its_hosts_signature() {
+        let (_d, s) = store().await;
+        credentials::record(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        let id = "maple-street-auto/h_1";
+        assert_eq!(
+            claim_as(&s, "m1", id, 2_000, Some(MAPLE_KEY)).await.unwrap(),
+            ClaimOutcome::Claimed { remaining: 0 }
+        );
+        let refused = |r: Result<(), ReleaseError>| match r {
+            Err(ReleaseError::Refused(x)) => x,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            refused(release(&s, "m1", id).await),
+            ClaimRefusal::ClaimSignedByHost { host: "maple-street-auto".into() }
+        );
+        assert_eq!(
+            refused(release_as(&s, "m1", id, Some(OAK_KEY)).await),
+            ClaimRefusal::SignedByOtherHost { host: "maple-street-auto".into(), signer: "oak-lane-garage".into() }
+        );
+        assert_eq!(
+            refused(release_as(&s, "m1", id, Some("nobody")).await),
+            ClaimRefusal::UnknownHostKey { host: "maple-street-auto".into() }
+        );
+        assert_eq!(held_claims(&s, "m1").await.unwrap(), [id]);
+        // The double booking the unsigned release allowed: now refused.
+        assert!(matches!(
+            claim(&s, "m1", "oak-lane-garage/h_2", 2_000).await,
+            Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: 1 }))
+        ));
+        // A claim signed by another host's key, or by nobody's, takes nothing.
+        for key in [OAK_KEY, "nobody"] {
+            assert!(matches!(
+                claim_as(&s, "m1", "maple-street-auto/h_9", 2_000, Some(key)).await,
+                Err(ClaimError::Refused(ClaimRefusal::SignedByOtherHost { .. } | ClaimRefusal::UnknownHostKey { .. }))
+            ));
+        }
+        release_as(&s, "m1", id, Some(MAPLE_KEY)).await.unwrap();
+        release_as(&s, "m1", id, Some(MAPLE_KEY)).await.unwrap(); // idempotent
+        assert!(held_claims(&s, "m1").await.unwrap().is_empty());
+        // Taken unsigned, then claimed again signed: now only its host releases it.
+        claim(&s, "m1", id, 2_000).await.unwrap();
+        assert_eq!(
+            claim_as(&s, "m1", id, 2_000, Some(MAPLE_KEY)).await.unwrap(),
+            ClaimOutcome::AlreadyHeld { remaining: 0 }
+        );
+        assert!(matches!(
+            release(&s, "m1", id).await,
+            Err(ReleaseError::Refused(ClaimRefusal::ClaimSignedByHost { .. }))
+        ));
+        // An unsigned claim stays the spec's: released unsigned.
+        release_as(&s, "m1", id, Some(MAPLE_KEY)).await.unwrap();
+        claim(&s, "m1", "oak-lane-garage/h_3", 2_000).await.unwrap();
+        release(&s, "m1", "oak-lane-garage/h_3").await.unwrap();
+        assert!(held_claims(&s, "m1").await.unwrap().is_empty());
+        let cleared = sqlx::query("UPDATE limit_claims SET signed = 0").execute(s.pool()).await;
+        assert!(cleared.is_ok(), "no rows: nothing to refuse");
+    }
+
+    /// In one batch, a signed claim released by its host and taken again
+    /// unsigned is a new, unsigned claim; the database never clears a mark.
+    #[tokio::test]
+    async fn a_batch_can_release_a_signed_claim_and_take_it_again_unsigned() {
+        let (_d, s) = store().await;
+        credentials::record(&s, record("m1", Some(1), true, 10_000)).await.unwrap();
+        let id = ClaimId::parse("maple-street-auto/h_1").unwrap();
+        claim_as(&s, "m1", id.as_str(), 2_000, Some(MAPLE_KEY)).await.unwrap();
+        let mut conn = s.pool().acquire().await.unwrap();
+        let ops = [
+            Op::Release { jti: "m1".into(), claim_id: id.as_str().into(), signer: Some(MAPLE_KEY.into()) },
+            Op::Claim { jti: "m1".into(), claim_id: id.clone(), now: 2_001, signer: None },
+        ];
+        let got = apply_batch(&mut conn, &ops).await.unwrap();
+        assert!(matches!(got[1], OpResult::Claim(Ok(ClaimOutcome::Claimed { remaining: 0 }))), "{got:?}");
+        drop(conn);
+        release(&s, "m1", id.as_str()).await.unwrap();
+        assert!(held_claims(&s, "m1").await.unwrap().is_empty());
+        claim_as(&s, "m1", id.as_str(), 2_000, Some(MAPLE_KEY)).await.unwrap();
+        let cleared = sqlx::query("UPDATE limit_claims SET signed = 0").execute(s.pool()).await;
+        assert!(cleared.is_err(), "a signed mark is never cleared");
     }
 
     async fn store() -> (tempfile::TempDir, Store) {
@@ -590,7 +837,8 @@ mod tests {
         .execute(s.pool())
         .await
         .unwrap();
-        let op = |id: &str| Op::Claim { jti: "m1".into(), claim_id: ClaimId::parse(id).unwrap(), now: 2_000 };
+        let op =
+            |id: &str| Op::Claim { jti: "m1".into(), claim_id: ClaimId::parse(id).unwrap(), now: 2_000, signer: None };
         let mut conn = s.pool().acquire().await.unwrap();
         let failed = apply_batch(&mut conn, &[op("maple-street-auto/h1"), op("oak-lane-garage/boom")]).await;
         assert!(failed.is_err());
@@ -602,9 +850,9 @@ mod tests {
         // The group commit answers every operation of a failed batch, then goes on.
         let gc = GroupCommit::spawn(s.clone(), 64);
         let boom = ClaimId::parse("oak-lane-garage/boom").unwrap();
-        assert!(matches!(gc.claim("m1", &boom, 2_000).await, Err(ClaimError::Unavailable(_))));
+        assert!(matches!(gc.claim("m1", &boom, 2_000, None).await, Err(ClaimError::Unavailable(_))));
         let fine = ClaimId::parse("oak-lane-garage/fine").unwrap();
-        assert_eq!(gc.claim("m1", &fine, 2_000).await.unwrap(), ClaimOutcome::Claimed { remaining: 3 });
+        assert_eq!(gc.claim("m1", &fine, 2_000, None).await.unwrap(), ClaimOutcome::Claimed { remaining: 3 });
         assert_eq!(status(&s, "m1", 2_000).await.unwrap().unwrap().remaining, Some(3));
     }
 
@@ -617,7 +865,12 @@ mod tests {
         sqlx::query("UPDATE credentials SET aud = 'not json' WHERE jti = 'bad'").execute(s.pool()).await.unwrap();
         // Written by other code: shared_limit without max_bookings has no count to share.
         sqlx::query("UPDATE credentials SET max_bookings = NULL WHERE jti = 'nomax'").execute(s.pool()).await.unwrap();
-        let op = |jti: &str, id: &str| Op::Claim { jti: jti.into(), claim_id: ClaimId::parse(id).unwrap(), now: 2_000 };
+        let op = |jti: &str, id: &str| Op::Claim {
+            jti: jti.into(),
+            claim_id: ClaimId::parse(id).unwrap(),
+            now: 2_000,
+            signer: None,
+        };
         let mut conn = s.pool().acquire().await.unwrap();
         let got = apply_batch(
             &mut conn,
@@ -664,7 +917,7 @@ mod tests {
             let gc = gc.clone();
             tasks.spawn(async move {
                 let id = ClaimId::parse(&format!("maple-street-auto/h{}", i % 4)).unwrap();
-                let answer = gc.claim("m1", &id, 2_000).await;
+                let answer = gc.claim("m1", &id, 2_000, None).await;
                 (id, answer)
             });
         }
@@ -732,7 +985,7 @@ mod tests {
                             for (g, e) in got.into_iter().zip(expected) {
                                 match (g, e) {
                                     (OpResult::Claim(g), Some(e)) => assert_eq!(g, e),
-                                    (OpResult::Release, None) => {}
+                                    (OpResult::Release(Ok(())), None) => {}
                                     (g, e) => panic!("{g:?} vs {e:?}"),
                                 }
                             }
@@ -751,12 +1004,12 @@ mod tests {
                                 } else {
                                     Err(ClaimRefusal::NoneLeft { max_bookings: max })
                                 };
-                                batch.push(Op::Claim { jti: jti.into(), claim_id: ClaimId::parse(IDS[i]).unwrap(), now: 2_000 });
+                                batch.push(Op::Claim { jti: jti.into(), claim_id: ClaimId::parse(IDS[i]).unwrap(), now: 2_000, signer: None });
                                 expected.push(Some(e));
                             }
                             M::Release(m, i) => {
                                 model.entry(LIMITS[m].0).or_default().remove(IDS[i]);
-                                batch.push(Op::Release { jti: LIMITS[m].0.into(), claim_id: IDS[i].into() });
+                                batch.push(Op::Release { jti: LIMITS[m].0.into(), claim_id: IDS[i].into(), signer: None });
                                 expected.push(None);
                             }
                             M::Cut => {

@@ -34,6 +34,11 @@ pub struct CredentialRecord {
     pub shared_limit: bool,
     /// The booking a management mandate is for.
     pub booking_id: Option<String>,
+    /// Per `aud` host, the RFC 7638 thumbprints of the keys of the discovery
+    /// document verified when the person approved: a signed claim or release
+    /// is taken only with one of the claiming host's (docs/agent-api.md
+    /// "Signed claims"). Empty where none were verified (a rule, a contract).
+    pub host_keys: status_edge::HostKeys,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -95,13 +100,17 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -
     if rec.aud.is_empty() && rec.kind.has_audience() {
         return Err(RecordError::Invalid("aud names no host"));
     }
+    if rec.host_keys.keys().any(|h| !rec.aud.contains(h)) {
+        return Err(RecordError::Invalid("host_keys names a host not in aud"));
+    }
     let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let host_keys = serde_json::to_string(&rec.host_keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
     let inserted = sqlx::query(
         "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
-                                  status_url, max_bookings, shared_limit, booking_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                  status_url, max_bookings, shared_limit, booking_id, created_at, host_keys)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&rec.jti)
     .bind(rec.kind.as_str())
@@ -117,6 +126,7 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -
     .bind(rec.shared_limit)
     .bind(&rec.booking_id)
     .bind(rec.iat)
+    .bind(host_keys)
     .execute(&mut *conn)
     .await;
     match inserted {

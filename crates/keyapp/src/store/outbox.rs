@@ -50,6 +50,8 @@ pub struct Due {
     /// Set only with `shared_limit` (as the credential row keeps it).
     pub max_bookings: Option<u32>,
     pub shared_limit: bool,
+    /// The discovery key thumbprints recorded per host (signed claims).
+    pub host_keys: status_edge::HostKeys,
 }
 
 /// The first retry waits this long; each failure doubles it…
@@ -104,14 +106,14 @@ pub async fn enqueue_revoke(conn: &mut sqlx::SqliteConnection, jti: &str, now: i
     Ok(owed)
 }
 
-type DueRow = (i64, String, String, String, i64, i64, String, Option<i64>, bool);
+type DueRow = (i64, String, String, String, i64, i64, String, Option<i64>, bool, String);
 
 /// The rows due at `now`, oldest first, at most `limit`: unacknowledged, past
 /// their backoff, and with no earlier unacknowledged row for the same
 /// credential (a revocation waits for its registration).
 pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreError> {
     let rows: Vec<DueRow> = sqlx::query_as(
-        "SELECT o.id, o.jti, o.op, o.base, o.attempts, c.exp, c.aud, c.max_bookings, c.shared_limit
+        "SELECT o.id, o.jti, o.op, o.base, o.attempts, c.exp, c.aud, c.max_bookings, c.shared_limit, c.host_keys
          FROM status_outbox o JOIN credentials c ON c.jti = o.jti
          WHERE o.acked_at IS NULL AND o.next_attempt_at <= ?1
            AND NOT EXISTS (SELECT 1 FROM status_outbox e WHERE e.jti = o.jti AND e.id < o.id AND e.acked_at IS NULL)
@@ -122,12 +124,13 @@ pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreE
     .fetch_all(store.pool())
     .await?;
     rows.into_iter()
-        .map(|(id, jti, op, base, attempts, exp, aud, max_bookings, shared_limit)| {
+        .map(|(id, jti, op, base, attempts, exp, aud, max_bookings, shared_limit, host_keys)| {
             let corrupt = |what: String| StoreError::Corrupt(format!("{jti}: {what}"));
             Ok(Due {
                 op: Op::parse(&op)?,
                 attempts: u32::try_from(attempts).map_err(|_| corrupt(format!("attempts {attempts}")))?,
                 aud: serde_json::from_str(&aud).map_err(|e| corrupt(e.to_string()))?,
+                host_keys: serde_json::from_str(&host_keys).map_err(|e| corrupt(e.to_string()))?,
                 max_bookings: max_bookings
                     .map(|m| u32::try_from(m).map_err(|_| corrupt(format!("max_bookings {m}"))))
                     .transpose()?,
@@ -233,6 +236,7 @@ mod tests {
             max_bookings: Some(3),
             shared_limit: true,
             booking_id: None,
+            host_keys: Default::default(),
         }
     }
 

@@ -51,6 +51,13 @@ pub const CONTENT_DIGEST: &str = "content-digest";
 pub const AGENT_KEY: &str = "schcp-agent-key";
 /// The `SchCP-Mandate` header field, covered when a mandate is sent (§3.2).
 pub const MANDATE: &str = "schcp-mandate";
+/// The `SchCP-Host-Key` header field: a host's public JWK, in the form of
+/// `SchCP-Agent-Key`, on a request a host signs with a key of its discovery
+/// document (§5.8 signs webhooks so; a signed claim to a status API,
+/// docs/agent-api.md "Signed claims", the same way).
+pub const HOST_KEY: &str = "schcp-host-key";
+/// The `SchCP-Host` header field: the host id a host-signed request is from (§5.8).
+pub const HOST: &str = "schcp-host";
 
 /// Why a request signature was refused. Each maps to one §3.2 reason
 /// (`ApiError::signature`): `stale_signature`, `replayed_nonce`, and
@@ -184,13 +191,50 @@ pub fn sign_request(
     created: i64,
     nonce: &str,
 ) -> Vec<(String, String)> {
-    let public = agent.verifying_key();
+    let mut headers = signed_headers(method, target_uri, body, mandate, agent, created, nonce);
+    headers.push(("SchCP-Agent-Key".to_owned(), agent_key_header(&agent.verifying_key())));
+    if let Some(m) = mandate {
+        headers.push(("SchCP-Mandate".to_owned(), m.to_owned()));
+    }
+    headers
+}
+
+/// Signs a request as a host does with a key of its discovery document (§5.8:
+/// the §3.2 profile, no mandate), returning the headers to add:
+/// `Signature-Input`, `Signature`, `Content-Digest` (when `body` is not
+/// empty), `SchCP-Host-Key` (the key, as `SchCP-Agent-Key` carries an agent's)
+/// and `SchCP-Host` naming `host_id`.
+pub fn sign_host_request(
+    method: &str,
+    target_uri: &str,
+    body: &[u8],
+    host_id: &str,
+    key: &SigningKey,
+    created: i64,
+    nonce: &str,
+) -> Vec<(String, String)> {
+    let mut headers = signed_headers(method, target_uri, body, None, key, created, nonce);
+    headers.push(("SchCP-Host-Key".to_owned(), agent_key_header(&key.verifying_key())));
+    headers.push(("SchCP-Host".to_owned(), host_id.to_owned()));
+    headers
+}
+
+/// `Signature-Input`, `Signature` and, with a body, `Content-Digest`.
+fn signed_headers(
+    method: &str,
+    target_uri: &str,
+    body: &[u8],
+    mandate: Option<&str>,
+    key: &SigningKey,
+    created: i64,
+    nonce: &str,
+) -> Vec<(String, String)> {
+    let public = key.verifying_key();
     let keyid = Jwk::ed25519(&public).thumbprint().expect("a real Ed25519 key has a thumbprint");
     let params = SigParams { created, keyid, nonce: nonce.to_owned() };
     let digest = (!body.is_empty()).then(|| content_digest(body));
     let base = signature_base(method, target_uri, digest.as_deref(), mandate, &params);
-    let signature = agent.sign(base.as_bytes());
-
+    let signature = key.sign(base.as_bytes());
     let mut headers = vec![
         (
             "Signature-Input".to_owned(),
@@ -200,10 +244,6 @@ pub fn sign_request(
     ];
     if let Some(d) = digest {
         headers.push(("Content-Digest".to_owned(), d));
-    }
-    headers.push(("SchCP-Agent-Key".to_owned(), agent_key_header(&public)));
-    if let Some(m) = mandate {
-        headers.push(("SchCP-Mandate".to_owned(), m.to_owned()));
     }
     headers
 }
@@ -268,9 +308,30 @@ pub fn verify_request(
     now: i64,
     nonces: &(impl NonceMemory + ?Sized),
 ) -> Result<VerifiedAgent, SigError> {
+    let verified = verify_unspent(req, AGENT_KEY, now, nonces.began(now))?;
+    // Only now, with the signature verified, is the nonce spent (§3.2). The
+    // check and the insert are one step under the lock, so two copies of one
+    // request racing each other cannot both pass.
+    nonces.remember(&verified.jkt, &verified.nonce, verified.remember_until(), now)?;
+    Ok(verified)
+}
+
+/// Verifies a request's §3.2 signature exactly, the signer's public key read
+/// from header `key_header` ([`AGENT_KEY`], or [`HOST_KEY`] for a host), and
+/// spends nothing: the caller spends the nonce (until
+/// [`VerifiedAgent::remember_until`]) in its own memory, once whatever else it
+/// checks of the signer has passed. `began` is [`NonceMemory::began`]: a
+/// signature created before the caller's memory began is refused.
+pub fn verify_unspent(
+    req: &RequestParts<'_>,
+    key_header: &str,
+    now: i64,
+    began: Option<i64>,
+) -> Result<VerifiedAgent, SigError> {
     let input = req.single(SIGNATURE_INPUT)?.ok_or_else(|| bad("unsigned: no Signature-Input (§3.2)"))?;
     let signature = req.single(SIGNATURE)?.ok_or_else(|| bad("unsigned: no Signature (§3.2)"))?;
-    let agent_key = req.single(AGENT_KEY)?.ok_or_else(|| bad("no SchCP-Agent-Key (§3.2)"))?;
+    let key_name = if key_header == AGENT_KEY { "SchCP-Agent-Key" } else { "SchCP-Host-Key" };
+    let agent_key = req.single(key_header)?.ok_or_else(|| bad(format!("no {key_name} (§3.2)")))?;
     let mandate = req.single(MANDATE)?;
     // §3.2: "A request whose body is empty (zero bytes) is bodiless."
     let has_digest = !req.body.is_empty();
@@ -283,17 +344,17 @@ pub fn verify_request(
     // process's, so a signature older than the process could be a replay of
     // one the previous process accepted. Same second allowed: `created` has
     // one-second resolution, and an agent's first call after a start is in it.
-    if let Some(since) = nonces.began(now) {
+    if let Some(since) = began {
         if params.created < since {
             return Err(SigError::BeforeMemory { created: params.created, since });
         }
     }
 
     let (jwk, key) =
-        crate::jwk::parse_agent_key(agent_key).map_err(|e| bad(format!("SchCP-Agent-Key: {e} (§3.1, §3.2)")))?;
-    let jkt = jwk.thumbprint().map_err(|e| bad(format!("SchCP-Agent-Key: {e}")))?;
+        crate::jwk::parse_agent_key(agent_key).map_err(|e| bad(format!("{key_name}: {e} (§3.1, §3.2)")))?;
+    let jkt = jwk.thumbprint().map_err(|e| bad(format!("{key_name}: {e}")))?;
     if params.keyid != jkt {
-        return Err(bad("keyid is not the thumbprint of SchCP-Agent-Key (§3.2)"));
+        return Err(bad(format!("keyid is not the thumbprint of {key_name} (§3.2)")));
     }
     match crate::b64::decode(&params.nonce) {
         Ok(n) if n.len() >= MIN_NONCE_BYTES => {}
@@ -314,12 +375,14 @@ pub fn verify_request(
     let base = signature_base(req.method, req.target_uri, digest, mandate, &params);
     key.verify_strict(base.as_bytes(), &sig)
         .map_err(|_| bad("the signature does not verify over the signature base (§3.2)"))?;
-
-    // Only now, with the signature verified, is the nonce spent (§3.2). The
-    // check and the insert are one step under the lock, so two copies of one
-    // request racing each other cannot both pass.
-    nonces.remember(&params.keyid, &params.nonce, params.created + NONCE_MEMORY_SECS, now)?;
     Ok(VerifiedAgent { jwk, key, jkt, created: params.created, nonce: params.nonce })
+}
+
+impl VerifiedAgent {
+    /// The last second its (keyid, nonce) must be remembered: `created + 301 s` (§3.2).
+    pub fn remember_until(&self) -> i64 {
+        self.created + NONCE_MEMORY_SECS
+    }
 }
 
 /// The replay memory §3.2 asks of a verifier: every (keyid, nonce) whose

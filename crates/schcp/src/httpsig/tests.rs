@@ -427,3 +427,33 @@ fn signature_header_form() {
         is_bad(verify("POST", URL, BODY, h2), needle);
     }
 }
+
+/// A host signs with the same profile (§5.8), its key in `SchCP-Host-Key`;
+/// `verify_unspent` checks it exactly and spends nothing, and an agent-keyed
+/// verifier does not read the host's header (nor the other way round).
+#[test]
+fn a_host_signs_with_the_same_profile_and_the_caller_spends_the_nonce() {
+    let host = SigningKey::from_bytes(&[9u8; 32]);
+    let url = "https://keyapp.example/status/m-1/claims";
+    let body = br#"{"claim_id":"maple-street-auto/h_1"}"#;
+    let raw: Vec<(String, Vec<u8>)> = sign_host_request("POST", url, body, "maple-street-auto", &host, NOW, &nonce(4))
+        .into_iter()
+        .map(|(k, v)| (k, v.into_bytes()))
+        .collect();
+    let names: Vec<&str> = raw.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Signature-Input", "Signature", "Content-Digest", "SchCP-Host-Key", "SchCP-Host"]);
+    let req = RequestParts { method: "POST", target_uri: url, headers: raw.clone(), body };
+    let v = verify_unspent(&req, HOST_KEY, NOW, None).unwrap();
+    assert_eq!(v.jkt, Jwk::ed25519(&host.verifying_key()).thumbprint().unwrap());
+    assert_eq!(v.remember_until(), NOW + NONCE_MEMORY_SECS);
+    // Nothing was spent: the same request verifies again; the caller spends.
+    assert!(verify_unspent(&req, HOST_KEY, NOW, None).is_ok());
+    is_bad(verify_unspent(&req, AGENT_KEY, NOW, None), "no SchCP-Agent-Key");
+    assert!(matches!(verify_unspent(&req, HOST_KEY, NOW + 301, None), Err(SigError::Stale { .. })));
+    assert!(matches!(verify_unspent(&req, HOST_KEY, NOW, Some(NOW + 1)), Err(SigError::BeforeMemory { .. })));
+    let other = RequestParts { target_uri: "https://keyapp.example/status/m-2/claims", ..req.clone() };
+    is_bad(verify_unspent(&other, HOST_KEY, NOW, None), "does not verify");
+    let agent_signed = signed("POST", url, body, NOW, &nonce(5));
+    let req = RequestParts { method: "POST", target_uri: url, headers: agent_signed, body };
+    is_bad(verify_unspent(&req, HOST_KEY, NOW, None), "no SchCP-Host-Key");
+}

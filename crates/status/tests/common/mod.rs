@@ -88,6 +88,7 @@ pub(crate) fn registration(jti: &str, aud: &[&str], max: Option<u32>, shared: bo
         aud: aud.iter().map(|s| s.to_string()).collect(),
         max_bookings: max,
         shared_limit: shared,
+        host_keys: Default::default(),
     })
 }
 
