@@ -197,6 +197,7 @@ pub(super) async fn prepare(
     let mut zones = Vec::new();
     // Each host's own name for each of its services, by host id then service id.
     let mut service_names: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut bindings = Vec::new();
     for h in &b.hosts {
         let host = svc.inner.discovery.fetch(&h.discovery).await?;
         if host.host_id != h.id {
@@ -213,11 +214,15 @@ pub(super) async fn prepare(
         service_names
             .insert(h.id.clone(), host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect());
         zones.push(host.tz.clone());
+        // §2.2: a host id bound elsewhere is refused here, before anything is shown.
+        let placed = svc.place(&host).await?;
         shown_hosts.push(MandateHost {
             id: h.id.clone(),
             name: Some(host.name.clone()),
             domain: verified_domain(&host.domain),
+            new_host: placed.new,
         });
+        bindings.push(placed.binding);
     }
     zones.sort();
     zones.dedup();
@@ -252,7 +257,7 @@ pub(super) async fn prepare(
         "alg": if es256 { "ES256" } else { "EdDSA" },
         "trusted_attesters": trusted_attesters,
     });
-    Ok(Prepared { consent, input, not_after: None, auto_approve: false })
+    Ok(Prepared { consent, input, not_after: None, auto_approve: false, hosts: bindings })
 }
 
 #[derive(Deserialize)]
@@ -336,7 +341,8 @@ pub(super) async fn issue(
             m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();
         let result = json!({ "mandate": issued.issuer_jwt, "jti": jti, "exp": exp, "status": status_url,
                              "presentations": presentations });
-        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)], receipt: None, meeting: None });
+        let credentials = vec![record(issued.issuer_jwt)];
+        return Ok(Issued { result, credentials, receipt: None, meeting: None, management: None });
     }
     let attestations = attestations_for(svc, &m.trusted_attesters, now).await?;
     let aud = if m.hosts.len() == 1 { Audience::One(m.hosts[0].clone()) } else { Audience::Many(m.hosts.clone()) };
@@ -358,7 +364,7 @@ pub(super) async fn issue(
         svc.inner.key.as_ref(),
     )?;
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": exp, "status": status_url });
-    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None, meeting: None })
+    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None, meeting: None, management: None })
 }
 
 async fn agent_jwk(svc: &Service, jkt: &str) -> Result<Jwk, ServiceError> {
