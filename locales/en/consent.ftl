@@ -179,3 +179,6 @@ invitation-changed-unknown = The booking changed since it was made; the key app 
 
 ## The booker's reconfirmation (§5.10), answered with a management mandate.
 reconfirmation = This reconfirms the booking, which I must do by { $deadline }; if I don't, the booking lapses and its time is released.
+
+## Host binding (§2.2): a host the key app has not dealt with before.
+new-host = You have not dealt with { $hosts } before.

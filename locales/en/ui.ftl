@@ -164,3 +164,11 @@ unlock-failed = The key app could not start:
 ## The consent window: what the person reads cannot be swapped or buried.
 consent-announce = Another request is waiting. It will not replace this one until you choose to see it.
 consent-announce-show = Show the other request
+## Host binding (§2.2): a business met at another domain than the one it was first verified at.
+## host-change and host-change-operator-trust are formatted in Rust, with arguments.
+host-change = { $host } was first verified at { $bound }. On { $seen } a document claiming to be it came from { $domain }, and was refused. Accept { $domain } only if the business told you it moved there.
+host-change-operator-trust = { $host } was first verified at { $bound }. On { $seen } a document claiming to be it came from { $domain }, a platform that vouches for it on its own word, and was refused. Accept only if the business told you it moved there.
+settings-host-changes = Businesses met at another address
+settings-host-changes-none = None.
+settings-host-accept = Accept the new address
+settings-host-accept-confirm = Accept the new address? From now on, requests for this business must come from it, and the old address is refused.

@@ -182,3 +182,6 @@ invitation-changed-unknown = La réservation a changé depuis qu’elle a été 
 
 ## La reconfirmation de la personne qui a réservé (§5.10), donnée par un mandat de gestion.
 reconfirmation = Ceci reconfirme la réservation, ce que je dois faire au plus tard le { $deadline }; sinon, la réservation expire et sa plage horaire est libérée.
+
+## Liaison des hôtes (§2.2) : un hôte avec lequel l’application de clés n’a encore jamais traité.
+new-host = Vous n’avez jamais eu affaire à { $hosts } auparavant.

@@ -163,3 +163,11 @@ unlock-failed = L’appli n’a pas pu démarrer :
 ## La fenêtre de consentement : ce que la personne lit ne peut être remplacé ni enfoui.
 consent-announce = Une autre demande attend. Elle ne remplacera celle-ci que si vous choisissez de la voir.
 consent-announce-show = Voir l’autre demande
+## Liaison des hôtes (§2.2) : une entreprise rencontrée à une autre adresse que celle où elle a d’abord été vérifiée.
+## host-change et host-change-operator-trust sont mis en forme en Rust, avec des arguments.
+host-change = { $host } a d’abord été vérifié à { $bound }. Le { $seen }, un document se réclamant de lui est venu de { $domain } et a été refusé. N’acceptez { $domain } que si l’entreprise vous a dit qu’elle y a déménagé.
+host-change-operator-trust = { $host } a d’abord été vérifié à { $bound }. Le { $seen }, un document se réclamant de lui est venu de { $domain }, une plateforme qui s’en porte garante sur sa seule parole, et a été refusé. N’acceptez que si l’entreprise vous a dit qu’elle y a déménagé.
+settings-host-changes = Entreprises rencontrées à une autre adresse
+settings-host-changes-none = Aucune.
+settings-host-accept = Accepter la nouvelle adresse
+settings-host-accept-confirm = Accepter la nouvelle adresse? Désormais, les demandes pour cette entreprise devront en venir, et l’ancienne adresse sera refusée.

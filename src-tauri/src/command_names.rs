@@ -18,6 +18,8 @@ pub const ALL: &[&str] = &[
     "attestations",
     "add_attestation",
     "settings",
+    "host_changes",
+    "accept_host_domain",
     "ui_strings",
     "set_language",
     "unlock_state",

@@ -7,8 +7,8 @@ use crate::ui_strings::{UiLanguage, UiStrings};
 use crate::unlock::{self, Gate, GateView};
 use crate::windows;
 use keyapp::service::{
-    AgentView, AttestationView, Contact, CredentialView, HistoryEntry, PendingItem, Prompt, Service, ServiceError,
-    Settings,
+    AgentView, AttestationView, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt, Service,
+    ServiceError, Settings,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -124,6 +124,18 @@ pub fn settings(svc: Svc<'_>) -> Settings {
     svc.settings()
 }
 
+/// Businesses met at another domain than they were first verified at (§2.2).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn host_changes(svc: Svc<'_>) -> Answer<Vec<HostChangeView>> {
+    svc.host_domain_changes().await.map_err(refused(&svc))
+}
+
+/// The person accepts a business's move; no agent request can (§2.2).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn accept_host_domain(svc: Svc<'_>, host_id: String, domain: String) -> Answer<()> {
+    svc.accept_host_domain(&host_id, &domain).await.map_err(refused(&svc))
+}
+
 /// The window's words in the language chosen (or the current one).
 #[tauri::command(rename_all = "snake_case")]
 pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
@@ -200,6 +212,8 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         attestations,
         add_attestation,
         settings,
+        host_changes,
+        accept_host_domain,
         ui_strings,
         set_language,
         unlock_state,

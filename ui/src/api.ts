@@ -82,6 +82,16 @@ export interface Settings {
   consent_language: string;
 }
 
+/** A business met at another domain than it was first verified at (§2.2). */
+export interface HostChangeView {
+  host_id: string;
+  bound_domain: string;
+  domain: string;
+  seen_at: number;
+  /** The change in the person's words (locales/*/ui.ftl host-change). */
+  words: string;
+}
+
 /** Where opening the key stands (src-tauri/src/unlock.rs GateView). */
 export type GateView =
   | { state: "starting" }
@@ -124,6 +134,8 @@ export const api = {
   attestations: () => invoke<AttestationView[]>("attestations"),
   addAttestation: (jws: string) => invoke<unknown>("add_attestation", { jws }),
   settings: () => invoke<Settings>("settings"),
+  hostChanges: () => invoke<HostChangeView[]>("host_changes"),
+  acceptHostDomain: (host_id: string, domain: string) => invoke<void>("accept_host_domain", { host_id, domain }),
   uiStrings: () => invoke<UiStrings>("ui_strings"),
   setLanguage: (tag: string) => invoke<UiStrings>("set_language", { tag }),
   unlockState: () => invoke<GateView>("unlock_state"),

@@ -41,6 +41,7 @@ pub mod attention;
 mod domain;
 mod duration;
 mod error;
+mod first_dealing;
 pub mod inert;
 mod invitation;
 mod locale;
@@ -56,6 +57,7 @@ pub use attention::{attention, Attention, AttentionKind};
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};
+pub use first_dealing::new_hosts;
 pub use invitation::{
     answer_by_sentence, booker_words, invitation_statement, reconfirm_by_words, render_invitation,
     render_reconfirmation,
@@ -83,7 +85,7 @@ pub use when::{date_words, numeric_date_words, slot_words};
 /// This is the one renderer every surface shows (desktop window, terminal, the agent
 /// API's `consent_text`). Lines are separated by `\n`.
 pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
-    match req {
+    let text = match req {
         ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
         ConsentRequest::ChangeOffer { current, proposed } => render_change_offer(locale, current.as_ref(), proposed),
         ConsentRequest::OpenMandate(r) => render_open_mandate(locale, r),
@@ -94,5 +96,6 @@ pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Res
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
         ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
         ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
-    }
+    }?;
+    first_dealing::with_new_hosts(locale, req, text)
 }

@@ -17,6 +17,9 @@ pub struct VerifiedOffer {
     pub claims: OfferClaims,
     /// The host's own domain as discovered by the key app, never `host.domain` (§5.2).
     pub discovered: Option<VerifiedDomain>,
+    /// The key app has not dealt with this host id before (§2.2: it binds a host
+    /// id where the person first said yes to it): the text says so in one line.
+    pub new_host: bool,
 }
 
 /// The person's contacts: principal id → the name the person knows them by.
@@ -61,6 +64,8 @@ pub struct MandateHost {
     pub name: Option<String>,
     /// The domain the key app discovered the host at.
     pub domain: Option<VerifiedDomain>,
+    /// The key app has not dealt with this host id before (§2.2).
+    pub new_host: bool,
 }
 
 /// A service an open mandate allows: its id and, when the key app read it from the
@@ -123,6 +128,8 @@ pub struct BookingSummary {
     pub tz: Option<String>,
     /// The domain the key app itself discovered the host at (§2.2).
     pub domain: Option<VerifiedDomain>,
+    /// The key app has not dealt with this host id before (§2.2).
+    pub new_host: bool,
     /// The booked service's name.
     pub service_name: String,
     /// The resource booked (a chair, a bay), when the host names one.

@@ -93,6 +93,7 @@ prop_compose! {
                 approval_by: approval_before.map(|s| rfc3339(start - s, 0)),
             },
             discovered: discovered.map(|d| VerifiedDomain::new(&d).unwrap()),
+            new_host: false,
         }
     }
 }

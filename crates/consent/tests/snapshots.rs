@@ -204,8 +204,14 @@ fn open_mandate_shared_and_unshared_limits() {
         id: "speedy-lube".into(),
         name: Some("Speedy Lube".into()),
         domain: Some(domain("speedylube.example")),
+        new_host: false,
     });
-    m.hosts.push(MandateHost { id: "corner-garage".into(), name: Some("Corner Garage".into()), domain: None });
+    m.hosts.push(MandateHost {
+        id: "corner-garage".into(),
+        name: Some("Corner Garage".into()),
+        domain: None,
+        new_host: false,
+    });
     m.constraints.shared_limit = true;
     check("mandate_shared_limit", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
     m.constraints.shared_limit = false;
@@ -223,6 +229,7 @@ fn open_mandate_with_per_host_constraints() {
         id: "speedy-lube".into(),
         name: Some("Speedy Lube".into()),
         domain: Some(domain("speedylube.example")),
+        new_host: false,
     });
     let services = m.constraints.services.take();
     let max_price = m.constraints.max_price.take();
@@ -249,7 +256,7 @@ fn open_mandate_without_constraints() {
     m.constraints = MandateConstraints::default();
     m.tz = None;
     check("mandate_no_limits", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
-    m.hosts = vec![MandateHost { id: "*".into(), name: None, domain: None }];
+    m.hosts = vec![MandateHost { id: "*".into(), name: None, domain: None, new_host: false }];
     check("mandate_any_host", &ConsentRequest::OpenMandate(m), &Contacts::new());
 }
 

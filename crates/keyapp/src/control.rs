@@ -21,16 +21,37 @@ const MAX_LINE: usize = 64 * 1024;
 #[serde(tag = "cmd", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Command {
     Pending,
-    Show { id: String },
-    Approve { id: String },
-    Decline { id: String },
+    Show {
+        id: String,
+    },
+    Approve {
+        id: String,
+    },
+    Decline {
+        id: String,
+    },
     Mandates,
-    Revoke { jti: String },
+    Revoke {
+        jti: String,
+    },
     History,
     Contacts,
-    ContactsAdd { principal: String, name: String, relationship: Option<String> },
-    AttestationsAdd { jws: String },
+    ContactsAdd {
+        principal: String,
+        name: String,
+        relationship: Option<String>,
+    },
+    AttestationsAdd {
+        jws: String,
+    },
     Principal,
+    /// Host ids met at another domain than they were first verified at (§2.2).
+    HostChanges,
+    /// The person accepts that a host really moved to `domain`.
+    AcceptHostDomain {
+        host_id: String,
+        domain: String,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -164,6 +185,11 @@ pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceEr
         }
         Command::AttestationsAdd { jws } => service.add_attestation(&jws).await?,
         Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
+        Command::HostChanges => serde_json::to_value(service.host_domain_changes().await?).expect("serializes"),
+        Command::AcceptHostDomain { host_id, domain } => {
+            service.accept_host_domain(&host_id, &domain).await?;
+            json!({ "host_id": host_id, "domain": domain })
+        }
     })
 }
 

@@ -331,6 +331,37 @@ impl DiscoveryClient {
     }
 
     async fn fetch_from_network(&self, url: &Url) -> Result<Arc<DiscoveredHost>, DiscoveryError> {
+        let (body, ttl) = self.get(url).await?;
+        let host = Arc::new(parse_document(url, &body)?);
+        self.remember(url, &host, ttl);
+        Ok(host)
+    }
+
+    /// §2.2 rule 2: whether the operator `host`'s document names lists it back,
+    /// at the very URL it was fetched from (§2.3). `false` for a host on its
+    /// own well-known URL (rule 1 applies) or naming no operator. The
+    /// operator's document is fetched under the same policy, uncached; one that
+    /// cannot be had refuses the request rather than weakening the host's place.
+    pub async fn operator_lists(&self, host: &DiscoveredHost) -> Result<bool, DiscoveryError> {
+        let Some(op) = host.document.operator.as_ref() else { return Ok(false) };
+        if verified_domain(&host.url).is_some() {
+            return Ok(false);
+        }
+        let url = check_url(&format!("https://{}{WELL_KNOWN_PATH}", op.domain), &self.inner.pinned)?;
+        let (body, _) = self.get(&url).await?;
+        let u = || url.to_string();
+        let value = schcp::json::parse(&body).map_err(|source| DiscoveryError::Malformed { url: u(), source })?;
+        schcp::schema::validate(Def::Operator, &value)
+            .map_err(|e| DiscoveryError::Schema { url: u(), why: e.to_string() })?;
+        let doc: schcp::claims::OperatorDocument =
+            serde_json::from_value(value).map_err(|e| DiscoveryError::Schema { url: u(), why: e.to_string() })?;
+        Ok(doc.operator.domain.eq_ignore_ascii_case(&op.domain)
+            && doc.hosts.iter().any(|h| h.id == host.host_id && h.discovery == host.url.as_str()))
+    }
+
+    /// One GET under the outbound policy: the body (at most
+    /// `MAX_DOCUMENT_BYTES`) and how long `Cache-Control` lets it be kept.
+    async fn get(&self, url: &Url) -> Result<(Vec<u8>, Option<Duration>), DiscoveryError> {
         let u = || url.to_string();
         let fetch_err = |source| DiscoveryError::Fetch { url: u(), source };
         let mut response =
@@ -362,7 +393,10 @@ impl DiscoveryClient {
             }
             body.extend_from_slice(&chunk);
         }
-        let host = Arc::new(parse_document(url, &body)?);
+        Ok((body, ttl))
+    }
+
+    fn remember(&self, url: &Url, host: &Arc<DiscoveredHost>, ttl: Option<Duration>) {
         let mut cache = self.cache();
         match ttl {
             Some(ttl) => {
@@ -375,14 +409,13 @@ impl DiscoveryClient {
                         }
                     }
                 }
-                cache.insert(url.to_string(), CacheEntry { host: Arc::clone(&host), expires: now + ttl });
+                cache.insert(url.to_string(), CacheEntry { host: Arc::clone(host), expires: now + ttl });
             }
             // no-store: and whatever was cached before is stale by the host's own word.
             None => {
                 cache.remove(url.as_str());
             }
         }
-        Ok(host)
     }
 }
 

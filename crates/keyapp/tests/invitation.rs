@@ -167,7 +167,9 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     assert_eq!(status, StatusCode::ACCEPTED, "{r}");
     assert_eq!(r["kind"], "invitation");
     let text = r["consent_text"].as_str().unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    // The person has not dealt with the host before: said once, after the summary.
+    assert_eq!(text.lines().nth(1), Some("You have not dealt with maplestreetauto.example before."), "{text}");
+    let lines: Vec<&str> = text.lines().filter(|l| !is_new_host_line(l)).collect();
     assert!(
         lines[0].starts_with(
             "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto \
@@ -280,7 +282,7 @@ async fn in_french_without_a_contact_name_and_a_decline_issues_nothing() {
     let fetched = fetch_booking(&env.host, &served.booking.booking_id).await;
     let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "fr-1"))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = text.lines().filter(|l| !is_new_host_line(l)).collect();
     // Sam is not a contact: the booking's label, in quotes, flagged.
     assert!(
         lines[0].starts_with("J’accepte l’invitation de quelqu’un que vous ne connaissez pas, sous le nom de « Sam R. » à sa réservation : "),
@@ -439,7 +441,7 @@ async fn the_bookers_reconfirmation_is_shown_with_its_deadline_and_always_asked(
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     assert_eq!(r["status"], "pending", "{r}");
     let text = r["consent_text"].as_str().unwrap();
-    let line = text.lines().nth(1).unwrap();
+    let line = text.lines().find(|l| !is_new_host_line(l) && !l.starts_with("I allow")).unwrap();
     assert!(line.starts_with("This reconfirms the booking, which I must do by "), "{text}");
     assert!(line.contains(&day_words(4)) && line.contains(" Eastern time; if I don't"), "{text}");
     assert!(text.starts_with("I allow the assistant"), "{text}");
@@ -484,4 +486,10 @@ async fn a_guests_booking_cannot_be_answered_through_a_management_mandate() {
     let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     assert_eq!((status, &err["error"]["reason"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!("participant_not_booker")));
     assert!(pending_ids(&env).await.is_empty());
+}
+
+/// The line that says the person has not dealt with a host before (§2.2),
+/// which the first request to a host carries after its summary.
+fn is_new_host_line(line: &str) -> bool {
+    line.starts_with("You have not dealt with ") || line.starts_with("Vous n’avez jamais eu affaire à ")
 }

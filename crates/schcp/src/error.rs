@@ -153,6 +153,17 @@ pub enum Error {
     /// §7.9: a rule that is not valid.
     #[error("rule invalid: {0} (§7.9)")]
     RuleInvalid(RuleCheck),
+    /// §2.2: a host id already verified at another domain (or by another rule)
+    /// claimed at this one. Only the person can accept a host's move.
+    #[error("host id {host_id:?} is bound to {pinned}; this document is at {found} (§2.2)")]
+    HostIdConflict {
+        /// The host id both documents claim.
+        host_id: String,
+        /// Where the key app first verified the host id.
+        pinned: String,
+        /// Where the document of this request is.
+        found: String,
+    },
 }
 
 /// Which part of an offer's price is not in the total's currency (§2.1, §5.2).
@@ -491,6 +502,7 @@ impl Error {
             Error::AcceptanceInvalid(_) => Reason { code: "INVALID_REQUEST", reason: "acceptance_invalid" },
             Error::PersonRequired => Reason { code: "INVALID_REQUEST", reason: "person_required" },
             Error::RuleInvalid(_) => v("rule_invalid"),
+            Error::HostIdConflict { .. } => v("host_id_conflict"),
         }
     }
 }
@@ -536,6 +548,9 @@ mod tests {
             Reason { code: "INVALID_REQUEST", reason: "meeting_invalid" }
         );
         assert_eq!(Error::PersonRequired.reason().reason, "person_required");
+        let conflict =
+            Error::HostIdConflict { host_id: "h".into(), pinned: "a.example".into(), found: "b.example".into() };
+        assert_eq!(conflict.reason(), Reason { code: VERIFICATION_FAILED, reason: "host_id_conflict" });
         assert_eq!(
             Error::AcceptanceInvalid(AcceptanceCheck::NotMember).reason(),
             Reason { code: "INVALID_REQUEST", reason: "acceptance_invalid" }

@@ -169,10 +169,54 @@ pub fn closed_mandate(
     )
 }
 
+/// A management mandate issued without a prompt lives at most this long past
+/// the root mandate it rests on (§3.3 "Renewal never widens authority"): the
+/// booking may end after the root, but its management may not outlast the
+/// root's authority by more than this.
+pub const MANAGEMENT_PAST_ROOT: i64 = 7 * 86_400;
+/// No management mandate lives longer than this from its issuance, whatever
+/// the booking's end says (a receipt's dates are the host's word).
+pub const MAX_MANAGEMENT_LIFETIME: i64 = 180 * 86_400;
+
+/// What a management mandate may be, beside its booking: the constraints it
+/// keeps and the latest `exp` it may have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagementTerms {
+    /// The root's services, window and max_price (none when the person
+    /// approved the mandate themselves); `bookings` is always the receipt's.
+    pub constraints: Constraints,
+    /// The latest `exp` allowed: the root's exp plus [`MANAGEMENT_PAST_ROOT`],
+    /// or for one the person approved, [`MAX_MANAGEMENT_LIFETIME`] past `iat`.
+    pub not_after: i64,
+}
+
+impl ManagementTerms {
+    /// The terms under `root` (§3.3): its services, window and max_price, and
+    /// a lifetime bounded by its exp.
+    pub fn under_root(root: &MandateClaims) -> ManagementTerms {
+        let c = root.constraints.clone().unwrap_or_default();
+        ManagementTerms {
+            constraints: Constraints {
+                services: c.services,
+                window: c.window,
+                max_price: c.max_price,
+                ..Constraints::default()
+            },
+            not_after: root.exp.saturating_add(MANAGEMENT_PAST_ROOT),
+        }
+    }
+
+    /// The terms of one the person approved, seeing the booking and expiry.
+    pub fn approved(iat: i64) -> ManagementTerms {
+        ManagementTerms { constraints: Constraints::default(), not_after: iat.saturating_add(MAX_MANAGEMENT_LIFETIME) }
+    }
+}
+
 /// §3.3 "Renewal": the reference key app's management mandates last until the
-/// booking's end plus one hour. An open-ended booking's end is its start plus
-/// the time its calendar event sets aside (§4.2).
-pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
+/// booking's end plus one hour, and never past `terms.not_after` nor
+/// [`MAX_MANAGEMENT_LIFETIME`] past `iat`. An open-ended booking's end is its
+/// start plus the time its calendar event sets aside (§4.2).
+pub fn management_expiry(receipt: &VerifiedReceipt, iat: i64, terms: &ManagementTerms) -> Result<i64, Error> {
     let b = &receipt.claims.booking;
     let end = match &b.end {
         Some(end) => crate::datetime::parse_date_time(end)?,
@@ -182,15 +226,17 @@ pub fn management_expiry(receipt: &VerifiedReceipt) -> Result<i64, Error> {
             start.checked_add_signed(set_aside.to_time_delta()?).ok_or(Error::BadSlot(SlotCheck::SetAsideOverflows))?
         }
     };
-    Ok(end.timestamp() + 3600)
+    Ok(end.timestamp().saturating_add(3600).min(terms.not_after).min(iat.saturating_add(MAX_MANAGEMENT_LIFETIME)))
 }
 
 /// A management mandate for the booking a verified receipt names: cancel and
-/// reschedule of that booking only, never hold or book, even on renewal (§3.3).
-/// `status` is its status URL (§3.3 check 7), so the person can take it back.
+/// reschedule of that booking only, never hold or book, even on renewal, and
+/// within `terms` (§3.3). `status` is its status URL (§3.3 check 7), so the
+/// person can take it back.
 #[allow(clippy::too_many_arguments)]
 pub fn management_mandate(
     receipt: &VerifiedReceipt,
+    terms: &ManagementTerms,
     sub: String,
     jti: String,
     iat: i64,
@@ -199,10 +245,17 @@ pub fn management_mandate(
     status: Option<String>,
     principal: &dyn Signer,
 ) -> Result<Issued<MandateClaims>, Error> {
-    let exp = management_expiry(receipt)?;
+    let exp = management_expiry(receipt, iat, terms)?;
     if exp <= iat {
         return Err(Error::Expired { what: "booking", exp, now: iat });
     }
+    let constraints = Constraints {
+        bookings: Some(vec![receipt.claims.booking.booking_id.clone()]),
+        offer_sha256: None,
+        max_bookings: None,
+        shared_limit: None,
+        ..terms.constraints.clone()
+    };
     root_mandate(
         RootMandate {
             aud: Audience::One(receipt.claims.iss.clone()),
@@ -212,10 +265,7 @@ pub fn management_mandate(
             exp,
             agent_jkt,
             scope: vec![Action::Cancel, Action::Reschedule],
-            constraints: Some(Constraints {
-                bookings: Some(vec![receipt.claims.booking.booking_id.clone()]),
-                ..Constraints::default()
-            }),
+            constraints: Some(constraints),
             consent,
             contact: None,
             status,

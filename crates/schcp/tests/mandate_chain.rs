@@ -689,6 +689,7 @@ fn verified_receipt(claims: &Value) -> VerifiedReceipt {
 fn manage(receipt: &VerifiedReceipt) -> Result<issue::Issued<schcp::claims::MandateClaims>, Error> {
     issue::management_mandate(
         receipt,
+        &issue::ManagementTerms::approved(NOW),
         SUB.into(),
         "m-manage-01".into(),
         NOW,
@@ -708,7 +709,58 @@ fn a_management_mandate_covers_one_booking_until_its_end_plus_an_hour() {
     assert_eq!(c.bookings, Some(vec![BOOKING_ID.to_owned()]));
     let end = parse_date_time("2026-10-15T13:45:00-04:00").unwrap().timestamp();
     assert_eq!(m.claims.exp, end + 3600);
-    assert_eq!(issue::management_expiry(&receipt).unwrap(), end + 3600);
+    assert_eq!(issue::management_expiry(&receipt, NOW, &issue::ManagementTerms::approved(NOW)).unwrap(), end + 3600);
+}
+
+/// §3.3 "Renewal never widens authority": under a root, the management
+/// mandate keeps the root's services, window and max_price, never its
+/// max_bookings, and lives no later than the root's exp plus the fixed bound.
+#[test]
+fn a_management_mandate_under_a_root_keeps_its_limits_and_its_bound() {
+    let receipt = verified_receipt(&receipt_claims(&schcp::hash::jws_sha256("offer")));
+    let window =
+        Window { not_before: "2026-10-15T12:00:00-04:00".into(), not_after: "2026-10-15T17:00:00-04:00".into() };
+    let root_constraints = Constraints {
+        services: Some(vec!["oil-change".into()]),
+        window: Some(window.clone()),
+        max_price: Some(Money::new("100.00", "CAD")),
+        max_bookings: Some(1),
+        ..Constraints::default()
+    };
+    let mut root = manage(&receipt).unwrap().claims;
+    root.constraints = Some(root_constraints);
+    root.exp = NOW + 3600;
+    let terms = issue::ManagementTerms::under_root(&root);
+    assert_eq!(terms.not_after, NOW + 3600 + issue::MANAGEMENT_PAST_ROOT);
+    let m = issue::management_mandate(
+        &receipt,
+        &terms,
+        SUB.into(),
+        "m-manage-02".into(),
+        NOW,
+        jkt(&agent_key()),
+        consent(),
+        None,
+        &principal_key(),
+    )
+    .unwrap();
+    let c = m.claims.constraints.unwrap();
+    assert_eq!(c.services, Some(vec!["oil-change".to_owned()]));
+    assert_eq!(c.window, Some(window));
+    assert_eq!(c.max_price.unwrap().amount, "100.00");
+    assert_eq!((c.max_bookings, c.offer_sha256), (None, None), "it books nothing");
+    assert_eq!(c.bookings, Some(vec![BOOKING_ID.to_owned()]));
+    let end = parse_date_time("2026-10-15T13:45:00-04:00").unwrap().timestamp();
+    assert_eq!(m.claims.exp, (end + 3600).min(terms.not_after));
+
+    // A booking that ends in 2100 gets no mandate to 2100: the root's bound,
+    // or without a root, the longest lifetime.
+    let mut far = receipt_claims(&schcp::hash::jws_sha256("offer"));
+    set(&mut far, "/booking/end", Some(json!("2100-01-01T00:00:00Z")));
+    let far = verified_receipt(&far);
+    assert_eq!(issue::management_expiry(&far, NOW, &terms).unwrap(), terms.not_after);
+    let approved = issue::ManagementTerms::approved(NOW);
+    assert_eq!(issue::management_expiry(&far, NOW, &approved).unwrap(), NOW + issue::MAX_MANAGEMENT_LIFETIME);
 }
 
 #[test]
@@ -727,9 +779,11 @@ fn an_open_ended_bookings_management_mandate_lasts_its_set_aside_time_plus_an_ho
 #[test]
 fn no_management_mandate_for_a_booking_already_over() {
     let receipt = verified_receipt(&receipt_claims(&schcp::hash::jws_sha256("offer")));
-    let end = issue::management_expiry(&receipt).unwrap();
+    let terms = issue::ManagementTerms::approved(NOW);
+    let end = issue::management_expiry(&receipt, NOW, &terms).unwrap();
     let err = issue::management_mandate(
         &receipt,
+        &terms,
         SUB.into(),
         "m-late".into(),
         end,

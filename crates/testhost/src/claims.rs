@@ -36,7 +36,7 @@ pub(crate) fn discovery_document(cfg: &TestHostConfig, keys: &[schcp::jwk::Jwk])
             "address": { "locality": "Toronto", "region": "ON", "country": "CA" }
         },
         "endpoint": format!("https://{}/schcp/v0", cfg.domain),
-        "operator": null,
+        "operator": cfg.operator.as_ref().map(|d| json!({ "domain": d })),
         "keys": keys,
         "services": [
             {

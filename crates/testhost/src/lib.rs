@@ -68,6 +68,9 @@ pub struct TestHostConfig {
     /// A fixed seed for the first signing key, for reproducible signatures; a
     /// random key when `None`.
     pub signing_seed: Option<[u8; 32]>,
+    /// The operator the document names (`"operator": {"domain": …}`, §2.2 rule 2);
+    /// `null` when `None`.
+    pub operator: Option<String>,
 }
 
 impl Default for TestHostConfig {
@@ -80,6 +83,7 @@ impl Default for TestHostConfig {
             tz: "America/Toronto".into(),
             kid: "msa-2026-10".into(),
             signing_seed: None,
+            operator: None,
         }
     }
 }
@@ -139,6 +143,9 @@ struct State {
     cache_control: Option<String>,
     /// What `GET {endpoint}/bookings/{id}` serves, by booking id (§5.5).
     bookings: std::collections::BTreeMap<String, BookingResponse>,
+    /// An operator document (§2.3) served at the well-known path instead of
+    /// the host's own, as an operator's domain serves it.
+    operator_document: Option<Value>,
 }
 
 struct Shared {
@@ -216,6 +223,7 @@ impl TestHost {
             response: DiscoveryResponse::Document,
             cache_control: None,
             bookings: std::collections::BTreeMap::new(),
+            operator_document: None,
         };
         let shared = Arc::new(Shared {
             config,
@@ -309,6 +317,23 @@ impl TestHost {
     /// The discovery document as currently served (§2.1).
     pub fn document(&self) -> Value {
         self.shared.document()
+    }
+
+    /// Serves `document` (an operator document, §2.3) at the well-known path from
+    /// now on, as an operator's domain does; the host's own document stays at
+    /// `operator_url()`. `None` serves the host's document there again.
+    pub fn serve_operator_document(&self, document: Option<Value>) {
+        self.shared.state().operator_document = document;
+    }
+
+    /// An operator document (§2.3) for this host's domain that lists this host at
+    /// `operator_url()`, with no domain of its own.
+    pub fn operator_listing(&self) -> Value {
+        serde_json::json!({
+            "schcp": schcp::VERSION,
+            "operator": { "name": "Example Booking Platform", "domain": self.shared.config.domain },
+            "hosts": [ { "id": self.shared.config.host_id, "discovery": self.operator_url(), "host_domain": null } ]
+        })
     }
 
     /// What the discovery routes answer from now on.
@@ -559,8 +584,9 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
         let state = shared.state();
         (state.response.clone(), state.cache_control.clone())
     };
+    let operator_document = shared.state().operator_document.clone().filter(|_| path == WELL_KNOWN_PATH);
     let mut r = match behaviour {
-        DiscoveryResponse::Document => document_response(shared.document()),
+        DiscoveryResponse::Document => document_response(operator_document.unwrap_or_else(|| shared.document())),
         DiscoveryResponse::Status(code) => {
             let status = StatusCode::from_u16(code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
             response(status, "text/plain", format!("{status}\n"))

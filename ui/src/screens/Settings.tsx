@@ -1,7 +1,34 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
+import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
-import { useLoad } from "../useLoad";
+import { useAction, useLoad } from "../useLoad";
+
+/** §2.2: businesses met at another domain; only the person accepts a move. */
+function HostChanges() {
+  const t = useT();
+  const { data, error, reload } = useLoad(api.hostChanges);
+  const { failure, run } = useAction(reload);
+  return (
+    <section aria-labelledby="h-host-changes">
+      <h2 id="h-host-changes">{t("settings-host-changes")}</h2>
+      {(error ?? failure) && <p role="alert">{t("error-prefix")} {error ?? failure}</p>}
+      {data && data.length === 0 && <p>{t("settings-host-changes-none")}</p>}
+      <ul>
+        {(data ?? []).map((c) => (
+          <li key={`${c.host_id} ${c.domain}`}>
+            <p>{c.words}</p>
+            <ConfirmButton
+              label={t("settings-host-accept")}
+              question={t("settings-host-accept-confirm")}
+              onConfirm={() => run(() => api.acceptHostDomain(c.host_id, c.domain)).then(() => undefined)}
+            />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 function Copy(props: { text: string; label: string }) {
   const t = useT();
@@ -53,6 +80,7 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dd>{data.consent_language === "fr" ? "Français" : "English"}</dd>
         </dl>
       )}
+      <HostChanges />
     </section>
   );
 }

@@ -79,6 +79,7 @@ pub(crate) fn dental() -> VerifiedOffer {
             approval_by: None,
         },
         discovered: Some(domain("harbourviewdental.example")),
+        new_host: false,
     }
 }
 
@@ -242,6 +243,7 @@ pub(crate) fn oil_change_mandate() -> OpenMandateRequest {
             id: "maple-street-auto".into(),
             name: Some("Maple Street Auto".into()),
             domain: Some(domain("maplestreetauto.example")),
+            new_host: false,
         }],
         scope: vec![Action::Hold, Action::Book, Action::Cancel, Action::Reschedule],
         constraints: MandateConstraints {
@@ -270,6 +272,7 @@ pub(crate) fn oil_change_management(scope: Vec<Action>) -> ManagementMandateRequ
             host_name: Some("Maple Street Auto".into()),
             tz: Some("America/Toronto".into()),
             domain: Some(domain("maplestreetauto.example")),
+            new_host: false,
             service_name: "Synthetic oil change".into(),
             resource_name: None,
             start: "2026-10-15T13:00:00-04:00".into(),

@@ -64,6 +64,7 @@ pub(super) async fn prepare(
         // §5.12: exp is the deadline for everyone's answer.
         not_after: Some(contract.claims.exp),
         auto_approve: false,
+        hosts: Vec::new(),
     })
 }
 
@@ -90,7 +91,7 @@ pub(super) async fn issue(
         &contract.claims,
         &contract.contract_sha256,
     );
-    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting) })
+    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting), management: None })
 }
 
 #[cfg(test)]

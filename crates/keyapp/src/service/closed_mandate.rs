@@ -32,19 +32,28 @@ pub(super) async fn prepare(
     let now = svc.now();
     let (offer, host) = svc.inner.discovery.verify_offer(&b.discovery, &b.offer, now).await?;
     not_begun("offered slot", &offer.claims.slot.start, now)?;
-    let shown = ConsentOffer { claims: offer.claims.clone(), discovered: verified_domain(&host.domain) };
+    let placed = svc.place(&host).await?;
+    if let Some(booking_id) = offer.claims.booking_id.as_deref() {
+        // A change offer cites its booking: it verifies only at the place the
+        // booking's credentials were issued for (§2.2).
+        svc.at_booking_place(booking_id, &placed.binding).await?;
+    }
+    let shown =
+        ConsentOffer { claims: offer.claims.clone(), discovered: verified_domain(&host.domain), new_host: placed.new };
     let consent = match offer.claims.kind {
         schcp::claims::OfferKind::Booking => ConsentRequest::BookingOffer(shown),
         schcp::claims::OfferKind::Change => {
-            let current = current_contract(svc, &host.host_id, &offer.claims)
-                .await?
-                .map(|claims| ConsentOffer { claims, discovered: verified_domain(&host.domain) });
+            let current = current_contract(svc, &host.host_id, &offer.claims).await?.map(|claims| ConsentOffer {
+                claims,
+                discovered: verified_domain(&host.domain),
+                new_host: placed.new,
+            });
             ConsentRequest::ChangeOffer { current, proposed: shown }
         }
     };
     let stored = StoredOffer { offer: b.offer, host_id: host.host_id.clone(), keys: host.keys.clone() };
     let input = serde_json::to_value(&stored).map_err(corrupt)?;
-    Ok(Prepared { consent, input, not_after: Some(offer.claims.exp), auto_approve: false })
+    Ok(Prepared { consent, input, not_after: Some(offer.claims.exp), auto_approve: false, hosts: vec![placed.binding] })
 }
 
 /// The booking's current contract, when the person approved it here: the offer
@@ -141,5 +150,6 @@ pub(super) async fn issue(
         )],
         receipt: None,
         meeting: None,
+        management: None,
     })
 }

@@ -204,16 +204,20 @@ pub(super) async fn prepare(
     }
     let now = svc.now();
     let v = check(verified_offer, receipt, svc.principal(), now)?;
+    // §2.2: the host id is bound where it was verified, and a booking the key
+    // app already holds credentials for verifies only at their place.
+    let placed = svc.place(&host).await?;
+    svc.at_booking_place(&v.receipt.claims.booking.booking_id, &placed.binding).await?;
     let replaces = match v.offer.claims.prev.as_deref() {
         Some(prev) => accepted_before(svc, &host.host_id, &v.receipt.claims.booking.booking_id, prev).await?,
         None => None,
     };
     let discovered = verified_domain(&host.domain);
     let consent = ConsentRequest::Invitation(InvitationRequest {
-        contract: ConsentOffer { claims: v.offer.claims.clone(), discovered: discovered.clone() },
+        contract: ConsentOffer { claims: v.offer.claims.clone(), discovered: discovered.clone(), new_host: placed.new },
         booker: v.booker.clone(),
         me: v.me.clone(),
-        replaces: replaces.map(|claims| ConsentOffer { claims, discovered }),
+        replaces: replaces.map(|claims| ConsentOffer { claims, discovered, new_host: placed.new }),
     });
     let stored =
         StoredInvitation { offer, receipt: response.receipt, host_id: host.host_id.clone(), keys: host.keys.clone() };
@@ -223,6 +227,7 @@ pub(super) async fn prepare(
         // An answer after the deadline would be refused by the host (§5.10).
         not_after: Some(v.confirm_by),
         auto_approve: false,
+        hosts: vec![placed.binding],
     })
 }
 
@@ -311,5 +316,6 @@ pub(super) async fn issue(
         credentials: vec![booking_mandate_record(RequestKind::Invitation, agent_jkt, &issued, Some(booking_id))],
         receipt: Some(ReceiptRecord::of(&v.receipt)),
         meeting: None,
+        management: None,
     })
 }

@@ -1,18 +1,30 @@
 //! The `management_mandate` kind (§3.3 "Management mandates", "Renewal"): a
-//! mandate to cancel or reschedule one confirmed booking, issued on a verified
-//! receipt.
+//! mandate to cancel or reschedule one booking, issued on a verified receipt.
+//!
+//! Issued without a prompt only when it grants nothing the person had not
+//! already granted (§3.3 "Renewal never widens authority"): the receipt cites a
+//! root mandate this key app issued to the same agent, with cancel and
+//! reschedule in scope, for this host at the same domain and keys (§2.2), and
+//! the booking is confirmed and fits the root's services, window and
+//! max_price. The mandate then carries those constraints, lives no longer than
+//! the root's exp plus `issue::MANAGEMENT_PAST_ROOT`, and is revoked with the
+//! root. A receipt of a moved booking renews it: same booking, newer sequence,
+//! same narrow scope, and the previous one is revoked.
 
+use super::hosts::Placed;
 use super::pipeline::{
     body, booking_mandate_record, corrupt, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord,
 };
 use super::{Requester, Service, ServiceError};
+use crate::discovery::DiscoveredHost;
 use crate::kind::RequestKind;
-use schcp::claims::{Action, Consent};
-use schcp::issue;
+use crate::store::management_links::{self, CurrentManagement, ManagementLink};
+use schcp::claims::{Action, Booking, BookingStatus, Consent, Constraints, MandateClaims};
+use schcp::issue::{self, ManagementTerms};
 use schcp::jwk::Jwk;
-use schcp::verify::{HostKeys, ReceiptExpectations};
+use schcp::verify::{ActionCheck, ChainContext, HostKeys, ReceiptExpectations, VerifiedReceipt};
 use schcp_consent::{BookingSummary, ConsentRequest, ManagementMandateRequest};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 #[derive(Deserialize)]
@@ -22,38 +34,91 @@ struct ManagementBody {
     discovery: String,
 }
 
+/// What `issue` builds the mandate from: the host's signed receipt, the keys
+/// it was verified with, and the terms and chain decided when it was shown.
+#[derive(Serialize, Deserialize)]
+struct StoredManagement {
+    receipt: String,
+    host_id: String,
+    keys: Vec<Jwk>,
+    /// Absent in requests stored before the terms existed: the person's own.
+    #[serde(default)]
+    constraints: Option<Constraints>,
+    #[serde(default)]
+    not_after: Option<i64>,
+    #[serde(default)]
+    root_jti: Option<String>,
+    #[serde(default)]
+    replaces: Option<String>,
+    #[serde(default)]
+    mandate: Option<String>,
+    #[serde(default)]
+    retention: Option<String>,
+}
+
+impl StoredManagement {
+    fn terms(&self, iat: i64) -> ManagementTerms {
+        match (&self.constraints, self.not_after) {
+            (Some(c), Some(not_after)) => ManagementTerms { constraints: c.clone(), not_after },
+            _ => ManagementTerms::approved(iat),
+        }
+    }
+
+    fn expectations(&self) -> ReceiptExpectations<'_> {
+        ReceiptExpectations {
+            mandate: self.mandate.as_deref(),
+            retention: self.retention.as_deref(),
+            ..Default::default()
+        }
+    }
+}
+
+/// Where the mandate stands in its chain, decided from the records.
+#[derive(Default)]
+struct Chain {
+    /// The verified root it rests on, when it is issued without a prompt.
+    root: Option<MandateClaims>,
+    /// The management mandate it renews (§3.3 "Renewal"), revoked at issuance.
+    replaces: Option<String>,
+    /// What the receipt must say (§5.3): the mandate it cites and the retention.
+    mandate: Option<String>,
+    retention: Option<String>,
+}
+
 pub(super) async fn prepare(
     svc: &Service,
     agent: &Requester,
     obj: &Map<String, Value>,
 ) -> Result<Prepared, ServiceError> {
     let b: ManagementBody = body(obj)?;
-    let (receipt, host) =
+    let (first, host) =
         svc.inner.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
     let now = svc.now();
-    let exp = issue::management_expiry(&receipt)?;
+    let placed = svc.place(&host).await?;
+    still_manageable(&first.claims.booking)?;
+    named_only_as_guest(&first.claims.booking, svc.principal())?;
+    let chain = chain_for(svc, &agent.jkt, &host, &placed, &first, now).await?;
+    // §5.3: the receipt names the mandate it cites and the contract's retention,
+    // as the records know them.
+    let expect = ReceiptExpectations {
+        mandate: chain.mandate.as_deref(),
+        retention: chain.retention.as_deref(),
+        booking_id: Some(&first.claims.booking.booking_id),
+        offer_sha256: None,
+    };
+    let receipt = schcp::verify::verify_receipt(&b.receipt, host.host_keys(), expect)?;
+    let terms = match &chain.root {
+        Some(root) => ManagementTerms::under_root(root),
+        None => ManagementTerms::approved(now),
+    };
+    let exp = issue::management_expiry(&receipt, now, &terms)?;
     if exp <= now {
         return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking", exp, now }));
     }
     let booking = &receipt.claims.booking;
-    named_only_as_guest(booking, svc.principal())?;
-    // The receipt's offer is not at hand, so the booking is described from its
-    // signed event and the host's discovery document.
-    let summary = BookingSummary {
-        booking_id: booking.booking_id.clone(),
-        iss: receipt.claims.iss.clone(),
-        host_name: Some(host.name.clone()),
-        tz: Some(host.tz.clone()),
-        domain: verified_domain(&host.domain),
-        service_name: booking.event.title.clone(),
-        resource_name: None,
-        start: booking.start.clone(),
-        end: booking.end.clone(),
-        place: booking.place.clone(),
-    };
     let mandate = ManagementMandateRequest {
         agent_name: svc.agent_name(&agent.jkt).await?,
-        booking: summary,
+        booking: summary(&receipt, &host, placed.new),
         scope: vec![Action::Cancel, Action::Reschedule],
         exp,
     };
@@ -61,16 +126,200 @@ pub(super) async fn prepare(
         // §5.10: the booker reconfirms with respond, "a management mandate will
         // do"; the person is told it reconfirms, and by when, and is always asked.
         Some(confirm_by) => (ConsentRequest::Reconfirmation { mandate, confirm_by }, false),
-        None => {
-            let auto_approve = match &receipt.claims.consent {
-                Some(c) => root_covers_management(svc, &agent.jkt, &c.mandate, &host.host_id, now).await?,
-                None => false,
-            };
-            (ConsentRequest::ManagementMandate(mandate), auto_approve)
-        }
+        None => (ConsentRequest::ManagementMandate(mandate), chain.root.is_some()),
     };
-    let input = json!({ "receipt": b.receipt, "host_id": host.host_id, "keys": host.keys });
-    Ok(Prepared { consent, input, not_after: None, auto_approve })
+    let stored = StoredManagement {
+        receipt: b.receipt,
+        host_id: host.host_id.clone(),
+        keys: host.keys.clone(),
+        constraints: Some(terms.constraints),
+        not_after: Some(terms.not_after),
+        root_jti: chain.root.as_ref().filter(|_| auto_approve).map(|r| r.jti.clone()),
+        replaces: chain.replaces,
+        mandate: chain.mandate,
+        retention: chain.retention,
+    };
+    let input = serde_json::to_value(&stored).map_err(corrupt)?;
+    Ok(Prepared { consent, input, not_after: None, auto_approve, hosts: vec![placed.binding] })
+}
+
+/// The receipt's booking in words. The receipt's offer is not at hand, so it
+/// is described from its signed event and the host's discovery document.
+fn summary(receipt: &VerifiedReceipt, host: &DiscoveredHost, new_host: bool) -> BookingSummary {
+    let booking = &receipt.claims.booking;
+    BookingSummary {
+        booking_id: booking.booking_id.clone(),
+        iss: receipt.claims.iss.clone(),
+        host_name: Some(host.name.clone()),
+        tz: Some(host.tz.clone()),
+        domain: verified_domain(&host.domain),
+        new_host,
+        service_name: booking.event.title.clone(),
+        resource_name: None,
+        start: booking.start.clone(),
+        end: booking.end.clone(),
+        place: booking.place.clone(),
+    }
+}
+
+/// §3.3: nothing to manage on a booking that will not happen, and §5.7: a
+/// receipt whose move waits on the host past the booking's start is refused.
+fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
+    if matches!(
+        booking.status,
+        BookingStatus::Cancelled | BookingStatus::Declined | BookingStatus::Expired | BookingStatus::Completed
+    ) {
+        return Err(ServiceError::unacceptable(
+            "booking_not_confirmed",
+            "the receipt's booking is cancelled, declined, expired or over; there is nothing to manage (§3.3)",
+        ));
+    }
+    if let Some(p) = booking.proposal.as_ref().filter(|p| p.awaiting_host == Some(true)) {
+        let at = |s: &str| schcp::datetime::parse_date_time(s).map(|t| t.timestamp()).map_err(schcp::Error::from);
+        if at(&p.expires_at)? > at(&booking.start)? {
+            return Err(ServiceError::unacceptable(
+                "booking_not_confirmed",
+                "the receipt shows a move waiting on the host past the booking's start (§5.7)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Decides renewal and the no-prompt path from the records (see the module
+/// documentation). A receipt not newer than one a management mandate for the
+/// same booking was issued on is a replay, refused (`stale_receipt`).
+async fn chain_for(
+    svc: &Service,
+    agent_jkt: &str,
+    host: &DiscoveredHost,
+    placed: &Placed,
+    receipt: &VerifiedReceipt,
+    now: i64,
+) -> Result<Chain, ServiceError> {
+    let booking = &receipt.claims.booking;
+    let (host_id, booking_id) = (&receipt.claims.iss, &booking.booking_id);
+    if let Some(seen) = management_links::latest_sequence(svc.store(), host_id, booking_id).await? {
+        if booking.sequence <= seen {
+            return Err(ServiceError::unacceptable(
+                "stale_receipt",
+                format!(
+                    "a management mandate for booking {booking_id} was issued on its sequence {seen}; \
+                     a renewal needs the moved booking's newer receipt (§3.3 \"Renewal\")"
+                ),
+            ));
+        }
+    }
+    let cited = receipt.claims.consent.as_ref().map(|c| c.mandate.clone());
+    let current = management_links::current(svc.store(), host_id, booking_id, now)
+        .await?
+        .filter(|c| c.agent_jkt.as_deref() == Some(agent_jkt));
+    let confirmed = booking.status == BookingStatus::Confirmed;
+    let Some(current) = current else {
+        // A first management mandate: silent only under a root that covers it.
+        let root = match (&cited, confirmed) {
+            (Some(jti), true) => root_covering(svc, agent_jkt, jti, host, placed, receipt, now).await?,
+            _ => None,
+        };
+        // §5.3: a receipt under that root states the host's published retention.
+        let retention = root.as_ref().map(|_| host.document.policies.retention.clone());
+        return Ok(Chain { mandate: root.as_ref().map(|r| r.jti.clone()), retention, root, replaces: None });
+    };
+    renewal(svc, agent_jkt, host, placed, receipt, current, cited, confirmed, now).await
+}
+
+/// §3.3 "Renewal": the moved booking's receipt, for the same booking id and a
+/// newer sequence (checked by `chain_for`), replaces the management mandate in
+/// force. Silent when the move was made under that mandate and its root still
+/// covers the moved booking; otherwise the person is asked.
+#[allow(clippy::too_many_arguments)]
+async fn renewal(
+    svc: &Service,
+    agent_jkt: &str,
+    host: &DiscoveredHost,
+    placed: &Placed,
+    receipt: &VerifiedReceipt,
+    current: CurrentManagement,
+    cited: Option<String>,
+    confirmed: bool,
+    now: i64,
+) -> Result<Chain, ServiceError> {
+    let link = current.link;
+    let under_current = cited.as_deref() == Some(link.jti.as_str());
+    let root = match (&link.root_jti, under_current && confirmed) {
+        (Some(root), true) => root_covering(svc, agent_jkt, root, host, placed, receipt, now).await?,
+        _ => None,
+    };
+    Ok(Chain {
+        root,
+        replaces: Some(link.jti.clone()),
+        // The move was accepted under the current mandate, or the person signs.
+        mandate: under_current.then(|| link.jti.clone()),
+        retention: Some(link.retention),
+    })
+}
+
+/// The root mandate `jti` verified, when it covers a management mandate for
+/// the receipt's booking without a prompt: issued by this key app to the same
+/// agent, in force, cancel and reschedule in scope, naming the host, issued at
+/// the place and with the keys this receipt was verified with (§2.2), and the
+/// booking within its services, window and max_price (§3.3 check 6).
+async fn root_covering(
+    svc: &Service,
+    agent_jkt: &str,
+    jti: &str,
+    host: &DiscoveredHost,
+    placed: &Placed,
+    receipt: &VerifiedReceipt,
+    now: i64,
+) -> Result<Option<MandateClaims>, ServiceError> {
+    let Some(root) = management_links::live_root(svc.store(), jti, now).await? else { return Ok(None) };
+    let host_id = host.host_id.as_str();
+    let granted = root.agent_jkt.as_deref() == Some(agent_jkt)
+        && root.scope.contains(&Action::Cancel)
+        && root.scope.contains(&Action::Reschedule)
+        && root.aud.iter().any(|h| h == host_id);
+    if !granted {
+        return Ok(None);
+    }
+    let key = signing_key(&receipt.compact, &host.keys);
+    // A look-alike or moved host gets nothing without the person (§2.2).
+    if !svc.at_credential_place(jti, &placed.binding, Some(key.as_deref().unwrap_or_default())).await? {
+        return Ok(None);
+    }
+    let ctx = ChainContext { host_id, request_jkt: agent_jkt, now, allow_wildcard: false };
+    let Ok(chain) = schcp::verify::verify_mandate_chain(&root.compact, &ctx) else { return Ok(None) };
+    let Some(action) = cancel_of(&receipt.claims.booking) else { return Ok(None) };
+    Ok(schcp::verify::check_action(&chain, &action).is_ok().then_some(chain.root.claims))
+}
+
+/// The RFC 7638 thumbprint of the discovery key that signed `compact`.
+fn signing_key(compact: &str, keys: &[Jwk]) -> Option<String> {
+    let kid = schcp::jws::parse(compact).ok()?.header.kid?;
+    keys.iter().find(|k| k.kid.as_deref() == Some(kid.as_str()))?.thumbprint().ok()
+}
+
+/// Cancelling the booking, as a host checks it against a mandate (§3.3 check
+/// 6): its service, its slot and its total. `None` when a value is unreadable.
+fn cancel_of(b: &Booking) -> Option<ActionCheck<'_>> {
+    let at = |s: &str| schcp::datetime::parse_date_time(s).ok();
+    let total = match &b.total {
+        Some(t) => Some(schcp::money::Amount::parse(&t.amount, &t.currency).ok()?),
+        None => None,
+    };
+    Some(ActionCheck {
+        scope: Action::Cancel,
+        service_id: Some(&b.service_id),
+        start: Some(at(&b.start)?),
+        end: match &b.end {
+            Some(e) => Some(at(e)?),
+            None => None,
+        },
+        total,
+        booking_id: Some(&b.booking_id),
+        offer_sha256: None,
+        active_bookings: [0, 0],
+    })
 }
 
 /// §5.10: a participant answers with `respond`, which takes a mandate of any
@@ -79,7 +328,7 @@ pub(super) async fn prepare(
 /// decline) someone else's booking without the invitation's text: its
 /// contract, price and deadline. Such a booking is answered with the
 /// `invitation` kind instead.
-fn named_only_as_guest(booking: &schcp::claims::Booking, me: &str) -> Result<(), ServiceError> {
+fn named_only_as_guest(booking: &Booking, me: &str) -> Result<(), ServiceError> {
     use schcp::claims::ParticipantRole;
     let mine: Vec<_> =
         booking.participants.as_deref().unwrap_or_default().iter().filter(|p| p.who.as_deref() == Some(me)).collect();
@@ -95,7 +344,7 @@ fn named_only_as_guest(booking: &schcp::claims::Booking, me: &str) -> Result<(),
 /// The booker's reconfirmation deadline, when the booking's terms name this
 /// person as `booker` with a `confirm_by` still ahead and their answer pending
 /// (§5.10 "Reconfirmation reuses the mechanism").
-fn reconfirm_by(booking: &schcp::claims::Booking, me: &str, now: i64) -> Option<String> {
+fn reconfirm_by(booking: &Booking, me: &str, now: i64) -> Option<String> {
     use schcp::claims::{ParticipantRole, ParticipantStatus};
     booking.participants.as_deref().unwrap_or_default().iter().find_map(|p| {
         let mine = p.role == ParticipantRole::Booker && p.who.as_deref() == Some(me);
@@ -106,40 +355,6 @@ fn reconfirm_by(booking: &schcp::claims::Booking, me: &str, now: i64) -> Option<
     })
 }
 
-/// §3.3 / docs/agent-api.md: no prompt when the receipt's mandate is a root mandate this
-/// key app issued to the same agent with both cancel and reschedule in scope,
-/// so the management mandate grants nothing the person had not already granted.
-/// The root must still be in force and name the host that signed the receipt:
-/// a host that learnt another host's root jti cannot cite it for its own
-/// bookings and skip the person (§3.3 steps 1 and 7).
-async fn root_covers_management(
-    svc: &Service,
-    agent_jkt: &str,
-    jti: &str,
-    host_id: &str,
-    now: i64,
-) -> Result<bool, ServiceError> {
-    let row: Option<(String, String)> = sqlx::query_as(
-        "SELECT scope, aud FROM credentials
-         WHERE jti = ? AND agent_jkt = ? AND kind = 'mandate' AND revoked_at IS NULL AND exp > ?",
-    )
-    .bind(jti)
-    .bind(agent_jkt)
-    .bind(now)
-    .fetch_optional(svc.store().pool())
-    .await?;
-    let Some((scope, aud)) = row else { return Ok(false) };
-    let scope: Vec<Action> = serde_json::from_str(&scope).map_err(corrupt)?;
-    let aud: Vec<String> = serde_json::from_str(&aud).map_err(corrupt)?;
-    Ok(scope.contains(&Action::Cancel) && scope.contains(&Action::Reschedule) && aud.iter().any(|h| h == host_id))
-}
-
-#[derive(Deserialize)]
-struct HostInput {
-    host_id: String,
-    keys: Vec<Jwk>,
-}
-
 pub(super) async fn issue(
     svc: &Service,
     agent_jkt: &str,
@@ -147,19 +362,17 @@ pub(super) async fn issue(
     statement: &str,
     now: i64,
 ) -> Result<Issued, ServiceError> {
-    let h: HostInput = serde_json::from_value(input.clone()).map_err(corrupt)?;
-    let compact = input["receipt"].as_str().ok_or_else(|| corrupt("no receipt"))?;
-    let receipt = schcp::verify::verify_receipt(
-        compact,
-        HostKeys { host_id: &h.host_id, keys: &h.keys },
-        ReceiptExpectations::default(),
-    )?;
+    let stored: StoredManagement = serde_json::from_value(input.clone()).map_err(corrupt)?;
+    let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
+    let receipt = schcp::verify::verify_receipt(&stored.receipt, keys, stored.expectations())?;
+    let terms = stored.terms(now);
     let jti = Service::new_id("m-");
     // Every credential the person can take back names where hosts check it
     // (§3.3 check 7): a yes can be withdrawn until the booking is made.
     let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
     let issued = issue::management_mandate(
         &receipt,
+        &terms,
         pseudonym(svc.principal()),
         jti.clone(),
         now,
@@ -168,12 +381,88 @@ pub(super) async fn issue(
         Some(status_url),
         svc.inner.key.as_ref(),
     )?;
-    let booking_id = receipt.claims.booking.booking_id.clone();
+    let booking = &receipt.claims.booking;
+    let booking_id = booking.booking_id.clone();
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": issued.claims.exp, "booking_id": booking_id });
+    let link = ManagementLink {
+        jti: jti.clone(),
+        root_jti: stored.root_jti.clone(),
+        host_id: stored.host_id.clone(),
+        booking_id: booking_id.clone(),
+        sequence: booking.sequence,
+        retention: receipt.claims.retention.clone(),
+    };
     Ok(Issued {
         result,
         credentials: vec![booking_mandate_record(RequestKind::ManagementMandate, agent_jkt, &issued, Some(booking_id))],
         receipt: Some(ReceiptRecord::of(&receipt)),
         meeting: None,
+        management: Some((link, stored.replaces)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schcp::claims::{Proposal, ProposedBy};
+
+    fn booking(status: BookingStatus) -> Booking {
+        let v = json!({
+            "booking_id": "b_1", "status": "confirmed", "sequence": 0, "service_id": "oil-change",
+            "start": "2026-10-15T13:00:00-04:00", "end": "2026-10-15T13:45:00-04:00",
+            "total": {"amount": "89.27", "currency": "CAD"}, "offer_sha256": "x",
+            "event": {"@type": "Event", "uid": "u", "start": "2026-10-15T13:00:00", "timeZone": "America/Toronto",
+                      "duration": "PT45M", "title": "Oil", "sequence": 0, "updated": "2026-10-13T13:00:00Z",
+                      "status": "confirmed"}
+        });
+        let mut b: Booking = serde_json::from_value(v).unwrap();
+        b.status = status;
+        b
+    }
+
+    #[test]
+    fn only_a_booking_that_will_happen_is_managed() {
+        assert!(still_manageable(&booking(BookingStatus::Confirmed)).is_ok());
+        assert!(still_manageable(&booking(BookingStatus::PendingHost)).is_ok());
+        for s in [BookingStatus::Cancelled, BookingStatus::Declined, BookingStatus::Expired, BookingStatus::Completed] {
+            assert!(
+                matches!(
+                    still_manageable(&booking(s)),
+                    Err(ServiceError::Unacceptable { reason: "booking_not_confirmed", .. })
+                ),
+                "{s:?}"
+            );
+        }
+        // §5.7: a move waiting on the host past the booking's start.
+        let mut b = booking(BookingStatus::Confirmed);
+        let proposal = |expires_at: &str| Proposal {
+            proposal_id: "p".into(),
+            start: "2026-10-16T13:00:00-04:00".into(),
+            end: None,
+            expires_at: expires_at.into(),
+            by: ProposedBy::Guest,
+            place: None,
+            offer: "o".into(),
+            awaiting_host: Some(true),
+            consent: None,
+        };
+        b.proposal = Some(proposal("2026-10-15T12:00:00-04:00"));
+        assert!(still_manageable(&b).is_ok());
+        b.proposal = Some(proposal("2026-10-15T14:00:00-04:00"));
+        assert!(matches!(
+            still_manageable(&b),
+            Err(ServiceError::Unacceptable { reason: "booking_not_confirmed", .. })
+        ));
+    }
+
+    #[test]
+    fn cancelling_the_booking_is_checked_with_its_service_slot_and_total() {
+        let b = booking(BookingStatus::Confirmed);
+        let a = cancel_of(&b).unwrap();
+        assert_eq!((a.scope, a.service_id, a.booking_id), (Action::Cancel, Some("oil-change"), Some("b_1")));
+        assert_eq!(a.total, Some(schcp::money::Amount::parse("89.27", "CAD").unwrap()));
+        let mut bad = b.clone();
+        bad.start = "not a date".into();
+        assert!(cancel_of(&bad).is_none(), "an unreadable slot covers nothing");
+    }
 }

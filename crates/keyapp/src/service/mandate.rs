@@ -201,6 +201,7 @@ pub(super) async fn prepare(
     // keys a signed claim under this mandate must be made with
     // (docs/agent-api.md "Signed claims").
     let mut host_keys = status_edge::HostKeys::new();
+    let mut bindings = Vec::new();
     for h in &b.hosts {
         let host = svc.inner.discovery.fetch(&h.discovery).await?;
         if host.host_id != h.id {
@@ -222,11 +223,15 @@ pub(super) async fn prepare(
             host_keys.insert(h.id.clone(), thumbs);
         }
         zones.push(host.tz.clone());
+        // §2.2: a host id bound elsewhere is refused here, before anything is shown.
+        let placed = svc.place(&host).await?;
         shown_hosts.push(MandateHost {
             id: h.id.clone(),
             name: Some(host.name.clone()),
             domain: verified_domain(&host.domain),
+            new_host: placed.new,
         });
+        bindings.push(placed.binding);
     }
     zones.sort();
     zones.dedup();
@@ -262,7 +267,7 @@ pub(super) async fn prepare(
         "trusted_attesters": trusted_attesters,
         "host_keys": host_keys,
     });
-    Ok(Prepared { consent, input, not_after: None, auto_approve: false })
+    Ok(Prepared { consent, input, not_after: None, auto_approve: false, hosts: bindings })
 }
 
 #[derive(Deserialize)]
@@ -351,7 +356,8 @@ pub(super) async fn issue(
             m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();
         let result = json!({ "mandate": issued.issuer_jwt, "jti": jti, "exp": exp, "status": status_url,
                              "presentations": presentations });
-        return Ok(Issued { result, credentials: vec![record(issued.issuer_jwt)], receipt: None, meeting: None });
+        let credentials = vec![record(issued.issuer_jwt)];
+        return Ok(Issued { result, credentials, receipt: None, meeting: None, management: None });
     }
     let attestations = attestations_for(svc, &m.trusted_attesters, now).await?;
     let aud = if m.hosts.len() == 1 { Audience::One(m.hosts[0].clone()) } else { Audience::Many(m.hosts.clone()) };
@@ -373,7 +379,7 @@ pub(super) async fn issue(
         svc.inner.key.as_ref(),
     )?;
     let result = json!({ "mandate": issued.compact, "jti": jti, "exp": exp, "status": status_url });
-    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None, meeting: None })
+    Ok(Issued { result, credentials: vec![record(issued.compact)], receipt: None, meeting: None, management: None })
 }
 
 async fn agent_jwk(svc: &Service, jkt: &str) -> Result<Jwk, ServiceError> {

@@ -167,6 +167,7 @@ pub(super) async fn prepare(
     let mut stored = Vec::new();
     let mut domains: BTreeMap<String, VerifiedDomain> = BTreeMap::new();
     let mut not_after = b.meeting.exp;
+    let mut placed = Vec::new();
     for m in &b.members {
         let (offer, host) = svc.inner.discovery.verify_offer(&m.discovery, &m.offer, now).await?;
         if host.host_id != m.host {
@@ -175,6 +176,8 @@ pub(super) async fn prepare(
                 format!("the discovery document at {} is for host {:?}, not {:?}", m.discovery, host.host_id, m.host),
             ));
         }
+        // §2.2: a member's calendar id is bound where it was verified.
+        placed.push(svc.place(&host).await?);
         if offer.claims.kind == OfferKind::Change && revision == 1 {
             return Err(bad_meeting(format!(
                 "{}'s offer is a change offer; a new meeting is made over booking offers",
@@ -269,13 +272,15 @@ pub(super) async fn prepare(
         offers: offers
             .into_iter()
             .zip(&draft.members)
-            .map(|(claims, m)| ConsentOffer { claims, discovered: domains.get(&m.host).cloned() })
+            .zip(&placed)
+            .map(|((claims, m), p)| ConsentOffer { claims, discovered: domains.get(&m.host).cloned(), new_host: p.new })
             .collect(),
         domains,
         replaces,
     });
     let input = json!({ "contract": draft, "offers": stored });
-    Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false })
+    let hosts = placed.into_iter().map(|p| p.binding).collect();
+    Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false, hosts })
 }
 
 pub(super) async fn issue(
@@ -308,5 +313,5 @@ pub(super) async fn issue(
         c,
         &contract.contract_sha256,
     );
-    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting) })
+    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting), management: None })
 }

@@ -14,6 +14,7 @@
 
 mod acceptance;
 mod closed_mandate;
+mod hosts;
 mod invitation;
 mod manage;
 mod management_mandate;
@@ -28,6 +29,7 @@ mod rule;
 
 pub use crate::kind::RequestKind;
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
+pub use hosts::{HostChangeView, MAX_NOTED_CHANGES};
 pub use manage::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
@@ -114,6 +116,13 @@ impl ServiceError {
             ServiceError::Invalid { reason, message } => ApiError::invalid_request(reason, message.clone()),
             ServiceError::Unacceptable { reason, message } => {
                 ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", reason, message.clone())
+            }
+            // §2.2: the agent learns where the host id is bound, so it can tell
+            // the person; only the person can accept a move.
+            ServiceError::Verification(e @ schcp::Error::HostIdConflict { host_id, pinned, found }) => {
+                ApiError::verification(e).with_details(serde_json::json!({
+                    "host_id": host_id, "pinned_domain": pinned, "domain": found,
+                }))
             }
             ServiceError::Verification(e) => ApiError::verification(e),
             ServiceError::Discovery(e) => e.api_error(),

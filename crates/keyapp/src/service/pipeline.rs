@@ -3,8 +3,10 @@
 //! depends on this one and never on a sibling.
 
 use super::{Service, ServiceError};
+use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialRecord;
+use crate::store::management_links::ManagementLink;
 use crate::store::StoreError;
 use schcp::claims::MeetingContract;
 use schcp::jwk::Jwk;
@@ -23,6 +25,9 @@ pub(super) struct Prepared {
     pub(super) not_after: Option<i64>,
     /// Issued without asking (§3.3: a management mandate a root mandate covers).
     pub(super) auto_approve: bool,
+    /// Where each host the request names was verified (§2.2): bound at the
+    /// person's yes, and kept with every credential issued for it.
+    pub(super) hosts: Vec<HostBinding>,
 }
 
 /// What a kind issued on the person's yes.
@@ -35,6 +40,9 @@ pub(super) struct Issued {
     pub(super) receipt: Option<ReceiptRecord>,
     /// The meeting a contract or acceptance is about (§5.12).
     pub(super) meeting: Option<MeetingRecord>,
+    /// A management mandate's place in its chain (§3.3), and the one it
+    /// replaces on renewal, revoked in the same transaction.
+    pub(super) management: Option<(ManagementLink, Option<String>)>,
 }
 
 /// What a meeting contract or an acceptance is about, kept beside its record.

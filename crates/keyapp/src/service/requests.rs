@@ -4,6 +4,7 @@
 use super::pipeline::{corrupt, Issued, Prepared};
 use super::{acceptance, closed_mandate, invitation, management_mandate, mandate, meeting_contract, rule};
 use super::{Service, ServiceError};
+use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
 use schcp::hash::sha256_b64;
 use serde::Serialize;
@@ -202,12 +203,13 @@ impl Service {
         }
         let request_id = Service::new_id("rq_");
         let input = serde_json::to_string(&prepared.input).expect("JSON values serialize");
+        let hosts = serde_json::to_string(&prepared.hosts).expect("bindings serialize");
 
         // One statement: the request and, by trigger (migration 0005), its
         // history entry, atomically.
         let inserted = sqlx::query(
-            "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at)
-             VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+            "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts)
+             VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
         )
         .bind(&request_id)
         .bind(&agent.jkt)
@@ -218,6 +220,7 @@ impl Service {
         .bind(&input)
         .bind(now)
         .bind(expires_at)
+        .bind(&hosts)
         .execute(self.store().pool())
         .await?;
         if inserted.rows_affected() == 0 {
@@ -344,18 +347,26 @@ impl Service {
     pub async fn approve_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
-        let row: Option<(String, String, String, String, String)> =
-            sqlx::query_as("SELECT agent_jkt, kind, input, status, consent_text FROM requests WHERE request_id = ?")
-                .bind(request_id)
-                .fetch_optional(self.store().pool())
-                .await?;
-        let (agent_jkt, kind, input, status, consent_text) = row.ok_or(ServiceError::NotFound("request"))?;
+        let row: Option<(String, String, String, String, String, Option<String>)> = sqlx::query_as(
+            "SELECT agent_jkt, kind, input, status, consent_text, hosts FROM requests WHERE request_id = ?",
+        )
+        .bind(request_id)
+        .fetch_optional(self.store().pool())
+        .await?;
+        let (agent_jkt, kind, input, status, consent_text, hosts) = row.ok_or(ServiceError::NotFound("request"))?;
         let status = RequestStatus::parse(&status)?;
         if status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(status.as_str().into()));
         }
         let kind: RequestKind = kind.parse().map_err(corrupt)?;
         let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
+        // Requests stored before host bindings (migration 0010) bind nothing.
+        let hosts: Vec<HostBinding> = match hosts.as_deref() {
+            Some(h) => serde_json::from_str(h).map_err(corrupt)?,
+            None => Vec::new(),
+        };
+        // §2.2: a host id bound elsewhere since the request was shown is not signed for.
+        self.still_bindable(&hosts).await?;
         // consent.statement is the summary line the person read (§5.3).
         let statement = consent_text.lines().next().unwrap_or_default();
         let issued = issue(self, &agent_jkt, kind, &input, statement, now).await?;
@@ -370,10 +381,14 @@ impl Service {
         if done.rows_affected() == 0 {
             return Err(ServiceError::NotPending("no longer pending".into()));
         }
+        super::hosts::bind_all(&mut tx, &hosts, now).await?;
         let mut registered = false;
         for mut c in issued.credentials {
             c.request_id = Some(request_id.to_owned());
             crate::store::credentials::insert(&mut tx, &c).await?;
+            // What each aud host was verified with, kept with the credential (§2.2).
+            let aud: Vec<HostBinding> = hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
+            crate::store::host_bindings::record_credential_hosts(&mut tx, &c.jti, &aud).await?;
             // Hosted mode (issue 12): the registration is owed in the same
             // transaction as the credential, so neither exists without the other.
             if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
@@ -389,6 +404,9 @@ impl Service {
         }
         if let Some(m) = &issued.meeting {
             m.insert(&mut tx).await?;
+        }
+        if let Some((link, replaces)) = &issued.management {
+            crate::store::management_links::record(&mut tx, link, replaces.as_deref(), now).await?;
         }
         Service::history(&mut tx, now, "request_approved", request_id, kind.as_str()).await?;
         tx.commit().await?;

@@ -72,7 +72,13 @@ pub(super) async fn prepare(
     let agent =
         AgentKey { name: svc.paired_agent_name(&rule.cnf.jkt).await?, fingerprint: super::fingerprint(&rule.cnf.jkt) };
     let consent = ConsentRequest::Rule(RuleRequest { rule, agent });
-    Ok(Prepared { consent, input: json!({ "rule": value }), not_after: Some(exp), auto_approve: false })
+    Ok(Prepared {
+        consent,
+        input: json!({ "rule": value }),
+        not_after: Some(exp),
+        auto_approve: false,
+        hosts: Vec::new(),
+    })
 }
 
 pub(super) async fn issue(
@@ -108,6 +114,7 @@ pub(super) async fn issue(
         }],
         receipt: None,
         meeting: None,
+        management: None,
     })
 }
 

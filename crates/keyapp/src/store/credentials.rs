@@ -180,11 +180,32 @@ pub async fn revoke_and_publish(store: &Store, jti: &str, now: i64) -> Result<Re
 
 async fn revoke_with(store: &Store, jti: &str, now: i64, publish: bool) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
+    let outcome = revoke_in(&mut tx, jti, now, publish).await?;
+    if outcome == RevokeOutcome::Revoked {
+        // §3.3 "Renewal never widens authority": a management mandate the key
+        // app issued without a prompt under this root goes with it, in the
+        // same transaction (and is published the same way).
+        for child in super::management_links::issued_under(&mut tx, jti).await? {
+            revoke_in(&mut tx, &child, now, publish).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(outcome)
+}
+
+/// Revokes one credential inside the caller's transaction, with its history
+/// entry and, when `publish`, the revocation owed to the hosted status service.
+pub async fn revoke_in(
+    tx: &mut sqlx::SqliteConnection,
+    jti: &str,
+    now: i64,
+    publish: bool,
+) -> Result<RevokeOutcome, StoreError> {
     let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
         .bind(jti)
         .fetch_optional(&mut *tx)
         .await?;
-    let outcome = match row {
+    Ok(match row {
         None => RevokeOutcome::UnknownMandate,
         Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
         Some((None, kind)) => {
@@ -200,13 +221,11 @@ async fn revoke_with(store: &Store, jti: &str, now: i64, publish: bool) -> Resul
                 .execute(&mut *tx)
                 .await?;
             if publish {
-                super::outbox::enqueue_revoke(&mut tx, jti, now).await?;
+                super::outbox::enqueue_revoke(&mut *tx, jti, now).await?;
             }
             RevokeOutcome::Revoked
         }
-    };
-    tx.commit().await?;
-    Ok(outcome)
+    })
 }
 
 /// The shared limit a record carries: `max_bookings` when `shared_limit` is set.

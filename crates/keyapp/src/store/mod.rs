@@ -8,6 +8,8 @@ use std::time::Duration;
 
 pub mod claims;
 pub mod credentials;
+pub mod host_bindings;
+pub mod management_links;
 pub mod outbox;
 
 /// Why the records could not be read or written. A busy database is told

@@ -50,6 +50,18 @@ enum Cmd {
     },
     /// Print your principal id and public key.
     Principal,
+    /// Businesses met at another domain than the one they were first verified
+    /// at, or accept one's move (you are asked to confirm).
+    Hosts {
+        #[command(subcommand)]
+        action: Option<HostsCmd>,
+    },
+}
+
+#[derive(Subcommand)]
+enum HostsCmd {
+    /// Accept that HOST_ID now lives at DOMAIN.
+    Accept { host_id: String, domain: String },
 }
 
 #[derive(Subcommand)]
@@ -201,6 +213,30 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
         Cmd::Attestations { action: AttestationsCmd::Add { jws } } => {
             let v = call(Command::AttestationsAdd { jws }).await?;
             println!("added attestation from {}", v["iss"].as_str().unwrap_or_default());
+        }
+        Cmd::Hosts { action: None } => {
+            for c in as_array(call(Command::HostChanges).await?) {
+                println!("{}\t{}", c["host_id"].as_str().unwrap_or_default(), c["words"].as_str().unwrap_or_default());
+            }
+        }
+        Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
+            let changes = as_array(call(Command::HostChanges).await?);
+            let Some(change) =
+                changes.iter().find(|c| c["host_id"] == host_id.as_str() && c["domain"] == domain.as_str())
+            else {
+                bail!("{host_id} was not met at {domain}; `schcp-keyapp hosts` lists what was");
+            };
+            println!("{}", change["words"].as_str().unwrap_or_default());
+            print!("Accept? [y/N] ");
+            std::io::stdout().flush()?;
+            let mut answer = String::new();
+            std::io::stdin().lock().read_line(&mut answer)?;
+            if is_yes(&answer) {
+                call(Command::AcceptHostDomain { host_id, domain }).await?;
+                println!("accepted");
+            } else {
+                println!("not accepted");
+            }
         }
         Cmd::Principal => {
             let v = call(Command::Principal).await?;

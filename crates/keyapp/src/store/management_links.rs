@@ -1,0 +1,265 @@
+//! Where a management mandate stands in its chain (§3.3 "Management
+//! mandates", "Renewal"; migration 0010): the root it was issued under without
+//! a prompt, its booking, and the receipt's sequence it was issued on.
+
+use super::StoreError;
+use crate::store::Store;
+
+/// A management mandate's link, written in the approval's transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManagementLink {
+    pub jti: String,
+    /// The root mandate it rests on; `None` when the person approved it.
+    pub root_jti: Option<String>,
+    pub host_id: String,
+    pub booking_id: String,
+    /// The receipt's `booking.sequence` (§5.7: each change adds one).
+    pub sequence: u32,
+    /// The receipt's retention (§5.3), which a renewal's receipt must repeat.
+    pub retention: String,
+}
+
+/// The management mandate in force for a booking: the latest one not revoked
+/// and not expired at `now`, with the agent it was issued to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CurrentManagement {
+    pub link: ManagementLink,
+    pub agent_jkt: Option<String>,
+    pub exp: i64,
+}
+
+pub async fn insert(conn: &mut sqlx::SqliteConnection, link: &ManagementLink) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO management_links (jti, root_jti, host_id, booking_id, sequence, retention)
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&link.jti)
+    .bind(&link.root_jti)
+    .bind(&link.host_id)
+    .bind(&link.booking_id)
+    .bind(link.sequence)
+    .bind(&link.retention)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Records a management mandate's link in the approval's transaction. A
+/// renewal replaces the previous management mandate (§3.3 "Renewal"), which is
+/// revoked in the same commit, and owed to the hosted status service where it
+/// was registered there.
+pub async fn record(
+    conn: &mut sqlx::SqliteConnection,
+    link: &ManagementLink,
+    replaces: Option<&str>,
+    now: i64,
+) -> Result<(), StoreError> {
+    insert(conn, link).await?;
+    if let Some(old) = replaces {
+        super::credentials::revoke_in(conn, old, now, true).await?;
+    }
+    Ok(())
+}
+
+/// The management mandates still in force that were issued under `root`.
+pub async fn issued_under(conn: &mut sqlx::SqliteConnection, root: &str) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "SELECT l.jti FROM management_links l JOIN credentials c ON c.jti = l.jti
+         WHERE l.root_jti = ? AND c.revoked_at IS NULL ORDER BY l.jti",
+    )
+    .bind(root)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(rows.into_iter().map(|(j,)| j).collect())
+}
+
+type Row = (String, Option<String>, String, String, i64, String, Option<String>, i64);
+
+/// The booking's management mandate in force at `now`, if any.
+pub async fn current(
+    store: &Store,
+    host_id: &str,
+    booking_id: &str,
+    now: i64,
+) -> Result<Option<CurrentManagement>, StoreError> {
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT l.jti, l.root_jti, l.host_id, l.booking_id, l.sequence, l.retention, c.agent_jkt, c.exp
+         FROM management_links l JOIN credentials c ON c.jti = l.jti
+         WHERE l.host_id = ? AND l.booking_id = ? AND c.revoked_at IS NULL AND c.exp > ?
+         ORDER BY l.sequence DESC, c.iat DESC LIMIT 1",
+    )
+    .bind(host_id)
+    .bind(booking_id)
+    .bind(now)
+    .fetch_optional(store.pool())
+    .await?;
+    row.map(|(jti, root_jti, host_id, booking_id, sequence, retention, agent_jkt, exp)| {
+        let sequence = u32::try_from(sequence).map_err(|_| StoreError::Corrupt(format!("sequence {sequence}")))?;
+        Ok(CurrentManagement {
+            link: ManagementLink { jti, root_jti, host_id, booking_id, sequence, retention },
+            agent_jkt,
+            exp,
+        })
+    })
+    .transpose()
+}
+
+/// The highest receipt sequence any management mandate for the booking was
+/// issued on, revoked or not: a receipt not newer is a replay.
+pub async fn latest_sequence(store: &Store, host_id: &str, booking_id: &str) -> Result<Option<u32>, StoreError> {
+    let (max,): (Option<i64>,) =
+        sqlx::query_as("SELECT max(sequence) FROM management_links WHERE host_id = ? AND booking_id = ?")
+            .bind(host_id)
+            .bind(booking_id)
+            .fetch_one(store.pool())
+            .await?;
+    Ok(max.and_then(|m| u32::try_from(m).ok()))
+}
+
+/// A root mandate as the records hold it, for deciding whether a receipt that
+/// cites it may have a management mandate without a prompt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootRecord {
+    pub jti: String,
+    pub agent_jkt: Option<String>,
+    pub scope: Vec<schcp::claims::Action>,
+    pub aud: Vec<String>,
+    pub exp: i64,
+    /// The signed mandate, whose constraints the management mandate keeps.
+    pub compact: String,
+}
+
+/// The root mandate `jti` (kind `mandate`), in force at `now`; `None` for any
+/// other credential, a revoked one or an expired one.
+pub async fn live_root(store: &Store, jti: &str, now: i64) -> Result<Option<RootRecord>, StoreError> {
+    let row: Option<(Option<String>, String, String, i64, String)> = sqlx::query_as(
+        "SELECT agent_jkt, scope, aud, exp, compact FROM credentials
+         WHERE jti = ? AND kind = 'mandate' AND revoked_at IS NULL AND exp > ?",
+    )
+    .bind(jti)
+    .bind(now)
+    .fetch_optional(store.pool())
+    .await?;
+    let corrupt = |e: serde_json::Error| StoreError::Corrupt(e.to_string());
+    row.map(|(agent_jkt, scope, aud, exp, compact)| {
+        Ok(RootRecord {
+            jti: jti.to_owned(),
+            agent_jkt,
+            scope: serde_json::from_str(&scope).map_err(corrupt)?,
+            aud: serde_json::from_str(&aud).map_err(corrupt)?,
+            exp,
+            compact,
+        })
+    })
+    .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kind::RequestKind;
+    use crate::store::credentials::{self, CredentialRecord, RevokeOutcome};
+
+    const NOW: i64 = 1_792_000_000;
+    const BASE: &str = "https://status.example";
+
+    fn record(jti: &str, kind: RequestKind) -> CredentialRecord {
+        CredentialRecord {
+            jti: jti.into(),
+            kind,
+            agent_jkt: Some("agent".into()),
+            request_id: None,
+            aud: vec!["maple-street-auto".into()],
+            scope: vec![],
+            iat: NOW,
+            exp: NOW + 3600,
+            compact: "x.y.z".into(),
+            status_url: Some(format!("{BASE}/status/T/{jti}")),
+            max_bookings: None,
+            shared_limit: false,
+            booking_id: (kind == RequestKind::ManagementMandate).then(|| "b_1".into()),
+        }
+    }
+
+    fn link(jti: &str, root: Option<&str>, sequence: u32) -> ManagementLink {
+        ManagementLink {
+            jti: jti.into(),
+            root_jti: root.map(str::to_owned),
+            host_id: "maple-street-auto".into(),
+            booking_id: "b_1".into(),
+            sequence,
+            retention: "P365D".into(),
+        }
+    }
+
+    async fn revoked(store: &Store, jti: &str) -> bool {
+        let (r,): (Option<i64>,) = sqlx::query_as("SELECT revoked_at FROM credentials WHERE jti = ?")
+            .bind(jti)
+            .fetch_one(store.pool())
+            .await
+            .unwrap();
+        r.is_some()
+    }
+
+    async fn owed_revocations(store: &Store) -> Vec<String> {
+        let rows: Vec<(String,)> = sqlx::query_as("SELECT jti FROM status_outbox WHERE op = 'revoke' ORDER BY jti")
+            .fetch_all(store.pool())
+            .await
+            .unwrap();
+        rows.into_iter().map(|(j,)| j).collect()
+    }
+
+    /// The root, a management mandate issued under it, and one the person
+    /// approved (no root), each registered with the hosted status service.
+    async fn chain() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.db")).await.unwrap();
+        let mut tx = store.pool().begin().await.unwrap();
+        for (jti, kind) in [
+            ("m-root", RequestKind::Mandate),
+            ("m-silent", RequestKind::ManagementMandate),
+            ("m-asked", RequestKind::ManagementMandate),
+        ] {
+            credentials::insert(&mut tx, &record(jti, kind)).await.unwrap();
+            crate::store::outbox::enqueue_register(&mut tx, jti, BASE, NOW).await.unwrap();
+        }
+        insert(&mut tx, &link("m-silent", Some("m-root"), 0)).await.unwrap();
+        insert(&mut tx, &link("m-asked", None, 1)).await.unwrap();
+        tx.commit().await.unwrap();
+        (dir, store)
+    }
+
+    #[tokio::test]
+    async fn revoking_a_root_revokes_what_was_issued_under_it_and_publishes_both() {
+        let (_dir, store) = chain().await;
+        assert_eq!(credentials::revoke_and_publish(&store, "m-root", NOW + 1).await.unwrap(), RevokeOutcome::Revoked);
+        assert!(revoked(&store, "m-root").await && revoked(&store, "m-silent").await);
+        assert!(!revoked(&store, "m-asked").await, "one the person approved rests on no root");
+        assert_eq!(owed_revocations(&store).await, vec!["m-root".to_owned(), "m-silent".to_owned()]);
+        // Revoking a management mandate alone leaves its root alone.
+        let (_dir, store) = chain().await;
+        credentials::revoke(&store, "m-silent", NOW + 1).await.unwrap();
+        assert!(!revoked(&store, "m-root").await);
+    }
+
+    #[tokio::test]
+    async fn the_booking_s_current_mandate_and_a_renewal_that_replaces_it() {
+        let (_dir, store) = chain().await;
+        let now_in_force = current(&store, "maple-street-auto", "b_1", NOW).await.unwrap().unwrap();
+        assert_eq!(now_in_force.link.jti, "m-asked", "the latest sequence");
+        assert_eq!(latest_sequence(&store, "maple-street-auto", "b_1").await.unwrap(), Some(1));
+        assert_eq!(latest_sequence(&store, "maple-street-auto", "b_other").await.unwrap(), None);
+        let mut tx = store.pool().begin().await.unwrap();
+        credentials::insert(&mut tx, &record("m-renewed", RequestKind::ManagementMandate)).await.unwrap();
+        record_link(&mut tx, &link("m-renewed", None, 2), Some("m-asked")).await;
+        tx.commit().await.unwrap();
+        assert!(revoked(&store, "m-asked").await, "the renewal replaces it");
+        assert_eq!(current(&store, "maple-street-auto", "b_1", NOW).await.unwrap().unwrap().link.jti, "m-renewed");
+        // Past its exp, nothing is in force.
+        assert_eq!(current(&store, "maple-street-auto", "b_1", NOW + 3600).await.unwrap(), None);
+    }
+
+    async fn record_link(tx: &mut sqlx::SqliteConnection, l: &ManagementLink, replaces: Option<&str>) {
+        super::record(tx, l, replaces, NOW + 1).await.unwrap();
+    }
+}

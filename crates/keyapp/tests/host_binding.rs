@@ -1,0 +1,412 @@
+//! A host id is bound to where it was verified (§2.2), and nothing the key app
+//! signs on its own is wider than what the person signed (§3.3 "Renewal never
+//! widens authority"), as an agent would try it: the key app started for real
+//! (run under scripts/with-keyring), the real Maple Street Auto and a
+//! look-alike domain serving a copy of its document (same host id, name and
+//! kid, its own key), both on HTTPS with their own CAs.
+
+use agent::AgentClient;
+use keyapp::app;
+use keyapp::config::Config;
+use keyapp::control::Command;
+use keyapp::keystore::PassphraseSource;
+use reqwest::{Method, StatusCode};
+use schcp::claims::{Action, Approved, BookingStatus, ReceiptClaims};
+use schcp::verify::{verify_mandate_chain, ChainContext};
+use serde_json::{json, Value};
+use std::path::Path;
+use testhost::{TestHost, TestHostConfig};
+
+mod common;
+use common::*;
+
+const LOOK_ALIKE: &str = "maple-street-auto.example";
+const DAY: i64 = 86_400;
+
+/// A key app whose discovery trusts and resolves the real host and a
+/// look-alike with the same id, name and kid but its own key.
+async fn start_with_look_alike() -> (Env, TestHost) {
+    let real = TestHost::start(TestHostConfig::default()).await;
+    let fake = TestHost::start(TestHostConfig { domain: LOOK_ALIKE.into(), ..TestHostConfig::default() }).await;
+    assert_eq!((fake.host_id(), fake.current_kid()), (real.host_id(), real.current_kid()));
+    assert_ne!(fake.keys()[0].x, real.keys()[0].x, "the look-alike signs with its own key");
+    let (env, mut others) = start_with(vec![real, fake]).await;
+    (env, others.remove(0))
+}
+
+/// A key app whose discovery trusts and resolves every one of `hosts`; the
+/// first is the `Env`'s, the others are returned.
+async fn start_with(mut hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cas = Vec::new();
+    let mut resolve = Vec::new();
+    for (i, h) in hosts.iter().enumerate() {
+        let ca = dir.path().join(format!("ca-{i}.pem"));
+        std::fs::write(&ca, h.ca_pem()).unwrap();
+        cas.push(format!("\"{}\"", ca.display()));
+        let (domain, addr) = h.resolve();
+        resolve.push(format!("\"{domain}\" = \"{addr}\""));
+    }
+    let text = format!(
+        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
+         public_base = \"https://keyapp.example\"\n[discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n",
+        dir.path().join("data").display(),
+        cas.join(", "),
+        resolve.join(", ")
+    );
+    let config = Config::parse(&text, Path::new("test.toml")).unwrap();
+    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
+    let first = hosts.remove(0);
+    (Env { _dir: dir, host: first, config, app }, hosts)
+}
+
+async fn pending_ids(env: &Env) -> Vec<String> {
+    let v = person(env, Command::Pending).await.unwrap();
+    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+}
+
+async fn count(env: &Env, table: &str) -> i64 {
+    let (n,): (i64,) = sqlx::query_as(&format!("SELECT count(*) FROM {table}"))
+        .fetch_one(env.app.service.store().pool())
+        .await
+        .unwrap();
+    n
+}
+
+/// Refused with 422 `reason`, with nothing pending and nothing issued.
+async fn refused(env: &Env, a: &AgentClient, body: &Value, reason: &str) -> Value {
+    let issued = count(env, "credentials").await;
+    let receipts = count(env, "receipts").await;
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(body)).await.unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}: {err}");
+    assert_eq!(err["error"]["reason"], reason, "{err}");
+    assert!(pending_ids(env).await.is_empty(), "nothing pending after {reason}");
+    assert_eq!(count(env, "credentials").await, issued, "nothing signed after {reason}");
+    assert_eq!(count(env, "receipts").await, receipts, "no receipt kept after {reason}");
+    err
+}
+
+fn rfc3339(t: i64) -> String {
+    schcp::issue::rfc3339_utc(t).unwrap()
+}
+
+fn root_body(key: &str, discovery: &str) -> Value {
+    let mut body = open_root_body(key, discovery);
+    body["constraints"]["window"] =
+        json!({"not_before": rfc3339(now() + 6 * DAY), "not_after": rfc3339(now() + 10 * DAY)});
+    body
+}
+
+/// A root without a window: any time.
+fn open_root_body(key: &str, discovery: &str) -> Value {
+    json!({
+        "kind": "mandate", "idempotency_key": key,
+        "hosts": [{"id": "maple-street-auto", "discovery": discovery}],
+        "scope": ["hold", "book", "cancel", "reschedule"],
+        "constraints": {
+            "services": ["oil-change"],
+            "max_price": {"amount": "100.00", "currency": "CAD"},
+            "max_bookings": 1
+        },
+        "lifetime": "P1D"
+    })
+}
+
+/// Asks for a root mandate at `discovery` and approves it; its text and jti.
+async fn approved_root(env: &Env, a: &AgentClient, key: &str, discovery: &str) -> (String, String) {
+    let r = a.call(Method::POST, "/v1/requests", Some(&root_body(key, discovery))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap().to_owned();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    (text, done["result"]["jti"].as_str().unwrap().to_owned())
+}
+
+fn management(key: &str, receipt: &str, discovery: &str) -> Value {
+    json!({"kind": "management_mandate", "idempotency_key": key, "receipt": receipt, "discovery": discovery})
+}
+
+/// A receipt for a booking `days_ahead` from now, under `mandate`, as `host` signs it.
+fn receipt_claims(host: &TestHost, mandate: &str, days_ahead: i64) -> ReceiptClaims {
+    let (_, offer) = future_offer(host, days_ahead);
+    host.receipt_claims(&offer, mandate, Approved::Limits, now()).unwrap()
+}
+
+fn mandate_claims(m: &Value, a: &AgentClient) -> schcp::claims::MandateClaims {
+    let ctx = ChainContext { host_id: "maple-street-auto", request_jkt: &jkt(a), now: now(), allow_wildcard: false };
+    verify_mandate_chain(m["result"]["mandate"].as_str().unwrap(), &ctx).unwrap().root.claims
+}
+
+async fn status_of(a: &AgentClient, jti: &str) -> String {
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    let entry = listed.as_array().unwrap().iter().find(|m| m["jti"] == jti).unwrap_or_else(|| panic!("{jti}"));
+    entry["status"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_look_alike_domain_cannot_borrow_the_host_id_of_a_root_mandate() {
+    let (env, fake) = start_with_look_alike().await;
+    let a = paired_agent(&env, 21).await;
+    // First contact: the person is told they have not dealt with the domain.
+    let (text, _) = approved_root(&env, &a, "real-1", &env.host.discovery_url()).await;
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[1], "You have not dealt with maplestreetauto.example before.", "{text}");
+    // Control: the same host again reads as known and is asked as before.
+    let r = a.call(Method::POST, "/v1/requests", Some(&root_body("real-2", &env.host.discovery_url()))).await.unwrap();
+    assert_eq!(r["status"], "pending");
+    assert!(!r["consent_text"].as_str().unwrap().contains("You have not dealt with"), "{r}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+
+    // The look-alike, same id, name and kid: refused, the pinned domain said.
+    let err = refused(&env, &a, &root_body("fake-1", &fake.discovery_url()), "host_id_conflict").await;
+    assert_eq!(err["error"]["code"], "VERIFICATION_FAILED");
+    assert_eq!(err["error"]["details"]["pinned_domain"], "maplestreetauto.example", "{err}");
+    assert_eq!(err["error"]["details"]["domain"], LOOK_ALIKE, "{err}");
+    assert_eq!(err["error"]["details"]["host_id"], "maple-street-auto", "{err}");
+    // A closed mandate over the look-alike's offer: refused the same way.
+    let (_, offer) = future_offer(&fake, 5);
+    let body = json!({"kind": "closed_mandate", "idempotency_key": "fake-2", "offer": offer,
+                      "discovery": fake.discovery_url()});
+    refused(&env, &a, &body, "host_id_conflict").await;
+
+    // The person sees where it was met, and only the person can accept it.
+    let changes = person(&env, Command::HostChanges).await.unwrap();
+    let change = &changes.as_array().unwrap()[0];
+    assert_eq!((change["host_id"].as_str(), change["domain"].as_str()), (Some("maple-street-auto"), Some(LOOK_ALIKE)));
+    assert!(change["words"].as_str().unwrap().contains("first verified at maplestreetauto.example"), "{change}");
+    let wrong = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: "elsewhere.example".into() };
+    assert!(person(&env, wrong).await.is_err(), "a change nobody met is not accepted");
+    let accept = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: LOOK_ALIKE.into() };
+    person(&env, accept).await.unwrap();
+    // From now on the new domain is the host's, and the old one is refused.
+    let r = a.call(Method::POST, "/v1/requests", Some(&root_body("moved-1", &fake.discovery_url()))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    let err = refused(&env, &a, &root_body("old-1", &env.host.discovery_url()), "host_id_conflict").await;
+    assert_eq!(err["error"]["details"]["pinned_domain"], LOOK_ALIKE);
+}
+
+#[tokio::test]
+async fn a_forged_receipt_from_a_look_alike_gets_no_management_mandate() {
+    let (env, fake) = start_with_look_alike().await;
+    let a = paired_agent(&env, 22).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+
+    // The look-alike signs a receipt citing the person's root, for a booking
+    // id it made up, ending in 2100.
+    let mut forged = receipt_claims(&fake, &root, 7);
+    forged.booking.booking_id = "b_made_up".into();
+    forged.booking.end = Some("2100-01-01T00:00:00Z".into());
+    let forged = fake.sign_receipt(&forged).unwrap();
+    let err = refused(&env, &a, &management("forged", &forged, &fake.discovery_url()), "host_id_conflict").await;
+    assert_eq!(err["error"]["details"]["pinned_domain"], "maplestreetauto.example");
+    // The same bytes handed in as the real host's: its keys refuse them.
+    let (status, err) = a
+        .send(Method::POST, "/v1/requests", Some(&management("forged-2", &forged, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{err}");
+    assert_eq!(err["error"]["reason"], "bad_signature");
+    assert!(pending_ids(&env).await.is_empty());
+
+    // Control: the real host's receipt gets it without a prompt, as narrow as the root.
+    let claims = receipt_claims(&env.host, &root, 7);
+    let m = a
+        .call(
+            Method::POST,
+            "/v1/requests",
+            Some(&management("real", &env.host.sign_receipt(&claims).unwrap(), &env.host.discovery_url())),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
+    let c = mandate_claims(&m, &a);
+    assert_eq!(c.scope, vec![Action::Cancel, Action::Reschedule]);
+    let k = c.constraints.unwrap();
+    assert_eq!(k.bookings, Some(vec![claims.booking.booking_id.clone()]));
+    assert_eq!(k.services, Some(vec!["oil-change".to_owned()]), "the root's services");
+    assert!(k.window.is_some(), "the root's window");
+    assert_eq!(k.max_price.map(|p| p.amount), Some("100.00".to_owned()), "the root's max_price");
+    assert_eq!(k.max_bookings, None);
+}
+
+#[tokio::test]
+async fn a_silent_management_mandate_is_bounded_by_its_root_and_revoked_with_it() {
+    let env = start().await;
+    let a = paired_agent(&env, 23).await;
+    let r =
+        a.call(Method::POST, "/v1/requests", Some(&open_root_body("root", &env.host.discovery_url()))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let (root, root_exp) =
+        (done["result"]["jti"].as_str().unwrap().to_owned(), done["result"]["exp"].as_i64().unwrap());
+
+    // A booking that ends in 2100: the mandate ends at most a week past the root.
+    let mut far = receipt_claims(&env.host, &root, 7);
+    far.booking.end = Some("2100-01-01T00:00:00Z".into());
+    let m = a
+        .call(
+            Method::POST,
+            "/v1/requests",
+            Some(&management("far", &env.host.sign_receipt(&far).unwrap(), &env.host.discovery_url())),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
+    let exp = m["result"]["exp"].as_i64().unwrap();
+    assert_eq!(exp, root_exp + schcp::issue::MANAGEMENT_PAST_ROOT, "capped past the root's exp");
+    let managed = m["result"]["jti"].as_str().unwrap().to_owned();
+
+    // Revoking the root revokes what was issued under it.
+    assert_eq!(status_of(&a, &managed).await, "active");
+    person(&env, Command::Revoke { jti: root.clone() }).await.unwrap();
+    assert_eq!(status_of(&a, &root).await, "revoked");
+    assert_eq!(status_of(&a, &managed).await, "revoked", "revoked with its root");
+    // And a revoked root covers nothing: the person is asked.
+    let later = env.host.sign_receipt(&receipt_claims(&env.host, &root, 8)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("after", &later, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+}
+
+#[tokio::test]
+async fn only_a_confirmed_booking_within_the_root_gets_one_without_a_prompt() {
+    let env = start().await;
+    let a = paired_agent(&env, 24).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+    let url = env.host.discovery_url();
+    for (i, status) in
+        [BookingStatus::Cancelled, BookingStatus::Declined, BookingStatus::Expired].into_iter().enumerate()
+    {
+        let mut c = receipt_claims(&env.host, &root, 7);
+        c.booking.status = status;
+        refused(
+            &env,
+            &a,
+            &management(&format!("gone-{i}"), &env.host.sign_receipt(&c).unwrap(), &url),
+            "booking_not_confirmed",
+        )
+        .await;
+    }
+    // Awaiting the host: not silent; the person decides.
+    let mut c = receipt_claims(&env.host, &root, 7);
+    c.booking.status = BookingStatus::PendingHost;
+    let m = a
+        .call(
+            Method::POST,
+            "/v1/requests",
+            Some(&management("pending-host", &env.host.sign_receipt(&c).unwrap(), &url)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", m["request_id"].as_str().unwrap()), None).await.unwrap();
+    // Outside the root's window (12 days ahead): asked, not silent.
+    let c = receipt_claims(&env.host, &root, 12);
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("outside", &env.host.sign_receipt(&c).unwrap(), &url)))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", m["request_id"].as_str().unwrap()), None).await.unwrap();
+    // A retention other than the host's: refused (§5.3).
+    let mut c = receipt_claims(&env.host, &root, 7);
+    c.retention = "P1D".into();
+    refused(&env, &a, &management("retention", &env.host.sign_receipt(&c).unwrap(), &url), "receipt_mismatch").await;
+    // A receipt signed by a key the root was not issued against (rotated since): asked.
+    env.host.rotate_key("msa-2026-12");
+    let c = receipt_claims(&env.host, &root, 7);
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("rotated", &env.host.sign_receipt(&c).unwrap(), &url)))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+}
+
+#[tokio::test]
+async fn a_moved_booking_renews_its_management_mandate_and_replaces_the_old_one() {
+    let env = start().await;
+    let a = paired_agent(&env, 25).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+    let url = env.host.discovery_url();
+    let first = receipt_claims(&env.host, &root, 7);
+    let booking_id = first.booking.booking_id.clone();
+    let m1 = a
+        .call(Method::POST, "/v1/requests", Some(&management("m1", &env.host.sign_receipt(&first).unwrap(), &url)))
+        .await
+        .unwrap();
+    assert_eq!(m1["status"], "approved", "{m1}");
+    let m1_jti = m1["result"]["jti"].as_str().unwrap().to_owned();
+
+    // The same receipt again, or any not newer: a replay, refused.
+    let mut replay = first.clone();
+    replay.iat += 1;
+    refused(&env, &a, &management("replay", &env.host.sign_receipt(&replay).unwrap(), &url), "stale_receipt").await;
+
+    // Moved under m1 to a day still in the root's window, sequence 1: renewed at once.
+    let mut moved = receipt_claims(&env.host, &m1_jti, 8);
+    moved.booking.booking_id = booking_id.clone();
+    moved.booking.sequence = 1;
+    let m2 = a
+        .call(Method::POST, "/v1/requests", Some(&management("m2", &env.host.sign_receipt(&moved).unwrap(), &url)))
+        .await
+        .unwrap();
+    assert_eq!(m2["status"], "approved", "{m2}");
+    assert_eq!(m2["result"]["booking_id"], booking_id.as_str(), "the same booking");
+    let c = mandate_claims(&m2, &a);
+    assert_eq!(c.scope, vec![Action::Cancel, Action::Reschedule], "the same narrow scope");
+    assert_eq!(c.constraints.unwrap().services, Some(vec!["oil-change".to_owned()]));
+    assert_eq!(status_of(&a, &m1_jti).await, "revoked", "the renewal replaces the old one");
+    let m2_jti = m2["result"]["jti"].as_str().unwrap().to_owned();
+
+    // Moved again, but the receipt cites a mandate that did not accept the move: asked.
+    let mut other = receipt_claims(&env.host, "m-not-mine", 9);
+    other.booking.booking_id = booking_id.clone();
+    other.booking.sequence = 2;
+    let m3 = a
+        .call(Method::POST, "/v1/requests", Some(&management("m3", &env.host.sign_receipt(&other).unwrap(), &url)))
+        .await
+        .unwrap();
+    assert_eq!(m3["status"], "pending", "{m3}");
+    assert_eq!(status_of(&a, &m2_jti).await, "active", "nothing replaced before the person's yes");
+}
+
+/// §2.2 rule 2: a host without its own domain, whose document names its
+/// operator and whose operator's document lists it back, is bound to the
+/// operator's domain. When the operator stops listing it, the same id is only
+/// operator-trust: another place, refused until the person accepts it.
+#[tokio::test]
+async fn an_operator_both_sides_name_binds_its_host_by_rule_two() {
+    let platform = TestHost::start(TestHostConfig {
+        domain: "platform.example".into(),
+        host_id: "fades-on-queen".into(),
+        name: "Fades on Queen".into(),
+        operator: Some("platform.example".into()),
+        ..TestHostConfig::default()
+    })
+    .await;
+    platform.serve_operator_document(Some(platform.operator_listing()));
+    let (env, _) = start_with(vec![platform]).await;
+    let a = paired_agent(&env, 26).await;
+    let body = |key: &str| {
+        json!({"kind": "mandate", "idempotency_key": key,
+               "hosts": [{"id": "fades-on-queen", "discovery": env.host.operator_url()}],
+               "scope": ["hold", "book"], "lifetime": "P1D"})
+    };
+    let r = a.call(Method::POST, "/v1/requests", Some(&body("op-1"))).await.unwrap();
+    assert!(r["consent_text"].as_str().unwrap().contains("You have not dealt with Fades on Queen"), "{r}");
+    person(&env, Command::Approve { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let bound =
+        keyapp::store::host_bindings::binding(env.app.service.store(), "fades-on-queen").await.unwrap().unwrap();
+    assert_eq!((bound.domain.as_str(), bound.basis), ("platform.example", keyapp::host_binding::Basis::Operator));
+
+    // The operator no longer lists it: operator-trust, another place.
+    let mut listing = env.host.operator_listing();
+    listing["hosts"] = json!([]);
+    env.host.serve_operator_document(Some(listing));
+    let err = refused(&env, &a, &body("op-2"), "host_id_conflict").await;
+    assert_eq!(err["error"]["details"]["pinned_domain"], "platform.example");
+}
