@@ -159,3 +159,7 @@ unlock-wrong = That passphrase does not unlock the key. Try again.
 unlock-mismatch = The two passphrases are not the same. Type them again.
 unlock-empty = The passphrase cannot be empty.
 unlock-failed = The key app could not start:
+
+## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
+# Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
+pairing-churn = { $count } other pairing requests from the same user account on this computer were declined or went unanswered in the last { $minutes } minutes; a program may be trying to wear you down. Approve only a pairing you started yourself, and only if the codes match.

@@ -158,3 +158,7 @@ unlock-wrong = Cette phrase de passe ne déverrouille pas la clé. Réessayez.
 unlock-mismatch = Les deux phrases de passe diffèrent. Tapez-les à nouveau.
 unlock-empty = La phrase de passe ne peut pas être vide.
 unlock-failed = L’appli n’a pas pu démarrer :
+
+## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
+# Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
+pairing-churn = { $count } autres demandes d’appairage venues du même compte de cet ordinateur ont été refusées ou sont restées sans réponse ces { $minutes } dernières minutes ; un programme essaie peut-être de vous lasser. N’approuvez qu’un appairage que vous avez lancé vous-même, et seulement si les codes concordent.

@@ -10,11 +10,13 @@
 //! agent API).
 #![forbid(unsafe_code)]
 
+pub mod accept;
 pub mod claims;
 pub mod edge;
 pub mod forwarded;
 pub mod http_error;
 
+pub use accept::{serve_connections, Admitted, ConnectionLimits};
 pub use claims::{ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus};
 pub use edge::{now, read_bounded, read_claim, serve_router, Edge, RateLimit, StatusOptions};
 pub use forwarded::TrustedProxy;
