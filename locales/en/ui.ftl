@@ -172,3 +172,6 @@ settings-host-changes = Businesses met at another address
 settings-host-changes-none = None.
 settings-host-accept = Accept the new address
 settings-host-accept-confirm = Accept the new address? From now on, requests for this business must come from it, and the old address is refused.
+## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
+# Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
+pairing-churn = { $count } other pairing requests from the same user account on this computer were declined or went unanswered in the last { $minutes } minutes; a program may be trying to wear you down. Approve only a pairing you started yourself, and only if the codes match.

@@ -171,3 +171,6 @@ settings-host-changes = Entreprises rencontrées à une autre adresse
 settings-host-changes-none = Aucune.
 settings-host-accept = Accepter la nouvelle adresse
 settings-host-accept-confirm = Accepter la nouvelle adresse? Désormais, les demandes pour cette entreprise devront en venir, et l’ancienne adresse sera refusée.
+## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
+# Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
+pairing-churn = { $count } autres demandes d’appairage venues du même compte de cet ordinateur ont été refusées ou sont restées sans réponse ces { $minutes } dernières minutes ; un programme essaie peut-être de vous lasser. N’approuvez qu’un appairage que vous avez lancé vous-même, et seulement si les codes concordent.

@@ -50,9 +50,16 @@ pub fn run(config: Config, passphrase: Option<PassphraseSource>, open_main: bool
         // Idle in the tray: the last window closing is not the end of the app
         // (Quit exits with a code). Without a tray (or before the key is
         // unlocked, when there is none yet) it is.
-        if let RunEvent::ExitRequested { api, code: None, .. } = event {
+        if let RunEvent::ExitRequested { api, code: None, .. } = &event {
             if app.try_state::<windows::Tray<tauri::Wry>>().is_some() {
                 api.prevent_exit();
+            }
+        }
+        // Quitting is a clean stop: agent-api.json and the control socket go,
+        // so no agent is sent to a port the key app no longer holds.
+        if let RunEvent::Exit = event {
+            if let Some(held) = app.try_state::<Held>() {
+                held._running.lock().unwrap_or_else(|e| e.into_inner()).withdraw();
             }
         }
     });

@@ -10,7 +10,8 @@
 //! commands the person answers with. The agent's own key is kept per profile
 //! (default `example`, in `$XDG_CONFIG_HOME/schcp-example-agent/`): in the OS
 //! keychain, or in a 0600 `agent.key` in the profile where no keychain
-//! answers; `--key-file` keeps it in that file instead.
+//! answers; `--key-file` keeps it in that file instead, and the principal key
+//! pinned at pairing beside it.
 
 use agent::{AgentClient, AgentProfile, ClosedMandateRequest, Credential, KeyBackend, NewRequest, PairingStatus};
 use agent::{RequestStatus, MAX_WAIT};
@@ -60,12 +61,19 @@ fn args() -> Result<Args> {
 async fn main() -> Result<()> {
     let a = args()?;
     let profile = AgentProfile::named("schcp-example-agent", &a.profile)?;
+    // A key file keeps its pinned principal beside it: the pin belongs to the
+    // identity that was paired, not to whichever profile named it.
     let (profile, backend) = match &a.key_file {
-        Some(f) => (profile.with_key_file(f), KeyBackend::File),
+        Some(f) => {
+            let dir = f.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            (AgentProfile::at(dir).with_key_file(f), KeyBackend::File)
+        }
         None => (profile, KeyBackend::Auto),
     };
     let (key, _) = profile.key(backend).await?;
-    let client = AgentClient::new(&a.keyapp, key);
+    // The key app proves itself before anything is sent, against the principal
+    // key this profile pinned when it was paired (docs/agent-api.md §7).
+    let client = AgentClient::new(&a.keyapp, key).pinned_in(profile.clone());
     // The exact command the person answers with, with the config it needs.
     let keyapp_cmd = match &a.config {
         Some(c) => format!("schcp-keyapp --config {}", c.display()),
@@ -87,6 +95,9 @@ async fn main() -> Result<()> {
             }
         }
     }
+    // Paired: the principal key is pinned now, if it was not yet.
+    let proven = client.prove().await?;
+    println!("The key app proved it holds the key of {}.", proven.principal);
     let offer = std::fs::read_to_string(&a.offer_file)?.trim().to_owned();
     let ask = NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: a.discovery });
     let req = client.request(&schcp::hash::sha256_b64(&offer), &ask).await?;

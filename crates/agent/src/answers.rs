@@ -45,6 +45,34 @@ pub struct Principal {
     pub name: Option<String>,
 }
 
+/// A key app that proved, just now, that it holds the principal key
+/// (`AgentClient::prove`, docs/agent-api.md §7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProvenKeyApp {
+    /// `urn:schcp:principal:jwk-thumbprint:…`.
+    pub principal: String,
+    /// The principal's public JWK, the key the proof verified with.
+    pub jwk: Value,
+    /// The configured name, if any (paired agents only).
+    pub name: Option<String>,
+    /// Whether this agent key is paired with it.
+    pub paired: bool,
+    /// The thumbprint of the principal key the proof was checked against: the
+    /// pinned one, or the one pinned now.
+    pub pinned: Option<String>,
+}
+
+/// `GET /v1/principal?nonce=…` as the key app answers it.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ProofAnswer {
+    pub(crate) principal: String,
+    pub(crate) jwk: Value,
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+    pub(crate) paired: bool,
+    pub(crate) proof: String,
+}
+
 /// Where an issued credential stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -1,23 +1,33 @@
 //! The signed HTTP client: one agent key, one key app.
 
-use crate::answers::{MandateListing, Pairing, Principal};
-use crate::error::{AgentError, ApiError};
+use crate::answers::{MandateListing, Pairing, Principal, ProofAnswer, ProvenKeyApp};
+use crate::error::{AgentError, ApiError, ErrorCode};
+use crate::profile::AgentProfile;
 use crate::requests::{NewRequest, Request};
 use ed25519_dalek::SigningKey;
 use reqwest::{Method, StatusCode};
 use schcp::httpsig::sign_request;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The longest long poll the key app holds (docs/agent-api.md §5): a longer
 /// `wait` counts as this.
 pub const MAX_WAIT: u32 = 60;
 
 /// An agent's connection to one key app.
+///
+/// With [`AgentClient::pinned_in`], a session is checked: before its first
+/// request the client asks the key app for a fresh proof that it holds the
+/// principal key (docs/agent-api.md §7) and verifies it against the key the
+/// profile pinned at pairing; a program that cannot show it is refused as an
+/// impostor and sent nothing else.
 pub struct AgentClient {
     base: String,
     key: SigningKey,
     http: reqwest::Client,
+    pin: Option<AgentProfile>,
+    proven: AtomicBool,
 }
 
 impl AgentClient {
@@ -30,7 +40,83 @@ impl AgentClient {
             .no_proxy()
             .build()
             .expect("a plain HTTP client builds");
-        AgentClient { base: base.into().trim_end_matches('/').to_owned(), key, http }
+        AgentClient {
+            base: base.into().trim_end_matches('/').to_owned(),
+            key,
+            http,
+            pin: None,
+            proven: AtomicBool::new(false),
+        }
+    }
+
+    /// Checks the key app against the principal key pinned in `profile` (and
+    /// pins it there on the first proof of a paired key app), before any
+    /// request of this client's session is sent.
+    pub fn pinned_in(mut self, profile: AgentProfile) -> AgentClient {
+        self.pin = Some(profile);
+        self
+    }
+
+    /// `GET /v1/principal?nonce=…`: asks the key app to prove it holds the
+    /// principal key, with a fresh nonce, and verifies the proof
+    /// (`schcp::keyapp_proof`) against the pinned key, or, with none pinned
+    /// yet, against the key it shows, which is then pinned if this agent is
+    /// paired. Anything that cannot show a valid proof is an
+    /// [`AgentError::Impostor`]; a busy or rate-limiting key app's refusal is
+    /// passed on as it is.
+    pub async fn prove(&self) -> Result<ProvenKeyApp, AgentError> {
+        let mut bytes = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
+        let nonce = schcp::b64::encode(bytes);
+        let (status, retry_after, body) =
+            self.exchange(Method::GET, &format!("/v1/principal?nonce={nonce}"), None).await?;
+        if !status.is_success() {
+            let api = ApiError::from_response(status, retry_after.as_deref(), &body);
+            // A key app asked for its proof gives it, unless it is busy, limits
+            // the rate, or the clocks disagree; any other answer is not a key app's.
+            if matches!(api.code, ErrorCode::RateLimited | ErrorCode::Unavailable) || api.is("stale_signature") {
+                return Err(AgentError::Api(Box::new(api)));
+            }
+            return Err(self.impostor(format!("it answered {} to a request for the key app's proof", status.as_u16())));
+        }
+        let answer: ProofAnswer =
+            serde_json::from_value(body).map_err(|_| self.impostor("its answer carries no key app proof".into()))?;
+        let jwk: schcp::jwk::Jwk = serde_json::from_value(answer.jwk.clone())
+            .map_err(|_| self.impostor("the key it shows is not a JWK".into()))?;
+        let pinned = self.pin.as_ref().and_then(AgentProfile::pinned_principal);
+        let expected = match &pinned {
+            Some(p) => p.clone(),
+            None => jwk.thumbprint().map_err(|e| self.impostor(e.to_string()))?,
+        };
+        let now = chrono::Utc::now().timestamp();
+        let claims = schcp::keyapp_proof::verify(&answer.proof, &jwk, &expected, &self.jkt(), &nonce, now)
+            .map_err(|e| self.impostor(e.to_string()))?;
+        if claims.iss != answer.principal {
+            return Err(self.impostor("it names another principal than the one its proof is for".into()));
+        }
+        if let (Some(profile), None, true) = (&self.pin, &pinned, answer.paired) {
+            profile.pin_principal(&expected)?;
+        }
+        self.proven.store(true, Ordering::SeqCst);
+        Ok(ProvenKeyApp {
+            principal: answer.principal,
+            jwk: answer.jwk,
+            name: answer.name,
+            paired: answer.paired,
+            pinned: (pinned.is_some() || (self.pin.is_some() && answer.paired)).then_some(expected),
+        })
+    }
+
+    fn impostor(&self, reason: String) -> AgentError {
+        AgentError::Impostor { address: self.base.trim_start_matches("http://").to_owned(), reason }
+    }
+
+    /// A pinned client's session starts with the key app's proof.
+    async fn ensure_proven(&self) -> Result<(), AgentError> {
+        if self.pin.is_some() && !self.proven.load(Ordering::SeqCst) {
+            self.prove().await?;
+        }
+        Ok(())
     }
 
     /// The agent's key.
@@ -91,12 +177,14 @@ impl AgentClient {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(StatusCode, Value), AgentError> {
+        self.ensure_proven().await?;
         let (status, _, json) = self.exchange(method, path, body).await?;
         Ok((status, json))
     }
 
     /// Like `send`, but a non-2xx answer is an [`AgentError::Api`].
     pub async fn call(&self, method: Method, path: &str, body: Option<&Value>) -> Result<Value, AgentError> {
+        self.ensure_proven().await?;
         let (status, retry_after, body) = self.exchange(method, path, body).await?;
         if status.is_success() {
             Ok(body)

@@ -181,6 +181,19 @@ pub enum AgentError {
         #[source]
         source: reqwest::Error,
     },
+    /// What answers at the key app's address cannot prove it holds the
+    /// principal key this agent pinned at pairing (docs/agent-api.md §7): it is
+    /// not the person's key app, and nothing is sent to it.
+    #[error("the program listening at {address} is not your key app ({reason})")]
+    Impostor {
+        /// `127.0.0.1:7411`.
+        address: String,
+        /// What gave it away.
+        reason: String,
+    },
+    /// The pin could not be kept in the agent's profile.
+    #[error("the principal key could not be pinned in the agent profile: {0}")]
+    Pin(#[from] crate::profile::ProfileError),
     /// Any other transport failure.
     #[error("HTTP: {0}")]
     Http(#[from] reqwest::Error),

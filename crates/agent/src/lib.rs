@@ -13,11 +13,13 @@ mod locate;
 mod profile;
 mod requests;
 
-pub use answers::{MandateListing, MandateStatus, Pairing, PairingStatus, Principal};
+pub use answers::{MandateListing, MandateStatus, Pairing, PairingStatus, Principal, ProvenKeyApp};
 pub use client::{AgentClient, MAX_WAIT};
 pub use error::{AgentError, ApiError, ErrorCode};
 pub use locate::{agent_api_url, check_loopback_url, default_agent_api_file, LocateError};
-pub use profile::{AgentProfile, KeyBackend, KeyLocation, ProfileError, KEYCHAIN_SERVICE, KEY_FILE};
+pub use profile::{
+    AgentProfile, KeyBackend, KeyLocation, ProfileError, KEYCHAIN_SERVICE, KEY_FILE, PRINCIPAL_PIN_FILE,
+};
 pub use requests::{
     AcceptanceRequest, AcceptanceResult, Action, Answers, Attendee, ClosedMandateRequest, ClosedMandateResult,
     ConsentMode, Constraints, Credential, HostRef, InvitationRequest, InvitationResult, ManagementMandateRequest,

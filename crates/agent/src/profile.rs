@@ -17,6 +17,12 @@ pub const KEY_FILE: &str = "agent.key";
 
 const PAIRING_FILE: &str = "pairing";
 
+/// The RFC 7638 thumbprint of the principal key this profile's key app showed
+/// once paired: from then on, a key app that cannot prove it holds that key is
+/// refused as an impostor (`AgentClient::prove`). One per profile: a profile
+/// pairs with one person's key app. Remove it only after resetting the key app.
+pub const PRINCIPAL_PIN_FILE: &str = "principal-pin";
+
 /// Where the agent's key is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum KeyBackend {
@@ -169,6 +175,19 @@ impl AgentProfile {
         let id = std::fs::read_to_string(self.dir.join(PAIRING_FILE)).ok()?;
         let id = id.trim();
         (!id.is_empty()).then(|| id.to_owned())
+    }
+
+    /// The principal key pinned at pairing (its thumbprint), if any.
+    pub fn pinned_principal(&self) -> Option<String> {
+        let pin = std::fs::read_to_string(self.dir.join(PRINCIPAL_PIN_FILE)).ok()?;
+        let pin = pin.trim();
+        (!pin.is_empty()).then(|| pin.to_owned())
+    }
+
+    /// Pins the principal key of the key app this profile is paired with.
+    pub fn pin_principal(&self, thumbprint: &str) -> Result<(), ProfileError> {
+        self.ensure_dir()?;
+        write_private(&self.dir.join(PRINCIPAL_PIN_FILE), thumbprint.as_bytes(), true)
     }
 
     /// Remembers the pairing just started, so a restarted agent can report it.
@@ -333,5 +352,16 @@ mod tests {
         p.remember_pairing("pr_1").unwrap();
         p.remember_pairing("pr_2").unwrap();
         assert_eq!(p.pairing_id().as_deref(), Some("pr_2"));
+    }
+
+    #[test]
+    fn the_principal_pin_is_kept_owner_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = AgentProfile::at(dir.path().join("p"));
+        assert_eq!(p.pinned_principal(), None);
+        p.pin_principal("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k").unwrap();
+        assert_eq!(p.pinned_principal().as_deref(), Some("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"));
+        let mode = std::fs::metadata(dir.path().join("p").join(PRINCIPAL_PIN_FILE)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
     }
 }

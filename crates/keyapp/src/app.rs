@@ -7,6 +7,7 @@
 //! (`Running::stopped`), instead of leaving a key app that silently answers
 //! nothing.
 
+use crate::agent_api::announce::{self, Announced, Previous};
 use crate::config::{Config, KeystoreBackend};
 use crate::control::{self, ControlError};
 use crate::discovery::{DiscoveryClient, DiscoveryError};
@@ -126,6 +127,15 @@ pub enum StartError {
         #[source]
         source: std::io::Error,
     },
+    /// A stale `agent-api.json` names a URL where this key app (the same
+    /// principal key) already answers.
+    #[error("this key app already answers at {url} (as {} says); use that one, or stop it first", path.display())]
+    AlreadyAnswering {
+        /// The URL where it answers.
+        url: String,
+        /// The `agent-api.json` naming it.
+        path: PathBuf,
+    },
     /// The service could not be built over the key and records.
     #[error("the key app cannot start: {0}")]
     Service(#[source] ServiceError),
@@ -174,11 +184,21 @@ pub struct Running {
     /// Where `agent-api.json` and the control socket are.
     pub runtime_dir: PathBuf,
     tasks: JoinSet<(&'static str, Result<(), String>)>,
+    /// `agent-api.json`, withdrawn on a clean stop (and when this is dropped).
+    announced: Announced,
     /// Held for the service's life: the data directory's lock.
     _lock: File,
 }
 
 impl Running {
+    /// A clean stop: removes `agent-api.json` (while it names this key app)
+    /// and the control socket, so no agent is sent to a port this key app no
+    /// longer holds. The listeners end when this is dropped.
+    pub fn withdraw(&self) {
+        self.announced.withdraw();
+        let _ = std::fs::remove_file(control::socket_path(&self.runtime_dir));
+    }
+
     /// Waits until a listener or background task ends, and says which and why.
     /// Never returns while the service is whole.
     pub async fn stopped(&mut self) -> TaskEnded {
@@ -271,26 +291,29 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
         Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
             .map_err(StartError::Service)?;
 
+    let runtime_dir = control::runtime_dir(&config, &data_dir);
+    let info_path = runtime_dir.join(announce::FILE_NAME);
+    settle_previous(&info_path, &service).await?;
     let (agent_listener, agent_addr) = bind(Listener::AgentApi, config.agent_api.listen).await?;
     let (status_listener, status_addr) = bind(Listener::StatusApi, config.status_api.listen).await?;
-    let runtime_dir = control::runtime_dir(&config, &data_dir);
     let control_listener = control::bind(&runtime_dir)?;
     let owner =
         control::owner_uid(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
 
     // docs/agent-api.md: local agents find the API through this file.
     let agent_url = format!("http://{agent_addr}");
-    let info_path = runtime_dir.join("agent-api.json");
     let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
     private_files::write(&info_path, info.to_string().as_bytes())
         .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
+    let announced = Announced::new(info_path, agent_url.clone());
     describe_instance(&mut lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.clone()) })
         .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
 
     let mut tasks = JoinSet::new();
     let app = crate::agent_api::routes::router(service.clone(), agent_addr.port());
+    let agent_api_config = config.agent_api.clone();
     tasks.spawn(async move {
-        let served = axum::serve(agent_listener, app.into_make_service_with_connect_info::<SocketAddr>()).await;
+        let served = crate::agent_api::routes::serve(agent_listener, app, &agent_api_config).await;
         ("agent API", served.map_err(|e| e.to_string()))
     });
     let status_options = crate::status_api::StatusOptions {
@@ -330,7 +353,30 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     });
     tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
     tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
-    Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, _lock: lock })
+    Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
+}
+
+/// An `agent-api.json` left by a key app that did not stop cleanly is replaced
+/// only once it is known what answers at the URL it names: nothing (it is
+/// removed), this key app itself (no start: use that one), or another program,
+/// which the person is told of in one sentence before the file is removed,
+/// so it never sends an agent there again.
+async fn settle_previous(info_path: &Path, service: &Service) -> Result<(), StartError> {
+    match announce::check(info_path, &service.principal_jwk()).await {
+        Previous::Absent => return Ok(()),
+        Previous::Ours(url) => return Err(StartError::AlreadyAnswering { url, path: info_path.to_owned() }),
+        Previous::Stranger(url) => tracing::warn!(
+            "a program that is not this key app answers at {url}, where a stale {} pointed; agents are told this key app's own address instead, and agents paired with it refuse that program",
+            info_path.display()
+        ),
+        Previous::Dead(_) | Previous::Unusable => {}
+    }
+    match std::fs::remove_file(info_path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(StartError::RuntimeFile { path: info_path.to_owned(), source: e })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Runs until Ctrl-C or SIGTERM, or until a listener or task ends (an error).
@@ -353,7 +399,7 @@ pub async fn serve(config: Config) -> Result<(), ServeError> {
         Ok(()) => tracing::info!("stopping"),
         Err(e) => tracing::error!(error = %e, "stopping"),
     }
-    let _ = std::fs::remove_file(control::socket_path(&running.runtime_dir));
+    running.withdraw();
     outcome
 }
 

@@ -42,6 +42,18 @@ pub struct Config {
 pub struct AgentApi {
     #[serde(default = "default_agent_listen")]
     pub listen: SocketAddr,
+    /// Seconds a connection may take to send a request head, or sit idle.
+    #[serde(default = "default_agent_header_timeout")]
+    pub header_timeout_secs: u64,
+    /// Seconds a request body may take to arrive.
+    #[serde(default = "default_agent_body_timeout")]
+    pub body_timeout_secs: u64,
+    /// Connections one local user may hold open at once (`agent_api::peer`).
+    #[serde(default = "default_agent_connections_per_user")]
+    pub max_connections_per_user: usize,
+    /// Connections all local users may hold open together.
+    #[serde(default = "default_agent_connections")]
+    pub max_connections: usize,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -153,6 +165,20 @@ pub enum KeystoreBackend {
 fn default_agent_listen() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 7411))
 }
+fn default_agent_header_timeout() -> u64 {
+    10
+}
+fn default_agent_body_timeout() -> u64 {
+    10
+}
+/// An agent holds one or two connections (a long poll and a call); a few
+/// agents of one person stay far below this.
+fn default_agent_connections_per_user() -> usize {
+    64
+}
+fn default_agent_connections() -> usize {
+    1024
+}
 fn default_status_listen() -> SocketAddr {
     SocketAddr::from(([127, 0, 0, 1], 7412))
 }
@@ -162,7 +188,13 @@ fn default_public_base() -> String {
 
 impl Default for AgentApi {
     fn default() -> Self {
-        AgentApi { listen: default_agent_listen() }
+        AgentApi {
+            listen: default_agent_listen(),
+            header_timeout_secs: default_agent_header_timeout(),
+            body_timeout_secs: default_agent_body_timeout(),
+            max_connections_per_user: default_agent_connections_per_user(),
+            max_connections: default_agent_connections(),
+        }
     }
 }
 impl Default for StatusApi {

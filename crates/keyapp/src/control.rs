@@ -160,7 +160,8 @@ pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceEr
         Command::Pending => {
             let mut items = Vec::new();
             for p in service.pending_pairings().await? {
-                items.push(json!({ "id": p.pairing_id, "type": "pairing", "agent": p.agent_name, "fingerprint": p.fingerprint }));
+                let churn = service.churn_notice(&p).await?;
+                items.push(json!({ "id": p.pairing_id, "type": "pairing", "agent": p.agent_name, "fingerprint": p.fingerprint, "churn": churn }));
             }
             for r in service.pending_requests().await? {
                 let agent = service.agent_name(&r.agent_jkt).await?;

@@ -35,6 +35,10 @@ async fn cors_handler(agent: AgentIdentity) -> impl axum::response::IntoResponse
 type Paired = Arc<Mutex<HashSet<String>>>;
 
 fn app(port: u16, paired: Paired) -> Router {
+    app_with(AgentGuard::new(port), paired)
+}
+
+fn app_with(guard: AgentGuard, paired: Paired) -> Router {
     let gate = PairingGate::new(move |jkt: String| {
         let paired = paired.clone();
         async move { Ok::<_, ApiError>(paired.lock().unwrap().contains(&jkt)) }
@@ -46,7 +50,7 @@ fn app(port: u16, paired: Paired) -> Router {
         .route("/v1/requests", post(echo))
         .route("/v1/requests/{id}", get(echo).delete(echo))
         .route("/v1/cors", get(cors_handler));
-    protect(routes, AgentGuard::new(port), gate)
+    protect(routes, guard, gate)
 }
 
 struct Server {
@@ -58,11 +62,15 @@ struct Server {
 }
 
 async fn start() -> Server {
+    start_with(AgentGuard::new).await
+}
+
+async fn start_with(guard: impl FnOnce(u16) -> AgentGuard) -> Server {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let paired: Paired = Default::default();
     let started = now();
-    let app = app(port, paired.clone());
+    let app = app_with(guard(port), paired.clone());
     tokio::spawn(async move {
         axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
     });
@@ -497,4 +505,46 @@ async fn the_peer_must_be_loopback() {
         let resp = app(port, paired.clone()).oneshot(request(Some(peer.parse().unwrap()))).await.unwrap();
         assert_eq!(resp.status(), StatusCode::OK, "{peer}");
     }
+}
+
+/// Unpaired keys spend a budget before their signatures are checked, and their
+/// nonces go into a memory of their own: a flood of strangers fills neither
+/// the paired agents' memory nor their budget, and a replay across the two is
+/// still a replay.
+#[tokio::test]
+async fn unpaired_keys_spend_a_budget_before_their_nonces_are_stored() {
+    use keyapp::agent_api::nonce::UnpairedBudget;
+    let kept: Arc<Mutex<Option<AgentGuard>>> = Default::default();
+    let keep = kept.clone();
+    let s = start_with(move |port| {
+        let guard = AgentGuard::new(port).with_unpaired_budget(UnpairedBudget::new(5.0, 0.001));
+        *keep.lock().unwrap() = Some(guard.clone());
+        guard
+    })
+    .await;
+    let guard = kept.lock().unwrap().clone().unwrap();
+    let friend = Agent::new();
+    s.pair(&friend);
+    let mut statuses = Vec::new();
+    for _ in 0..8 {
+        let r = s.signed(&Agent::new(), Method::GET, "/v1/pairings/pr_1", b"").send().await.unwrap();
+        statuses.push(r.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 200, 200, 429, 429, 429]);
+    assert_eq!(guard.unpaired_nonces().len(), 5, "refused requests stored no nonce");
+    assert!(guard.paired_nonces().is_empty(), "strangers' nonces stay out of the paired memory");
+    let body = refused(
+        s.signed(&Agent::new(), Method::GET, "/v1/pairings/pr_1", b""),
+        429,
+        "RATE_LIMITED",
+        "too_many_requests",
+    )
+    .await;
+    assert!(body["error"]["retry"]["after"].is_string(), "{body}");
+    // The paired agent is not held back, and its nonces go to its own memory.
+    for _ in 0..8 {
+        ok(s.signed(&friend, Method::GET, "/v1/principal", b"")).await;
+    }
+    assert_eq!(guard.paired_nonces().len(), 8);
+    assert_eq!(guard.unpaired_nonces().len(), 5);
 }

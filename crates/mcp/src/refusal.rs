@@ -31,6 +31,21 @@ impl Refusal {
         )
     }
 
+    /// What answers at the key app's address is not the person's key app: it
+    /// could not prove it holds the principal key pinned at pairing.
+    pub fn impostor(address: &str, reason: &str) -> Refusal {
+        let mut r = Refusal::new(
+            format!(
+                "The program listening at {address} is not your key app ({reason}); nothing was sent to it and                  nothing it says is to be trusted. Ask the person to start their SchCP Key App and check what                  else listens there."
+            ),
+            "NOT_PERMITTED",
+            "keyapp_impostor",
+        );
+        r.detail["impostor"] = json!(true);
+        r.detail["address"] = json!(address);
+        r
+    }
+
     /// A refusal from where the key app's address is looked up.
     pub fn from_locate(e: &LocateError) -> Refusal {
         match e {
@@ -48,6 +63,7 @@ impl Refusal {
         match e {
             AgentError::Unreachable { url, .. } => Refusal::not_running(&format!("nothing answers at {url}")),
             AgentError::Api(api) => Refusal::from_api(api),
+            AgentError::Impostor { address, reason } => Refusal::impostor(address, reason),
             AgentError::BadId(id) => Refusal::new(
                 format!("{id:?} is not a request id; use the request_id a request tool returned (rq_…)."),
                 "INVALID_REQUEST",

@@ -173,7 +173,9 @@ impl KeyAppServer {
             KeyAppSource::Url(u) => u.clone(),
             KeyAppSource::AgentApiFile(p) => agent::agent_api_url(p).map_err(|e| Refusal::from_locate(&e))?,
         };
-        Ok(AgentClient::new(url, self.inner.key.clone()))
+        // Each tool call is a session: it starts with the key app's proof,
+        // checked against the principal key pinned at pairing.
+        Ok(AgentClient::new(url, self.inner.key.clone()).pinned_in(self.inner.profile.clone()))
     }
 
     async fn ask(&self, request: NewRequest) -> Result<CallToolResult, ErrorData> {
@@ -229,18 +231,19 @@ impl KeyAppServer {
             }
         };
         let agent_jkt = client.jkt();
-        match client.principal().await {
-            Ok(p) => {
+        match client.prove().await {
+            Ok(p) if p.paired => {
                 let text = format!(
-                    "The key app is running and this assistant is paired. It signs for {}{}.",
+                    "The key app is running, proved it holds the person's key, and this assistant is paired. It \
+                     signs for {}{}.",
                     p.name.as_deref().map(|n| format!("{n}, ")).unwrap_or_default(),
                     p.principal
                 );
                 let v = json!({"running": true, "paired": "paired", "principal": p.principal, "principal_jwk": p.jwk, "name": p.name,
-                               "keyapp": client.base(), "agent_key_thumbprint": agent_jkt});
+                               "keyapp": client.base(), "agent_key_thumbprint": agent_jkt, "proved": true});
                 Ok(ok(text, v))
             }
-            Err(AgentError::Api(e)) if e.is("agent_not_paired") => {
+            Ok(_) => {
                 let pairing = match self.inner.profile.pairing_id() {
                     Some(id) => client.pairing(&id, 0).await.ok(),
                     None => None,
@@ -259,6 +262,15 @@ impl KeyAppServer {
                 let v = json!({"running": true, "paired": state, "keyapp": client.base(),
                                "pairing_id": pairing.map(|p| p.pairing_id), "agent_key_thumbprint": agent_jkt});
                 Ok(ok(text.to_owned(), v))
+            }
+            Err(AgentError::Impostor { address, reason }) => {
+                // Never "running and paired": the model is told what listens
+                // there is not the person's key app.
+                let r = Refusal::impostor(&address, &reason);
+                let mut out = refused(r.clone());
+                out.structured_content = Some(json!({"running": false, "paired": "unknown", "impostor": true,
+                                                     "keyapp": client.base(), "message": r.sentence, "error": r.detail["error"]}));
+                Ok(out)
             }
             Err(AgentError::Unreachable { url, .. }) => {
                 let r = Refusal::not_running(&format!("nothing answers at {url}"));

@@ -13,7 +13,10 @@ and the person answering with the `schcp-keyapp` CLI. Checks:
   /v1/principal's key (and whose cnf.jkt is the MCP agent's key);
 - a decline comes back as declined;
 - a hostile (tampered) offer comes back as a tool error naming the reason;
-- cancelling wait_for_answer leaves the request pending and the server alive.
+- cancelling wait_for_answer leaves the request pending and the server alive;
+- the key app stopped (SIGTERM) removes agent-api.json, and a stranger then
+  listening on its port is named an impostor by keyapp_status (never "running
+  and paired"), and list_mandates refuses to talk to it.
 
 Run it under scripts/with-keyring after the workspace is built
 (`cargo test --workspace` builds every binary and example):
@@ -210,6 +213,63 @@ async def run(world, mcp_bin):
             check("the server is alive after the cancel", status.get("paired") == "paired", status)
             r = await session.call_tool("withdraw_request", {"request_id": pending_id})
             check("withdraw_request withdraws it", structured(r).get("status") == "withdrawn", r)
+
+            # The key app stops cleanly; a stranger takes its port.
+            with open(world.agent_api) as f:
+                url = json.load(f)["url"]
+            world.keyapp.terminate()
+            world.keyapp.wait(timeout=30)
+            check("a clean stop removes agent-api.json", not os.path.exists(world.agent_api))
+            stranger = Stranger(int(url.rsplit(":", 1)[1]))
+            try:
+                with open(world.agent_api, "w") as f:
+                    json.dump({"url": url, "schcp": "0.4"}, f)
+                r = await session.call_tool("keyapp_status", {})
+                check("status names the stranger an impostor",
+                      r.is_error is True and structured(r).get("impostor") is True
+                      and "is not your key app" in first_text(r) and structured(r).get("paired") != "paired", r)
+                r = await session.call_tool("list_mandates", {})
+                check("list_mandates refuses the impostor", r.is_error is True and "is not your key app" in first_text(r),
+                      first_text(r))
+            finally:
+                stranger.close()
+
+
+class Stranger:
+    """A program that is not the key app, answering on its port like a web server would."""
+
+    def __init__(self, port):
+        import http.server
+        import threading
+
+        class Answer(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b'{"principal": "urn:schcp:principal:jwk-thumbprint:x", "paired": true}'
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_POST = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        deadline = time.time() + 10
+        while True:
+            try:
+                self.server = http.server.HTTPServer(("127.0.0.1", port), Answer)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def principal_jwk(world):

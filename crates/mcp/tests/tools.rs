@@ -404,3 +404,53 @@ fn obj(v: Value) -> Map<String, Value> {
     let Value::Object(m) = v else { panic!("an object") };
     m
 }
+
+/// A stranger listening on the port agent-api.json recorded, after the key
+/// app stopped, is named an impostor by keyapp_status (never "running and
+/// paired"), and every other tool refuses to talk to it.
+#[tokio::test]
+async fn a_stranger_on_the_recorded_port_is_named_an_impostor() {
+    let env = start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let info = env.app.runtime_dir.join("agent-api.json");
+    let m = connect(KeyAppSource::AgentApiFile(info.clone()), dir.path()).await;
+    let p = m.ok("pair", json!({"agent_name": "Claude Test"})).await;
+    person(&env, Command::Approve { id: p["pairing_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let status = m.ok("keyapp_status", json!({})).await;
+    assert_eq!(status["paired"], "paired", "{status}");
+    assert!(dir.path().join(agent::PRINCIPAL_PIN_FILE).exists(), "pinned at pairing");
+    let port = env.app.agent_addr.port();
+    let url = format!("http://{}", env.app.agent_addr);
+
+    // The key app stops; a crash would have left its agent-api.json, and a
+    // stranger listens there, answering like a key app would, without a proof.
+    let Env { _dir, host, app } = env;
+    app.withdraw();
+    drop(app);
+    assert!(!info.exists(), "agent-api.json is gone after a clean stop");
+    std::fs::write(&info, json!({"url": url, "schcp": "0.4"}).to_string()).unwrap();
+    let fake = json!({"principal": "urn:schcp:principal:jwk-thumbprint:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+                      "jwk": {"kty": "OKP", "crv": "Ed25519", "x": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},
+                      "paired": true, "name": "Ellis"});
+    let stranger = Stranger::listen(port, &fake.to_string());
+
+    let (sentence, detail) = m.refused("keyapp_status", json!({})).await;
+    assert!(
+        sentence.starts_with(&format!("The program listening at 127.0.0.1:{port} is not your key app")),
+        "{sentence}"
+    );
+    assert_eq!(detail["impostor"], true, "{detail}");
+    assert_eq!(detail["running"], false, "{detail}");
+    assert_ne!(detail["paired"], "paired", "{detail}");
+    let (sentence, detail) = m.refused("list_mandates", json!({})).await;
+    assert!(sentence.contains("is not your key app"), "{sentence}");
+    assert_eq!(detail["error"]["reason"], "keyapp_impostor", "{detail}");
+    let offer = future_offer(&host, 5);
+    let (sentence, _) =
+        m.refused("request_closed_mandate", json!({"offer": offer, "discovery": host.discovery_url()})).await;
+    assert!(sentence.contains("is not your key app"), "{sentence}");
+    // It was asked for the key app's proof, and for nothing else.
+    let asked = stranger.requests();
+    assert!(!asked.is_empty() && asked.iter().all(|l| l.starts_with("GET /v1/principal?nonce=")), "{asked:?}");
+    m.client.cancel().await.unwrap();
+}

@@ -30,6 +30,9 @@ pub enum Typ {
     /// `schcp-status-update+jwt`: a key app's update to a hosted status
     /// service (issue 12, [`crate::status_update`]).
     StatusUpdate,
+    /// `schcp-keyapp-proof+jwt`: a key app proving to a local agent that it
+    /// holds the principal key ([`crate::keyapp_proof`]).
+    KeyappProof,
 }
 
 impl Typ {
@@ -46,6 +49,7 @@ impl Typ {
             Typ::SdJwt => "dc+sd-jwt",
             Typ::KbJwt => "kb+jwt",
             Typ::StatusUpdate => "schcp-status-update+jwt",
+            Typ::KeyappProof => "schcp-keyapp-proof+jwt",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod issue;
 pub mod json;
 pub mod jwk;
 pub mod jws;
+pub mod keyapp_proof;
 pub mod money;
 pub mod schema;
 pub mod sdjwt;

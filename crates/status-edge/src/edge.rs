@@ -19,6 +19,7 @@
 //! they wrap them with [`Edge::wrap`], serve them with [`serve_router`] and read
 //! a claim with [`read_claim`].
 
+use crate::accept::{serve_connections, Admitted, ConnectionLimits};
 use crate::claims::ClaimId;
 use crate::forwarded::{self, TrustedProxy};
 use crate::http_error::ApiError;
@@ -35,7 +36,6 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::net::TcpListener;
-use tower_service::Service;
 
 /// Tunables of the status listener. The defaults suit one person's key app: a
 /// host makes a handful of calls per booking.
@@ -165,60 +165,24 @@ impl Edge {
     }
 }
 
-/// Serves `router` on `listener` until the future is dropped. Accept errors are
-/// retried, never fatal: a full file table frees up again.
-///
-/// Each connection is HTTP/1.1 with a header-read timeout, a bounded request
-/// head (16 KiB, 64 headers) and a per-peer connection cap, which `axum::serve`
-/// cannot set, hence this loop. Peer addresses reach the routes as
-/// `ConnectInfo<SocketAddr>`; a router served without them shares one bucket.
+/// Serves `router` on `listener` until the future is dropped, through the
+/// shared bounded accept loop ([`crate::accept`]): a header-read timeout, a
+/// bounded request head and a per-peer connection cap. Peer addresses reach
+/// the routes as `ConnectInfo<SocketAddr>`.
 pub async fn serve_router(listener: TcpListener, router: Router, options: StatusOptions) -> std::io::Result<()> {
-    let open = Arc::new(Mutex::new(HashMap::<PeerKey, usize>::new()));
-    let mut make_service = router.into_make_service_with_connect_info::<SocketAddr>();
-    loop {
-        let (stream, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) if is_connection_error(&e) => continue,
-            Err(_) => {
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
+    let limits = ConnectionLimits {
+        header_timeout: options.header_timeout,
+        max_connections_per_peer: options.max_connections_per_peer,
+        max_connections: None,
+    };
+    serve_connections(listener, router, limits, move |peer, _local| {
         // A trusted proxy carries every host's calls on its own connections,
         // and bounds them itself; counting them as one peer's would let one
         // busy host starve the others at the proxy. Everyone else is capped.
-        let guard = if forwarded::is_trusted(peer.ip(), &options.trusted_proxies) {
-            None
-        } else {
-            let key = PeerKey::of(Some(peer.ip()));
-            match ConnectionGuard::enter(&open, key, options.max_connections_per_peer) {
-                Some(guard) => Some(guard),
-                None => continue, // dropping the stream closes it
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let service = match make_service.call(peer).await {
-            Ok(s) => s,
-            Err(never) => match never {},
-        };
-        let mut builder = hyper::server::conn::http1::Builder::new();
-        builder
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(options.header_timeout)
-            .max_buf_size(16 * 1024)
-            .max_headers(64)
-            .keep_alive(true);
-        tokio::spawn(async move {
-            let _guard = guard;
-            let io = hyper_util::rt::TokioIo::new(stream);
-            let _ = builder.serve_connection(io, hyper_util::service::TowerToHyperService::new(service)).await;
-        });
-    }
-}
-
-fn is_connection_error(e: &std::io::Error) -> bool {
-    use std::io::ErrorKind::*;
-    matches!(e.kind(), ConnectionRefused | ConnectionAborted | ConnectionReset)
+        let capped = !forwarded::is_trusted(peer.ip(), &options.trusted_proxies);
+        Admitted { peer: capped.then(|| PeerKey::of(Some(peer.ip()))), info: () }
+    })
+    .await
 }
 
 /// Whether `base` can be a `public_base`: an http(s) URL with a host.
@@ -540,36 +504,6 @@ impl RateLimiter {
         } else {
             let wait = (1.0 - bucket.tokens) / self.limit.per_second.max(f64::MIN_POSITIVE);
             Err(wait.ceil().clamp(1.0, 3600.0) as u64)
-        }
-    }
-}
-
-/// One open connection of a peer; leaving (drop) frees its place.
-struct ConnectionGuard {
-    open: Arc<Mutex<HashMap<PeerKey, usize>>>,
-    key: PeerKey,
-}
-
-impl ConnectionGuard {
-    fn enter(open: &Arc<Mutex<HashMap<PeerKey, usize>>>, key: PeerKey, max: usize) -> Option<ConnectionGuard> {
-        let mut map = open.lock().unwrap_or_else(|e| e.into_inner());
-        let n = map.entry(key).or_insert(0);
-        if *n >= max {
-            return None;
-        }
-        *n += 1;
-        Some(ConnectionGuard { open: open.clone(), key })
-    }
-}
-
-impl Drop for ConnectionGuard {
-    fn drop(&mut self) {
-        let mut map = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = map.get_mut(&self.key) {
-            *n -= 1;
-            if *n == 0 {
-                map.remove(&self.key);
-            }
         }
     }
 }

@@ -10,12 +10,14 @@
 //! agent API).
 #![forbid(unsafe_code)]
 
+pub mod accept;
 pub mod claims;
 pub mod edge;
 pub mod forwarded;
 pub mod http_error;
 pub mod signed;
 
+pub use accept::{serve_connections, Admitted, ConnectionLimits};
 pub use claims::{check_signer, ClaimId, ClaimOutcome, ClaimRefusal, CredentialStatus, HostKeys};
 pub use edge::{now, read_bounded, read_claim, read_claim_with_body, serve_router, Edge, RateLimit, StatusOptions};
 pub use forwarded::TrustedProxy;

@@ -5,9 +5,14 @@
 //!    listening port (`421 INVALID_REQUEST/bad_host`, the DNS-rebinding defence);
 //! 3. no `Origin` header (`403 NOT_PERMITTED/browser_origin`: browsers always
 //!    send one, agents do not);
-//! 4. the body at most 256 KiB (`413`), read fully into memory;
-//! 5. `Content-Type: application/json` when there is a body (`415`);
-//! 6. the §3.2 signature over `@target-uri` = `http://{Host}{path?query}`, the
+//! 4. a key the person has not paired spends its local user's unpaired budget
+//!    (`429 RATE_LIMITED/too_many_requests`), before its signature is checked
+//!    or its nonce stored, so strangers cannot fill the replay memory; paired
+//!    agents' nonces have a memory of their own;
+//! 5. the body at most 256 KiB (`413`), read fully into memory within the body
+//!    timeout (`408 INVALID_REQUEST/body_timeout`);
+//! 6. `Content-Type: application/json` when there is a body (`415`);
+//! 7. the §3.2 signature over `@target-uri` = `http://{Host}{path?query}`, the
 //!    URL the agent addressed (`401 BAD_SIGNATURE` with `stale_signature`,
 //!    `replayed_nonce` or `bad_signature`);
 //!
@@ -26,7 +31,8 @@
 //! axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await?;
 //! ```
 
-use crate::agent_api::nonce::NonceCache;
+use crate::agent_api::nonce::{NonceCache, SplitMemory, UnpairedBudget};
+use crate::agent_api::peer::LocalPeer;
 use crate::http_error::{AgentApiError, ApiError};
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, FromRequestParts, Request, State};
@@ -51,6 +57,12 @@ pub const MAX_BODY_BYTES: usize = 256 * 1024;
 /// connection reset; anything larger is answered at once.
 const DRAIN_LIMIT_BYTES: usize = 1024 * 1024;
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a request body may take to arrive: 256 KiB on loopback takes
+/// milliseconds, so a body still arriving after this is stalled on purpose.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// The replay memory of requests from unpaired keys: what the unpaired budget
+/// lets in over ten minutes from a few local users.
+const UNPAIRED_NONCE_CAPACITY: usize = 1 << 14;
 
 /// The verified agent behind a request: its key and the key's RFC 7638
 /// thumbprint, the agent's identity everywhere in the key app (`cnf.jkt`,
@@ -63,6 +75,8 @@ pub struct AgentIdentity {
     pub jkt: String,
     pub jwk: Jwk,
     pub key: VerifyingKey,
+    /// The local user whose process sent it (`agent_api::peer`), when known.
+    pub peer_uid: Option<u32>,
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for AgentIdentity {
@@ -85,6 +99,12 @@ impl<S: Send + Sync> FromRequestParts<S> for AgentIdentity {
 pub struct AgentGuard {
     port: u16,
     nonces: Arc<NonceCache>,
+    /// The replay memory of keys not paired, which the unpaired budget bounds.
+    unpaired_nonces: Arc<NonceCache>,
+    budget: Arc<UnpairedBudget>,
+    /// Whether a key is paired; without one, every key counts as paired.
+    gate: Option<PairingGate>,
+    body_timeout: Duration,
     clock: fn() -> i64,
 }
 
@@ -98,7 +118,38 @@ impl AgentGuard {
     /// A guard for the agent API listening on `port` (the real bound port, so
     /// after binding `:0` pass `local_addr().port()`).
     pub fn new(port: u16) -> Self {
-        AgentGuard { port, nonces: Arc::new(NonceCache::new().remembering_since(unix_now())), clock: unix_now }
+        let now = unix_now();
+        AgentGuard {
+            port,
+            nonces: Arc::new(NonceCache::new().remembering_since(now)),
+            unpaired_nonces: Arc::new(NonceCache::with_capacity(UNPAIRED_NONCE_CAPACITY).remembering_since(now)),
+            budget: Arc::new(UnpairedBudget::default()),
+            gate: None,
+            body_timeout: BODY_TIMEOUT,
+            clock: unix_now,
+        }
+    }
+
+    /// Replaces the unpaired budget (e.g. a small one, for tests).
+    pub fn with_unpaired_budget(mut self, budget: UnpairedBudget) -> Self {
+        self.budget = Arc::new(budget);
+        self
+    }
+
+    /// Replaces the body timeout.
+    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// The replay memory of paired agents.
+    pub fn paired_nonces(&self) -> &NonceCache {
+        &self.nonces
+    }
+
+    /// The replay memory of unpaired keys.
+    pub fn unpaired_nonces(&self) -> &NonceCache {
+        &self.unpaired_nonces
     }
 
     /// Replaces the replay memory (e.g. a smaller bound).
@@ -112,6 +163,7 @@ impl AgentGuard {
     pub fn with_clock(mut self, clock: fn() -> i64) -> Self {
         self.clock = clock;
         self.nonces = Arc::new(NonceCache::new().remembering_since(clock()));
+        self.unpaired_nonces = Arc::new(NonceCache::with_capacity(UNPAIRED_NONCE_CAPACITY).remembering_since(clock()));
         self
     }
 
@@ -172,16 +224,41 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
         ));
     }
 
-    // 4. At most 256 KiB, read fully: the signature covers the exact bytes.
-    let (parts, body) = req.into_parts();
-    let body = read_body(&parts.headers, body).await?;
+    // 4. An unpaired key spends its user's budget before anything is stored.
+    let peer_uid = req.extensions().get::<LocalPeer>().and_then(|p| p.uid);
+    let paired = is_claimed_key_paired(guard, req.headers()).await?;
+    if !paired {
+        guard.budget.take(peer_uid, std::time::Instant::now()).map_err(|retry_after| {
+            ApiError::new(
+                axum::http::StatusCode::TOO_MANY_REQUESTS,
+                "RATE_LIMITED",
+                "too_many_requests",
+                "too many requests from agent keys that are not paired, from this local user; try again later",
+            )
+            .with_retry_after(retry_after)
+        })?;
+    }
 
-    // 5. A body is JSON (§3.1). Zero bytes is no body (§3.2).
+    // 5. At most 256 KiB, read fully: the signature covers the exact bytes.
+    let (parts, body) = req.into_parts();
+    let body = match tokio::time::timeout(guard.body_timeout, read_body(&parts.headers, body)).await {
+        Ok(read) => read?,
+        Err(_) => {
+            return Err(ApiError::new(
+                axum::http::StatusCode::REQUEST_TIMEOUT,
+                "INVALID_REQUEST",
+                "body_timeout",
+                format!("the request body did not arrive within {} s", guard.body_timeout.as_secs()),
+            ))
+        }
+    };
+
+    // 6. A body is JSON (§3.1). Zero bytes is no body (§3.2).
     if !body.is_empty() {
         check_content_type(&parts.headers)?;
     }
 
-    // 6. The §3.2 signature. docs/agent-api.md §3 fixes the components to "@method"
+    // 7. The §3.2 signature. docs/agent-api.md §3 fixes the components to "@method"
     //    "@target-uri" "content-digest": an agent sends the key app no mandate.
     if parts.headers.contains_key(httpsig::MANDATE) {
         return Err(ApiError::signature(&httpsig::SigError::Bad(
@@ -190,12 +267,32 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     }
     let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
     let signed = RequestParts { method: parts.method.as_str(), target_uri: &target_uri, headers, body: &body };
-    let agent = httpsig::verify_request(&signed, (guard.clock)(), guard.nonces.as_ref())
-        .map_err(|e| ApiError::signature(&e))?;
+    let memory = if paired {
+        SplitMemory { own: &guard.nonces, other: &guard.unpaired_nonces }
+    } else {
+        SplitMemory { own: &guard.unpaired_nonces, other: &guard.nonces }
+    };
+    let agent = httpsig::verify_request(&signed, (guard.clock)(), &memory).map_err(|e| ApiError::signature(&e))?;
 
     let mut req = Request::from_parts(parts, Body::from(body));
-    req.extensions_mut().insert(AgentIdentity { jkt: agent.jkt, jwk: agent.jwk, key: agent.key });
+    req.extensions_mut().insert(AgentIdentity { jkt: agent.jkt, jwk: agent.jwk, key: agent.key, peer_uid });
     Ok(req)
+}
+
+/// Whether the key the request names in `SchCP-Agent-Key` is paired, as the
+/// request claims it before its signature is checked. A false claim gains
+/// nothing: the signature then fails, and its nonce is never stored.
+async fn is_claimed_key_paired(guard: &AgentGuard, headers: &HeaderMap) -> Result<bool, ApiError> {
+    let Some(gate) = &guard.gate else { return Ok(true) };
+    let jkt = headers
+        .get(httpsig::AGENT_KEY)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| schcp::jwk::parse_agent_key(v).ok())
+        .and_then(|(jwk, _)| jwk.thumbprint().ok());
+    match jkt {
+        Some(jkt) => gate.0.is_paired(&jkt).await,
+        None => Ok(false),
+    }
 }
 
 /// The one `Host` field, exactly `127.0.0.1:<port>` or `localhost:<port>`.
@@ -325,12 +422,23 @@ pub fn is_pairing_route(method: &Method, path: &str) -> bool {
     }
 }
 
+/// `GET /v1/principal` with a `nonce`: the key app's proof that it holds the
+/// principal key (docs/agent-api.md §7), which an agent pinned at pairing asks
+/// for before anything else, paired or not (an agent the person unpaired
+/// still tells its key app from an impostor). The handler answers an unpaired
+/// agent the proof and the public key only.
+pub fn is_proof_request(method: &Method, uri: &axum::http::Uri) -> bool {
+    *method == Method::GET
+        && uri.path() == "/v1/principal"
+        && uri.query().is_some_and(|q| q.split('&').any(|p| p.split('=').next() == Some("nonce")))
+}
+
 /// The pairing gate middleware, for
 /// `axum::middleware::from_fn_with_state(gate, require_paired)`, behind
 /// [`agent_guard`]: `403 NOT_PERMITTED/agent_not_paired` for an unpaired
 /// agent on any route but the pairing routes.
 pub async fn require_paired(State(gate): State<PairingGate>, req: Request, next: Next) -> Response {
-    if is_pairing_route(req.method(), req.uri().path()) {
+    if is_pairing_route(req.method(), req.uri().path()) || is_proof_request(req.method(), req.uri()) {
         return next.run(req).await;
     }
     let Some(agent) = req.extensions().get::<AgentIdentity>() else {
@@ -355,6 +463,7 @@ pub fn protect<S>(router: Router<S>, guard: AgentGuard, gate: PairingGate) -> Ro
 where
     S: Clone + Send + Sync + 'static,
 {
+    let guard = AgentGuard { gate: Some(gate.clone()), ..guard };
     router
         .layer(axum::middleware::from_fn_with_state(gate, require_paired))
         .layer(axum::middleware::from_fn_with_state(guard, agent_guard))
@@ -376,6 +485,14 @@ mod tests {
         assert!(!is_pairing_route(&Method::DELETE, "/v1/pairings/pr_1"));
         assert!(!is_pairing_route(&Method::POST, "/v1/pairings/"));
         assert!(!is_pairing_route(&Method::POST, "/v1/requests"));
+        assert!(!is_pairing_route(&Method::GET, "/v1/principal"));
+        let uri = |u: &'static str| axum::http::Uri::from_static(u);
+        assert!(is_proof_request(&Method::GET, &uri("/v1/principal?nonce=AAAA")));
+        assert!(is_proof_request(&Method::GET, &uri("/v1/principal?x=1&nonce=")));
+        assert!(!is_proof_request(&Method::GET, &uri("/v1/principal")));
+        assert!(!is_proof_request(&Method::GET, &uri("/v1/principal?nonces=1")));
+        assert!(!is_proof_request(&Method::POST, &uri("/v1/principal?nonce=AAAA")));
+        assert!(!is_proof_request(&Method::GET, &uri("/v1/mandates?nonce=AAAA")));
     }
 
     #[test]

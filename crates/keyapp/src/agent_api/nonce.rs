@@ -83,6 +83,92 @@ impl NonceCache {
     }
 }
 
+impl NonceCache {
+    /// Whether the pair is remembered and not yet expired at `now`.
+    pub fn holds(&self, keyid: &str, nonce: &str, now: i64) -> bool {
+        self.lock().seen.get(&pair_key(keyid, nonce)).is_some_and(|&exp| exp >= now)
+    }
+}
+
+/// The replay memory as one request sees it: the nonce goes into `own`, the
+/// memory of its class (paired agents, or unpaired keys), and is a replay if
+/// either class's memory holds it, so a key paired or unpaired in between
+/// cannot replay a request across the two. Strangers fill only the unpaired
+/// memory; paired agents keep theirs.
+pub struct SplitMemory<'a> {
+    pub own: &'a NonceCache,
+    pub other: &'a NonceCache,
+}
+
+impl NonceMemory for SplitMemory<'_> {
+    fn began(&self, now: i64) -> Option<i64> {
+        self.own.began(now)
+    }
+
+    fn remember(&self, keyid: &str, nonce: &str, until: i64, now: i64) -> Result<(), SigError> {
+        if self.other.holds(keyid, nonce, now) {
+            return Err(SigError::Replayed);
+        }
+        self.own.remember(keyid, nonce, until, now)
+    }
+}
+
+/// The budget of requests from keys the person has not paired, per local user
+/// (`agent_api::peer`), taken before such a request's signature is checked and
+/// its nonce stored: a token bucket of `burst` refilled at `per_second`.
+/// Strangers can then put at most that rate of nonces into the unpaired
+/// memory, whatever keys they make. At most `MAX_USERS` users are tracked;
+/// past that, users whose bucket is full again are forgotten, and if none is,
+/// newcomers share one bucket.
+#[derive(Debug)]
+pub struct UnpairedBudget {
+    per_second: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<Option<u32>, (f64, std::time::Instant)>>,
+}
+
+impl UnpairedBudget {
+    /// A pairing takes a handful of requests (ask, a long poll a minute, the
+    /// proof); a flood test of forty fresh keys stays inside the burst.
+    pub const DEFAULT_BURST: f64 = 120.0;
+    pub const DEFAULT_PER_SECOND: f64 = 2.0;
+    const MAX_USERS: usize = 4096;
+
+    pub fn new(burst: f64, per_second: f64) -> Self {
+        UnpairedBudget { per_second, burst, buckets: Mutex::new(HashMap::new()) }
+    }
+
+    /// Takes one request from `uid`'s budget, or says in how many seconds one is back.
+    pub fn take(&self, uid: Option<u32>, now: std::time::Instant) -> Result<(), u64> {
+        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let refilled = |(tokens, at): (f64, std::time::Instant)| {
+            (tokens + now.saturating_duration_since(at).as_secs_f64() * self.per_second).min(self.burst)
+        };
+        let mut key = uid;
+        if !buckets.contains_key(&key) && buckets.len() >= Self::MAX_USERS {
+            buckets.retain(|_, b| refilled(*b) < self.burst);
+            if buckets.len() >= Self::MAX_USERS {
+                key = None;
+            }
+        }
+        let bucket = buckets.entry(key).or_insert((self.burst, now));
+        let tokens = refilled(*bucket);
+        if tokens >= 1.0 {
+            *bucket = (tokens - 1.0, now);
+            Ok(())
+        } else {
+            *bucket = (tokens, now);
+            Err(((1.0 - tokens) / self.per_second.max(f64::MIN_POSITIVE)).ceil().clamp(1.0, 3600.0) as u64)
+        }
+    }
+}
+
+impl Default for UnpairedBudget {
+    fn default() -> Self {
+        UnpairedBudget::new(Self::DEFAULT_BURST, Self::DEFAULT_PER_SECOND)
+    }
+}
+
 /// A fixed-size key for the pair; the length prefix keeps (a, bc) and (ab, c) apart.
 fn pair_key(keyid: &str, nonce: &str) -> [u8; 32] {
     let mut h = Sha256::new();
@@ -224,6 +310,36 @@ mod tests {
         // Once they expire there is room again.
         cache.remember("k", "after", NOW + 2000, NOW + 701).unwrap();
         assert_eq!(cache.len(), 1);
+    }
+
+    #[test]
+    fn a_nonce_in_either_memory_is_a_replay_and_goes_into_its_own() {
+        let (paired, unpaired) = (NonceCache::new(), NonceCache::new());
+        let as_unpaired = SplitMemory { own: &unpaired, other: &paired };
+        let as_paired = SplitMemory { own: &paired, other: &unpaired };
+        as_unpaired.remember("k", "n1", NOW + 301, NOW).unwrap();
+        assert!(paired.is_empty(), "a stranger's nonce stays out of the paired memory");
+        // Paired since: the same request replayed is still a replay.
+        assert_eq!(as_paired.remember("k", "n1", NOW + 301, NOW), Err(SigError::Replayed));
+        as_paired.remember("k", "n2", NOW + 301, NOW).unwrap();
+        assert_eq!(as_unpaired.remember("k", "n2", NOW + 301, NOW), Err(SigError::Replayed));
+        assert_eq!((paired.len(), unpaired.len()), (1, 1));
+        // Expired in the other memory: no longer a replay.
+        as_paired.remember("k", "n1", NOW + 700, NOW + 302).unwrap();
+    }
+
+    #[test]
+    fn the_unpaired_budget_is_per_user_and_refills() {
+        let budget = UnpairedBudget::new(3.0, 1.0);
+        let t0 = std::time::Instant::now();
+        for _ in 0..3 {
+            budget.take(Some(1000), t0).unwrap();
+        }
+        assert_eq!(budget.take(Some(1000), t0), Err(1));
+        budget.take(Some(0), t0).expect("another user's budget is untouched");
+        budget.take(None, t0).expect("an unknown peer has its own");
+        budget.take(Some(1000), t0 + std::time::Duration::from_millis(1000)).unwrap();
+        assert!(budget.take(Some(1000), t0 + std::time::Duration::from_millis(1000)).is_err());
     }
 
     #[test]

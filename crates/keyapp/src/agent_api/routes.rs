@@ -2,7 +2,8 @@
 //! handler receives a verified, and except for pairing, paired agent.
 
 use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
-use crate::http_error::ApiError;
+use super::peer::LocalPeer;
+use crate::http_error::{AgentApiError, ApiError};
 use crate::service::{Requester, Service, ServiceError};
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
@@ -11,9 +12,12 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use schcp::keyapp_proof::ProofError;
 use serde::Deserialize;
 use serde_json::json;
+use status_edge::{serve_connections, Admitted, ConnectionLimits};
 use std::time::Duration;
+use tokio::net::TcpListener;
 
 /// docs/agent-api.md §5: long polls wait at most 60 seconds.
 pub const MAX_WAIT: u64 = 60;
@@ -26,6 +30,7 @@ impl From<ServiceError> for ApiError {
 
 /// The whole agent API for a listener on `port`.
 pub fn router(service: Service, port: u16) -> Router {
+    let routes_config = service.config().agent_api.clone();
     let lookup = {
         let service = service.clone();
         move |jkt: String| {
@@ -41,7 +46,29 @@ pub fn router(service: Service, port: u16) -> Router {
         .route("/v1/requests/{id}", get(get_request).delete(withdraw_request))
         .route("/v1/mandates", get(mandates))
         .with_state(service);
-    protect(routes, AgentGuard::new(port), PairingGate::new(lookup))
+    let guard = AgentGuard::new(port).with_body_timeout(Duration::from_secs(service_body_timeout(&routes_config)));
+    protect(routes, guard, PairingGate::new(lookup))
+}
+
+fn service_body_timeout(config: &crate::config::AgentApi) -> u64 {
+    config.body_timeout_secs.max(1)
+}
+
+/// Serves the agent API on `listener` through the shared bounded accept loop
+/// (`status_edge::accept`): the header timeout (which also closes idle
+/// connections), and connection caps per local user (`agent_api::peer`) and
+/// in all. Each request carries its connection's [`LocalPeer`].
+pub async fn serve(listener: TcpListener, app: Router, config: &crate::config::AgentApi) -> std::io::Result<()> {
+    let limits = ConnectionLimits {
+        header_timeout: Duration::from_secs(config.header_timeout_secs.max(1)),
+        max_connections_per_peer: config.max_connections_per_user.max(1),
+        max_connections: Some(config.max_connections.max(1)),
+    };
+    serve_connections(listener, app, limits, |peer, local| {
+        let who = LocalPeer::of(peer, local);
+        Admitted { peer: Some(who.uid), info: who }
+    })
+    .await
 }
 
 #[derive(Deserialize)]
@@ -88,7 +115,7 @@ async fn create_pairing(
     let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
     let b: PairingBody =
         serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
-    let p = service.request_pairing(&agent.jwk, &b.agent_name).await.inspect_err(|e| {
+    let p = service.request_pairing_from(&agent.jwk, &b.agent_name, agent.peer_uid).await.inspect_err(|e| {
         tracing::info!(reason = e.to_api().reason, "pairing refused");
     })?;
     tracing::info!(pairing_id = %p.pairing_id, status = ?p.status, "pairing requested");
@@ -115,8 +142,45 @@ async fn get_pairing(
     Ok(Json(json!({ "pairing_id": p.pairing_id, "status": p.status })).into_response())
 }
 
-async fn principal(State(service): State<Service>) -> Json<serde_json::Value> {
-    Json(json!({ "principal": service.principal(), "jwk": service.principal_jwk(), "name": service.config().name }))
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProofQuery {
+    nonce: Option<String>,
+}
+
+/// `GET /v1/principal`: whom the key app signs for, to a paired agent. With a
+/// `nonce`, also the key app's `proof` that it holds the principal key
+/// (`schcp::keyapp_proof`), to any agent whose request signature verified:
+/// an agent that pinned the key at pairing tells an impostor from its key app
+/// before it is paired again (docs/agent-api.md §7).
+async fn principal(
+    State(service): State<Service>,
+    agent: AgentIdentity,
+    query: Result<Query<ProofQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| {
+        ApiError::invalid_request("bad_query", format!("the only query parameter here is one nonce: {e}"))
+    })?;
+    let paired = service.is_paired(&agent.jkt).await?;
+    if !paired && query.nonce.is_none() {
+        return Err(ApiError::not_permitted(
+            "agent_not_paired",
+            "this agent key is not paired; ask to pair with POST /v1/pairings",
+        ));
+    }
+    let mut body = json!({ "principal": service.principal(), "jwk": service.principal_jwk(), "paired": paired });
+    if paired {
+        body["name"] = json!(service.config().name);
+    }
+    if let Some(nonce) = query.nonce {
+        let proof = service.keyapp_proof(&agent.jkt, &nonce).map_err(|e| match e {
+            ProofError::NonceNotBase64 => ApiError::invalid_request("nonce_not_base64url", e.to_string()),
+            ProofError::NonceLength(_) => ApiError::invalid_request("nonce_length", e.to_string()),
+            other => ApiError::internal(format!("the proof could not be signed: {other}")),
+        })?;
+        body["proof"] = json!(proof);
+    }
+    Ok(Json(body).into_response())
 }
 
 async fn create_request(

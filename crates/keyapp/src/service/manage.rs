@@ -21,6 +21,10 @@ pub struct PendingItem {
     pub fingerprint: String,
     pub created_at: i64,
     pub expires_at: i64,
+    /// Beside a pairing whose local user's earlier pairings keep being declined
+    /// or going unanswered: the sentence telling the person (`churn_notice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
 }
 
 /// Everything the consent window shows for one pairing or request.
@@ -93,7 +97,9 @@ impl Service {
     pub async fn pending_items(&self) -> Result<Vec<PendingItem>, ServiceError> {
         let mut out = Vec::new();
         for p in self.pending_pairings().await? {
+            let churn = self.churn_notice(&p).await?;
             out.push(PendingItem {
+                churn,
                 id: p.pairing_id,
                 kind: "pairing".into(),
                 agent_name: p.agent_name,
@@ -109,6 +115,7 @@ impl Service {
                 kind: r.kind.as_str().to_owned(),
                 created_at: r.created_at,
                 expires_at: expires_epoch(&r.expires_at),
+                churn: None,
                 id: r.request_id,
             });
         }

@@ -22,6 +22,7 @@ mod mandate;
 mod meeting_contract;
 mod pairing;
 mod pipeline;
+mod proof;
 mod publication;
 mod records;
 mod requests;
@@ -34,7 +35,8 @@ pub use manage::{AgentView, AttentionView, AttestationView, PendingItem, Prompt,
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{
-    fingerprint, Pairing, PairingStatus, DECLINED_COOLDOWN, MAX_AGENT_NAME, MAX_PENDING_PAIRINGS, PAIRING_TTL,
+    fingerprint, Pairing, PairingStatus, CHURN_NOTICE_FROM, CHURN_WINDOW, DECLINED_COOLDOWN, MAX_AGENT_NAME,
+    MAX_PENDING_PAIRINGS, MAX_PENDING_PAIRINGS_ALL, PAIRING_TTL,
 };
 pub use publication::{Round, PUBLISHER_IDLE};
 pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};

@@ -8,10 +8,20 @@ use serde::Serialize;
 
 /// How long a pairing request waits for the person; unanswered, it expires.
 pub const PAIRING_TTL: i64 = 600;
-/// Pairings waiting for the person at once, from all unpaired agents together
-/// (issue 10): any local process can make a fresh key, so a per-key cap would not
-/// stop a flood of prompts; past this bound new ones are refused (429).
+/// Pairings waiting for the person at once from one local user's processes
+/// (`agent_api::peer`): any local process can make a fresh key, so a per-key cap
+/// would not stop a flood of prompts; past this bound new ones from that user are
+/// refused (429). Per user, so one user's look-alike pairings cannot lock out
+/// another's (a process whose user is not known counts as one more user).
 pub const MAX_PENDING_PAIRINGS: i64 = 3;
+/// Pairings waiting for the person at once from all local users together: a
+/// bound on what the person is shown even on a machine of many users.
+pub const MAX_PENDING_PAIRINGS_ALL: i64 = 12;
+/// The window over which pairings from one user that were declined or went
+/// unanswered are counted, and from how many on the person is told that this
+/// user's prompts are being churned.
+pub const CHURN_WINDOW: i64 = 1800;
+pub const CHURN_NOTICE_FROM: i64 = 3;
 /// How long a key the person declined is refused at once, without a new prompt.
 pub const DECLINED_COOLDOWN: i64 = 600;
 /// Agent names are shown to the person; a long one could push the fingerprint
@@ -64,6 +74,9 @@ pub struct Pairing {
     pub agent_name: String,
     #[serde(skip)]
     pub created_at: i64,
+    /// The local user whose process asked, when known.
+    #[serde(skip)]
+    pub peer_uid: Option<u32>,
 }
 
 /// A short code both sides derive from the agent key's thumbprint: the first
@@ -100,14 +113,15 @@ fn declined_cooldown(decided_at: Option<i64>, now: i64) -> Result<(), ServiceErr
     Ok(())
 }
 
-/// The 429 for a pairing past `MAX_PENDING_PAIRINGS`: retry when the oldest
-/// pending one expires, if the person has not answered it by then.
+/// The 429 for a pairing past `MAX_PENDING_PAIRINGS` (this user's) or
+/// `MAX_PENDING_PAIRINGS_ALL`: retry when the oldest pending one in the way
+/// expires, if the person has not answered it by then.
 fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
     let retry = oldest_pending.map_or(1, |t| (t + PAIRING_TTL - now).max(1));
     ServiceError::TooMany {
         reason: "too_many_pairings",
         message: format!(
-            "{MAX_PENDING_PAIRINGS} pairing requests are already waiting for the person; try again once they are answered"
+            "{MAX_PENDING_PAIRINGS} pairing requests from this local user (or {MAX_PENDING_PAIRINGS_ALL} from all) are already waiting for the person; try again once they are answered"
         ),
         retry_after: Some(retry as u64),
     }
@@ -129,9 +143,9 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-type Row = (String, String, String, String, i64, String);
+type Row = (String, String, String, String, i64, String, Option<i64>);
 
-fn from_row((jkt, name, pairing_id, status, created_at, fingerprint): Row) -> Result<Pairing, ServiceError> {
+fn from_row((jkt, name, pairing_id, status, created_at, fingerprint, uid): Row) -> Result<Pairing, ServiceError> {
     Ok(Pairing {
         pairing_id,
         status: PairingStatus::parse(&status)?,
@@ -139,15 +153,27 @@ fn from_row((jkt, name, pairing_id, status, created_at, fingerprint): Row) -> Re
         agent_jkt: jkt,
         agent_name: name,
         created_at,
+        peer_uid: uid.and_then(|u| u32::try_from(u).ok()),
     })
 }
 
-const SELECT: &str = "SELECT jkt, name, pairing_id, status, created_at, fingerprint FROM agents";
+const SELECT: &str = "SELECT jkt, name, pairing_id, status, created_at, fingerprint, peer_uid FROM agents";
 
 impl Service {
     /// `POST /v1/pairings`. An approved agent gets its pairing back; a pending one
     /// the same pending pairing; a declined, expired or unpaired one a new attempt.
     pub async fn request_pairing(&self, jwk: &Jwk, agent_name: &str) -> Result<Pairing, ServiceError> {
+        self.request_pairing_from(jwk, agent_name, None).await
+    }
+
+    /// `POST /v1/pairings` from a process of local user `peer_uid` (`None`: not
+    /// known), whose pending pairings are bounded apart from other users'.
+    pub async fn request_pairing_from(
+        &self,
+        jwk: &Jwk,
+        agent_name: &str,
+        peer_uid: Option<u32>,
+    ) -> Result<Pairing, ServiceError> {
         check_name(agent_name)?;
         let jkt = jwk.thumbprint().map_err(|e| ServiceError::Verification(e.into()))?;
         let now = self.now();
@@ -180,11 +206,15 @@ impl Service {
         let jwk_json = serde_json::to_string(jwk).expect("a JWK serializes");
         // The bound is checked in the statement that adds the pairing, so two
         // requests at once cannot both pass it.
+        let uid = peer_uid.map(i64::from);
         let done = sqlx::query(
-            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
-             SELECT ?, ?, ?, ?, ?, 'pending', ? WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at, peer_uid)
+             SELECT ?, ?, ?, ?, ?, 'pending', ?, ?
+             WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending' AND peer_uid IS ?) < ?
+               AND (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
              ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, pairing_id = excluded.pairing_id,
-               status = 'pending', created_at = excluded.created_at, decided_at = NULL",
+               status = 'pending', created_at = excluded.created_at, decided_at = NULL,
+               peer_uid = excluded.peer_uid",
         )
         .bind(&jkt)
         .bind(&jwk_json)
@@ -192,14 +222,24 @@ impl Service {
         .bind(&pairing_id)
         .bind(&fp)
         .bind(now)
+        .bind(uid)
+        .bind(uid)
         .bind(MAX_PENDING_PAIRINGS)
+        .bind(MAX_PENDING_PAIRINGS_ALL)
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
-            let (oldest,): (Option<i64>,) =
-                sqlx::query_as("SELECT MIN(created_at) FROM agents WHERE status = 'pending'")
-                    .fetch_one(&mut *tx)
-                    .await?;
+            // The oldest of this user's, if theirs are what is in the way, else of all.
+            let (mine, oldest_mine, oldest_all): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
+                "SELECT COALESCE(SUM(peer_uid IS ?), 0), MIN(CASE WHEN peer_uid IS ? THEN created_at END),
+                        MIN(created_at)
+                 FROM agents WHERE status = 'pending'",
+            )
+            .bind(uid)
+            .bind(uid)
+            .fetch_one(&mut *tx)
+            .await?;
+            let oldest = if mine >= MAX_PENDING_PAIRINGS { oldest_mine } else { oldest_all };
             // Now, not when the connection is next used: it holds the write lock.
             tx.rollback().await?;
             return Err(too_many_pairings(oldest, now));
@@ -214,7 +254,36 @@ impl Service {
             agent_jkt: jkt,
             agent_name: agent_name.to_owned(),
             created_at: now,
+            peer_uid,
         })
+    }
+
+    /// How many pairings from local user `peer_uid` were declined or went
+    /// unanswered in the last `CHURN_WINDOW` seconds.
+    pub async fn churned_pairings(&self, peer_uid: Option<u32>) -> Result<i64, ServiceError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM agents
+             WHERE peer_uid IS ? AND status IN ('declined', 'expired') AND decided_at >= ?",
+        )
+        .bind(peer_uid.map(i64::from))
+        .bind(self.now() - CHURN_WINDOW)
+        .fetch_one(self.store().pool())
+        .await?;
+        Ok(n)
+    }
+
+    /// The sentence the person reads beside a pending pairing whose user's
+    /// earlier pairings keep being declined or going unanswered: someone may be
+    /// wearing them down with look-alike prompts. `None` below `CHURN_NOTICE_FROM`.
+    pub async fn churn_notice(&self, pairing: &Pairing) -> Result<Option<String>, ServiceError> {
+        let n = self.churned_pairings(pairing.peer_uid).await?;
+        if n < CHURN_NOTICE_FROM {
+            return Ok(None);
+        }
+        let mut args = fluent_bundle::FluentArgs::new();
+        args.set("count", n);
+        args.set("minutes", CHURN_WINDOW / 60);
+        Ok(Some(crate::ui_words::text_with(self.language(), "pairing-churn", &args)))
     }
 
     /// A pairing as its own agent sees it; another agent's is "not found".
@@ -483,6 +552,68 @@ mod tests {
         assert_ne!(again.pairing_id, p.pairing_id);
         // Another key is never held back by this one's no.
         svc.request_pairing(&agent_jwk(6), "Other").await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn pending_pairings_are_bounded_per_local_user() {
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let ask = |seed: u8, uid: Option<u32>| {
+            let svc = svc.clone();
+            async move { svc.request_pairing_from(&agent_jwk(seed), "Claude Desktop", uid).await }
+        };
+        for seed in 10..13 {
+            ask(seed, Some(1000)).await.unwrap();
+        }
+        // This user's look-alikes are refused, retry when its oldest expires.
+        assert_eq!(refusal(ask(13, Some(1000)).await), ("too_many_pairings", PAIRING_TTL as u64));
+        // Another user, and a process whose user is not known, each still get theirs.
+        let theirs = ask(20, Some(0)).await.unwrap();
+        assert_eq!(theirs.peer_uid, Some(0));
+        ask(30, None).await.unwrap();
+        assert_eq!(svc.pending_pairings().await.unwrap().len(), 5);
+        // All users together are bounded too.
+        let mut uid = 2000;
+        let refused = loop {
+            match ask(40 + (uid - 2000) as u8, Some(uid)).await {
+                Ok(_) => uid += 1,
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(refusal(Err(refused)).0, "too_many_pairings");
+        assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS_ALL as usize);
+        // The refused ones left no record.
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents").fetch_one(svc.store().pool()).await.unwrap();
+        assert_eq!(n, MAX_PENDING_PAIRINGS_ALL);
+    }
+
+    #[tokio::test]
+    async fn the_person_is_told_when_one_users_pairings_keep_being_declined_or_expiring() {
+        use std::sync::atomic::Ordering;
+        const T0: i64 = 1_792_000_000;
+        let (svc, clock, _dir) = service_at(T0).await;
+        // Two declined and one left to expire, from user 1000.
+        for seed in 10..12 {
+            let p = svc.request_pairing_from(&agent_jwk(seed), "Claude Desktop", Some(1000)).await.unwrap();
+            svc.answer_pairing(&p.pairing_id, false).await.unwrap();
+        }
+        svc.request_pairing_from(&agent_jwk(12), "Claude Desktop", Some(1000)).await.unwrap();
+        let before = svc.request_pairing_from(&agent_jwk(13), "Claude Desktop", Some(1000)).await.unwrap();
+        assert_eq!(svc.churn_notice(&before).await.unwrap(), None, "two are not yet churn");
+        clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
+        svc.expire_pairings(svc.now()).await.unwrap();
+        assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 4);
+        let next = svc.request_pairing_from(&agent_jwk(14), "Claude Desktop", Some(1000)).await.unwrap();
+        let notice = svc.churn_notice(&next).await.unwrap().expect("the person is told");
+        assert!(notice.starts_with("4 other pairing requests") && notice.contains("30 minutes"), "{notice}");
+        let items = svc.pending_items().await.unwrap();
+        assert_eq!(items.iter().find(|i| i.id == next.pairing_id).unwrap().churn.as_deref(), Some(notice.as_str()));
+        // Another user's prompt carries no notice.
+        let other = svc.request_pairing_from(&agent_jwk(20), "Claude Desktop", Some(0)).await.unwrap();
+        assert_eq!(svc.churn_notice(&other).await.unwrap(), None);
+        // Outside the window, the old ones no longer count.
+        clock.store(T0 + PAIRING_TTL + CHURN_WINDOW + 1, Ordering::SeqCst);
+        assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 0);
     }
 
     #[test]

@@ -99,3 +99,76 @@ pub(crate) async fn served_invitation(host: &TestHost, me: &str, days_ahead: i64
     assert_eq!(r.status(), reqwest::StatusCode::OK);
     (r.json().await.unwrap(), offer)
 }
+
+/// A tiny HTTP server in another process (run as `$SCHCP_POLKIT_TEST_USER`
+/// when this test runs as root) answering every request with `body`: a
+/// stranger listening where the key app did.
+pub(crate) struct Stranger(Option<std::process::Child>);
+
+const STRANGER: &str = r#"
+import http.server, sys
+port, body = int(sys.argv[1]), sys.argv[2].encode()
+class Answer(http.server.BaseHTTPRequestHandler):
+    def answer(self):
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    do_GET = do_POST = do_DELETE = answer
+    def log_message(self, *args):
+        sys.stderr.write(self.requestline + "\n")
+        sys.stderr.flush()
+server = http.server.HTTPServer(("127.0.0.1", port), Answer)
+print("ready", flush=True)
+server.serve_forever()
+"#;
+
+impl Stranger {
+    pub(crate) fn listen(port: u16, body: &str) -> Stranger {
+        use std::io::BufRead;
+        use std::os::unix::process::CommandExt;
+        let python = if Path::new("/usr/bin/python3").exists() { "/usr/bin/python3" } else { "python3" };
+        let id = |flag: &str, user: &std::ffi::OsStr| -> Option<u32> {
+            let out = std::process::Command::new("id").arg(flag).arg(user).output().ok()?;
+            String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+        };
+        let me = std::process::Command::new("id").arg("-u").output().unwrap();
+        let root = String::from_utf8_lossy(&me.stdout).trim() == "0";
+        let user = std::env::var_os("SCHCP_POLKIT_TEST_USER");
+        for _ in 0..50 {
+            let mut cmd = std::process::Command::new(python);
+            cmd.arg("-c").arg(STRANGER).arg(port.to_string()).arg(body).env_clear();
+            cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+            if let (true, Some(user)) = (root, &user) {
+                cmd.uid(id("-u", user).unwrap()).gid(id("-g", user).unwrap()).current_dir("/");
+            }
+            let mut child = cmd.spawn().expect("python3 runs");
+            let mut line = String::new();
+            let _ = std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line);
+            if line.trim() == "ready" {
+                return Stranger(Some(child));
+            }
+            let _ = child.wait();
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        panic!("the stranger could not listen on port {port}");
+    }
+
+    /// Stops it; the request lines it was sent.
+    pub(crate) fn requests(mut self) -> Vec<String> {
+        let mut child = self.0.take().unwrap();
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned).collect()
+    }
+}
+
+impl Drop for Stranger {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}

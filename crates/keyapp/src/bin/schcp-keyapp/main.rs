@@ -142,6 +142,11 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
                     item["type"].as_str().unwrap_or_default(),
                     item["agent"].as_str().unwrap_or_default()
                 );
+                // The service's sentence, in the person's language, when this
+                // pairing's user keeps raising prompts that go unanswered.
+                if let Some(churn) = item["churn"].as_str() {
+                    println!("  {churn}");
+                }
             }
         }
         Cmd::Show { id } => println!("{}", text(&call(Command::Show { id }).await?)),
