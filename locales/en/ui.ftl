@@ -159,3 +159,8 @@ unlock-wrong = That passphrase does not unlock the key. Try again.
 unlock-mismatch = The two passphrases are not the same. Type them again.
 unlock-empty = The passphrase cannot be empty.
 unlock-failed = The key app could not start:
+
+# User verification: what the OS's prompt names, and how a yes was confirmed
+# (history and credentials).
+verification-pairing-summary = Pair { $agent } (code { $code })
+verification-confirmed-polkit = confirmed with your password or fingerprint (polkit)

@@ -158,3 +158,8 @@ unlock-wrong = Cette phrase de passe ne déverrouille pas la clé. Réessayez.
 unlock-mismatch = Les deux phrases de passe diffèrent. Tapez-les à nouveau.
 unlock-empty = La phrase de passe ne peut pas être vide.
 unlock-failed = L’appli n’a pas pu démarrer :
+
+# User verification: what the OS's prompt names, and how a yes was confirmed
+# (history and credentials).
+verification-pairing-summary = Associer { $agent } (code { $code })
+verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empreinte (polkit)
