@@ -16,3 +16,9 @@ refusal-verification = This could not be verified ({ $reason }), so nothing was 
 refusal-other = The key app could not do this ({ $reason }): { $message }
 refusal-not_asking = The key app is not asking for a passphrase now.
 refusal-unknown_language = The key app speaks English and French only.
+
+# User verification: the OS did not confirm that the person gave this yes.
+refusal-user_not_verified = Your computer did not confirm it was you, so nothing was approved or signed. It is still waiting for your answer.
+refusal-verification_cancelled = The confirmation on your computer was cancelled, so nothing was approved or signed. It is still waiting for your answer.
+refusal-verification_timed_out = Your computer’s confirmation got no answer in time, so nothing was approved or signed. It is still waiting for your answer.
+refusal-verification_unavailable = Your computer has no way to confirm it is you (polkit is not running or not installed), so nothing was approved or signed. Install it with “sudo apt install polkitd pkexec”, then try again.

@@ -175,3 +175,7 @@ settings-host-accept-confirm = Accept the new address? From now on, requests for
 ## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
 # Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
 pairing-churn = { $count } other pairing requests from the same user account on this computer were declined or went unanswered in the last { $minutes } minutes; a program may be trying to wear you down. Approve only a pairing you started yourself, and only if the codes match.
+# User verification: what the OS's prompt names, and how a yes was confirmed
+# (history and credentials).
+verification-pairing-summary = Pair { $agent } (code { $code })
+verification-confirmed-polkit = confirmed with your password or fingerprint (polkit)

@@ -14,3 +14,9 @@ refusal-verification = Ceci n’a pas pu être vérifié ({ $reason }) ; rien n�
 refusal-other = L’appli de clés n’a pas pu le faire ({ $reason }) : { $message }
 refusal-not_asking = L’appli de clés ne demande pas de phrase de passe en ce moment.
 refusal-unknown_language = L’appli de clés ne parle que l’anglais et le français.
+
+# User verification: the OS did not confirm that the person gave this yes.
+refusal-user_not_verified = Votre ordinateur n’a pas confirmé que c’était bien vous : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
+refusal-verification_cancelled = La confirmation sur votre ordinateur a été annulée : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
+refusal-verification_timed_out = La confirmation sur votre ordinateur n’a pas reçu de réponse à temps : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
+refusal-verification_unavailable = Votre ordinateur ne peut pas confirmer que c’est bien vous (polkit n’est pas lancé ou pas installé) : rien n’a été approuvé ni signé. Installez-le avec « sudo apt install polkitd pkexec », puis réessayez.

@@ -174,3 +174,7 @@ settings-host-accept-confirm = Accepter la nouvelle adresse? Désormais, les dem
 ## Pairing prompts kept coming from one local user (the key app proving itself; bounds per local user).
 # Shown beside a pending pairing in `schcp-keyapp pending` and the Requests screen.
 pairing-churn = { $count } autres demandes d’appairage venues du même compte de cet ordinateur ont été refusées ou sont restées sans réponse ces { $minutes } dernières minutes ; un programme essaie peut-être de vous lasser. N’approuvez qu’un appairage que vous avez lancé vous-même, et seulement si les codes concordent.
+# User verification: what the OS's prompt names, and how a yes was confirmed
+# (history and credentials).
+verification-pairing-summary = Associer { $agent } (code { $code })
+verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empreinte (polkit)

@@ -53,6 +53,10 @@ export interface CredentialView {
   publication?: "registration_pending" | "revocation_pending";
   /** `publication` in the person's words, formatted by the service from ui.ftl. */
   publication_note?: string;
+  /** How the OS confirmed the person's yes ("polkit"); absent when no one was asked. */
+  confirmed_by?: string;
+  /** `confirmed_by` in the person's words, from ui.ftl. */
+  confirmed?: string;
 }
 
 export interface HistoryEntry {
@@ -60,6 +64,10 @@ export interface HistoryEntry {
   event: string;
   subject: string;
   detail: string;
+  /** How the OS confirmed the person's yes ("polkit"), on an approval's entries. */
+  confirmed_by?: string;
+  /** `confirmed_by` in the person's words, from ui.ftl. */
+  confirmed?: string;
 }
 
 export interface Contact {

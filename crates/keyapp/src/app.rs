@@ -250,7 +250,18 @@ async fn bind(listener: Listener, addr: SocketAddr) -> Result<(tokio::net::TcpLi
 }
 
 /// Builds the service and starts every listener; returns once they are bound.
+/// Every approval is confirmed by the platform's user verification (polkit).
 pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Running, StartError> {
+    start_verified_by(config, passphrase, crate::user_verification::platform_verifier()).await
+}
+
+/// `start` with the user verifier a Rust caller chose (tests, benchmarks);
+/// never reachable from the config (user_verification).
+pub async fn start_verified_by(
+    config: Config,
+    passphrase: PassphraseSource,
+    verifier: Arc<dyn crate::user_verification::UserVerifier>,
+) -> Result<Running, StartError> {
     let data_dir = data_dir(&config)?;
     let dir_error = |source| StartError::DataDir { path: data_dir.clone(), source };
     // The person's records are theirs alone: 0700 here, 0600 for each file (issue 10).
@@ -289,7 +300,8 @@ pub async fn start(config: Config, passphrase: PassphraseSource) -> Result<Runni
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
     let service =
         Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
-            .map_err(StartError::Service)?;
+            .map_err(StartError::Service)?
+            .with_user_verifier(verifier);
 
     let runtime_dir = control::runtime_dir(&config, &data_dir);
     let info_path = runtime_dir.join(announce::FILE_NAME);

@@ -3,10 +3,15 @@
 //! mode 0600 in a 0700 directory, and every connection's peer must be the owning
 //! user; the agent API cannot reach any of it.
 //!
+//! An approval on the socket is confirmed by the OS for the peer process
+//! (SO_PEERCRED's pid), so a yes any of the owner's processes could send is
+//! still no yes until the person confirms it (user_verification).
+//!
 //! Protocol: one JSON object per line each way. Requests `{"cmd": …, …}`;
 //! answers `{"ok": …}` or `{"error": {"code", "reason", "message"}}`.
 
 use crate::service::{Service, ServiceError};
+use crate::user_verification::{self, Asker, Refusal};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -107,13 +112,18 @@ pub async fn serve(listener: UnixListener, service: Service, owner_uid: u32) {
             }
         };
         // Defence in depth behind the file mode: only the owner's processes.
-        match stream.peer_cred() {
-            Ok(cred) if cred.uid() == owner_uid => {}
+        let cred = match stream.peer_cred() {
+            Ok(cred) if cred.uid() == owner_uid => cred,
             _ => continue,
-        }
+        };
+        // The process the OS is asked about when it approves: the peer as the
+        // kernel saw it connect, its start time read now, while it waits.
+        let asker = cred.pid().and_then(|pid| u32::try_from(pid).ok()).and_then(|pid| {
+            user_verification::Asker::process(pid, cred.uid(), user_verification::Surface::Terminal).ok()
+        });
         let service = service.clone();
         tokio::spawn(async move {
-            let _ = handle(stream, service).await;
+            let _ = handle(stream, service, asker).await;
         });
     }
 }
@@ -123,7 +133,7 @@ pub fn owner_uid(path: &Path) -> std::io::Result<u32> {
     Ok(std::fs::metadata(path)?.uid())
 }
 
-async fn handle(stream: UnixStream, service: Service) -> std::io::Result<()> {
+async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read.take(MAX_LINE as u64 * 16)).lines();
     while let Some(line) = lines.next_line().await? {
@@ -131,11 +141,16 @@ async fn handle(stream: UnixStream, service: Service) -> std::io::Result<()> {
             error_value("INVALID_REQUEST", "too_large", "command too long")
         } else {
             match serde_json::from_str::<Command>(&line) {
-                Ok(cmd) => match execute(&service, cmd).await {
+                Ok(cmd) => match execute(&service, cmd, asker.as_ref()).await {
                     Ok(v) => json!({ "ok": v }),
                     Err(e) => {
                         let api = e.to_api();
-                        error_value(api.code, api.reason, &api.message)
+                        // A person reads this one at the terminal: their words.
+                        let message = match &e {
+                            ServiceError::NotVerified(_) => crate::ui_words::refusal(service.language(), &e),
+                            _ => api.message,
+                        };
+                        error_value(api.code, api.reason, &message)
                     }
                 },
                 Err(e) => error_value("INVALID_REQUEST", "malformed", &e.to_string()),
@@ -155,7 +170,9 @@ fn error_value(code: &str, reason: &str, message: &str) -> Value {
 }
 
 /// Runs one command against the service: the same functions the window calls.
-pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceError> {
+/// `asker` is the peer process, whose approvals the OS is asked to confirm; a
+/// peer whose process the kernel did not name can approve nothing.
+pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> Result<Value, ServiceError> {
     Ok(match cmd {
         Command::Pending => {
             let mut items = Vec::new();
@@ -171,7 +188,10 @@ pub async fn execute(service: &Service, cmd: Command) -> Result<Value, ServiceEr
             Value::Array(items)
         }
         Command::Show { id } => json!({ "id": id, "consent_text": service.consent_text(&id).await? }),
-        Command::Approve { id } => service.answer(&id, true).await?,
+        Command::Approve { id } => {
+            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+            service.answer_from(&id, true, asker).await?
+        }
         Command::Decline { id } => service.answer(&id, false).await?,
         Command::Mandates => serde_json::to_value(service.credentials(None).await?).expect("serializes"),
         Command::Revoke { jti } => {

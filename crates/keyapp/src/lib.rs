@@ -4,7 +4,8 @@
 //! what agents hand in and fetches discovery documents itself (`discovery`),
 //! turns requests into consent prompts and signed credentials (`service`), and
 //! serves the loopback agent API (`agent_api`), the public status API
-//! (`status_api`) and the owner-only control socket (`control`). It knows
+//! (`status_api`) and the owner-only control socket (`control`). Every yes
+//! the person gives is confirmed by the OS first (`user_verification`). It knows
 //! nothing of Tauri: the desktop shell and the terminal are both surfaces over it.
 #![forbid(unsafe_code)]
 
@@ -26,3 +27,4 @@ pub mod service;
 pub mod status_api;
 pub mod store;
 pub mod ui_words;
+pub mod user_verification;

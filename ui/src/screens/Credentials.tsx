@@ -23,6 +23,7 @@ export function Credentials(props: { lang: string }) {
           <td data-status={c.status} data-publication={c.publication}>
             {t(`status-${c.status}`)}
             {c.publication_note && <small> ({c.publication_note})</small>}
+            {c.confirmed && <small> ({c.confirmed})</small>}
           </td>
           <td>{c.remaining ?? ""}</td>
           <td>

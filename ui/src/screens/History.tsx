@@ -45,7 +45,10 @@ export function History(props: { lang: string }) {
           <td>{when(h.at, props.lang)}</td>
           <td>{h.event}</td>
           <td class="id">{h.subject}</td>
-          <td>{h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}</td>
+          <td>
+            {h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}
+            {h.confirmed && <small> ({h.confirmed})</small>}
+          </td>
         </tr>
       )}
     />

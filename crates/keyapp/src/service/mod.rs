@@ -13,6 +13,7 @@
 //! `pipeline` and never import one another. `requests` is the pipeline itself.
 
 mod acceptance;
+mod answers;
 mod closed_mandate;
 mod hosts;
 mod invitation;
@@ -47,6 +48,7 @@ use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
 use crate::http_error::{AgentApiError, ApiError};
 use crate::store::{Store, StoreError};
+use crate::user_verification::UserVerifier;
 use axum::http::StatusCode;
 use schcp::jws::Signer;
 use schcp_consent::Language;
@@ -95,6 +97,10 @@ pub enum ServiceError {
     /// The hosted status service's client could not be made, or an update not built.
     #[error("the hosted status service: {0}")]
     Hosted(String),
+    /// The OS did not confirm that the person gave this yes: nothing was
+    /// signed or paired, and the request stays pending (user_verification).
+    #[error("nothing was approved: {0}")]
+    NotVerified(#[from] crate::user_verification::Refusal),
 }
 
 impl From<sqlx::Error> for ServiceError {
@@ -161,6 +167,9 @@ impl ServiceError {
             // shown, and so never signed; the agent's input is what must change.
             ServiceError::Consent(e) => ApiError::invalid_request("unrenderable", e.clone()),
             ServiceError::Hosted(e) => ApiError::internal(e.clone()),
+            ServiceError::NotVerified(refusal) => {
+                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", refusal.reason(), self.to_string())
+            }
         }
     }
 }
@@ -204,6 +213,9 @@ fn person_zone(configured: Option<&str>) -> String {
 #[derive(Clone)]
 pub struct Service {
     inner: Arc<Inner>,
+    /// Who confirms the person's yes (user_verification): the platform's
+    /// unless a Rust caller chose another; never the config's to choose.
+    verifier: Arc<dyn UserVerifier>,
 }
 
 impl std::fmt::Debug for Service {
@@ -242,7 +254,22 @@ impl Service {
                 publishing: tokio::sync::Mutex::new(()),
                 publish_now: tokio::sync::Notify::new(),
             }),
+            verifier: crate::user_verification::platform_verifier(),
         })
+    }
+
+    /// The same service with another user verifier: for tests (a fake that
+    /// allows, denies or cancels) and for another OS's shell. Clones made
+    /// before keep theirs, so choose it before handing the service out. There
+    /// is deliberately no config key or variable for this: an assistant can
+    /// edit the person's config, so the config cannot weaken the check.
+    pub fn with_user_verifier(mut self, verifier: Arc<dyn UserVerifier>) -> Service {
+        self.verifier = verifier;
+        self
+    }
+
+    pub(crate) fn verifier(&self) -> &dyn UserVerifier {
+        self.verifier.as_ref()
     }
 
     pub fn now(&self) -> i64 {
@@ -332,6 +359,27 @@ impl Service {
             .bind(event)
             .bind(subject)
             .bind(detail)
+            .execute(tx)
+            .await?;
+        Ok(())
+    }
+
+    /// Appends an approval's history entry with how the person's yes was
+    /// confirmed (`None`: no person was asked, §3.3's prompt-less renewal).
+    async fn history_confirmed(
+        tx: &mut sqlx::SqliteConnection,
+        at: i64,
+        event: &str,
+        subject: &str,
+        detail: &str,
+        confirmed_by: Option<crate::user_verification::Method>,
+    ) -> Result<(), sqlx::Error> {
+        sqlx::query("INSERT INTO history (at, event, subject, detail, confirmed_by) VALUES (?, ?, ?, ?, ?)")
+            .bind(at)
+            .bind(event)
+            .bind(subject)
+            .bind(detail)
+            .bind(confirmed_by.map(|m| m.as_str()))
             .execute(tx)
             .await?;
         Ok(())

@@ -52,7 +52,7 @@ impl PairingStatus {
         }
     }
 
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             PairingStatus::Pending => "pending",
             PairingStatus::Approved => "approved",
@@ -330,7 +330,14 @@ impl Service {
     }
 
     /// The person's answer to a pending pairing.
-    pub async fn answer_pairing(&self, pairing_id: &str, approve: bool) -> Result<Pairing, ServiceError> {
+    /// Settles a pending pairing with the person's answer; a yes only after the
+    /// OS confirmed the person (`approve_pairing_from`), with how.
+    pub(super) async fn settle_pairing(
+        &self,
+        pairing_id: &str,
+        approve: bool,
+        confirmed_by: Option<crate::user_verification::Method>,
+    ) -> Result<Pairing, ServiceError> {
         let now = self.now();
         self.expire_pairings(now).await?;
         let status = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
@@ -347,8 +354,8 @@ impl Service {
             let p = self.pairing(pairing_id).await?;
             return Err(ServiceError::NotPending(p.status.as_str().into()));
         }
-        Service::history(&mut tx, now, if approve { "pairing_approved" } else { "pairing_declined" }, pairing_id, "")
-            .await?;
+        let event = if approve { "pairing_approved" } else { "pairing_declined" };
+        Service::history_confirmed(&mut tx, now, event, pairing_id, "", confirmed_by).await?;
         tx.commit().await?;
         tracing::info!(pairing_id, approved = approve, "pairing answered");
         self.notify();

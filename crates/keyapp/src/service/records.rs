@@ -5,6 +5,7 @@ use super::pipeline::corrupt;
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialStatus;
+use crate::user_verification::Method;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -28,6 +29,13 @@ pub struct CredentialView {
     /// For a meeting contract or an acceptance: the meeting it is about.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meeting: Option<MeetingView>,
+    /// How the OS confirmed the person's yes to it (`"polkit"`), on the
+    /// person's own listing only; none where no person was asked (§3.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
+    /// `confirmed_by` in the person's words (locales/*/ui.ftl).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<String>,
     #[serde(skip)]
     pub agent_jkt: Option<String>,
 }
@@ -85,6 +93,12 @@ pub struct HistoryEntry {
     pub event: String,
     pub subject: String,
     pub detail: String,
+    /// How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
+    /// `confirmed_by` in the person's words (locales/*/ui.ftl).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -140,16 +154,6 @@ impl Service {
         Ok(self.request(id).await?.consent_text)
     }
 
-    /// The person's yes or no to a pairing or a request.
-    pub async fn answer(&self, id: &str, approve: bool) -> Result<Value, ServiceError> {
-        if id.starts_with("pr_") {
-            let p = self.answer_pairing(id, approve).await?;
-            return Ok(json!({ "id": id, "status": p.status }));
-        }
-        let r = if approve { self.approve_request(id).await? } else { self.decline_request(id).await? };
-        Ok(json!({ "id": id, "status": r.status, "result": r.result }))
-    }
-
     /// Credentials issued (to one agent, or all), with their status now.
     pub async fn credentials(&self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
         let now = self.now();
@@ -169,6 +173,11 @@ impl Service {
         .bind(agent_jkt)
         .fetch_all(self.store().pool())
         .await?;
+        // How each was confirmed: the person's listing only, never an agent's.
+        let confirmations = match agent_jkt {
+            None => crate::store::credentials::confirmations(self.store()).await?,
+            Some(_) => Default::default(),
+        };
         let mut out = Vec::with_capacity(rows.len());
         let mut lookups = tokio::task::JoinSet::new();
         for (
@@ -220,6 +229,7 @@ impl Service {
                 let index = out.len();
                 lookups.spawn(async move { (index, client.status(&url).await.and_then(|s| s.remaining)) });
             }
+            let confirmed_by = confirmations.get(&jti).copied();
             out.push(CredentialView {
                 publication,
                 publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
@@ -231,6 +241,8 @@ impl Service {
                 expires: self.instant_words(exp),
                 remaining,
                 meeting,
+                confirmed_by: confirmed_by.map(|m| m.as_str().to_owned()),
+                confirmed: confirmed_by.map(|m| self.confirmation_words(m)),
                 agent_jkt: agent,
             });
         }
@@ -290,21 +302,32 @@ impl Service {
     }
 
     pub async fn history_entries(&self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
-        let rows: Vec<(i64, String, String, String)> =
-            sqlx::query_as("SELECT at, event, subject, detail FROM history ORDER BY id DESC LIMIT ?")
+        let rows: Vec<(i64, String, String, String, Option<String>)> =
+            sqlx::query_as("SELECT at, event, subject, detail, confirmed_by FROM history ORDER BY id DESC LIMIT ?")
                 .bind(limit)
                 .fetch_all(self.store().pool())
                 .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(at, event, subject, detail)| HistoryEntry {
-                at,
-                when: self.instant_words(at),
-                event,
-                subject,
-                detail,
+        rows.into_iter()
+            .map(|(at, event, subject, detail, confirmed_by)| {
+                let method = confirmed_by
+                    .map(|m| Method::parse(&m).ok_or_else(|| corrupt(format!("history confirmed_by {m:?}"))))
+                    .transpose()?;
+                Ok(HistoryEntry {
+                    at,
+                    when: self.instant_words(at),
+                    event,
+                    subject,
+                    detail,
+                    confirmed_by: method.map(|m| m.as_str().to_owned()),
+                    confirmed: method.map(|m| self.confirmation_words(m)),
+                })
             })
-            .collect())
+            .collect()
+    }
+
+    /// How a yes was confirmed, in the person's words.
+    fn confirmation_words(&self, method: Method) -> String {
+        crate::ui_words::text(self.language(), method.message_id())
     }
 
     /// The contacts as the consent renderer reads them: principal → name.

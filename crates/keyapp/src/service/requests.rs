@@ -237,7 +237,7 @@ impl Service {
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
-            self.approve_request(&request_id).await?;
+            self.issue_approved(&request_id, None).await?;
             return Ok((self.request_for_agent(&agent.jkt, &request_id).await?, false));
         }
         let view = RequestView {
@@ -342,9 +342,16 @@ impl Service {
         self.settle(request_id, RequestStatus::Declined, None, v.status).await
     }
 
-    /// The person's yes: builds and signs the credential from the stored,
-    /// verified input, records it, and settles the request, in one transaction.
-    pub async fn approve_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
+    /// Issues what an approved request asked for: builds and signs the
+    /// credential from the stored, verified input, records it with how the
+    /// person's yes was confirmed, and settles the request, in one transaction.
+    /// Only after the OS confirmed the person (`approve_request_from`), or for
+    /// §3.3's renewal that needs no prompt (`confirmed_by` None).
+    pub(super) async fn issue_approved(
+        &self,
+        request_id: &str,
+        confirmed_by: Option<crate::user_verification::Method>,
+    ) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
         let row: Option<(String, String, String, String, String, Option<String>)> = sqlx::query_as(
@@ -397,7 +404,11 @@ impl Service {
                     registered = true;
                 }
             }
-            Service::history(&mut tx, now, "credential_issued", &c.jti, c.kind.as_str()).await?;
+            if let Some(method) = confirmed_by {
+                crate::store::credentials::record_confirmation(&mut tx, &c.jti, method).await?;
+            }
+            Service::history_confirmed(&mut tx, now, "credential_issued", &c.jti, c.kind.as_str(), confirmed_by)
+                .await?;
         }
         if let Some(r) = &issued.receipt {
             r.insert(&mut tx, now).await?;
@@ -408,7 +419,7 @@ impl Service {
         if let Some((link, replaces)) = &issued.management {
             crate::store::management_links::record(&mut tx, link, replaces.as_deref(), now).await?;
         }
-        Service::history(&mut tx, now, "request_approved", request_id, kind.as_str()).await?;
+        Service::history_confirmed(&mut tx, now, "request_approved", request_id, kind.as_str(), confirmed_by).await?;
         tx.commit().await?;
         tracing::info!(request_id, %kind, "request approved; credential issued");
         self.notify();

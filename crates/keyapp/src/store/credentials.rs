@@ -136,6 +136,39 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -
     }
 }
 
+/// Says how the person's yes to credential `jti` was confirmed (migration
+/// 0012), inside the transaction that records it.
+pub async fn record_confirmation(
+    conn: &mut sqlx::SqliteConnection,
+    jti: &str,
+    method: crate::user_verification::Method,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE credentials SET confirmed_by = ? WHERE jti = ?")
+        .bind(method.as_str())
+        .bind(jti)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// How each credential the person confirmed was confirmed, by jti (the
+/// credentials a person was never asked about are not in it).
+pub async fn confirmations(
+    store: &Store,
+) -> Result<std::collections::HashMap<String, crate::user_verification::Method>, StoreError> {
+    let rows: Vec<(String, String)> =
+        sqlx::query_as("SELECT jti, confirmed_by FROM credentials WHERE confirmed_by IS NOT NULL")
+            .fetch_all(store.pool())
+            .await?;
+    rows.into_iter()
+        .map(|(jti, m)| {
+            let method = crate::user_verification::Method::parse(&m)
+                .ok_or_else(|| StoreError::Corrupt(format!("credential {jti}: confirmed_by {m:?}")))?;
+            Ok((jti, method))
+        })
+        .collect()
+}
+
 /// The status of a credential that has a status URL, or `None` (404). One
 /// statement, so one consistent snapshot.
 pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {

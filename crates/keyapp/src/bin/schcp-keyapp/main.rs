@@ -10,6 +10,8 @@ use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+mod tty_agent;
+
 #[derive(Parser)]
 #[command(name = "schcp-keyapp", about = "The SchCP key app: your key, your yes.", version)]
 struct Cli {
@@ -158,7 +160,12 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
             let mut answer = String::new();
             std::io::stdin().lock().read_line(&mut answer)?;
             if is_yes(&answer) {
-                let done = call(Command::Approve { id }).await?;
+                // The OS confirms it was the person (polkit): in a terminal,
+                // its prompt is asked here, while the service waits for it.
+                let tty_agent = tty_agent::start().await;
+                let done = call(Command::Approve { id }).await;
+                tty_agent.stop().await;
+                let done = done?;
                 println!("approved");
                 if let Some(result) = done.get("result").filter(|r| !r.is_null()) {
                     println!("{}", serde_json::to_string_pretty(result)?);
@@ -197,8 +204,11 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
         }
         Cmd::History => {
             for h in as_array(call(Command::History).await?) {
+                // How a yes was confirmed, in the person's words, where one was.
+                let confirmed =
+                    h.get("confirmed").and_then(Value::as_str).map(|c| format!("\t({c})")).unwrap_or_default();
                 println!(
-                    "{}\t{}\t{}\t{}",
+                    "{}\t{}\t{}\t{}{confirmed}",
                     h["when"].as_str().unwrap_or_default(),
                     h["event"].as_str().unwrap_or_default(),
                     h["subject"].as_str().unwrap_or_default(),

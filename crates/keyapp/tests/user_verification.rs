@@ -1,0 +1,277 @@
+//! Every yes goes through the user verifier before anything is signed or
+//! paired, from every surface (the window's in-process calls, the control
+//! socket), and each refusal (denied, cancelled, unavailable, timed out) signs
+//! nothing and leaves the request pending. A fake verifier stands in for the
+//! OS here; tests/polkit.rs asks a real polkit.
+
+use ed25519_dalek::SigningKey;
+use keyapp::config::Config;
+use keyapp::control::{self, Command};
+use keyapp::discovery::DiscoveryClient;
+use keyapp::service::{RequestStatus, Requester, Service, ServiceError};
+use keyapp::store::Store;
+use keyapp::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, Verdict, VerdictFuture};
+use schcp::jwk::Jwk;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+/// Answers what the test says, and keeps what it was asked.
+struct Scripted {
+    verdict: Mutex<Verdict>,
+    asked: Mutex<Vec<Approval>>,
+}
+
+impl Scripted {
+    fn new(verdict: Verdict) -> Arc<Scripted> {
+        Arc::new(Scripted { verdict: Mutex::new(verdict), asked: Mutex::new(Vec::new()) })
+    }
+    fn answer(&self, verdict: Verdict) {
+        *self.verdict.lock().unwrap() = verdict;
+    }
+    fn asked(&self) -> Vec<Approval> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl UserVerifier for Scripted {
+    fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
+        self.asked.lock().unwrap().push(approval.clone());
+        let verdict = self.verdict.lock().unwrap().clone();
+        Box::pin(async move { verdict })
+    }
+}
+
+struct Env {
+    dir: tempfile::TempDir,
+    svc: Service,
+    verifier: Arc<Scripted>,
+}
+
+async fn env(verdict: Verdict) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+    let config = Config::default();
+    let discovery = DiscoveryClient::new(&config.discovery).unwrap();
+    let verifier = Scripted::new(verdict);
+    let svc = Service::new(
+        store,
+        Arc::new(SigningKey::from_bytes(&[7; 32])),
+        None,
+        config,
+        discovery,
+        schcp_consent::Language::English,
+        keyapp::service::system_clock(),
+    )
+    .unwrap()
+    .with_user_verifier(verifier.clone());
+    Env { dir, svc, verifier }
+}
+
+fn agent_jwk(seed: u8) -> Jwk {
+    Jwk::ed25519(&SigningKey::from_bytes(&[seed; 32]).verifying_key())
+}
+
+/// A pairing approved while the verifier says yes; the agent's thumbprint.
+async fn paired(e: &Env, seed: u8) -> String {
+    let jwk = agent_jwk(seed);
+    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    e.svc.answer(&p.pairing_id, true).await.unwrap();
+    jwk.thumbprint().unwrap()
+}
+
+async fn rule_request(e: &Env, jkt: &str, key: &str) -> String {
+    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "Weekend playdates"});
+    let (v, _) = e.svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes()).await.unwrap();
+    v.request_id
+}
+
+fn refusal_of(r: Result<serde_json::Value, ServiceError>) -> Refusal {
+    match r {
+        Err(ServiceError::NotVerified(refusal)) => refusal,
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+async fn approvals_in_history(svc: &Service) -> usize {
+    let h = svc.history_entries(100).await.unwrap();
+    h.iter().filter(|h| h.event == "request_approved" || h.event == "credential_issued").count()
+}
+
+#[tokio::test]
+async fn each_refusal_signs_nothing_and_leaves_the_request_pending() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 1).await;
+    let id = rule_request(&e, &jkt, "k1").await;
+    let refusals = [
+        (Refusal::NotAuthorized, "user_not_verified"),
+        (Refusal::Cancelled, "verification_cancelled"),
+        (Refusal::TimedOut, "verification_timed_out"),
+        (Refusal::Unavailable { why: "no polkitd".into() }, "verification_unavailable"),
+    ];
+    for (refusal, reason) in refusals {
+        e.verifier.answer(Err(refusal.clone()));
+        let err = e.svc.answer(&id, true).await.unwrap_err();
+        let api = err.to_api();
+        assert_eq!((api.code, api.reason), ("NOT_PERMITTED", reason), "{refusal:?}");
+        assert_eq!(api.status, axum::http::StatusCode::FORBIDDEN);
+        assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending, "{refusal:?}");
+        assert!(e.svc.credentials(None).await.unwrap().is_empty(), "{refusal:?}: nothing signed");
+        assert_eq!(approvals_in_history(&e.svc).await, 0, "{refusal:?}");
+        // The person reads one sentence of their own, not the service's words.
+        let words = keyapp::ui_words::refusal(schcp_consent::Language::English, &err);
+        assert!(words.contains("nothing was approved or signed") && words.ends_with('.'), "{words}");
+    }
+    // The same request, once the OS confirms the person, is approved.
+    e.verifier.answer(Ok(Method::Polkit));
+    let done = e.svc.answer(&id, true).await.unwrap();
+    assert_eq!(done["status"], "approved");
+    assert!(done["result"]["rule"].is_string());
+}
+
+#[tokio::test]
+async fn the_verifier_is_asked_before_anything_is_signed_with_the_consent_texts_first_line() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jwk = agent_jwk(2);
+    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    e.svc.answer(&p.pairing_id, true).await.unwrap();
+    let id = rule_request(&e, &jwk.thumbprint().unwrap(), "k1").await;
+    let text = e.svc.request(&id).await.unwrap().consent_text;
+    e.svc.approve_request(&id).await.unwrap();
+
+    let asked = e.verifier.asked();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[0].summary, format!("Pair Calendar Assistant (code {})", p.fingerprint));
+    assert_eq!(asked[1].summary, text.lines().next().unwrap());
+    for a in &asked {
+        // In process, the OS is asked about this very process.
+        assert_eq!((a.asker.pid, a.asker.surface), (std::process::id(), Surface::Window));
+        assert!(!a.summary.contains('\n'));
+    }
+}
+
+#[tokio::test]
+async fn a_pairing_refused_by_the_os_stays_pending_and_the_agent_stays_unpaired() {
+    let e = env(Err(Refusal::NotAuthorized)).await;
+    let jwk = agent_jwk(3);
+    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    assert_eq!(refusal_of(e.svc.answer(&p.pairing_id, true).await), Refusal::NotAuthorized);
+    assert_eq!(e.svc.pairing(&p.pairing_id).await.unwrap().status, keyapp::service::PairingStatus::Pending);
+    assert!(e.svc.agents().await.unwrap().is_empty());
+    let history = e.svc.history_entries(50).await.unwrap();
+    assert!(history.iter().all(|h| h.event != "pairing_approved"), "{history:?}");
+}
+
+#[tokio::test]
+async fn a_no_and_a_refusal_of_nothing_never_ask_the_os() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 4).await;
+    let asked_before = e.verifier.asked().len();
+    let id = rule_request(&e, &jkt, "k1").await;
+    assert_eq!(e.svc.answer(&id, false).await.unwrap()["status"], "declined");
+    // Already answered, or unknown: refused without a prompt for nothing.
+    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(s)) if s == "declined"));
+    assert!(matches!(e.svc.answer("rq_unknown", true).await, Err(ServiceError::NotFound(_))));
+    assert!(matches!(e.svc.answer("pr_unknown", true).await, Err(ServiceError::NotFound(_))));
+    let p = e.svc.request_pairing(&agent_jwk(5), "Other Assistant").await.unwrap();
+    assert_eq!(e.svc.answer(&p.pairing_id, false).await.unwrap()["status"], "declined");
+    assert_eq!(e.verifier.asked().len(), asked_before);
+}
+
+#[tokio::test]
+async fn the_records_say_how_the_yes_was_confirmed() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 6).await;
+    let id = rule_request(&e, &jkt, "k1").await;
+    let done = e.svc.answer(&id, true).await.unwrap();
+    let jti = done["result"]["jti"].as_str().unwrap();
+
+    let creds = e.svc.credentials(None).await.unwrap();
+    assert_eq!(creds[0].jti, jti);
+    assert_eq!(creds[0].confirmed_by.as_deref(), Some("polkit"));
+    assert_eq!(creds[0].confirmed.as_deref(), Some("confirmed with your password or fingerprint (polkit)"));
+    // An agent's own listing never carries it.
+    assert!(e.svc.credentials(Some(&jkt)).await.unwrap().iter().all(|c| c.confirmed_by.is_none()));
+
+    let history = e.svc.history_entries(50).await.unwrap();
+    for event in ["request_approved", "credential_issued", "pairing_approved"] {
+        let entry = history.iter().find(|h| h.event == event).unwrap_or_else(|| panic!("{event}"));
+        assert_eq!(entry.confirmed_by.as_deref(), Some("polkit"), "{event}");
+    }
+    // Nothing the person was not asked about claims a confirmation.
+    let created = history.iter().find(|h| h.event == "request_created").unwrap();
+    assert_eq!((created.confirmed_by.as_deref(), created.confirmed.as_deref()), (None, None));
+
+    e.svc.set_language(schcp_consent::Language::French).unwrap();
+    let fr = e.svc.history_entries(50).await.unwrap();
+    let entry = fr.iter().find(|h| h.event == "request_approved").unwrap();
+    assert_eq!(entry.confirmed.as_deref(), Some("confirmé avec votre mot de passe ou votre empreinte (polkit)"));
+}
+
+#[tokio::test]
+async fn a_record_of_a_method_the_key_app_never_writes_is_corrupt_not_trusted() {
+    let e = env(Ok(Method::Polkit)).await;
+    paired(&e, 7).await;
+    sqlx::query("UPDATE history SET confirmed_by = 'trust-me' WHERE event = 'pairing_approved'")
+        .execute(e.svc.store().pool())
+        .await
+        .unwrap();
+    assert!(e.svc.history_entries(50).await.is_err());
+}
+
+/// The control socket: the OS is asked about the peer process (this test's,
+/// here), as a terminal; the answer the socket gives is the person's sentence.
+#[tokio::test]
+async fn the_control_socket_asks_about_its_peer() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 8).await;
+    let id = rule_request(&e, &jkt, "k1").await;
+    let runtime = e.dir.path().join("run");
+    let listener = control::bind(&runtime).unwrap();
+    let owner = control::owner_uid(e.dir.path()).unwrap();
+    tokio::spawn(control::serve(listener, e.svc.clone(), owner));
+
+    e.verifier.answer(Err(Refusal::NotAuthorized));
+    let refused = control::call(&runtime, &Command::Approve { id: id.clone() }).await.unwrap().unwrap_err();
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("user_not_verified"))
+    );
+    assert_eq!(
+        refused["message"],
+        "Your computer did not confirm it was you, so nothing was approved or signed. It is still waiting for your answer."
+    );
+    let last = e.verifier.asked().pop().unwrap();
+    assert_eq!((last.asker.pid, last.asker.surface), (std::process::id(), Surface::Terminal));
+    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending);
+
+    e.verifier.answer(Ok(Method::Polkit));
+    let ok = control::call(&runtime, &Command::Approve { id: id.clone() }).await.unwrap().unwrap();
+    assert_eq!(ok["status"], "approved");
+}
+
+#[tokio::test]
+async fn a_peer_whose_process_is_unknown_approves_nothing() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 9).await;
+    let asked = e.verifier.asked().len();
+    let id = rule_request(&e, &jkt, "k1").await;
+    let err = control::execute(&e.svc, Command::Approve { id: id.clone() }, None).await.unwrap_err();
+    assert!(matches!(err, ServiceError::NotVerified(Refusal::Unavailable { .. })), "{err:?}");
+    assert_eq!(e.verifier.asked().len(), asked);
+    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending);
+    // A decline needs no asker.
+    let declined = control::execute(&e.svc, Command::Decline { id }, None).await.unwrap();
+    assert_eq!(declined["status"], "declined");
+}
+
+#[test]
+fn no_config_key_can_turn_the_verification_off() {
+    for toml in [
+        "user_verification = false\n",
+        "[user_verification]\nenabled = false\n",
+        "[polkit]\nenabled = false\n",
+        "[control]\nverify = false\n",
+    ] {
+        assert!(Config::parse(toml, std::path::Path::new("k.toml")).is_err(), "{toml}");
+    }
+}

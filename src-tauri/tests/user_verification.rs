@@ -1,0 +1,161 @@
+//! The window's approve goes through the service's user verifier, about the
+//! desktop app's own process, through Tauri's mock runtime (no display): a yes
+//! the OS confirms is signed; one it denies or the person cancels is refused
+//! with the person's own sentence, and signs nothing. A fake verifier stands
+//! in for polkit (crates/keyapp/tests/polkit.rs asks a real one).
+
+use ed25519_dalek::SigningKey;
+use keyapp::config::Config;
+use keyapp::discovery::DiscoveryClient;
+use keyapp::service::{Requester, Service};
+use keyapp::store::Store;
+use keyapp::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, Verdict, VerdictFuture};
+use schcp::jwk::Jwk;
+use serde_json::{json, Value};
+use std::sync::{Arc, Mutex};
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{mock_builder, MockRuntime, INVOKE_KEY};
+use tauri::webview::InvokeRequest;
+use tauri::WebviewWindow;
+
+/// Answers what the test says, and keeps who it was asked about.
+struct Scripted {
+    verdict: Mutex<Verdict>,
+    asked: Mutex<Vec<Approval>>,
+}
+
+impl UserVerifier for Scripted {
+    fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
+        self.asked.lock().unwrap().push(approval.clone());
+        let verdict = self.verdict.lock().unwrap().clone();
+        Box::pin(async move { verdict })
+    }
+}
+
+struct Env {
+    _dir: tempfile::TempDir,
+    _app: tauri::App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+    svc: Service,
+    verifier: Arc<Scripted>,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("keyapp.db");
+    let verifier = Arc::new(Scripted { verdict: Mutex::new(Ok(Method::Polkit)), asked: Mutex::new(Vec::new()) });
+    let v = verifier.clone();
+    let svc = tauri::async_runtime::block_on(async move {
+        let store = Store::open(&db).await.unwrap();
+        let config = Config::default();
+        let discovery = DiscoveryClient::new(&config.discovery).unwrap();
+        Service::new(
+            store,
+            Arc::new(SigningKey::from_bytes(&[7; 32])),
+            None,
+            config,
+            discovery,
+            schcp_consent::Language::English,
+            keyapp::service::system_clock(),
+        )
+        .unwrap()
+        .with_user_verifier(v)
+    });
+    let app = desktop::commands::register(mock_builder())
+        .manage(svc.clone())
+        .manage(Arc::new(desktop::unlock::Gate::default()))
+        .manage(desktop::ui_strings::UiLanguage::new(schcp_consent::Language::English))
+        .build(tauri::generate_context!(test = true))
+        .expect("the mock app builds");
+    let window = tauri::WebviewWindowBuilder::new(&app, "consent", Default::default()).build().unwrap();
+    Env { _dir: dir, _app: app, window, svc, verifier }
+}
+
+fn call(e: &Env, cmd: &str, args: Value) -> Result<Value, Value> {
+    let request = InvokeRequest {
+        cmd: cmd.into(),
+        callback: CallbackFn(0),
+        error: CallbackFn(1),
+        url: "tauri://localhost".parse().unwrap(),
+        body: InvokeBody::Json(args),
+        headers: Default::default(),
+        invoke_key: INVOKE_KEY.to_string(),
+    };
+    tauri::test::get_ipc_response(&e.window, request).map(|b| b.deserialize::<Value>().unwrap())
+}
+
+fn answer_with(e: &Env, verdict: Verdict) {
+    *e.verifier.verdict.lock().unwrap() = verdict;
+}
+
+/// A paired agent (approved with the verifier saying yes) and one pending rule request.
+fn pending_rule(e: &Env) -> String {
+    let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[3; 32]).verifying_key());
+    let p = tauri::async_runtime::block_on(e.svc.request_pairing(&jwk, "Calendar Assistant")).unwrap();
+    assert_eq!(call(e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap()["status"], "approved");
+    let jkt = jwk.thumbprint().unwrap();
+    let body = json!({"kind": "rule", "idempotency_key": "k1", "agent_jkt": jkt, "label": "Weekend playdates"});
+    let created = e.svc.create_request(&Requester { jkt }, body.to_string().as_bytes());
+    tauri::async_runtime::block_on(created).unwrap().0.request_id
+}
+
+fn credentials(e: &Env) -> Vec<Value> {
+    call(e, "credentials", json!({})).unwrap().as_array().unwrap().clone()
+}
+
+#[test]
+fn the_windows_yes_is_confirmed_for_the_desktop_apps_own_process() {
+    let e = env();
+    let id = pending_rule(&e);
+    let done = call(&e, "answer", json!({"id": id, "approve": true})).unwrap();
+    assert_eq!(done["status"], "approved");
+    let asked = e.verifier.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 2, "the pairing and the request");
+    for a in &asked {
+        assert_eq!((a.asker.pid, a.asker.surface), (std::process::id(), Surface::Window));
+    }
+    let creds = credentials(&e);
+    assert_eq!(creds.len(), 1);
+    assert_eq!(creds[0]["confirmed"], "confirmed with your password or fingerprint (polkit)");
+    let history = call(&e, "history", json!({})).unwrap();
+    let approved = history.as_array().unwrap().iter().find(|h| h["event"] == "request_approved").unwrap();
+    assert_eq!(approved["confirmed_by"], "polkit");
+}
+
+#[test]
+fn a_denied_yes_is_refused_in_the_persons_words_and_signs_nothing() {
+    let e = env();
+    let id = pending_rule(&e);
+    answer_with(&e, Err(Refusal::NotAuthorized));
+    let err = call(&e, "answer", json!({"id": id, "approve": true})).unwrap_err();
+    assert_eq!((err["code"].as_str(), err["reason"].as_str()), (Some("NOT_PERMITTED"), Some("user_not_verified")));
+    assert_eq!(
+        err["message"],
+        "Your computer did not confirm it was you, so nothing was approved or signed. It is still waiting for your answer."
+    );
+    assert!(credentials(&e).is_empty());
+    assert_eq!(call(&e, "prompt", json!({"id": id})).unwrap()["status"], "pending");
+    // Declining needs no confirmation, whatever the OS would say.
+    assert_eq!(call(&e, "answer", json!({"id": id, "approve": false})).unwrap()["status"], "declined");
+    assert!(credentials(&e).is_empty());
+}
+
+#[test]
+fn a_cancelled_prompt_is_refused_and_the_request_can_still_be_approved() {
+    let e = env();
+    let id = pending_rule(&e);
+    answer_with(&e, Err(Refusal::Cancelled));
+    call(&e, "set_language", json!({"tag": "fr"})).unwrap();
+    let err = call(&e, "answer", json!({"id": id, "approve": true})).unwrap_err();
+    assert_eq!(err["reason"], "verification_cancelled");
+    assert_eq!(
+        err["message"],
+        "La confirmation sur votre ordinateur a été annulée : rien n’a été approuvé ni signé. La demande attend toujours votre réponse."
+    );
+    assert!(credentials(&e).is_empty());
+    assert_eq!(call(&e, "prompt", json!({"id": id})).unwrap()["status"], "pending");
+    // The person tries again and confirms: one credential, no more.
+    answer_with(&e, Ok(Method::Polkit));
+    assert_eq!(call(&e, "answer", json!({"id": id, "approve": true})).unwrap()["status"], "approved");
+    assert_eq!(credentials(&e).len(), 1);
+}
