@@ -13,6 +13,7 @@ pub mod app;
 pub mod config;
 pub mod control;
 pub mod discovery;
+pub mod hardening;
 /// Who a status API request is from behind a reverse proxy: the shared edge's.
 pub use status_edge::forwarded;
 pub mod hosted;
