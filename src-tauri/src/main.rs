@@ -6,7 +6,6 @@
 
 use clap::Parser;
 use keyapp::config::{Config, KeystoreBackend};
-use keyapp::keystore::{PassphraseSource, PASSPHRASE_ENV};
 
 #[derive(Parser)]
 #[command(version, about = "The SchCP key app: tray, consent window and the screens you manage it from")]
@@ -21,6 +20,10 @@ struct Args {
 }
 
 fn main() -> anyhow::Result<()> {
+    // The app holds the key: before anything else (a thread, a window, the
+    // passphrase), its memory is closed to the person's other programs and
+    // the passphrase it was started with leaves the environment.
+    let passphrase = keyapp::app::secure_process()?;
     let args = Args::parse();
     let config = match &args.config {
         Some(path) => Config::load(path)?,
@@ -44,11 +47,11 @@ fn main() -> anyhow::Result<()> {
     // Where no OS keychain answers, the key goes in the file keystore (a key
     // file already there always wins; keyapp::keystore, `auto`). Its
     // passphrase is asked in a window, never on a terminal the person may not
-    // see, unless SCHCP_KEYAPP_PASSPHRASE gives it (the demo, tests).
+    // see, unless the process was started with it (SCHCP_KEYAPP_PASSPHRASE_FD,
+    // or SCHCP_KEYAPP_PASSPHRASE: the demo, tests).
     let mut config = config;
     if config.keystore.backend == KeystoreBackend::Os {
         config.keystore.backend = KeystoreBackend::Auto;
     }
-    let passphrase = std::env::var_os(PASSPHRASE_ENV).is_some().then(PassphraseSource::default);
     desktop::run(config, passphrase, args.open)
 }

@@ -391,14 +391,33 @@ async fn settle_previous(info_path: &Path, service: &Service) -> Result<(), Star
     }
 }
 
+/// The first thing a process that will hold the key does (`schcp-keyapp
+/// serve`, the desktop app): makes itself non-dumpable with no core dumps
+/// ([`crate::hardening`]), then takes the passphrase it was started with out
+/// of the environment ([`PassphraseSource::take_from_environment`]).
+pub fn secure_process() -> Result<Option<PassphraseSource>, SecureError> {
+    crate::hardening::harden()?;
+    Ok(PassphraseSource::take_from_environment()?)
+}
+
+/// Why [`secure_process`] stopped the key app before it started.
+#[derive(Debug, thiserror::Error)]
+pub enum SecureError {
+    #[error(transparent)]
+    Hardening(#[from] crate::hardening::HardeningError),
+    #[error(transparent)]
+    Passphrase(#[from] KeystoreError),
+}
+
 /// Runs until Ctrl-C or SIGTERM, or until a listener or task ends (an error).
-pub async fn serve(config: Config) -> Result<(), ServeError> {
-    let passphrase = match config.keystore.backend {
-        KeystoreBackend::File | KeystoreBackend::Auto if std::env::var_os(keystore::PASSPHRASE_ENV).is_none() => {
-            PassphraseSource::Prompt
-        }
+/// `passphrase` is the one the process was started with
+/// ([`PassphraseSource::take_from_environment`]); without one, the file
+/// keystore asks on the terminal.
+pub async fn serve(config: Config, passphrase: Option<PassphraseSource>) -> Result<(), ServeError> {
+    let passphrase = passphrase.unwrap_or(match config.keystore.backend {
+        KeystoreBackend::File | KeystoreBackend::Auto => PassphraseSource::Prompt,
         _ => PassphraseSource::default(),
-    };
+    });
     let mut running = start(config, passphrase).await?;
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| ServeError::Ended(TaskEnded { task: "signal handler", reason: e.to_string() }))?;

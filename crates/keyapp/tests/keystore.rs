@@ -356,10 +356,48 @@ fn file_default_variable_is_schcp_keyapp_passphrase() {
     assert_child_ok(&unset);
     // Set: the key is created under it, and opens with the same passphrase given directly.
     let set = child("file-env", &[], |c| {
-        c.env("SCHCP_KEYAPP_PASSPHRASE", "from the environment").env("SCHCP_TEST_DATA_DIR", dir.path());
+        c.env("SCHCP_KEYAPP_PASSPHRASE", "from the environment")
+            .env("SCHCP_TEST_PASSPHRASE_WAS_SET", "1")
+            .env("SCHCP_TEST_DATA_DIR", dir.path());
     });
     assert_child_ok(&set);
     open_blocking(KeystoreBackend::File, dir.path(), fixed("from the environment")).unwrap();
+}
+
+#[test]
+fn the_passphrase_is_read_from_a_descriptor_and_leaves_the_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    // A pipe on fd 0, and the variable too: the descriptor wins, both go.
+    let out = child_with_stdin("passphrase-fd", b"from a pipe\n", |c| {
+        c.env(keystore::PASSPHRASE_FD_ENV, "0")
+            .env(keystore::PASSPHRASE_ENV, "the variable, not used")
+            .env("SCHCP_TEST_DATA_DIR", dir.path());
+    });
+    assert_child_ok(&out);
+    // The key is under the pipe's passphrase, without its newline.
+    open_blocking(KeystoreBackend::File, dir.path(), fixed("from a pipe")).unwrap();
+    let err = open_blocking(KeystoreBackend::File, dir.path(), fixed("the variable, not used")).unwrap_err();
+    assert!(matches!(err, KeystoreError::WrongPassphrase { .. }), "{err}");
+}
+
+#[test]
+fn a_passphrase_in_the_variable_is_removed_from_the_environment_as_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = child("passphrase-env-taken", &[], |c| {
+        c.env(keystore::PASSPHRASE_ENV, "from the environment").env("SCHCP_TEST_DATA_DIR", dir.path());
+    });
+    assert_child_ok(&out);
+    open_blocking(KeystoreBackend::File, dir.path(), fixed("from the environment")).unwrap();
+}
+
+#[test]
+fn a_descriptor_that_cannot_be_read_is_a_named_error() {
+    for fd in ["not-a-number", "-1", "987"] {
+        let out = child("passphrase-fd-bad", &[], |c| {
+            c.env(keystore::PASSPHRASE_FD_ENV, fd).env("SCHCP_TEST_FD", fd);
+        });
+        assert_child_ok(&out);
+    }
 }
 
 #[test]
@@ -372,6 +410,28 @@ fn file_prompt_without_a_terminal_says_to_use_the_variable() {
 }
 
 // ---------------------------------------------------------------- child runs
+
+/// Runs `child_scenario` with `stdin` on its standard input (a pipe).
+fn child_with_stdin(scenario: &str, stdin: &[u8], env: impl FnOnce(&mut Command)) -> std::process::Output {
+    use std::io::Write;
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["child_scenario", "--exact", "--include-ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD, scenario)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    env(&mut command);
+    let mut running = command.spawn().unwrap();
+    running.stdin.take().unwrap().write_all(stdin).unwrap();
+    running.wait_with_output().unwrap()
+}
+
+/// What a child of this process would inherit: `env`'s output.
+fn inherited_environment() -> String {
+    let out = Command::new("env").output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
 
 /// Runs `child_scenario` of this test binary as `prefix… <this binary>`, with
 /// its environment adjusted by `env`.
@@ -470,9 +530,12 @@ fn child_scenario() {
         "file-env" => {
             let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());
             let result = open_blocking(KeystoreBackend::File, &data_dir, PassphraseSource::default());
-            match std::env::var_os("SCHCP_KEYAPP_PASSPHRASE") {
+            match std::env::var_os("SCHCP_TEST_PASSPHRASE_WAS_SET").or(std::env::var_os("SCHCP_KEYAPP_PASSPHRASE")) {
                 Some(_) => {
                     result.unwrap();
+                    // Read, and gone from the environment the key app's children get.
+                    assert!(std::env::var_os("SCHCP_KEYAPP_PASSPHRASE").is_none());
+                    assert!(!inherited_environment().contains("from the environment"));
                     println!("CHILD-OK created under the variable");
                     return;
                 }
@@ -486,6 +549,35 @@ fn child_scenario() {
                     err
                 }
             }
+        }
+        "passphrase-fd" => {
+            let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());
+            let source = PassphraseSource::take_from_environment().unwrap().expect("a passphrase on fd 0");
+            for var in [keystore::PASSPHRASE_FD_ENV, keystore::PASSPHRASE_ENV] {
+                assert!(std::env::var_os(var).is_none(), "{var} is still set");
+                assert!(!inherited_environment().contains(var), "a child inherits {var}");
+            }
+            open_blocking(KeystoreBackend::File, &data_dir, source).unwrap();
+            println!("CHILD-OK created under the passphrase read from fd 0");
+            return;
+        }
+        "passphrase-env-taken" => {
+            let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());
+            let source = PassphraseSource::take_from_environment().unwrap().expect("the variable's passphrase");
+            assert!(std::env::var_os(keystore::PASSPHRASE_ENV).is_none());
+            let inherited = inherited_environment();
+            assert!(!inherited.contains(keystore::PASSPHRASE_ENV) && !inherited.contains("from the environment"));
+            open_blocking(KeystoreBackend::File, &data_dir, source).unwrap();
+            println!("CHILD-OK created under the variable, which no child inherits");
+            return;
+        }
+        "passphrase-fd-bad" => {
+            let fd = std::env::var("SCHCP_TEST_FD").unwrap();
+            let err = PassphraseSource::take_from_environment().unwrap_err();
+            assert!(matches!(&err, KeystoreError::PassphraseFd { fd: f, .. } if *f == fd), "{err}");
+            assert!(err.to_string().contains(keystore::PASSPHRASE_FD_ENV), "{err}");
+            assert!(std::env::var_os(keystore::PASSPHRASE_FD_ENV).is_none());
+            err
         }
         "file-prompt-no-tty" => {
             let data_dir = PathBuf::from(std::env::var_os("SCHCP_TEST_DATA_DIR").unwrap());

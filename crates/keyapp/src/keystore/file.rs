@@ -159,8 +159,9 @@ fn decrypt(path: &Path, ciphertext: &[u8], passphrase: SecretString) -> Result<P
 /// plaintext key with extra steps.
 fn passphrase(source: &PassphraseSource, purpose: Purpose, path: &Path) -> Result<SecretString, KeystoreError> {
     let passphrase = match source {
-        PassphraseSource::Env(var) => match std::env::var_os(var).map(|v| v.into_string()) {
-            Some(Ok(value)) if !value.is_empty() => SecretString::from(value),
+        // Removed as it is read, so no child of the key app inherits it.
+        PassphraseSource::Env(var) => match super::take_env(var) {
+            Some(value) if !value.is_empty() => SecretString::from(value),
             _ => return Err(KeystoreError::PassphraseMissing { var: var.clone() }),
         },
         PassphraseSource::Fixed(passphrase) => passphrase.clone(),

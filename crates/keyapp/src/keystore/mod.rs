@@ -21,8 +21,15 @@ use zeroize::Zeroizing;
 pub use secrecy::SecretString;
 
 /// The environment variable the file keystore reads its passphrase from, unless
-/// the caller names another one.
+/// the caller names another one. Still accepted, but [`PASSPHRASE_FD_ENV`] is
+/// preferred: the kernel keeps a process's start-time environment in
+/// `/proc/PID/environ` even after the variable is removed.
 pub const PASSPHRASE_ENV: &str = "SCHCP_KEYAPP_PASSPHRASE";
+
+/// The environment variable naming a file descriptor (a pipe, typically) the
+/// file keystore's passphrase is read from, to its end; one trailing newline
+/// is not part of it.
+pub const PASSPHRASE_FD_ENV: &str = "SCHCP_KEYAPP_PASSPHRASE_FD";
 
 /// The file keystore's file, inside the data directory.
 pub const KEY_FILE_NAME: &str = "principal.key.age";
@@ -157,6 +164,60 @@ pub enum PassphraseProblem {
 pub struct PassphraseAnswer {
     pub passphrase: SecretString,
     pub confirmation: Option<SecretString>,
+}
+
+impl PassphraseSource {
+    /// The passphrase this process was started with, if any: read from the
+    /// descriptor [`PASSPHRASE_FD_ENV`] names, else taken from
+    /// [`PASSPHRASE_ENV`]. Both variables are removed from the environment
+    /// here, so no child the key app starts inherits them. Call it at the
+    /// start of `main`, before other threads run (removing a variable races
+    /// with C code reading the environment).
+    pub fn take_from_environment() -> Result<Option<PassphraseSource>, KeystoreError> {
+        let Some(fd) = std::env::var_os(PASSPHRASE_FD_ENV) else {
+            if std::env::var_os(PASSPHRASE_ENV).is_none() {
+                return Ok(None);
+            }
+            return match take_env(PASSPHRASE_ENV) {
+                Some(passphrase) if !passphrase.is_empty() => Ok(Some(PassphraseSource::Fixed(passphrase.into()))),
+                _ => Err(KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.to_owned() }),
+            };
+        };
+        std::env::remove_var(PASSPHRASE_FD_ENV);
+        // Given both, the descriptor wins, and the variable goes too.
+        std::env::remove_var(PASSPHRASE_ENV);
+        let fd = fd.to_str().and_then(|f| f.parse::<u32>().ok()).ok_or_else(|| KeystoreError::PassphraseFd {
+            fd: fd.to_string_lossy().into_owned(),
+            error: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file descriptor number"),
+        })?;
+        read_passphrase_fd(fd).map(|p| Some(PassphraseSource::Fixed(p)))
+    }
+}
+
+/// The variable's value, removed from the environment as it is read.
+fn take_env(var: &str) -> Option<String> {
+    let value = std::env::var_os(var);
+    std::env::remove_var(var);
+    value.and_then(|v| v.into_string().ok())
+}
+
+/// Reads the passphrase from descriptor `fd` through `/dev/fd` (a safe
+/// `open`: adopting a raw descriptor would need `unsafe`). A pipe is the
+/// intended carrier: once read, nothing is left in it for anyone else.
+fn read_passphrase_fd(fd: u32) -> Result<SecretString, KeystoreError> {
+    use std::io::Read;
+    let failed = |error| KeystoreError::PassphraseFd { fd: fd.to_string(), error };
+    let mut file = std::fs::File::open(format!("/dev/fd/{fd}")).map_err(failed)?;
+    let mut bytes = Zeroizing::new(Vec::with_capacity(256));
+    // A passphrase, not a file: bounded, so a descriptor that never ends
+    // cannot fill memory.
+    (&mut file).take(64 * 1024).read_to_end(&mut bytes).map_err(failed)?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|_| failed(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")))?;
+    let text = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(text);
+    // An exact-length copy: `bytes` is wiped on drop, and the secret's own
+    // buffer is never reallocated behind a zeroizing type.
+    Ok(SecretString::from(text.to_owned()))
 }
 
 impl Default for PassphraseSource {
@@ -395,6 +456,10 @@ pub enum KeystoreError {
     #[error("the passphrase does not decrypt {}; start the key app again with the passphrase the key was created with", path.display())]
     WrongPassphrase { path: PathBuf },
 
+    /// File backend: the descriptor [`PASSPHRASE_FD_ENV`] names cannot be read.
+    #[error("the file keystore's passphrase cannot be read from file descriptor {fd} named by {PASSPHRASE_FD_ENV} ({error}); pass the passphrase on that descriptor (for example a pipe) or leave {PASSPHRASE_FD_ENV} unset")]
+    PassphraseFd { fd: String, error: std::io::Error },
+
     /// File backend: an empty passphrase was given.
     #[error("an empty passphrase cannot protect the principal key; choose a passphrase that is not empty")]
     EmptyPassphrase,
@@ -408,7 +473,7 @@ pub enum KeystoreError {
     PassphraseNotGiven,
 
     /// File backend: `PassphraseSource::Prompt` without a controlling terminal.
-    #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); set the environment variable {PASSPHRASE_ENV} to it instead")]
+    #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); pass it on a file descriptor named by {PASSPHRASE_FD_ENV} (or in the environment variable {PASSPHRASE_ENV}) instead")]
     NoTerminal { error: std::io::Error },
 
     /// Reading or writing the data directory or the key file failed.
@@ -585,6 +650,7 @@ pub(crate) mod tests {
             KeystoreError::CorruptKey { location: KeyLocation::File("/k".into()), problem: "p" },
             KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.into() },
             KeystoreError::WrongPassphrase { path: "/k".into() },
+            KeystoreError::PassphraseFd { fd: "3".into(), error: std::io::Error::other("bad fd") },
             KeystoreError::EmptyPassphrase,
             KeystoreError::PassphraseMismatch,
             KeystoreError::PassphraseNotGiven,

@@ -6,6 +6,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use keyapp::config::Config;
 use keyapp::control::{self, Command};
+use keyapp::keystore::PassphraseSource;
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -83,6 +84,18 @@ enum AttestationsCmd {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    // `serve` holds the key: before anything else, its memory is closed to the
+    // person's other programs and its passphrase leaves the environment.
+    let passphrase = match cli.command {
+        Cmd::Serve => match keyapp::app::secure_process() {
+            Ok(passphrase) => passphrase,
+            Err(e) => {
+                eprintln!("schcp-keyapp: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        },
+        _ => None,
+    };
     // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
     // token, consent text or personal data is logged at that level.
     tracing_subscriber::fmt()
@@ -93,7 +106,7 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .with_target(false)
         .init();
-    match start(cli) {
+    match start(cli, passphrase) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             // One sentence with its remedy: each error's own message already
@@ -104,16 +117,16 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn start(cli: Cli) -> Result<()> {
+fn start(cli: Cli, passphrase: Option<PassphraseSource>) -> Result<()> {
     let config = match &cli.config {
         Some(path) => Config::load(path)?,
         None => Config::default(),
     };
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(run(cli.command, config))
+    runtime.block_on(run(cli.command, config, passphrase))
 }
 
-async fn run(cmd: Cmd, config: Config) -> Result<()> {
+async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> Result<()> {
     let data_dir = keyapp::app::data_dir(&config)?;
     let rt_dir = control::runtime_dir(&config, &data_dir);
     let call = |c: Command| {
@@ -126,7 +139,7 @@ async fn run(cmd: Cmd, config: Config) -> Result<()> {
         }
     };
     match cmd {
-        Cmd::Serve => keyapp::app::serve(config).await?,
+        Cmd::Serve => keyapp::app::serve(config, passphrase).await?,
         Cmd::Pending => {
             let items = as_array(call(Command::Pending).await?);
             if items.is_empty() {
