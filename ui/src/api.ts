@@ -96,7 +96,7 @@ export interface HostChangeView {
   bound_domain: string;
   domain: string;
   seen_at: number;
-  /** The change in the person's words (locales/*/ui.ftl host-change). */
+  /** The change in the person's words (host-change in locales/en/ui.ftl and locales/fr/ui.ftl). */
   words: string;
 }
 
