@@ -137,15 +137,13 @@ async fn a_stalled_head_and_a_stalled_body_are_cut_off() {
         let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         s.write_all(format!("GET /v1/principal HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n").as_bytes()).unwrap();
-        let mut buf = [0u8; 256];
-        // The key app closes it (0 bytes or a reset), never leaves it open.
-        match s.read(&mut buf) {
-            Ok(n) => n,
-            Err(e) => {
-                assert_ne!(e.kind(), std::io::ErrorKind::WouldBlock, "still open after 20 s");
-                assert_ne!(e.kind(), std::io::ErrorKind::TimedOut, "still open after 20 s");
-                0
+        // The key app closes it (with no answer, or a 408), never leaves it open.
+        let mut answer = Vec::new();
+        match s.read_to_end(&mut answer) {
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {
+                panic!("a stalled head is still open after 20 s")
             }
+            _ => answer.is_empty() || answer.starts_with(b"HTTP/1.1 408"),
         }
     });
     let stalled_body = tokio::task::spawn_blocking(move || {
@@ -168,7 +166,7 @@ async fn a_stalled_head_and_a_stalled_body_are_cut_off() {
         }
         parse_answer(&answer)
     });
-    assert_eq!(stalled_head.await.unwrap(), 0, "a stalled head gets no answer but the close");
+    assert!(stalled_head.await.unwrap(), "a stalled head gets no answer but the close");
     let (status, body) = stalled_body.await.unwrap();
     assert_eq!(status, 408, "{body}");
     assert_eq!(body["error"]["reason"], "body_timeout", "{body}");
@@ -221,14 +219,20 @@ async fn two_thousand_idle_connections_leave_a_real_agent_getting_through() {
     .await;
     assert!(through.is_ok(), "the real agent never got through");
     // The idle ones were closed by the key app, not kept open.
-    let mut closed = 0;
-    for mut s in idle.into_iter().take(200) {
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        if matches!(s.read(&mut [0u8; 16]), Ok(0) | Err(_)) {
-            closed += 1;
-        }
-    }
-    assert_eq!(closed, 200, "idle connections stay open");
+    let still_open = tokio::task::spawn_blocking(move || {
+        idle.into_iter()
+            .take(50)
+            .filter(|s| {
+                let mut s = s;
+                s.set_read_timeout(Some(Duration::from_secs(3))).unwrap();
+                let mut rest = Vec::new();
+                matches!(s.read_to_end(&mut rest), Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
+            })
+            .count()
+    })
+    .await
+    .unwrap();
+    assert_eq!(still_open, 0, "idle connections stay open");
 }
 
 #[tokio::test]

@@ -10,7 +10,10 @@
 //! use up another user's share. It is the kernel's word: a process cannot
 //! choose the uid its socket is listed under.
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
 /// What the agent API knows of a connection's peer: the local user owning the
 /// agent's socket, when the kernel's table says (`None`: not found, e.g. the
@@ -28,14 +31,59 @@ impl LocalPeer {
 }
 
 /// The uid owning the socket bound at `peer` and connected to `local`.
+///
+/// Reading the kernel's table costs milliseconds once it lists thousands of
+/// sockets, so a burst of connections shares one read: the table is kept as
+/// last read, a connection found in it is answered from it (a socket's four
+/// addresses name it alone while it is open), and it is read again only for a
+/// connection it may not list yet, one that came after the read.
 pub fn socket_owner(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
+    static TABLES: OnceLock<Mutex<[Snapshot; 2]>> = OnceLock::new();
+    let asked = Instant::now();
     let (peer, local) = (canonical(peer), canonical(local));
-    let table = match peer.ip() {
-        IpAddr::V4(_) => "/proc/net/tcp",
-        IpAddr::V6(_) => "/proc/net/tcp6",
+    let (path, which) = match peer.ip() {
+        IpAddr::V4(_) => ("/proc/net/tcp", 0),
+        IpAddr::V6(_) => ("/proc/net/tcp6", 1),
     };
-    let text = std::fs::read_to_string(table).ok()?;
-    find_owner(&text, &proc_address(peer)?, &proc_address(local)?)
+    let key = (proc_address(peer)?, proc_address(local)?);
+    let tables = TABLES.get_or_init(|| Mutex::new([Snapshot::default(), Snapshot::default()]));
+    let mut tables = tables.lock().unwrap_or_else(|e| e.into_inner());
+    let table = &mut tables[which];
+    // A read older than a second is not trusted even for a hit: by then the
+    // four addresses may name a newer socket of another user.
+    let recent = table.taken.is_some_and(|taken| asked.saturating_duration_since(taken) < MAX_SNAPSHOT_AGE);
+    if let Some(uid) = table.owners.get(&key).filter(|_| recent) {
+        return Some(*uid);
+    }
+    if table.taken.is_some_and(|taken| taken >= asked) {
+        return None; // read after this connection came, and it is not there
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    *table = Snapshot { taken: Some(Instant::now()), owners: owners(&text) };
+    table.owners.get(&key).copied()
+}
+
+const MAX_SNAPSHOT_AGE: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The kernel's table as last read: (local, remote) address → uid.
+#[derive(Default)]
+struct Snapshot {
+    taken: Option<Instant>,
+    owners: HashMap<(String, String), u32>,
+}
+
+/// Every line's (local, remote) addresses and `uid` (columns 2, 3 and 8).
+fn owners(table: &str) -> HashMap<(String, String), u32> {
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let mut cols = line.split_ascii_whitespace();
+            let (_, l, r) = (cols.next()?, cols.next()?, cols.next()?);
+            let uid = cols.nth(4)?.parse().ok()?;
+            Some(((l.to_ascii_uppercase(), r.to_ascii_uppercase()), uid))
+        })
+        .collect()
 }
 
 /// An IPv4-mapped IPv6 peer (a dual-stack listener) has its socket in the IPv4 table.
@@ -59,19 +107,6 @@ fn proc_address(addr: SocketAddr) -> Option<String> {
     Some(out)
 }
 
-/// The `uid` column of the line whose local and remote addresses are `local`
-/// and `remote` (columns 2 and 3; `uid` is column 8).
-fn find_owner(table: &str, local: &str, remote: &str) -> Option<u32> {
-    table.lines().skip(1).find_map(|line| {
-        let mut cols = line.split_ascii_whitespace();
-        let (_, l, r) = (cols.next()?, cols.next()?, cols.next()?);
-        if !l.eq_ignore_ascii_case(local) || !r.eq_ignore_ascii_case(remote) {
-            return None;
-        }
-        cols.nth(4)?.parse().ok()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,8 +128,11 @@ mod tests {
    1: 0100007F:1CF3 0100007F:A000 01 00000000:00000000 00:00000000 00000000     0        0 101 1 0 20 4 30 10 -1
    2: 0100007F:A000 0100007F:1CF3 01 00000000:00000000 00:00000000 00000000  1001        0 102 1 0 20 4 30 10 -1
 ";
-        assert_eq!(find_owner(table, "0100007F:A000", "0100007F:1CF3"), Some(1001));
-        assert_eq!(find_owner(table, "0100007F:A001", "0100007F:1CF3"), None);
+        let owners = owners(table);
+        let at = |l: &str, r: &str| owners.get(&(l.to_owned(), r.to_owned())).copied();
+        assert_eq!(at("0100007F:A000", "0100007F:1CF3"), Some(1001));
+        assert_eq!(at("0100007F:1CF3", "0100007F:A000"), Some(0), "the service's own side");
+        assert_eq!(at("0100007F:A001", "0100007F:1CF3"), None);
     }
 
     /// On this machine: a socket this process opens is listed under its uid.
@@ -106,5 +144,13 @@ mod tests {
         let me = rustix::process::getuid().as_raw();
         assert_eq!(socket_owner(peer, listener.local_addr().unwrap()), Some(me));
         assert_eq!(peer, client.local_addr().unwrap());
+        // A connection made after the table was read is found by a new read.
+        let later = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        let (_later_side, later_peer) = listener.accept().unwrap();
+        assert_eq!(socket_owner(later_peer, listener.local_addr().unwrap()), Some(me));
+        assert_eq!(later_peer, later.local_addr().unwrap());
+        // One that does not exist is nobody's.
+        let nobody: SocketAddr = "127.0.0.1:1".parse().unwrap();
+        assert_eq!(socket_owner(nobody, listener.local_addr().unwrap()), None);
     }
 }
