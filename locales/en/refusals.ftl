@@ -16,3 +16,6 @@ refusal-verification = This could not be verified ({ $reason }), so nothing was 
 refusal-other = The key app could not do this ({ $reason }): { $message }
 refusal-not_asking = The key app is not asking for a passphrase now.
 refusal-unknown_language = The key app speaks English and French only.
+
+## What the person reads cannot be disguised or buried.
+refusal-text_too_long = This text would be too long to read on one screen, so it was not shown; nothing was changed or signed.

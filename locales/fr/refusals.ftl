@@ -14,3 +14,6 @@ refusal-verification = Ceci n’a pas pu être vérifié ({ $reason }) ; rien n�
 refusal-other = L’appli de clés n’a pas pu le faire ({ $reason }) : { $message }
 refusal-not_asking = L’appli de clés ne demande pas de phrase de passe en ce moment.
 refusal-unknown_language = L’appli de clés ne parle que l’anglais et le français.
+
+## Ce que la personne lit ne peut être déguisé ni enfoui.
+refusal-text_too_long = Ce texte serait trop long pour se lire sur un écran ; il n’a donc pas été affiché, et rien n’a été changé ni signé.
