@@ -105,7 +105,11 @@ mandate-any-service = any service
 mandate-no-service = no service
 mandate-window = When: { $window }.
 mandate-any-time = any time
-mandate-price = Price: up to { $currency } { $amount } in all, paid to the host directly.
+mandate-price = Price: each booking up to { $currency } { $amount } all-in, paid to the host directly.
+mandate-price-bookings = Price: each booking up to { $currency } { $amount } all-in, at most { $count ->
+        [one] { $count } booking
+       *[other] { $count } bookings
+    }, paid to the host directly.
 mandate-no-price-limit = Price: no price limit.
 mandate-bookings = Bookings: at most { $count }.
 mandate-bookings-shared = Bookings: at most { $count } in all, shared across these hosts.
@@ -114,12 +118,19 @@ mandate-bookings-unlimited = Bookings: no limit.
 mandate-per-host = at { $host }, { $value }
 mandate-per-host-separator = {"; "}
 mandate-price-per-host = Price: { $values }; paid to the host directly.
-mandate-price-value = up to { $currency } { $amount } in all
+mandate-price-value = each booking up to { $currency } { $amount } all-in
 mandate-no-price-limit-value = no price limit
 mandate-bookings-per-host = Bookings: { $values }.
 mandate-bookings-value = at most { $count }
 mandate-bookings-unlimited-value = no limit
 valid-until = Valid until { $until }.
+
+## Open mandates: limits read as they bind (what the person reads cannot be disguised or buried).
+mandate-unasked-book = The assistant books within these limits without asking me again.
+mandate-unasked = The assistant acts within these limits without asking me again.
+mandate-mode-human-present = Hosts are told that I am present when the assistant acts under this permission.
+mandate-mode-human-not-present = Hosts are told that the assistant acts under this permission without me present.
+mandate-ends-early = This permission ends on { $until }, before the end of the time it allows.
 
 ## Management mandates (§3.3).
 management-intro = I allow the assistant { $agent } to manage my booking { $booking }: { $summary }.

@@ -22,3 +22,5 @@ refusal-user_not_verified = Your computer did not confirm it was you, so nothing
 refusal-verification_cancelled = The confirmation on your computer was cancelled, so nothing was approved or signed. It is still waiting for your answer.
 refusal-verification_timed_out = Your computer’s confirmation got no answer in time, so nothing was approved or signed. It is still waiting for your answer.
 refusal-verification_unavailable = Your computer has no way to confirm it is you (polkit is not running or not installed), so nothing was approved or signed. Install it with “sudo apt install polkitd pkexec”, then try again.
+## What the person reads cannot be disguised or buried.
+refusal-text_too_long = This text would be too long to read on one screen, so it was not shown; nothing was changed or signed.

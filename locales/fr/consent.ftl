@@ -104,7 +104,11 @@ mandate-any-service = n’importe quel service
 mandate-no-service = aucun service
 mandate-window = Quand : { $window }.
 mandate-any-time = n’importe quand
-mandate-price = Prix : jusqu’à { $amount } { $currency } au total, à payer directement à l’hôte.
+mandate-price = Prix : chaque réservation jusqu’à { $amount } { $currency } tout compris, à payer directement à l’hôte.
+mandate-price-bookings = Prix : chaque réservation jusqu’à { $amount } { $currency } tout compris, au plus { $count ->
+        [one] { $count } réservation
+       *[other] { $count } réservations
+    }, à payer directement à l’hôte.
 mandate-no-price-limit = Prix : aucune limite de prix.
 mandate-bookings = Réservations : au plus { $count }.
 mandate-bookings-shared = Réservations : au plus { $count } au total, partagées entre ces hôtes.
@@ -113,12 +117,19 @@ mandate-bookings-unlimited = Réservations : aucune limite.
 mandate-per-host = chez { $host }, { $value }
 mandate-per-host-separator = {"; "}
 mandate-price-per-host = Prix : { $values }; à payer directement à l’hôte.
-mandate-price-value = jusqu’à { $amount } { $currency } au total
+mandate-price-value = chaque réservation jusqu’à { $amount } { $currency } tout compris
 mandate-no-price-limit-value = aucune limite de prix
 mandate-bookings-per-host = Réservations : { $values }.
 mandate-bookings-value = au plus { $count }
 mandate-bookings-unlimited-value = aucune limite
 valid-until = Valable jusqu’au { $until }.
+
+## Mandats ouverts : les limites se lisent comme elles s’appliquent (ce que la personne lit ne peut être déguisé ni enfoui).
+mandate-unasked-book = L’assistant réserve dans ces limites sans me redemander.
+mandate-unasked = L’assistant agit dans ces limites sans me redemander.
+mandate-mode-human-present = Les hôtes sont informés que je suis là quand l’assistant agit en vertu de cette permission.
+mandate-mode-human-not-present = Les hôtes sont informés que l’assistant agit en vertu de cette permission sans moi.
+mandate-ends-early = Cette permission prend fin le { $until }, avant la fin de la période qu’elle permet.
 
 ## Mandats de gestion (§3.3).
 management-intro = J’autorise l’assistant { $agent } à gérer ma réservation { $booking } : { $summary }.

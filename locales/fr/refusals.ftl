@@ -20,3 +20,5 @@ refusal-user_not_verified = Votre ordinateur n’a pas confirmé que c’était 
 refusal-verification_cancelled = La confirmation sur votre ordinateur a été annulée : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
 refusal-verification_timed_out = La confirmation sur votre ordinateur n’a pas reçu de réponse à temps : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
 refusal-verification_unavailable = Votre ordinateur ne peut pas confirmer que c’est bien vous (polkit n’est pas lancé ou pas installé) : rien n’a été approuvé ni signé. Installez-le avec « sudo apt install polkitd pkexec », puis réessayez.
+## Ce que la personne lit ne peut être déguisé ni enfoui.
+refusal-text_too_long = Ce texte serait trop long pour se lire sur un écran ; il n’a donc pas été affiché, et rien n’a été changé ni signé.

@@ -23,7 +23,8 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
             if let Some(first) = fresh.first() {
                 notify(&app, first);
                 let handle = app.clone();
-                let _ = app.run_on_main_thread(move || windows::open_consent(&handle));
+                let raised_by = first.id.clone();
+                let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&raised_by)));
             }
             seen = items.into_iter().map(|i| i.id).collect();
         }
@@ -34,8 +35,76 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
 
 fn notify<R: Runtime>(app: &AppHandle<R>, item: &PendingItem) {
     let lang = app.state::<UiLanguage>();
-    let id = if item.kind == "pairing" { "notify-pairing" } else { "notify-request" };
-    let body = lang.format(id, &[("agent", item.agent_name.clone().into())]);
+    let body = notification_body(&lang, item);
     // A desktop without a notification daemon still gets the window.
     let _ = app.notification().builder().title(lang.format("notify-title", &[])).body(body).show();
+}
+
+/// The notification's body: the agent's name inert (a name stored before
+/// names were checked at pairing is neutralised here too), and the whole body
+/// escaped for markup, because a notification daemon may render the body as
+/// markup (the Desktop Notifications Specification's `body-markup`).
+pub fn notification_body(lang: &UiLanguage, item: &PendingItem) -> String {
+    let id = if item.kind == "pairing" { "notify-pairing" } else { "notify-request" };
+    let name = schcp_consent::inert::inert(&item.agent_name);
+    markup_escaped(&lang.format(id, &[("agent", name.into())]))
+}
+
+/// `s` as text inside notification markup: `&`, `<`, `>`, `"` and `'` as entities.
+pub fn markup_escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schcp_consent::Language;
+
+    fn item(kind: &str, agent_name: &str) -> PendingItem {
+        PendingItem {
+            id: "rq_1".into(),
+            kind: kind.into(),
+            agent_name: agent_name.into(),
+            fingerprint: "7F3A-91C2-K8QD".into(),
+            created_at: 0,
+            expires_at: 600,
+        }
+    }
+
+    #[test]
+    fn a_name_with_markup_is_escaped_in_the_notification_body() {
+        let lang = UiLanguage::new(Language::En);
+        let body = notification_body(&lang, &item("closed_mandate", "<b>Bold</b> & \"Co\" 'Ltd'"));
+        assert_eq!(body, "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39; asks for your consent.");
+        let pairing = notification_body(&lang, &item("pairing", "Calendar Assistant"));
+        assert_eq!(pairing, "Calendar Assistant asks to pair with your key app.");
+    }
+
+    #[test]
+    fn a_stored_name_with_bidi_or_zero_width_characters_is_shown_inert() {
+        let lang = UiLanguage::new(Language::En);
+        let body = notification_body(&lang, &item("pairing", "Cal\u{202E}dnar\u{200B}"));
+        assert!(!body.contains('\u{202E}') && !body.contains('\u{200B}'), "{body:?}");
+        assert!(body.starts_with("Cal\u{FFFD}dnar\u{FFFD} asks"), "{body:?}");
+    }
+
+    #[test]
+    fn only_service_ids_go_into_the_consent_route() {
+        assert!(crate::windows::is_prompt_id("rq_AbC-12_x"));
+        assert!(crate::windows::is_prompt_id("pr_AbC"));
+        for bad in ["rq_\"; alert(1); \"", "rq_a/b", "x_abc", "rq_a b", ""] {
+            assert!(!crate::windows::is_prompt_id(bad), "{bad}");
+        }
+    }
 }

@@ -45,7 +45,7 @@ pub fn build_tray<R: Runtime>(app: &AppHandle<R>) -> tauri::Result<()> {
     let icon = builder
         .on_menu_event(|app, event| match event.id().as_ref() {
             "open" => open_main(app, None),
-            "pending" => open_consent(app),
+            "pending" => open_consent(app, None),
             "quit" => app.exit(0),
             _ => {}
         })
@@ -101,9 +101,30 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
     open(app, MAIN, "app-title", &route, 960.0, 680.0);
 }
 
-/// The consent window: it shows the oldest pending pairing or request.
-pub fn open_consent<R: Runtime>(app: &AppHandle<R>) {
-    open(app, CONSENT, "consent-window-title", "/consent", 620.0, 720.0);
+/// The consent window, on the pairing or request that raised it (else the
+/// oldest pending one). An open window is told which one raised it through its
+/// route; it shows it at once unless a pending one is on screen, beside which it
+/// is announced (ui/src/Consent.tsx).
+pub fn open_consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>) {
+    let route = match raised_by.filter(|id| is_prompt_id(id)) {
+        Some(id) => format!("/consent/{id}"),
+        None => "/consent".to_owned(),
+    };
+    if raised_by.is_some() {
+        if let Some(w) = app.get_webview_window(CONSENT) {
+            let hash = serde_json::Value::String(format!("#{route}"));
+            let _ = w.eval(&format!("location.hash = {hash}"));
+        }
+    }
+    open(app, CONSENT, "consent-window-title", &route, 620.0, 720.0);
+}
+
+/// A pairing or request id as the service makes them (`pr_…`, `rq_…`, base64url):
+/// nothing else is put into a route.
+pub fn is_prompt_id(id: &str) -> bool {
+    (id.starts_with("pr_") || id.starts_with("rq_"))
+        && id.len() <= 64
+        && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// The passphrase window, before the service starts: the main window on its

@@ -7,7 +7,7 @@ use crate::error::ConsentError;
 use crate::invitation::answer_by_sentence;
 use crate::locale::Locale;
 use crate::offer::{host_identity, host_name, place_words, reconfirm_sentence, retention_sentence};
-use crate::request::{ConsentRequest, ManagementMandateRequest, VerifiedOffer};
+use crate::request::{ConsentRequest, ManagementMandateRequest, OpenMandateRequest, VerifiedOffer};
 
 /// The kinds of callout, each with the spec's reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -16,6 +16,9 @@ pub enum AttentionKind {
     UnverifiedIdentity,
     /// §5.2: a stated price, paid to the host directly.
     Price,
+    /// §3.3 check 6: an open mandate's `max_price`, a ceiling on each booking's
+    /// all-in total (never a price, and never authority to pay, §8).
+    PriceLimit,
     /// §5.2 "Place": the meeting place is not the host's own address.
     PlaceAway,
     /// §5.10: the person must reconfirm, and silence has a consequence.
@@ -33,6 +36,7 @@ impl AttentionKind {
         match self {
             AttentionKind::UnverifiedIdentity => "unverified_identity",
             AttentionKind::Price => "price",
+            AttentionKind::PriceLimit => "price_limit",
             AttentionKind::PlaceAway => "place_away",
             AttentionKind::Reconfirmation => "reconfirmation",
             AttentionKind::AnswerBy => "answer_by",
@@ -61,21 +65,7 @@ pub fn attention(req: &ConsentRequest, locale: &Locale) -> Result<Vec<Attention>
                 offer(locale, o, &mut out)?;
             }
         }
-        ConsentRequest::OpenMandate(r) => {
-            for h in r.hosts.iter().filter(|h| h.domain.is_none()) {
-                let name = h.name.as_deref().unwrap_or(&h.id);
-                out.push(Attention {
-                    kind: AttentionKind::UnverifiedIdentity,
-                    detail: Some(crate::inert::name(locale, name)?),
-                });
-            }
-            if let Some(max) = &r.constraints.max_price {
-                out.push(Attention {
-                    kind: AttentionKind::Price,
-                    detail: Some(crate::money::money_words(locale, "max_price", max)?),
-                });
-            }
-        }
+        ConsentRequest::OpenMandate(r) => open_mandate(locale, r, &mut out)?,
         ConsentRequest::Invitation(r) => {
             offer(locale, &r.contract, &mut out)?;
             // The offer's reconfirmation is the booker's to give, not this person's.
@@ -93,6 +83,26 @@ pub fn attention(req: &ConsentRequest, locale: &Locale) -> Result<Vec<Attention>
     out.sort_by_key(|a| a.kind);
     out.dedup();
     Ok(out)
+}
+
+fn open_mandate(locale: &Locale, r: &OpenMandateRequest, out: &mut Vec<Attention>) -> Result<(), ConsentError> {
+    for h in r.hosts.iter().filter(|h| h.domain.is_none()) {
+        let name = h.name.as_deref().unwrap_or(&h.id);
+        out.push(Attention {
+            kind: AttentionKind::UnverifiedIdentity,
+            detail: Some(crate::inert::name(locale, name)?),
+        });
+    }
+    // A ceiling is never called a price: it limits each booking's all-in total.
+    let caps = std::iter::once(&r.constraints).chain(r.host_constraints.values());
+    for max in caps.filter_map(|c| c.max_price.as_ref()) {
+        let text = crate::money::amount_text(locale, "max_price", max)?;
+        out.push(Attention {
+            kind: AttentionKind::PriceLimit,
+            detail: Some(locale.message("mandate-price-value", &text.args())?),
+        });
+    }
+    Ok(())
 }
 
 fn management(locale: &Locale, r: &ManagementMandateRequest, out: &mut Vec<Attention>) -> Result<(), ConsentError> {

@@ -99,6 +99,18 @@ pub enum ConsentError {
     #[error("the {0} states both an end and open_end")]
     EndConflict(Terms),
 
+    /// A supplied string, or the whole text, is longer than can be shown without
+    /// burying the terms after it (`inert` rule 5). Refused, never truncated.
+    #[error("{what} has {chars} characters; at most {max} are shown, and nothing is truncated")]
+    TextTooLong {
+        /// What is too long: a supplied string, or the consent text.
+        what: &'static str,
+        /// Its length, in characters.
+        chars: usize,
+        /// The bound it exceeds.
+        max: usize,
+    },
+
     /// The locale data is missing a message: a bug in `locales/`, caught by tests.
     #[error("locale {locale} has no message {id:?}")]
     MissingMessage {

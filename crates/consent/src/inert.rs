@@ -34,9 +34,18 @@
 //!    which the spec's own renderings require ("with Harbourview Dental
 //!    (harbourviewdental.example), …"). Inside quotes every quotation mark is
 //!    neutralised (U+FFFD), so a quoted string cannot close its quotes early.
+//! 5. **Length is bounded, never cut.** A supplied string longer than
+//!    [`MAX_FIELD_CHARS`] is refused ([`ConsentError::TextTooLong`]): a 20,000-character
+//!    service name would push the time and price out of sight, and cutting it would
+//!    hide part of what the host signed. The whole text has its own bound,
+//!    [`MAX_TEXT_CHARS`] (checked by [`crate::render`]).
+//!
+//! Agent names are held to a stricter rule where they enter, at pairing: a name
+//! with any character rule 1 would replace is refused there ([`first_hidden`]), so
+//! it never reaches a surface raw.
 
 use icu::properties::props::{BidiClass, GeneralCategory};
-use icu::properties::CodePointMapData;
+use icu::properties::{CodePointMapData, CodePointMapDataBorrowed};
 
 use crate::locale::Locale;
 use crate::ConsentError;
@@ -57,22 +66,58 @@ const QUOTES: &[char] = &[
 /// the consent text (no brackets, commas, colons, semicolons or quotes).
 const NAME_PUNCTUATION: &[char] = &['-', '_', '\'', '\u{2019}', '.', '&', '/', '+', '#', '!', '?'];
 
+/// The most characters a supplied name, place, service, label or id may have to be
+/// shown (rule 5): every schema id (at most 271 characters) fits, and it still
+/// leaves the terms after it on screen.
+pub const MAX_FIELD_CHARS: usize = 300;
+
+/// The most characters a whole consent text may have (rule 5).
+pub const MAX_TEXT_CHARS: usize = 4096;
+
+/// Refuses a supplied string longer than [`MAX_FIELD_CHARS`] (rule 5).
+pub fn bounded(s: &str) -> Result<(), ConsentError> {
+    let chars = s.chars().count();
+    if chars > MAX_FIELD_CHARS {
+        return Err(ConsentError::TextTooLong { what: "a name, place or service", chars, max: MAX_FIELD_CHARS });
+    }
+    Ok(())
+}
+
+/// Whether rule 1 replaces `c`: controls, format characters (bidi embeddings,
+/// overrides, isolates and marks, zero-width characters), line and paragraph
+/// separators, private-use, surrogate and unassigned code points.
+fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
+    matches!(
+        gc.get(c),
+        GeneralCategory::Control
+            | GeneralCategory::Format
+            | GeneralCategory::LineSeparator
+            | GeneralCategory::ParagraphSeparator
+            | GeneralCategory::PrivateUse
+            | GeneralCategory::Surrogate
+            | GeneralCategory::Unassigned
+    )
+}
+
+/// The first character of `s` that rule 1 would replace, if any: what makes an
+/// agent's name unacceptable at pairing.
+pub fn first_hidden(s: &str) -> Option<char> {
+    let gc = CodePointMapData::<GeneralCategory>::new();
+    s.chars().find(|&c| hidden(&gc, c))
+}
+
 /// Makes a supplied string inert (rules 1–3 of the module documentation).
 pub fn inert(s: &str) -> String {
     let gc = CodePointMapData::<GeneralCategory>::new();
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
     for c in s.chars() {
-        let shown = match gc.get(c) {
-            GeneralCategory::Control
-            | GeneralCategory::Format
-            | GeneralCategory::LineSeparator
-            | GeneralCategory::ParagraphSeparator
-            | GeneralCategory::PrivateUse
-            | GeneralCategory::Surrogate
-            | GeneralCategory::Unassigned => REPLACEMENT,
-            GeneralCategory::SpaceSeparator => ' ',
-            _ => c,
+        let shown = if hidden(&gc, c) {
+            REPLACEMENT
+        } else if gc.get(c) == GeneralCategory::SpaceSeparator {
+            ' '
+        } else {
+            c
         };
         if shown == ' ' {
             pending_space = !out.is_empty();
@@ -143,8 +188,9 @@ fn looks_like_domain(token: &str) -> bool {
     labels.any(|label| label.chars().filter(|c| c.is_alphabetic()).count() >= 2)
 }
 
-/// A supplied name for display: inert, and quoted unless plain (rule 4).
+/// A supplied name for display: bounded, inert, and quoted unless plain (rules 4, 5).
 pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
+    bounded(s)?;
     let text = inert(s);
     if is_plain(&text) {
         Ok(text)
@@ -156,6 +202,7 @@ pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
 /// A supplied string always shown in quotes: an agent's name, a rule's label, the
 /// organizer's name for someone the person does not know (§5.12).
 pub(crate) fn quoted(locale: &Locale, s: &str) -> Result<String, ConsentError> {
+    bounded(s)?;
     quote_inert(locale, &inert(s))
 }
 
@@ -181,6 +228,40 @@ mod tests {
         let hostile = "a\u{202E}b\u{2066}c\u{200F}d\u{061C}e\u{200B}f\u{FEFF}g\nh\u{2028}i\u{7}j\u{0085}k";
         let out = inert(hostile);
         assert_eq!(out, "a\u{FFFD}b\u{FFFD}c\u{FFFD}d\u{FFFD}e\u{FFFD}f\u{FFFD}g\u{FFFD}h\u{FFFD}i\u{FFFD}j\u{FFFD}k");
+    }
+
+    #[test]
+    fn the_characters_rule_1_replaces_are_the_ones_an_agent_name_may_not_have() {
+        for (s, c) in [
+            ("a\u{202E}b", '\u{202E}'),
+            ("a\u{2066}b", '\u{2066}'),
+            ("a\u{200B}b", '\u{200B}'),
+            ("a\u{200D}b", '\u{200D}'),
+            ("a\u{FEFF}b", '\u{FEFF}'),
+            ("a\u{7}b", '\u{7}'),
+            ("a\nb", '\n'),
+            ("a\u{2028}b", '\u{2028}'),
+            ("a\u{E000}b", '\u{E000}'),
+        ] {
+            assert_eq!(first_hidden(s), Some(c), "{s:?}");
+            assert!(inert(s).contains(REPLACEMENT));
+        }
+        for s in ["Calendar Assistant", "Noor Haddad", "שלום", "Dr. O'Brien & Co"] {
+            assert_eq!(first_hidden(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn a_supplied_string_past_the_bound_is_refused_and_one_at_it_is_not() {
+        assert_eq!(bounded(&"é".repeat(MAX_FIELD_CHARS)), Ok(()));
+        assert_eq!(
+            bounded(&"é".repeat(MAX_FIELD_CHARS + 1)),
+            Err(ConsentError::TextTooLong {
+                what: "a name, place or service",
+                chars: MAX_FIELD_CHARS + 1,
+                max: MAX_FIELD_CHARS
+            })
+        );
     }
 
     #[test]

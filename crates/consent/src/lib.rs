@@ -84,7 +84,20 @@ pub use when::{date_words, numeric_date_words, slot_words};
 ///
 /// This is the one renderer every surface shows (desktop window, terminal, the agent
 /// API's `consent_text`). Lines are separated by `\n`.
+///
+/// A text longer than [`inert::MAX_TEXT_CHARS`] is refused, never truncated, and so is
+/// one with a supplied string longer than [`inert::MAX_FIELD_CHARS`]: what the person
+/// reads is never so long that the terms after a name scroll out of sight.
 pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
+    let text = render_unbounded(req, locale, contacts)?;
+    let chars = text.chars().count();
+    if chars > inert::MAX_TEXT_CHARS {
+        return Err(ConsentError::TextTooLong { what: "the consent text", chars, max: inert::MAX_TEXT_CHARS });
+    }
+    Ok(text)
+}
+
+fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
     let text = match req {
         ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
         ConsentRequest::ChangeOffer { current, proposed } => render_change_offer(locale, current.as_ref(), proposed),

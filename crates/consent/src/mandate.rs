@@ -4,12 +4,13 @@
 //! constraint is said, and one the request leaves out is said plainly as no limit
 //! ("any service", "any time", "no price limit"): §3.3 check 6 lets an absent
 //! constraint allow everything, and the person must read that. A price ceiling is
-//! a ceiling on what a host may state, never authority to pay (§3.3, §8), hence
-//! "up to CAD 100.00 in all, paid to the host directly".
+//! a ceiling on what a host may state for each booking, never authority to pay
+//! (§3.3, §8), hence "each booking up to CAD 100.00 all-in, paid to the host
+//! directly".
 
 use fluent_bundle::FluentValue;
 
-use crate::claims::Action;
+use crate::claims::{Action, ConsentMode};
 use crate::inert;
 use crate::locale::Locale;
 use crate::money::amount_text;
@@ -43,6 +44,12 @@ pub fn actions_words(locale: &Locale, scope: &[Action]) -> Result<String, Consen
 }
 
 /// An open mandate request, in full.
+///
+/// Limits read as they bind (§3.3 check 6): `max_price` caps each booking's all-in
+/// total, so it is said per booking and beside the number of bookings it may be
+/// spent on; the text says in one line that the assistant then books without
+/// asking again, the signed `consent.mode` in words, and a lifetime that ends
+/// before the window it allows.
 pub fn render_open_mandate(locale: &Locale, req: &OpenMandateRequest) -> Result<String, ConsentError> {
     let c = &req.constraints;
     let clock = Clock::zone_or_own("tz", req.tz.as_deref())?;
@@ -73,47 +80,96 @@ pub fn render_open_mandate(locale: &Locale, req: &OpenMandateRequest) -> Result<
         locale.message("mandate-window", &[("window", window(c)?.into())])?
     });
 
-    lines.push(if own(|c| c.max_price.is_some()) {
+    lines.push(price_line(locale, req, own(|c| c.max_price.is_some()), own(|c| c.max_bookings.is_some()))?);
+    lines.push(bookings_line(locale, req, own(|c| c.max_bookings.is_some()))?);
+    lines.extend(closing_lines(locale, req)?);
+    Ok(lines.join("\n"))
+}
+
+/// The price limit: per booking, all-in (§3.3 check 6: "the offer's stated all-in
+/// total ≤ max_price"), with the number of bookings beside it when one limit
+/// binds both, so a person reads how much may be booked in all.
+fn price_line(
+    locale: &Locale,
+    req: &OpenMandateRequest,
+    own_price: bool,
+    own_bookings: bool,
+) -> Result<String, ConsentError> {
+    if own_price {
         let price = |c: &MandateConstraints| match &c.max_price {
             None => locale.message("mandate-no-price-limit-value", &[]),
             Some(max) => locale.message("mandate-price-value", &amount_text(locale, "max_price", max)?.args()),
         };
-        locale.message("mandate-price-per-host", &[("values", per_host(locale, req, price)?.into())])?
-    } else {
-        match &c.max_price {
-            None => locale.message("mandate-no-price-limit", &[])?,
-            Some(max) => locale.message("mandate-price", &amount_text(locale, "max_price", max)?.args())?,
+        return locale.message("mandate-price-per-host", &[("values", per_host(locale, req, price)?.into())]);
+    }
+    let c = &req.constraints;
+    // The count is beside the price only where it is one count: one host, or a
+    // limit shared across the hosts (else it is said per host on its own line).
+    let one_count = c.shared_limit || (req.hosts.len() == 1 && req.hosts[0].id != "*");
+    match (&c.max_price, c.max_bookings.filter(|_| !own_bookings && one_count)) {
+        (None, _) => locale.message("mandate-no-price-limit", &[]),
+        (Some(max), None) => locale.message("mandate-price", &amount_text(locale, "max_price", max)?.args()),
+        (Some(max), Some(n)) => {
+            let text = amount_text(locale, "max_price", max)?;
+            let [currency, amount] = text.args();
+            locale.message("mandate-price-bookings", &[currency, amount, ("count", FluentValue::from(n))])
         }
-    });
+    }
+}
 
-    lines.push(if own(|c| c.max_bookings.is_some()) {
+/// How many bookings, and whether the count is shared across the hosts (§3.3).
+fn bookings_line(locale: &Locale, req: &OpenMandateRequest, own_bookings: bool) -> Result<String, ConsentError> {
+    if own_bookings {
         // A host's own max_bookings counts that host's bookings alone (§3.4: each
         // host evaluates the shared constraints plus its own member).
         let bookings = |c: &MandateConstraints| match c.max_bookings {
             None => locale.message("mandate-bookings-unlimited-value", &[]),
             Some(n) => locale.message("mandate-bookings-value", &[("count", FluentValue::from(n))]),
         };
-        locale.message("mandate-bookings-per-host", &[("values", per_host(locale, req, bookings)?.into())])?
-    } else {
-        let named_hosts = req.hosts.iter().filter(|h| h.id != "*").count();
-        match c.max_bookings {
-            None => locale.message("mandate-bookings-unlimited", &[])?,
-            Some(n) => {
-                let id = if named_hosts == 1 && !req.hosts.iter().any(|h| h.id == "*") {
-                    "mandate-bookings"
-                } else if c.shared_limit {
-                    "mandate-bookings-shared"
-                } else {
-                    "mandate-bookings-each"
-                };
-                locale.message(id, &[("count", FluentValue::from(n))])?
-            }
+        return locale.message("mandate-bookings-per-host", &[("values", per_host(locale, req, bookings)?.into())]);
+    }
+    let c = &req.constraints;
+    let named_hosts = req.hosts.iter().filter(|h| h.id != "*").count();
+    match c.max_bookings {
+        None => locale.message("mandate-bookings-unlimited", &[]),
+        Some(n) => {
+            let id = if named_hosts == 1 && !req.hosts.iter().any(|h| h.id == "*") {
+                "mandate-bookings"
+            } else if c.shared_limit {
+                "mandate-bookings-shared"
+            } else {
+                "mandate-bookings-each"
+            };
+            locale.message(id, &[("count", FluentValue::from(n))])
         }
-    });
+    }
+}
 
+/// What follows the limits: that the assistant acts on them without asking again
+/// (§5.3 "MUST NOT say yes on the person's behalf, except under … limits they
+/// signed"), the signed `consent.mode` in words, and until when, said as ending
+/// early when the mandate expires before the window it allows is over.
+fn closing_lines(locale: &Locale, req: &OpenMandateRequest) -> Result<Vec<String>, ConsentError> {
+    let unasked = if req.scope.contains(&Action::Book) { "mandate-unasked-book" } else { "mandate-unasked" };
+    let mut lines = vec![locale.message(unasked, &[])?];
+    if let Some(mode) = req.consent_mode {
+        let id = match mode {
+            ConsentMode::HumanPresent => "mandate-mode-human-present",
+            ConsentMode::HumanNotPresent => "mandate-mode-human-not-present",
+        };
+        lines.push(locale.message(id, &[])?);
+    }
     let until = numeric_date_words(locale, "exp", req.exp, req.tz.as_deref())?;
-    lines.push(locale.message("valid-until", &[("until", until.into())])?);
-    Ok(lines.join("\n"))
+    let window_end = std::iter::once(&req.constraints)
+        .chain(req.host_constraints.values())
+        .filter_map(|c| c.window.as_ref())
+        .map(|w| parse_instant("window.not_after", &w.not_after).map(|t| t.timestamp()))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .max();
+    let id = if window_end.is_some_and(|end| req.exp < end) { "mandate-ends-early" } else { "valid-until" };
+    lines.push(locale.message(id, &[("until", until.into())])?);
+    Ok(lines)
 }
 
 /// The services a mandate allows, or "any service".

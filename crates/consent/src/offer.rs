@@ -112,7 +112,13 @@ pub fn when_words(locale: &Locale, claims: &OfferClaims) -> Result<String, Conse
 pub fn place_words(locale: &Locale, place: &Place) -> Result<Option<String>, ConsentError> {
     let fields = [&place.name, &place.street, &place.locality, &place.region, &place.postal_code, &place.country];
     let shown: Vec<String> = fields.into_iter().flatten().map(|f| inert::name(locale, f)).collect::<Result<_, _>>()?;
-    Ok((!shown.is_empty()).then(|| shown.join(", ")))
+    // The place as a whole is bounded like one name (`inert` rule 5).
+    let joined = shown.join(", ");
+    let chars = joined.chars().count();
+    if chars > inert::MAX_FIELD_CHARS {
+        return Err(ConsentError::TextTooLong { what: "a place", chars, max: inert::MAX_FIELD_CHARS });
+    }
+    Ok((!shown.is_empty()).then_some(joined))
 }
 
 /// The all-in total when the offer states a price (§5.2); `price` alone is not the

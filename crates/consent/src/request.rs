@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::claims::{Action, MeetingContract, Money, OfferClaims, Participant, Place, RuleClaims, Window};
+use crate::claims::{Action, ConsentMode, MeetingContract, Money, OfferClaims, Participant, Place, RuleClaims, Window};
 use crate::domain::VerifiedDomain;
 
 /// An offer whose signature, `kid` and closed schema the key app has verified (§5.2),
@@ -113,6 +113,9 @@ pub struct OpenMandateRequest {
     /// `host_constraints`): each host evaluates the shared constraints plus its own,
     /// and no constraint is set in both places. Empty for a JWS mandate.
     pub host_constraints: BTreeMap<String, MandateConstraints>,
+    /// The signed `consent.mode` the agent chose (§3.3, §5.3), said in words; none
+    /// when the mandate states none.
+    pub consent_mode: Option<ConsentMode>,
 }
 
 /// A confirmed booking as the key app read it from a verified receipt (§5.3).

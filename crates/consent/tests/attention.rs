@@ -68,6 +68,27 @@ fn an_open_mandate_names_its_unverified_hosts_and_its_price_cap() {
     assert!(!verified.contains(&AttentionKind::UnverifiedIdentity), "{verified:?}");
     m.hosts[0].domain = None;
     m.constraints.max_price = Some(cad("100.00"));
-    let k = kinds(&ConsentRequest::OpenMandate(m));
-    assert!(k.contains(&AttentionKind::UnverifiedIdentity) && k.contains(&AttentionKind::Price), "{k:?}");
+    let k = kinds(&ConsentRequest::OpenMandate(m.clone()));
+    assert!(k.contains(&AttentionKind::UnverifiedIdentity) && k.contains(&AttentionKind::PriceLimit), "{k:?}");
+}
+
+#[test]
+fn a_ceiling_is_never_called_a_price_but_a_limit_on_each_booking() {
+    let mut m = oil_change_mandate();
+    m.constraints.max_price = Some(cad("120.00"));
+    m.constraints.max_bookings = Some(3);
+    let req = ConsentRequest::OpenMandate(m.clone());
+    for (locale, words) in
+        [(en(), "each booking up to CAD 120.00 all-in"), (fr(), "chaque réservation jusqu’à 120,00 CAD tout compris")]
+    {
+        let items = attention(&req, &locale).unwrap();
+        assert!(items.iter().all(|a| a.kind != AttentionKind::Price), "{items:?}");
+        let cap = items.iter().find(|a| a.kind == AttentionKind::PriceLimit).expect("the cap is called out");
+        assert_eq!(cap.detail.as_deref(), Some(words));
+        let text = render(&req, &locale, &Contacts::new()).unwrap();
+        assert!(text.contains(words), "{text}");
+    }
+    // No cap, no callout.
+    m.constraints.max_price = None;
+    assert!(!kinds(&ConsentRequest::OpenMandate(m)).contains(&AttentionKind::PriceLimit));
 }

@@ -205,3 +205,56 @@ fn ordinary_strings_pass_untouched() {
     let text = render_offer(&o, &en());
     assert!(text.starts_with("Check-up #2 with Dr. O'Brien & Associates (harbourviewdental.example), "), "{text}");
 }
+
+// ---- Bounded, never truncated ----
+
+fn too_long(r: Result<String, ConsentError>) -> (&'static str, usize, usize) {
+    match r {
+        Err(ConsentError::TextTooLong { what, chars, max }) => (what, chars, max),
+        other => panic!("expected TextTooLong, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_20000_character_service_name_is_refused_not_shown_or_cut() {
+    let mut o = oil_change();
+    o.claims.service.name = "Synthetic oil change ".repeat(1000)[..20_000].to_owned();
+    for locale in [en(), fr()] {
+        let r = render(&ConsentRequest::BookingOffer(o.clone()), &locale, &Contacts::new());
+        assert_eq!(too_long(r), ("a name, place or service", 20_000, inert::MAX_FIELD_CHARS));
+    }
+}
+
+#[test]
+fn a_name_at_the_bound_is_shown_whole() {
+    let name = "x".repeat(inert::MAX_FIELD_CHARS);
+    let mut o = oil_change();
+    o.claims.service.name = name.clone();
+    let text = render_offer(&o, &en());
+    assert!(text.contains(&name));
+    o.claims.host.as_mut().unwrap().name = format!("{name}y");
+    let r = render(&ConsentRequest::BookingOffer(o), &en(), &Contacts::new());
+    assert_eq!(too_long(r).1, inert::MAX_FIELD_CHARS + 1);
+}
+
+#[test]
+fn a_place_is_bounded_as_a_whole() {
+    let field = || Some("p".repeat(100));
+    let mut o = oil_change();
+    o.claims.place = Some(Place { name: field(), street: field(), locality: field(), ..Place::default() });
+    let r = render(&ConsentRequest::BookingOffer(o), &en(), &Contacts::new());
+    assert_eq!(too_long(r).0, "a place");
+}
+
+#[test]
+fn a_text_past_its_bound_is_refused_whole() {
+    // Fourteen hosts, each named just inside its own bound: the text as a whole is not.
+    let mut m = oil_change_mandate();
+    m.hosts = (0..14)
+        .map(|i| MandateHost { id: format!("host-{i}"), name: Some(format!("{i} {}", "n".repeat(290))), domain: None })
+        .collect();
+    let r = render(&ConsentRequest::OpenMandate(m), &en(), &Contacts::new());
+    let (what, chars, max) = too_long(r);
+    assert_eq!((what, max), ("the consent text", inert::MAX_TEXT_CHARS));
+    assert!(chars > max);
+}

@@ -249,6 +249,58 @@ fn open_mandate_with_per_host_constraints() {
     assert_eq!(render(&a, &en(), &Contacts::new()).unwrap(), render(&b, &en(), &Contacts::new()).unwrap());
 }
 
+/// Limits read as they bind: max_price caps each booking's all-in total, beside
+/// the number of bookings it may be spent on (§3.3 check 6).
+#[test]
+fn open_mandate_price_per_booking_and_bookings() {
+    let mut m = oil_change_mandate();
+    m.constraints.max_bookings = Some(3);
+    let req = ConsentRequest::OpenMandate(m);
+    check("mandate_three_bookings", &req, &Contacts::new());
+    let en_text = render(&req, &en(), &Contacts::new()).unwrap();
+    assert!(en_text.contains("each booking up to CAD 100.00 all-in, at most 3 bookings"), "{en_text}");
+    assert!(!en_text.contains("in all"), "{en_text}");
+    let fr_text = render(&req, &fr(), &Contacts::new()).unwrap();
+    assert!(
+        fr_text.contains("chaque réservation jusqu’à 100,00 CAD tout compris, au plus 3 réservations"),
+        "{fr_text}"
+    );
+}
+
+/// A mandate that expires before its window is over says so; one that does not, does not.
+#[test]
+fn open_mandate_ending_before_its_window() {
+    let mut m = oil_change_mandate();
+    m.exp -= 3 * 3600;
+    let req = ConsentRequest::OpenMandate(m);
+    check("mandate_ends_early", &req, &Contacts::new());
+    assert!(render(&req, &en(), &Contacts::new()).unwrap().contains("before the end of the time it allows"));
+    // Ending exactly with the window is no warning.
+    let full = render(&ConsentRequest::OpenMandate(oil_change_mandate()), &en(), &Contacts::new()).unwrap();
+    assert!(full.contains("Valid until") && !full.contains("before the end"), "{full}");
+    // A host's own window counts too (§3.4).
+    let mut own = oil_change_mandate();
+    let window = own.constraints.window.take();
+    own.host_constraints.insert("maple-street-auto".into(), MandateConstraints { window, ..Default::default() });
+    own.exp -= 60;
+    let text = render(&ConsentRequest::OpenMandate(own), &en(), &Contacts::new()).unwrap();
+    assert!(text.contains("before the end of the time it allows"), "{text}");
+}
+
+/// The signed consent.mode, in words; an open mandate always says it books unasked.
+#[test]
+fn open_mandate_consent_mode_and_acting_unasked() {
+    let mut m = oil_change_mandate();
+    m.consent_mode = Some(ConsentMode::HumanPresent);
+    check("mandate_mode_human_present", &ConsentRequest::OpenMandate(m.clone()), &Contacts::new());
+    m.consent_mode = Some(ConsentMode::HumanNotPresent);
+    m.scope = vec![Action::Cancel, Action::Reschedule];
+    check("mandate_mode_human_not_present_no_book", &ConsentRequest::OpenMandate(m), &Contacts::new());
+    let none = render(&ConsentRequest::OpenMandate(oil_change_mandate()), &en(), &Contacts::new()).unwrap();
+    assert!(none.contains("The assistant books within these limits without asking me again."), "{none}");
+    assert!(!none.contains("Hosts are told"), "{none}");
+}
+
 #[test]
 fn open_mandate_without_constraints() {
     let mut m = oil_change_mandate();

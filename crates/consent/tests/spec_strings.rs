@@ -100,7 +100,10 @@ fn unpriced_offers_say_nothing_about_money() {
 fn open_mandate_says_every_limit_and_every_absence() {
     let locale = en();
     let text = render_open_mandate(&locale, &oil_change_mandate()).unwrap();
-    assert!(text.contains("up to CAD 100.00 in all, paid to the host directly"), "{text}");
+    assert!(
+        text.contains("each booking up to CAD 100.00 all-in, at most 1 booking, paid to the host directly"),
+        "{text}"
+    );
     let mut open = oil_change_mandate();
     open.constraints = MandateConstraints::default();
     let text = render_open_mandate(&locale, &open).unwrap();

@@ -178,10 +178,12 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             let mut items = Vec::new();
             for p in service.pending_pairings().await? {
                 let churn = service.churn_notice(&p).await?;
-                items.push(json!({ "id": p.pairing_id, "type": "pairing", "agent": p.agent_name, "fingerprint": p.fingerprint, "churn": churn }));
+                items.push(json!({ "id": p.pairing_id, "type": "pairing",
+                                   "agent": schcp_consent::inert::inert(&p.agent_name),
+                                   "fingerprint": p.fingerprint, "churn": churn }));
             }
             for r in service.pending_requests().await? {
-                let agent = service.agent_name(&r.agent_jkt).await?;
+                let agent = service.shown_agent_name(&r.agent_jkt).await?;
                 items.push(json!({ "id": r.request_id, "type": r.kind, "agent": agent, "expires_at": r.expires_at,
                                   "expires": service.instant_words(r.expires_at_unix) }));
             }

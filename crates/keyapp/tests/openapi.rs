@@ -462,6 +462,8 @@ async fn every_route_answers_as_the_document_says() {
     assert_eq!(env.call(&a, Method::GET, "/v1/pairings/pr_unknown", None, 404).await.reason(), "not_found");
     let blank = json!({"agent_name": " "});
     assert_eq!(env.call(&a, Method::POST, "/v1/pairings", Some(&blank), 400).await.reason(), "bad_agent_name");
+    let hidden = json!({"agent_name": "Calendar \u{202E}tnatsissA"});
+    assert_eq!(env.call(&a, Method::POST, "/v1/pairings", Some(&hidden), 422).await.reason(), "text_not_inert");
     // A member the body does not have (outside the request schema, so sent raw).
     let extra = serde_json::to_vec(&json!({"agent_name": "X", "colour": "red"})).unwrap();
     let rb = env.raw(&a, Method::POST, "/v1/pairings", extra, now(), |_| {});

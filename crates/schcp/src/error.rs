@@ -164,6 +164,19 @@ pub enum Error {
         /// Where the document of this request is.
         found: String,
     },
+
+    /// §5.3 "The consent trust boundary": a host or agent string, or the whole text
+    /// the person would read, is longer than the key app shows (names, places and
+    /// services bury the terms after them). Refused, never truncated.
+    #[error("{what} has {chars} characters; at most {max} are shown, and nothing is truncated")]
+    TextTooLong {
+        /// What is too long ("a name, place or service", "the consent text", "agent_name").
+        what: &'static str,
+        /// Its length, in characters.
+        chars: usize,
+        /// The bound it exceeds.
+        max: usize,
+    },
 }
 
 /// Which part of an offer's price is not in the total's currency (§2.1, §5.2).
@@ -503,6 +516,7 @@ impl Error {
             Error::PersonRequired => Reason { code: "INVALID_REQUEST", reason: "person_required" },
             Error::RuleInvalid(_) => v("rule_invalid"),
             Error::HostIdConflict { .. } => v("host_id_conflict"),
+            Error::TextTooLong { .. } => v("text_too_long"),
         }
     }
 }
@@ -584,6 +598,13 @@ mod tests {
         assert_eq!(e.to_string(), "action cancel is not in the scope of mandate m-root (§3.3 check 5)");
         let e = Error::MandateInvalid(MandateCheck::AudienceOmitsHost { host: "maple-street-auto".into() });
         assert_eq!(e.to_string(), "mandate invalid: aud does not name maple-street-auto (§3.3 check 2)");
+    }
+
+    #[test]
+    fn text_past_its_bound_is_text_too_long() {
+        let e = Error::TextTooLong { what: "a name, place or service", chars: 20_000, max: 300 };
+        assert_eq!(e.reason(), Reason { code: VERIFICATION_FAILED, reason: "text_too_long" });
+        assert!(e.to_string().contains("20000 characters"), "{e}");
     }
 
     #[test]

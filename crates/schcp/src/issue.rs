@@ -300,8 +300,12 @@ pub struct SdJwtMandate {
     pub contact: Option<Contact>,
     /// The status URL a host checks the mandate at (§3.3 `schcp_status`).
     pub schcp_status: Option<String>,
-    /// Decoy digests added to aud and to host_constraints (§3.4 SHOULD pad).
-    pub decoys: usize,
+    /// How many digests `aud` and `host_constraints` each hold: one per host,
+    /// and decoys for the rest (§3.4: "SHOULD pad aud and host_constraints with
+    /// decoy digests so their length does not count the hosts"). A fixed size at
+    /// least the issuer's host maximum tells a host nothing about the others; a
+    /// mandate with more hosts than this gets no decoys.
+    pub padded_to: usize,
 }
 
 /// An issued SD-JWT VC mandate: the issuer JWT and each host's disclosures.
@@ -322,7 +326,8 @@ impl IssuedSdJwt {
 }
 
 /// Issues an SD-JWT VC mandate (§3.4): one aud element and one host_constraints member per host,
-/// each selectively disclosable, plus decoys; each host's evaluated constraints are checked first.
+/// each selectively disclosable, padded with decoys to `padded_to` digests; each host's
+/// evaluated constraints are checked first.
 pub fn sd_jwt_mandate(
     m: SdJwtMandate,
     rng: &mut dyn CryptoRngCore,
@@ -361,7 +366,7 @@ pub fn sd_jwt_mandate(
         sd.push(h.digest.clone());
         disclosures.insert(host.clone(), vec![a.encoded, h.encoded]);
     }
-    for _ in 0..m.decoys {
+    for _ in m.host_constraints.len()..m.padded_to {
         aud.push(sdjwt::array_placeholder(&sdjwt::decoy_digest(rng)));
         sd.push(sdjwt::decoy_digest(rng));
     }

@@ -18,7 +18,8 @@ use schcp::{Error, MandateCheck};
 use serde_json::Value;
 
 const GARAGES: [&str; 3] = ["fix-it-fast", "harbour-garage", "maple-street-auto"];
-const DECOYS: usize = 3;
+/// The size aud and host_constraints are padded to (the key app's host maximum).
+const PADDED: usize = 10;
 
 fn shared() -> Constraints {
     Constraints { services: Some(vec!["oil-change".into()]), max_bookings: Some(1), ..Constraints::default() }
@@ -61,7 +62,7 @@ fn input() -> SdJwtMandate {
         },
         contact: None,
         schcp_status: Some("https://keyapp.example/status/m-sd-01".into()),
-        decoys: DECOYS,
+        padded_to: PADDED,
     }
 }
 
@@ -118,8 +119,8 @@ fn issuer_payload(issued: &IssuedSdJwt) -> Value {
 fn issuance_pads_aud_and_host_constraints_with_decoys() {
     let issued = issued();
     let payload = issuer_payload(&issued);
-    assert_eq!(payload["aud"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
-    assert_eq!(payload["host_constraints"]["_sd"].as_array().unwrap().len(), GARAGES.len() + DECOYS);
+    assert_eq!(payload["aud"].as_array().unwrap().len(), PADDED);
+    assert_eq!(payload["host_constraints"]["_sd"].as_array().unwrap().len(), PADDED);
     // No host id appears in the clear.
     for g in GARAGES {
         assert!(!payload.to_string().contains(g), "{g} is visible in the issuer JWT");
@@ -130,6 +131,34 @@ fn issuance_pads_aud_and_host_constraints_with_decoys() {
     for d in issued.disclosures.values() {
         assert_eq!(d.len(), 2, "its aud element and its host_constraints member");
     }
+}
+
+/// A mandate for `n` hosts with no constraints of their own.
+fn for_hosts(n: usize) -> IssuedSdJwt {
+    let mut m = input();
+    m.host_constraints = (0..n).map(|i| (format!("garage-{i}"), Constraints::default())).collect();
+    issue_with(m, &principal_key()).expect("issue")
+}
+
+#[test]
+fn one_host_and_five_hosts_give_the_same_number_of_digests() {
+    let one = issuer_payload(&for_hosts(1));
+    let five = issuer_payload(&for_hosts(5));
+    for p in [&one, &five] {
+        assert_eq!(p["aud"].as_array().unwrap().len(), PADDED);
+        assert_eq!(p["host_constraints"]["_sd"].as_array().unwrap().len(), PADDED);
+    }
+    // The disclosures still verify, for every host of each.
+    for (n, issued) in [(1, for_hosts(1)), (5, for_hosts(5))] {
+        assert_eq!(issued.disclosures.len(), n);
+        for host in issued.disclosures.keys() {
+            let chain = verify(&presentation(&issued, host), host).unwrap_or_else(|e| panic!("{host}: {e}"));
+            assert_eq!(chain.root.claims.aud, Audience::One(host.clone()));
+        }
+    }
+    // Past the padded size there is no room for decoys: one digest per host, no fewer.
+    let eleven = issuer_payload(&for_hosts(PADDED + 1));
+    assert_eq!(eleven["aud"].as_array().unwrap().len(), PADDED + 1);
 }
 
 #[test]

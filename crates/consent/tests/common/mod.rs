@@ -259,6 +259,7 @@ pub(crate) fn oil_change_mandate() -> OpenMandateRequest {
         exp: 1_792_098_000,
         tz: Some("America/Toronto".into()),
         host_constraints: BTreeMap::new(),
+        consent_mode: None,
     }
 }
 

@@ -102,7 +102,7 @@ impl Service {
                 churn,
                 id: p.pairing_id,
                 kind: "pairing".into(),
-                agent_name: p.agent_name,
+                agent_name: schcp_consent::inert::inert(&p.agent_name),
                 fingerprint: p.fingerprint,
                 created_at: p.created_at,
                 expires_at: p.created_at + super::pairing::PAIRING_TTL,
@@ -110,7 +110,7 @@ impl Service {
         }
         for r in self.pending_requests().await? {
             out.push(PendingItem {
-                agent_name: self.agent_name(&r.agent_jkt).await?,
+                agent_name: self.shown_agent_name(&r.agent_jkt).await?,
                 fingerprint: fingerprint(&r.agent_jkt),
                 kind: r.kind.as_str().to_owned(),
                 created_at: r.created_at,
@@ -134,7 +134,7 @@ impl Service {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default(),
-                agent_name: p.agent_name,
+                agent_name: schcp_consent::inert::inert(&p.agent_name),
                 fingerprint: p.fingerprint,
                 consent_text,
                 created_at: p.created_at,
@@ -155,7 +155,7 @@ impl Service {
         };
         Ok(Prompt {
             attention,
-            agent_name: self.agent_name(&r.agent_jkt).await?,
+            agent_name: self.shown_agent_name(&r.agent_jkt).await?,
             fingerprint: fingerprint(&r.agent_jkt),
             status: r.status.as_str().to_owned(),
             consent_text: r.consent_text,
@@ -260,7 +260,7 @@ impl Service {
             .into_iter()
             .map(|(jkt, name, fingerprint, paired_at, last_request_at, last_request_kind)| AgentView {
                 jkt,
-                name,
+                name: schcp_consent::inert::inert(&name),
                 fingerprint,
                 paired_at,
                 last_request_at,

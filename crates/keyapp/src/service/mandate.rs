@@ -252,6 +252,7 @@ pub(super) async fn prepare(
         exp,
         tz: if zones.len() == 1 { zones.pop() } else { None },
         host_constraints: host_constraints.iter().map(|(h, c)| (h.clone(), shown(c, Some(h)))).collect(),
+        consent_mode: b.consent_mode,
     });
     let input = json!({
         "hosts": ids,
@@ -342,7 +343,9 @@ pub(super) async fn issue(
                 consent,
                 contact: None,
                 schcp_status: Some(status_url.clone()),
-                decoys: 2,
+                // §3.4: every mandate's aud and host_constraints are the same
+                // length, whatever the number of hosts.
+                padded_to: MAX_HOSTS,
             },
             &mut rand_core::OsRng,
             match m.alg.as_deref() {

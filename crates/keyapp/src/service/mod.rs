@@ -174,6 +174,18 @@ impl ServiceError {
     }
 }
 
+/// A text the renderer refused: too long to show is the agent's or host's
+/// input at fault (422 `text_too_long`, never truncated); anything else cannot
+/// be put into words.
+fn consent_error(e: schcp_consent::ConsentError) -> ServiceError {
+    match e {
+        schcp_consent::ConsentError::TextTooLong { what, chars, max } => {
+            ServiceError::Verification(schcp::Error::TextTooLong { what, chars, max })
+        }
+        other => ServiceError::Consent(other.to_string()),
+    }
+}
+
 struct Inner {
     store: Store,
     key: PrincipalSigner,
@@ -343,7 +355,7 @@ impl Service {
             R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) | R::Invitation(_) => self.consent_contacts().await?,
             _ => schcp_consent::Contacts::new(),
         };
-        schcp_consent::render(req, &self.locale(), &contacts).map_err(|e| ServiceError::Consent(e.to_string()))
+        schcp_consent::render(req, &self.locale(), &contacts).map_err(consent_error)
     }
 
     /// Appends to the history inside a caller's transaction.

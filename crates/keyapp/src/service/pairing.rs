@@ -127,18 +127,31 @@ fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
     }
 }
 
+/// An agent's name is shown on every surface (terminal, window, tray,
+/// notification), so it must be plain text a person can read as it is: the
+/// inert-text rule host strings follow (schcp_consent::inert), but as a refusal
+/// here, where it enters, rather than a replacement later. Nothing is stored
+/// for a refused name.
 fn check_name(name: &str) -> Result<(), ServiceError> {
     if name.trim().is_empty() {
         return Err(ServiceError::invalid("bad_agent_name", "agent_name is empty"));
     }
-    if name.chars().count() > MAX_AGENT_NAME {
-        return Err(ServiceError::invalid(
-            "bad_agent_name",
-            format!("agent_name is longer than {MAX_AGENT_NAME} characters"),
-        ));
+    let chars = name.chars().count();
+    if chars > MAX_AGENT_NAME {
+        return Err(ServiceError::Verification(schcp::Error::TextTooLong {
+            what: "agent_name",
+            chars,
+            max: MAX_AGENT_NAME,
+        }));
     }
-    if name.chars().any(|c| c.is_control()) {
-        return Err(ServiceError::invalid("bad_agent_name", "agent_name contains control characters"));
+    if let Some(c) = schcp_consent::inert::first_hidden(name) {
+        return Err(ServiceError::unacceptable(
+            "text_not_inert",
+            format!(
+                "agent_name contains U+{:04X}, a control, bidirectional, zero-width or other invisible character",
+                u32::from(c)
+            ),
+        ));
     }
     Ok(())
 }
@@ -623,11 +636,36 @@ mod tests {
         assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 0);
     }
 
+    fn reason(r: Result<(), ServiceError>) -> &'static str {
+        r.expect_err("refused").to_api().reason
+    }
+
     #[test]
     fn agent_names_are_checked() {
         assert!(check_name("Calendar Assistant").is_ok());
-        assert!(check_name("  ").is_err());
-        assert!(check_name("a\u{7}b").is_err());
-        assert!(check_name(&"x".repeat(65)).is_err());
+        assert!(check_name("Noor’s שלום assistant").is_ok());
+        assert!(check_name(&"x".repeat(MAX_AGENT_NAME)).is_ok());
+        assert_eq!(reason(check_name("  ")), "bad_agent_name");
+        let long = check_name(&"x".repeat(MAX_AGENT_NAME + 1)).expect_err("too long").to_api();
+        assert_eq!((long.status.as_u16(), long.reason), (422, "text_too_long"));
+        // Every class of character rule 1 of the inert text replaces.
+        for (class, name) in [
+            ("C0 control", "Cal\u{7}endar"),
+            ("newline", "Calendar\nApproved: yes"),
+            ("C1 control", "Cal\u{85}endar"),
+            ("DEL", "Cal\u{7F}endar"),
+            ("bidi override", "Calendar \u{202E}tnatsissA"),
+            ("bidi embedding", "Cal\u{202B}endar"),
+            ("bidi isolate", "Cal\u{2067}endar\u{2069}"),
+            ("bidi mark", "Cal\u{200F}endar"),
+            ("zero-width space", "Cal\u{200B}endar"),
+            ("zero-width joiner", "Cal\u{200D}endar"),
+            ("byte-order mark", "\u{FEFF}Calendar"),
+            ("line separator", "Cal\u{2028}endar"),
+            ("private use", "Cal\u{E000}endar"),
+        ] {
+            let e = check_name(name).expect_err(class).to_api();
+            assert_eq!((e.status.as_u16(), e.reason), (422, "text_not_inert"), "{class}");
+        }
     }
 }

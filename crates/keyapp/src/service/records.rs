@@ -140,6 +140,13 @@ impl Service {
         Ok(row.map(|(n,)| n).unwrap_or_default())
     }
 
+    /// The agent's name as every surface lists it (terminal, window, tray,
+    /// notification): inert, so a name stored before names were checked at
+    /// pairing cannot reorder or hide what is around it either.
+    pub async fn shown_agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
+        Ok(schcp_consent::inert::inert(&self.agent_name(jkt).await?))
+    }
+
     /// The text shown for a pending pairing (`pr_…`) or request (`rq_…`).
     pub async fn consent_text(&self, id: &str) -> Result<String, ServiceError> {
         if id.starts_with("pr_") {
