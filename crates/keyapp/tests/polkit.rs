@@ -12,7 +12,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
