@@ -79,12 +79,13 @@ mod tests {
             fingerprint: "7F3A-91C2-K8QD".into(),
             created_at: 0,
             expires_at: 600,
+            churn: None,
         }
     }
 
     #[test]
     fn a_name_with_markup_is_escaped_in_the_notification_body() {
-        let lang = UiLanguage::new(Language::En);
+        let lang = UiLanguage::new(Language::English);
         let body = notification_body(&lang, &item("closed_mandate", "<b>Bold</b> & \"Co\" 'Ltd'"));
         assert_eq!(body, "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39; asks for your consent.");
         let pairing = notification_body(&lang, &item("pairing", "Calendar Assistant"));
@@ -93,7 +94,7 @@ mod tests {
 
     #[test]
     fn a_stored_name_with_bidi_or_zero_width_characters_is_shown_inert() {
-        let lang = UiLanguage::new(Language::En);
+        let lang = UiLanguage::new(Language::English);
         let body = notification_body(&lang, &item("pairing", "Cal\u{202E}dnar\u{200B}"));
         assert!(!body.contains('\u{202E}') && !body.contains('\u{200B}'), "{body:?}");
         assert!(body.starts_with("Cal\u{FFFD}dnar\u{FFFD} asks"), "{body:?}");

@@ -113,7 +113,7 @@ pub fn open_consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>) {
     if raised_by.is_some() {
         if let Some(w) = app.get_webview_window(CONSENT) {
             let hash = serde_json::Value::String(format!("#{route}"));
-            let _ = w.eval(&format!("location.hash = {hash}"));
+            let _ = w.eval(format!("location.hash = {hash}"));
         }
     }
     open(app, CONSENT, "consent-window-title", &route, 620.0, 720.0);

@@ -95,8 +95,9 @@ fn pending_rule(e: &Env) -> String {
     assert_eq!(call(e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap()["status"], "approved");
     let jkt = jwk.thumbprint().unwrap();
     let body = json!({"kind": "rule", "idempotency_key": "k1", "agent_jkt": jkt, "label": "Weekend playdates"});
-    let created = e.svc.create_request(&Requester { jkt }, body.to_string().as_bytes());
-    tauri::async_runtime::block_on(created).unwrap().0.request_id
+    let requester = Requester { jkt };
+    let bytes = body.to_string();
+    tauri::async_runtime::block_on(e.svc.create_request(&requester, bytes.as_bytes())).unwrap().0.request_id
 }
 
 fn credentials(e: &Env) -> Vec<Value> {

@@ -178,6 +178,7 @@ mod tests {
             max_bookings: None,
             shared_limit: false,
             booking_id: (kind == RequestKind::ManagementMandate).then(|| "b_1".into()),
+            host_keys: Default::default(),
         }
     }
 
