@@ -251,7 +251,12 @@ fn a_text_past_its_bound_is_refused_whole() {
     // Fourteen hosts, each named just inside its own bound: the text as a whole is not.
     let mut m = oil_change_mandate();
     m.hosts = (0..14)
-        .map(|i| MandateHost { id: format!("host-{i}"), name: Some(format!("{i} {}", "n".repeat(290))), domain: None, new_host: false })
+        .map(|i| MandateHost {
+            id: format!("host-{i}"),
+            name: Some(format!("{i} {}", "n".repeat(290))),
+            domain: None,
+            new_host: false,
+        })
         .collect();
     let r = render(&ConsentRequest::OpenMandate(m), &en(), &Contacts::new());
     let (what, chars, max) = too_long(r);
