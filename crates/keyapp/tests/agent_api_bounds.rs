@@ -193,9 +193,15 @@ async fn two_thousand_idle_connections_leave_a_real_agent_getting_through() {
     // real agent gets through while they are all still open.
     if is_root() {
         let (other, _) = other_uid();
-        let idle = as_uid(other, move || {
-            (0..2000).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect::<Vec<_>>()
-        });
+        // On the blocking pool: the key app under test shares this runtime and
+        // must keep accepting while the 2,000 connect.
+        let idle = tokio::task::spawn_blocking(move || {
+            as_uid(other, move || {
+                (0..2000).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect::<Vec<_>>()
+            })
+        })
+        .await
+        .unwrap();
         let p = tokio::time::timeout(Duration::from_secs(20), real.pair("Claude Desktop")).await;
         assert!(matches!(p, Ok(Ok(_))), "{p:?}");
         drop(idle);

@@ -77,6 +77,9 @@ async fn a_stranger_on_the_recorded_port_is_refused_as_an_impostor() {
     app.withdraw();
     drop(app);
     assert!(!info.exists(), "agent-api.json outlived the key app");
+    // Dropping the app aborts its listeners' tasks; they close their sockets
+    // once this runtime gets to run them.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
 
     // A crash would have left it naming the port, where a stranger now listens
     // (another user's process when the test runs as root).

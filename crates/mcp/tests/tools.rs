@@ -428,6 +428,9 @@ async fn a_stranger_on_the_recorded_port_is_named_an_impostor() {
     app.withdraw();
     drop(app);
     assert!(!info.exists(), "agent-api.json is gone after a clean stop");
+    // Dropping the app aborts its listeners' tasks; they close their sockets
+    // once this runtime gets to run them.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     std::fs::write(&info, json!({"url": url, "schcp": "0.4"}).to_string()).unwrap();
     let fake = json!({"principal": "urn:schcp:principal:jwk-thumbprint:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
                       "jwk": {"kty": "OKP", "crv": "Ed25519", "x": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"},

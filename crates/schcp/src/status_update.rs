@@ -558,7 +558,8 @@ mod tests {
         assert_eq!(
             p["credential"],
             json!({"jti": "m_1", "exp": NOW + 3600, "aud": ["maple-street-auto", "oak-lane-garage"],
-                   "max_bookings": 2, "shared_limit": true})
+                   "max_bookings": 2, "shared_limit": true,
+                   "host_keys": {"maple-street-auto": [thumb(&ed(9))]}})
         );
         let revoke = payload(&s.public_key().to_jwk(), NOW, "u_2", &Operation::Revoke { jti: "m_1".into() }).unwrap();
         assert_eq!(revoke["credential"], json!({"jti": "m_1"}));
