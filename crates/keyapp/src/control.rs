@@ -210,7 +210,11 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
         Command::HostChanges => serde_json::to_value(service.host_domain_changes().await?).expect("serializes"),
         Command::AcceptHostDomain { host_id, domain } => {
-            service.accept_host_domain(&host_id, &domain).await?;
+            // Re-binding a host id is as strong as a yes: a process of the
+            // person's that could do it unconfirmed could lend a look-alike
+            // domain a host's id (SchCP §2.2).
+            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+            service.accept_host_domain_from(&host_id, &domain, asker).await?;
             json!({ "host_id": host_id, "domain": domain })
         }
     })

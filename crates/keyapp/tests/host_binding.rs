@@ -60,6 +60,18 @@ async fn start_with(mut hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
     (Env { _dir: dir, host: first, config, app }, hosts)
 }
 
+/// A verifier whose answer is always no, as the OS's is when the person is not there.
+struct Refuses;
+
+impl keyapp::user_verification::UserVerifier for Refuses {
+    fn verify<'a>(
+        &'a self,
+        _approval: &'a keyapp::user_verification::Approval,
+    ) -> keyapp::user_verification::VerdictFuture<'a> {
+        Box::pin(async { Err(keyapp::user_verification::Refusal::NotAuthorized) })
+    }
+}
+
 async fn pending_ids(env: &Env) -> Vec<String> {
     let v = person(env, Command::Pending).await.unwrap();
     v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
@@ -176,6 +188,13 @@ async fn a_look_alike_domain_cannot_borrow_the_host_id_of_a_root_mandate() {
     assert!(change["words"].as_str().unwrap().contains("first verified at maplestreetauto.example"), "{change}");
     let wrong = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: "elsewhere.example".into() };
     assert!(person(&env, wrong).await.is_err(), "a change nobody met is not accepted");
+    // An assistant's `echo y` is not the person: without the OS's yes the move
+    // is refused and stays waiting for the person.
+    let unconfirmed = env.app.service.clone().with_user_verifier(std::sync::Arc::new(Refuses));
+    let err = unconfirmed.accept_host_domain("maple-street-auto", LOOK_ALIKE).await.unwrap_err().to_api();
+    assert_eq!((err.code, err.reason), ("NOT_PERMITTED", "user_not_verified"), "{}", err.message);
+    let still = person(&env, Command::HostChanges).await.unwrap();
+    assert_eq!(still.as_array().unwrap().len(), 1, "the refused acceptance changed nothing: {still}");
     let accept = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: LOOK_ALIKE.into() };
     person(&env, accept).await.unwrap();
     // From now on the new domain is the host's, and the old one is refused.

@@ -85,7 +85,7 @@ impl Service {
     }
 
     /// Asks the service's verifier; its refusal is the approval's.
-    async fn confirm(&self, asker: &Asker, summary: String) -> Result<Method, ServiceError> {
+    pub(super) async fn confirm(&self, asker: &Asker, summary: String) -> Result<Method, ServiceError> {
         let approval = Approval { asker: asker.clone(), summary };
         match self.verifier().verify(&approval).await {
             Ok(method) => {
@@ -101,7 +101,7 @@ impl Service {
 }
 
 /// This process as the asker; if even that cannot be read, nothing can be asked.
-fn this_process() -> Result<Asker, ServiceError> {
+pub(super) fn this_process() -> Result<Asker, ServiceError> {
     Asker::this_process(Surface::Window)
         .map_err(|e| ServiceError::NotVerified(Refusal::Unavailable { why: format!("this process: {e}") }))
 }

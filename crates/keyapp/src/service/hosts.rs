@@ -146,6 +146,18 @@ impl Service {
     /// really made). Only the person's surfaces call this: the window and the
     /// control socket; no agent request can.
     pub async fn accept_host_domain(&self, host_id: &str, domain: &str) -> Result<(), ServiceError> {
+        self.accept_host_domain_from(host_id, domain, &super::answers::this_process()?).await
+    }
+
+    /// The same, once the OS has confirmed the person for `asker`: a new
+    /// domain for a host id is as strong as a yes, so it asks as one does.
+    pub async fn accept_host_domain_from(
+        &self,
+        host_id: &str,
+        domain: &str,
+        asker: &crate::user_verification::Asker,
+    ) -> Result<(), ServiceError> {
+        self.confirm(asker, format!("{host_id} now at {domain}")).await?;
         if !host_bindings::accept_change(self.store(), host_id, domain, self.now()).await? {
             return Err(ServiceError::NotFound("host domain change"));
         }
