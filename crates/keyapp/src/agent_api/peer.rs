@@ -58,8 +58,11 @@ pub fn socket_owner(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
     if table.taken.is_some_and(|taken| taken >= asked) {
         return None; // read after this connection came, and it is not there
     }
+    // Stamped when the read starts, not when it ends: a read that began before
+    // this connection existed must not pass for one that would list it.
+    let started = Instant::now();
     let text = std::fs::read_to_string(path).ok()?;
-    *table = Snapshot { taken: Some(Instant::now()), owners: owners(&text) };
+    *table = Snapshot { taken: Some(started), owners: owners(&text) };
     table.owners.get(&key).copied()
 }
 
