@@ -1,6 +1,10 @@
 //! Key custody against a real keychain: run under `scripts/with-keyring`
 //! (scripts/test does), which gives this process a private D-Bus session and
 //! an unlocked gnome-keyring, so nothing here touches a developer's own keychain.
+//! The OS backend's tests also need the unlock helper installed
+//! (scripts/install-unlock-helper) and a polkitd (scripts/with-polkit): the
+//! keychain item is sealed under a key the OS releases through pkexec, which
+//! authorizes root (these tests) without asking.
 //!
 //! The failure cases (no session bus, no Secret Service provider, a locked
 //! collection, the passphrase variable) need another environment than this
@@ -14,6 +18,9 @@ use schcp::jwk::Jwk;
 use schcp::jws::{self, HeaderExtras, Typ};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "support/seed_scan.rs"]
+mod seed_scan;
 
 /// The variable that tells a child run of this binary which scenario to check.
 const CHILD: &str = "SCHCP_KEYSTORE_TEST_CHILD";
@@ -58,10 +65,28 @@ fn with_keychain<T: Send + 'static>(call: impl Fn() -> keyring::Result<T> + Send
     .unwrap()
 }
 
-/// The seed the keychain holds for `dir`'s profile, read with keyring directly.
-fn keychain_seed(dir: &Path) -> Vec<u8> {
+/// What the keychain holds for `dir`'s profile, read with keyring directly, as
+/// any process of the person's can.
+fn keychain_item(dir: &Path) -> Vec<u8> {
     let account = keystore::keychain_account(dir).unwrap();
     with_keychain(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account)?.get_secret())
+}
+
+fn set_keychain_item(dir: &Path, secret: &[u8]) {
+    let account = keystore::keychain_account(dir).unwrap();
+    let secret = secret.to_vec();
+    with_keychain(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account)?.set_secret(&secret));
+}
+
+fn public_key(key: &PrincipalKey) -> [u8; 32] {
+    key.verifying_key().to_bytes()
+}
+
+/// The item is the sealed form (tag, 80 bytes) and gives no seed of `key`.
+fn assert_sealed(item: &[u8], key: &PrincipalKey) {
+    assert_eq!(item.len(), 80, "a sealed item");
+    assert!(item.starts_with(b"SCHCPSK1"), "tagged with its version");
+    assert_eq!(seed_scan::find_seed(item, &public_key(key)), None, "the item gives the seed");
 }
 
 fn public_jwk_of_seed(seed: &[u8]) -> Jwk {
@@ -138,8 +163,8 @@ fn os_first_run_creates_a_key_and_later_runs_load_it() {
     assert_eq!(second.jwk(), first.jwk(), "a restart keeps the key");
     assert_eq!(second.principal_id(), first.principal_id());
 
-    // What the keychain holds is this key's seed.
-    assert_eq!(&public_jwk_of_seed(&keychain_seed(&data_dir)), first.jwk());
+    // What the keychain holds is this key sealed, never its seed.
+    assert_sealed(&keychain_item(&data_dir), &first);
     assert_signs_verifiable_jws(&second);
 }
 
@@ -163,17 +188,13 @@ fn os_key_is_in_no_file_of_the_data_dir_nor_in_clear_in_the_keyring_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("keyapp.db"), b"not the key").unwrap();
     let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
-    let seed = keychain_seed(dir.path());
-    assert_eq!(&public_jwk_of_seed(&seed), key.jwk());
-    assert_no_seed_in_files(&seed, dir.path());
-    // gnome-keyring's own files (under the scratch XDG_DATA_HOME) keep it encrypted.
+    assert_sealed(&keychain_item(dir.path()), &key);
+    seed_scan::assert_no_seed_under(&[dir.path()], &public_key(&key));
+    // gnome-keyring's own files (under the scratch XDG_DATA_HOME) hold no seed either.
     let keyring_files = PathBuf::from(std::env::var_os("XDG_DATA_HOME").expect("with-keyring sets XDG_DATA_HOME"));
-    assert!(!files_under(&keyring_files).is_empty());
-    assert_no_seed_in_files(&seed, &keyring_files);
+    assert!(seed_scan::assert_no_seed_under(&[&keyring_files], &public_key(&key)) > 0);
     // Nor does anything the key app prints carry it.
-    for spelling in spellings(&seed) {
-        assert!(!contains(format!("{key:?}").as_bytes(), &spelling));
-    }
+    assert_eq!(seed_scan::find_seed(format!("{key:?}").as_bytes(), &public_key(&key)), None);
     assert!(format!("{key:?}").contains("[redacted]"));
 }
 
@@ -185,7 +206,70 @@ fn os_a_corrupt_keychain_entry_is_refused_not_replaced() {
     with_keychain(move || keyring::Entry::new(keystore::KEYCHAIN_SERVICE, &account)?.set_secret(b"sixteen bytes!!!"));
     let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
     assert!(matches!(err, KeystoreError::CorruptKey { location: KeyLocation::Keychain { .. }, .. }), "{err}");
-    assert_eq!(keychain_seed(dir.path()), b"sixteen bytes!!!", "the entry is left for the person to restore");
+    assert_eq!(keychain_item(dir.path()), b"sixteen bytes!!!", "the entry is left for the person to restore");
+}
+
+#[test]
+fn os_a_bare_seed_from_before_sealing_is_sealed_and_rewritten_on_first_start() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    // What earlier versions stored: the bare seed, for a profile with no KEK yet.
+    let legacy = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
+    set_keychain_item(dir.path(), &legacy.to_bytes());
+    let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    assert_eq!(key.jwk(), &Jwk::ed25519(&legacy.verifying_key()), "the same principal as before");
+    let item = keychain_item(dir.path());
+    assert_sealed(&item, &key);
+    // And it opens sealed from now on, unchanged.
+    let again = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    assert_eq!(again.jwk(), key.jwk());
+    assert_eq!(keychain_item(dir.path()), item, "nothing is rewritten once sealed");
+}
+
+#[test]
+fn os_a_bare_seed_planted_after_sealing_is_refused_and_left_as_it_is() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    // Another program of the person's swaps in a seed it knows.
+    let planted = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
+    set_keychain_item(dir.path(), &planted.to_bytes());
+    let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
+    assert!(matches!(err, KeystoreError::BareSeedAfterSealing { location: KeyLocation::Keychain { .. } }), "{err}");
+    assert!(err.to_string().contains("nothing was changed"), "{err}");
+    assert_eq!(keychain_item(dir.path()), planted.to_bytes(), "not adopted, not rewritten");
+    drop(key);
+}
+
+#[test]
+fn os_a_tampered_sealed_item_is_refused_with_its_own_error_and_left_alone() {
+    require_scratch_keychain();
+    let dir = tempfile::tempdir().unwrap();
+    open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    let mut item = keychain_item(dir.path());
+    // One bit of the sealed seed, then one of the nonce.
+    for at in [60, 10] {
+        item[at] ^= 0x01;
+        set_keychain_item(dir.path(), &item);
+        let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
+        assert!(matches!(err, KeystoreError::SealedKeyRejected { location: KeyLocation::Keychain { .. } }), "{err}");
+        assert_eq!(keychain_item(dir.path()), item, "the altered item is left for the person to restore");
+        item[at] ^= 0x01;
+    }
+    // Restored, it opens again.
+    set_keychain_item(dir.path(), &item);
+    open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+}
+
+#[test]
+fn os_an_item_sealed_for_another_profile_does_not_open_here() {
+    require_scratch_keychain();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    open_blocking(KeystoreBackend::Os, a.path(), PassphraseSource::default()).unwrap();
+    set_keychain_item(b.path(), &keychain_item(a.path()));
+    let err = open_blocking(KeystoreBackend::Os, b.path(), PassphraseSource::default()).unwrap_err();
+    assert!(matches!(err, KeystoreError::SealedKeyRejected { .. }), "{err}");
 }
 
 #[test]

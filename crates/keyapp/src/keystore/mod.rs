@@ -9,6 +9,8 @@
 
 mod file;
 mod os;
+mod sealed_seed;
+mod unlock;
 
 use crate::config::KeystoreBackend;
 use ed25519_dalek::{SigningKey, VerifyingKey};
@@ -19,6 +21,7 @@ use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
 pub use secrecy::SecretString;
+pub use unlock::UNLOCK_HELPER;
 
 /// The environment variable the file keystore reads its passphrase from, unless
 /// the caller names another one. Still accepted, but [`PASSPHRASE_FD_ENV`] is
@@ -37,8 +40,8 @@ pub const KEY_FILE_NAME: &str = "principal.key.age";
 /// The keychain entry's service name; its account is [`keychain_account`].
 pub const KEYCHAIN_SERVICE: &str = "schcp-keyapp";
 
-/// An Ed25519 seed, the one form the key is stored in (keychain secret, or the
-/// plaintext inside the age file).
+/// An Ed25519 seed, the one secret the key is made from (sealed in the
+/// keychain item, or the plaintext inside the age file).
 const SEED_LEN: usize = ed25519_dalek::SECRET_KEY_LENGTH;
 
 /// Loads the principal's key for the profile at `data_dir`, or creates it on
@@ -207,11 +210,16 @@ fn take_env(var: &str) -> Option<String> {
 fn read_passphrase_fd(fd: u32) -> Result<SecretString, KeystoreError> {
     use std::io::Read;
     let failed = |error| KeystoreError::PassphraseFd { fd: fd.to_string(), error };
-    let mut file = std::fs::File::open(format!("/dev/fd/{fd}")).map_err(failed)?;
     let mut bytes = Zeroizing::new(Vec::with_capacity(256));
     // A passphrase, not a file: bounded, so a descriptor that never ends
-    // cannot fill memory.
-    (&mut file).take(64 * 1024).read_to_end(&mut bytes).map_err(failed)?;
+    // cannot fill memory. Descriptor 0 is read as it is (reopening a pipe
+    // through /dev/fd needs permission on the pipe, which its creator holds).
+    if fd == 0 {
+        std::io::stdin().lock().take(64 * 1024).read_to_end(&mut bytes).map_err(failed)?;
+    } else {
+        let file = std::fs::File::open(format!("/dev/fd/{fd}")).map_err(failed)?;
+        file.take(64 * 1024).read_to_end(&mut bytes).map_err(failed)?;
+    }
     let text = std::str::from_utf8(&bytes)
         .map_err(|_| failed(std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8")))?;
     let text = text.strip_suffix('\n').map(|t| t.strip_suffix('\r').unwrap_or(t)).unwrap_or(text);
@@ -444,6 +452,34 @@ pub enum KeystoreError {
     #[error("the OS keychain failed ({detail}); check that the keychain service works, or set backend = \"file\" under [keystore] in the configuration")]
     KeychainFailure { detail: String },
 
+    /// OS backend: the unlock helper is not installed (at its one fixed path).
+    #[error("the key app's unlock helper is not installed at {}, so the principal key stays sealed and the key app does not start; install the schcp-keyapp package (or, from the source tree, run `sudo scripts/install-unlock-helper`)", path.display())]
+    UnlockHelperMissing { path: PathBuf },
+
+    /// OS backend: no pkexec to ask the OS with.
+    #[error("{} is not installed, so your OS cannot confirm it is you before the principal key is unlocked and the key app does not start; install polkit's pkexec (`apt-get install pkexec polkitd`) and start the key app again", path.display())]
+    NoPkexec { path: PathBuf },
+
+    /// OS backend: polkit answered no for `org.schcp.keyapp.unlock`.
+    #[error("your OS did not confirm it was you, so the principal key stays sealed and the key app does not start; start it again and confirm with your password or fingerprint when asked")]
+    UnlockRefused,
+
+    /// OS backend: the person dismissed the authentication dialog.
+    #[error("the request to confirm it was you was dismissed, so the principal key stays sealed and the key app does not start; start it again and confirm with your password or fingerprint when asked")]
+    UnlockCancelled,
+
+    /// OS backend: polkit could not be asked, or the helper failed.
+    #[error("your OS could not confirm it was you ({detail}), so the principal key stays sealed and the key app does not start; check that polkit (polkitd) runs and start the key app again")]
+    UnlockFailed { detail: String },
+
+    /// OS backend: the sealed item does not open under the profile's KEK.
+    #[error("the sealed principal key in {location} does not open with this profile's unlock key, so it was altered or sealed elsewhere, and nothing was changed; restore the entry (or /var/lib/schcp-keyapp/kek) from a backup, because the key app will not replace the key and so change the principal id")]
+    SealedKeyRejected { location: KeyLocation },
+
+    /// OS backend: a bare seed where a sealed one was kept before.
+    #[error("{location} holds a bare key although this profile's key was sealed before, so another program replaced it, and nothing was changed; restore the sealed entry from a backup, because the key app will not adopt a key someone else may know")]
+    BareSeedAfterSealing { location: KeyLocation },
+
     /// The stored key is unreadable; it is left in place for the person to restore.
     #[error("the principal key stored in {location} is corrupt ({problem}); restore it from a backup, because the key app will not replace it with a new key and so change the principal id")]
     CorruptKey { location: KeyLocation, problem: &'static str },
@@ -648,6 +684,13 @@ pub(crate) mod tests {
             KeystoreError::KeychainAccessDenied,
             KeystoreError::KeychainFailure { detail: "x".into() },
             KeystoreError::CorruptKey { location: KeyLocation::File("/k".into()), problem: "p" },
+            KeystoreError::UnlockHelperMissing { path: UNLOCK_HELPER.into() },
+            KeystoreError::NoPkexec { path: "/usr/bin/pkexec".into() },
+            KeystoreError::UnlockRefused,
+            KeystoreError::UnlockCancelled,
+            KeystoreError::UnlockFailed { detail: "no polkit".into() },
+            KeystoreError::SealedKeyRejected { location: KeyLocation::File("/k".into()) },
+            KeystoreError::BareSeedAfterSealing { location: KeyLocation::File("/k".into()) },
             KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.into() },
             KeystoreError::WrongPassphrase { path: "/k".into() },
             KeystoreError::PassphraseFd { fd: "3".into(), error: std::io::Error::other("bad fd") },

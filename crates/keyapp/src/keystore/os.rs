@@ -1,11 +1,16 @@
-//! The OS keychain backend: the 32-byte seed is the secret of one `keyring`
-//! entry, service [`KEYCHAIN_SERVICE`], account [`keychain_account`] of the
-//! data directory (Secret Service on Linux over the pure-Rust zbus client,
-//! Keychain on macOS, Credential Manager on Windows).
+//! The OS keychain backend: one `keyring` entry, service [`KEYCHAIN_SERVICE`],
+//! account [`keychain_account`] of the data directory (Secret Service on Linux
+//! over the pure-Rust zbus client, Keychain on macOS, Credential Manager on
+//! Windows), whose secret is the seed sealed under the profile's
+//! key-encryption key (`sealed_seed`), which the OS releases only once it
+//! confirmed the person (`unlock`). The keychain alone gives no process of
+//! the person's the key: on Linux, any of them can read any item.
 
-use super::{blocking, keychain_account, KeyLocation, KeystoreError, PrincipalKey, KEYCHAIN_SERVICE};
+use super::sealed_seed::{self, Kek, Stored};
+use super::{blocking, keychain_account, unlock, KeyLocation, KeystoreError, PrincipalKey, KEYCHAIN_SERVICE};
 use std::path::Path;
 use std::time::Duration;
+use zeroize::Zeroizing;
 
 /// How long to wait before each new attempt after a transient failure: about
 /// two seconds in all, enough for a session manager (systemd's
@@ -14,13 +19,78 @@ const RETRY_DELAYS: [Duration; 3] = [Duration::from_millis(250), Duration::from_
 
 pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError> {
     let account = keychain_account(data_dir)?;
+    let location = KeyLocation::Keychain { service: KEYCHAIN_SERVICE, account: account.clone() };
+    // The keychain first: an unreachable keychain or a corrupt item is said
+    // before the OS asks the person anything.
+    let stored = retrying(account.clone(), read_item).await?;
+    let form = match &stored {
+        Some(item) => Some(
+            sealed_seed::recognise(item)
+                .map_err(|problem| KeystoreError::CorruptKey { location: location.clone(), problem })?,
+        ),
+        None => None,
+    };
+    let released = {
+        let account = account.clone();
+        blocking(move || unlock::release(&account)).await?
+    };
+    // `released` (the KEK) is wiped when this returns, as soon as the seed is out.
+    match (stored, form) {
+        (Some(item), Some(Stored::Sealed)) => unseal(&item, &released.kek, &account, location),
+        // A key from before sealing: sealed and rewritten now, but only for a
+        // profile whose KEK is new. Where one existed, this profile's key was
+        // sealed before, and a bare seed now is one another program planted.
+        (Some(item), _) if released.created => {
+            let key = PrincipalKey::from_seed(&item, location.clone())?;
+            tracing::info!("sealing the principal key that the OS keychain held bare");
+            store(key, released.kek, account, location).await
+        }
+        (Some(_), _) => Err(KeystoreError::BareSeedAfterSealing { location }),
+        (None, _) => store(PrincipalKey::generate(location.clone()), released.kek, account, location).await,
+    }
+}
+
+fn unseal(item: &[u8], kek: &Kek, account: &str, location: KeyLocation) -> Result<PrincipalKey, KeystoreError> {
+    match sealed_seed::open(item, kek, account) {
+        Some(seed) => PrincipalKey::from_seed(&seed[..], location),
+        None => Err(KeystoreError::SealedKeyRejected { location }),
+    }
+}
+
+/// Seals `key` into the entry, then reads it back and uses what the keychain
+/// holds: this proves the key will be there on the next start (a keychain
+/// that accepted the write but kept nothing would otherwise give a principal
+/// id that silently changes), and if another key app on the same profile
+/// wrote first, both end up with the stored one.
+async fn store(
+    key: PrincipalKey,
+    kek: Kek,
+    account: String,
+    location: KeyLocation,
+) -> Result<PrincipalKey, KeystoreError> {
+    let sealed = sealed_seed::seal(&key.seed(), &kek, &account);
+    drop(key);
+    retrying((account.clone(), sealed), |(account, sealed)| write_item(&account, &sealed)).await?;
+    let stored = retrying(account.clone(), read_item).await?;
+    let stored = stored.ok_or(KeystoreError::KeychainFailure {
+        detail: "the keychain accepted the key but holds no entry for it afterwards".into(),
+    })?;
+    unseal(&stored, &kek, &account, location)
+}
+
+/// Runs one keychain call off the runtime, again after a transient failure.
+async fn retrying<A, T>(arg: A, call: fn(A) -> Result<T, KeystoreError>) -> Result<T, KeystoreError>
+where
+    A: Clone + Send + 'static,
+    T: Send + 'static,
+{
     let mut delays = RETRY_DELAYS.iter();
     loop {
-        let attempt = account.clone();
+        let attempt = arg.clone();
         // keyring's API is synchronous and, on Linux, drives its own small tokio
         // runtime for the D-Bus calls; calling it on a runtime worker would block
         // the worker (and `block_on` inside a runtime panics), so it runs here.
-        match blocking(move || load_or_create(attempt)).await {
+        match blocking(move || call(attempt)).await {
             Err(err) if is_transient(&err) => match delays.next() {
                 Some(delay) => tokio::time::sleep(*delay).await,
                 None => return Err(err),
@@ -35,30 +105,23 @@ pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError>
 /// negotiation, and keyring opens one connection per call; the provider
 /// then vanishes from the bus until it is restarted. A missing bus, a locked
 /// or missing collection, a refusal or a corrupt entry stay as they are, so
-/// they are reported at once. `load_or_create` is safe to repeat: it reads
-/// before it writes, and reads back what it wrote.
+/// they are reported at once. Reads and writes are safe to repeat.
 fn is_transient(err: &KeystoreError) -> bool {
     matches!(err, KeystoreError::NoSecretService | KeystoreError::KeychainFailure { .. })
 }
 
-fn load_or_create(account: String) -> Result<PrincipalKey, KeystoreError> {
-    let location = KeyLocation::Keychain { service: KEYCHAIN_SERVICE, account: account.clone() };
+/// The entry's secret, or `None` when the profile has no entry yet.
+fn read_item(account: String) -> Result<Option<Zeroizing<Vec<u8>>>, KeystoreError> {
     let entry = keyring::Entry::new(KEYCHAIN_SERVICE, &account).map_err(classify)?;
     match entry.get_secret() {
-        Ok(seed) => PrincipalKey::from_seed(&zeroize::Zeroizing::new(seed), location),
-        Err(keyring::Error::NoEntry) => {
-            let fresh = PrincipalKey::generate(location.clone());
-            entry.set_secret(&fresh.seed()[..]).map_err(classify)?;
-            // Read it back and use what the keychain holds: this proves the
-            // key will be there on the next start (a keychain that accepted
-            // the write but kept nothing would otherwise give a principal id
-            // that silently changes), and if another key app on the same
-            // profile created it first, both end up with the stored one.
-            let stored = entry.get_secret().map_err(classify)?;
-            PrincipalKey::from_seed(&zeroize::Zeroizing::new(stored), location)
-        }
+        Ok(secret) => Ok(Some(Zeroizing::new(secret))),
+        Err(keyring::Error::NoEntry) => Ok(None),
         Err(e) => Err(classify(e)),
     }
+}
+
+fn write_item(account: &str, sealed: &[u8]) -> Result<(), KeystoreError> {
+    keyring::Entry::new(KEYCHAIN_SERVICE, account).and_then(|entry| entry.set_secret(sealed)).map_err(classify)
 }
 
 /// Maps keyring's error to the named error the person can act on.
