@@ -108,6 +108,20 @@ describe("the consent view", () => {
     expect(document.getElementById("fingerprint")!.textContent).toBe("7F3A-91C2-K8QD");
   });
 
+  it("warns beside a pairing whose user keeps having pairings turned away, and only then", async () => {
+    const churn = "4 other pairing requests from the same user account <b>were declined</b>";
+    current = prompt({ id: "pr_1", kind: "pairing", consent_text: "Pair?", churn });
+    await mount();
+    const warning = document.getElementById("consent-churn")!;
+    expect(warning.getAttribute("role")).toBe("alert");
+    expect(warning.textContent).toBe(churn);
+    expect(warning.querySelector("b")).toBeNull();
+    cleanup();
+    current = prompt({ id: "pr_2", kind: "pairing", consent_text: "Pair?" });
+    await mount();
+    expect(document.getElementById("consent-churn")).toBeNull();
+  });
+
   it("enables Approve only after the text was visible for a second with the window focused", async () => {
     await mount();
     expect(approve().disabled).toBe(true);

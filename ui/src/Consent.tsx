@@ -299,6 +299,11 @@ export function ConsentView(props: { requestedId?: string }) {
           {prompt.kind === "pairing" && <p class="hint">{t("consent-code-hint")}</p>}
         </dd>
       </dl>
+      {prompt.churn && (
+        <p id="consent-churn" class="warning" role="alert">
+          <Text value={prompt.churn} />
+        </p>
+      )}
       <h2 id="consent-text-label">{t("consent-text-label")}</h2>
       <PlainText id="consent-text" text={prompt.consent_text} />
       {prompt.attention && prompt.attention.length > 0 && (

@@ -10,6 +10,8 @@ export interface PendingItem {
   fingerprint: string;
   created_at: number;
   expires_at: number;
+  /** A pairing whose local user keeps having pairings declined or unanswered: the service's sentence. */
+  churn?: string;
 }
 
 export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "withdrawn" | "unpaired";
@@ -31,6 +33,8 @@ export interface Prompt {
   expires_at: number;
   label?: string;
   attention?: Attention[];
+  /** A pairing whose local user keeps having pairings declined or unanswered: the service's sentence. */
+  churn?: string;
 }
 
 export interface AgentView {

@@ -22,7 +22,14 @@ export function Requests(props: { lang: string; notice?: string }) {
       row={(r) => (
         <tr key={r.id}>
           <td>{t(`kind-${r.kind}`)}</td>
-          <td>{r.agent_name}</td>
+          <td>
+            {r.agent_name}
+            {r.churn && (
+              <p class="warning" data-churn={r.id}>
+                {r.churn}
+              </p>
+            )}
+          </td>
           <td class="fingerprint">{r.fingerprint}</td>
           <td>{when(r.created_at, props.lang)}</td>
           <td>{when(r.expires_at, props.lang)}</td>

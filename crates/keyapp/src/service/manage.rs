@@ -46,6 +46,10 @@ pub struct Prompt {
     pub label: Option<String>,
     /// What to look at twice (schcp_consent::attention), each also in the text.
     pub attention: Vec<AttentionView>,
+    /// A pairing whose local user's earlier pairings keep being declined or
+    /// going unanswered: the sentence telling the person (`churn_notice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
 }
 
 /// One look-twice callout: `unverified_identity`, `price`, `place_away`,
@@ -127,7 +131,9 @@ impl Service {
         if id.starts_with("pr_") {
             let p = self.pairing(id).await?;
             let consent_text = self.consent_text(id).await?;
+            let churn = self.churn_notice(&p).await?;
             return Ok(Prompt {
+                churn,
                 id: p.pairing_id,
                 kind: "pairing".into(),
                 status: serde_json::to_value(p.status)
@@ -164,6 +170,7 @@ impl Service {
             kind: r.kind.as_str().to_owned(),
             id: r.request_id,
             label,
+            churn: None,
         })
     }
 

@@ -628,6 +628,9 @@ mod tests {
         assert!(notice.starts_with("4 other pairing requests") && notice.contains("30 minutes"), "{notice}");
         let items = svc.pending_items().await.unwrap();
         assert_eq!(items.iter().find(|i| i.id == next.pairing_id).unwrap().churn.as_deref(), Some(notice.as_str()));
+        // The consent window's prompt carries it too, beside the code to compare.
+        assert_eq!(svc.prompt(&next.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
+        assert_eq!(svc.prompt(&before.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
         // Another user's prompt carries no notice.
         let other = svc.request_pairing_from(&agent_jwk(20), "Claude Desktop", Some(0)).await.unwrap();
         assert_eq!(svc.churn_notice(&other).await.unwrap(), None);
