@@ -223,9 +223,8 @@ async fn root_mandate_then_management_mandate_without_a_prompt() {
     assert!(chain.root.claims.exp - chain.root.claims.iat <= 30 * 86_400);
     // Told in the host's zone (the test host's is America/Toronto), so the date
     // is taken there: near a year's end the UTC year differs.
-    let shown_exp = chrono::DateTime::from_timestamp(chain.root.claims.exp, 0)
-        .unwrap()
-        .with_timezone(&chrono_tz::America::Toronto);
+    let shown_exp =
+        chrono::DateTime::from_timestamp(chain.root.claims.exp, 0).unwrap().with_timezone(&chrono_tz::America::Toronto);
     assert!(text.contains(&shown_exp.format("%-d %B %Y").to_string()), "{text}");
     assert_eq!(chain.root.claims.cnf.jkt, jkt(&a), "cnf.jkt is the requesting agent's key");
 
