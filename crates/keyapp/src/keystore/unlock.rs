@@ -87,7 +87,7 @@ fn parse(answer: &[u8]) -> Result<Released, KeystoreError> {
 
 /// Why pkexec (or the helper behind it) gave no key.
 fn refusal(code: Option<i32>, stderr: &str) -> KeystoreError {
-    let said = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).last().unwrap_or("no reason given");
+    let said = stderr.lines().map(str::trim).rfind(|l| !l.is_empty()).unwrap_or("no reason given");
     match code {
         Some(PKEXEC_DISMISSED) => KeystoreError::UnlockCancelled,
         Some(PKEXEC_NOT_AUTHORIZED) if stderr.contains("Not authorized") => KeystoreError::UnlockRefused,
