@@ -3,7 +3,9 @@
 //!
 //! No request signing, no cookies, no CORS (docs/agent-api.md §10); `Cache-Control: no-store`
 //! on every response, so no cache between a host and a status service ever
-//! answers for a revoked mandate or a spent limit.
+//! answers for a spent limit. The one exception is a route's own short
+//! `max-age` on a successful `GET` (the hosted service's status reads, which an
+//! operator may let a CDN serve for a few seconds: docs/hosted-status.md).
 //!
 //! It faces the network, so every request is bounded: its head (16 KiB, read
 //! within `header_timeout`), its body (`max_body`, read within `body_timeout`) and
@@ -392,8 +394,11 @@ async fn read_claim_body(
 
 /// Around every route, fallback included: the per-peer rate limit, the time
 /// bound, and `Cache-Control: no-store` on whatever comes out (the 429 and 503
-/// made here too). One layer rather than three: one boxed future per request.
+/// made here too), unless a route stated its own on a successful `GET`. One layer rather than three: one boxed future per request.
 async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
+    // Only a `GET` may carry a cacheable answer: claims and releases change
+    // state, and a cached one would answer for a limit already spent.
+    let cacheable = request.method() == Method::GET;
     let admitted = if edge.host_allowed(request.headers(), request.uri()) {
         admit(&edge, &request)
     } else {
@@ -410,7 +415,12 @@ async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> R
             Err(_) => ApiError::unavailable("timeout", "the request took too long; retry it").into_response(),
         },
     };
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    // A route that states its own cacheability (the hosted service's status
+    // reads, when its operator allows a short max-age) keeps it on a success;
+    // nothing else may be cached.
+    if !(cacheable && response.status().is_success() && response.headers().contains_key(header::CACHE_CONTROL)) {
+        response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     response
 }
 

@@ -37,7 +37,22 @@ pub struct FileConfig {
     /// origin a signed claim's `@target-uri` is rebuilt from. Unset: loopback
     /// `Host` only (a proxy on this machine that passes its own address).
     pub public_base: Option<String>,
+    /// How long a cache in front (a CDN) may keep a `GET` of a credential's
+    /// status, in seconds (default 5, at most 60; 0: `no-store`). Claims and
+    /// releases are never cacheable.
+    pub status_max_age_secs: Option<u64>,
+    /// Where `serve` answers `/healthz`, `/readyz` and `/metrics` (unset: not
+    /// served). Kept off the hosts' port: these are the operator's.
+    pub admin_listen: Option<SocketAddr>,
 }
+
+/// `status_max_age_secs` unless configured: a revocation reaches every host
+/// within this, and a CDN in front still answers most reads.
+pub const DEFAULT_STATUS_MAX_AGE_SECS: u64 = 5;
+
+/// The longest `status_max_age_secs` accepted: past a minute, a revocation the
+/// person sees at once would stay unseen by hosts for too long.
+pub const MAX_STATUS_MAX_AGE_SECS: u64 = 60;
 
 /// A namespace as the file names it: a principal id
 /// (`urn:schcp:principal:jwk-thumbprint:…`) or its bare thumbprint.
@@ -71,6 +86,10 @@ pub struct Config {
     pub edge: StatusOptions,
     /// Who may publish, and how much.
     pub namespaces: NamespacePolicy,
+    /// How long a `GET` of a status may be cached (zero: `no-store`).
+    pub status_max_age: std::time::Duration,
+    /// Where the operator's endpoints are served, if anywhere.
+    pub admin_listen: Option<SocketAddr>,
 }
 
 /// Why the configuration is unusable.
@@ -95,6 +114,11 @@ pub enum ConfigError {
     /// `public_base` is not an http(s) URL with a host.
     #[error("public_base = {0:?} is not an http(s) URL with a host")]
     PublicBase(String),
+    /// `status_max_age_secs` is above the bound.
+    #[error(
+        "status_max_age_secs = {0} is more than {MAX_STATUS_MAX_AGE_SECS}: hosts would miss a revocation for that long"
+    )]
+    StatusMaxAge(u64),
 }
 
 impl Config {
@@ -111,6 +135,9 @@ impl Config {
         };
         if let Some(base) = f.public_base.as_deref().filter(|b| !status_edge::edge::is_public_base(b)) {
             return Err(ConfigError::PublicBase(base.to_owned()));
+        }
+        if let Some(age) = f.status_max_age_secs.filter(|a| *a > MAX_STATUS_MAX_AGE_SECS) {
+            return Err(ConfigError::StatusMaxAge(age));
         }
         Ok(Config::from_file(f, env_database_url))
     }
@@ -141,6 +168,10 @@ impl Config {
                 allowed: f.namespaces.map(|n| n.into_iter().map(|n| n.0).collect()),
                 max_credentials: f.max_credentials_per_namespace.unwrap_or(DEFAULT_MAX_CREDENTIALS),
             },
+            status_max_age: std::time::Duration::from_secs(
+                f.status_max_age_secs.unwrap_or(DEFAULT_STATUS_MAX_AGE_SECS).min(MAX_STATUS_MAX_AGE_SECS),
+            ),
+            admin_listen: f.admin_listen,
         }
     }
 }
@@ -201,6 +232,36 @@ mod tests {
             assert!(e.to_string().contains("not a principal id"), "{bad}: {e}");
         }
         assert!(toml::from_str::<FileConfig>("max_credentials_per_namespace = -1").is_err());
+    }
+
+    #[test]
+    fn status_max_age_defaults_to_a_few_seconds_and_is_bounded() {
+        let d = Config::from_file(FileConfig::default(), None);
+        assert_eq!(d.status_max_age.as_secs(), DEFAULT_STATUS_MAX_AGE_SECS);
+        assert_eq!(d.admin_listen, None);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, "status_max_age_secs = 0\nadmin_listen = \"127.0.0.1:9450\"").unwrap();
+        let c = Config::load(Some(&file), None).unwrap();
+        assert_eq!(c.status_max_age.as_secs(), 0);
+        assert_eq!(c.admin_listen, Some("127.0.0.1:9450".parse().unwrap()));
+        std::fs::write(&file, "status_max_age_secs = 60").unwrap();
+        assert_eq!(Config::load(Some(&file), None).unwrap().status_max_age.as_secs(), 60);
+        std::fs::write(&file, "status_max_age_secs = 61").unwrap();
+        let e = Config::load(Some(&file), None).unwrap_err();
+        assert!(matches!(e, ConfigError::StatusMaxAge(61)), "{e}");
+        assert!(toml::from_str::<FileConfig>("status_max_age_secs = -1").is_err());
+    }
+
+    #[test]
+    fn the_shipped_deployment_config_is_valid() {
+        // deploy/schcp-status.toml, as the container image and the systemd unit use it.
+        let f: FileConfig = toml::from_str(include_str!("../../../deploy/schcp-status.toml")).unwrap();
+        let c = Config::from_file(f, None);
+        assert_eq!(c.database_url, None, "the database comes from DATABASE_URL, never the file");
+        assert_eq!(c.admin_listen, Some("0.0.0.0:9450".parse().unwrap()));
+        assert_eq!(c.listen.port(), 8450);
+        assert_eq!(c.status_max_age.as_secs(), DEFAULT_STATUS_MAX_AGE_SECS);
     }
 
     #[test]

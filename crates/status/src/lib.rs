@@ -7,6 +7,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod admin;
 pub mod config;
+pub mod metrics;
 pub mod service;
 pub mod store;

@@ -4,6 +4,7 @@
 
 use anyhow::{anyhow, Context};
 use clap::{Parser, Subcommand};
+use schcp_status::admin;
 use schcp_status::config::Config;
 use schcp_status::service::{self, ServiceState};
 use schcp_status::store::{self, MIGRATOR};
@@ -36,6 +37,10 @@ enum Command {
         /// Overrides the file's `listen` (port 0: any free port).
         #[arg(long)]
         listen: Option<SocketAddr>,
+        /// Overrides the file's `admin_listen`: where /healthz, /readyz and
+        /// /metrics are served (prints `admin on ADDR` once bound).
+        #[arg(long)]
+        admin_listen: Option<SocketAddr>,
     },
 }
 
@@ -63,7 +68,10 @@ fn main() -> ExitCode {
     let result = match cli.command {
         None => Err(anyhow!("say what to do: `migrate`, `serve` or `--check` (see --help)")),
         Some(Command::Migrate) => runtime.block_on(migrate(&config)),
-        Some(Command::Serve { listen }) => runtime.block_on(serve(&config, listen.unwrap_or(config.listen))),
+        Some(Command::Serve { listen, admin_listen }) => {
+            let config = Config { admin_listen: admin_listen.or(config.admin_listen), ..config };
+            runtime.block_on(serve(&config, listen.unwrap_or(config.listen)))
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -95,10 +103,29 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
     // The one line a supervisor or a test reads to find the port.
     println!("listening on {addr}");
     std::io::stdout().flush()?;
-    let state = ServiceState::new(pool.clone(), config.edge.clone()).with_namespaces(config.namespaces.clone());
+    let state = ServiceState::new(pool.clone(), config.edge.clone())
+        .with_namespaces(config.namespaces.clone())
+        .with_status_max_age(config.status_max_age);
+    let admin = match config.admin_listen {
+        None => None,
+        Some(at) => {
+            let l =
+                tokio::net::TcpListener::bind(at).await.with_context(|| format!("listening on {at} (admin_listen)"))?;
+            println!("admin on {}", l.local_addr()?);
+            std::io::stdout().flush()?;
+            Some(l)
+        }
+    };
+    let admin = async {
+        match admin {
+            Some(l) => admin::serve(l, state.clone()).await,
+            None => std::future::pending().await,
+        }
+    };
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
-        r = service::serve(listener, state) => r?,
+        r = service::serve(listener, state.clone()) => r?,
+        r = admin => r.context("serving admin_listen")?,
         never = purge_forever(&pool) => match never {},
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}

@@ -14,11 +14,12 @@
 //! "Signed claims"). Values from a request are logged as Debug (`?`), escaped,
 //! so none can forge a line of the log.
 
+use crate::metrics::{self, Metrics, Route};
 use crate::store::{self, ClaimError, DbError, Registered, StatusView, UpdateRefusal};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
@@ -28,6 +29,7 @@ use sqlx::PgPool;
 use status_edge::{ApiError, ClaimId, ClaimOutcome, ClaimRefusal, ClaimRequest, Claimant, Edge, StatusOptions};
 use std::collections::BTreeSet;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// Which principals may publish here, and how many credentials each may keep
@@ -63,13 +65,42 @@ pub struct ServiceState {
     pool: PgPool,
     edge: Arc<Edge>,
     namespaces: Arc<NamespacePolicy>,
+    /// `Cache-Control` of a successful status read (`None`: `no-store`).
+    status_cache: Option<HeaderValue>,
+    metrics: Arc<Metrics>,
 }
 
 impl ServiceState {
     /// The routes over `pool`, bounded by `options`, open to every namespace
     /// with the default bound.
     pub fn new(pool: PgPool, options: StatusOptions) -> ServiceState {
-        ServiceState { pool, edge: Edge::new(options), namespaces: Arc::new(NamespacePolicy::default()) }
+        ServiceState {
+            pool,
+            edge: Edge::new(options),
+            namespaces: Arc::new(NamespacePolicy::default()),
+            status_cache: None,
+            metrics: Arc::new(Metrics::new()),
+        }
+    }
+
+    /// The same, letting a cache in front keep a successful status read for
+    /// `max_age` (zero: `no-store`, as every other answer). A revocation then
+    /// reaches hosts within `max_age` (docs/hosted-status.md "Caching").
+    pub fn with_status_max_age(self, max_age: Duration) -> ServiceState {
+        let status_cache = (!max_age.is_zero()).then(|| {
+            HeaderValue::from_str(&format!("public, max-age={}", max_age.as_secs())).expect("an ASCII header value")
+        });
+        ServiceState { status_cache, ..self }
+    }
+
+    /// This process's metrics (`admin::router` renders them).
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.metrics.clone()
+    }
+
+    /// The database pool (`admin::router` reports its use and readiness).
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
     }
 
     /// The same with `policy` deciding who may publish and how much.
@@ -133,13 +164,28 @@ async fn get_status(
     State(st): State<ServiceState>,
     path: Result<Path<(String, String)>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let answer = status_read(&st, path).await;
+    if let Err(e) = &answer {
+        st.metrics.refused(Route::Status, e.reason);
+    }
+    answer
+}
+
+async fn status_read(
+    st: &ServiceState,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<Response, ApiError> {
     let Path((thumb, jti)) = path.map_err(path_refused)?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Err(unknown_mandate());
     }
     let v = store::status(&st.pool, &thumb, &jti, status_edge::now()).await.map_err(db_failed)?;
     let v = v.ok_or_else(unknown_mandate)?;
-    Ok((StatusCode::OK, Json(view_body(&jti, v))).into_response())
+    let mut response = (StatusCode::OK, Json(view_body(&jti, v))).into_response();
+    if let Some(cache) = &st.status_cache {
+        response.headers_mut().insert(header::CACHE_CONTROL, cache.clone());
+    }
+    Ok(response)
 }
 
 /// A claim or release's signature, checked at the edge (`None`: unsigned).
@@ -169,11 +215,17 @@ async fn post_claim(
     let Path((thumb, jti)) = path.map_err(path_refused)?;
     // The body first, as the embedded API: a malformed request is refused the
     // same way whether or not the credential exists.
-    let (claim_id, bytes) = status_edge::read_claim_with_body(st.edge.options(), &headers, body).await?;
+    let counted = |e: ApiError| {
+        st.metrics.claim(metrics::ClaimOutcome::Refused);
+        st.metrics.refused(Route::Claim, e.reason);
+        e
+    };
+    let (claim_id, bytes) =
+        status_edge::read_claim_with_body(st.edge.options(), &headers, body).await.map_err(counted)?;
     let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: &bytes };
-    let signer = signed_by(&st, request, &claim_id)?;
+    let signer = signed_by(&st, request, &claim_id).map_err(counted)?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
-        return Err(unknown_mandate());
+        return Err(counted(unknown_mandate()));
     }
     match store::claim(&st.pool, &thumb, &jti, &claim_id, status_edge::now(), signer.as_ref()).await {
         Ok(outcome) => {
@@ -181,13 +233,17 @@ async fn post_claim(
                 ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
                 ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
             };
+            st.metrics.claim(match outcome {
+                ClaimOutcome::Claimed { .. } => metrics::ClaimOutcome::Claimed,
+                ClaimOutcome::AlreadyHeld { .. } => metrics::ClaimOutcome::AlreadyHeld,
+            });
             let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
             Ok((status, Json(body)).into_response())
         }
         Err(e) => {
             let api = claim_refused(e);
             tracing::info!(?thumb, ?jti, host = ?claim_id.host(), reason = api.reason, "claim refused");
-            Err(api)
+            Err(counted(api))
         }
     }
 }
@@ -207,7 +263,7 @@ async fn delete_claim(
         return Ok(StatusCode::NO_CONTENT);
     };
     let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: b"" };
-    let signer = signed_by(&st, request, &claim)?;
+    let signer = signed_by(&st, request, &claim).inspect_err(|e| st.metrics.refused(Route::Release, e.reason))?;
     if !is_thumb(&thumb) || !is_jti(&jti) {
         return Ok(StatusCode::NO_CONTENT);
     }
@@ -215,6 +271,7 @@ async fn delete_claim(
     store::release(&st.pool, &thumb, &jti, &claim, signer.as_ref(), now).await.map_err(|e| {
         let api = claim_refused(e);
         tracing::info!(?thumb, ?jti, host = ?claim.host(), reason = api.reason, "release refused");
+        st.metrics.refused(Route::Release, api.reason);
         api
     })?;
     Ok(StatusCode::NO_CONTENT)
@@ -257,6 +314,19 @@ fn refusal_of(e: UpdateRefusal) -> ApiError {
 /// state runs before the database is touched; every refusal writes nothing.
 async fn publish(
     State(st): State<ServiceState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let answer = apply_update(&st, path, headers, body).await;
+    if let Err(e) = &answer {
+        st.metrics.refused(Route::Publish, e.reason);
+    }
+    answer
+}
+
+async fn apply_update(
+    st: &ServiceState,
     path: Result<Path<String>, PathRejection>,
     headers: HeaderMap,
     body: Body,
@@ -312,6 +382,7 @@ async fn publish(
             }
         }
     };
+    st.metrics.update_applied(update.iat, now);
     tracing::info!(?thumb, jti = ?update.op.credential_jti(), status = status.as_u16(), "update applied");
     Ok((status, Json(body)).into_response())
 }
