@@ -7,6 +7,7 @@ use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
+use schcp::refusal::Reason;
 use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
 use schcp_consent::{ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
 use serde::Deserialize;
@@ -54,7 +55,7 @@ struct MemberRef {
 }
 
 fn bad_meeting(message: impl Into<String>) -> ServiceError {
-    ServiceError::invalid("meeting_invalid", message)
+    ServiceError::invalid(Reason::MeetingInvalid, message)
 }
 
 /// §5.12 "Confirming with a contract": every calendar refuses a contract whose
@@ -172,7 +173,7 @@ pub(super) async fn prepare(
         let (offer, host) = svc.inner.discovery.verify_offer(&m.discovery, &m.offer, now).await?;
         if host.host_id != m.host {
             return Err(ServiceError::invalid(
-                "host_mismatch",
+                Reason::HostMismatch,
                 format!("the discovery document at {} is for host {:?}, not {:?}", m.discovery, host.host_id, m.host),
             ));
         }
@@ -259,9 +260,9 @@ pub(super) async fn prepare(
     }
     for (member, offer) in draft.members.iter().zip(&offers) {
         offer_matches_terms(offer, &draft, member.is_business())
-            .map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+            .map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why))?;
     }
-    premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+    premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why))?;
     not_begun("meeting", &draft.start, now)?;
     let replaces = match revision {
         1 => None,
