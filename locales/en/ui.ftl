@@ -179,3 +179,6 @@ pairing-churn = { $count } other pairing requests from the same user account on 
 # (history and credentials).
 verification-pairing-summary = Pair { $agent } (code { $code })
 verification-confirmed-polkit = confirmed with your password or fingerprint (polkit)
+
+## Typed refusals: a pairing's status, as a refusal names it.
+status-unpaired = unpaired

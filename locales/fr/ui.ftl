@@ -178,3 +178,6 @@ pairing-churn = { $count } autres demandes d’appairage venues du même compte 
 # (history and credentials).
 verification-pairing-summary = Associer { $agent } (code { $code })
 verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empreinte (polkit)
+
+## Typed refusals: a pairing's status, as a refusal names it.
+status-unpaired = dissociée

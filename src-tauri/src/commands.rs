@@ -7,8 +7,8 @@ use crate::ui_strings::{UiLanguage, UiStrings};
 use crate::unlock::{self, Gate, GateView};
 use crate::windows;
 use keyapp::service::{
-    AgentView, AttestationView, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt, Service,
-    ServiceError, Settings,
+    AgentView, AttestationView, Code, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt,
+    Reason, Service, ServiceError, Settings,
 };
 use serde::Serialize;
 use serde_json::Value;
@@ -20,8 +20,8 @@ use tauri::{AppHandle, Manager, Runtime, State, WebviewWindow};
 #[derive(Debug, Clone, Serialize, PartialEq, thiserror::Error)]
 #[error("{message}")]
 pub struct CommandError {
-    pub code: String,
-    pub reason: String,
+    pub code: Code,
+    pub reason: Reason,
     pub message: String,
 }
 
@@ -30,12 +30,8 @@ pub struct CommandError {
 /// developers, in English.
 fn refused(svc: &Service) -> impl Fn(ServiceError) -> CommandError + '_ {
     move |e| {
-        let api = e.to_api();
-        CommandError {
-            code: api.code.into(),
-            reason: api.reason.into(),
-            message: keyapp::ui_words::refusal(svc.language(), &e),
-        }
+        let (code, reason) = e.code_and_reason();
+        CommandError { code, reason, message: keyapp::ui_words::refusal(svc.language(), &e) }
     }
 }
 
@@ -148,8 +144,8 @@ pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
 #[tauri::command(rename_all = "snake_case")]
 pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, tag: String) -> Answer<UiStrings> {
     let strings = lang.set(&tag).map_err(|_| CommandError {
-        code: "INVALID_REQUEST".into(),
-        reason: "unknown_language".into(),
+        code: Code::InvalidRequest,
+        reason: Reason::UnknownLanguage,
         message: keyapp::ui_words::text(lang.get(), "refusal-unknown_language"),
     })?;
     if let Some(svc) = app.try_state::<Service>() {
@@ -176,8 +172,8 @@ pub async fn unlock(
     confirmation: Option<String>,
 ) -> Answer<GateView> {
     gate.answer(unlock::answer_from(passphrase, confirmation)).await.map_err(|_| CommandError {
-        code: "INVALID_STATE".into(),
-        reason: "not_asking".into(),
+        code: Code::InvalidState,
+        reason: Reason::NotAsking,
         message: keyapp::ui_words::text(lang.get(), "refusal-not_asking"),
     })
 }

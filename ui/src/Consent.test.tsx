@@ -219,6 +219,43 @@ describe("the consent view", () => {
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
   });
 
+  it("shows a refusal that leaves the request waiting (busy records) as that refusal, never as gone", async () => {
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    // The request is still pending: the records were busy, nothing was decided.
+    answerResult = async () => {
+      throw { code: "UNAVAILABLE", reason: "busy", message: "Your records are busy for a moment; try again." };
+    };
+    press(approve());
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    const notice = document.getElementById("consent-notice")!;
+    expect(notice.dataset.outcome).toBe("error");
+    expect(notice.textContent).toContain("Your records are busy for a moment; try again.");
+    expect(notice.textContent).not.toContain("consent-gone");
+  });
+
+  it("shows the OS not confirming the person as that refusal: the request still waits", async () => {
+    await mount();
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
+    });
+    answerResult = async () => {
+      throw { code: "NOT_PERMITTED", reason: "user_not_verified", message: "It is still waiting for your answer." };
+    };
+    press(approve());
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(0);
+    });
+    const notice = document.getElementById("consent-notice")!;
+    expect(notice.dataset.outcome).toBe("error");
+    expect(notice.textContent).toContain("It is still waiting for your answer.");
+  });
+
   it("shows a request that arrives while the window says nothing is waiting", async () => {
     waiting = false;
     await mount();

@@ -213,12 +213,19 @@ export function ConsentView(props: { requestedId?: string }) {
       await api.answer(id, approve);
       setDone({ kind: approve ? "approved" : "declined" });
     } catch (e) {
-      // Not pending any more (withdrawn, expired): say so, never retry.
+      // Only a not_pending refusal means the request is gone (withdrawn,
+      // expired, answered elsewhere): say how it ended, never retry. Any other
+      // (busy records, the OS did not confirm the person) leaves it waiting,
+      // and its message says why in the person's words.
+      if (!isCommandError(e) || e.reason !== "not_pending") {
+        setDone({ kind: "error", message: isCommandError(e) ? e.message : String(e) });
+        return;
+      }
       try {
         const now = await api.prompt(id);
         setDone({ kind: "gone", status: now.status === "pending" ? "other" : now.status });
       } catch {
-        setDone({ kind: "error", message: isCommandError(e) ? e.message : String(e) });
+        setDone({ kind: "error", message: e.message });
       }
     } finally {
       setBusy(false);

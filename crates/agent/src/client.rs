@@ -7,6 +7,7 @@ use crate::requests::{NewRequest, Request};
 use ed25519_dalek::SigningKey;
 use reqwest::{Method, StatusCode};
 use schcp::httpsig::sign_request;
+use schcp::refusal::Reason;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -74,7 +75,9 @@ impl AgentClient {
             let api = ApiError::from_response(status, retry_after.as_deref(), &body);
             // A key app asked for its proof gives it, unless it is busy, limits
             // the rate, or the clocks disagree; any other answer is not a key app's.
-            if matches!(api.code, ErrorCode::RateLimited | ErrorCode::Unavailable) || api.is("stale_signature") {
+            if matches!(api.code, ErrorCode::RateLimited | ErrorCode::Unavailable)
+                || api.is_reason(Reason::StaleSignature)
+            {
                 return Err(AgentError::Api(Box::new(api)));
             }
             return Err(self.impostor(format!("it answered {} to a request for the key app's proof", status.as_u16())));

@@ -2,6 +2,7 @@
 //! errors, and the client's own failures.
 
 use reqwest::StatusCode;
+use schcp::refusal::{Code, Reason};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -43,41 +44,57 @@ pub enum ErrorCode {
 impl ErrorCode {
     /// The code as the wire spells it.
     pub fn parse(code: &str) -> ErrorCode {
-        match code {
-            "INVALID_REQUEST" => ErrorCode::InvalidRequest,
-            "BAD_SIGNATURE" => ErrorCode::BadSignature,
-            "NOT_PERMITTED" => ErrorCode::NotPermitted,
-            "NOT_FOUND" => ErrorCode::NotFound,
-            "IDEMPOTENCY_CONFLICT" => ErrorCode::IdempotencyConflict,
-            "INVALID_STATE" => ErrorCode::InvalidState,
-            "VERIFICATION_FAILED" => ErrorCode::VerificationFailed,
-            "MANDATE_INVALID" => ErrorCode::MandateInvalid,
-            "MANDATE_SCOPE" => ErrorCode::MandateScope,
-            "MANDATE_LIMIT" => ErrorCode::MandateLimit,
-            "RATE_LIMITED" => ErrorCode::RateLimited,
-            "UNAVAILABLE" => ErrorCode::Unavailable,
-            "INTERNAL" => ErrorCode::Internal,
-            other => ErrorCode::Other(other.to_owned()),
+        match code.parse::<Code>() {
+            Ok(c) => ErrorCode::from(c),
+            Err(_) => ErrorCode::Other(code.to_owned()),
         }
+    }
+
+    /// The registered §9.2 code this is; `None` for one no registry lists.
+    pub fn code(&self) -> Option<Code> {
+        self.as_str().parse().ok()
     }
 
     /// The wire spelling.
     pub fn as_str(&self) -> &str {
         match self {
-            ErrorCode::InvalidRequest => "INVALID_REQUEST",
-            ErrorCode::BadSignature => "BAD_SIGNATURE",
-            ErrorCode::NotPermitted => "NOT_PERMITTED",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::IdempotencyConflict => "IDEMPOTENCY_CONFLICT",
-            ErrorCode::InvalidState => "INVALID_STATE",
-            ErrorCode::VerificationFailed => "VERIFICATION_FAILED",
-            ErrorCode::MandateInvalid => "MANDATE_INVALID",
-            ErrorCode::MandateScope => "MANDATE_SCOPE",
-            ErrorCode::MandateLimit => "MANDATE_LIMIT",
-            ErrorCode::RateLimited => "RATE_LIMITED",
-            ErrorCode::Unavailable => "UNAVAILABLE",
-            ErrorCode::Internal => "INTERNAL",
+            ErrorCode::InvalidRequest => Code::InvalidRequest.as_str(),
+            ErrorCode::BadSignature => Code::BadSignature.as_str(),
+            ErrorCode::NotPermitted => Code::NotPermitted.as_str(),
+            ErrorCode::NotFound => Code::NotFound.as_str(),
+            ErrorCode::IdempotencyConflict => Code::IdempotencyConflict.as_str(),
+            ErrorCode::InvalidState => Code::InvalidState.as_str(),
+            ErrorCode::VerificationFailed => Code::VerificationFailed.as_str(),
+            ErrorCode::MandateInvalid => Code::MandateInvalid.as_str(),
+            ErrorCode::MandateScope => Code::MandateScope.as_str(),
+            ErrorCode::MandateLimit => Code::MandateLimit.as_str(),
+            ErrorCode::RateLimited => Code::RateLimited.as_str(),
+            ErrorCode::Unavailable => Code::Unavailable.as_str(),
+            ErrorCode::Internal => Code::Internal.as_str(),
             ErrorCode::Other(s) => s,
+        }
+    }
+}
+
+/// A registered code this client has a variant for, else `Other` with its
+/// wire spelling (a code the key app does not send).
+impl From<Code> for ErrorCode {
+    fn from(c: Code) -> ErrorCode {
+        match c {
+            Code::InvalidRequest => ErrorCode::InvalidRequest,
+            Code::BadSignature => ErrorCode::BadSignature,
+            Code::NotPermitted => ErrorCode::NotPermitted,
+            Code::NotFound => ErrorCode::NotFound,
+            Code::IdempotencyConflict => ErrorCode::IdempotencyConflict,
+            Code::InvalidState => ErrorCode::InvalidState,
+            Code::VerificationFailed => ErrorCode::VerificationFailed,
+            Code::MandateInvalid => ErrorCode::MandateInvalid,
+            Code::MandateScope => ErrorCode::MandateScope,
+            Code::MandateLimit => ErrorCode::MandateLimit,
+            Code::RateLimited => ErrorCode::RateLimited,
+            Code::Unavailable => ErrorCode::Unavailable,
+            Code::Internal => ErrorCode::Internal,
+            other => ErrorCode::Other(other.as_str().to_owned()),
         }
     }
 }
@@ -131,6 +148,17 @@ impl ApiError {
     /// Whether this is the refusal for reason `reason`.
     pub fn is(&self, reason: &str) -> bool {
         self.reason == reason
+    }
+
+    /// The registered reason this refusal carries; `None` for one this client
+    /// does not know (a newer key app's), which is still in `reason`.
+    pub fn registered_reason(&self) -> Option<Reason> {
+        self.reason.parse().ok()
+    }
+
+    /// Whether this is the refusal for the registered reason `reason`.
+    pub fn is_reason(&self, reason: Reason) -> bool {
+        self.registered_reason() == Some(reason)
     }
 }
 
@@ -262,6 +290,20 @@ mod tests {
         assert_eq!(parse_seconds_duration("P1D"), None);
         assert_eq!(parse_seconds_duration("PT5"), None);
         assert_eq!(parse_seconds_duration("PTXS"), None);
+    }
+
+    #[test]
+    fn every_registered_code_reads_as_itself() {
+        for &c in Code::ALL {
+            assert_eq!(ErrorCode::from(c).as_str(), c.as_str());
+            assert_eq!(ErrorCode::parse(c.as_str()).code(), Some(c));
+        }
+        assert_eq!(ErrorCode::parse("NOT_PENDING").code(), None);
+        let body = json!({"error": {"code": "BAD_SIGNATURE", "reason": "stale_signature", "message": "m"}});
+        let e = ApiError::from_response(StatusCode::UNAUTHORIZED, None, &body);
+        assert!(e.is_reason(Reason::StaleSignature) && !e.is_reason(Reason::BadSignature));
+        let newer = json!({"error": {"code": "INVALID_REQUEST", "reason": "a_newer_reason", "message": "m"}});
+        assert_eq!(ApiError::from_response(StatusCode::BAD_REQUEST, None, &newer).registered_reason(), None);
     }
 
     #[test]

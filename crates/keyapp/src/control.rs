@@ -12,6 +12,7 @@
 
 use crate::service::{Service, ServiceError};
 use crate::user_verification::{self, Asker, Refusal};
+use schcp::refusal::{Code, Reason};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -138,7 +139,7 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
     let mut lines = BufReader::new(read.take(MAX_LINE as u64 * 16)).lines();
     while let Some(line) = lines.next_line().await? {
         let answer = if line.len() > MAX_LINE {
-            error_value("INVALID_REQUEST", "too_large", "command too long")
+            error_value(Code::InvalidRequest, Reason::TooLarge, "command too long")
         } else {
             match serde_json::from_str::<Command>(&line) {
                 Ok(cmd) => match execute(&service, cmd, asker.as_ref()).await {
@@ -153,7 +154,7 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                         error_value(api.code, api.reason, &message)
                     }
                 },
-                Err(e) => error_value("INVALID_REQUEST", "malformed", &e.to_string()),
+                Err(e) => error_value(Code::InvalidRequest, Reason::Malformed, &e.to_string()),
             }
         };
         let mut out = answer.to_string();
@@ -165,7 +166,7 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
 
 use tokio::io::AsyncReadExt as _;
 
-fn error_value(code: &str, reason: &str, message: &str) -> Value {
+fn error_value(code: Code, reason: Reason, message: &str) -> Value {
     json!({ "error": { "code": code, "reason": reason, "message": message } })
 }
 

@@ -53,6 +53,7 @@ use reqwest::Url;
 use schcp::claims::Discovery;
 use schcp::jwk::Jwk;
 use schcp::jws::JwsError;
+use schcp::refusal::{Code, Reason};
 use schcp::schema::Def;
 use schcp::verify::{HostKeys, ReceiptExpectations, VerifiedOffer, VerifiedReceipt};
 use serde_json::json;
@@ -126,28 +127,29 @@ impl DiscoveryError {
     /// nothing is shown). A local setup problem is 500.
     pub fn api_error(&self) -> ApiError {
         let unprocessable = |reason| {
-            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, schcp::VERIFICATION_FAILED, reason, self.to_string())
+            ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, Code::VerificationFailed, reason, self.to_string())
         };
         match self {
-            DiscoveryError::InvalidUrl { url, .. } => ApiError::invalid_request("bad_discovery_url", self.to_string())
-                .with_details(json!({ "discovery": url })),
-            DiscoveryError::Refused { url, refusal } => {
-                unprocessable("discovery_url_refused").with_details(json!({ "discovery": url, "rule": refusal.rule() }))
+            DiscoveryError::InvalidUrl { url, .. } => {
+                ApiError::invalid_request(Reason::BadDiscoveryUrl, self.to_string())
+                    .with_details(json!({ "discovery": url }))
             }
+            DiscoveryError::Refused { url, refusal } => unprocessable(Reason::DiscoveryUrlRefused)
+                .with_details(json!({ "discovery": url, "rule": refusal.rule() })),
             DiscoveryError::RootCerts { .. } | DiscoveryError::Client(_) => ApiError::internal(self.to_string()),
             DiscoveryError::Fetch { url, .. }
             | DiscoveryError::TooLarge { url, .. }
             | DiscoveryError::Redirect { url, .. } => {
-                unprocessable("discovery_failed").with_details(json!({ "discovery": url }))
+                unprocessable(Reason::DiscoveryFailed).with_details(json!({ "discovery": url }))
             }
             DiscoveryError::Status { url, status } => {
-                unprocessable("discovery_failed").with_details(json!({ "discovery": url, "status": status }))
+                unprocessable(Reason::DiscoveryFailed).with_details(json!({ "discovery": url, "status": status }))
             }
             DiscoveryError::Malformed { url, .. }
             | DiscoveryError::WrongVersion { url, .. }
             | DiscoveryError::Schema { url, .. }
             | DiscoveryError::DuplicateKid { url, .. } => {
-                unprocessable("discovery_invalid").with_details(json!({ "discovery": url }))
+                unprocessable(Reason::DiscoveryInvalid).with_details(json!({ "discovery": url }))
             }
             DiscoveryError::Verification(e) => ApiError::verification(e),
         }
@@ -592,22 +594,25 @@ mod tests {
     #[test]
     fn errors_map_to_the_agent_api() {
         let e = DiscoveryError::InvalidUrl { url: "x".into(), why: "no".into() }.api_error();
-        assert_eq!((e.status, e.code, e.reason), (StatusCode::BAD_REQUEST, "INVALID_REQUEST", "bad_discovery_url"));
+        assert_eq!(
+            (e.status, e.code.as_str(), e.reason.as_str()),
+            (StatusCode::BAD_REQUEST, "INVALID_REQUEST", "bad_discovery_url")
+        );
         let e = DiscoveryError::Refused { url: "http://x".into(), refusal: Refusal::NotHttps }.api_error();
         assert_eq!(
-            (e.status, e.code, e.reason),
+            (e.status, e.code.as_str(), e.reason.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "discovery_url_refused")
         );
         let e = DiscoveryError::Status { url: "https://x".into(), status: 500 }.api_error();
         assert_eq!(
-            (e.status, e.code, e.reason),
+            (e.status, e.code.as_str(), e.reason.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "discovery_failed")
         );
         let e = DiscoveryError::WrongVersion { url: "https://x".into(), found: "\"0.3\"".into() }.api_error();
         assert_eq!(e.reason, "discovery_invalid");
         let e = DiscoveryError::Verification(schcp::Error::Jws(JwsError::UnknownKid("k".into()))).api_error();
         assert_eq!(
-            (e.status, e.code, e.reason),
+            (e.status, e.code.as_str(), e.reason.as_str()),
             (StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", "unknown_kid")
         );
     }

@@ -4,6 +4,7 @@
 //! built here, from a typed cause, so no handler invents a code or reason string.
 
 use axum::http::StatusCode;
+use schcp::refusal::{Code, Reason};
 pub use status_edge::http_error::ApiError;
 
 /// The agent API's refusals (docs/agent-api.md §2), which no status service
@@ -15,7 +16,7 @@ pub trait AgentApiError {
 
     /// `403 NOT_PERMITTED` (docs/agent-api.md §2: `browser_origin`, `agent_not_paired`,
     /// and `not_loopback` for a peer that is not on this machine).
-    fn not_permitted(reason: &'static str, message: impl Into<String>) -> ApiError;
+    fn not_permitted(reason: Reason, message: impl Into<String>) -> ApiError;
 
     /// `415`: a body that is not `application/json` (§3.1, docs/agent-api.md §2).
     fn unsupported_media_type(message: impl Into<String>) -> ApiError;
@@ -27,12 +28,12 @@ impl AgentApiError for ApiError {
         ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, r.code, r.reason, err.to_string())
     }
 
-    fn not_permitted(reason: &'static str, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", reason, message)
+    fn not_permitted(reason: Reason, message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, reason, message)
     }
 
     fn unsupported_media_type(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, "INVALID_REQUEST", "unsupported_media_type", message)
+        ApiError::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, Code::InvalidRequest, Reason::UnsupportedMediaType, message)
     }
 }
 
@@ -43,13 +44,13 @@ mod tests {
     #[test]
     fn the_agent_apis_own_refusals() {
         assert_eq!(ApiError::unsupported_media_type("t").status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
-        assert_eq!(ApiError::not_permitted("browser_origin", "o").code, "NOT_PERMITTED");
+        assert_eq!(ApiError::not_permitted(Reason::BrowserOrigin, "o").code, "NOT_PERMITTED");
     }
 
     #[test]
     fn verification_errors_carry_the_protocol_reason() {
         let e = ApiError::verification(&schcp::Error::MandateExpired { exp: 1, now: 2 });
-        assert_eq!((e.code, e.reason), ("MANDATE_INVALID", "mandate_expired"));
+        assert_eq!((e.code, e.reason), (Code::MandateInvalid, Reason::MandateExpired));
         assert_eq!(e.status, StatusCode::UNPROCESSABLE_ENTITY);
     }
 }

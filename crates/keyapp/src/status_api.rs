@@ -44,6 +44,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use schcp::httpsig::NonceMemory;
+use schcp::refusal::Reason;
 use serde_json::json;
 use status_edge::{ClaimRequest, Claimant};
 use std::sync::Arc;
@@ -122,11 +123,11 @@ fn unknown_mandate() -> ApiError {
 }
 
 fn path_refused(r: PathRejection) -> ApiError {
-    ApiError::invalid_request("bad_path", format!("the path does not decode: {r}"))
+    ApiError::invalid_request(Reason::BadPath, format!("the path does not decode: {r}"))
 }
 
 fn store_unavailable(message: String) -> ApiError {
-    ApiError::unavailable("store_unavailable", message)
+    ApiError::unavailable(Reason::StoreUnavailable, message)
 }
 
 /// A store failure at the edge: an unreadable record is the key app's own fault
@@ -201,7 +202,7 @@ async fn post_claim(
         }
         Err(ClaimError::Refused(r)) => {
             let api = ApiError::from(&r);
-            tracing::info!(?jti, host = ?claim_id.host(), reason = api.reason, "claim refused");
+            tracing::info!(?jti, host = ?claim_id.host(), reason = %api.reason, "claim refused");
             Err(api)
         }
         Err(ClaimError::Store(e)) => Err(store_failed(e)),
@@ -233,7 +234,7 @@ async fn delete_claim(
         Ok(()) => Ok(StatusCode::NO_CONTENT),
         Err(ReleaseError::Refused(r)) => {
             let api = ApiError::from(&r);
-            tracing::info!(?jti, host = ?claim.host(), reason = api.reason, "release refused");
+            tracing::info!(?jti, host = ?claim.host(), reason = %api.reason, "release refused");
             Err(api)
         }
         Err(ReleaseError::Store(e)) => Err(store_failed(e)),

@@ -4,9 +4,10 @@
 //! and the desktop show alike; and why something the person did in a window
 //! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`.
 
-use crate::service::ServiceError;
+use crate::service::{PairingStatus, RequestStatus, ServiceError};
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
+use schcp::refusal::Reason;
 use schcp_consent::Language;
 use std::sync::OnceLock;
 
@@ -52,30 +53,206 @@ pub fn text_with(language: Language, id: &str, args: &FluentArgs<'_>) -> String 
     format(language, id, Some(args)).unwrap_or_else(|| id.to_owned())
 }
 
+/// How a refusal is worded for the person, decided by its reason alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// The catalogue's own sentence for the reason (`refusal-<reason>`).
+    Own(&'static str),
+    /// A protocol object (an attestation, a contract, a host's document) that
+    /// does not verify: one sentence naming the reason (`refusal-verification`).
+    Verification,
+    /// No words of its own: the service's message, as it is in English, or
+    /// inside a sentence naming the reason in another language (`refusal-other`).
+    Other,
+}
+
+/// The words for each reason: one place, matched exhaustively, so a new
+/// reason cannot reach a person before it is given words here.
+pub fn words(reason: Reason) -> Words {
+    use Reason as R;
+    match reason {
+        R::NotPending => Words::Own("refusal-not_pending"),
+        R::NotFound => Words::Own("refusal-not_found"),
+        R::Busy => Words::Own("refusal-busy"),
+        R::BadLabel => Words::Own("refusal-bad_label"),
+        R::NotARule => Words::Own("refusal-not_a_rule"),
+        R::BadName => Words::Own("refusal-bad_name"),
+        R::BadPrincipal => Words::Own("refusal-bad_principal"),
+        R::NotRevocable => Words::Own("refusal-not_revocable"),
+        R::WrongSubject => Words::Own("refusal-wrong_subject"),
+        R::NotAsking => Words::Own("refusal-not_asking"),
+        R::UnknownLanguage => Words::Own("refusal-unknown_language"),
+        R::UserNotVerified => Words::Own("refusal-user_not_verified"),
+        R::VerificationCancelled => Words::Own("refusal-verification_cancelled"),
+        R::VerificationTimedOut => Words::Own("refusal-verification_timed_out"),
+        R::VerificationUnavailable => Words::Own("refusal-verification_unavailable"),
+        R::TextTooLong => Words::Own("refusal-text_too_long"),
+        R::Malformed
+        | R::DuplicateMember
+        | R::BadKey
+        | R::UnknownKid
+        | R::WrongTyp
+        | R::AlgMismatch
+        | R::BadSignature
+        | R::SchemaInvalid
+        | R::MoneyInvalid
+        | R::DurationInvalid
+        | R::DateTimeInvalid
+        | R::Expired
+        | R::IssuedInFuture
+        | R::WrongIssuer
+        | R::UnknownTimeZone
+        | R::LinesDoNotSum
+        | R::MixedCurrencies
+        | R::BadSlot
+        | R::ReceiptMismatch
+        | R::MandateInvalid
+        | R::MandateExpired
+        | R::OutOfScope
+        | R::ConstraintNotMet
+        | R::MeetingInvalid
+        | R::AcceptanceInvalid
+        | R::PersonRequired
+        | R::RuleInvalid
+        | R::HostIdConflict
+        | R::DiscoveryUrlRefused
+        | R::DiscoveryFailed
+        | R::DiscoveryInvalid
+        | R::TextNotInert
+        | R::AlreadyStarted
+        | R::ContractMismatch
+        | R::OwnContract
+        | R::NotAMember
+        | R::BookingNotConfirmed
+        | R::StaleReceipt
+        | R::ParticipantNotBooker
+        | R::NotTentative
+        | R::NotAParticipant
+        | R::DuplicateParticipant
+        | R::NotInvited
+        | R::AlreadyAnswered
+        | R::NoDeadline
+        | R::DeadlinePassed
+        | R::NoContract
+        | R::BookingMismatch => Words::Verification,
+        R::BodyTooLarge
+        | R::MalformedUpdate
+        | R::BadPrincipalJwk
+        | R::NamespaceMismatch
+        | R::UpdateSignatureInvalid
+        | R::UpdateIatOutOfWindow
+        | R::ExpTooFar
+        | R::InternalError
+        | R::TooManyRequests
+        | R::BadHost
+        | R::MethodNotAllowed
+        | R::BadContentType
+        | R::UnsupportedMediaType
+        | R::BodyTimeout
+        | R::UnreadableBody
+        | R::MalformedJson
+        | R::UnknownMember
+        | R::MissingMember
+        | R::BadPath
+        | R::BadQuery
+        | R::Timeout
+        | R::StoreUnavailable
+        | R::StaleSignature
+        | R::ReplayedNonce
+        | R::UnknownMandate
+        | R::BadClaimId
+        | R::HostNotInAudience
+        | R::NoSharedLimit
+        | R::MandateRevoked
+        | R::UnknownHostKey
+        | R::SignedByOtherHost
+        | R::ClaimSignedByHost
+        | R::HostMismatch
+        | R::SharedLimitReached
+        | R::UpdateReplayed
+        | R::RegistrationConflict
+        | R::NamespaceFull
+        | R::NamespaceNotAllowed
+        | R::BrowserOrigin
+        | R::AgentNotPaired
+        | R::NotLoopback
+        | R::BadWait
+        | R::NonceNotBase64url
+        | R::NonceLength
+        | R::BadDiscoveryUrl
+        | R::UnknownKind
+        | R::BadIdempotencyKey
+        | R::IdempotencyConflict
+        | R::TooManyPending
+        | R::Cooldown
+        | R::TooManyPairings
+        | R::PairingDeclined
+        | R::BadAgentName
+        | R::Unrenderable
+        | R::BadConstraints
+        | R::BadLifetime
+        | R::BadHosts
+        | R::BadScope
+        | R::BadAlg
+        | R::BadRule
+        | R::WildcardAudience
+        | R::TooLarge
+        | R::KeyappNotRunning
+        | R::KeyappImpostor
+        | R::KeyappNotFound
+        | R::BadId
+        | R::Transport => Words::Other,
+    }
+}
+
+/// The message id of a request's status, as a refusal names it.
+pub fn request_status_id(status: RequestStatus) -> &'static str {
+    match status {
+        RequestStatus::Pending => "status-pending",
+        RequestStatus::Approved => "status-approved",
+        RequestStatus::Declined => "status-declined",
+        RequestStatus::Expired => "status-expired",
+        RequestStatus::Withdrawn => "status-withdrawn",
+    }
+}
+
+/// The message id of a pairing's status, as a refusal names it.
+pub fn pairing_status_id(status: PairingStatus) -> &'static str {
+    match status {
+        PairingStatus::Pending => "status-pending",
+        PairingStatus::Approved => "status-approved",
+        PairingStatus::Declined => "status-declined",
+        PairingStatus::Expired => "status-expired",
+        PairingStatus::Unpaired => "status-unpaired",
+    }
+}
+
 /// Why `error` refused what the person did, as the person reads it in
 /// `language`. The service's own message is written for agent developers and
 /// in English; the person gets the catalogue's sentence for the refusal's
-/// reason, else (a verification failure) one naming the reason, and only then
-/// the service's message: as it is in English, inside a sentence naming the
-/// reason in another language.
+/// reason ([`words`]), and only where it has none the service's message: as
+/// it is in English, inside a sentence naming the reason in another language.
 pub fn refusal(language: Language, error: &ServiceError) -> String {
     let api = error.to_api();
     let mut args = FluentArgs::new();
-    args.set("reason", api.reason.to_string());
+    args.set("reason", api.reason.as_str());
     args.set("message", api.message.clone());
     args.set("max", crate::service::MAX_LABEL);
     args.set("prefix", schcp::jwk::PRINCIPAL_PREFIX);
-    if let ServiceError::NotPending(status) = error {
-        args.set("status", text(language, &format!("status-{status}")));
+    match error {
+        ServiceError::NotPending(status) => args.set("status", text(language, request_status_id(*status))),
+        ServiceError::PairingNotPending(status) => args.set("status", text(language, pairing_status_id(*status))),
+        _ => {}
     }
-    let by_kind = matches!(error, ServiceError::Verification(_) | ServiceError::Unacceptable { .. })
-        .then_some("refusal-verification");
-    format(language, &format!("refusal-{}", api.reason), Some(&args))
-        .or_else(|| by_kind.and_then(|id| format(language, id, Some(&args))))
-        .unwrap_or_else(|| match language {
-            Language::English => api.message.clone(),
-            _ => format(language, "refusal-other", Some(&args)).unwrap_or(api.message),
-        })
+    let id = match (words(api.reason), language) {
+        (Words::Own(id), _) => id,
+        (Words::Verification, _) => "refusal-verification",
+        (Words::Other, Language::English) => return api.message,
+        (Words::Other, _) => "refusal-other",
+    };
+    // Every id above is in both catalogues (the tests below), so the service's
+    // message is only a last resort.
+    format(language, id, Some(&args)).unwrap_or(api.message)
 }
 
 #[cfg(test)]
@@ -116,15 +293,16 @@ mod tests {
         let busy = ServiceError::Store(crate::store::StoreError::Busy(sqlx::Error::PoolTimedOut));
         let expired = schcp::Error::Expired { what: "attestation", exp: 1, now: 2 };
         let cases = [
-            ServiceError::NotPending("expired".into()),
+            ServiceError::NotPending(RequestStatus::Expired),
+            ServiceError::PairingNotPending(PairingStatus::Unpaired),
             ServiceError::NotFound("contact"),
             busy,
-            ServiceError::invalid("bad_label", "a rule's label is 1 to 200 characters of plain text"),
-            ServiceError::invalid("not_a_rule", "only a rule's label can be edited"),
-            ServiceError::invalid("bad_name", "a contact's name is non-empty plain text"),
-            ServiceError::invalid("bad_principal", "a principal starts with urn:"),
-            ServiceError::invalid("not_revocable", "This rule cannot be revoked: it is never published"),
-            ServiceError::invalid("wrong_subject", "the attestation is about another principal"),
+            ServiceError::invalid(Reason::BadLabel, "a rule's label is 1 to 200 characters of plain text"),
+            ServiceError::invalid(Reason::NotARule, "only a rule's label can be edited"),
+            ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"),
+            ServiceError::invalid(Reason::BadPrincipal, "a principal starts with urn:"),
+            ServiceError::invalid(Reason::NotRevocable, "This rule cannot be revoked: it is never published"),
+            ServiceError::invalid(Reason::WrongSubject, "the attestation is about another principal"),
             ServiceError::Verification(expired),
         ];
         for e in &cases {
@@ -137,26 +315,84 @@ mod tests {
             assert_ne!(en, fr, "{e:?}");
         }
         assert_eq!(
-            refusal(Language::French, &ServiceError::NotPending("withdrawn".into())),
+            refusal(Language::French, &ServiceError::NotPending(RequestStatus::Withdrawn)),
             "Cette demande n’attend plus de réponse : elle est retirée. Rien n’a été signé."
         );
         assert_eq!(
-            refusal(Language::English, &cases[3]),
+            refusal(Language::English, &cases[4]),
             "A rule’s label is 1 to 200 characters of plain text, on one line."
         );
         assert_eq!(
-            refusal(Language::French, &cases[9]),
+            refusal(Language::French, &cases[10]),
             "Ceci n’a pas pu être vérifié (expired) ; rien n’a été modifié."
         );
     }
 
     #[test]
     fn a_refusal_with_no_words_of_its_own_falls_back_to_the_service_message() {
-        let odd = ServiceError::invalid("bad_slot", "the slot's end is before its start");
-        assert_eq!(refusal(Language::English, &odd), "the slot's end is before its start");
+        let odd = ServiceError::invalid(Reason::BadConstraints, "shared_limit needs max_bookings");
+        assert_eq!(refusal(Language::English, &odd), "shared_limit needs max_bookings");
         assert_eq!(
             refusal(Language::French, &odd),
-            "L’appli de clés n’a pas pu le faire (bad_slot) : the slot's end is before its start"
+            "L’appli de clés n’a pas pu le faire (bad_constraints) : shared_limit needs max_bookings"
         );
+    }
+
+    fn worded(language: Language, id: &str) -> bool {
+        format(language, id, None).is_some_and(|t| !t.is_empty())
+    }
+
+    #[test]
+    fn every_reason_has_words_in_english_and_french() {
+        for &reason in Reason::ALL {
+            let id = match words(reason) {
+                Words::Own(id) => id,
+                Words::Verification => "refusal-verification",
+                Words::Other => "refusal-other",
+            };
+            for l in [Language::English, Language::French] {
+                assert!(worded(l, id), "{l:?} has no {id} for {reason}");
+            }
+        }
+        for status in RequestStatus::ALL {
+            let id = request_status_id(status);
+            assert!(worded(Language::English, id) && worded(Language::French, id), "{id}");
+        }
+        for status in PairingStatus::ALL {
+            let id = pairing_status_id(status);
+            assert!(worded(Language::English, id) && worded(Language::French, id), "{id}");
+        }
+    }
+
+    #[test]
+    fn a_refusal_that_is_not_pending_names_the_status_it_has() {
+        // The wire says the status once, from the typed value: never "the
+        // request is no longer pending, not pending".
+        let e = ServiceError::NotPending(RequestStatus::Expired);
+        assert_eq!(e.to_api().message, "the request is expired, not pending");
+        assert_eq!(e.code_and_reason(), (schcp::Code::InvalidState, Reason::NotPending));
+        assert_eq!(
+            refusal(Language::French, &e),
+            "Cette demande n’attend plus de réponse : elle est expirée. Rien n’a été signé."
+        );
+        // A pairing that was unpaired meanwhile is worded too, in both languages.
+        let unpaired = ServiceError::PairingNotPending(PairingStatus::Unpaired);
+        assert_eq!(unpaired.to_api().message, "the request is unpaired, not pending");
+        for l in [Language::English, Language::French] {
+            let w = refusal(l, &unpaired);
+            assert!(!w.contains("status-") && !w.contains("unpaired,"), "{l:?}: {w}");
+        }
+        assert_eq!(
+            refusal(Language::English, &unpaired),
+            "This request is no longer waiting for an answer: it is unpaired. Nothing was signed."
+        );
+    }
+
+    #[test]
+    fn a_busy_refusal_says_to_try_again_and_not_that_the_request_is_gone() {
+        let busy = ServiceError::Store(crate::store::StoreError::Busy(sqlx::Error::PoolTimedOut));
+        assert_eq!(busy.code_and_reason(), (schcp::Code::Unavailable, Reason::Busy));
+        assert_eq!(refusal(Language::English, &busy), "Your records are busy for a moment; try again.");
+        assert!(!refusal(Language::French, &busy).contains("signé"));
     }
 }

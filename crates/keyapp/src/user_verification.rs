@@ -147,12 +147,13 @@ pub enum Refusal {
 
 impl Refusal {
     /// Its §9 reason (code `NOT_PERMITTED`, 403).
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> schcp::refusal::Reason {
+        use schcp::refusal::Reason;
         match self {
-            Refusal::Unavailable { .. } => "verification_unavailable",
-            Refusal::NotAuthorized => "user_not_verified",
-            Refusal::Cancelled => "verification_cancelled",
-            Refusal::TimedOut => "verification_timed_out",
+            Refusal::Unavailable { .. } => Reason::VerificationUnavailable,
+            Refusal::NotAuthorized => Reason::UserNotVerified,
+            Refusal::Cancelled => Reason::VerificationCancelled,
+            Refusal::TimedOut => Reason::VerificationTimedOut,
         }
     }
 }

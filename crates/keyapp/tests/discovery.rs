@@ -46,7 +46,7 @@ async fn setup() -> Setup {
 }
 
 fn reason(err: &DiscoveryError) -> &'static str {
-    err.api_error().reason
+    err.api_error().reason.as_str()
 }
 
 #[tokio::test]
@@ -108,7 +108,10 @@ async fn an_http_url_is_refused_without_connecting() {
     assert!(matches!(err, DiscoveryError::Refused { .. }), "{err:?}");
     let api = err.api_error();
     // §5.8's outbound policy: a refused URL is 422 with its own reason.
-    assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "discovery_url_refused"));
+    assert_eq!(
+        (api.status.as_u16(), api.code.as_str(), api.reason.as_str()),
+        (422, "VERIFICATION_FAILED", "discovery_url_refused")
+    );
     // Pinned to the host's port by `resolve`, so a connection would have shown here.
     assert_eq!(s.host.connections(), 0);
     assert_eq!(s.host.discovery_requests(), 0);
@@ -174,7 +177,10 @@ async fn http_errors_are_refused() {
         let err = s.client.fetch(&s.url).await.unwrap_err();
         assert!(matches!(err, DiscoveryError::Status { status, .. } if status == code), "{err:?}");
         let api = err.api_error();
-        assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "discovery_failed"));
+        assert_eq!(
+            (api.status.as_u16(), api.code.as_str(), api.reason.as_str()),
+            (422, "VERIFICATION_FAILED", "discovery_failed")
+        );
         assert_eq!(api.details.unwrap()["status"], code);
     }
 }
@@ -340,7 +346,10 @@ async fn a_kid_unknown_after_the_refetch_is_refused() {
         "{err:?}"
     );
     let api = err.api_error();
-    assert_eq!((api.status.as_u16(), api.code, api.reason), (422, "VERIFICATION_FAILED", "unknown_kid"));
+    assert_eq!(
+        (api.status.as_u16(), api.code.as_str(), api.reason.as_str()),
+        (422, "VERIFICATION_FAILED", "unknown_kid")
+    );
     assert_eq!(s.host.discovery_requests(), 2, "the cached document, then exactly one refetch");
 
     // A receipt likewise.

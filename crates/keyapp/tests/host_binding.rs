@@ -192,7 +192,7 @@ async fn a_look_alike_domain_cannot_borrow_the_host_id_of_a_root_mandate() {
     // is refused and stays waiting for the person.
     let unconfirmed = env.app.service.clone().with_user_verifier(std::sync::Arc::new(Refuses));
     let err = unconfirmed.accept_host_domain("maple-street-auto", LOOK_ALIKE).await.unwrap_err().to_api();
-    assert_eq!((err.code, err.reason), ("NOT_PERMITTED", "user_not_verified"), "{}", err.message);
+    assert_eq!((err.code.as_str(), err.reason.as_str()), ("NOT_PERMITTED", "user_not_verified"), "{}", err.message);
     let still = person(&env, Command::HostChanges).await.unwrap();
     assert_eq!(still.as_array().unwrap().len(), 1, "the refused acceptance changed nothing: {still}");
     let accept = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: LOOK_ALIKE.into() };

@@ -6,9 +6,10 @@
 use ed25519_dalek::SigningKey;
 use keyapp::config::Config;
 use keyapp::discovery::DiscoveryClient;
-use keyapp::service::{Requester, Service, ServiceError};
+use keyapp::service::{RequestStatus, Requester, Service, ServiceError};
 use keyapp::store::Store;
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use serde_json::json;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -81,7 +82,7 @@ async fn a_prompt_carries_the_stored_text_the_agent_and_its_status() {
     // Expired while shown: the prompt says so and approving is refused.
     e.clock.store(T0 + 601, Ordering::SeqCst);
     assert_eq!(e.svc.prompt(&id).await.unwrap().status, "expired");
-    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(s)) if s == "expired"));
+    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(RequestStatus::Expired))));
     assert!(matches!(e.svc.prompt("rq_nope").await, Err(ServiceError::NotFound(_))));
 }
 
@@ -108,7 +109,7 @@ async fn an_edited_rule_label_is_what_is_shown_signed_and_kept() {
     let id2 = rule_request(&e.svc, &jkt, "k2", "Agent's words").await;
     for bad in ["", "   ", "a\u{7}b", &"x".repeat(201)] {
         let err = e.svc.relabel_rule(&id2, bad).await.unwrap_err();
-        assert!(matches!(err, ServiceError::Invalid { reason: "bad_label", .. }), "{bad:?}: {err}");
+        assert!(matches!(err, ServiceError::Invalid { reason: Reason::BadLabel, .. }), "{bad:?}: {err}");
     }
     assert_eq!(e.svc.prompt(&id2).await.unwrap().label.as_deref(), Some("Agent's words"));
     let pr = e.svc.pending_items().await.unwrap();
@@ -146,7 +147,10 @@ async fn contacts_are_renamed_and_removed_and_unknown_ones_refused() {
     e.svc.add_contact(&noor, "Noor", None).await.unwrap();
     e.svc.rename_contact(&noor, "Noor Haddad").await.unwrap();
     assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
-    assert!(matches!(e.svc.rename_contact(&noor, " ").await, Err(ServiceError::Invalid { reason: "bad_name", .. })));
+    assert!(matches!(
+        e.svc.rename_contact(&noor, " ").await,
+        Err(ServiceError::Invalid { reason: Reason::BadName, .. })
+    ));
     assert!(matches!(e.svc.rename_contact(&noor, "a\nb").await, Err(ServiceError::Invalid { .. })));
     assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
     assert!(matches!(e.svc.rename_contact("urn:other", "X").await, Err(ServiceError::NotFound(_))));
@@ -214,7 +218,7 @@ async fn refusal_of_next(svc: &Service, jkt: &str, key: &str) -> Option<&'static
     let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "next"});
     match svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes()).await {
         Ok(_) => None,
-        Err(ServiceError::TooMany { reason, .. }) => Some(reason),
+        Err(ServiceError::TooMany { reason, .. }) => Some(reason.as_str()),
         Err(other) => panic!("{other}"),
     }
 }
@@ -252,4 +256,31 @@ async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
     e.svc.decline_request(&d2).await.unwrap();
     e.svc.approve_request(&yes).await.unwrap();
     assert_eq!(refusal_of_next(&e.svc, &b, "next").await, None);
+}
+
+#[tokio::test]
+async fn answers_that_race_are_refused_with_the_status_the_request_has_now() {
+    let e = env().await;
+    let jkt = paired(&e.svc, 5, "Calendar Assistant").await;
+    let id = rule_request(&e.svc, &jkt, "k1", "Weekend playdates").await;
+    // Every decline reads `pending`; only one moves the request on. Each other
+    // one is refused with the status the request has now, whether it lost the
+    // race before or after its update: never "the request is no longer
+    // pending, not pending", and in the person's words from the typed status.
+    let mut declines = tokio::task::JoinSet::new();
+    for _ in 0..6 {
+        let (svc, id) = (e.svc.clone(), id.clone());
+        declines.spawn(async move { svc.decline_request(&id).await });
+    }
+    let answers = declines.join_all().await;
+    assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1, "{answers:?}");
+    for refused in answers.into_iter().filter_map(Result::err) {
+        assert!(matches!(refused, ServiceError::NotPending(RequestStatus::Declined)), "{refused:?}");
+        let api = refused.to_api();
+        assert_eq!((api.code, api.reason), (schcp::Code::InvalidState, Reason::NotPending));
+        assert_eq!(api.message, "the request is declined, not pending");
+        let fr = keyapp::ui_words::refusal(schcp_consent::Language::French, &refused);
+        assert_eq!(fr, "Cette demande n’attend plus de réponse : elle est refusée. Rien n’a été signé.");
+    }
+    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Declined);
 }

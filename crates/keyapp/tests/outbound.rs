@@ -110,7 +110,7 @@ async fn the_discovery_client_connects_to_no_refused_address() {
         let DiscoveryError::Refused { refusal, .. } = &err else { panic!("{url}: {err:?}") };
         assert_eq!(refusal.rule(), rule, "{url}: {err}");
         let api = err.api_error();
-        assert_eq!((api.status.as_u16(), api.reason), (422, "discovery_url_refused"), "{url}");
+        assert_eq!((api.status.as_u16(), api.reason.as_str()), (422, "discovery_url_refused"), "{url}");
         traps.assert_untouched(&url);
     }
     assert_eq!(host.connections(), 0, "nothing reached the pinned host either");

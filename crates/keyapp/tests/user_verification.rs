@@ -112,7 +112,7 @@ async fn each_refusal_signs_nothing_and_leaves_the_request_pending() {
         e.verifier.answer(Err(refusal.clone()));
         let err = e.svc.answer(&id, true).await.unwrap_err();
         let api = err.to_api();
-        assert_eq!((api.code, api.reason), ("NOT_PERMITTED", reason), "{refusal:?}");
+        assert_eq!((api.code.as_str(), api.reason.as_str()), ("NOT_PERMITTED", reason), "{refusal:?}");
         assert_eq!(api.status, axum::http::StatusCode::FORBIDDEN);
         assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending, "{refusal:?}");
         assert!(e.svc.credentials(None).await.unwrap().is_empty(), "{refusal:?}: nothing signed");
@@ -169,7 +169,7 @@ async fn a_no_and_a_refusal_of_nothing_never_ask_the_os() {
     let id = rule_request(&e, &jkt, "k1").await;
     assert_eq!(e.svc.answer(&id, false).await.unwrap()["status"], "declined");
     // Already answered, or unknown: refused without a prompt for nothing.
-    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(s)) if s == "declined"));
+    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(RequestStatus::Declined))));
     assert!(matches!(e.svc.answer("rq_unknown", true).await, Err(ServiceError::NotFound(_))));
     assert!(matches!(e.svc.answer("pr_unknown", true).await, Err(ServiceError::NotFound(_))));
     let p = e.svc.request_pairing(&agent_jwk(5), "Other Assistant").await.unwrap();

@@ -2,7 +2,8 @@
 //! sentence it can act on, as a tool error (`isError: true`), with the key
 //! app's `code` and `reason` beside it for clients that read structured content.
 
-use agent::{AgentError, ApiError, ErrorCode, LocateError};
+use agent::{AgentError, ApiError, LocateError};
+use schcp::refusal::{Code, Reason};
 use serde_json::{json, Value};
 
 /// One refusal, in words and in structure.
@@ -15,7 +16,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    fn new(sentence: impl Into<String>, code: &str, reason: &str) -> Refusal {
+    fn new(sentence: impl Into<String>, code: Code, reason: Reason) -> Refusal {
         let sentence = sentence.into();
         Refusal { detail: json!({"error": {"code": code, "reason": reason, "message": sentence}}), sentence }
     }
@@ -26,8 +27,8 @@ impl Refusal {
             format!(
                 "The key app is not running ({detail}); ask the person to start the SchCP Key App, then try again."
             ),
-            "UNAVAILABLE",
-            "keyapp_not_running",
+            Code::Unavailable,
+            Reason::KeyappNotRunning,
         )
     }
 
@@ -38,8 +39,8 @@ impl Refusal {
             format!(
                 "The program listening at {address} is not your key app ({reason}); nothing was sent to it and                  nothing it says is to be trusted. Ask the person to start their SchCP Key App and check what                  else listens there."
             ),
-            "NOT_PERMITTED",
-            "keyapp_impostor",
+            Code::NotPermitted,
+            Reason::KeyappImpostor,
         );
         r.detail["impostor"] = json!(true);
         r.detail["address"] = json!(address);
@@ -52,8 +53,8 @@ impl Refusal {
             LocateError::NotRunning(p) => Refusal::not_running(&format!("no {}", p.display())),
             other => Refusal::new(
                 format!("The key app's address could not be found: {other}."),
-                "UNAVAILABLE",
-                "keyapp_not_found",
+                Code::Unavailable,
+                Reason::KeyappNotFound,
             ),
         }
     }
@@ -66,50 +67,58 @@ impl Refusal {
             AgentError::Impostor { address, reason } => Refusal::impostor(address, reason),
             AgentError::BadId(id) => Refusal::new(
                 format!("{id:?} is not a request id; use the request_id a request tool returned (rq_…)."),
-                "INVALID_REQUEST",
-                "bad_id",
+                Code::InvalidRequest,
+                Reason::BadId,
             ),
-            other => Refusal::new(format!("The key app could not be asked: {other}."), "UNAVAILABLE", "transport"),
+            other => {
+                Refusal::new(format!("The key app could not be asked: {other}."), Code::Unavailable, Reason::Transport)
+            }
         }
     }
 
     /// A §9 refusal of the key app, in words.
     pub fn from_api(e: &ApiError) -> Refusal {
         let retry = e.retry_after.map(|d| d.as_secs());
-        let sentence = match (e.code.clone(), e.reason.as_str()) {
-            (_, "agent_not_paired") => "This assistant is not paired with the key app: call pair, then ask the \
-                                        person to approve the pairing in the key app after comparing the code."
+        // Branch on the code and the registered reason, never on the message.
+        let sentence = match (e.code.code(), e.registered_reason()) {
+            (_, Some(Reason::AgentNotPaired)) => "This assistant is not paired with the key app: call pair, then ask \
+                                                  the person to approve the pairing in the key app after comparing \
+                                                  the code."
                 .to_owned(),
-            (_, "cooldown") => format!(
+            (_, Some(Reason::Cooldown)) => format!(
                 "The key app accepts no new request from this assistant for {} seconds, because the person declined \
                  or did not answer its last two requests; do not ask again before then, and ask the person first.",
                 retry.unwrap_or(300)
             ),
-            (_, "too_many_pending") => "Five requests from this assistant already wait for the person; wait for \
-                                        their answers (wait_for_answer) or withdraw one (withdraw_request) first."
+            (_, Some(Reason::TooManyPending)) => "Five requests from this assistant already wait for the person; wait \
+                                                  for their answers (wait_for_answer) or withdraw one \
+                                                  (withdraw_request) first."
                 .to_owned(),
-            (_, "not_pending") => "That request is no longer pending, so it cannot be withdrawn; wait_for_answer \
-                                   tells how it ended."
+            (_, Some(Reason::NotPending)) => "That request is no longer pending, so it cannot be withdrawn; \
+                                              wait_for_answer tells how it ended."
                 .to_owned(),
-            (ErrorCode::NotFound, _) => {
+            (Some(Code::NotFound), _) => {
                 "The key app has no such request from this assistant; use a request_id a request tool returned."
                     .to_owned()
             }
-            (ErrorCode::IdempotencyConflict, _) => {
+            (Some(Code::IdempotencyConflict), _) => {
                 "The key app already has a different request under the same key; this should not happen, report it."
                     .to_owned()
             }
-            (ErrorCode::RateLimited, reason) => format!(
-                "The key app is busy ({reason}); try again in {} seconds.",
+            (Some(Code::RateLimited), _) => format!(
+                "The key app is busy ({}); try again in {} seconds.",
+                e.reason,
                 retry.map(|s| s.to_string()).unwrap_or_else(|| "a few".into())
             ),
-            (ErrorCode::BadSignature, reason) => format!(
-                "The key app refused this assistant's request signature ({reason}: {}); check that this machine's \
+            (Some(Code::BadSignature), _) => format!(
+                "The key app refused this assistant's request signature ({}: {}); check that this machine's \
                  clock is right, then try again.",
-                e.message
+                e.reason, e.message
             ),
-            (code, reason) => format!(
-                "The key app refused the request, and nothing was shown to the person: {reason} ({code}): {}.",
+            _ => format!(
+                "The key app refused the request, and nothing was shown to the person: {} ({}): {}.",
+                e.reason,
+                e.code,
                 e.message.trim_end_matches('.')
             ),
         };

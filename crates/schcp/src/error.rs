@@ -10,21 +10,20 @@ use crate::json::JsonError;
 use crate::jwk::JwkError;
 use crate::jws::JwsError;
 use crate::money::{Amount, MoneyError};
+use crate::refusal::{Code, Reason};
 use crate::schema::SchemaError;
 use crate::sdjwt::SdJwtError;
 
 /// A §9.2 code (the class) and a registered reason under it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Reason {
-    /// The §9.2 class, e.g. `MANDATE_INVALID` or [`VERIFICATION_FAILED`].
-    pub code: &'static str,
+pub struct Refusal {
+    /// The §9.2 class, e.g. `MANDATE_INVALID`, or `VERIFICATION_FAILED` for a
+    /// credential or offer the key app refuses to show or sign over
+    /// (docs/agent-api.md: 422; the spec registers no class for it).
+    pub code: Code,
     /// The registered reason under the class, e.g. `mandate_expired`.
-    pub reason: &'static str,
+    pub reason: Reason,
 }
-
-/// The code for a credential or offer the key app refuses to show or sign over
-/// (docs/agent-api.md: 422). The spec registers no class for a key app's own refusals.
-pub const VERIFICATION_FAILED: &str = "VERIFICATION_FAILED";
 
 /// Why a SchCP object was refused: one variant per failure, each mapped to one
 /// §9.2 code and reason by [`Error::reason`].
@@ -479,44 +478,44 @@ pub enum RuleCheck {
 
 impl Error {
     /// The §9.2 code and reason for this failure.
-    pub fn reason(&self) -> Reason {
-        let v = |reason| Reason { code: VERIFICATION_FAILED, reason };
+    pub fn reason(&self) -> Refusal {
+        let v = |reason| Refusal { code: Code::VerificationFailed, reason };
         match self {
-            Error::Json(JsonError::DuplicateMember(_)) => v("duplicate_member"),
-            Error::Json(_) => v("malformed"),
-            Error::Jwk(_) => v("bad_key"),
+            Error::Json(JsonError::DuplicateMember(_)) => v(Reason::DuplicateMember),
+            Error::Json(_) => v(Reason::Malformed),
+            Error::Jwk(_) => v(Reason::BadKey),
             Error::Jws(e) => v(match e {
-                JwsError::UnknownKid(_) | JwsError::MissingKid | JwsError::AmbiguousKid(_) => "unknown_kid",
-                JwsError::WrongTyp { .. } => "wrong_typ",
-                JwsError::AlgNone | JwsError::AlgMismatch { .. } => "alg_mismatch",
-                JwsError::BadSignature => "bad_signature",
-                JwsError::BadJson { source: JsonError::DuplicateMember(_), .. } => "duplicate_member",
-                JwsError::BadKey(_) => "bad_key",
-                _ => "malformed",
+                JwsError::UnknownKid(_) | JwsError::MissingKid | JwsError::AmbiguousKid(_) => Reason::UnknownKid,
+                JwsError::WrongTyp { .. } => Reason::WrongTyp,
+                JwsError::AlgNone | JwsError::AlgMismatch { .. } => Reason::AlgMismatch,
+                JwsError::BadSignature => Reason::BadSignature,
+                JwsError::BadJson { source: JsonError::DuplicateMember(_), .. } => Reason::DuplicateMember,
+                JwsError::BadKey(_) => Reason::BadKey,
+                _ => Reason::Malformed,
             }),
-            Error::SdJwt(_) => Reason { code: "MANDATE_INVALID", reason: "mandate_invalid" },
-            Error::Schema(_) => v("schema_invalid"),
-            Error::Money(_) => v("money_invalid"),
-            Error::Duration(_) => v("duration_invalid"),
-            Error::DateTime(_) => v("date_time_invalid"),
-            Error::Expired { .. } => v("expired"),
-            Error::IssuedInFuture { .. } => v("issued_in_future"),
-            Error::WrongIssuer { .. } => v("wrong_issuer"),
-            Error::UnknownTimeZone(_) => v("unknown_time_zone"),
-            Error::LinesDoNotSum { .. } => v("lines_do_not_sum"),
-            Error::MixedCurrencies(_) => v("mixed_currencies"),
-            Error::BadSlot(_) => v("bad_slot"),
-            Error::ReceiptMismatch(_) => v("receipt_mismatch"),
-            Error::MandateExpired { .. } => Reason { code: "MANDATE_INVALID", reason: "mandate_expired" },
-            Error::MandateInvalid(_) => Reason { code: "MANDATE_INVALID", reason: "mandate_invalid" },
-            Error::MandateScope { .. } => Reason { code: "MANDATE_SCOPE", reason: "out_of_scope" },
-            Error::MandateLimit { .. } => Reason { code: "MANDATE_LIMIT", reason: "constraint_not_met" },
-            Error::MeetingInvalid(_) => Reason { code: "INVALID_REQUEST", reason: "meeting_invalid" },
-            Error::AcceptanceInvalid(_) => Reason { code: "INVALID_REQUEST", reason: "acceptance_invalid" },
-            Error::PersonRequired => Reason { code: "INVALID_REQUEST", reason: "person_required" },
-            Error::RuleInvalid(_) => v("rule_invalid"),
-            Error::HostIdConflict { .. } => v("host_id_conflict"),
-            Error::TextTooLong { .. } => v("text_too_long"),
+            Error::SdJwt(_) => Refusal { code: Code::MandateInvalid, reason: Reason::MandateInvalid },
+            Error::Schema(_) => v(Reason::SchemaInvalid),
+            Error::Money(_) => v(Reason::MoneyInvalid),
+            Error::Duration(_) => v(Reason::DurationInvalid),
+            Error::DateTime(_) => v(Reason::DateTimeInvalid),
+            Error::Expired { .. } => v(Reason::Expired),
+            Error::IssuedInFuture { .. } => v(Reason::IssuedInFuture),
+            Error::WrongIssuer { .. } => v(Reason::WrongIssuer),
+            Error::UnknownTimeZone(_) => v(Reason::UnknownTimeZone),
+            Error::LinesDoNotSum { .. } => v(Reason::LinesDoNotSum),
+            Error::MixedCurrencies(_) => v(Reason::MixedCurrencies),
+            Error::BadSlot(_) => v(Reason::BadSlot),
+            Error::ReceiptMismatch(_) => v(Reason::ReceiptMismatch),
+            Error::MandateExpired { .. } => Refusal { code: Code::MandateInvalid, reason: Reason::MandateExpired },
+            Error::MandateInvalid(_) => Refusal { code: Code::MandateInvalid, reason: Reason::MandateInvalid },
+            Error::MandateScope { .. } => Refusal { code: Code::MandateScope, reason: Reason::OutOfScope },
+            Error::MandateLimit { .. } => Refusal { code: Code::MandateLimit, reason: Reason::ConstraintNotMet },
+            Error::MeetingInvalid(_) => Refusal { code: Code::InvalidRequest, reason: Reason::MeetingInvalid },
+            Error::AcceptanceInvalid(_) => Refusal { code: Code::InvalidRequest, reason: Reason::AcceptanceInvalid },
+            Error::PersonRequired => Refusal { code: Code::InvalidRequest, reason: Reason::PersonRequired },
+            Error::RuleInvalid(_) => v(Reason::RuleInvalid),
+            Error::HostIdConflict { .. } => v(Reason::HostIdConflict),
+            Error::TextTooLong { .. } => v(Reason::TextTooLong),
         }
     }
 }
@@ -534,11 +533,11 @@ mod tests {
         // §3.3 check 3: a passed exp is mandate_expired, everything else mandate_invalid.
         assert_eq!(Error::MandateExpired { exp: 1, now: 2 }.reason().reason, "mandate_expired");
         let invalid = Error::MandateInvalid(MandateCheck::WildcardAudience);
-        assert_eq!(invalid.reason(), Reason { code: "MANDATE_INVALID", reason: "mandate_invalid" });
+        assert_eq!(invalid.reason(), Refusal { code: Code::MandateInvalid, reason: Reason::MandateInvalid });
         let scope = Error::MandateScope { action: Action::Cancel, jti: "m".into() };
-        assert_eq!(scope.reason(), Reason { code: "MANDATE_SCOPE", reason: "out_of_scope" });
+        assert_eq!(scope.reason(), Refusal { code: Code::MandateScope, reason: Reason::OutOfScope });
         let limit = Error::MandateLimit { check: LimitCheck::AboveMaxPrice, jti: "m".into() };
-        assert_eq!(limit.reason(), Reason { code: "MANDATE_LIMIT", reason: "constraint_not_met" });
+        assert_eq!(limit.reason(), Refusal { code: Code::MandateLimit, reason: Reason::ConstraintNotMet });
     }
 
     #[test]
@@ -559,15 +558,15 @@ mod tests {
     fn meeting_failures_map_to_invalid_request() {
         assert_eq!(
             Error::MeetingInvalid(MeetingCheck::NoOtherPerson).reason(),
-            Reason { code: "INVALID_REQUEST", reason: "meeting_invalid" }
+            Refusal { code: Code::InvalidRequest, reason: Reason::MeetingInvalid }
         );
         assert_eq!(Error::PersonRequired.reason().reason, "person_required");
         let conflict =
             Error::HostIdConflict { host_id: "h".into(), pinned: "a.example".into(), found: "b.example".into() };
-        assert_eq!(conflict.reason(), Reason { code: VERIFICATION_FAILED, reason: "host_id_conflict" });
+        assert_eq!(conflict.reason(), Refusal { code: Code::VerificationFailed, reason: Reason::HostIdConflict });
         assert_eq!(
             Error::AcceptanceInvalid(AcceptanceCheck::NotMember).reason(),
-            Reason { code: "INVALID_REQUEST", reason: "acceptance_invalid" }
+            Refusal { code: Code::InvalidRequest, reason: Reason::AcceptanceInvalid }
         );
     }
 
@@ -575,15 +574,15 @@ mod tests {
     fn offer_and_receipt_failures_are_verification_failed() {
         let cad = |a| Amount::parse(a, "CAD").unwrap();
         let cases = [
-            (Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone), "rule_invalid"),
-            (Error::LinesDoNotSum { sum: cad("1.00"), total: cad("2.00") }, "lines_do_not_sum"),
-            (Error::MixedCurrencies(PricePart::Line(0)), "mixed_currencies"),
-            (Error::BadSlot(SlotCheck::EndNotAfterStart), "bad_slot"),
-            (Error::ReceiptMismatch(ReceiptCheck::AnotherMandate), "receipt_mismatch"),
-            (Error::UnknownTimeZone("Mars/Olympus".into()), "unknown_time_zone"),
+            (Error::RuleInvalid(RuleCheck::WeekdaysWithoutZone), Reason::RuleInvalid),
+            (Error::LinesDoNotSum { sum: cad("1.00"), total: cad("2.00") }, Reason::LinesDoNotSum),
+            (Error::MixedCurrencies(PricePart::Line(0)), Reason::MixedCurrencies),
+            (Error::BadSlot(SlotCheck::EndNotAfterStart), Reason::BadSlot),
+            (Error::ReceiptMismatch(ReceiptCheck::AnotherMandate), Reason::ReceiptMismatch),
+            (Error::UnknownTimeZone("Mars/Olympus".into()), Reason::UnknownTimeZone),
         ];
         for (e, reason) in cases {
-            assert_eq!(e.reason(), Reason { code: VERIFICATION_FAILED, reason }, "{e}");
+            assert_eq!(e.reason(), Refusal { code: Code::VerificationFailed, reason }, "{e}");
         }
     }
 
@@ -603,7 +602,7 @@ mod tests {
     #[test]
     fn text_past_its_bound_is_text_too_long() {
         let e = Error::TextTooLong { what: "a name, place or service", chars: 20_000, max: 300 };
-        assert_eq!(e.reason(), Reason { code: VERIFICATION_FAILED, reason: "text_too_long" });
+        assert_eq!(e.reason(), Refusal { code: Code::VerificationFailed, reason: Reason::TextTooLong });
         assert!(e.to_string().contains("20000 characters"), "{e}");
     }
 

@@ -19,14 +19,17 @@ pub mod jwk;
 pub mod jws;
 pub mod keyapp_proof;
 pub mod money;
+pub mod refusal;
 pub mod schema;
 pub mod sdjwt;
 pub mod status_update;
 pub mod verify;
 
+pub use refusal::{Code, Reason};
+
 pub use error::{
-    AcceptanceCheck, Error, LimitCheck, MandateCheck, MeetingCheck, PricePart, Reason, ReceiptCheck, RuleCheck,
-    SlotCheck, VERIFICATION_FAILED,
+    AcceptanceCheck, Error, LimitCheck, MandateCheck, MeetingCheck, PricePart, ReceiptCheck, Refusal, RuleCheck,
+    SlotCheck,
 };
 
 /// The protocol version this crate implements (§ Versions): `v`, `schcp` fields.

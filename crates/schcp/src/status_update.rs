@@ -19,6 +19,7 @@
 use crate::b64;
 use crate::jwk::{Jwk, JwkError, PRINCIPAL_PREFIX};
 use crate::jws::{self, Header, HeaderExtras, JwsError, Typ};
+use crate::refusal::Reason;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -174,15 +175,15 @@ pub enum UpdateCheck {
 
 impl UpdateCheck {
     /// The §9 `reason` a service answers with (docs/hosted-status.md).
-    pub fn reason(&self) -> &'static str {
+    pub fn reason(&self) -> Reason {
         match self {
-            UpdateCheck::TooLarge => "body_too_large",
-            UpdateCheck::NotJws(_) | UpdateCheck::WrongTyp(_) | UpdateCheck::Malformed(_) => "malformed_update",
-            UpdateCheck::BadKey(_) => "bad_principal_jwk",
-            UpdateCheck::NamespaceMismatch { .. } => "namespace_mismatch",
-            UpdateCheck::SignatureInvalid(_) => "update_signature_invalid",
-            UpdateCheck::IatOutOfWindow { .. } => "update_iat_out_of_window",
-            UpdateCheck::ExpTooFar { .. } => "exp_too_far",
+            UpdateCheck::TooLarge => Reason::BodyTooLarge,
+            UpdateCheck::NotJws(_) | UpdateCheck::WrongTyp(_) | UpdateCheck::Malformed(_) => Reason::MalformedUpdate,
+            UpdateCheck::BadKey(_) => Reason::BadPrincipalJwk,
+            UpdateCheck::NamespaceMismatch { .. } => Reason::NamespaceMismatch,
+            UpdateCheck::SignatureInvalid(_) => Reason::UpdateSignatureInvalid,
+            UpdateCheck::IatOutOfWindow { .. } => Reason::UpdateIatOutOfWindow,
+            UpdateCheck::ExpTooFar { .. } => Reason::ExpTooFar,
         }
     }
 }

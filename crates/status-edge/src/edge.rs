@@ -32,6 +32,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use schcp::refusal::{Code, Reason};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -158,8 +159,8 @@ impl Edge {
             .method_not_allowed_fallback(|| async {
                 ApiError::new(
                     StatusCode::METHOD_NOT_ALLOWED,
-                    "INVALID_REQUEST",
-                    "method_not_allowed",
+                    Code::InvalidRequest,
+                    Reason::MethodNotAllowed,
                     "method not allowed here",
                 )
             })
@@ -265,26 +266,26 @@ impl BodyRefusal {
     fn to_api_error(&self) -> ApiError {
         let message = self.to_string();
         match self {
-            BodyRefusal::ContentType => ApiError::invalid_request("bad_content_type", message),
+            BodyRefusal::ContentType => ApiError::invalid_request(Reason::BadContentType, message),
             BodyRefusal::TooLarge(limit) => {
-                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "INVALID_REQUEST", "body_too_large", message)
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, Code::InvalidRequest, Reason::BodyTooLarge, message)
                     .with_details(json!({ "limit": limit }))
             }
             BodyRefusal::Timeout => {
-                ApiError::new(StatusCode::REQUEST_TIMEOUT, "INVALID_REQUEST", "body_timeout", message)
+                ApiError::new(StatusCode::REQUEST_TIMEOUT, Code::InvalidRequest, Reason::BodyTimeout, message)
             }
-            BodyRefusal::Unreadable => ApiError::invalid_request("unreadable_body", message),
+            BodyRefusal::Unreadable => ApiError::invalid_request(Reason::UnreadableBody, message),
             BodyRefusal::Json(schcp::json::JsonError::DuplicateMember(name)) => {
-                ApiError::invalid_request("duplicate_member", message).with_details(json!({ "member": name }))
+                ApiError::invalid_request(Reason::DuplicateMember, message).with_details(json!({ "member": name }))
             }
-            BodyRefusal::Json(_) | BodyRefusal::NotObject => ApiError::invalid_request("malformed_json", message),
+            BodyRefusal::Json(_) | BodyRefusal::NotObject => ApiError::invalid_request(Reason::MalformedJson, message),
             BodyRefusal::UnknownMember(name) => {
-                ApiError::invalid_request("unknown_member", message).with_details(json!({ "member": name }))
+                ApiError::invalid_request(Reason::UnknownMember, message).with_details(json!({ "member": name }))
             }
             BodyRefusal::MissingClaimId => {
-                ApiError::invalid_request("missing_member", message).with_details(json!({ "member": "claim_id" }))
+                ApiError::invalid_request(Reason::MissingMember, message).with_details(json!({ "member": "claim_id" }))
             }
-            BodyRefusal::ClaimIdNotString => ApiError::invalid_request("bad_claim_id", message),
+            BodyRefusal::ClaimIdNotString => ApiError::invalid_request(Reason::BadClaimId, message),
         }
     }
 }
@@ -412,7 +413,7 @@ async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> R
             Ok(response) => response,
             // A claim cut short here may still commit; the host's retry with the
             // same claim id is then answered 200, spending nothing (§3.3).
-            Err(_) => ApiError::unavailable("timeout", "the request took too long; retry it").into_response(),
+            Err(_) => ApiError::unavailable(Reason::Timeout, "the request took too long; retry it").into_response(),
         },
     };
     // A route that states its own cacheability (the hosted service's status

@@ -6,13 +6,14 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use schcp::refusal::{Code, Reason};
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
-    pub reason: &'static str,
+    pub code: Code,
+    pub reason: Reason,
     pub message: String,
     pub details: Option<Value>,
     /// Seconds until trying again could help: `retry.after` and `Retry-After`.
@@ -20,7 +21,7 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, reason: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, code: Code, reason: Reason, message: impl Into<String>) -> Self {
         ApiError { status, code, reason, message: message.into(), details: None, retry_after: None }
     }
 
@@ -34,16 +35,16 @@ impl ApiError {
         self
     }
 
-    pub fn invalid_request(reason: &'static str, message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::BAD_REQUEST, "INVALID_REQUEST", reason, message)
+    pub fn invalid_request(reason: Reason, message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, Code::InvalidRequest, reason, message)
     }
 
     pub fn not_found(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "not_found", message)
+        ApiError::new(StatusCode::NOT_FOUND, Code::NotFound, Reason::NotFound, message)
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", "internal_error", message)
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, Code::Internal, Reason::InternalError, message)
     }
 
     /// `413`: a body over the limit (the agent API's 256 KiB, docs/agent-api.md §2;
@@ -51,8 +52,8 @@ impl ApiError {
     pub fn body_too_large(limit: usize) -> Self {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "INVALID_REQUEST",
-            "body_too_large",
+            Code::InvalidRequest,
+            Reason::BodyTooLarge,
             format!("the request body is larger than {limit} bytes"),
         )
         .with_details(serde_json::json!({ "limit": limit }))
@@ -62,8 +63,8 @@ impl ApiError {
     pub fn rate_limited(retry_after: u64) -> Self {
         ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "RATE_LIMITED",
-            "too_many_requests",
+            Code::RateLimited,
+            Reason::TooManyRequests,
             "too many requests from this client; try again shortly",
         )
         .with_retry_after(retry_after.max(1))
@@ -71,14 +72,14 @@ impl ApiError {
 
     /// 503: the service could not answer now (a store failure, a timeout); nothing
     /// was acknowledged, and the same request may be retried.
-    pub fn unavailable(reason: &'static str, message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "UNAVAILABLE", reason, message).with_retry_after(1)
+    pub fn unavailable(reason: Reason, message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, Code::Unavailable, reason, message).with_retry_after(1)
     }
 
     /// `421`: a `Host` that is not the service's own (the agent API's, or a
     /// status service's `public_base` or loopback): the DNS-rebinding defence.
     pub fn bad_host(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::MISDIRECTED_REQUEST, "INVALID_REQUEST", "bad_host", message)
+        ApiError::new(StatusCode::MISDIRECTED_REQUEST, Code::InvalidRequest, Reason::BadHost, message)
     }
 
     /// A refused request signature (§3.2): `401 BAD_SIGNATURE` with reason
@@ -86,15 +87,19 @@ impl ApiError {
     /// memory is `429` (refusing is safer than forgetting a live nonce).
     pub fn signature(err: &schcp::httpsig::SigError) -> Self {
         use schcp::httpsig::SigError;
-        let unauthorized = |reason| ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason, err.to_string());
+        let unauthorized =
+            |reason| ApiError::new(StatusCode::UNAUTHORIZED, Code::BadSignature, reason, err.to_string());
         match err {
-            SigError::Stale { .. } | SigError::BeforeMemory { .. } => unauthorized("stale_signature"),
-            SigError::Replayed => unauthorized("replayed_nonce"),
-            SigError::Busy { retry_after } => {
-                ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "too_many_requests", err.to_string())
-                    .with_retry_after(*retry_after)
-            }
-            _ => unauthorized("bad_signature"),
+            SigError::Stale { .. } | SigError::BeforeMemory { .. } => unauthorized(Reason::StaleSignature),
+            SigError::Replayed => unauthorized(Reason::ReplayedNonce),
+            SigError::Busy { retry_after } => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                Code::RateLimited,
+                Reason::TooManyRequests,
+                err.to_string(),
+            )
+            .with_retry_after(*retry_after),
+            _ => unauthorized(Reason::BadSignature),
         }
     }
 
@@ -131,30 +136,30 @@ impl From<&crate::claims::ClaimRefusal> for ApiError {
         use crate::claims::ClaimRefusal as R;
         let message = r.to_string();
         match r {
-            R::UnknownMandate => ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate", message),
-            R::BadClaimId(_) => ApiError::invalid_request("bad_claim_id", message),
+            R::UnknownMandate => ApiError::new(StatusCode::NOT_FOUND, Code::NotFound, Reason::UnknownMandate, message),
+            R::BadClaimId(_) => ApiError::invalid_request(Reason::BadClaimId, message),
             R::HostNotInAudience { host } => {
-                ApiError::invalid_request("host_not_in_audience", message).with_details(json!({ "host": host }))
+                ApiError::invalid_request(Reason::HostNotInAudience, message).with_details(json!({ "host": host }))
             }
-            R::NoSharedLimit => ApiError::invalid_request("no_shared_limit", message),
-            R::Revoked => ApiError::new(StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_revoked", message),
-            R::Expired => ApiError::new(StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired", message),
+            R::NoSharedLimit => ApiError::invalid_request(Reason::NoSharedLimit, message),
+            R::Revoked => ApiError::new(StatusCode::FORBIDDEN, Code::MandateInvalid, Reason::MandateRevoked, message),
+            R::Expired => ApiError::new(StatusCode::FORBIDDEN, Code::MandateInvalid, Reason::MandateExpired, message),
             R::UnknownHostKey { host } => {
-                ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", "unknown_host_key", message)
+                ApiError::new(StatusCode::UNAUTHORIZED, Code::BadSignature, Reason::UnknownHostKey, message)
                     .with_details(json!({ "host": host }))
             }
             R::SignedByOtherHost { host, signer } => {
-                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "signed_by_other_host", message)
+                ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, Reason::SignedByOtherHost, message)
                     .with_details(json!({ "host": host, "signed_by": signer }))
             }
             R::ClaimSignedByHost { host } => {
-                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "claim_signed_by_host", message)
+                ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, Reason::ClaimSignedByHost, message)
                     .with_details(json!({ "host": host }))
             }
-            R::SignerNotNamed { named, host } => ApiError::invalid_request("host_mismatch", message)
+            R::SignerNotNamed { named, host } => ApiError::invalid_request(Reason::HostMismatch, message)
                 .with_details(json!({ "host": host, "named": named })),
             R::NoneLeft { max_bookings } => {
-                ApiError::new(StatusCode::CONFLICT, "MANDATE_LIMIT", "shared_limit_reached", message)
+                ApiError::new(StatusCode::CONFLICT, Code::MandateLimit, Reason::SharedLimitReached, message)
                     .with_details(json!({ "max_bookings": max_bookings, "remaining": 0 }))
             }
         }
@@ -175,7 +180,7 @@ mod tests {
 
     #[test]
     fn shape_is_section_9() {
-        let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", "cooldown", "wait")
+        let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, Code::RateLimited, Reason::Cooldown, "wait")
             .with_retry_after(300)
             .with_details(json!({"pending": 5}));
         assert_eq!(
@@ -199,10 +204,10 @@ mod tests {
             (R::Expired, StatusCode::FORBIDDEN, "MANDATE_INVALID", "mandate_expired"),
         ] {
             let a = ApiError::from(&r);
-            assert_eq!((a.status, a.code, a.reason), (status, code, reason), "{r:?}");
+            assert_eq!((a.status, a.code.as_str(), a.reason.as_str()), (status, code, reason), "{r:?}");
         }
         let spent = ApiError::from(&R::NoneLeft { max_bookings: 2 });
-        assert_eq!((spent.status, spent.reason), (StatusCode::CONFLICT, "shared_limit_reached"));
+        assert_eq!((spent.status, spent.reason.as_str()), (StatusCode::CONFLICT, "shared_limit_reached"));
         assert_eq!(spent.details, Some(json!({ "max_bookings": 2, "remaining": 0 })));
         for (r, status, code, reason) in [
             (R::UnknownHostKey { host: "a".into() }, StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", "unknown_host_key"),
@@ -221,7 +226,7 @@ mod tests {
             ),
         ] {
             let a = ApiError::from(&r);
-            assert_eq!((a.status, a.code, a.reason), (status, code, reason), "{r:?}");
+            assert_eq!((a.status, a.code.as_str(), a.reason.as_str()), (status, code, reason), "{r:?}");
         }
         use schcp::httpsig::SigError;
         for (e, reason) in [
@@ -231,7 +236,10 @@ mod tests {
             (SigError::Bad("x".into()), "bad_signature"),
         ] {
             let a = ApiError::signature(&e);
-            assert_eq!((a.status, a.code, a.reason), (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason));
+            assert_eq!(
+                (a.status, a.code.as_str(), a.reason.as_str()),
+                (StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", reason)
+            );
         }
         let busy = ApiError::signature(&SigError::Busy { retry_after: 7 });
         assert_eq!((busy.status, busy.retry_after), (StatusCode::TOO_MANY_REQUESTS, Some(7)));

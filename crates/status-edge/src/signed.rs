@@ -163,12 +163,12 @@ mod tests {
         let url = "https://keyapp.example/status/m/claims/maple-street-auto/h_1";
         let mut signed = httpsig::sign_host_request("DELETE", url, b"", "oak-lane-garage", &key, NOW, &nonce(1));
         let err = claimant(&e, req(&headers(signed.clone(), "keyapp.example")), &claim, NOW, None).unwrap_err();
-        assert_eq!((err.status, err.reason), (StatusCode::BAD_REQUEST, "host_mismatch"));
+        assert_eq!((err.status, err.reason.as_str()), (StatusCode::BAD_REQUEST, "host_mismatch"));
         signed.retain(|(n, _)| n != "Signature");
         let err = claimant(&e, req(&headers(signed, "keyapp.example")), &claim, NOW, None).unwrap_err();
-        assert_eq!((err.status, err.reason), (StatusCode::UNAUTHORIZED, "bad_signature"));
+        assert_eq!((err.status, err.reason.as_str()), (StatusCode::UNAUTHORIZED, "bad_signature"));
         let stale = httpsig::sign_host_request("DELETE", url, b"", "maple-street-auto", &key, NOW - 301, &nonce(2));
         let err = claimant(&e, req(&headers(stale, "keyapp.example")), &claim, NOW, None).unwrap_err();
-        assert_eq!((err.status, err.reason), (StatusCode::UNAUTHORIZED, "stale_signature"));
+        assert_eq!((err.status, err.reason.as_str()), (StatusCode::UNAUTHORIZED, "stale_signature"));
     }
 }

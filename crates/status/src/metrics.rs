@@ -121,8 +121,8 @@ impl Metrics {
     }
 
     /// One refusal on `route`, with the service's own reason.
-    pub fn refused(&self, route: Route, reason: &'static str) {
-        self.refusals.get_or_create(&RefusalLabels { route: route.as_str(), reason }).inc();
+    pub fn refused(&self, route: Route, reason: schcp::Reason) {
+        self.refusals.get_or_create(&RefusalLabels { route: route.as_str(), reason: reason.as_str() }).inc();
     }
 
     /// One update applied, signed at `iat`, arriving at `now`.
@@ -156,7 +156,7 @@ mod tests {
         m.claim(ClaimOutcome::Claimed);
         m.claim(ClaimOutcome::Claimed);
         m.claim(ClaimOutcome::Refused);
-        m.refused(Route::Claim, "shared_limit_reached");
+        m.refused(Route::Claim, schcp::Reason::SharedLimitReached);
         m.update_applied(100, 103);
         let text = m.render(4, 3);
         assert_eq!(

@@ -23,6 +23,7 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
+use schcp::refusal::{Code, Reason};
 use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
 use serde_json::json;
 use sqlx::PgPool;
@@ -144,12 +145,12 @@ fn unknown_mandate() -> ApiError {
 }
 
 fn path_refused(r: PathRejection) -> ApiError {
-    ApiError::invalid_request("bad_path", format!("the path does not decode: {r}"))
+    ApiError::invalid_request(Reason::BadPath, format!("the path does not decode: {r}"))
 }
 
 fn db_failed(e: DbError) -> ApiError {
     tracing::warn!(error = %e, "database failure");
-    ApiError::unavailable("store_unavailable", e.to_string())
+    ApiError::unavailable(Reason::StoreUnavailable, e.to_string())
 }
 
 fn view_body(jti: &str, v: StatusView) -> serde_json::Value {
@@ -242,7 +243,7 @@ async fn post_claim(
         }
         Err(e) => {
             let api = claim_refused(e);
-            tracing::info!(?thumb, ?jti, host = ?claim_id.host(), reason = api.reason, "claim refused");
+            tracing::info!(?thumb, ?jti, host = ?claim_id.host(), reason = %api.reason, "claim refused");
             Err(counted(api))
         }
     }
@@ -270,7 +271,7 @@ async fn delete_claim(
     let now = status_edge::now();
     store::release(&st.pool, &thumb, &jti, &claim, signer.as_ref(), now).await.map_err(|e| {
         let api = claim_refused(e);
-        tracing::info!(?thumb, ?jti, host = ?claim.host(), reason = api.reason, "release refused");
+        tracing::info!(?thumb, ?jti, host = ?claim.host(), reason = %api.reason, "release refused");
         st.metrics.refused(Route::Release, api.reason);
         api
     })?;
@@ -289,7 +290,7 @@ fn update_refused(e: &UpdateCheck) -> ApiError {
     match e {
         UpdateCheck::TooLarge => ApiError::body_too_large(MAX_UPDATE_BYTES),
         UpdateCheck::NamespaceMismatch { .. } | UpdateCheck::SignatureInvalid(_) => {
-            ApiError::new(StatusCode::UNAUTHORIZED, "BAD_SIGNATURE", e.reason(), message)
+            ApiError::new(StatusCode::UNAUTHORIZED, Code::BadSignature, e.reason(), message)
         }
         _ => ApiError::invalid_request(e.reason(), message),
     }
@@ -298,13 +299,17 @@ fn update_refused(e: &UpdateCheck) -> ApiError {
 fn refusal_of(e: UpdateRefusal) -> ApiError {
     let message = e.to_string();
     match e {
-        UpdateRefusal::Replayed(_) => ApiError::new(StatusCode::CONFLICT, "CONFLICT", "update_replayed", message),
-        UpdateRefusal::Conflict(_) => ApiError::new(StatusCode::CONFLICT, "CONFLICT", "registration_conflict", message),
+        UpdateRefusal::Replayed(_) => {
+            ApiError::new(StatusCode::CONFLICT, Code::Conflict, Reason::UpdateReplayed, message)
+        }
+        UpdateRefusal::Conflict(_) => {
+            ApiError::new(StatusCode::CONFLICT, Code::Conflict, Reason::RegistrationConflict, message)
+        }
         UpdateRefusal::UnknownCredential(_) => {
-            ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate", message)
+            ApiError::new(StatusCode::NOT_FOUND, Code::NotFound, Reason::UnknownMandate, message)
         }
         UpdateRefusal::NamespaceFull(_) => {
-            ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", "namespace_full", message)
+            ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, Reason::NamespaceFull, message)
         }
         UpdateRefusal::Db(e) => db_failed(e),
     }
@@ -336,23 +341,23 @@ async fn apply_update(
     if !st.namespaces.allows(&thumb) {
         return Err(ApiError::new(
             StatusCode::FORBIDDEN,
-            "NOT_PERMITTED",
-            "namespace_not_allowed",
+            Code::NotPermitted,
+            Reason::NamespaceNotAllowed,
             "this status service publishes only for the principals its operator lists",
         ));
     }
     if !is_jose(&headers) {
         return Err(ApiError::invalid_request(
-            "bad_content_type",
+            Reason::BadContentType,
             "an update is sent as Content-Type: application/jose",
         ));
     }
     let bytes = status_edge::read_bounded(st.edge.options(), MAX_UPDATE_BYTES, &headers, body).await?;
     let text = std::str::from_utf8(&bytes)
-        .map_err(|_| ApiError::invalid_request("malformed_update", "the update is not UTF-8"))?;
+        .map_err(|_| ApiError::invalid_request(Reason::MalformedUpdate, "the update is not UTF-8"))?;
     let now = status_edge::now();
     let update = status_update::verify(text.trim_end(), &thumb, now).map_err(|e| {
-        tracing::info!(?thumb, reason = e.reason(), "update refused");
+        tracing::info!(?thumb, reason = e.reason().as_str(), "update refused");
         update_refused(&e)
     })?;
     let keep_until = update.replay_keep_until(now);

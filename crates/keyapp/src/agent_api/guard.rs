@@ -44,6 +44,7 @@ use ed25519_dalek::VerifyingKey;
 use http_body_util::BodyExt;
 use schcp::httpsig::{self, RequestParts};
 use schcp::jwk::Jwk;
+use schcp::refusal::{Code, Reason};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -201,8 +202,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0);
     match peer {
         Some(addr) if addr.ip().to_canonical().is_loopback() => {}
-        Some(_) => return Err(ApiError::not_permitted("not_loopback", "the agent API answers this machine only")),
-        None => return Err(ApiError::not_permitted("not_loopback", "the peer address is unknown")),
+        Some(_) => return Err(ApiError::not_permitted(Reason::NotLoopback, "the agent API answers this machine only")),
+        None => return Err(ApiError::not_permitted(Reason::NotLoopback, "the peer address is unknown")),
     }
 
     // 2. The raw Host, never X-Forwarded-Host or a Host extractor (docs/agent-api.md §2).
@@ -219,7 +220,7 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     // 3. Browsers always send Origin; agents never do (docs/agent-api.md §2).
     if req.headers().contains_key(header::ORIGIN) {
         return Err(ApiError::not_permitted(
-            "browser_origin",
+            Reason::BrowserOrigin,
             "the agent API does not answer web pages (a request with an Origin header)",
         ));
     }
@@ -231,8 +232,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
         guard.budget.take(peer_uid, std::time::Instant::now()).map_err(|retry_after| {
             ApiError::new(
                 axum::http::StatusCode::TOO_MANY_REQUESTS,
-                "RATE_LIMITED",
-                "too_many_requests",
+                Code::RateLimited,
+                Reason::TooManyRequests,
                 "too many requests from agent keys that are not paired, from this local user; try again later",
             )
             .with_retry_after(retry_after)
@@ -246,8 +247,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
         Err(_) => {
             return Err(ApiError::new(
                 axum::http::StatusCode::REQUEST_TIMEOUT,
-                "INVALID_REQUEST",
-                "body_timeout",
+                Code::InvalidRequest,
+                Reason::BodyTimeout,
                 format!("the request body did not arrive within {} s", guard.body_timeout.as_secs()),
             ))
         }
@@ -328,7 +329,8 @@ async fn read_body(headers: &HeaderMap, mut body: Body) -> Result<Bytes, ApiErro
     }
     let mut buf = Vec::new();
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| ApiError::invalid_request("malformed", format!("reading the body: {e}")))?;
+        let frame =
+            frame.map_err(|e| ApiError::invalid_request(Reason::Malformed, format!("reading the body: {e}")))?;
         if let Ok(data) = frame.into_data() {
             if buf.len() + data.len() > MAX_BODY_BYTES {
                 drain(body).await;
@@ -447,7 +449,7 @@ pub async fn require_paired(State(gate): State<PairingGate>, req: Request, next:
     match gate.0.is_paired(&agent.jkt).await {
         Ok(true) => next.run(req).await,
         Ok(false) => ApiError::not_permitted(
-            "agent_not_paired",
+            Reason::AgentNotPaired,
             "this agent key is not paired; ask to pair with POST /v1/pairings",
         )
         .into_response(),

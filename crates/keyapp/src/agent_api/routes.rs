@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use schcp::keyapp_proof::ProofError;
+use schcp::refusal::Reason;
 use serde::Deserialize;
 use serde_json::json;
 use status_edge::{serve_connections, Admitted, ConnectionLimits};
@@ -89,7 +90,7 @@ where
     Fut: std::future::Future<Output = Result<T, ServiceError>>,
 {
     let Query(wait) =
-        wait.map_err(|e| ApiError::invalid_request("bad_wait", format!("wait must be a number of seconds: {e}")))?;
+        wait.map_err(|e| ApiError::invalid_request(Reason::BadWait, format!("wait must be a number of seconds: {e}")))?;
     let until = tokio::time::Instant::now() + Duration::from_secs(wait.wait.unwrap_or(0).min(MAX_WAIT));
     loop {
         let value = load().await?;
@@ -112,11 +113,11 @@ async fn create_pairing(
     agent: AgentIdentity,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
+    let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request(Reason::Malformed, e.to_string()))?;
     let b: PairingBody =
-        serde_json::from_value(value).map_err(|e| ApiError::invalid_request("malformed", e.to_string()))?;
+        serde_json::from_value(value).map_err(|e| ApiError::invalid_request(Reason::Malformed, e.to_string()))?;
     let p = service.request_pairing_from(&agent.jwk, &b.agent_name, agent.peer_uid).await.inspect_err(|e| {
-        tracing::info!(reason = e.to_api().reason, "pairing refused");
+        tracing::info!(reason = e.to_api().reason.as_str(), "pairing refused");
     })?;
     tracing::info!(pairing_id = %p.pairing_id, status = ?p.status, "pairing requested");
     Ok((
@@ -159,12 +160,12 @@ async fn principal(
     query: Result<Query<ProofQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| {
-        ApiError::invalid_request("bad_query", format!("the only query parameter here is one nonce: {e}"))
+        ApiError::invalid_request(Reason::BadQuery, format!("the only query parameter here is one nonce: {e}"))
     })?;
     let paired = service.is_paired(&agent.jkt).await?;
     if !paired && query.nonce.is_none() {
         return Err(ApiError::not_permitted(
-            "agent_not_paired",
+            Reason::AgentNotPaired,
             "this agent key is not paired; ask to pair with POST /v1/pairings",
         ));
     }
@@ -174,8 +175,8 @@ async fn principal(
     }
     if let Some(nonce) = query.nonce {
         let proof = service.keyapp_proof(&agent.jkt, &nonce).map_err(|e| match e {
-            ProofError::NonceNotBase64 => ApiError::invalid_request("nonce_not_base64url", e.to_string()),
-            ProofError::NonceLength(_) => ApiError::invalid_request("nonce_length", e.to_string()),
+            ProofError::NonceNotBase64 => ApiError::invalid_request(Reason::NonceNotBase64url, e.to_string()),
+            ProofError::NonceLength(_) => ApiError::invalid_request(Reason::NonceLength, e.to_string()),
             other => ApiError::internal(format!("the proof could not be signed: {other}")),
         })?;
         body["proof"] = json!(proof);
@@ -200,7 +201,7 @@ async fn create_request(
             let kind = serde_json::from_slice::<serde_json::Value>(&body)
                 .ok()
                 .and_then(|v| v.get("kind")?.as_str()?.parse::<crate::kind::RequestKind>().ok());
-            tracing::info!(kind = kind.map(|k| k.as_str()), code = api.code, reason = api.reason, "request refused");
+            tracing::info!(kind = kind.map(|k| k.as_str()), code = %api.code, reason = %api.reason, "request refused");
             Err(api)
         }
     }

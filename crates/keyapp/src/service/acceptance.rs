@@ -5,6 +5,7 @@
 use super::pipeline::{body, corrupt, Issued, MeetingRecord, Prepared};
 use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
+use schcp::refusal::Reason;
 use schcp::verify::{verify_meeting_contract, VerifiedContract};
 use schcp_consent::{AcceptanceRequest, ConsentRequest};
 use serde::Deserialize;
@@ -26,17 +27,17 @@ pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<V
     // §5.12: an acceptance's iat is no earlier than the terms' - 60 s; one
     // signed now over a contract dated later would be refused by every calendar.
     if contract.claims.iat > now + 60 {
-        return Err(ServiceError::unacceptable("meeting_invalid", "the contract is dated in the future"));
+        return Err(ServiceError::unacceptable(Reason::MeetingInvalid, "the contract is dated in the future"));
     }
     if contract.claims.iss == me {
         return Err(ServiceError::unacceptable(
-            "own_contract",
+            Reason::OwnContract,
             "this person organized the meeting; their signature on the contract is their yes (§5.12)",
         ));
     }
     if contract.member(me).is_none() {
         return Err(ServiceError::unacceptable(
-            "not_a_member",
+            Reason::NotAMember,
             "the meeting contract does not name this person as a member (§5.12)",
         ));
     }
@@ -133,10 +134,10 @@ mod tests {
         assert!(contract_for_member(&c, &principal(&ellis), NOW).is_ok());
         // §5.12: the organizer's signature is their yes; they accept nothing.
         let own = contract_for_member(&c, &principal(&noor), NOW).unwrap_err();
-        assert!(matches!(own, ServiceError::Unacceptable { reason: "own_contract", .. }), "{own}");
+        assert!(matches!(own, ServiceError::Unacceptable { reason: Reason::OwnContract, .. }), "{own}");
         let stranger = SigningKey::from_bytes(&[3; 32]);
         let not = contract_for_member(&c, &principal(&stranger), NOW).unwrap_err();
-        assert!(matches!(not, ServiceError::Unacceptable { reason: "not_a_member", .. }), "{not}");
+        assert!(matches!(not, ServiceError::Unacceptable { reason: Reason::NotAMember, .. }), "{not}");
         // Past its deadline, nobody may accept it.
         assert!(matches!(contract_for_member(&c, &principal(&ellis), NOW + 3600), Err(ServiceError::Verification(_))));
     }

@@ -53,7 +53,7 @@ impl Service {
     pub async fn approve_request_from(&self, request_id: &str, asker: &Asker) -> Result<RequestView, ServiceError> {
         let pending = self.request(request_id).await?;
         if pending.status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(pending.status.as_str().into()));
+            return Err(ServiceError::NotPending(pending.status));
         }
         let summary = pending.consent_text.lines().next().unwrap_or_default().to_owned();
         let method = self.confirm(asker, summary).await?;
@@ -74,7 +74,7 @@ impl Service {
         self.expire_pairings(self.now()).await?;
         let p = self.pairing(pairing_id).await?;
         if p.status != PairingStatus::Pending {
-            return Err(ServiceError::NotPending(p.status.as_str().into()));
+            return Err(ServiceError::PairingNotPending(p.status));
         }
         let mut args = fluent_bundle::FluentArgs::new();
         args.set("agent", p.agent_name.clone());
@@ -93,7 +93,7 @@ impl Service {
                 Ok(method)
             }
             Err(refusal) => {
-                tracing::warn!(reason = refusal.reason(), error = %refusal, pid = asker.pid, "the OS did not confirm the person; nothing was approved");
+                tracing::warn!(reason = %refusal.reason(), error = %refusal, pid = asker.pid, "the OS did not confirm the person; nothing was approved");
                 Err(refusal.into())
             }
         }

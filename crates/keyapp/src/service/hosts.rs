@@ -6,6 +6,7 @@ use super::{Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::host_binding::{binding_of, standing, Basis, HostBinding, Standing};
 use crate::store::host_bindings::{self, DomainChange};
+use schcp::refusal::Reason;
 
 /// At most this many other places are noted per host id for the person to
 /// look at; past it a conflict is still refused, but not noted again.
@@ -75,8 +76,8 @@ impl Service {
     pub(super) async fn place(&self, host: &DiscoveredHost) -> Result<Placed, ServiceError> {
         // §2.2 rule 2: both sides claim the relationship, or it is operator-trust.
         let listed = self.inner.discovery.operator_lists(host).await?;
-        let binding =
-            binding_of(host, listed).map_err(|e| ServiceError::unacceptable("discovery_invalid", e.to_string()))?;
+        let binding = binding_of(host, listed)
+            .map_err(|e| ServiceError::unacceptable(Reason::DiscoveryInvalid, e.to_string()))?;
         let pinned = host_bindings::binding(self.store(), &binding.host_id).await?;
         match standing(&binding, pinned.as_ref()) {
             Standing::New => Ok(Placed { binding, new: true }),

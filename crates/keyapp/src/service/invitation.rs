@@ -16,6 +16,7 @@ use schcp::claims::{
 };
 use schcp::issue::{self, RootMandate};
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use schcp::schema::{self, Def};
 use schcp::verify::{HostKeys, ReceiptExpectations, VerifiedOffer, VerifiedReceipt};
 use schcp_consent::{ConsentRequest, InvitationRequest, VerifiedOffer as ConsentOffer};
@@ -85,7 +86,7 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
     // booking's current offer_sha256").
     if receipt.claims.offer_sha256.as_deref() != Some(offer.offer_sha256.as_str()) {
         return Err(ServiceError::unacceptable(
-            "contract_mismatch",
+            Reason::ContractMismatch,
             "the receipt names another contract than the offer given (§5.3, §5.10)",
         ));
     }
@@ -97,7 +98,7 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
         };
     if !same_terms {
         return Err(ServiceError::unacceptable(
-            "contract_mismatch",
+            Reason::ContractMismatch,
             "the contract's service, start or booking is not the booking's (§5.10)",
         ));
     }
@@ -112,7 +113,7 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
     // that approves bookings, participants may answer while it is pending_host.
     if !matches!(booking.status, BookingStatus::Tentative | BookingStatus::PendingHost) {
         return Err(ServiceError::unacceptable(
-            "not_tentative",
+            Reason::NotTentative,
             "the booking is not waiting for its participants' answers (§5.10)",
         ));
     }
@@ -121,21 +122,21 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
     let me_named = match mine.as_slice() {
         [] => {
             return Err(ServiceError::unacceptable(
-                "not_a_participant",
+                Reason::NotAParticipant,
                 "the booking does not name this person as a participant (§5.10)",
             ))
         }
         [one] => (*one).clone(),
         _ => {
             return Err(ServiceError::unacceptable(
-                "duplicate_participant",
+                Reason::DuplicateParticipant,
                 "the booking names this person more than once (§5.10)",
             ))
         }
     };
     if me_named.role != ParticipantRole::Invitee {
         return Err(ServiceError::unacceptable(
-            "not_invited",
+            Reason::NotInvited,
             "the booking names this person, but not as an invitee asked to answer (§5.10); a booker's \
              reconfirmation is answered with a management_mandate",
         ));
@@ -144,25 +145,28 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
         Some(ParticipantStatus::Pending) => {}
         Some(ParticipantStatus::Accepted | ParticipantStatus::Declined) => {
             return Err(ServiceError::unacceptable(
-                "already_answered",
+                Reason::AlreadyAnswered,
                 "this person has already answered this booking (§5.10)",
             ))
         }
         Some(ParticipantStatus::NotRequired) | None => {
             return Err(ServiceError::unacceptable(
-                "not_invited",
+                Reason::NotInvited,
                 "the booking does not ask this person for an answer (§5.10)",
             ))
         }
     }
     let Some(confirm_by) = me_named.confirm_by.as_deref() else {
-        return Err(ServiceError::unacceptable("no_deadline", "the booking gives this person no confirm_by (§5.10)"));
+        return Err(ServiceError::unacceptable(
+            Reason::NoDeadline,
+            "the booking gives this person no confirm_by (§5.10)",
+        ));
     };
-    let confirm_by =
-        schcp::datetime::parse_date_time(confirm_by).map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?;
+    let confirm_by = schcp::datetime::parse_date_time(confirm_by)
+        .map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?;
     if confirm_by.timestamp() <= now {
         return Err(ServiceError::unacceptable(
-            "deadline_passed",
+            Reason::DeadlinePassed,
             format!("the deadline to answer, {confirm_by}, has passed; the booking follows its default (§5.10)"),
         ));
     }
@@ -185,7 +189,7 @@ pub(super) async fn prepare(
     })?;
     let Some(offer) = response.offer.clone() else {
         return Err(ServiceError::unacceptable(
-            "no_contract",
+            Reason::NoContract,
             "the booking response carries no offer, so the contract cannot be checked (§5.10)",
         ));
     };
@@ -198,7 +202,7 @@ pub(super) async fn prepare(
     // booking the receipt signs, or the agent could show other terms.
     if response.booking != receipt.claims.booking {
         return Err(ServiceError::unacceptable(
-            "booking_mismatch",
+            Reason::BookingMismatch,
             "the booking served differs from the one its receipt signs (§5.3)",
         ));
     }
@@ -284,7 +288,7 @@ pub(super) async fn issue(
     let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
     constraints.bookings = Some(vec![booking_id.clone()]);
     let start = schcp::datetime::parse_date_time(&v.receipt.claims.booking.start)
-        .map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?
+        .map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?
         .timestamp();
     let jti = Service::new_id("m-");
     let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);

@@ -5,6 +5,7 @@
 //! (§7.9). Each is a plain service function, so the terminal could use it too.
 
 use super::{fingerprint, RequestKind, RequestStatus, Service, ServiceError};
+use schcp::refusal::Reason;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -178,7 +179,7 @@ impl Service {
     /// computed before anything is stored, so a failure stores nothing.
     pub(super) fn attention_items(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
         let items: Vec<AttentionView> = schcp_consent::attention(req, &self.locale())
-            .map_err(|e| ServiceError::Consent(e.to_string()))?
+            .map_err(ServiceError::Consent)?
             .into_iter()
             .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), detail: a.detail })
             .collect();
@@ -215,23 +216,23 @@ impl Service {
         let label = label.trim();
         if label.is_empty() || label.chars().count() > MAX_LABEL || label.chars().any(char::is_control) {
             return Err(ServiceError::invalid(
-                "bad_label",
+                Reason::BadLabel,
                 format!("a rule's label is 1 to {MAX_LABEL} characters of plain text"),
             ));
         }
         let current = self.request(id).await?;
         if current.kind != RequestKind::Rule {
-            return Err(ServiceError::invalid("not_a_rule", "only a rule's label can be edited"));
+            return Err(ServiceError::invalid(Reason::NotARule, "only a rule's label can be edited"));
         }
         if current.status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(current.status.as_str().into()));
+            return Err(ServiceError::NotPending(current.status));
         }
         let (mut input, _) = self.rule_input(id).await?;
         input["rule"]["label"] = Value::String(label.to_owned());
         schcp::schema::validate(schcp::schema::Def::Rule, &input["rule"])
-            .map_err(|e| ServiceError::invalid("bad_label", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid(Reason::BadLabel, e.to_string()))?;
         let rule: schcp::claims::RuleClaims = serde_json::from_value(input["rule"].clone())
-            .map_err(|e| ServiceError::invalid("bad_label", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid(Reason::BadLabel, e.to_string()))?;
         let agent = schcp_consent::AgentKey {
             name: self.paired_agent_name(&rule.cnf.jkt).await?,
             fingerprint: fingerprint(&rule.cnf.jkt),
@@ -247,7 +248,7 @@ impl Service {
         .execute(self.store().pool())
         .await?;
         if done.rows_affected() == 0 {
-            return Err(ServiceError::NotPending("no longer pending".into()));
+            return Err(self.moved_on(id).await);
         }
         self.notify();
         self.prompt(id).await
@@ -279,7 +280,7 @@ impl Service {
     /// Renames a contact; the consent texts already shown keep the name they showed.
     pub async fn rename_contact(&self, principal: &str, name: &str) -> Result<(), ServiceError> {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
-            return Err(ServiceError::invalid("bad_name", "a contact's name is non-empty plain text"));
+            return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
         }
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;

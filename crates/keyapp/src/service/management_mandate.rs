@@ -22,6 +22,7 @@ use crate::store::management_links::{self, CurrentManagement, ManagementLink};
 use schcp::claims::{Action, Booking, BookingStatus, Consent, Constraints, MandateClaims};
 use schcp::issue::{self, ManagementTerms};
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use schcp::verify::{ActionCheck, ChainContext, HostKeys, ReceiptExpectations, VerifiedReceipt};
 use schcp_consent::{BookingSummary, ConsentRequest, ManagementMandateRequest};
 use serde::{Deserialize, Serialize};
@@ -170,7 +171,7 @@ fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
         BookingStatus::Cancelled | BookingStatus::Declined | BookingStatus::Expired | BookingStatus::Completed
     ) {
         return Err(ServiceError::unacceptable(
-            "booking_not_confirmed",
+            Reason::BookingNotConfirmed,
             "the receipt's booking is cancelled, declined, expired or over; there is nothing to manage (§3.3)",
         ));
     }
@@ -178,7 +179,7 @@ fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
         let at = |s: &str| schcp::datetime::parse_date_time(s).map(|t| t.timestamp()).map_err(schcp::Error::from);
         if at(&p.expires_at)? > at(&booking.start)? {
             return Err(ServiceError::unacceptable(
-                "booking_not_confirmed",
+                Reason::BookingNotConfirmed,
                 "the receipt shows a move waiting on the host past the booking's start (§5.7)",
             ));
         }
@@ -202,7 +203,7 @@ async fn chain_for(
     if let Some(seen) = management_links::latest_sequence(svc.store(), host_id, booking_id).await? {
         if booking.sequence <= seen {
             return Err(ServiceError::unacceptable(
-                "stale_receipt",
+                Reason::StaleReceipt,
                 format!(
                     "a management mandate for booking {booking_id} was issued on its sequence {seen}; \
                      a renewal needs the moved booking's newer receipt (§3.3 \"Renewal\")"
@@ -334,7 +335,7 @@ fn named_only_as_guest(booking: &Booking, me: &str) -> Result<(), ServiceError> 
         booking.participants.as_deref().unwrap_or_default().iter().filter(|p| p.who.as_deref() == Some(me)).collect();
     if !mine.is_empty() && mine.iter().all(|p| p.role != ParticipantRole::Booker) {
         return Err(ServiceError::unacceptable(
-            "participant_not_booker",
+            Reason::ParticipantNotBooker,
             "this booking names the person as a guest, not its booker; ask with the invitation kind",
         ));
     }

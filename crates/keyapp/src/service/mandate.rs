@@ -8,6 +8,7 @@ use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints};
 use schcp::issue::{self, RootMandate, SdJwtMandate};
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use schcp_consent::{ConsentRequest, MandateConstraints, MandateHost, OpenMandateRequest, ServiceLabel};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -85,31 +86,31 @@ fn set_in_both(shared: &Constraints, own: &Constraints) -> Option<&'static str> 
 fn constraints_from(value: Option<&Value>) -> Result<Constraints, ServiceError> {
     let Some(value) = value else { return Ok(Constraints::default()) };
     schcp::schema::validate(schcp::schema::Def::Constraints, value)
-        .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
-    let c: Constraints =
-        serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+        .map_err(|e| ServiceError::invalid(Reason::BadConstraints, e.to_string()))?;
+    let c: Constraints = serde_json::from_value(value.clone())
+        .map_err(|e| ServiceError::invalid(Reason::BadConstraints, e.to_string()))?;
     // docs/agent-api.md: offer-derived values come from a verified offer or receipt only.
     if c.offer_sha256.is_some() || c.bookings.is_some() {
         return Err(ServiceError::invalid(
-            "bad_constraints",
+            Reason::BadConstraints,
             "offer_sha256 and bookings come from a verified offer or receipt (closed_mandate, management_mandate)",
         ));
     }
     if let Some(m) = &c.max_price {
         schcp::money::Amount::parse(&m.amount, &m.currency)
-            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid(Reason::BadConstraints, e.to_string()))?;
     }
     if let Some(w) = &c.window {
         let nb = schcp::datetime::parse_date_time(&w.not_before)
-            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid(Reason::BadConstraints, e.to_string()))?;
         let na = schcp::datetime::parse_date_time(&w.not_after)
-            .map_err(|e| ServiceError::invalid("bad_constraints", e.to_string()))?;
+            .map_err(|e| ServiceError::invalid(Reason::BadConstraints, e.to_string()))?;
         if na < nb {
-            return Err(ServiceError::invalid("bad_constraints", "window.not_after is before window.not_before"));
+            return Err(ServiceError::invalid(Reason::BadConstraints, "window.not_after is before window.not_before"));
         }
     }
     if c.shared_limit == Some(true) && c.max_bookings.is_none() {
-        return Err(ServiceError::invalid("bad_constraints", "shared_limit needs max_bookings"));
+        return Err(ServiceError::invalid(Reason::BadConstraints, "shared_limit needs max_bookings"));
     }
     Ok(c)
 }
@@ -121,22 +122,22 @@ pub(super) async fn prepare(
 ) -> Result<Prepared, ServiceError> {
     let b: MandateBody = body(obj)?;
     if b.hosts.is_empty() || b.hosts.len() > MAX_HOSTS {
-        return Err(ServiceError::invalid("bad_hosts", format!("a mandate names 1 to {MAX_HOSTS} hosts")));
+        return Err(ServiceError::invalid(Reason::BadHosts, format!("a mandate names 1 to {MAX_HOSTS} hosts")));
     }
     if b.scope.is_empty() {
-        return Err(ServiceError::invalid("bad_scope", "scope is empty"));
+        return Err(ServiceError::invalid(Reason::BadScope, "scope is empty"));
     }
     let mut ids: Vec<&str> = b.hosts.iter().map(|h| h.id.as_str()).collect();
     if ids.contains(&"*") {
         return Err(ServiceError::invalid(
-            "wildcard_audience",
+            Reason::WildcardAudience,
             "the key app issues no wildcard mandates (§3.3 check 2)",
         ));
     }
     ids.sort_unstable();
     ids.dedup();
     if ids.len() != b.hosts.len() {
-        return Err(ServiceError::invalid("bad_hosts", "a host is named twice"));
+        return Err(ServiceError::invalid(Reason::BadHosts, "a host is named twice"));
     }
     // §3.4: P-256 is for the SD-JWT VC profile only; everything else SchCP
     // signs is Ed25519.
@@ -145,27 +146,27 @@ pub(super) async fn prepare(
         (Some("ES256"), Format::DcSdJwt) => true,
         (Some("ES256"), Format::Jws) => {
             return Err(ServiceError::invalid(
-                "bad_alg",
+                Reason::BadAlg,
                 "ES256 is for format dc+sd-jwt only; compact mandates are EdDSA (§3.4)",
             ))
         }
         (Some(other), _) => {
-            return Err(ServiceError::invalid("bad_alg", format!("alg {other:?} is neither EdDSA nor ES256")))
+            return Err(ServiceError::invalid(Reason::BadAlg, format!("alg {other:?} is neither EdDSA nor ES256")))
         }
     };
     if es256 && svc.inner.es256.is_none() {
-        return Err(ServiceError::invalid("bad_alg", "this key app has no P-256 key"));
+        return Err(ServiceError::invalid(Reason::BadAlg, "this key app has no P-256 key"));
     }
     let constraints = constraints_from(b.constraints.as_ref())?;
     let mut host_constraints = BTreeMap::new();
     if let Some(hc) = &b.host_constraints {
         if b.format != Format::DcSdJwt {
-            return Err(ServiceError::invalid("bad_constraints", "host_constraints is for format dc+sd-jwt only"));
+            return Err(ServiceError::invalid(Reason::BadConstraints, "host_constraints is for format dc+sd-jwt only"));
         }
         for (host, v) in hc {
             if !b.hosts.iter().any(|h| &h.id == host) {
                 return Err(ServiceError::invalid(
-                    "bad_constraints",
+                    Reason::BadConstraints,
                     format!("host_constraints names {host:?}, not one of hosts"),
                 ));
             }
@@ -175,13 +176,13 @@ pub(super) async fn prepare(
             // claim units the status API keeps for no such limit.
             if own.shared_limit.is_some() {
                 return Err(ServiceError::invalid(
-                    "bad_constraints",
+                    Reason::BadConstraints,
                     format!("shared_limit is across every host; it is not one host's own constraint ({host:?})"),
                 ));
             }
             if let Some(both) = set_in_both(&constraints, &own) {
                 return Err(ServiceError::invalid(
-                    "bad_constraints",
+                    Reason::BadConstraints,
                     format!("{both} is set both in constraints and in host_constraints for {host:?} (§3.4)"),
                 ));
             }
@@ -206,7 +207,7 @@ pub(super) async fn prepare(
         let host = svc.inner.discovery.fetch(&h.discovery).await?;
         if host.host_id != h.id {
             return Err(ServiceError::invalid(
-                "host_mismatch",
+                Reason::HostMismatch,
                 format!("the discovery document at {} is for host {:?}, not {:?}", h.discovery, host.host_id, h.id),
             ));
         }

@@ -7,6 +7,7 @@ use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
 use schcp::datetime::parse_date_time;
+use schcp::refusal::Reason;
 use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
 use schcp_consent::{ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
 use serde::Deserialize;
@@ -54,31 +55,51 @@ struct MemberRef {
 }
 
 fn bad_meeting(message: impl Into<String>) -> ServiceError {
-    ServiceError::invalid("meeting_invalid", message)
+    ServiceError::invalid(Reason::MeetingInvalid, message)
+}
+
+/// How a member's offer disagrees with the contract's terms (§5.12), refused
+/// as `contract_mismatch`; the message says which term.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+enum TermsMismatch {
+    #[error("{host}'s offer starts at {offer}, the meeting at {meeting}")]
+    Start { host: String, offer: String, meeting: String },
+    #[error("{0}'s offer does not end when the meeting does")]
+    End(String),
+    #[error("{0}'s offer is for another place than the meeting's")]
+    Place(String),
+    #[error("{0}'s offer names no place; a person's calendar holds the time at the meeting's place")]
+    NoPlace(String),
+    #[error("{host}'s offer is on its own premises, so the meeting's place is {name:?}")]
+    Premises { host: String, name: String },
+    #[error("two businesses on their own premises cannot both be the meeting's place")]
+    TwoPremises,
 }
 
 /// §5.12 "Confirming with a contract": every calendar refuses a contract whose
 /// start, end or open_end, and place are not its own offer's; so does the
 /// organizer's key app, before the person is asked. A business whose service
 /// happens on its premises names no place, and its calendar does not compare it.
-fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), String> {
+fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), TermsMismatch> {
     let host = &offer.iss;
     let same_instant = |a: &str, b: &str| matches!((parse_date_time(a), parse_date_time(b)), (Ok(x), Ok(y)) if x == y);
     if !same_instant(&offer.slot.start, &terms.start) {
-        return Err(format!("{host}'s offer starts at {}, the meeting at {}", offer.slot.start, terms.start));
+        return Err(TermsMismatch::Start {
+            host: host.clone(),
+            offer: offer.slot.start.clone(),
+            meeting: terms.start.clone(),
+        });
     }
     match (&offer.slot.end, &terms.end) {
         (Some(a), Some(b)) if same_instant(a, b) => {}
         (None, None) if offer.open_end == Some(true) && terms.is_open_ended() => {}
-        _ => return Err(format!("{host}'s offer does not end when the meeting does")),
+        _ => return Err(TermsMismatch::End(host.clone())),
     }
     match &offer.place {
         Some(place) if place == &terms.place => Ok(()),
         None if business => Ok(()),
-        Some(_) => Err(format!("{host}'s offer is for another place than the meeting's")),
-        None => {
-            Err(format!("{host}'s offer names no place; a person's calendar holds the time at the meeting's place"))
-        }
+        Some(_) => Err(TermsMismatch::Place(host.clone())),
+        None => Err(TermsMismatch::NoPlace(host.clone())),
     }
 }
 
@@ -86,7 +107,7 @@ fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: b
 /// names no place: the contract's place is the business." So the place the text
 /// shows must be that business, by the name it signed; and two businesses
 /// without a place cannot both be where the meeting is.
-fn premises_are_the_place(contract: &MeetingContract, offers: &[OfferClaims]) -> Result<(), String> {
+fn premises_are_the_place(contract: &MeetingContract, offers: &[OfferClaims]) -> Result<(), TermsMismatch> {
     let on_premises: Vec<&OfferClaims> = contract
         .members
         .iter()
@@ -101,10 +122,10 @@ fn premises_are_the_place(contract: &MeetingContract, offers: &[OfferClaims]) ->
             if contract.place.name.as_deref() == Some(name) {
                 Ok(())
             } else {
-                Err(format!("{}'s offer is on its own premises, so the meeting's place is {name:?}", offer.iss))
+                Err(TermsMismatch::Premises { host: offer.iss.clone(), name: name.to_owned() })
             }
         }
-        _ => Err("two businesses on their own premises cannot both be the meeting's place".into()),
+        _ => Err(TermsMismatch::TwoPremises),
     }
 }
 
@@ -172,7 +193,7 @@ pub(super) async fn prepare(
         let (offer, host) = svc.inner.discovery.verify_offer(&m.discovery, &m.offer, now).await?;
         if host.host_id != m.host {
             return Err(ServiceError::invalid(
-                "host_mismatch",
+                Reason::HostMismatch,
                 format!("the discovery document at {} is for host {:?}, not {:?}", m.discovery, host.host_id, m.host),
             ));
         }
@@ -259,9 +280,10 @@ pub(super) async fn prepare(
     }
     for (member, offer) in draft.members.iter().zip(&offers) {
         offer_matches_terms(offer, &draft, member.is_business())
-            .map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+            .map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why.to_string()))?;
     }
-    premises_are_the_place(&draft, &offers).map_err(|why| ServiceError::invalid("contract_mismatch", why))?;
+    premises_are_the_place(&draft, &offers)
+        .map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why.to_string()))?;
     not_begun("meeting", &draft.start, now)?;
     let replaces = match revision {
         1 => None,

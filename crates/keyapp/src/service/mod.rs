@@ -43,6 +43,8 @@ pub use publication::{Round, PUBLISHER_IDLE};
 pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
+/// The §9.2 code and reason every refusal carries (SchCP §9.2).
+pub use schcp::refusal::{Code, Reason};
 
 use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
@@ -68,13 +70,15 @@ pub fn system_clock() -> Clock {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServiceError {
+    /// The agent's (or the person's) input is wrong: 400 `INVALID_REQUEST`.
+    /// `message` is the sentence for agent developers; nothing branches on it.
     #[error("{message}")]
-    Invalid { reason: &'static str, message: String },
+    Invalid { reason: Reason, message: String },
     /// Input that is well formed and verifies, but that the key app will not
     /// put before this person (a slot that has begun, a contract not theirs):
     /// 422, like any credential or offer that fails verification.
     #[error("{message}")]
-    Unacceptable { reason: &'static str, message: String },
+    Unacceptable { reason: Reason, message: String },
     #[error(transparent)]
     Verification(#[from] schcp::Error),
     #[error(transparent)]
@@ -82,25 +86,39 @@ pub enum ServiceError {
     #[error("idempotency key reused with a different body")]
     IdempotencyConflict,
     #[error("{message}")]
-    TooMany { reason: &'static str, message: String, retry_after: Option<u64> },
+    TooMany { reason: Reason, message: String, retry_after: Option<u64> },
     #[error("no such {0}")]
     NotFound(&'static str),
+    /// The request was answered, withdrawn or expired: it is in this status now.
     #[error("the request is {0}, not pending")]
-    NotPending(String),
+    NotPending(RequestStatus),
+    /// The pairing was answered, expired or unpaired: it is in this status now.
+    #[error("the request is {0}, not pending")]
+    PairingNotPending(PairingStatus),
     #[error(transparent)]
     Store(#[from] StoreError),
     /// Recording an issued credential failed; nothing was issued.
     #[error(transparent)]
     Record(#[from] crate::store::credentials::RecordError),
     #[error("consent text: {0}")]
-    Consent(String),
+    Consent(schcp_consent::ConsentError),
     /// The hosted status service's client could not be made, or an update not built.
     #[error("the hosted status service: {0}")]
-    Hosted(String),
+    Hosted(HostedFailure),
     /// The OS did not confirm that the person gave this yes: nothing was
     /// signed or paired, and the request stays pending (user_verification).
     #[error("nothing was approved: {0}")]
     NotVerified(#[from] crate::user_verification::Refusal),
+}
+
+/// Why the hosted status service could not be written to.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostedFailure {
+    #[error("its client cannot be made: {0}")]
+    Client(reqwest::Error),
+    #[error("the update cannot be signed: {0}")]
+    Sign(schcp::jws::JwsError),
 }
 
 impl From<sqlx::Error> for ServiceError {
@@ -110,20 +128,23 @@ impl From<sqlx::Error> for ServiceError {
 }
 
 impl ServiceError {
-    pub fn invalid(reason: &'static str, message: impl Into<String>) -> Self {
+    pub fn invalid(reason: Reason, message: impl Into<String>) -> Self {
         ServiceError::Invalid { reason, message: message.into() }
     }
 
-    pub fn unacceptable(reason: &'static str, message: impl Into<String>) -> Self {
+    pub fn unacceptable(reason: Reason, message: impl Into<String>) -> Self {
         ServiceError::Unacceptable { reason, message: message.into() }
     }
 
-    /// The §9 error this failure is on the agent API.
+    /// The §9 refusal this failure is, on every surface (the agent API, the
+    /// control socket, the window): its code, HTTP status, reason and
+    /// details are decided here and nowhere else.
     pub fn to_api(&self) -> ApiError {
+        let message = self.to_string();
         match self {
-            ServiceError::Invalid { reason, message } => ApiError::invalid_request(reason, message.clone()),
-            ServiceError::Unacceptable { reason, message } => {
-                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "VERIFICATION_FAILED", reason, message.clone())
+            ServiceError::Invalid { reason, .. } => ApiError::invalid_request(*reason, message),
+            ServiceError::Unacceptable { reason, .. } => {
+                ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, Code::VerificationFailed, *reason, message)
             }
             // §2.2: the agent learns where the host id is bound, so it can tell
             // the person; only the person can accept a move.
@@ -136,28 +157,25 @@ impl ServiceError {
             ServiceError::Discovery(e) => e.api_error(),
             ServiceError::IdempotencyConflict => ApiError::new(
                 StatusCode::CONFLICT,
-                "IDEMPOTENCY_CONFLICT",
-                "idempotency_conflict",
+                Code::IdempotencyConflict,
+                Reason::IdempotencyConflict,
                 "this idempotency_key was used with a different body",
             ),
-            ServiceError::TooMany { reason, message, retry_after } => {
-                let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, "RATE_LIMITED", reason, message.clone());
+            ServiceError::TooMany { reason, retry_after, .. } => {
+                let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, Code::RateLimited, *reason, message);
                 match retry_after {
                     Some(s) => e.with_retry_after(*s),
                     None => e,
                 }
             }
-            ServiceError::NotFound(what) => ApiError::not_found(format!("no such {what}")),
-            ServiceError::NotPending(status) => ApiError::new(
-                StatusCode::CONFLICT,
-                "INVALID_STATE",
-                "not_pending",
-                format!("the request is {status}, not pending"),
-            ),
+            ServiceError::NotFound(_) => ApiError::not_found(message),
+            ServiceError::NotPending(_) | ServiceError::PairingNotPending(_) => {
+                ApiError::new(StatusCode::CONFLICT, Code::InvalidState, Reason::NotPending, message)
+            }
             ServiceError::Store(StoreError::Busy(_)) => ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
-                "UNAVAILABLE",
-                "busy",
+                Code::Unavailable,
+                Reason::Busy,
                 "the key app's records are busy; try again",
             )
             .with_retry_after(1),
@@ -165,12 +183,18 @@ impl ServiceError {
             ServiceError::Record(e) => ApiError::internal(e.to_string()),
             // Verified input the renderer cannot put into words is still not
             // shown, and so never signed; the agent's input is what must change.
-            ServiceError::Consent(e) => ApiError::invalid_request("unrenderable", e.clone()),
-            ServiceError::Hosted(e) => ApiError::internal(e.clone()),
+            ServiceError::Consent(e) => ApiError::invalid_request(Reason::Unrenderable, e.to_string()),
+            ServiceError::Hosted(e) => ApiError::internal(e.to_string()),
             ServiceError::NotVerified(refusal) => {
-                ApiError::new(StatusCode::FORBIDDEN, "NOT_PERMITTED", refusal.reason(), self.to_string())
+                ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, refusal.reason(), message)
             }
         }
+    }
+
+    /// The refusal's class and reason, for surfaces that branch on them.
+    pub fn code_and_reason(&self) -> (Code, Reason) {
+        let api = self.to_api();
+        (api.code, api.reason)
     }
 }
 
@@ -182,7 +206,7 @@ fn consent_error(e: schcp_consent::ConsentError) -> ServiceError {
         schcp_consent::ConsentError::TextTooLong { what, chars, max } => {
             ServiceError::Verification(schcp::Error::TextTooLong { what, chars, max })
         }
-        other => ServiceError::Consent(other.to_string()),
+        other => ServiceError::Consent(other),
     }
 }
 
@@ -248,7 +272,7 @@ impl Service {
     ) -> Result<Service, ServiceError> {
         let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
         let (changes, _) = tokio::sync::watch::channel(0);
-        let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         let zone = person_zone(config.timezone.as_deref());
         Ok(Service {
             inner: Arc::new(Inner {
@@ -319,7 +343,7 @@ impl Service {
     /// the typed request it came from is not kept (docs/decisions.md "A language
     /// switch and a pending request").
     pub fn set_language(&self, language: Language) -> Result<(), ServiceError> {
-        let locale = schcp_consent::Locale::new(language).map_err(|e| ServiceError::Consent(e.to_string()))?;
+        let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         *self.inner.locale.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(locale);
         Ok(())
     }

@@ -4,6 +4,7 @@
 
 use super::{Service, ServiceError};
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use serde::Serialize;
 
 /// How long a pairing request waits for the person; unanswered, it expires.
@@ -38,7 +39,21 @@ pub enum PairingStatus {
     Unpaired,
 }
 
+impl std::fmt::Display for PairingStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl PairingStatus {
+    pub const ALL: [PairingStatus; 5] = [
+        PairingStatus::Pending,
+        PairingStatus::Approved,
+        PairingStatus::Declined,
+        PairingStatus::Expired,
+        PairingStatus::Unpaired,
+    ];
+
     /// A status as stored; anything the key app does not write is a corrupt
     /// record, never taken for `pending` (which the person could then approve).
     fn parse(s: &str) -> Result<PairingStatus, ServiceError> {
@@ -52,7 +67,7 @@ impl PairingStatus {
         }
     }
 
-    pub(super) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             PairingStatus::Pending => "pending",
             PairingStatus::Approved => "approved",
@@ -105,7 +120,7 @@ fn declined_cooldown(decided_at: Option<i64>, now: i64) -> Result<(), ServiceErr
     let left = decided_at + DECLINED_COOLDOWN - now;
     if left > 0 {
         return Err(ServiceError::TooMany {
-            reason: "pairing_declined",
+            reason: Reason::PairingDeclined,
             message: format!("the person declined this agent key; it may ask again in {left} s"),
             retry_after: Some(left as u64),
         });
@@ -119,7 +134,7 @@ fn declined_cooldown(decided_at: Option<i64>, now: i64) -> Result<(), ServiceErr
 fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
     let retry = oldest_pending.map_or(1, |t| (t + PAIRING_TTL - now).max(1));
     ServiceError::TooMany {
-        reason: "too_many_pairings",
+        reason: Reason::TooManyPairings,
         message: format!(
             "{MAX_PENDING_PAIRINGS} pairing requests from this local user (or {MAX_PENDING_PAIRINGS_ALL} from all) are already waiting for the person; try again once they are answered"
         ),
@@ -134,7 +149,7 @@ fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
 /// for a refused name.
 fn check_name(name: &str) -> Result<(), ServiceError> {
     if name.trim().is_empty() {
-        return Err(ServiceError::invalid("bad_agent_name", "agent_name is empty"));
+        return Err(ServiceError::invalid(Reason::BadAgentName, "agent_name is empty"));
     }
     let chars = name.chars().count();
     if chars > MAX_AGENT_NAME {
@@ -146,7 +161,7 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
     }
     if let Some(c) = schcp_consent::inert::first_hidden(name) {
         return Err(ServiceError::unacceptable(
-            "text_not_inert",
+            Reason::TextNotInert,
             format!(
                 "agent_name contains U+{:04X}, a control, bidirectional, zero-width or other invisible character",
                 u32::from(c)
@@ -365,7 +380,7 @@ impl Service {
         if done.rows_affected() == 0 {
             drop(tx);
             let p = self.pairing(pairing_id).await?;
-            return Err(ServiceError::NotPending(p.status.as_str().into()));
+            return Err(ServiceError::PairingNotPending(p.status));
         }
         let event = if approve { "pairing_approved" } else { "pairing_declined" };
         Service::history_confirmed(&mut tx, now, event, pairing_id, "", confirmed_by).await?;
@@ -501,7 +516,7 @@ mod tests {
 
     fn refusal(r: Result<Pairing, ServiceError>) -> (&'static str, u64) {
         match r {
-            Err(ServiceError::TooMany { reason, retry_after, .. }) => (reason, retry_after.unwrap()),
+            Err(ServiceError::TooMany { reason, retry_after, .. }) => (reason.as_str(), retry_after.unwrap()),
             other => panic!("{other:?}"),
         }
     }
@@ -639,7 +654,7 @@ mod tests {
         assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 0);
     }
 
-    fn reason(r: Result<(), ServiceError>) -> &'static str {
+    fn reason(r: Result<(), ServiceError>) -> Reason {
         r.expect_err("refused").to_api().reason
     }
 
@@ -650,7 +665,7 @@ mod tests {
         assert!(check_name(&"x".repeat(MAX_AGENT_NAME)).is_ok());
         assert_eq!(reason(check_name("  ")), "bad_agent_name");
         let long = check_name(&"x".repeat(MAX_AGENT_NAME + 1)).expect_err("too long").to_api();
-        assert_eq!((long.status.as_u16(), long.reason), (422, "text_too_long"));
+        assert_eq!((long.status.as_u16(), long.reason), (422, Reason::TextTooLong));
         // Every class of character rule 1 of the inert text replaces.
         for (class, name) in [
             ("C0 control", "Cal\u{7}endar"),
@@ -668,7 +683,7 @@ mod tests {
             ("private use", "Cal\u{E000}endar"),
         ] {
             let e = check_name(name).expect_err(class).to_api();
-            assert_eq!((e.status.as_u16(), e.reason), (422, "text_not_inert"), "{class}");
+            assert_eq!((e.status.as_u16(), e.reason), (422, Reason::TextNotInert), "{class}");
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::store::management_links::ManagementLink;
 use crate::store::StoreError;
 use schcp::claims::MeetingContract;
 use schcp::jwk::Jwk;
+use schcp::refusal::Reason;
 use schcp::verify::HostKeys;
 use schcp_consent::{ConsentRequest, VerifiedDomain};
 use serde::{Deserialize, Serialize};
@@ -199,7 +200,7 @@ pub(super) fn body<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>) -> 
     let mut own = obj.clone();
     own.remove("kind");
     own.remove("idempotency_key");
-    serde_json::from_value(Value::Object(own)).map_err(|e| ServiceError::invalid("malformed", e.to_string()))
+    serde_json::from_value(Value::Object(own)).map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))
 }
 
 /// A stored request input the key app wrote itself but cannot read back.
@@ -220,7 +221,7 @@ pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Re
         None => Ok(default),
         Some(l) => {
             let d = schcp::duration::Duration::parse(l)
-                .map_err(|e| ServiceError::invalid("bad_lifetime", e.to_string()))?;
+                .map_err(|e| ServiceError::invalid(Reason::BadLifetime, e.to_string()))?;
             Ok(i64::try_from(d.as_seconds()).unwrap_or(i64::MAX).clamp(1, max))
         }
     }
@@ -229,10 +230,11 @@ pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Re
 /// Refuses what starts at or before `now`: a yes to a slot that has begun
 /// could only be used for something the person was not shown (issue 10).
 pub(super) fn not_begun(what: &str, start: &str, now: i64) -> Result<(), ServiceError> {
-    let at = schcp::datetime::parse_date_time(start).map_err(|e| ServiceError::invalid("bad_slot", e.to_string()))?;
+    let at =
+        schcp::datetime::parse_date_time(start).map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?;
     if at.timestamp() <= now {
         return Err(ServiceError::unacceptable(
-            "already_started",
+            Reason::AlreadyStarted,
             format!("the {what} started at {start}, before now"),
         ));
     }
@@ -259,7 +261,7 @@ mod tests {
         }
         assert!(matches!(
             capped_lifetime(Some("forever"), 60, 600),
-            Err(ServiceError::Invalid { reason: "bad_lifetime", .. })
+            Err(ServiceError::Invalid { reason: Reason::BadLifetime, .. })
         ));
     }
 }

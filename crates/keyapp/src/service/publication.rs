@@ -8,7 +8,7 @@
 //! published before they return), and the publisher task `app::start` runs
 //! beside the expiry sweeper, which retries with backoff until acknowledged.
 
-use super::{Service, ServiceError};
+use super::{HostedFailure, Service, ServiceError};
 use crate::hosted::{HostedClient, PublishError};
 use crate::store::outbox::{self, Due, Op};
 use schcp::status_update::{self, Operation, Registration};
@@ -33,7 +33,7 @@ impl Service {
         if let Some(c) = self.inner.hosted.get() {
             return Ok(c);
         }
-        let c = HostedClient::new().map_err(|e| ServiceError::Hosted(format!("its client cannot be made: {e}")))?;
+        let c = HostedClient::new().map_err(|e| ServiceError::Hosted(HostedFailure::Client(e)))?;
         Ok(self.inner.hosted.get_or_init(|| c))
     }
 
@@ -121,6 +121,6 @@ impl Service {
         // never a replay, and never outside the service's iat window.
         let update_jti = Service::new_id("u-");
         status_update::sign(self.inner.key.as_ref(), self.now(), &update_jti, &op)
-            .map_err(|e| ServiceError::Hosted(format!("the update cannot be signed: {e}")))
+            .map_err(|e| ServiceError::Hosted(HostedFailure::Sign(e)))
     }
 }

@@ -6,6 +6,7 @@ use super::{Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialStatus;
 use crate::user_verification::Method;
+use schcp::refusal::Reason;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -282,7 +283,7 @@ impl Service {
                 "it is never published, so nobody could learn of a revocation"
             };
             return Err(ServiceError::invalid(
-                "not_revocable",
+                Reason::NotRevocable,
                 format!(
                     "This {} cannot be revoked: {why}; it lapses on its own on {}.",
                     kind_words(kind),
@@ -367,12 +368,12 @@ impl Service {
     ) -> Result<(), ServiceError> {
         if !principal.starts_with(schcp::jwk::PRINCIPAL_PREFIX) {
             return Err(ServiceError::invalid(
-                "bad_principal",
+                Reason::BadPrincipal,
                 format!("a principal starts with {}", schcp::jwk::PRINCIPAL_PREFIX),
             ));
         }
         if name.trim().is_empty() || name.chars().any(char::is_control) {
-            return Err(ServiceError::invalid("bad_name", "a contact's name is non-empty plain text"));
+            return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
         }
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;
@@ -399,9 +400,9 @@ impl Service {
         schcp::schema::validate(schcp::schema::Def::Attestation, &parsed.payload)
             .map_err(|e| ServiceError::Verification(e.into()))?;
         let claims: schcp::claims::AttestationClaims =
-            parsed.claims().map_err(|e| ServiceError::invalid("malformed", e.to_string()))?;
+            parsed.claims().map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))?;
         if claims.sub != self.principal() {
-            return Err(ServiceError::invalid("wrong_subject", "the attestation is about another principal"));
+            return Err(ServiceError::invalid(Reason::WrongSubject, "the attestation is about another principal"));
         }
         let now = self.now();
         if claims.exp <= now {

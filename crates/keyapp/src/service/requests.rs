@@ -7,6 +7,7 @@ use super::{Service, ServiceError};
 use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
 use schcp::hash::sha256_b64;
+use schcp::refusal::Reason;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -29,8 +30,14 @@ pub enum RequestStatus {
     Withdrawn,
 }
 
+impl std::fmt::Display for RequestStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl RequestStatus {
-    const ALL: [RequestStatus; 5] = [
+    pub const ALL: [RequestStatus; 5] = [
         RequestStatus::Pending,
         RequestStatus::Approved,
         RequestStatus::Declined,
@@ -80,7 +87,7 @@ pub struct RequestView {
 fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>, now: i64) -> Result<(), ServiceError> {
     if pending >= MAX_PENDING {
         return Err(ServiceError::TooMany {
-            reason: "too_many_pending",
+            reason: Reason::TooManyPending,
             message: format!("this agent already has {pending} requests waiting for the person"),
             retry_after: None,
         });
@@ -91,7 +98,7 @@ fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>,
             let since = now - decided_at;
             if since < COOLDOWN {
                 return Err(ServiceError::TooMany {
-                    reason: "cooldown",
+                    reason: Reason::Cooldown,
                     message: "the person declined or did not answer this agent's last two requests; try again later"
                         .into(),
                     retry_after: Some((COOLDOWN - since) as u64),
@@ -170,16 +177,16 @@ impl Service {
     /// `POST /v1/requests`: verify, render, store. Returns the view and whether
     /// it was an idempotent replay of an earlier request.
     pub async fn create_request(&self, agent: &Requester, body: &[u8]) -> Result<(RequestView, bool), ServiceError> {
-        let value = schcp::json::parse(body).map_err(|e| ServiceError::invalid("malformed", e.to_string()))?;
+        let value = schcp::json::parse(body).map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))?;
         let Value::Object(obj) = value else {
-            return Err(ServiceError::invalid("malformed", "the body is not a JSON object"));
+            return Err(ServiceError::invalid(Reason::Malformed, "the body is not a JSON object"));
         };
         let kind: RequestKind = string_member(&obj, "kind")?
             .parse()
-            .map_err(|e: crate::kind::UnknownKind| ServiceError::invalid("unknown_kind", e.to_string()))?;
+            .map_err(|e: crate::kind::UnknownKind| ServiceError::invalid(Reason::UnknownKind, e.to_string()))?;
         let key = string_member(&obj, "idempotency_key")?;
         if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
-            return Err(ServiceError::invalid("bad_idempotency_key", "idempotency_key must be 1 to 128 bytes"));
+            return Err(ServiceError::invalid(Reason::BadIdempotencyKey, "idempotency_key must be 1 to 128 bytes"));
         }
         let body_sha256 = sha256_b64(body);
         let now = self.now();
@@ -288,6 +295,15 @@ impl Service {
         request_limits(pending, s0.as_deref().zip(d0), s1.as_deref(), now)
     }
 
+    /// The refusal for a request an update found no longer pending (another
+    /// answer, a withdrawal or its expiry came first): the status it has now.
+    pub(super) async fn moved_on(&self, request_id: &str) -> ServiceError {
+        match self.request(request_id).await {
+            Ok(r) => ServiceError::NotPending(r.status),
+            Err(e) => e,
+        }
+    }
+
     pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
         self.expire_requests(self.now()).await?;
         let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE request_id = ?"))
@@ -363,7 +379,7 @@ impl Service {
         let (agent_jkt, kind, input, status, consent_text, hosts) = row.ok_or(ServiceError::NotFound("request"))?;
         let status = RequestStatus::parse(&status)?;
         if status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(status.as_str().into()));
+            return Err(ServiceError::NotPending(status));
         }
         let kind: RequestKind = kind.parse().map_err(corrupt)?;
         let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
@@ -386,7 +402,8 @@ impl Service {
             .execute(&mut *tx)
             .await?;
         if done.rows_affected() == 0 {
-            return Err(ServiceError::NotPending("no longer pending".into()));
+            drop(tx);
+            return Err(self.moved_on(request_id).await);
         }
         super::hosts::bind_all(&mut tx, &hosts, now).await?;
         let mut registered = false;
@@ -443,7 +460,7 @@ impl Service {
         current: RequestStatus,
     ) -> Result<RequestView, ServiceError> {
         if current != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(current.as_str().into()));
+            return Err(ServiceError::NotPending(current));
         }
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;
@@ -457,7 +474,8 @@ impl Service {
         .execute(&mut *tx)
         .await?;
         if done.rows_affected() == 0 {
-            return Err(ServiceError::NotPending("no longer pending".into()));
+            drop(tx);
+            return Err(self.moved_on(request_id).await);
         }
         Service::history(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "").await?;
         tx.commit().await?;
@@ -493,8 +511,8 @@ impl Service {
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {
     match obj.get(name) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(_) => Err(ServiceError::invalid("malformed", format!("{name} must be a string"))),
-        None => Err(ServiceError::invalid("malformed", format!("{name} is required"))),
+        Some(_) => Err(ServiceError::invalid(Reason::Malformed, format!("{name} must be a string"))),
+        None => Err(ServiceError::invalid(Reason::Malformed, format!("{name} is required"))),
     }
 }
 
@@ -505,7 +523,7 @@ mod tests {
     fn reason(r: Result<(), ServiceError>) -> Option<&'static str> {
         match r {
             Ok(()) => None,
-            Err(ServiceError::TooMany { reason, .. }) => Some(reason),
+            Err(ServiceError::TooMany { reason, .. }) => Some(reason.as_str()),
             Err(other) => panic!("{other}"),
         }
     }

@@ -10,6 +10,7 @@ use super::{Requester, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialRecord;
 use schcp::claims::{Cnf, RuleClaims, Weekday};
+use schcp::refusal::Reason;
 use schcp::schema::{self, Def};
 use schcp_consent::{AgentKey, ConsentRequest, RuleRequest};
 use serde::Deserialize;
@@ -63,11 +64,11 @@ pub(super) async fn prepare(
     // the typed claims (a thumbprint for cnf.jkt, ids, a known zone, tz with
     // weekdays), checked before the person is asked.
     let value = serde_json::to_value(&draft).map_err(corrupt)?;
-    schema::validate(Def::Rule, &value).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
+    schema::validate(Def::Rule, &value).map_err(|e| ServiceError::invalid(Reason::BadRule, e.to_string()))?;
     let rule: RuleClaims =
-        serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
+        serde_json::from_value(value.clone()).map_err(|e| ServiceError::invalid(Reason::BadRule, e.to_string()))?;
     if let Some(tz) = &rule.tz {
-        schcp::verify::parse_tz(tz).map_err(|e| ServiceError::invalid("bad_rule", e.to_string()))?;
+        schcp::verify::parse_tz(tz).map_err(|e| ServiceError::invalid(Reason::BadRule, e.to_string()))?;
     }
     let agent =
         AgentKey { name: svc.paired_agent_name(&rule.cnf.jkt).await?, fingerprint: super::fingerprint(&rule.cnf.jkt) };
@@ -127,7 +128,10 @@ mod tests {
         assert_eq!(rule_lifetime(None).unwrap(), DEFAULT_RULE_LIFETIME);
         assert_eq!(rule_lifetime(Some("P7D")).unwrap(), 7 * 86_400);
         assert_eq!(rule_lifetime(Some("P1000D")).unwrap(), MAX_RULE_LIFETIME);
-        assert!(matches!(rule_lifetime(Some("P3Y")), Err(ServiceError::Invalid { reason: "bad_lifetime", .. })));
-        assert!(matches!(rule_lifetime(Some("forever")), Err(ServiceError::Invalid { reason: "bad_lifetime", .. })));
+        assert!(matches!(rule_lifetime(Some("P3Y")), Err(ServiceError::Invalid { reason: Reason::BadLifetime, .. })));
+        assert!(matches!(
+            rule_lifetime(Some("forever")),
+            Err(ServiceError::Invalid { reason: Reason::BadLifetime, .. })
+        ));
     }
 }

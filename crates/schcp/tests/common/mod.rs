@@ -212,7 +212,7 @@ pub(crate) fn without(claims: &Value, path: &str) -> Value {
 
 /// The §9.2 reason a failure maps to.
 pub(crate) fn reason(err: &Error) -> &'static str {
-    err.reason().reason
+    err.reason().reason.as_str()
 }
 
 /// Asserts `err` is a schema failure of `def` at instance path `path`.
