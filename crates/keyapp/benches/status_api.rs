@@ -1,4 +1,4 @@
-//! Load client for the status API's claim path (issue 5), beside the same client
+//! Load client for the status API's claim path, beside the same client
 //! against a trivial axum handler in the same run (the framework's ceiling).
 //!
 //! `cargo bench -p schcp-keyapp --bench status_api` — prints a Markdown table for

@@ -1,4 +1,4 @@
-//! The key app end to end (issue 4): the service started for real on loopback
+//! The key app end to end: the service started for real on loopback
 //! ports with the OS keychain (run under scripts/with-keyring), a test host on
 //! HTTPS with its own CA, and a test agent signing real requests.
 
@@ -927,7 +927,7 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
-    // Issue 10: the acceptance is a record like any credential, in the history too.
+    // The acceptance is a record like any credential, in the history too.
     let listed = person(&env, Command::Mandates).await.unwrap();
     let record = listed.as_array().unwrap().iter().find(|m| m["kind"] == "acceptance").expect("kept").clone();
     assert_eq!(record["meeting"]["contract_sha256"], contract.contract_sha256.as_str());
@@ -950,7 +950,7 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     // Contracts this person cannot accept are refused before they are asked.
     let stranger = principal_of(&SigningKey::from_bytes(&[0x84; 32]));
     let not_mine = playdate(&stranger, &noor, now(), now() + 3600);
-    // Verified but not this person's: 422 (issue 10), like any credential that fails.
+    // Verified but not this person's: 422, like any credential that fails.
     refused_as(
         &env,
         &a,
@@ -1190,7 +1190,7 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let done = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     let revised = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now()).unwrap();
     assert_eq!((revised.claims.meeting_id.as_str(), revised.claims.revision), (c.meeting_id.as_str(), 2));
-    // Issue 10: both contracts are records, and the record says which revision is current.
+    // Both contracts are records, and the record says which revision is current.
     let listed = person(&env, Command::Mandates).await.unwrap();
     let mut kept: Vec<(u64, bool)> = listed
         .as_array()
@@ -1221,7 +1221,7 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     refused(&env, &a, &one, "meeting_invalid").await;
 }
 
-/// Issue 10: a closed mandate is a yes the person can take back until the
+/// A closed mandate is a yes the person can take back until the
 /// booking is made, so it names a status URL; revoking it flips what hosts
 /// read there at once. A credential without one is refused, never "revoked".
 #[tokio::test]
@@ -1267,7 +1267,7 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     assert_eq!(revoked, None, "the refusal changed nothing");
 }
 
-/// Issue 10: an offer whose slot has begun is refused before the person is
+/// An offer whose slot has begun is refused before the person is
 /// asked (422, nothing pending), however long the offer itself is valid.
 #[tokio::test]
 async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {

@@ -1,4 +1,4 @@
-//! The key app in hosted mode end to end (issue 12): the real `schcp-status`
+//! The key app in hosted mode end to end: the real `schcp-status`
 //! binary on a real PostgreSQL (`DATABASE_URL`; run under scripts/with-postgres,
 //! as scripts/test does), the real key app (scripts/with-keyring), a host
 //! claiming at the service. `cargo test --workspace` builds `schcp-status`

@@ -1,4 +1,4 @@
-//! Invitations end to end (issue 13, §5.10): a booking someone else made names
+//! Invitations end to end (§5.10): a booking someone else made names
 //! this person as a required participant; their agent reads it from the test
 //! host over HTTPS (`GET /bookings/{id}`, §5.5) and asks the key app. Run under
 //! scripts/with-keyring, like e2e.rs.

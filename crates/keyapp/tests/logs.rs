@@ -1,4 +1,4 @@
-//! The service's logs (issue 8), in a test binary of their own: tracing
+//! The service's logs, in a test binary of their own: tracing
 //! caches which events a call site's subscribers want, so a subscriber set
 //! for one test is only reliable in a process no other test logs from.
 

@@ -1,4 +1,4 @@
-//! docs/openapi.json against the running key app (issue 8): the service started
+//! docs/openapi.json against the running key app: the service started
 //! for real (agent API, status API, HTTPS test hosts for discovery), every route
 //! called, for its successes and its main refusals, and each real response
 //! checked against the document: its status declared for that path and method,

@@ -1,4 +1,4 @@
-//! The MCP server in-process (issue 11): an rmcp client over a duplex pipe
+//! The MCP server in-process: an rmcp client over a duplex pipe
 //! lists the tools and their schemas and calls each one against the key app
 //! started for real on loopback (OS keychain: run under scripts/with-keyring)
 //! and the HTTPS test host; the person answers over the real control socket.

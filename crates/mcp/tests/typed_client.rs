@@ -1,4 +1,4 @@
-//! The agent crate's typed client against the real key app (issue 11): typed
+//! The agent crate's typed client against the real key app: typed
 //! answers per kind and the §9 refusals as typed errors. It lives here, beside
 //! the MCP server's tests, because the agent crate never depends on the key app.
 

@@ -1,4 +1,4 @@
-//! Load client for the hosted status service's claim path (issue 12), beside
+//! Load client for the hosted status service's claim path (docs/hosted-status.md), beside
 //! the key app's embedded status API and a trivial axum handler, in one run.
 //!
 //! `scripts/with-postgres cargo bench -p schcp-status --bench status` — prints

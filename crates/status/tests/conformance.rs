@@ -1,4 +1,4 @@
-//! The status API conformance suite (issue 12): one set of checks of the wire
+//! The status API conformance suite: one set of checks of the wire
 //! contract hosts rely on (docs/agent-api.md §10, §3.3 "One consent, several
 //! hosts"), run against both implementations: the key app's embedded status
 //! API (SQLite) and schcp-status (PostgreSQL, namespaced by principal). Each

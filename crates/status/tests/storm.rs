@@ -1,5 +1,5 @@
 //! Several schcp-status processes on one PostgreSQL, 64 concurrent hosts
-//! claiming, repeating and releasing (issue 12): the shared limit is exact
+//! claiming, repeating and releasing: the shared limit is exact
 //! (§3.3: "one booking fewer left, never one more") whichever process answers,
 //! and a process killed with SIGKILL mid-storm loses no acknowledged claim and
 //! grants nothing extra.
