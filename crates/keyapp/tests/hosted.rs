@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::now;
 
 /// The stand-in's state: whether it answers, and what it was told.
 #[derive(Default)]

@@ -6,8 +6,7 @@ use keyapp::control::Command;
 use reqwest::Method;
 use serde_json::json;
 
-mod common;
-use common::*;
+use testkit::env::*;
 
 /// A writer the test subscriber appends every log line to.
 #[derive(Clone, Default)]
