@@ -21,7 +21,6 @@
 
 use keyapp::status_api::{RateLimit, StatusOptions};
 use keyapp::store::Store;
-use std::net::SocketAddr;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use testkit::load::{fmt_us, run, trivial, Ids};
