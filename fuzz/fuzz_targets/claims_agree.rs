@@ -1,4 +1,4 @@
-//! The typed claims and the JSON Schema agree (issue 2): for any JSON the
+//! The typed claims and the JSON Schema agree: for any JSON the
 //! strict parser accepts, a type accepts it exactly when its schema does, and
 //! what it accepts serializes back to a value it reads the same.
 #![no_main]

@@ -1,5 +1,5 @@
 //! Consent text from any offer the typed claims accept: rendering may refuse,
-//! never panic, and the same claims give the same bytes (issue 3, determinism).
+//! never panic, and the same claims give the same bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

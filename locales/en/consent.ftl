@@ -175,7 +175,7 @@ organizer-unknown = someone not in my contacts ({ $principal })
 rule-agent = Assistant: { $agent }, key fingerprint { $fingerprint }.
 rule-agent-unknown = Assistant: one not paired with this key app, key fingerprint { $fingerprint }.
 
-## Pairing (API.md "Pairing").
+## Pairing (docs/agent-api.md §4 "Pairing").
 pairing = Pair the assistant { $agent } with this key app; the assistant must show the code { $fingerprint }.
 pairing-effect = Once paired, it can ask me to approve requests here; it cannot approve or sign anything itself.
 

@@ -178,7 +178,7 @@ organizer-unknown = quelqu’un qui n’est pas dans mes contacts ({ $principal 
 rule-agent = Assistant : { $agent }, empreinte de clé { $fingerprint }.
 rule-agent-unknown = Assistant : un assistant non jumelé à cette application de clés, empreinte de clé { $fingerprint }.
 
-## Jumelage (API.md « Pairing »).
+## Jumelage (docs/agent-api.md §4 « Pairing »).
 pairing = Jumeler l’assistant { $agent } à cette application de clés; l’assistant doit afficher le code { $fingerprint }.
 pairing-effect = Une fois jumelé, il pourra me demander ici d’approuver des demandes; il ne peut rien approuver ni signer lui-même.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The desktop key app end to end, in the real webview (issue 9).
+"""The desktop key app end to end, in the real webview.
 
 Run by scripts/desktop-e2e under xvfb-run and scripts/with-keyring (a private
 D-Bus session with an unlocked gnome-keyring, HOME in a scratch folder). It

@@ -1,5 +1,5 @@
-//! The file keystore's passphrase, asked in a window (issue 9: "never on a
-//! terminal the person cannot see"). The keystore (`keyapp::keystore`) decides
+//! The file keystore's passphrase, asked in a window, never on a terminal the
+//! person cannot see (the desktop app may have none). The keystore (`keyapp::keystore`) decides
 //! everything: whether a passphrase is needed, whether it is new (typed twice),
 //! wrong, empty or mismatched, and when to ask again. This module only carries
 //! its questions to the window and the person's answers back, through a gate

@@ -288,7 +288,7 @@ describe("the consent view", () => {
     expect(approve().disabled).toBe(true);
   });
 
-  it("shows an invitation (issue 13): the service's text and its deadline to look at twice", async () => {
+  it("shows an invitation (§5.10): the service's text and its deadline to look at twice", async () => {
     const text =
       "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto (maplestreetauto.example), Thursday 15 October 2026, 1:00–1:45 p.m. Eastern time.\n" +
       "The booking names me as an invitee (brother).\n" +

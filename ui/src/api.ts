@@ -53,7 +53,7 @@ export interface CredentialView {
   exp: number;
   status: "active" | "expired" | "revoked";
   remaining?: number;
-  /** Hosted status (issue 12): what the status service has not acknowledged yet. */
+  /** Hosted status (docs/hosted-status.md): what the status service has not acknowledged yet. */
   publication?: "registration_pending" | "revocation_pending";
   /** `publication` in the person's words, formatted by the service from ui.ftl. */
   publication_note?: string;

@@ -1,7 +1,7 @@
 //! What the person is asked to approve: a typed request, built by the service from
 //! verified claims and what the key app itself knows, rendered by [`crate::render`].
 //!
-//! Surfaces never build text (STYLE.md): the desktop window, the terminal and the
+//! Surfaces never build text, so every one says the same words: the desktop window, the terminal and the
 //! agent API's `consent_text` all show what `render` returns for one of these.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! Properties over generated offers (issue 3, "Determinism"): the same claims, locale
+//! Properties over generated offers: the same claims, locale
 //! and contacts give the same bytes, and every committing term of the offer (§5.3:
 //! time, place, price total, reconfirmation, approval deadline, retention) appears in
 //! what the person reads.

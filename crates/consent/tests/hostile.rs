@@ -1,5 +1,5 @@
 //! Host-, organizer- and agent-supplied strings cannot reorder, hide or forge the text
-//! a person reads (issue 3, "Safety of host-supplied strings"), tested both ways: what
+//! a person reads, tested both ways: what
 //! is hostile is neutralised, and what is ordinary passes through untouched.
 
 mod common;

@@ -1,5 +1,4 @@
-//! Reviewed renderings, English and French, compared byte for byte (issue 3, "Done
-//! when"). Each case is rendered through `render`, the one renderer every surface
+//! Reviewed renderings, English and French, compared byte for byte. Each case is rendered through `render`, the one renderer every surface
 //! shows; its snapshot is `snapshots/snapshots__<case>@<language>.snap`.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The spec's own renderings (§5.2, §5.12), byte for byte (issue 3, "Exact strings").
+//! The spec's own renderings (§5.2, §5.12), byte for byte.
 
 mod common;
 

@@ -264,7 +264,7 @@ pub async fn start_verified_by(
 ) -> Result<Running, StartError> {
     let data_dir = data_dir(&config)?;
     let dir_error = |source| StartError::DataDir { path: data_dir.clone(), source };
-    // The person's records are theirs alone: 0700 here, 0600 for each file (issue 10).
+    // The person's records are theirs alone: 0700 here, 0600 for each file.
     private_files::create_dir(&data_dir).map_err(dir_error)?;
     // First, before the keychain is asked or a port taken: a second key app on
     // the same records is told which one runs (docs/decisions.md).
@@ -355,7 +355,7 @@ pub async fn start_verified_by(
             }
         }
     });
-    // Hosted mode (issue 12): what the outbox owes the status service is
+    // Hosted mode (docs/hosted-status.md): what the outbox owes the status service is
     // published, retried with backoff until acknowledged. Run whatever the
     // config says now: rows written under an earlier `hosted` still go out.
     let publisher = service.clone();

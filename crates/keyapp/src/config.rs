@@ -69,7 +69,7 @@ pub struct StatusApi {
     /// call counts against its peer address.
     #[serde(default)]
     pub trusted_proxies: Vec<crate::forwarded::TrustedProxy>,
-    /// Hosted mode (issue 12): the base URL of a `schcp-status` service. Status
+    /// Hosted mode (docs/hosted-status.md): the base URL of a `schcp-status` service. Status
     /// URLs are then `{hosted}/status/{principal thumbprint}/{jti}`, and every
     /// credential with one is registered there, and its revocation published,
     /// by the outbox (`publisher`). `https`, or `http` to a loopback address only

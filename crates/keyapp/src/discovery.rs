@@ -1,5 +1,4 @@
-//! The key app's own discovery client (§2.1–§2.3; DESIGN.md point 2 "Verification
-//! before display").
+//! The key app's own discovery client (§2.1–§2.3): verification before display.
 //!
 //! Every host-signed object an agent hands in is checked against keys the key app
 //! fetched itself, from the discovery URL, over HTTPS: never against keys or a

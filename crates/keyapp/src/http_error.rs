@@ -11,7 +11,7 @@ pub use status_edge::http_error::ApiError;
 /// sends. In scope, they read as `ApiError::signature(…)` like the shared ones.
 pub trait AgentApiError {
     /// A protocol verification failure (422 on the agent API), its code and
-    /// reason decided by `schcp::Error::reason` (STYLE.md: one place).
+    /// reason decided by `schcp::Error::reason`, in one place for every edge.
     fn verification(err: &schcp::Error) -> ApiError;
 
     /// `403 NOT_PERMITTED` (docs/agent-api.md §2: `browser_origin`, `agent_not_paired`,

@@ -1,5 +1,5 @@
 //! The outbound policy: where the key app lets a URL an agent hands it take the
-//! key app's own HTTPS client (issue 10).
+//! key app's own HTTPS client.
 //!
 //! §5.8 states the rule for a host's webhook callbacks, and it applies as written
 //! to every fetch an agent can point the key app at (discovery documents,

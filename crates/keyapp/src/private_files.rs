@@ -1,4 +1,4 @@
-//! Records private to their owner (issue 10): the data directory holds the
+//! Records private to their owner: the data directory holds the
 //! person's history, contacts, credentials and encrypted key, so it is 0700 and
 //! every file in it 0600, whatever the process umask. Modes are set explicitly
 //! when each file is made (SQLite then gives its `-wal` and `-shm` files the

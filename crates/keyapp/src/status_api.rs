@@ -28,7 +28,7 @@
 //!
 //! The edge itself (bounded accept loop, rate limit, `no-store`, §9 refusals,
 //! the claim body) is the `schcp-status-edge` crate, re-exported here: the
-//! hosted status service (`schcp-status`, issue 12) answers hosts with the same
+//! hosted status service (`schcp-status`, docs/hosted-status.md) answers hosts with the same
 //! code without linking the key app.
 
 use crate::agent_api::nonce::NonceCache;

@@ -1,5 +1,5 @@
 //! The few words of the person's surfaces the service itself supplies, in the
-//! person's language: a credential's "revocation not yet published" (issue 12),
+//! person's language: a credential's "revocation not yet published" (hosted mode),
 //! from the window's own catalogue `locales/{en,fr}/ui.ftl`, which the terminal
 //! and the desktop show alike; and why something the person did in a window
 //! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`.

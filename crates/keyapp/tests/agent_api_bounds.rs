@@ -8,18 +8,17 @@
 //! The tests that make sockets as another user need root (CI runs as root;
 //! `scripts/with-polkit` names the other user) and say so when skipped.
 
-mod local;
-
 use agent::AgentClient;
 use ed25519_dalek::SigningKey;
 use keyapp::app::Running;
 use keyapp::control::{self, Command};
-use local::*;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
+use testkit::file_keyed::*;
+use testkit::local_user::*;
 
 fn client(app: &Running, seed: u8) -> AgentClient {
     AgentClient::new(format!("http://{}", app.agent_addr), SigningKey::from_bytes(&[seed; 32]))

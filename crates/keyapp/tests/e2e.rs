@@ -1,23 +1,22 @@
-//! The key app end to end (issue 4): the service started for real on loopback
+//! The key app end to end: the service started for real on loopback
 //! ports with the OS keychain (run under scripts/with-keyring), a test host on
 //! HTTPS with its own CA, and a test agent signing real requests.
 
 use agent::AgentClient;
 use ed25519_dalek::SigningKey;
 use keyapp::app;
-use keyapp::config::Config;
 use keyapp::control::{self, Command};
 use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use schcp::claims::{Action, Approved, OfferClaims};
-use schcp::jwk::Jwk;
 use schcp::verify::{verify_mandate_chain, ChainContext};
 use serde_json::{json, Value};
 use std::path::Path;
 use testhost::{TestHost, TestHostConfig};
 
-mod common;
-use common::*;
+use testkit::calendar::*;
+use testkit::env::*;
+use testkit::{now, principal_of};
 
 async fn pending_ids(env: &Env) -> Vec<String> {
     let v = person(env, Command::Pending).await.unwrap();
@@ -787,10 +786,6 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
     }
 }
 
-fn principal_of(key: &SigningKey) -> String {
-    Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
-}
-
 /// A refusal of `body` with `reason`, and nothing left for the person.
 async fn refused(env: &Env, a: &AgentClient, body: &Value, reason: &str) {
     refused_as(env, a, body, StatusCode::BAD_REQUEST, reason).await
@@ -885,26 +880,13 @@ async fn a_rule_names_one_agent_key_and_is_signed_after_the_persons_yes() {
     }
 }
 
-/// The §5.12 playdate, organized by Noor, with this key app's person as Ellis.
+/// The §5.12 playdate, organized by Noor, with this key app's person as Ellis,
+/// Priya, and a child coming along.
 fn playdate(me: &str, organizer: &SigningKey, iat: i64, exp: i64) -> schcp::verify::VerifiedContract {
     let priya = principal_of(&SigningKey::from_bytes(&[0x82; 32]));
-    let start = (chrono::Utc::now() + chrono::Duration::days(3)).format("%Y-%m-%dT12:00:00-05:00").to_string();
-    let member = |principal: &str, name: &str, host: &str| {
-        json!({"principal": principal, "name": name, "host": host, "domain": null, "service_id": "playdate",
-               "offer_sha256": schcp::hash::sha256_b64(format!("offer at {host}"))})
-    };
-    let claims = json!({
-        "v": "0.4", "iss": principal_of(organizer), "principal_jwk": Jwk::ed25519(&organizer.verifying_key()),
-        "iat": iat, "exp": exp, "meeting_id": "mtg_7Hq2", "revision": 1, "title": "Playdate", "tz": "America/Toronto",
-        "start": start, "open_end": true,
-        "place": {"name": "Trinity Bellwoods Park playground", "locality": "Toronto"},
-        "members": [member(&principal_of(organizer), "Noor Haddad", "noor-haddad"), member(me, "Ellis Moreau", "ellis-moreau"),
-                    member(&priya, "Priya Shah", "priya-shah")],
-        "attendees": [{"name": "Mira", "relationship": "child"}],
-        "answers": "person_or_rule",
-        "statement": "I approve: a playdate."
-    });
-    schcp::issue::meeting_contract(serde_json::from_value(claims).unwrap(), iat, organizer).unwrap()
+    let mut claims = playdate_claims(organizer, me, &[(&priya, "Priya Shah", "priya-shah")], iat, exp);
+    claims["attendees"] = json!([{"name": "Mira", "relationship": "child"}]);
+    signed_contract(claims, iat, organizer)
 }
 
 #[tokio::test]
@@ -930,7 +912,7 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
-    // Issue 10: the acceptance is a record like any credential, in the history too.
+    // The acceptance is a record like any credential, in the history too.
     let listed = person(&env, Command::Mandates).await.unwrap();
     let record = listed.as_array().unwrap().iter().find(|m| m["kind"] == "acceptance").expect("kept").clone();
     assert_eq!(record["meeting"]["contract_sha256"], contract.contract_sha256.as_str());
@@ -953,7 +935,7 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     // Contracts this person cannot accept are refused before they are asked.
     let stranger = principal_of(&SigningKey::from_bytes(&[0x84; 32]));
     let not_mine = playdate(&stranger, &noor, now(), now() + 3600);
-    // Verified but not this person's: 422 (issue 10), like any credential that fails.
+    // Verified but not this person's: 422, like any credential that fails.
     refused_as(
         &env,
         &a,
@@ -981,81 +963,16 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     assert!(pending_ids(&env).await.is_empty());
 }
 
-/// A key app whose discovery trusts and resolves every one of `hosts`.
-async fn start_with_calendars(hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cas = Vec::new();
-    let mut resolve = Vec::new();
-    for (i, h) in hosts.iter().enumerate() {
-        let ca = dir.path().join(format!("ca-{i}.pem"));
-        std::fs::write(&ca, h.ca_pem()).unwrap();
-        cas.push(format!("\"{}\"", ca.display()));
-        let (domain, addr) = h.resolve();
-        resolve.push(format!("\"{domain}\" = \"{addr}\""));
-    }
-    let text = format!(
-        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
-         [discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n",
-        dir.path().join("data").display(),
-        cas.join(", "),
-        resolve.join(", ")
-    );
-    let config = Config::parse(&text, Path::new("test.toml")).unwrap();
-    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
-    let mut hosts = hosts;
-    let first = hosts.remove(0);
-    (Env { _dir: dir, host: first, config, app }, hosts)
-}
-
-async fn calendar(host_id: &str, name: &str, domain: &str) -> TestHost {
-    TestHost::start(TestHostConfig {
-        host_id: host_id.into(),
-        name: name.into(),
-        domain: domain.into(),
-        ..TestHostConfig::default()
-    })
-    .await
-}
-
-/// A calendar's offer for the playdate's time (§5.12): a person's calendar names
-/// its owner and the meeting's place; a business on its own premises names none.
-fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
-    meeting_offer_at(host, owner, start, &cafe_place())
-}
-
-/// Café Lumière's premises, where the playdate's grown-ups meet.
-fn cafe_place() -> schcp::claims::Place {
-    schcp::claims::Place { name: Some("Café Lumière".into()), locality: Some("Toronto".into()), ..Default::default() }
-}
-
-fn meeting_offer_at(host: &TestHost, owner: Option<&str>, start: &str, place: &schcp::claims::Place) -> String {
-    let mut c = host.priced_offer(now());
-    let info = c.host.as_mut().unwrap();
-    match owner {
-        Some(principal) => {
-            info.kind = Some(schcp::claims::HostKind::Person);
-            info.owner = Some(principal.to_owned());
-            c.service = schcp::claims::ServiceRef { id: "playdate".into(), name: "Playdate".into() };
-            c.price = None;
-            c.total = None;
-            c.lines = None;
-            c.place = Some(place.clone());
-        }
-        None => c.service = schcp::claims::ServiceRef { id: "table".into(), name: "Table for the grown-ups".into() },
-    }
-    c.slot.start = start.to_owned();
-    c.slot.end = None;
-    c.open_end = Some(true);
-    host.sign_offer(&c).unwrap()
-}
-
 #[tokio::test]
 async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offer() {
-    let (env, others) = start_with_calendars(vec![
-        calendar("noor-haddad", "Noor's calendar", "noor.example").await,
-        calendar("priya-shah", "Priya's calendar", "priya.example").await,
-        calendar("cafe-lumiere", "Café Lumière", "cafelumiere.example").await,
-    ])
+    let (env, others) = start_trusting(
+        vec![
+            calendar("noor-haddad", "Noor's calendar", "noor.example").await,
+            calendar("priya-shah", "Priya's calendar", "priya.example").await,
+            calendar("cafe-lumiere", "Café Lumière", "cafelumiere.example").await,
+        ],
+        |_| {},
+    )
     .await;
     let (priya_cal, cafe) = (&others[0], &others[1]);
     let a = paired_agent(&env, 14).await;
@@ -1193,7 +1110,7 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     let done = a.call(Method::GET, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     let revised = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now()).unwrap();
     assert_eq!((revised.claims.meeting_id.as_str(), revised.claims.revision), (c.meeting_id.as_str(), 2));
-    // Issue 10: both contracts are records, and the record says which revision is current.
+    // Both contracts are records, and the record says which revision is current.
     let listed = person(&env, Command::Mandates).await.unwrap();
     let mut kept: Vec<(u64, bool)> = listed
         .as_array()
@@ -1224,7 +1141,7 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     refused(&env, &a, &one, "meeting_invalid").await;
 }
 
-/// Issue 10: a closed mandate is a yes the person can take back until the
+/// A closed mandate is a yes the person can take back until the
 /// booking is made, so it names a status URL; revoking it flips what hosts
 /// read there at once. A credential without one is refused, never "revoked".
 #[tokio::test]
@@ -1270,7 +1187,7 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     assert_eq!(revoked, None, "the refusal changed nothing");
 }
 
-/// Issue 10: an offer whose slot has begun is refused before the person is
+/// An offer whose slot has begun is refused before the person is
 /// asked (422, nothing pending), however long the offer itself is valid.
 #[tokio::test]
 async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
@@ -1298,10 +1215,13 @@ async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
 /// cites it in its own receipt gets the person asked.
 #[tokio::test]
 async fn a_host_the_root_does_not_name_cannot_cite_it_to_skip_the_person() {
-    let (env, mut others) = start_with_calendars(vec![
-        TestHost::start(TestHostConfig::default()).await,
-        calendar("elm-street-auto", "Elm Street Auto", "elmstreetauto.example").await,
-    ])
+    let (env, mut others) = start_trusting(
+        vec![
+            TestHost::start(TestHostConfig::default()).await,
+            calendar("elm-street-auto", "Elm Street Auto", "elmstreetauto.example").await,
+        ],
+        |_| {},
+    )
     .await;
     let elm = others.remove(0);
     let a = paired_agent(&env, 9).await;

@@ -6,19 +6,16 @@
 //! kid, its own key), both on HTTPS with their own CAs.
 
 use agent::AgentClient;
-use keyapp::app;
-use keyapp::config::Config;
 use keyapp::control::Command;
-use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use schcp::claims::{Action, Approved, BookingStatus, ReceiptClaims};
 use schcp::verify::{verify_mandate_chain, ChainContext};
 use serde_json::{json, Value};
-use std::path::Path;
 use testhost::{TestHost, TestHostConfig};
 
-mod common;
-use common::*;
+use testkit::calendar::start_trusting;
+use testkit::env::*;
+use testkit::now;
 
 const LOOK_ALIKE: &str = "maple-street-auto.example";
 const DAY: i64 = 86_400;
@@ -34,30 +31,11 @@ async fn start_with_look_alike() -> (Env, TestHost) {
     (env, others.remove(0))
 }
 
-/// A key app whose discovery trusts and resolves every one of `hosts`; the
-/// first is the `Env`'s, the others are returned.
-async fn start_with(mut hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
-    let dir = tempfile::tempdir().unwrap();
-    let mut cas = Vec::new();
-    let mut resolve = Vec::new();
-    for (i, h) in hosts.iter().enumerate() {
-        let ca = dir.path().join(format!("ca-{i}.pem"));
-        std::fs::write(&ca, h.ca_pem()).unwrap();
-        cas.push(format!("\"{}\"", ca.display()));
-        let (domain, addr) = h.resolve();
-        resolve.push(format!("\"{domain}\" = \"{addr}\""));
-    }
-    let text = format!(
-        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
-         public_base = \"https://keyapp.example\"\n[discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n",
-        dir.path().join("data").display(),
-        cas.join(", "),
-        resolve.join(", ")
-    );
-    let config = Config::parse(&text, Path::new("test.toml")).unwrap();
-    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
-    let first = hosts.remove(0);
-    (Env { _dir: dir, host: first, config, app }, hosts)
+/// A key app whose discovery trusts and resolves every one of `hosts`, its
+/// status URLs under the public base hosts read them at; the first is the
+/// `Env`'s, the others are returned.
+async fn start_with(hosts: Vec<TestHost>) -> (Env, Vec<TestHost>) {
+    start_trusting(hosts, |config| config.status_api.public_base = "https://keyapp.example".into()).await
 }
 
 /// A verifier whose answer is always no, as the OS's is when the person is not there.
@@ -70,11 +48,6 @@ impl keyapp::user_verification::UserVerifier for Refuses {
     ) -> keyapp::user_verification::VerdictFuture<'a> {
         Box::pin(async { Err(keyapp::user_verification::Refusal::NotAuthorized) })
     }
-}
-
-async fn pending_ids(env: &Env) -> Vec<String> {
-    let v = person(env, Command::Pending).await.unwrap();
-    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
 }
 
 async fn count(env: &Env, table: &str) -> i64 {

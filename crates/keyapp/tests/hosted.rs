@@ -1,4 +1,4 @@
-//! Hosted mode against a stand-in status service (issue 12): what the key app
+//! Hosted mode against a stand-in status service: what the key app
 //! sends, when the agent receives a credential, and what the person is told,
 //! with the service down and then up. The stand-in answers like `schcp-status`
 //! (docs/hosted-status.md) without PostgreSQL; `hosted_e2e.rs` runs the real one.
@@ -20,8 +20,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::now;
 
 /// The stand-in's state: whether it answers, and what it was told.
 #[derive(Default)]

@@ -1,4 +1,4 @@
-//! The key app in hosted mode end to end (issue 12): the real `schcp-status`
+//! The key app in hosted mode end to end: the real `schcp-status`
 //! binary on a real PostgreSQL (`DATABASE_URL`; run under scripts/with-postgres,
 //! as scripts/test does), the real key app (scripts/with-keyring), a host
 //! claiming at the service. `cargo test --workspace` builds `schcp-status`
@@ -10,14 +10,11 @@ use keyapp::control::Command;
 use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::process::{Child, Stdio};
 use std::time::Duration;
 
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::status_process::StatusProcess;
 
 fn database_url() -> String {
     match std::env::var("DATABASE_URL") {
@@ -37,54 +34,10 @@ fn status_bin() -> PathBuf {
     bin
 }
 
-/// A `schcp-status serve` process, killed on drop.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
-impl Server {
-    /// Migrates the database (idempotent), then serves on `listen`.
-    fn start(listen: &str) -> Server {
-        let migrated = std::process::Command::new(status_bin())
-            .arg("migrate")
-            .env("DATABASE_URL", database_url())
-            .status()
-            .unwrap();
-        assert!(migrated.success(), "schcp-status migrate failed");
-        let mut child = std::process::Command::new(status_bin())
-            .args(["serve", "--listen", listen])
-            .env("DATABASE_URL", database_url())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("schcp-status did not start: {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, addr }
-    }
-
-    fn base(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop();
-    }
+/// Migrates the database (idempotent), then serves `schcp-status` on `listen`.
+fn start_status(listen: &str) -> StatusProcess {
+    StatusProcess::migrate(&status_bin(), &database_url());
+    StatusProcess::spawn(&status_bin(), &database_url(), listen, None)
 }
 
 async fn start_keyapp(dir: &std::path::Path, host: &testhost::TestHost, hosted: &str) -> app::Running {
@@ -144,7 +97,7 @@ async fn cli_mandates(env: &Env) -> String {
 
 #[tokio::test]
 async fn a_mandate_is_claimable_at_the_service_while_the_key_app_is_stopped_and_revoking_flips_it() {
-    let server = Server::start("127.0.0.1:0");
+    let server = start_status("127.0.0.1:0");
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
     let app = start_keyapp(dir.path(), &host, &server.base()).await;
@@ -183,7 +136,7 @@ async fn a_mandate_is_claimable_at_the_service_while_the_key_app_is_stopped_and_
 
 #[tokio::test]
 async fn a_revocation_made_while_the_service_is_down_arrives_once_it_is_up() {
-    let mut server = Server::start("127.0.0.1:0");
+    let mut server = start_status("127.0.0.1:0");
     let addr = server.addr;
     let env = {
         let dir = tempfile::tempdir().unwrap();
@@ -194,14 +147,14 @@ async fn a_revocation_made_while_the_service_is_down_arrives_once_it_is_up() {
     };
     let (jti, url) = issue_shared(&env, 51, "e2e-2").await;
 
-    server.stop();
+    server.kill();
     person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
     let said = cli_mandates(&env).await;
     let line = said.lines().find(|l| l.starts_with(&jti)).unwrap_or_default().to_owned();
     assert!(line.contains("\trevoked\t") && line.contains("(revocation not yet published)"), "{said}");
 
     // The service comes back on the same address, still saying active until told.
-    let _server = Server::start(&addr.to_string());
+    let _server = start_status(&addr.to_string());
     let mut arrived = false;
     for _ in 0..150 {
         if get(&url).await.1["status"] == "revoked" {

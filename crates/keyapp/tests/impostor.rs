@@ -4,16 +4,15 @@
 //! crate as an impostor; a key app finding a stale file checks what answers
 //! before it writes its own.
 
-mod local;
-
 use agent::{AgentClient, AgentError, AgentProfile};
 use ed25519_dalek::SigningKey;
 use keyapp::agent_api::announce::{self, Previous};
 use keyapp::control::{self, Command};
-use local::*;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::time::Duration;
+use testkit::file_keyed::*;
+use testkit::stranger::Stranger;
 
 async fn approve(runtime_dir: &std::path::Path, id: &str) {
     control::call(runtime_dir, &Command::Approve { id: id.to_owned() }).await.unwrap().unwrap();

@@ -8,8 +8,7 @@ use keyapp::control::Command;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 
-mod common;
-use common::*;
+use testkit::env::*;
 
 async fn pending(env: &Env) -> Vec<Value> {
     person(env, Command::Pending).await.unwrap().as_array().unwrap().clone()

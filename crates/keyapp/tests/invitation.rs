@@ -1,4 +1,4 @@
-//! Invitations end to end (issue 13, §5.10): a booking someone else made names
+//! Invitations end to end (§5.10): a booking someone else made names
 //! this person as a required participant; their agent reads it from the test
 //! host over HTTPS (`GET /bookings/{id}`, §5.5) and asks the key app. Run under
 //! scripts/with-keyring, like e2e.rs.
@@ -6,45 +6,19 @@
 use agent::AgentClient;
 use ed25519_dalek::SigningKey;
 use keyapp::control::Command;
-use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use schcp::claims::{Action, BookingResponse, Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault};
-use schcp::jwk::Jwk;
 use schcp::verify::{verify_mandate_chain, ChainContext};
 use serde_json::{json, Value};
 use testhost::{TestHost, TestHostConfig};
-
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::invitation::{fetch_booking, invited, sam, BOOKERS_MANDATE};
+use testkit::{now, principal_of};
 
 const HOST: &str = "maple-street-auto";
-/// The booker's root mandate, as the host's receipt names it (§5.3).
-const BOOKERS_MANDATE: &str = "m-booker";
-
-fn principal_of(key: &SigningKey) -> String {
-    Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
-}
-
-fn sam() -> String {
-    principal_of(&SigningKey::from_bytes(&[0x90; 32]))
-}
-
-async fn start_in(locale: &str) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let host = TestHost::start(TestHostConfig::default()).await;
-    let mut config = config_for(dir.path(), &host);
-    config.locale = Some(locale.into());
-    let app = keyapp::app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
-    Env { _dir: dir, host, config, app }
-}
 
 async fn my_principal(a: &AgentClient) -> String {
     a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned()
-}
-
-async fn pending_ids(env: &Env) -> Vec<String> {
-    let v = person(env, Command::Pending).await.unwrap();
-    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
 }
 
 /// 13:00 Toronto time `days_ahead` from today, as the host writes times.
@@ -60,56 +34,23 @@ fn day_words(days_ahead: i64) -> String {
 /// The booker Sam (named `booker_name`), this person invited (§5.10's example: a
 /// brother, answer within a day, released by default), and a child coming along.
 fn participants(me: &str, booker_name: Option<&str>, confirm_by: &str) -> Vec<Participant> {
-    vec![
-        Participant {
-            who: Some(sam()),
-            name: booker_name.map(Into::into),
-            role: ParticipantRole::Booker,
-            relationship: None,
-            confirm_within: None,
-            confirm_by: None,
-            default: None,
-            status: Some(ParticipantStatus::NotRequired),
-        },
-        Participant {
-            who: Some(me.to_owned()),
-            name: Some("Alex".into()),
-            role: ParticipantRole::Invitee,
-            relationship: Some("brother".into()),
-            confirm_within: Some("P1D".into()),
-            confirm_by: Some(confirm_by.to_owned()),
-            default: Some(ReconfirmDefault::Release),
-            status: Some(ParticipantStatus::Pending),
-        },
-        Participant {
-            who: None,
-            name: Some("Mira".into()),
-            role: ParticipantRole::Attendee,
-            relationship: Some("child".into()),
-            confirm_within: None,
-            confirm_by: None,
-            default: None,
-            status: Some(ParticipantStatus::NotRequired),
-        },
-    ]
+    let mut all = invited(me, booker_name, confirm_by);
+    all.push(Participant {
+        who: None,
+        name: Some("Mira".into()),
+        role: ParticipantRole::Attendee,
+        relationship: Some("child".into()),
+        confirm_within: None,
+        confirm_by: None,
+        default: None,
+        status: Some(ParticipantStatus::NotRequired),
+    });
+    all
 }
 
 /// An oil change `days_ahead` from today, signed by the host.
 fn offer_in(host: &TestHost, days_ahead: i64) -> String {
     future_offer(host, days_ahead).1
-}
-
-/// `GET /bookings/{id}` over HTTPS, trusting only the test host's CA.
-async fn fetch_booking(host: &TestHost, booking_id: &str) -> Value {
-    let (domain, addr) = host.resolve();
-    let client = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
-        .resolve(&domain, addr)
-        .build()
-        .unwrap();
-    let r = client.get(host.booking_url(booking_id)).send().await.unwrap();
-    assert_eq!(r.status(), StatusCode::OK);
-    r.json().await.unwrap()
 }
 
 fn invitation(env: &Env, booking: &Value, key: &str) -> Value {
@@ -271,7 +212,7 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
 
 #[tokio::test]
 async fn in_french_without_a_contact_name_and_a_decline_issues_nothing() {
-    let env = start_in("fr").await;
+    let env = start_with(|config| config.locale = Some("fr".into())).await;
     let a = paired_agent(&env, 41).await;
     let me = my_principal(&a).await;
     let offer = offer_in(&env.host, 6);

@@ -1,4 +1,4 @@
-//! The service's logs (issue 8), in a test binary of their own: tracing
+//! The service's logs, in a test binary of their own: tracing
 //! caches which events a call site's subscribers want, so a subscriber set
 //! for one test is only reliable in a process no other test logs from.
 
@@ -6,8 +6,7 @@ use keyapp::control::Command;
 use reqwest::Method;
 use serde_json::json;
 
-mod common;
-use common::*;
+use testkit::env::*;
 
 /// A writer the test subscriber appends every log line to.
 #[derive(Clone, Default)]

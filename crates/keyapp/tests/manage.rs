@@ -13,8 +13,7 @@ use schcp::refusal::Reason;
 use serde_json::json;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
-
-const T0: i64 = 1_800_000_000;
+use testkit::service::{self, movable_clock, T0};
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -24,21 +23,8 @@ struct Env {
 
 async fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-    let config = Config::default();
-    let discovery = DiscoveryClient::new(&config.discovery).unwrap();
-    let clock = Arc::new(AtomicI64::new(T0));
-    let c = clock.clone();
-    let svc = Service::new(
-        store,
-        Arc::new(SigningKey::from_bytes(&[7; 32])),
-        None,
-        config,
-        discovery,
-        schcp_consent::Language::English,
-        Arc::new(move || c.load(Ordering::SeqCst)),
-    )
-    .unwrap();
+    let (clock, read) = movable_clock(T0);
+    let svc = service::open(dir.path(), read).await;
     Env { _dir: dir, svc, clock }
 }
 

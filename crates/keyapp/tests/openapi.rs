@@ -1,4 +1,4 @@
-//! docs/openapi.json against the running key app (issue 8): the service started
+//! docs/openapi.json against the running key app: the service started
 //! for real (agent API, status API, HTTPS test hosts for discovery), every route
 //! called, for its successes and its main refusals, and each real response
 //! checked against the document: its status declared for that path and method,
@@ -14,7 +14,7 @@
 use ed25519_dalek::SigningKey;
 use jsonschema::{Draft, Registry, Validator};
 use keyapp::app::{self, Running};
-use keyapp::config::Config;
+use keyapp::config::KeystoreBackend;
 use keyapp::keystore::PassphraseSource;
 use reqwest::header::HeaderMap;
 use reqwest::{Method, RequestBuilder};
@@ -23,9 +23,10 @@ use schcp::httpsig::sign_request;
 use schcp::jwk::Jwk;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::Mutex;
 use testhost::{TestHost, TestHostConfig};
+use testkit::calendar::{meeting_offer, playdate_claims, signed_contract, trusting};
+use testkit::{now, principal_of};
 
 const DOC: &str = include_str!("../../../docs/openapi.json");
 /// The document's base URI in the validator's registry; never fetched.
@@ -194,46 +195,16 @@ struct Env {
 async fn start() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let host = TestHost::start(TestHostConfig::default()).await;
-    let calendar = TestHost::start(TestHostConfig {
-        host_id: "ellis-moreau".into(),
-        name: "Ellis's calendar".into(),
-        domain: "ellis.example".into(),
-        ..TestHostConfig::default()
-    })
-    .await;
-    let friend = TestHost::start(TestHostConfig {
-        host_id: "priya-shah".into(),
-        name: "Priya's calendar".into(),
-        domain: "priya.example".into(),
-        ..TestHostConfig::default()
-    })
-    .await;
-    let mut cas = Vec::new();
-    let mut resolve = Vec::new();
-    for (i, h) in [&host, &calendar, &friend].into_iter().enumerate() {
-        let ca = dir.path().join(format!("ca-{i}.pem"));
-        std::fs::write(&ca, h.ca_pem()).unwrap();
-        cas.push(format!("\"{}\"", ca.display()));
-        let (domain, addr) = h.resolve();
-        resolve.push(format!("\"{domain}\" = \"{addr}\""));
-    }
-    let text = format!(
-        "data_dir = \"{}\"\nlocale = \"en\"\nname = \"Ellis Moreau\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n\
-         [status_api]\nlisten = \"127.0.0.1:0\"\npublic_base = \"https://keyapp.example\"\n\
-         [discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n[keystore]\nbackend = \"file\"\n",
-        dir.path().join("data").display(),
-        cas.join(", "),
-        resolve.join(", ")
-    );
-    let config = Config::parse(&text, Path::new("openapi.toml")).unwrap();
+    let calendar = testkit::calendar::calendar("ellis-moreau", "Ellis's calendar", "ellis.example").await;
+    let friend = testkit::calendar::calendar("priya-shah", "Priya's calendar", "priya.example").await;
+    let mut config = trusting(dir.path(), &[&host, &calendar, &friend]);
+    config.name = Some("Ellis Moreau".into());
+    config.status_api.public_base = "https://keyapp.example".into();
+    config.keystore.backend = KeystoreBackend::File;
     let passphrase = PassphraseSource::Fixed(secrecy::SecretString::from("openapi test passphrase"));
     let app = app::start(config, passphrase).await.expect("the key app starts");
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
     Env { _dir: dir, host, calendar, friend, app, http, contract: Contract::load() }
-}
-
-fn now() -> i64 {
-    chrono::Utc::now().timestamp()
 }
 
 fn nonce() -> String {
@@ -385,51 +356,9 @@ impl Env {
     }
 }
 
-fn principal_of(key: &SigningKey) -> String {
-    Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
-}
-
 /// A §5.12 contract organized by `organizer`, naming `me` as a member.
 fn contract_for(me: &str, organizer: &SigningKey) -> String {
-    let start = (chrono::Utc::now() + chrono::Duration::days(3)).format("%Y-%m-%dT12:00:00-05:00").to_string();
-    let member = |principal: &str, name: &str, host: &str| {
-        json!({"principal": principal, "name": name, "host": host, "domain": null, "service_id": "playdate",
-               "offer_sha256": schcp::hash::sha256_b64(format!("offer at {host}"))})
-    };
-    let claims = json!({
-        "v": "0.4", "iss": principal_of(organizer), "principal_jwk": Jwk::ed25519(&organizer.verifying_key()),
-        "iat": now(), "exp": now() + 3600, "meeting_id": "mtg_7Hq2", "revision": 1, "title": "Playdate",
-        "tz": "America/Toronto", "start": start, "open_end": true,
-        "place": {"name": "Trinity Bellwoods Park playground", "locality": "Toronto"},
-        "members": [member(&principal_of(organizer), "Noor Haddad", "noor-haddad"),
-                    member(me, "Ellis Moreau", "ellis-moreau")],
-        "answers": "person_or_rule", "statement": "I approve: a playdate."
-    });
-    schcp::issue::meeting_contract(serde_json::from_value(claims).unwrap(), now(), organizer).unwrap().compact
-}
-
-/// An open-ended offer at `start` for a meeting: a person's calendar names its
-/// owner and the meeting's place; a business on its own premises names none.
-fn meeting_offer(host: &TestHost, owner: Option<&str>, start: &str) -> String {
-    let mut c = host.priced_offer(now());
-    let info = c.host.as_mut().unwrap();
-    if let Some(principal) = owner {
-        info.kind = Some(schcp::claims::HostKind::Person);
-        info.owner = Some(principal.to_owned());
-        c.service = schcp::claims::ServiceRef { id: "playdate".into(), name: "Playdate".into() };
-        c.price = None;
-        c.total = None;
-        c.lines = None;
-        c.place = Some(schcp::claims::Place {
-            name: Some("Café Lumière".into()),
-            locality: Some("Toronto".into()),
-            ..Default::default()
-        });
-    }
-    c.slot.start = start.to_owned();
-    c.slot.end = None;
-    c.open_end = Some(true);
-    host.sign_offer(&c).unwrap()
+    signed_contract(playdate_claims(organizer, me, &[], now(), now() + 3600), now(), organizer).compact
 }
 
 // ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! The outbound policy (§5.8, issue 10): a URL an agent hands the key app cannot
+//! The outbound policy (§5.8): a URL an agent hands the key app cannot
 //! take the key app's HTTPS client anywhere but a public address or a name the
 //! person pinned in `[discovery] resolve`. Each refused URL points at a loopback
 //! listener of our own, which must see no connection at all; the test host

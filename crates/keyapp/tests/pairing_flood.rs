@@ -1,4 +1,4 @@
-//! Prompts a local process cannot flood (issue 10), over the real agent API: any
+//! Prompts a local process cannot flood, over the real agent API: any
 //! local process can make fresh keys, so pairing requests from unpaired agents
 //! are bounded all together, the rest refused with 429 and the §9 shape; a key
 //! the person declined is refused at once. (The expiry and cooldown clocks are

@@ -1,4 +1,4 @@
-//! Records private to their owner (issue 10): after the key app starts, its data
+//! Records private to their owner: after the key app starts, its data
 //! directory is 0700 and every file in it 0600 (the database, SQLite's `-wal`
 //! and `-shm`, the encrypted key, `agent-api.json`, the control socket), after a
 //! first start, after a restart, and when an older version left it looser.

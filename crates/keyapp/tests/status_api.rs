@@ -3,89 +3,26 @@
 //! and refusal the contract names, and the hostile-input bounds around them.
 //! Every refusal is checked to have the §9 shape and to have changed nothing.
 
-use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
+use keyapp::status_api::{RateLimit, StatusOptions};
 use keyapp::store::credentials::{self, CredentialRecord, RevokeOutcome};
-use keyapp::store::Store;
-use reqwest::header::{HeaderMap, CACHE_CONTROL, CONTENT_TYPE};
+use reqwest::header::CONTENT_TYPE;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+use testkit::now;
+use testkit::status::{answer, client, refusal, Embedded};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::net::{TcpSocket, TcpStream};
 
 const MAPLE: &str = "maple-street-auto";
 const OAK: &str = "oak-lane-garage";
 
-struct Server {
-    addr: SocketAddr,
-    store: Store,
-    _dir: tempfile::TempDir,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
+type Server = Embedded;
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-impl Server {
-    async fn start(options: StatusOptions) -> Server {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let state = StatusState::with_options(store.clone(), options);
-        let task = tokio::spawn(status_api::serve(listener, state));
-        Server { addr, store, _dir: dir, task }
-    }
-
-    async fn unlimited() -> Server {
-        Server::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.addr)
-    }
-
-    async fn mandate(&self, jti: &str, aud: &[&str], max: Option<u32>, shared: bool, exp: i64) {
-        credentials::record(
-            &self.store,
-            CredentialRecord {
-                jti: jti.into(),
-                kind: keyapp::kind::RequestKind::Mandate,
-                agent_jkt: None,
-                request_id: None,
-                aud: aud.iter().map(|s| s.to_string()).collect(),
-                scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
-                iat: now() - 60,
-                exp,
-                compact: "h.p.s".into(),
-                status_url: Some(format!("https://keyapp.example/status/{jti}")),
-                max_bookings: max,
-                shared_limit: shared,
-                booking_id: None,
-                host_keys: Default::default(),
-            },
-        )
-        .await
-        .unwrap();
-    }
-
-    async fn held(&self, jti: &str) -> Vec<String> {
-        let mut held = keyapp::store::claims::held_claims(&self.store, jti).await.unwrap();
-        held.sort();
-        held
-    }
-}
-
-fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
-}
-
-fn client() -> Client {
-    Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().unwrap()
+/// The status API with no rate limit.
+async fn unlimited() -> Server {
+    Server::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
 }
 
 fn client_from(ip: &str) -> Client {
@@ -95,31 +32,6 @@ fn client_from(ip: &str) -> Client {
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap()
-}
-
-/// Headers every response carries, and those none may carry (docs/agent-api.md §10).
-fn check_headers(h: &HeaderMap) {
-    assert_eq!(h.get(CACHE_CONTROL).map(|v| v.to_str().unwrap()), Some("no-store"), "{h:?}");
-    assert!(h.get("set-cookie").is_none(), "{h:?}");
-    assert!(!h.keys().any(|k| k.as_str().starts_with("access-control-")), "{h:?}");
-}
-
-/// Status code and JSON body of an answer, after checking its headers.
-async fn answer(r: reqwest::Response) -> (StatusCode, Value) {
-    let status = r.status();
-    check_headers(r.headers());
-    let bytes = r.bytes().await.unwrap();
-    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
-    (status, body)
-}
-
-/// A refusal: its status, code and reason, after checking the §9 shape.
-async fn refusal(r: reqwest::Response) -> (StatusCode, String, String, Value) {
-    let (status, body) = answer(r).await;
-    let e = &body["error"];
-    assert!(e["message"].is_string(), "{body}");
-    assert_eq!(body.as_object().unwrap().len(), 1, "{body}");
-    (status, e["code"].as_str().unwrap().to_owned(), e["reason"].as_str().unwrap().to_owned(), body)
 }
 
 async fn claim(c: &Client, s: &Server, jti: &str, claim_id: &str) -> reqwest::Response {
@@ -136,7 +48,7 @@ async fn get(c: &Client, s: &Server, jti: &str) -> (StatusCode, Value) {
 
 #[tokio::test]
 async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m-shared", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
     s.mandate("m-plain", &[MAPLE], Some(2), false, now() + 3600).await;
@@ -181,7 +93,7 @@ async fn get_reports_status_and_remaining_only_with_a_shared_limit() {
 
 #[tokio::test]
 async fn claims_answer_201_then_200_and_409_when_none_are_left() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
 
@@ -208,7 +120,7 @@ async fn claims_answer_201_then_200_and_409_when_none_are_left() {
 
 #[tokio::test]
 async fn releases_are_idempotent_and_take_the_whole_claim_id() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE, OAK], Some(3), true, now() + 3600).await;
     for id in ["maple-street-auto/h_1", "maple-street-auto/h/2", "oak-lane-garage/h 3"] {
@@ -247,7 +159,7 @@ async fn releases_are_idempotent_and_take_the_whole_claim_id() {
 
 #[tokio::test]
 async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE, OAK], Some(2), true, now() + 3600).await;
     assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
@@ -279,7 +191,7 @@ async fn revocation_shows_at_once_refuses_claims_and_still_takes_releases() {
 
 #[tokio::test]
 async fn expired_mandates_refuse_claims_and_still_take_releases() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE], Some(2), true, now() + 3600).await;
     assert_eq!(claim(&c, &s, "m", "maple-street-auto/h_1").await.status(), StatusCode::CREATED);
@@ -298,7 +210,7 @@ async fn expired_mandates_refuse_claims_and_still_take_releases() {
 
 #[tokio::test]
 async fn claims_that_cannot_apply_are_400_404_and_change_nothing() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE, OAK], Some(5), true, now() + 3600).await;
     s.mandate("plain", &[MAPLE], Some(5), false, now() + 3600).await;
@@ -338,7 +250,7 @@ async fn claims_that_cannot_apply_are_400_404_and_change_nothing() {
 
 #[tokio::test]
 async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
     let url = s.url("/status/m/claims");
@@ -437,7 +349,7 @@ async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
 
 #[tokio::test]
 async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors() {
-    let s = Server::unlimited().await;
+    let s = unlimited().await;
     let c = client();
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
     let (st, code, _, _) = refusal(c.get(s.url("/nothing/here")).send().await.unwrap()).await;

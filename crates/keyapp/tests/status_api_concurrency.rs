@@ -22,16 +22,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
+use testkit::now;
+use testkit::status::mandate;
 use tokio::net::TcpListener;
 
 const HOSTS: [&str; 3] = ["maple-street-auto", "oak-lane-garage", "elm-street-salon"];
 const ROUNDS: usize = 20;
 const TASKS: usize = 64;
-
-fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
-}
 
 fn client() -> Client {
     Client::builder().no_proxy().pool_max_idle_per_host(256).timeout(Duration::from_secs(60)).build().unwrap()
@@ -42,23 +40,9 @@ fn unthrottled() -> StatusOptions {
     StatusOptions { rate_limit: None, max_connections_per_peer: 1024, ..StatusOptions::default() }
 }
 
+/// A shared-limit mandate for every one of `HOSTS`, as the key app records it.
 fn record(jti: &str, max: u32) -> CredentialRecord {
-    CredentialRecord {
-        jti: jti.into(),
-        kind: keyapp::kind::RequestKind::Mandate,
-        agent_jkt: None,
-        request_id: None,
-        aud: HOSTS.iter().map(|h| h.to_string()).collect(),
-        scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
-        iat: now(),
-        exp: now() + 3600,
-        compact: "h.p.s".into(),
-        status_url: Some(format!("https://keyapp.example/status/{jti}")),
-        max_bookings: Some(max),
-        shared_limit: true,
-        booking_id: None,
-        host_keys: Default::default(),
-    }
+    mandate(jti, &HOSTS, Some(max), true, now() + 3600)
 }
 
 async fn held(store: &Store, jti: &str) -> BTreeSet<String> {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The real `schcp-mcp` binary driven by an MCP client nobody here wrote: the
-`mcp` package from PyPI (`stdio_client` + `ClientSession`), as issue 11 asks.
+`mcp` package from PyPI (`stdio_client` + `ClientSession`).
 
 It plays the README's "new user": the example host (Maple Street Auto), the key
 app (`schcp-keyapp serve`), the MCP server started by the client over stdio,

@@ -1,4 +1,4 @@
-//! The MCP server in-process (issue 11): an rmcp client over a duplex pipe
+//! The MCP server in-process: an rmcp client over a duplex pipe
 //! lists the tools and their schemas and calls each one against the key app
 //! started for real on loopback (OS keychain: run under scripts/with-keyring)
 //! and the HTTPS test host; the person answers over the real control socket.
@@ -19,8 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::invitation::served_invitation;
+use testkit::now;
+use testkit::stranger::Stranger;
 
 /// A client that counts the progress notifications it is sent.
 #[derive(Clone, Default)]
@@ -169,7 +171,7 @@ async fn every_tool_against_a_running_key_app() {
     // Not paired: status says so, and a request is refused with what to do.
     let status = m.ok("keyapp_status", json!({})).await;
     assert_eq!((status["running"].clone(), status["paired"].clone()), (json!(true), json!("not_paired")));
-    let offer = future_offer(&env.host, 5);
+    let offer = future_offer(&env.host, 5).1;
     let ask = json!({"offer": offer, "discovery": env.host.discovery_url()});
     let (sentence, detail) = m.refused("request_closed_mandate", ask.clone()).await;
     assert!(sentence.contains("not paired") && sentence.contains("call pair"), "{sentence}");
@@ -313,7 +315,7 @@ async fn every_tool_against_a_running_key_app() {
                                       "offer": offer}]});
     let (sentence, detail) = m.refused("request_meeting_contract", meeting).await;
     assert_eq!(detail["error"]["code"], "INVALID_REQUEST", "{sentence} {detail}");
-    let mut tampered: Vec<String> = future_offer(&env.host, 6).split('.').map(str::to_owned).collect();
+    let mut tampered: Vec<String> = future_offer(&env.host, 6).1.split('.').map(str::to_owned).collect();
     tampered[2] = schcp::b64::encode([0u8; 64]);
     let (sentence, detail) = m
         .refused("request_closed_mandate", json!({"offer": tampered.join("."), "discovery": env.host.discovery_url()}))
@@ -323,7 +325,7 @@ async fn every_tool_against_a_running_key_app() {
 
     // §5.3: nothing the key app signs comes from the agent. A consent text, an
     // offer hash or a cnf handed to a tool is refused before the key app is asked.
-    let offer2 = future_offer(&env.host, 7);
+    let offer2 = future_offer(&env.host, 7).1;
     for (tool, args) in [
         (
             "request_closed_mandate",
@@ -390,7 +392,7 @@ async fn every_tool_against_a_running_key_app() {
     let second = m.ok("request_closed_mandate", json!({"offer": offer2, "discovery": env.host.discovery_url()})).await;
     let second_id = second["request"]["request_id"].as_str().unwrap().to_owned();
     person(&env, Command::Decline { id: second_id }).await.unwrap();
-    let offer3 = future_offer(&env.host, 8);
+    let offer3 = future_offer(&env.host, 8).1;
     let (sentence, detail) =
         m.refused("request_closed_mandate", json!({"offer": offer3, "discovery": env.host.discovery_url()})).await;
     assert_eq!(detail["error"]["reason"], "cooldown");
@@ -424,7 +426,7 @@ async fn a_stranger_on_the_recorded_port_is_named_an_impostor() {
 
     // The key app stops; a crash would have left its agent-api.json, and a
     // stranger listens there, answering like a key app would, without a proof.
-    let Env { _dir, host, app } = env;
+    let Env { _dir, host, app, .. } = env;
     app.withdraw();
     drop(app);
     assert!(!info.exists(), "agent-api.json is gone after a clean stop");
@@ -448,7 +450,7 @@ async fn a_stranger_on_the_recorded_port_is_named_an_impostor() {
     let (sentence, detail) = m.refused("list_mandates", json!({})).await;
     assert!(sentence.contains("is not your key app"), "{sentence}");
     assert_eq!(detail["error"]["reason"], "keyapp_impostor", "{detail}");
-    let offer = future_offer(&host, 5);
+    let offer = future_offer(&host, 5).1;
     let (sentence, _) =
         m.refused("request_closed_mandate", json!({"offer": offer, "discovery": host.discovery_url()})).await;
     assert!(sentence.contains("is not your key app"), "{sentence}");

@@ -1,4 +1,4 @@
-//! The agent crate's typed client against the real key app (issue 11): typed
+//! The agent crate's typed client against the real key app: typed
 //! answers per kind and the §9 refusals as typed errors. It lives here, beside
 //! the MCP server's tests, because the agent crate never depends on the key app.
 
@@ -12,8 +12,9 @@ use reqwest::StatusCode;
 use schcp::verify::{verify_mandate_chain, ChainContext};
 use serde_json::Value;
 
-mod common;
-use common::*;
+use testkit::env::*;
+use testkit::invitation::served_invitation;
+use testkit::now;
 
 fn api(e: AgentError) -> agent::ApiError {
     match e {
@@ -64,7 +65,7 @@ async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
     assert_eq!(listed[0].aud, ["maple-street-auto"]);
 
     // Withdrawal, typed; a second one is INVALID_STATE not_pending.
-    let offer = future_offer(&env.host, 4);
+    let offer = future_offer(&env.host, 4).1;
     let closed = NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: env.host.discovery_url() });
     let r = a.request("closed-1", &closed).await.unwrap();
     assert_eq!(a.withdraw(&r.request_id).await.unwrap().status, RequestStatus::Withdrawn);
@@ -78,7 +79,7 @@ async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
     // the same second as the approval above, and still read as the last two
     // answers (the key app orders answers as they were given, migration 0009).
     for key in ["d1", "d2"] {
-        let offer = future_offer(&env.host, 5);
+        let offer = future_offer(&env.host, 5).1;
         let r = a
             .request(
                 key,
@@ -89,7 +90,7 @@ async fn the_typed_client_pairs_asks_waits_and_reads_refusals() {
         person(&env, Command::Decline { id: r.request_id.clone() }).await.unwrap();
         assert_eq!(a.request_status(&r.request_id, 0).await.unwrap().status, RequestStatus::Declined);
     }
-    let offer = future_offer(&env.host, 6);
+    let offer = future_offer(&env.host, 6).1;
     let e = api(a
         .request("d3", &NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: env.host.discovery_url() }))
         .await

@@ -1,7 +1,7 @@
 //! The crate's one error type, and the §9.2 code and reason each failure maps to.
 //!
 //! Every refusal maps to one SchCP code and reason here, in one place, so an
-//! HTTP edge never invents a string (STYLE.md).
+//! HTTP edge never invents a string.
 
 use crate::claims::Action;
 use crate::datetime::DateTimeError;

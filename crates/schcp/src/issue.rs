@@ -2,8 +2,8 @@
 //! §3.4, §5.3, §5.12, §7.9).
 //!
 //! Every builder takes verified input or the key app's own values, validates its
-//! output against the closed schema before signing (DESIGN.md: the key app
-//! validates its own output), and checks the signed result with the same
+//! output against the closed schema before signing (so nothing the key app
+//! signs is ever outside the schema), and checks the signed result with the same
 //! verification a host applies. Nothing here signs bytes a caller chose.
 
 use crate::claims::{

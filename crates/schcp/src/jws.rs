@@ -28,7 +28,7 @@ pub enum Typ {
     /// `kb+jwt`, an SD-JWT Key Binding JWT (§3.4).
     KbJwt,
     /// `schcp-status-update+jwt`: a key app's update to a hosted status
-    /// service (issue 12, [`crate::status_update`]).
+    /// service ([`crate::status_update`], docs/hosted-status.md).
     StatusUpdate,
     /// `schcp-keyapp-proof+jwt`: a key app proving to a local agent that it
     /// holds the principal key ([`crate::keyapp_proof`]).
@@ -229,7 +229,8 @@ impl<'a> Parsed<'a> {
 
 /// Something that holds a private key and signs JWS signing inputs this crate
 /// built. There is deliberately no way to pass it arbitrary bytes from outside
-/// the crate's own builders at the API edge (DESIGN.md: no "sign this hash").
+/// the crate's own builders at the API edge: the key app has no "sign this
+/// hash" call, every signature is over claims it built from verified input.
 pub trait Signer {
     /// The public key the signatures verify with; it decides the alg (§3.4).
     fn public_key(&self) -> PublicKey;

@@ -1,5 +1,5 @@
-//! Updates a key app publishes to a hosted status service (issue 12;
-//! docs/hosted-status.md): "register this credential's status" and "this
+//! Updates a key app publishes to a hosted status service
+//! (docs/hosted-status.md): "register this credential's status" and "this
 //! credential is revoked", each a compact JWS of type `schcp-status-update+jwt`
 //! signed by the principal's own key.
 //!
@@ -68,8 +68,8 @@ impl Operation {
     }
 }
 
-/// What the service keeps about a credential: nothing about the person
-/// (issue 12), only what a host's status call needs (§3.3).
+/// What the service keeps about a credential: nothing about the person (many
+/// principals share it), only what a host's status call needs (§3.3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
     /// The credential's `jti`: the last segment of its status URL.

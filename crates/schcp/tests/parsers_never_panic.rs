@@ -1,5 +1,6 @@
 //! Hostile input to every parser of the protocol crate returns a typed error,
-//! never a panic (STYLE.md: parsers are first-class test subjects). Complements
+//! never a panic (every parser faces what an agent or host sends, so each is a
+//! test subject of its own). Complements
 //! the per-module property tests of durations, money and date-times.
 
 use proptest::prelude::*;

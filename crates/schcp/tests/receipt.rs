@@ -1,5 +1,5 @@
-//! `verify_receipt` (§5.3 "A receipt is evidence of the agreement"; shape per
-//! DESIGN.md ReceiptClaims): the receipt names the booking's contract, how long the
+//! `verify_receipt` (§5.3 "A receipt is evidence of the agreement"; shape per the
+//! schema's ReceiptClaims): the receipt names the booking's contract, how long the
 //! host keeps its records, and how the person agreed.
 
 mod common;

@@ -7,7 +7,7 @@
 //!   and the type serializes back to JSON that validates again (and, for closed objects,
 //!   is the same JSON).
 //! - `invalid/`: named for the rule it breaks; fails the schema AND fails to deserialize
-//!   (issue 2 §3: the typed claims and the schema agree).
+//!   (the typed claims and the schema agree).
 //! - `invalid_semantic/`: passes the schema and the types, and is refused by a later
 //!   rule the schema cannot state (money: minor units, one currency, lines summing);
 //!   `expect` says which. `verify_offer`'s tests run them.

@@ -238,8 +238,8 @@ pub fn now() -> i64 {
 // ---------------------------------------------------------------------------
 // The claim body: `{"claim_id": "…"}` and nothing else.
 
-/// Why a claim body was refused, each with its own reason (STYLE.md: a host
-/// switches on `reason`, never on `message`).
+/// Why a claim body was refused, each with its own reason (SchCP §9.2: a host
+/// switches on `reason`; `message` is for a person).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 enum BodyRefusal {
     #[error("the body must be sent as Content-Type: application/json")]

@@ -5,7 +5,7 @@
 //! calls, and every call arrives from the proxy's address. Counting rate limits
 //! per peer would then put all hosts in one bucket, and one host's flood would
 //! refuse every other host's claims: the person's limit locked out by a stranger
-//! (issue 5: rate limiting "that cannot be used to lock a person out").
+//! (a rate limit must never be a way to lock a person out).
 //!
 //! Only peers the person lists as `trusted_proxies` are believed, and only the
 //! `X-Forwarded-For` entries they appended: the list is read from the right, each

@@ -4,7 +4,7 @@
 //! §9 refusals, the claim body, and the words both stores answer in.
 //!
 //! The key app's embedded status API (`schcp-keyapp`, on SQLite) and the hosted
-//! status service (`schcp-status`, on PostgreSQL, issue 12) both answer hosts
+//! status service (`schcp-status`, on PostgreSQL, docs/hosted-status.md) both answer hosts
 //! through it, so their wire output is one code's; and the hosted service, which
 //! many principals share, links none of the person's key app (keystore, records,
 //! agent API).

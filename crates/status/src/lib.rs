@@ -1,4 +1,4 @@
-//! `schcp-status`, the hosted status service (issue 12; docs/hosted-status.md):
+//! `schcp-status`, the hosted status service (docs/hosted-status.md):
 //! the key app's status API for many principals at once, namespaced by the
 //! principal key's thumbprint, on PostgreSQL, so hosts reach a person's status
 //! URLs while their laptop sleeps. Any number of stateless processes may serve

@@ -1,4 +1,4 @@
-//! `schcp-status --check` (issue 12): one sentence on what is wrong with the
+//! `schcp-status --check`: one sentence on what is wrong with the
 //! database URL, for each way it can be wrong, and `migrate` then `serve`.
 
 mod common;

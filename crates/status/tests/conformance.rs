@@ -1,4 +1,4 @@
-//! The status API conformance suite (issue 12): one set of checks of the wire
+//! The status API conformance suite: one set of checks of the wire
 //! contract hosts rely on (docs/agent-api.md §10, §3.3 "One consent, several
 //! hosts"), run against both implementations: the key app's embedded status
 //! API (SQLite) and schcp-status (PostgreSQL, namespaced by principal). Each
@@ -9,15 +9,13 @@
 mod common;
 
 use common::{answer, client, now, publish, refusal, registration, revocation, InProcess, Principal};
-use keyapp::status_api::{self, RateLimit, StatusOptions, StatusState};
+use keyapp::status_api::{RateLimit, StatusOptions};
 use keyapp::store::credentials::{self, CredentialRecord, RevokeOutcome};
-use keyapp::store::Store;
 use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
-use std::net::SocketAddr;
 use std::time::Duration;
 use testhost::{Signing, StatusRequest, TestHost, TestHostConfig};
-use tokio::net::TcpListener;
+use testkit::status::{mandate, Embedded};
 
 const MAPLE: &str = "maple-street-auto";
 const OAK: &str = "oak-lane-garage";
@@ -25,32 +23,14 @@ const OAK: &str = "oak-lane-garage";
 /// One implementation of the status API, with a way to set credentials up.
 enum Target {
     /// The key app's embedded status API over its SQLite store.
-    Embedded {
-        addr: SocketAddr,
-        store: Store,
-        _dir: tempfile::TempDir,
-        task: tokio::task::JoinHandle<std::io::Result<()>>,
-    },
+    Embedded(Embedded),
     /// schcp-status, credentials registered through its publishing route.
     Hosted { server: InProcess, principal: Principal },
 }
 
-impl Drop for Target {
-    fn drop(&mut self) {
-        if let Target::Embedded { task, .. } = self {
-            task.abort();
-        }
-    }
-}
-
 impl Target {
     async fn embedded(options: StatusOptions) -> Target {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let task = tokio::spawn(status_api::serve(listener, StatusState::with_options(store.clone(), options)));
-        Target::Embedded { addr, store, _dir: dir, task }
+        Target::Embedded(Embedded::start(options).await)
     }
 
     async fn hosted(options: StatusOptions) -> Target {
@@ -60,7 +40,7 @@ impl Target {
     /// The credential's status URL, plus `suffix`.
     fn url(&self, jti: &str, suffix: &str) -> String {
         match self {
-            Target::Embedded { addr, .. } => format!("http://{addr}/status/{jti}{suffix}"),
+            Target::Embedded(server) => server.url(&format!("/status/{jti}{suffix}")),
             Target::Hosted { server, principal } => {
                 format!("{}/status/{}/{jti}{suffix}", server.base(), principal.thumb)
             }
@@ -69,7 +49,7 @@ impl Target {
 
     fn base(&self) -> String {
         match self {
-            Target::Embedded { addr, .. } => format!("http://{addr}"),
+            Target::Embedded(server) => server.url(""),
             Target::Hosted { server, .. } => server.base(),
         }
     }
@@ -90,24 +70,9 @@ impl Target {
         host_keys: status_edge::HostKeys,
     ) {
         match self {
-            Target::Embedded { store, .. } => credentials::record(
-                store,
-                CredentialRecord {
-                    jti: jti.into(),
-                    kind: keyapp::kind::RequestKind::Mandate,
-                    agent_jkt: None,
-                    request_id: None,
-                    aud: aud.iter().map(|s| s.to_string()).collect(),
-                    scope: vec![schcp::claims::Action::Hold, schcp::claims::Action::Book],
-                    iat: now() - 60,
-                    exp,
-                    compact: "h.p.s".into(),
-                    status_url: Some(format!("https://keyapp.example/status/{jti}")),
-                    max_bookings: max,
-                    shared_limit: shared,
-                    booking_id: None,
-                    host_keys,
-                },
+            Target::Embedded(server) => credentials::record(
+                &server.store,
+                CredentialRecord { host_keys, ..mandate(jti, aud, max, shared, exp) },
             )
             .await
             .unwrap(),
@@ -125,7 +90,7 @@ impl Target {
 
     async fn revoke(&self, jti: &str) {
         match self {
-            Target::Embedded { store, .. } => {
+            Target::Embedded(Embedded { store, .. }) => {
                 assert_eq!(credentials::revoke(store, jti, now()).await.unwrap(), RevokeOutcome::Revoked)
             }
             Target::Hosted { server, principal } => {
@@ -137,7 +102,7 @@ impl Target {
 
     async fn held(&self, jti: &str) -> Vec<String> {
         let mut held = match self {
-            Target::Embedded { store, .. } => keyapp::store::claims::held_claims(store, jti).await.unwrap(),
+            Target::Embedded(Embedded { store, .. }) => keyapp::store::claims::held_claims(store, jti).await.unwrap(),
             Target::Hosted { server, principal } => {
                 schcp_status::store::held_claims(&server.pool, &principal.thumb, jti).await.unwrap()
             }

@@ -1,5 +1,5 @@
 //! The publishing route (docs/hosted-status.md): what schcp-status accepts
-//! from a key app, and what it refuses (issue 12: forged, replayed, out of the
+//! from a key app, and what it refuses (forged, replayed, out of the
 //! iat window, un-revoking, changed limits, oversized) — each refusal with the
 //! §9 shape and nothing written.
 

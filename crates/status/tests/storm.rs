@@ -1,18 +1,19 @@
 //! Several schcp-status processes on one PostgreSQL, 64 concurrent hosts
-//! claiming, repeating and releasing (issue 12): the shared limit is exact
+//! claiming, repeating and releasing: the shared limit is exact
 //! (§3.3: "one booking fewer left, never one more") whichever process answers,
 //! and a process killed with SIGKILL mid-storm loses no acknowledged claim and
 //! grants nothing extra.
 
 mod common;
 
-use common::{client, now, pool, publish, registration, Principal, Process};
+use common::{client, now, pool, publish, registration, spawn, Principal};
 use reqwest::{Client, StatusCode};
 use schcp_status::store;
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
+use testkit::status_process::StatusProcess;
 
 const CLIENTS: usize = 64;
 const PROCESSES: usize = 3;
@@ -23,7 +24,7 @@ const HOSTS: [&str; 4] = ["maple-street-auto", "oak-lane-garage", "elm-road-tyre
 type Bases = Arc<RwLock<Vec<String>>>;
 
 struct Storm {
-    procs: Vec<Process>,
+    procs: Vec<StatusProcess>,
     bases: Bases,
     principal: Arc<Principal>,
 }
@@ -32,8 +33,8 @@ impl Storm {
     async fn start(max: u32) -> Storm {
         // The schema first: `serve` refuses a database that is not migrated.
         drop(pool().await);
-        let procs: Vec<Process> = (0..PROCESSES).map(|_| Process::spawn(8)).collect();
-        let bases = Arc::new(RwLock::new(procs.iter().map(Process::base).collect()));
+        let procs: Vec<StatusProcess> = (0..PROCESSES).map(|_| spawn(8)).collect();
+        let bases = Arc::new(RwLock::new(procs.iter().map(StatusProcess::base).collect()));
         let principal = Arc::new(Principal::ed25519());
         let reg = registration("m", &HOSTS, Some(max), true, now() + 3600);
         let r = publish(&client(), &procs[0].base(), &principal.thumb, principal.update(&reg)).await;
@@ -43,7 +44,7 @@ impl Storm {
 
     fn kill_and_replace(&mut self, i: usize) {
         self.procs[i].kill();
-        let fresh = Process::spawn(8);
+        let fresh = spawn(8);
         self.bases.write().unwrap()[i] = fresh.base();
         self.procs[i] = fresh;
     }

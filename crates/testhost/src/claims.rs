@@ -1,5 +1,5 @@
 //! The claims the test host signs: the discovery document (§2.1), booking and change
-//! offers (§5.2, §5.7) and receipts (§5.3, DESIGN.md "ReceiptClaims").
+//! offers (§5.2, §5.7) and receipts (§5.3, `ReceiptClaims` in schemas/schcp.schema.json).
 //!
 //! Built as typed `schcp::claims` values where the shape is closed, so a field the
 //! protocol crate renames or adds breaks this crate's build rather than a test later.

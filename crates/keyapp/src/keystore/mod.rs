@@ -1,4 +1,4 @@
-//! Key custody (DESIGN.md "Key custody"): the principal's Ed25519 key, created
+//! Key custody: the principal's Ed25519 key, created
 //! on first run and kept in the OS keychain (`os`) or, where there is none, in
 //! an age file encrypted under a passphrase (`file`).
 //!
@@ -424,7 +424,7 @@ impl fmt::Debug for PrincipalKey {
 
 /// Why the key could not be loaded or created. Each message is one sentence
 /// saying what is wrong and what to do, because the service prints it and
-/// does not start (issue 4).
+/// does not start.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum KeystoreError {

@@ -57,7 +57,7 @@ use schcp_consent::Language;
 use std::sync::Arc;
 
 /// The principal key as the service uses it: it signs JWS signing inputs the
-/// protocol crate built, and nothing else (DESIGN.md: no "sign this" call).
+/// protocol crate built, and nothing else: there is no "sign this" call.
 pub type PrincipalSigner = Arc<dyn Signer + Send + Sync>;
 
 /// Seconds since the epoch; injectable so tests can move time.

@@ -37,7 +37,8 @@ pub(super) struct Issued {
     pub(super) result: Value,
     /// Recorded in the approval's transaction; `request_id` is the pipeline's.
     pub(super) credentials: Vec<CredentialRecord>,
-    /// A host-signed receipt the credential was built on (DESIGN.md "Records").
+    /// A host-signed receipt the credential was built on, kept so the person can
+    /// look back at what was agreed.
     pub(super) receipt: Option<ReceiptRecord>,
     /// The meeting a contract or acceptance is about (§5.12).
     pub(super) meeting: Option<MeetingRecord>,
@@ -228,7 +229,7 @@ pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Re
 }
 
 /// Refuses what starts at or before `now`: a yes to a slot that has begun
-/// could only be used for something the person was not shown (issue 10).
+/// could only be used for something the person was not shown.
 pub(super) fn not_begun(what: &str, start: &str, now: i64) -> Result<(), ServiceError> {
     let at =
         schcp::datetime::parse_date_time(start).map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?;

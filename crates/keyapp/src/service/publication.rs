@@ -1,4 +1,4 @@
-//! Publishing to a hosted status service (issue 12; docs/hosted-status.md): the
+//! Publishing to a hosted status service (docs/hosted-status.md): the
 //! outbox (`store::outbox`) drained in order, each row turned into one update
 //! the key app builds itself from the credential's own record and signs with
 //! the principal key, and acknowledged only when the service says it recorded it.

@@ -1,4 +1,4 @@
-//! What the person can look back at (DESIGN.md "Records"): credentials issued,
+//! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
 use super::pipeline::corrupt;
@@ -21,7 +21,7 @@ pub struct CredentialView {
     pub status: CredentialStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub remaining: Option<i64>,
-    /// Hosted mode (issue 12): what the status service has not yet acknowledged.
+    /// Hosted mode (docs/hosted-status.md): what the status service has not yet acknowledged.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub publication: Option<Publication>,
     /// `publication` in words, in the person's language (locales/*/ui.ftl).
@@ -41,7 +41,7 @@ pub struct CredentialView {
     pub agent_jkt: Option<String>,
 }
 
-/// What the hosted status service still lacks about a credential (issue 12).
+/// What the hosted status service still lacks about a credential.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum Publication {
@@ -273,7 +273,7 @@ impl Service {
                 .await?;
         let Some((kind, status_url, exp)) = row else { return Err(ServiceError::NotFound("credential")) };
         let kind: RequestKind = kind.parse().map_err(corrupt)?;
-        // DESIGN.md: what the person is told is what hosts see. A credential no
+        // What the person is told is what hosts see. A credential no
         // status URL names (a rule is never published, §7.9) cannot be taken
         // back; saying "revoked" would tell the person something untrue.
         if !kind.revocable() || status_url.is_none() {

@@ -316,7 +316,7 @@ impl Service {
     /// An agent sees only its own requests; another's is "not found". In
     /// hosted mode an approved request whose credential the status service has
     /// not yet acknowledged is still `pending` to the agent, without a result:
-    /// no host may see a 404 for a mandate that exists (issue 12), so the
+    /// no host may see a 404 for a mandate that exists, so the
     /// credential is delivered once registered, and a long poll keeps waiting
     /// until then (docs/decisions.md).
     pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
@@ -413,7 +413,7 @@ impl Service {
             // What each aud host was verified with, kept with the credential (§2.2).
             let aud: Vec<HostBinding> = hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
             crate::store::host_bindings::record_credential_hosts(&mut tx, &c.jti, &aud).await?;
-            // Hosted mode (issue 12): the registration is owed in the same
+            // Hosted mode (docs/hosted-status.md): the registration is owed in the same
             // transaction as the credential, so neither exists without the other.
             if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
                 if url.starts_with(&format!("{base}/status/")) {

@@ -205,7 +205,7 @@ pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome,
 }
 
 /// [`revoke`], and in the same transaction owes the hosted status service the
-/// revocation (`outbox`) when the credential was registered there (issue 12):
+/// revocation (`outbox`) when the credential was registered there:
 /// recorded here at once, published until acknowledged.
 pub async fn revoke_and_publish(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
     revoke_with(store, jti, now, true).await

@@ -1,4 +1,4 @@
-//! Records in SQLite (DESIGN.md "Records"): one database under `data_dir`, WAL,
+//! Records in SQLite: one database under `data_dir`, WAL,
 //! migrations in `crates/keyapp/migrations`. Every state change is one
 //! transaction, so a crash at any point leaves nothing half made.
 

@@ -1,4 +1,4 @@
-//! The hosted status service's outbox (issue 12; docs/hosted-status.md): what the
+//! The hosted status service's outbox (docs/hosted-status.md): what the
 //! key app still has to publish there. A registration row is written in the
 //! transaction that records its credential, a revocation row in the one that
 //! sets `revoked_at`, so the records and what is owed to the service never
@@ -189,7 +189,7 @@ pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
 
 /// Whether the credential request `request_id` issued is still withheld from
 /// its agent. It is until the hosted service has its registration: it must not
-/// reach the agent before a host could find it at its status URL (issue 12).
+/// reach the agent before a host could find it at its status URL.
 /// And a credential the person revoked before it was ever handed over stays
 /// withheld until the service has the revocation too; otherwise the agent
 /// would get it while hosts still read "active". A revocation recorded in the

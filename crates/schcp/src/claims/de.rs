@@ -1,5 +1,6 @@
 //! Deserialization helpers that make the typed claims refuse exactly what the schema
-//! refuses (issue 2 §3: "the typed claims and the schema must agree").
+//! refuses: the typed claims and the schema must agree, or one would let in what
+//! the other refuses.
 //!
 //! Strings with a grammar (dates, durations, hashes, ids) stay `String`s in the types,
 //! but are checked on the way in against the schema's own primitive definition, so the

@@ -400,7 +400,8 @@ wire! {
 }
 
 wire! {
-    /// Issuer-signed claims of a `dc+sd-jwt` mandate (§3.4, shape per DESIGN.md), before
+    /// Issuer-signed claims of a `dc+sd-jwt` mandate (§3.4; the draft lists no table, so
+    /// the shape is fixed by `SdJwtMandateClaims` in schemas/schcp.schema.json), before
     /// disclosures are resolved.
     #[derive(Debug, Clone, PartialEq, Eq)]
     #[serde(deny_unknown_fields)]

@@ -1,4 +1,5 @@
-//! Receipts (§5.3; shape per DESIGN.md "Shapes the draft leaves open"): the host's
+//! Receipts (§5.3; the plain-text draft lost the table, so the shape is fixed by
+//! `ReceiptClaims` in schemas/schcp.schema.json): the host's
 //! signed evidence of a booking, of the contract it stands on, and of how the person
 //! agreed to it.
 

@@ -292,7 +292,7 @@ pub(crate) fn booking_claims(offer_sha256: Option<&str>) -> Value {
     })
 }
 
-/// ReceiptClaims (DESIGN.md) for that booking on the offer with hash `offer_sha256`,
+/// ReceiptClaims (schemas/schcp.schema.json) for that booking on the offer with hash `offer_sha256`,
 /// accepted under the closed mandate MANDATE_JTI.
 pub(crate) fn receipt_claims(offer_sha256: &str) -> Value {
     json!({

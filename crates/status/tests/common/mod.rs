@@ -1,23 +1,27 @@
 //! What the schcp-status tests share: the database (a real PostgreSQL, from
 //! `DATABASE_URL`; scripts/with-postgres starts a throwaway one), principals
-//! that sign updates, in-process and spawned servers, and HTTP helpers.
+//! that sign updates, in-process and spawned servers, and HTTP helpers (those
+//! the key app's suites use too are testkit's).
 #![allow(dead_code)]
 
 use ed25519_dalek::SigningKey;
-use reqwest::header::{HeaderMap, CACHE_CONTROL};
 use reqwest::{Client, StatusCode};
 use schcp::jws::Signer;
 use schcp::status_update::{self, Operation, Registration};
 use schcp_status::service::{self, ServiceState};
 use schcp_status::store::{self, DbOptions, MIGRATOR};
-use serde_json::Value;
 use sqlx::PgPool;
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use testkit::status_process::StatusProcess;
 use tokio::net::TcpListener;
+
+#[allow(unused_imports)] // each test binary uses its own subset
+pub(crate) use testkit::{
+    now,
+    status::{answer, client},
+};
 
 /// The database under test. Missing `DATABASE_URL` is a failure, never a skip:
 /// these tests are the proof that the claim is exact on PostgreSQL.
@@ -38,10 +42,6 @@ pub(crate) async fn pool() -> PgPool {
     let pool = store::connect(&database_url(), &DbOptions { pool_size: 8, ..DbOptions::default() }).await.unwrap();
     MIGRATOR.run(&pool).await.unwrap();
     pool
-}
-
-pub(crate) fn now() -> i64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs() as i64
 }
 
 /// A principal with its own namespace: every test gets a fresh key, so tests
@@ -132,83 +132,17 @@ impl InProcess {
     }
 }
 
-/// A `schcp-status serve` process (the real binary), killed on drop.
-pub(crate) struct Process {
-    pub(crate) child: Child,
-    pub(crate) addr: SocketAddr,
-    _config: tempfile::NamedTempFile,
-}
-
-impl Process {
-    /// Starts a server with the rate limit off (the storm is one client
-    /// address) and `pool_size` connections.
-    pub(crate) fn spawn(pool_size: u32) -> Process {
-        let mut config = tempfile::NamedTempFile::new().unwrap();
-        use std::io::Write;
-        writeln!(config, "rate_per_second = 0\npool_size = {pool_size}").unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_schcp-status"))
-            .args(["--config", config.path().to_str().unwrap(), "serve", "--listen", "127.0.0.1:0"])
-            .env("DATABASE_URL", database_url())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on ")
-            .unwrap_or_else(|| panic!("schcp-status did not start: {line:?}"))
-            .parse()
-            .unwrap();
-        Process { child, addr, _config: config }
-    }
-
-    pub(crate) fn base(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    /// SIGKILL: no shutdown, open transactions cut off mid-way.
-    pub(crate) fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-pub(crate) fn client() -> Client {
-    Client::builder().no_proxy().timeout(Duration::from_secs(30)).build().unwrap()
-}
-
-/// Headers every answer carries, and those none may carry (docs/agent-api.md §10).
-pub(crate) fn check_headers(h: &HeaderMap) {
-    assert_eq!(h.get(CACHE_CONTROL).map(|v| v.to_str().unwrap()), Some("no-store"), "{h:?}");
-    assert!(h.get("set-cookie").is_none(), "{h:?}");
-    assert!(!h.keys().any(|k| k.as_str().starts_with("access-control-")), "{h:?}");
-}
-
-/// Status and JSON body, after checking the headers.
-pub(crate) async fn answer(r: reqwest::Response) -> (StatusCode, Value) {
-    let status = r.status();
-    check_headers(r.headers());
-    let bytes = r.bytes().await.unwrap();
-    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).unwrap() };
-    (status, body)
+/// Starts a `schcp-status serve` process (the real binary) with the rate limit
+/// off (the storm is one client address) and `pool_size` connections.
+pub(crate) fn spawn(pool_size: u32) -> StatusProcess {
+    let config = format!("rate_per_second = 0\npool_size = {pool_size}\n");
+    StatusProcess::spawn(Path::new(env!("CARGO_BIN_EXE_schcp-status")), &database_url(), "127.0.0.1:0", Some(&config))
 }
 
 /// A refusal's status, code and reason, after checking the §9 shape.
 pub(crate) async fn refusal(r: reqwest::Response) -> (StatusCode, String, String) {
-    let (status, body) = answer(r).await;
-    let e = &body["error"];
-    assert!(e["message"].is_string(), "{body}");
-    assert_eq!(body.as_object().map(|o| o.len()), Some(1), "{body}");
-    (status, e["code"].as_str().unwrap().to_owned(), e["reason"].as_str().unwrap().to_owned())
+    let (status, code, reason, _) = testkit::status::refusal(r).await;
+    (status, code, reason)
 }
 
 /// Publishes an update to `base`.

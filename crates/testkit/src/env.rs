@@ -1,8 +1,9 @@
-//! What the end-to-end test binaries share: the key app started for real on
-//! loopback ports with the OS keychain (under scripts/with-keyring), an HTTPS
-//! test host with its own CA, and agents signing real requests.
-#![allow(dead_code)] // each test binary uses its own subset
+//! The key app started for real on loopback ports with the OS keychain (run
+//! under scripts/with-keyring), beside an HTTPS test host with its own CA, and
+//! agents signing real requests to it. The person answers over the real
+//! control socket.
 
+use crate::now;
 use agent::AgentClient;
 use ed25519_dalek::SigningKey;
 use keyapp::app::{self, Running};
@@ -16,44 +17,58 @@ use serde_json::{json, Value};
 use std::path::Path;
 use testhost::{TestHost, TestHostConfig};
 
-pub(crate) struct Env {
-    pub(crate) _dir: tempfile::TempDir,
-    pub(crate) host: TestHost,
-    pub(crate) config: Config,
-    pub(crate) app: Running,
+/// A running key app, the host it trusts, and the folder holding its records.
+pub struct Env {
+    pub _dir: tempfile::TempDir,
+    pub host: TestHost,
+    pub config: Config,
+    pub app: Running,
 }
 
-pub(crate) fn config_for(dir: &Path, host: &TestHost) -> Config {
+/// The test host's key app configuration for records under `dir`.
+pub fn config_for(dir: &Path, host: &TestHost) -> Config {
     Config::parse(&host.keyapp_test_config(dir).unwrap(), Path::new("test.toml")).unwrap()
 }
 
-pub(crate) async fn start() -> Env {
+/// The key app beside a default test host, on the OS keychain.
+pub async fn start() -> Env {
+    start_with(|_| {}).await
+}
+
+/// The same, its configuration first changed by `edit` (a locale, hosted mode).
+pub async fn start_with(edit: impl FnOnce(&mut Config)) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let host = TestHost::start(TestHostConfig::default()).await;
-    let config = config_for(dir.path(), &host);
+    let mut config = config_for(dir.path(), &host);
+    edit(&mut config);
     assert_eq!(config.keystore.backend, KeystoreBackend::Os);
     let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
     Env { _dir: dir, host, config, app }
 }
 
-pub(crate) fn now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
-
-pub(crate) fn agent(env: &Env, seed: u8) -> AgentClient {
+/// An agent with the key `[seed; 32]`, not yet paired.
+pub fn agent(env: &Env, seed: u8) -> AgentClient {
     AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[seed; 32]))
 }
 
-pub(crate) fn jkt(client: &AgentClient) -> String {
+/// The agent's key thumbprint, as the key app names it.
+pub fn jkt(client: &AgentClient) -> String {
     Jwk::ed25519(&client.key().verifying_key()).thumbprint().unwrap()
 }
 
 /// The person's side, over the real control socket.
-pub(crate) async fn person(env: &Env, cmd: Command) -> Result<Value, Value> {
+pub async fn person(env: &Env, cmd: Command) -> Result<Value, Value> {
     control::call(&env.app.runtime_dir, &cmd).await.expect("the control socket answers")
 }
 
-pub(crate) async fn paired_agent(env: &Env, seed: u8) -> AgentClient {
+/// The ids of what waits for the person's answer.
+pub async fn pending_ids(env: &Env) -> Vec<String> {
+    let v = person(env, Command::Pending).await.unwrap();
+    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
+}
+
+/// An agent the person paired.
+pub async fn paired_agent(env: &Env, seed: u8) -> AgentClient {
     let a = agent(env, seed);
     let p = a.call(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Calendar Assistant"}))).await.unwrap();
     let id = p["pairing_id"].as_str().unwrap().to_owned();
@@ -63,8 +78,9 @@ pub(crate) async fn paired_agent(env: &Env, seed: u8) -> AgentClient {
     a
 }
 
-/// An offer for a slot in the future (the spec's slot is in the past by now).
-pub(crate) fn future_offer(host: &TestHost, days_ahead: i64) -> (OfferClaims, String) {
+/// An offer for 13:00 Toronto time `days_ahead` days from now (the spec's slot
+/// is in the past by now), and its compact JWS.
+pub fn future_offer(host: &TestHost, days_ahead: i64) -> (OfferClaims, String) {
     let mut c = host.priced_offer(now());
     let start = chrono::Utc::now() + chrono::Duration::days(days_ahead);
     c.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
@@ -73,6 +89,7 @@ pub(crate) fn future_offer(host: &TestHost, days_ahead: i64) -> (OfferClaims, St
     (c, compact)
 }
 
-pub(crate) fn closed_request(env: &Env, offer: &str, key: &str) -> Value {
+/// A `closed_mandate` request over `offer`.
+pub fn closed_request(env: &Env, offer: &str, key: &str) -> Value {
     json!({"kind": "closed_mandate", "idempotency_key": key, "offer": offer, "discovery": env.host.discovery_url()})
 }

@@ -1,0 +1,73 @@
+//! Invitations (§5.10): a tentative booking the booker Sam made that names this
+//! person as an invitee, served by the test host and read back over HTTPS as
+//! the person's agent reads it (`GET /bookings/{id}`, §5.5).
+
+use crate::env::future_offer;
+use crate::{now, principal_of};
+use ed25519_dalek::SigningKey;
+use schcp::claims::{Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault};
+use serde_json::Value;
+use testhost::TestHost;
+
+/// The root mandate the booker booked under, as the host's receipt names it (§5.3).
+pub const BOOKERS_MANDATE: &str = "m-booker";
+
+/// The booker Sam's principal id.
+pub fn sam() -> String {
+    principal_of(&SigningKey::from_bytes(&[0x90; 32]))
+}
+
+/// The booker Sam (named `booker_name`) and `me` invited as §5.10's example
+/// has it: a brother, answering by `confirm_by` (within a day), released by default.
+pub fn invited(me: &str, booker_name: Option<&str>, confirm_by: &str) -> Vec<Participant> {
+    vec![
+        Participant {
+            who: Some(sam()),
+            name: booker_name.map(Into::into),
+            role: ParticipantRole::Booker,
+            relationship: None,
+            confirm_within: None,
+            confirm_by: None,
+            default: None,
+            status: Some(ParticipantStatus::NotRequired),
+        },
+        Participant {
+            who: Some(me.to_owned()),
+            name: Some("Alex".into()),
+            role: ParticipantRole::Invitee,
+            relationship: Some("brother".into()),
+            confirm_within: Some("P1D".into()),
+            confirm_by: Some(confirm_by.to_owned()),
+            default: Some(ReconfirmDefault::Release),
+            status: Some(ParticipantStatus::Pending),
+        },
+    ]
+}
+
+/// `GET /bookings/{id}` at `host` over HTTPS, trusting only the test host's CA.
+pub async fn fetch_booking(host: &TestHost, booking_id: &str) -> Value {
+    let (domain, addr) = host.resolve();
+    let client = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
+        .resolve(&domain, addr)
+        .build()
+        .unwrap();
+    let r = client.get(host.booking_url(booking_id)).send().await.unwrap();
+    assert_eq!(r.status(), reqwest::StatusCode::OK);
+    r.json().await.unwrap()
+}
+
+/// A tentative booking Sam made for a slot `days_ahead` days from now that
+/// names `me` as an invitee who must answer by the day before, served by
+/// `host` and fetched as the person's agent fetches it. The served response
+/// and the contract's offer.
+pub async fn served_invitation(host: &TestHost, me: &str, days_ahead: i64) -> (Value, String) {
+    let confirm_by =
+        (chrono::Utc::now() + chrono::Duration::days(days_ahead - 1)).format("%Y-%m-%dT13:00:00-04:00").to_string();
+    let offer = future_offer(host, days_ahead).1;
+    let response =
+        host.tentative_booking(&offer, BOOKERS_MANDATE, invited(me, Some("Sam R."), &confirm_by), now()).unwrap();
+    let booking_id = response.booking.booking_id.clone();
+    host.serve_booking(response);
+    (fetch_booking(host, &booking_id).await, offer)
+}
