@@ -6,10 +6,7 @@
 use desktop::ui_strings::UiLanguage;
 use desktop::unlock::{self, Gate, GateView};
 use ed25519_dalek::SigningKey;
-use keyapp::config::Config;
-use keyapp::discovery::DiscoveryClient;
 use keyapp::service::{Requester, Service};
-use keyapp::store::Store;
 use schcp::jwk::Jwk;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -18,8 +15,7 @@ use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{mock_builder, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::WebviewWindow;
-
-const T0: i64 = 1_800_000_000;
+use testkit::service::{movable_clock, T0};
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -32,24 +28,8 @@ struct Env {
 
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(AtomicI64::new(T0));
-    let c = clock.clone();
-    let db = dir.path().join("keyapp.db");
-    let svc = tauri::async_runtime::block_on(async move {
-        let store = Store::open(&db).await.unwrap();
-        let config = Config::default();
-        let discovery = DiscoveryClient::new(&config.discovery).unwrap();
-        Service::new(
-            store,
-            Arc::new(SigningKey::from_bytes(&[7; 32])),
-            None,
-            config,
-            discovery,
-            schcp_consent::Language::English,
-            Arc::new(move || c.load(Ordering::SeqCst)),
-        )
-        .unwrap()
-    });
+    let (clock, read) = movable_clock(T0);
+    let svc = tauri::async_runtime::block_on(testkit::service::open(dir.path(), read));
     let gate = Arc::new(Gate::default());
     let app = desktop::commands::register(mock_builder())
         .manage(svc.clone())

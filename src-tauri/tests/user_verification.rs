@@ -5,32 +5,16 @@
 //! in for polkit (crates/keyapp/tests/polkit.rs asks a real one).
 
 use ed25519_dalek::SigningKey;
-use keyapp::config::Config;
-use keyapp::discovery::DiscoveryClient;
 use keyapp::service::{Requester, Service};
-use keyapp::store::Store;
-use keyapp::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, Verdict, VerdictFuture};
+use keyapp::user_verification::{Method, Refusal, Surface, Verdict};
 use schcp::jwk::Jwk;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{mock_builder, MockRuntime, INVOKE_KEY};
 use tauri::webview::InvokeRequest;
 use tauri::WebviewWindow;
-
-/// Answers what the test says, and keeps who it was asked about.
-struct Scripted {
-    verdict: Mutex<Verdict>,
-    asked: Mutex<Vec<Approval>>,
-}
-
-impl UserVerifier for Scripted {
-    fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
-        self.asked.lock().unwrap().push(approval.clone());
-        let verdict = self.verdict.lock().unwrap().clone();
-        Box::pin(async move { verdict })
-    }
-}
+use testkit::verifier::Scripted;
 
 struct Env {
     _dir: tempfile::TempDir,
@@ -42,25 +26,9 @@ struct Env {
 
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("keyapp.db");
-    let verifier = Arc::new(Scripted { verdict: Mutex::new(Ok(Method::Polkit)), asked: Mutex::new(Vec::new()) });
-    let v = verifier.clone();
-    let svc = tauri::async_runtime::block_on(async move {
-        let store = Store::open(&db).await.unwrap();
-        let config = Config::default();
-        let discovery = DiscoveryClient::new(&config.discovery).unwrap();
-        Service::new(
-            store,
-            Arc::new(SigningKey::from_bytes(&[7; 32])),
-            None,
-            config,
-            discovery,
-            schcp_consent::Language::English,
-            keyapp::service::system_clock(),
-        )
-        .unwrap()
-        .with_user_verifier(v)
-    });
+    let verifier = Scripted::new(Ok(Method::Polkit));
+    let open = testkit::service::open(dir.path(), keyapp::service::system_clock());
+    let svc = tauri::async_runtime::block_on(open).with_user_verifier(verifier.clone());
     let app = desktop::commands::register(mock_builder())
         .manage(svc.clone())
         .manage(Arc::new(desktop::unlock::Gate::default()))
@@ -85,7 +53,7 @@ fn call(e: &Env, cmd: &str, args: Value) -> Result<Value, Value> {
 }
 
 fn answer_with(e: &Env, verdict: Verdict) {
-    *e.verifier.verdict.lock().unwrap() = verdict;
+    e.verifier.answer(verdict);
 }
 
 /// A paired agent (approved with the verifier saying yes) and one pending rule request.
@@ -110,7 +78,7 @@ fn the_windows_yes_is_confirmed_for_the_desktop_apps_own_process() {
     let id = pending_rule(&e);
     let done = call(&e, "answer", json!({"id": id, "approve": true})).unwrap();
     assert_eq!(done["status"], "approved");
-    let asked = e.verifier.asked.lock().unwrap().clone();
+    let asked = e.verifier.asked();
     assert_eq!(asked.len(), 2, "the pairing and the request");
     for a in &asked {
         assert_eq!((a.asker.pid, a.asker.surface), (std::process::id(), Surface::Window));

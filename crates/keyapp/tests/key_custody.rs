@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use testkit::local_user::TestUser;
 
 /// Polkit's rules are one directory for the whole machine: tests that write
 /// one take turns.
@@ -25,26 +26,13 @@ static RULES: Mutex<()> = Mutex::new(());
 const UNLOCK_ACTION: &str = "org.schcp.keyapp.unlock";
 const PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-#[derive(Clone)]
-struct TestUser {
-    name: String,
-    uid: u32,
-    gid: u32,
-}
-
 fn test_user() -> TestUser {
-    let name = std::env::var("SCHCP_POLKIT_TEST_USER")
-        .expect("run under scripts/with-polkit as root (scripts/test does): it creates the test user");
-    let id = |flag: &str| -> u32 {
-        let out = Command::new("id").args([flag, &name]).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
-    };
     assert!(
         Path::new(keyapp::keystore::UNLOCK_HELPER).is_file(),
         "the unlock helper is not installed at {}: run scripts/install-unlock-helper (scripts/test does)",
         keyapp::keystore::UNLOCK_HELPER
     );
-    TestUser { uid: id("-u"), gid: id("-g"), name }
+    TestUser::required()
 }
 
 /// A polkit rule answering `answer` for the unlock action to `user`, in

@@ -15,6 +15,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+use testkit::local_user::TestUser;
 
 /// The rules directory is the machine's: one test at a time writes to it.
 static POLKIT: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
@@ -23,21 +24,8 @@ const PASSPHRASE: &str = "correct horse battery staple";
 const RULE_FILE: &str = "50-schcp-test-verify.rules";
 const ACTION: &str = "org.schcp.keyapp.approve";
 
-/// The non-root user scripts/with-polkit made: name, uid, gid.
-struct TestUser {
-    name: String,
-    uid: u32,
-    gid: u32,
-}
-
 fn test_user() -> TestUser {
-    let name = std::env::var("SCHCP_POLKIT_TEST_USER")
-        .expect("run under scripts/with-polkit, which names the non-root test user (SCHCP_POLKIT_TEST_USER)");
-    let id = |flag: &str| -> u32 {
-        let out = Command::new("id").args([flag, &name]).output().unwrap();
-        String::from_utf8(out.stdout).unwrap().trim().parse().unwrap()
-    };
-    TestUser { uid: id("-u"), gid: id("-g"), name }
+    TestUser::required()
 }
 
 /// What polkit answers the test user now, as `pkcheck` exits for one of their

@@ -7,39 +7,13 @@
 use ed25519_dalek::SigningKey;
 use keyapp::config::Config;
 use keyapp::control::{self, Command};
-use keyapp::discovery::DiscoveryClient;
 use keyapp::service::{RequestStatus, Requester, Service, ServiceError};
-use keyapp::store::Store;
-use keyapp::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, Verdict, VerdictFuture};
+use keyapp::user_verification::{Method, Refusal, Surface, Verdict};
 use schcp::jwk::Jwk;
 use serde_json::json;
-use std::sync::{Arc, Mutex};
-
-/// Answers what the test says, and keeps what it was asked.
-struct Scripted {
-    verdict: Mutex<Verdict>,
-    asked: Mutex<Vec<Approval>>,
-}
-
-impl Scripted {
-    fn new(verdict: Verdict) -> Arc<Scripted> {
-        Arc::new(Scripted { verdict: Mutex::new(verdict), asked: Mutex::new(Vec::new()) })
-    }
-    fn answer(&self, verdict: Verdict) {
-        *self.verdict.lock().unwrap() = verdict;
-    }
-    fn asked(&self) -> Vec<Approval> {
-        self.asked.lock().unwrap().clone()
-    }
-}
-
-impl UserVerifier for Scripted {
-    fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
-        self.asked.lock().unwrap().push(approval.clone());
-        let verdict = self.verdict.lock().unwrap().clone();
-        Box::pin(async move { verdict })
-    }
-}
+use std::sync::Arc;
+use testkit::service;
+use testkit::verifier::Scripted;
 
 struct Env {
     dir: tempfile::TempDir,
@@ -49,21 +23,8 @@ struct Env {
 
 async fn env(verdict: Verdict) -> Env {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-    let config = Config::default();
-    let discovery = DiscoveryClient::new(&config.discovery).unwrap();
     let verifier = Scripted::new(verdict);
-    let svc = Service::new(
-        store,
-        Arc::new(SigningKey::from_bytes(&[7; 32])),
-        None,
-        config,
-        discovery,
-        schcp_consent::Language::English,
-        keyapp::service::system_clock(),
-    )
-    .unwrap()
-    .with_user_verifier(verifier.clone());
+    let svc = service::open(dir.path(), keyapp::service::system_clock()).await.with_user_verifier(verifier.clone());
     Env { dir, svc, verifier }
 }
 

@@ -4,7 +4,7 @@
 //! moves (`service`), hosts' offers and bookings (`calendar`,
 //! `invitation`), other local users and strangers on the key app's ports
 //! (`local_user`, `stranger`), and the status API as hosts call it (`status`,
-//! `status_process`, `load`).
+//! `status_process`, `load`), and a user verifier a test scripts (`verifier`).
 //!
 //! The layout rule holds here too: whatever acts as an agent or a host reaches
 //! the key app over HTTP only ([`agent::AgentClient`], the test host); the key
@@ -24,6 +24,7 @@ pub mod service;
 pub mod status;
 pub mod status_process;
 pub mod stranger;
+pub mod verifier;
 
 /// Seconds since the epoch, now.
 pub fn now() -> i64 {

@@ -9,17 +9,39 @@ pub fn is_root() -> bool {
     rustix::process::geteuid().is_root()
 }
 
+/// The non-root user scripts/with-polkit makes (`$SCHCP_POLKIT_TEST_USER`):
+/// its name and ids, for tests that run the service or the CLI as that user.
+#[derive(Debug, Clone)]
+pub struct TestUser {
+    pub name: String,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl TestUser {
+    /// The user scripts/with-polkit named, if the test runs under it.
+    pub fn from_env() -> Option<TestUser> {
+        let name = std::env::var("SCHCP_POLKIT_TEST_USER").ok()?;
+        let id = |flag: &str| {
+            let out = Command::new("id").args([flag, &name]).output().expect("id runs");
+            String::from_utf8(out.stdout).unwrap().trim().parse::<u32>().expect("a numeric id")
+        };
+        Some(TestUser { uid: id("-u"), gid: id("-g"), name })
+    }
+
+    /// The same, required: the test cannot run without it.
+    pub fn required() -> TestUser {
+        TestUser::from_env().expect(
+            "run as root under scripts/with-polkit (scripts/test does), which names the non-root test user \
+             (SCHCP_POLKIT_TEST_USER)",
+        )
+    }
+}
+
 /// The other local user: `$SCHCP_POLKIT_TEST_USER` (scripts/with-polkit makes
 /// it), else `nobody`'s uid, which needs no account to own a socket. (uid, gid).
 pub fn other_uid() -> (u32, u32) {
-    if let Some(user) = std::env::var_os("SCHCP_POLKIT_TEST_USER") {
-        let id = |flag: &str| {
-            let out = Command::new("id").arg(flag).arg(&user).output().expect("id runs");
-            String::from_utf8(out.stdout).unwrap().trim().parse::<u32>().expect("a numeric id")
-        };
-        return (id("-u"), id("-g"));
-    }
-    (65534, 65534)
+    TestUser::from_env().map_or((65534, 65534), |u| (u.uid, u.gid))
 }
 
 /// Runs `f` on a thread whose effective uid is `uid` (Linux uids are
