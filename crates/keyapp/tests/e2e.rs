@@ -18,11 +18,6 @@ use testkit::calendar::*;
 use testkit::env::*;
 use testkit::{now, principal_of};
 
-async fn pending_ids(env: &Env) -> Vec<String> {
-    let v = person(env, Command::Pending).await.unwrap();
-    v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
-}
-
 fn chain_ok(mandate: &str, host_id: &str, agent_jkt: &str) -> schcp::verify::VerifiedChain {
     verify_mandate_chain(mandate, &ChainContext { host_id, request_jkt: agent_jkt, now: now(), allow_wildcard: false })
         .expect("the issued mandate passes a host's checks")
@@ -210,9 +205,7 @@ async fn root_mandate_then_management_mandate_without_a_prompt() {
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
     assert!(text.contains("Maple Street Auto (maplestreetauto.example)"), "{text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let root = done["result"]["mandate"].as_str().unwrap().to_owned();
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
     assert_eq!(done["result"]["status"], format!("https://keyapp.example/status/{jti}"));
@@ -295,9 +288,7 @@ async fn mandates_verify_with_an_independent_jose_implementation() {
     let a = paired_agent(&env, 8).await;
     let (_, offer) = future_offer(&env.host, 8);
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "jose"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let mandate = done["result"]["mandate"].as_str().unwrap();
     // The person's history names the credential issued, with its time in words.
     let history = person(&env, Command::History).await.unwrap();
@@ -426,9 +417,7 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
         "{text}"
     );
     assert!(text.contains("\nBookings: at most 1.\n"), "{text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let prefix = done["result"]["presentations"]["maple-street-auto"].as_str().unwrap();
     assert!(prefix.starts_with(done["result"]["mandate"].as_str().unwrap()));
     // The agent adds its Key Binding JWT and presents it to the host.
@@ -461,9 +450,7 @@ async fn sd_jwt_mandate_discloses_to_each_host_only_its_own_part() {
     es["idempotency_key"] = json!("sd-es256");
     es["alg"] = json!("ES256");
     let r = a.call(Method::POST, "/v1/requests", Some(&es)).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let prefix = done["result"]["presentations"]["maple-street-auto"].as_str().unwrap();
     let issuer = schcp::jws::parse(prefix.split('~').next().unwrap()).unwrap();
     assert_eq!(issuer.header.alg, "ES256");
@@ -622,9 +609,7 @@ async fn a_shared_limit_mandate_is_counted_by_the_status_api() {
         "scope": ["hold", "book"], "constraints": {"max_bookings": 1, "shared_limit": true}
     });
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
     // The status claim is {public_base}/status/{jti}; the listener serves /status/{jti}.
     assert_eq!(done["result"]["status"], format!("https://keyapp.example/status/{jti}"));
@@ -664,9 +649,7 @@ async fn a_claim_the_host_signed_is_released_only_by_the_host() {
         "scope": ["hold", "book"], "constraints": {"max_bookings": 1, "shared_limit": true}
     });
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
     let status = format!("http://{}/status/{jti}", env.app.status_addr);
     let http = reqwest::Client::new();
@@ -731,9 +714,7 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
     // The booking: a closed mandate over the offer, then the host's receipt for it.
     let (_, offer) = future_offer(&env.host, 5);
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "book"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let booked = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let booked = approved(&env, &a, &r).await;
     let contract = booked["result"]["offer_sha256"].as_str().unwrap().to_owned();
     let receipt = env.host.receipt(&offer, booked["result"]["jti"].as_str().unwrap(), Approved::Offer, now()).unwrap();
     let body = json!({"kind": "management_mandate", "idempotency_key": "manage", "receipt": receipt,
@@ -755,9 +736,7 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
     let (from, to) = time_change(text);
     assert!(from.contains(&day_words(5)) && to.contains(&day_words(8)), "{text}");
     assert!(!text.contains("Price: from"), "the price did not change: {text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     // §5.3, §5.7: a closed mandate over a change offer allows the reschedule of that booking only.
     let chain = chain_ok(done["result"]["mandate"].as_str().unwrap(), "maple-street-auto", &jkt(&a));
     assert_eq!(chain.root.claims.scope, vec![Action::Reschedule]);
@@ -819,9 +798,7 @@ async fn a_rule_names_one_agent_key_and_is_signed_after_the_persons_yes() {
     assert!(text.contains("\"Weekend playdates with my contacts\""), "{text}");
     assert!(text.contains("Noor Haddad"), "{text}");
     assert!(text.contains("Calendar Assistant") && text.contains(&keyapp::service::fingerprint(&jkt(&a))), "{text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let rule = schcp::verify::verify_rule(done["result"]["rule"].as_str().unwrap()).expect("a valid rule");
     let me = a.call(Method::GET, "/v1/principal", None).await.unwrap();
     assert_eq!(rule.claims.iss, me["principal"].as_str().unwrap());
@@ -908,9 +885,7 @@ async fn a_member_accepts_a_meeting_contract_as_shown() {
     // The organizer by the person's own name for them; Priya, not a contact, flagged.
     assert!(text.starts_with("I accept: Playdate arranged by Noor Haddad (noor-haddad), with someone you don't know, named \"Priya Shah\" (priya-shah), "), "{text}");
     assert!(text.contains("with Mira (child) coming along"), "{text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     assert_eq!(done["result"]["contract_sha256"], contract.contract_sha256.as_str());
     // The acceptance is a record like any credential, in the history too.
     let listed = person(&env, Command::Mandates).await.unwrap();
@@ -1019,9 +994,7 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     // Priya answers in person (her own answers), and the business's price commits the organizer too (§5.3).
     assert!(text.contains("Priya Shah answers in person"), "{text}");
     assert!(text.contains("CAD 89.27"), "{text}");
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let contract = schcp::verify::verify_meeting_contract(done["result"]["contract"].as_str().unwrap(), now())
         .expect("every member's calendar verifies it");
     let c = &contract.claims;
@@ -1150,9 +1123,7 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     let a = paired_agent(&env, 41).await;
     let (_, offer) = future_offer(&env.host, 4);
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "revocable"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
     let mandate = schcp::jws::parse(done["result"]["mandate"].as_str().unwrap()).unwrap();
     assert_eq!(mandate.payload["status"], format!("https://keyapp.example/status/{jti}"), "the signed status claim");
@@ -1233,9 +1204,7 @@ async fn a_host_the_root_does_not_name_cannot_cite_it_to_skip_the_person() {
         "lifetime": "P1D"
     });
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let jti = done["result"]["jti"].as_str().unwrap().to_owned();
 
     // At the host it names: no prompt.

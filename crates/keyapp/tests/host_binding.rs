@@ -228,9 +228,7 @@ async fn a_silent_management_mandate_is_bounded_by_its_root_and_revoked_with_it(
     let a = paired_agent(&env, 23).await;
     let r =
         a.call(Method::POST, "/v1/requests", Some(&open_root_body("root", &env.host.discovery_url()))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
-    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
-    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    let done = approved(&env, &a, &r).await;
     let (root, root_exp) =
         (done["result"]["jti"].as_str().unwrap().to_owned(), done["result"]["exp"].as_i64().unwrap());
 

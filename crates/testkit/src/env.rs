@@ -67,6 +67,14 @@ pub async fn pending_ids(env: &Env) -> Vec<String> {
     v.as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap().to_owned()).collect()
 }
 
+/// The person approves the request the agent was answered `created` for (its
+/// `POST /v1/requests`), then the agent reads the request back: its result.
+pub async fn approved(env: &Env, a: &AgentClient, created: &Value) -> Value {
+    let rid = created["request_id"].as_str().expect("a request id").to_owned();
+    person(env, Command::Approve { id: rid.clone() }).await.unwrap();
+    a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap()
+}
+
 /// An agent the person paired.
 pub async fn paired_agent(env: &Env, seed: u8) -> AgentClient {
     let a = agent(env, seed);
