@@ -23,30 +23,26 @@
 //! a unit back and a host whose release failed would leave the person a booking
 //! short (§3.3: "one booking fewer left, never one more").
 //!
-//! The accounting itself is `store::claims`; claims and releases go through its
-//! group commit, so many hosts' claims share one durable transaction.
+//! The accounting itself is `store::booking_claims`; claims and releases go
+//! through its group commit, so many hosts' claims share one durable
+//! transaction.
 //!
-//! The edge itself (bounded accept loop, rate limit, `no-store`, §9 refusals,
-//! the claim body) is the `schcp-status-edge` crate, re-exported here: the
-//! hosted status service (`schcp-status`, docs/hosted-status.md) answers hosts with the same
-//! code without linking the key app.
+//! The routes and their edge (bounded accept loop, rate limit, `no-store`, §9
+//! refusals, the claim body, signatures) are the `schcp-status-edge` crate's:
+//! the hosted status service (`schcp-status`, docs/hosted-status.md) answers
+//! hosts with the same code without linking the key app. This module is the
+//! key app's store behind them: the SQLite ledger, and the replay memory of
+//! signed claims, which is this process's.
 
 use crate::agent_api::nonce::NonceCache;
 use crate::http_error::ApiError;
-use crate::store::claims::{ClaimError, ClaimId, ClaimOutcome, ClaimRefusal, GroupCommit, ReleaseError};
+use crate::store::booking_claims::{ClaimError, ClaimOutcome, ClaimRefusal, GroupCommit, ReleaseError};
 use crate::store::credentials;
 use crate::store::{Store, StoreError};
-use axum::body::Body;
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Router;
 use schcp::httpsig::NonceMemory;
 use schcp::refusal::Reason;
-use serde_json::json;
-use status_edge::{ClaimRequest, Claimant};
+use status_edge::{StatusStore, StatusView, Unit};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
@@ -90,13 +86,7 @@ impl StatusState {
 /// shares one bucket.
 pub fn router(state: StatusState) -> Router {
     let edge = state.inner.edge.clone();
-    edge.wrap(
-        Router::new()
-            .route("/status/{jti}", get(get_status))
-            .route("/status/{jti}/claims", axum::routing::post(post_claim))
-            .route("/status/{jti}/claims/{*claim_id}", axum::routing::delete(delete_claim))
-            .with_state(state),
-    )
+    edge.wrap(status_edge::status_routes("/status", state))
 }
 
 /// Serves the status API on `listener` until the future is dropped. Accept
@@ -108,22 +98,6 @@ pub fn router(state: StatusState) -> Router {
 pub async fn serve(listener: TcpListener, state: StatusState) -> std::io::Result<()> {
     let options = state.options().clone();
     serve_router(listener, router(state), options).await
-}
-
-// ---------------------------------------------------------------------------
-// Routes.
-
-/// A jti is an `Id`: at most 255 characters. A longer one names nothing.
-fn known_length(jti: &str) -> bool {
-    !jti.is_empty() && jti.chars().count() <= 255
-}
-
-fn unknown_mandate() -> ApiError {
-    ApiError::from(&ClaimRefusal::UnknownMandate)
-}
-
-fn path_refused(r: PathRejection) -> ApiError {
-    ApiError::invalid_request(Reason::BadPath, format!("the path does not decode: {r}"))
 }
 
 fn store_unavailable(message: String) -> ApiError {
@@ -139,105 +113,58 @@ fn store_failed(e: StoreError) -> ApiError {
     }
 }
 
-async fn get_status(
-    State(st): State<StatusState>,
-    path: Result<Path<String>, PathRejection>,
-) -> Result<Response, ApiError> {
-    let Path(jti) = path.map_err(path_refused)?;
-    if !known_length(&jti) {
-        return Err(unknown_mandate());
-    }
-    let view = credentials::status(&st.inner.store, &jti, now()).await.map_err(store_failed)?;
-    let view = view.ok_or_else(unknown_mandate)?;
-    let mut body = json!({ "jti": jti, "status": view.status.as_str() });
-    if let Some(remaining) = view.remaining {
-        body["remaining"] = json!(remaining);
-    }
-    Ok((StatusCode::OK, Json(body)).into_response())
+/// A claim or release the ledger refused, logged (`what`: "claim" or "release").
+fn ledger_refused(what: &str, unit: &Unit<'_, ()>, r: &ClaimRefusal) -> ApiError {
+    let api = ApiError::from(r);
+    let (jti, host) = (unit.jti, unit.claim.host());
+    tracing::info!(?jti, ?host, reason = %api.reason, "{what} refused");
+    api
 }
 
-/// The host that signed a claim or release, once its nonce is spent; `None`
-/// for an unsigned one. Whether the key is that host's is the ledger's check.
-fn signed_by(st: &StatusState, request: ClaimRequest<'_>, claim: &ClaimId) -> Result<Option<Claimant>, ApiError> {
-    let now = now();
-    let nonces = &st.inner.nonces;
-    let Some(claimant) = status_edge::claimant(&st.inner.edge, request, claim, now, nonces.began(now))? else {
-        return Ok(None);
-    };
-    nonces
-        .remember(&claimant.thumbprint, &claimant.nonce, claimant.remember_until, now)
-        .map_err(|e| ApiError::signature(&e))?;
-    Ok(Some(claimant))
-}
+/// The key app's statuses: every credential it issued, under `/status`, no
+/// namespace. Request values are logged as Debug (`?`): escaped, so a jti
+/// with a newline or an escape sequence cannot forge a line of the log.
+impl StatusStore for StatusState {
+    type Scope = ();
 
-async fn post_claim(
-    State(st): State<StatusState>,
-    path: Result<Path<String>, PathRejection>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let Path(jti) = path.map_err(path_refused)?;
-    // The body is checked first: a malformed request is refused the same way
-    // whether or not the jti exists, and changes nothing.
-    let (claim_id, bytes) = status_edge::read_claim_with_body(st.options(), &headers, body).await?;
-    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: &bytes };
-    let signer = signed_by(&st, request, &claim_id)?;
-    if !known_length(&jti) {
-        return Err(unknown_mandate());
+    fn edge(&self) -> &Edge {
+        &self.inner.edge
     }
-    let signer = signer.as_ref().map(|c| c.thumbprint.as_str());
-    // Request values are logged as Debug (`?`): escaped, so a jti with a
-    // newline or an escape sequence cannot forge a line of the log.
-    match st.inner.ledger.claim(&jti, &claim_id, now(), signer).await {
-        Ok(outcome) => {
-            let status = match outcome {
-                ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
-                ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
-            };
-            tracing::info!(?jti, host = ?claim_id.host(), signed = signer.is_some(), ?outcome, "claim granted");
-            let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
-            Ok((status, Json(body)).into_response())
-        }
-        Err(ClaimError::Refused(r)) => {
-            let api = ApiError::from(&r);
-            tracing::info!(?jti, host = ?claim_id.host(), reason = %api.reason, "claim refused");
-            Err(api)
-        }
-        Err(ClaimError::Store(e)) => Err(store_failed(e)),
-        Err(ClaimError::Unavailable(m)) => Err(store_unavailable(m)),
-    }
-}
 
-/// 204 whether or not the claim id held a unit, and whatever the mandate's
-/// status (docs/agent-api.md §10). Only a failed commit is reported (503), so a host whose
-/// release did not take effect knows to retry (§3.3); and a release that may
-/// not give the unit back: an unsigned one of a claim its host signed, or one
-/// signed by a key that is not the claim host's (403, 401).
-async fn delete_claim(
-    State(st): State<StatusState>,
-    path: Result<Path<(String, String)>, PathRejection>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Result<StatusCode, ApiError> {
-    let Path((jti, claim_id)) = path.map_err(path_refused)?;
-    // A claim id that does not parse names nothing held: nothing to give back.
-    let Ok(claim) = ClaimId::parse(&claim_id) else {
-        return Ok(StatusCode::NO_CONTENT);
-    };
-    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: b"" };
-    let signer = signed_by(&st, request, &claim)?;
-    let signer = signer.as_ref().map(|c| c.thumbprint.as_str());
-    match st.inner.ledger.release(&jti, &claim_id, signer).await {
-        Ok(()) => Ok(StatusCode::NO_CONTENT),
-        Err(ReleaseError::Refused(r)) => {
-            let api = ApiError::from(&r);
-            tracing::info!(?jti, host = ?claim.host(), reason = %api.reason, "release refused");
-            Err(api)
+    fn scope(&self, prefix: &[(String, String)]) -> Option<()> {
+        prefix.is_empty().then_some(())
+    }
+
+    async fn status(&self, _: &(), jti: &str, now: i64) -> Result<Option<StatusView>, ApiError> {
+        let view = credentials::status(&self.inner.store, jti, now).await.map_err(store_failed)?;
+        Ok(view.map(|v| StatusView { status: v.status, remaining: v.remaining }))
+    }
+
+    async fn claim(&self, unit: Unit<'_, ()>) -> Result<ClaimOutcome, ApiError> {
+        let signer = unit.signer.map(|c| c.thumbprint.as_str());
+        match self.inner.ledger.claim(unit.jti, unit.claim, unit.now, signer).await {
+            Ok(outcome) => {
+                let (jti, host) = (unit.jti, unit.claim.host());
+                tracing::info!(?jti, ?host, signed = signer.is_some(), ?outcome, "claim granted");
+                Ok(outcome)
+            }
+            Err(ClaimError::Refused(r)) => Err(ledger_refused("claim", &unit, &r)),
+            Err(ClaimError::Store(e)) => Err(store_failed(e)),
+            Err(ClaimError::Unavailable(m)) => Err(store_unavailable(m)),
         }
-        Err(ReleaseError::Store(e)) => Err(store_failed(e)),
-        Err(ReleaseError::Unavailable(m)) => Err(store_unavailable(m)),
+    }
+
+    async fn release(&self, unit: Unit<'_, ()>) -> Result<(), ApiError> {
+        let signer = unit.signer.map(|c| c.thumbprint.as_str());
+        self.inner.ledger.release(unit.jti, unit.claim.as_str(), signer).await.map_err(|e| match e {
+            ReleaseError::Refused(r) => ledger_refused("release", &unit, &r),
+            ReleaseError::Store(e) => store_failed(e),
+            ReleaseError::Unavailable(m) => store_unavailable(m),
+        })
+    }
+
+    /// Spent at the edge, before the ledger: the memory is this process's.
+    fn nonces(&self) -> Option<&(dyn NonceMemory + Sync)> {
+        Some(&self.inner.nonces)
     }
 }

@@ -46,7 +46,7 @@ fn record(jti: &str, max: u32) -> CredentialRecord {
 }
 
 async fn held(store: &Store, jti: &str) -> BTreeSet<String> {
-    keyapp::store::claims::held_claims(store, jti).await.unwrap().into_iter().collect()
+    keyapp::store::booking_claims::held_claims(store, jti).await.unwrap().into_iter().collect()
 }
 
 /// The invariant, read from the database and from the API: held ≤ max, and

@@ -161,6 +161,28 @@ impl CredentialStatus {
     }
 }
 
+/// What `GET /status/{jti}` answers about a credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusView {
+    /// active, revoked or expired (revocation wins, `now >= exp` is expired).
+    pub status: CredentialStatus,
+    /// `max_bookings` minus the claims held; `None` for a mandate without
+    /// `shared_limit` ("status only", docs/agent-api.md §2). Reported whatever
+    /// the status, so `remaining = max_bookings − held` always holds.
+    pub remaining: Option<u32>,
+}
+
+impl StatusView {
+    /// The answer's body: `{"jti", "status", "remaining"?}`.
+    pub fn body(&self, jti: &str) -> serde_json::Value {
+        let mut body = serde_json::json!({ "jti": jti, "status": self.status.as_str() });
+        if let Some(remaining) = self.remaining {
+            body["remaining"] = serde_json::json!(remaining);
+        }
+        body
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +223,13 @@ mod tests {
         assert_eq!(CredentialStatus::of(false, 10, 10), CredentialStatus::Expired);
         assert_eq!(CredentialStatus::of(false, 10, 9), CredentialStatus::Active);
         assert_eq!(CredentialStatus::Expired.as_str(), "expired");
+    }
+
+    #[test]
+    fn remaining_is_in_the_body_only_with_a_shared_limit() {
+        let shared = StatusView { status: CredentialStatus::Revoked, remaining: Some(0) };
+        assert_eq!(shared.body("m"), serde_json::json!({"jti": "m", "status": "revoked", "remaining": 0}));
+        let plain = StatusView { status: CredentialStatus::Active, remaining: None };
+        assert_eq!(plain.body("m"), serde_json::json!({"jti": "m", "status": "active"}));
     }
 }

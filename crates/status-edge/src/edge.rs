@@ -17,9 +17,10 @@
 //! a unit back and a host whose release failed would leave the person a booking
 //! short (§3.3: "one booking fewer left, never one more").
 //!
-//! The routes are each service's own (`keyapp::status_api`, `schcp_status::service`):
-//! they wrap them with [`Edge::wrap`], serve them with [`serve_router`] and read
-//! a claim with [`read_claim`].
+//! The status routes are [`crate::routes`]', over each service's store
+//! (`keyapp::status_api`, `schcp_status::service`); each service wraps them,
+//! with any routes of its own, in [`Edge::wrap`] and serves them with
+//! [`serve_router`].
 
 use crate::accept::{serve_connections, Admitted, ConnectionLimits};
 use crate::claims::ClaimId;

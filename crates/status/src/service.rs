@@ -2,32 +2,34 @@
 //! principal namespace, and the publishing route.
 //!
 //! - `GET {base}/status/{thumb}/{jti}`, `POST …/{jti}/claims`, `DELETE
-//!   …/{jti}/claims/{claim_id…}`: the bodies, codes and headers of the embedded
-//!   status API (docs/agent-api.md §10), through the same edge
-//!   (`status_edge::Edge`: rate limit per client with trusted proxies,
-//!   time bounds, `no-store`, no CORS, §9 refusals).
+//!   …/{jti}/claims/{claim_id…}`: the status routes of the embedded status API
+//!   (docs/agent-api.md §10), the same code (`status_edge::routes`) over the
+//!   PostgreSQL store, behind the same edge (`status_edge::Edge`: rate limit
+//!   per client with trusted proxies, time bounds, `no-store`, no CORS, §9
+//!   refusals).
 //! - `POST {base}/status/{thumb}`: a `schcp-status-update+jwt` signed by the
 //!   namespace's key ([`schcp::status_update`]), registering or revoking.
 //!
 //! `Host` must be the configured `public_base`'s or a loopback address (421);
 //! claims and releases may be signed by the claiming host (docs/hosted-status.md
-//! "Signed claims"). Values from a request are logged as Debug (`?`), escaped,
-//! so none can forge a line of the log.
+//! "Signed claims"), their nonces spent in the database, which every process
+//! shares. Values from a request are logged as Debug (`?`), escaped, so none
+//! can forge a line of the log.
 
 use crate::metrics::{self, Metrics, Route};
-use crate::store::{self, ClaimError, DbError, Registered, StatusView, UpdateRefusal};
+use crate::store::{self, ClaimError, DbError, Registered, UpdateRefusal};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post};
+use axum::routing::post;
 use axum::{Json, Router};
 use schcp::refusal::{Code, Reason};
 use schcp::status_update::{self, Operation, UpdateCheck, MAX_UPDATE_BYTES};
 use serde_json::json;
 use sqlx::PgPool;
-use status_edge::{ApiError, ClaimId, ClaimOutcome, ClaimRefusal, ClaimRequest, Claimant, Edge, StatusOptions};
+use status_edge::{ApiError, ClaimOutcome, Edge, StatusOptions, StatusStore, StatusView, Unit};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -110,17 +112,12 @@ impl ServiceState {
     }
 }
 
-/// The service's routes with their edge.
+/// The service's routes with their edge: the shared status routes under each
+/// namespace, and its publishing route.
 pub fn router(state: ServiceState) -> Router {
     let edge = state.edge.clone();
-    edge.wrap(
-        Router::new()
-            .route("/status/{thumb}", post(publish))
-            .route("/status/{thumb}/{jti}", get(get_status))
-            .route("/status/{thumb}/{jti}/claims", post(post_claim))
-            .route("/status/{thumb}/{jti}/claims/{*claim_id}", delete(delete_claim))
-            .with_state(state),
-    )
+    let publishing = Router::new().route("/status/{thumb}", post(publish)).with_state(state.clone());
+    edge.wrap(status_edge::status_routes("/status/{thumb}", state).merge(publishing))
 }
 
 /// Serves the routes on `listener` through the shared edge's bounded accept loop.
@@ -135,15 +132,6 @@ pub(crate) fn is_thumb(s: &str) -> bool {
     s.len() == 43 && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// A jti is an `Id`: 1 to 255 characters.
-fn is_jti(s: &str) -> bool {
-    !s.is_empty() && s.chars().count() <= 255
-}
-
-fn unknown_mandate() -> ApiError {
-    ApiError::from(&ClaimRefusal::UnknownMandate)
-}
-
 fn path_refused(r: PathRejection) -> ApiError {
     ApiError::invalid_request(Reason::BadPath, format!("the path does not decode: {r}"))
 }
@@ -153,129 +141,75 @@ fn db_failed(e: DbError) -> ApiError {
     ApiError::unavailable(Reason::StoreUnavailable, e.to_string())
 }
 
-fn view_body(jti: &str, v: StatusView) -> serde_json::Value {
-    let mut body = json!({ "jti": jti, "status": v.status.as_str() });
-    if let Some(remaining) = v.remaining {
-        body["remaining"] = json!(remaining);
-    }
-    body
-}
-
-async fn get_status(
-    State(st): State<ServiceState>,
-    path: Result<Path<(String, String)>, PathRejection>,
-) -> Result<Response, ApiError> {
-    let answer = status_read(&st, path).await;
-    if let Err(e) = &answer {
-        st.metrics.refused(Route::Status, e.reason);
-    }
-    answer
-}
-
-async fn status_read(
-    st: &ServiceState,
-    path: Result<Path<(String, String)>, PathRejection>,
-) -> Result<Response, ApiError> {
-    let Path((thumb, jti)) = path.map_err(path_refused)?;
-    if !is_thumb(&thumb) || !is_jti(&jti) {
-        return Err(unknown_mandate());
-    }
-    let v = store::status(&st.pool, &thumb, &jti, status_edge::now()).await.map_err(db_failed)?;
-    let v = v.ok_or_else(unknown_mandate)?;
-    let mut response = (StatusCode::OK, Json(view_body(&jti, v))).into_response();
-    if let Some(cache) = &st.status_cache {
-        response.headers_mut().insert(header::CACHE_CONTROL, cache.clone());
-    }
-    Ok(response)
-}
-
-/// A claim or release's signature, checked at the edge (`None`: unsigned).
-/// The nonce is spent by the store, in the transaction that takes it, since
-/// every process must see it. The memory is the database's, kept across
-/// restarts, so no signature is refused for predating it.
-fn signed_by(st: &ServiceState, request: ClaimRequest<'_>, claim: &ClaimId) -> Result<Option<Claimant>, ApiError> {
-    status_edge::claimant(&st.edge, request, claim, status_edge::now(), None)
-}
-
-fn claim_refused(e: ClaimError) -> ApiError {
-    match e {
+/// A claim or release the store did not take, logged (`what`: "claim" or
+/// "release").
+fn store_refused(what: &str, unit: &Unit<'_, String>, e: ClaimError) -> ApiError {
+    let api = match e {
         ClaimError::Refused(r) => ApiError::from(&r),
         ClaimError::Replayed => ApiError::signature(&schcp::httpsig::SigError::Replayed),
         ClaimError::Db(e) => db_failed(e),
-    }
+    };
+    let (thumb, jti, host) = (unit.scope, unit.jti, unit.claim.host());
+    tracing::info!(?thumb, ?jti, ?host, reason = %api.reason, "{what} refused");
+    api
 }
 
-async fn post_claim(
-    State(st): State<ServiceState>,
-    path: Result<Path<(String, String)>, PathRejection>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let Path((thumb, jti)) = path.map_err(path_refused)?;
-    // The body first, as the embedded API: a malformed request is refused the
-    // same way whether or not the credential exists.
-    let counted = |e: ApiError| {
-        st.metrics.claim(metrics::ClaimOutcome::Refused);
-        st.metrics.refused(Route::Claim, e.reason);
-        e
-    };
-    let (claim_id, bytes) =
-        status_edge::read_claim_with_body(st.edge.options(), &headers, body).await.map_err(counted)?;
-    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: &bytes };
-    let signer = signed_by(&st, request, &claim_id).map_err(counted)?;
-    if !is_thumb(&thumb) || !is_jti(&jti) {
-        return Err(counted(unknown_mandate()));
-    }
-    match store::claim(&st.pool, &thumb, &jti, &claim_id, status_edge::now(), signer.as_ref()).await {
-        Ok(outcome) => {
-            let status = match outcome {
-                ClaimOutcome::Claimed { .. } => StatusCode::CREATED,
-                ClaimOutcome::AlreadyHeld { .. } => StatusCode::OK,
-            };
-            st.metrics.claim(match outcome {
-                ClaimOutcome::Claimed { .. } => metrics::ClaimOutcome::Claimed,
-                ClaimOutcome::AlreadyHeld { .. } => metrics::ClaimOutcome::AlreadyHeld,
-            });
-            let body = json!({ "claim_id": claim_id.as_str(), "remaining": outcome.remaining() });
-            Ok((status, Json(body)).into_response())
-        }
-        Err(e) => {
-            let api = claim_refused(e);
-            tracing::info!(?thumb, ?jti, host = ?claim_id.host(), reason = %api.reason, "claim refused");
-            Err(counted(api))
-        }
-    }
-}
+/// The statuses of every namespace, under `/status/{thumb}`. A signature's
+/// nonce is spent by the store, in the transaction that takes it, since every
+/// process must see it; the memory is the database's, kept across restarts,
+/// so no signature is refused for predating it. Every claim and refusal is
+/// counted in the metrics.
+impl StatusStore for ServiceState {
+    /// The namespace: the principal key's thumbprint.
+    type Scope = String;
 
-/// 204 whether or not the claim id held a unit (docs/agent-api.md §10); only a
-/// failed commit is reported (503), so the host knows to retry.
-async fn delete_claim(
-    State(st): State<ServiceState>,
-    path: Result<Path<(String, String, String)>, PathRejection>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Result<StatusCode, ApiError> {
-    let Path((thumb, jti, claim_id)) = path.map_err(path_refused)?;
-    // A claim id that does not parse names nothing held: nothing to give back.
-    let Ok(claim) = ClaimId::parse(&claim_id) else {
-        return Ok(StatusCode::NO_CONTENT);
-    };
-    let request = ClaimRequest { method: &method, uri: &uri, headers: &headers, body: b"" };
-    let signer = signed_by(&st, request, &claim).inspect_err(|e| st.metrics.refused(Route::Release, e.reason))?;
-    if !is_thumb(&thumb) || !is_jti(&jti) {
-        return Ok(StatusCode::NO_CONTENT);
+    fn edge(&self) -> &Edge {
+        &self.edge
     }
-    let now = status_edge::now();
-    store::release(&st.pool, &thumb, &jti, &claim, signer.as_ref(), now).await.map_err(|e| {
-        let api = claim_refused(e);
-        tracing::info!(?thumb, ?jti, host = ?claim.host(), reason = %api.reason, "release refused");
-        st.metrics.refused(Route::Release, api.reason);
-        api
-    })?;
-    Ok(StatusCode::NO_CONTENT)
+
+    fn scope(&self, prefix: &[(String, String)]) -> Option<String> {
+        match prefix {
+            [(_, thumb)] if is_thumb(thumb) => Some(thumb.clone()),
+            _ => None,
+        }
+    }
+
+    async fn status(&self, thumb: &String, jti: &str, now: i64) -> Result<Option<StatusView>, ApiError> {
+        store::status(&self.pool, thumb, jti, now).await.map_err(db_failed)
+    }
+
+    async fn claim(&self, unit: Unit<'_, String>) -> Result<ClaimOutcome, ApiError> {
+        let Unit { scope: thumb, jti, claim, signer, now } = unit;
+        store::claim(&self.pool, thumb, jti, claim, now, signer).await.map_err(|e| store_refused("claim", &unit, e))
+    }
+
+    async fn release(&self, unit: Unit<'_, String>) -> Result<(), ApiError> {
+        let Unit { scope: thumb, jti, claim, signer, now } = unit;
+        store::release(&self.pool, thumb, jti, claim, signer, now).await.map_err(|e| store_refused("release", &unit, e))
+    }
+
+    fn status_cache(&self) -> Option<&HeaderValue> {
+        self.status_cache.as_ref()
+    }
+
+    fn claimed(&self, outcome: ClaimOutcome) {
+        self.metrics.claim(match outcome {
+            ClaimOutcome::Claimed { .. } => metrics::ClaimOutcome::Claimed,
+            ClaimOutcome::AlreadyHeld { .. } => metrics::ClaimOutcome::AlreadyHeld,
+        });
+    }
+
+    fn refused(&self, route: status_edge::Route, refusal: &ApiError) {
+        let route = match route {
+            status_edge::Route::Status => Route::Status,
+            status_edge::Route::Claim => {
+                self.metrics.claim(metrics::ClaimOutcome::Refused);
+                Route::Claim
+            }
+            status_edge::Route::Release => Route::Release,
+        };
+        self.metrics.refused(route, refusal.reason);
+    }
 }
 
 /// `application/jose` exactly (RFC 7515 §9.2.1: the compact serialization).
@@ -374,8 +308,8 @@ async fn apply_update(
             )
             .await
             {
-                Ok(Registered::Created(v)) => (StatusCode::CREATED, view_body(&reg.jti, v)),
-                Ok(Registered::Unchanged(v)) => (StatusCode::OK, view_body(&reg.jti, v)),
+                Ok(Registered::Created(v)) => (StatusCode::CREATED, v.body(&reg.jti)),
+                Ok(Registered::Unchanged(v)) => (StatusCode::OK, v.body(&reg.jti)),
                 Err(e) => return Err(refusal_of(e)),
             }
         }

@@ -55,14 +55,8 @@ impl From<sqlx::Error> for ClaimError {
     }
 }
 
-/// What a host's `GET` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StatusView {
-    /// active, revoked or expired (revocation wins, `now >= exp` is expired).
-    pub status: CredentialStatus,
-    /// Units left of a shared limit; `None` without one.
-    pub remaining: Option<u32>,
-}
+/// What a host's `GET` reads (the edge's, both stores' word).
+pub use status_edge::StatusView;
 
 /// The answer to a registration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

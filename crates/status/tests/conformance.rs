@@ -102,7 +102,9 @@ impl Target {
 
     async fn held(&self, jti: &str) -> Vec<String> {
         let mut held = match self {
-            Target::Embedded(Embedded { store, .. }) => keyapp::store::claims::held_claims(store, jti).await.unwrap(),
+            Target::Embedded(Embedded { store, .. }) => {
+                keyapp::store::booking_claims::held_claims(store, jti).await.unwrap()
+            }
             Target::Hosted { server, principal } => {
                 schcp_status::store::held_claims(&server.pool, &principal.thumb, jti).await.unwrap()
             }
@@ -182,6 +184,7 @@ conformance!(
     bad_signatures_are_refused_and_change_nothing,
     a_claim_id_taken_unsigned_becomes_its_hosts_once_it_claims_signed,
     a_foreign_host_header_is_421,
+    a_release_under_another_jti_gives_nothing_back,
 );
 
 /// The double booking of a shared limit, reproduced: an agent that knows the
@@ -368,6 +371,31 @@ async fn releases_are_idempotent_and_give_back_only_a_held_unit(t: Target) {
     assert!(t.held("m").await.is_empty());
     assert_eq!(answer(t.release(&c, "unknown", "maple-street-auto/h").await).await.0, StatusCode::NO_CONTENT);
     assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h/2").await).await.0, StatusCode::CREATED);
+}
+
+/// A release names its unit by jti and claim id together: the same claim id
+/// under another mandate, an unknown jti or one too long to be an `Id` gives
+/// nothing back (204, as any release of nothing held), whether the claiming
+/// host signs it or not; the unit stays held under its own jti.
+async fn a_release_under_another_jti_gives_nothing_back(t: Target) {
+    let c = client();
+    let (maple, _, keys) = two_hosts().await;
+    for jti in ["m", "other"] {
+        t.mandate_with_keys(jti, &[MAPLE, OAK], Some(1), true, now() + 3600, keys.clone()).await;
+    }
+    assert_eq!(answer(t.claim(&c, "m", "maple-street-auto/h_1").await).await.0, StatusCode::CREATED);
+    let long = "x".repeat(256);
+    for jti in ["other", "unknown", long.as_str()] {
+        let r = t.release(&c, jti, "maple-street-auto/h_1").await;
+        assert_eq!(answer(r).await, (StatusCode::NO_CONTENT, Value::Null), "{jti}");
+        let signed = maple.release_request(&t.url(jti, ""), "h_1", Signing::Signed, now());
+        assert_eq!(answer(t.send(&c, &signed).await).await, (StatusCode::NO_CONTENT, Value::Null), "{jti}, signed");
+    }
+    assert_eq!(t.held("m").await, ["maple-street-auto/h_1"]);
+    assert_eq!(t.get(&c, "m").await.1["remaining"], 0);
+    assert_eq!(t.get(&c, "other").await.1["remaining"], 1);
+    let (st, _, reason) = refusal(t.claim(&c, "m", "oak-lane-garage/h_2").await).await;
+    assert_eq!((st, reason.as_str()), (StatusCode::CONFLICT, "shared_limit_reached"));
 }
 
 async fn revocation_refuses_claims_and_still_takes_releases(t: Target) {

@@ -60,7 +60,7 @@ impl Embedded {
 
     /// The claim ids held against `jti`, sorted.
     pub async fn held(&self, jti: &str) -> Vec<String> {
-        let mut held = keyapp::store::claims::held_claims(&self.store, jti).await.unwrap();
+        let mut held = keyapp::store::booking_claims::held_claims(&self.store, jti).await.unwrap();
         held.sort();
         held
     }

@@ -6,7 +6,10 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::path::Path;
 use std::time::Duration;
 
-pub mod claims;
+pub mod booking_claims;
+/// The booking-claim ledger's former path, for callers outside the workspace.
+#[doc(hidden)]
+pub use booking_claims as claims;
 pub mod credentials;
 pub mod host_bindings;
 pub mod management_links;
