@@ -2,21 +2,36 @@
 //! meeting contract another person organized, with the other members named by
 //! the person's own contacts.
 
-use super::pipeline::{body, corrupt, Issued, MeetingRecord, Prepared};
-use super::{Requester, Service, ServiceError};
+use super::issued::{meeting_records, Issued};
+use super::kind::{Context, Kind, Prepared};
+use super::ServiceError;
 use crate::kind::RequestKind;
 use schcp::refusal::Reason;
 use schcp::verify::{verify_meeting_contract, VerifiedContract};
 use schcp_consent::{AcceptanceRequest, ConsentRequest};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct AcceptanceBody {
+pub(super) struct AcceptanceBody {
     contract: String,
 }
+
+/// The contract as the organizer signed it, verified again at the person's yes.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AcceptanceInput {
+    contract: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct AcceptanceResult {
+    acceptance: String,
+    contract_sha256: String,
+}
+
+pub(super) struct Acceptance;
 
 /// What a member's key app checks before the person is asked: the contract
 /// verifies (signature by the organizer's own key, shape, deadline: §5.12), it
@@ -44,62 +59,60 @@ pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<V
     Ok(contract)
 }
 
-pub(super) async fn prepare(
-    svc: &Service,
-    _agent: &Requester,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    let b: AcceptanceBody = body(obj)?;
-    let contract = contract_for_member(&b.contract, svc.principal(), svc.now())?;
-    let consent = ConsentRequest::Acceptance(AcceptanceRequest {
-        contract: contract.claims.clone(),
-        me: svc.principal().to_owned(),
-        // Members are shown by the person's own contact names; a calendar's
-        // domain would only be one this key app discovered, and it fetches none
-        // for an acceptance.
-        domains: BTreeMap::new(),
-    });
-    Ok(Prepared {
-        consent,
-        input: json!({ "contract": b.contract }),
-        // §5.12: exp is the deadline for everyone's answer.
-        not_after: Some(contract.claims.exp),
-        auto_approve: false,
-        hosts: Vec::new(),
-    })
-}
+impl Kind for Acceptance {
+    const KIND: RequestKind = RequestKind::Acceptance;
+    type Body = AcceptanceBody;
+    type Input = AcceptanceInput;
+    type Output = AcceptanceResult;
 
-pub(super) async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let compact = input["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
-    // Again at approval: a contract whose deadline passed while the person read
-    // it is not accepted.
-    let contract = contract_for_member(compact, svc.principal(), now)?;
-    let accepted = schcp::issue::acceptance(&contract, statement.to_owned(), now, svc.inner.key.as_ref())?;
-    let result = json!({ "acceptance": accepted.compact, "contract_sha256": contract.contract_sha256 });
-    // An acceptance has no jti and nothing revokes it (taking back a yes is the
-    // member's calendar's act, §5.12); the record's id is the key app's own.
-    let (record, meeting) = MeetingRecord::for_contract(
-        RequestKind::Acceptance,
-        agent_jkt,
-        now,
-        &accepted.compact,
-        &contract.claims,
-        &contract.contract_sha256,
-    );
-    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting), management: None })
+    async fn prepare(ctx: &Context<'_>, b: AcceptanceBody) -> Result<Prepared<AcceptanceInput>, ServiceError> {
+        let me = ctx.principal.id;
+        let contract = contract_for_member(&b.contract, me, ctx.now)?;
+        // §5.12: exp is the deadline for everyone's answer.
+        let not_after = Some(contract.claims.exp);
+        let consent = ConsentRequest::Acceptance(AcceptanceRequest {
+            contract: contract.claims,
+            me: me.to_owned(),
+            // Members are shown by the person's own contact names; a calendar's
+            // domain would only be one this key app discovered, and it fetches none
+            // for an acceptance.
+            domains: BTreeMap::new(),
+        });
+        Ok(Prepared::asked(consent, AcceptanceInput { contract: b.contract }, not_after))
+    }
+
+    async fn issue(
+        ctx: &Context<'_>,
+        input: AcceptanceInput,
+        statement: &str,
+    ) -> Result<Issued<AcceptanceResult>, ServiceError> {
+        let now = ctx.now;
+        // Again at approval: a contract whose deadline passed while the person read
+        // it is not accepted.
+        let contract = contract_for_member(&input.contract, ctx.principal.id, now)?;
+        let accepted = schcp::issue::acceptance(&contract, statement.to_owned(), now, ctx.principal.key)?;
+        // An acceptance has no jti and nothing revokes it (taking back a yes is the
+        // member's calendar's act, §5.12); the record's id is the key app's own.
+        let (record, meeting) = meeting_records(
+            Self::KIND,
+            ctx.agent_jkt,
+            now,
+            &accepted.compact,
+            &contract.claims,
+            &contract.contract_sha256,
+        );
+        let result = AcceptanceResult { acceptance: accepted.compact, contract_sha256: contract.contract_sha256 };
+        Ok(Issued { meeting: Some(meeting), ..Issued::one(result, record) })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::service::kind::testing::{parse, refusal, round_trips};
     use ed25519_dalek::SigningKey;
     use schcp::jwk::Jwk;
+    use serde_json::{json, Value};
 
     fn principal(key: &SigningKey) -> String {
         Jwk::ed25519(&key.verifying_key()).principal_id().unwrap()
@@ -140,5 +153,28 @@ mod tests {
         assert!(matches!(not, ServiceError::Unacceptable { reason: Reason::NotAMember, .. }), "{not}");
         // Past its deadline, nobody may accept it.
         assert!(matches!(contract_for_member(&c, &principal(&ellis), NOW + 3600), Err(ServiceError::Verification(_))));
+    }
+
+    #[test]
+    fn the_body_is_one_contract_string() {
+        let ok = parse::<Acceptance>(r#"{"kind":"acceptance","idempotency_key":"k","contract":"a.b.c"}"#).unwrap();
+        assert_eq!(ok.contract, "a.b.c");
+        for bad in [
+            r#"{"kind":"acceptance","idempotency_key":"k"}"#,
+            r#"{"kind":"acceptance","idempotency_key":"k","contract":7}"#,
+            r#"{"kind":"acceptance","idempotency_key":"k","contract":"a.b.c","extra":true}"#,
+            r#"{"kind":"acceptance","idempotency_key":"k","contract":"a.b.c","contract":"d.e.f"}"#,
+            r#"{"kind":"acceptance","idempotency_key":"k","contract":"a.b.c""#,
+        ] {
+            assert_eq!(refusal(parse::<Acceptance>(bad)), Reason::Malformed, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_input_round_trips() {
+        round_trips(&AcceptanceInput { contract: "a.b.c".into() });
+        // The shape stored before the input was typed reads the same.
+        let old: AcceptanceInput = serde_json::from_value(json!({"contract": "a.b.c"})).unwrap();
+        assert_eq!(old, AcceptanceInput { contract: "a.b.c".into() });
     }
 }

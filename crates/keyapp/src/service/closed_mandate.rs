@@ -2,58 +2,105 @@
 //! or change offer; a change offer is shown beside the booking's current
 //! contract, from … to … (§5.7).
 
-use super::pipeline::{
-    body, booking_mandate_record, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, StoredOffer,
-};
-use super::{Requester, Service, ServiceError};
+use super::issued::{booking_mandate_record, Issued};
+use super::kind::{not_begun, stored_input, verified_domain, Context, Kind, Prepared, StoredOffer};
+use super::{Service, ServiceError};
 use crate::kind::RequestKind;
-use schcp::claims::{Consent, ConsentMode};
+use crate::store::{receipts, requests};
+use schcp::claims::{Consent, ConsentMode, OfferClaims, OfferKind};
 use schcp::issue;
 use schcp_consent::{ConsentRequest, VerifiedOffer as ConsentOffer};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
 
 /// A closed mandate lives no longer than its offer, and at most this long.
 pub const MAX_CLOSED_LIFETIME: i64 = 86_400;
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ClosedBody {
+pub(super) struct ClosedBody {
     offer: String,
     discovery: String,
 }
 
-pub(super) async fn prepare(
-    svc: &Service,
-    _agent: &Requester,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    let b: ClosedBody = body(obj)?;
-    let now = svc.now();
-    let (offer, host) = svc.inner.discovery.verify_offer(&b.discovery, &b.offer, now).await?;
-    not_begun("offered slot", &offer.claims.slot.start, now)?;
-    let placed = svc.place(&host).await?;
-    if let Some(booking_id) = offer.claims.booking_id.as_deref() {
-        // A change offer cites its booking: it verifies only at the place the
-        // booking's credentials were issued for (§2.2).
-        svc.at_booking_place(booking_id, &placed.binding).await?;
-    }
-    let shown =
-        ConsentOffer { claims: offer.claims.clone(), discovered: verified_domain(&host.domain), new_host: placed.new };
-    let consent = match offer.claims.kind {
-        schcp::claims::OfferKind::Booking => ConsentRequest::BookingOffer(shown),
-        schcp::claims::OfferKind::Change => {
-            let current = current_contract(svc, &host.host_id, &offer.claims).await?.map(|claims| ConsentOffer {
-                claims,
-                discovered: verified_domain(&host.domain),
-                new_host: placed.new,
-            });
-            ConsentRequest::ChangeOffer { current, proposed: shown }
+/// What the agent receives. Its `offer_sha256` is what migration 0004's
+/// index reads (`$.offer_sha256`): how a later change offer finds the
+/// contract it changes (`current_contract`).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct ClosedResult {
+    mandate: String,
+    jti: String,
+    exp: i64,
+    pub(super) offer_sha256: String,
+}
+
+pub(super) struct ClosedMandate;
+
+impl Kind for ClosedMandate {
+    const KIND: RequestKind = RequestKind::ClosedMandate;
+    type Body = ClosedBody;
+    type Input = StoredOffer;
+    type Output = ClosedResult;
+
+    async fn prepare(ctx: &Context<'_>, b: ClosedBody) -> Result<Prepared<StoredOffer>, ServiceError> {
+        let now = ctx.now;
+        let (offer, host) = ctx.discovery.verify_offer(&b.discovery, &b.offer, now).await?;
+        not_begun("offered slot", &offer.claims.slot.start, now)?;
+        let placed = ctx.records.place(&host).await?;
+        if let Some(booking_id) = offer.claims.booking_id.as_deref() {
+            // A change offer cites its booking: it verifies only at the place the
+            // booking's credentials were issued for (§2.2).
+            ctx.records.at_booking_place(booking_id, &placed.binding).await?;
         }
-    };
-    let stored = StoredOffer { offer: b.offer, host_id: host.host_id.clone(), keys: host.keys.clone() };
-    let input = serde_json::to_value(&stored).map_err(corrupt)?;
-    Ok(Prepared { consent, input, not_after: Some(offer.claims.exp), auto_approve: false, hosts: vec![placed.binding] })
+        let shown = |claims: OfferClaims| ConsentOffer {
+            claims,
+            discovered: verified_domain(&host.domain),
+            new_host: placed.new,
+        };
+        let consent = match offer.claims.kind {
+            OfferKind::Booking => ConsentRequest::BookingOffer(shown(offer.claims.clone())),
+            OfferKind::Change => ConsentRequest::ChangeOffer {
+                current: current_contract(ctx, &host.host_id, &offer.claims).await?.map(shown),
+                proposed: shown(offer.claims.clone()),
+            },
+        };
+        Ok(Prepared {
+            consent,
+            input: StoredOffer::of(b.offer, &host),
+            not_after: Some(offer.claims.exp),
+            auto_approve: false,
+            hosts: vec![placed.binding],
+        })
+    }
+
+    async fn issue(
+        ctx: &Context<'_>,
+        stored: StoredOffer,
+        statement: &str,
+    ) -> Result<Issued<ClosedResult>, ServiceError> {
+        let now = ctx.now;
+        // Re-verified against the keys it was verified with when shown: an offer
+        // that expired while the person read it is not signed over.
+        let offer = stored.verify_at(now)?;
+        let jti = Service::new_id("m-");
+        let issued = issue::closed_mandate(
+            &offer,
+            ctx.principal.pseudonym(),
+            jti.clone(),
+            now,
+            now + MAX_CLOSED_LIFETIME,
+            ctx.agent_jkt.to_owned(),
+            Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
+            // Every credential the person can take back names where hosts check it
+            // (§3.3 check 7): a yes can be withdrawn until the booking is made.
+            Some(ctx.status_url(&jti)),
+            ctx.principal.key,
+        )?;
+        let booking_id = offer.claims.booking_id.clone();
+        let record = booking_mandate_record(Self::KIND, ctx.agent_jkt, &issued, booking_id);
+        let result =
+            ClosedResult { mandate: issued.compact, jti, exp: issued.claims.exp, offer_sha256: offer.offer_sha256 };
+        Ok(Issued::one(result, record))
+    }
 }
 
 /// The booking's current contract, when the person approved it here: the offer
@@ -64,92 +111,80 @@ pub(super) async fn prepare(
 /// time it was, so only bytes the host signed are shown as the old terms.
 /// Without such a record the text says it cannot show what changes.
 async fn current_contract(
-    svc: &Service,
+    ctx: &Context<'_>,
     host_id: &str,
-    change: &schcp::claims::OfferClaims,
-) -> Result<Option<schcp::claims::OfferClaims>, ServiceError> {
+    change: &OfferClaims,
+) -> Result<Option<OfferClaims>, ServiceError> {
     let Some(prev) = change.prev.as_deref() else { return Ok(None) };
     // A booking offer names no booking; a verified receipt is what ties one to
     // a booking. If one ties this contract to another booking of the host, the
     // change offer's `prev` does not describe the booking it changes.
-    let elsewhere: Option<(String,)> = sqlx::query_as(
-        "SELECT booking_id FROM receipts WHERE host = ? AND offer_sha256 = ? AND booking_id <> ? LIMIT 1",
-    )
-    .bind(host_id)
-    .bind(prev)
-    .bind(change.booking_id.as_deref().unwrap_or_default())
-    .fetch_optional(svc.store().pool())
-    .await?;
-    if elsewhere.is_some() {
+    let booking_id = change.booking_id.as_deref().unwrap_or_default();
+    if receipts::ties_offer_elsewhere(ctx.store, host_id, prev, booking_id).await? {
         return Ok(None);
     }
-    let rows: Vec<(String, i64)> = sqlx::query_as(
-        "SELECT input, created_at FROM requests
-         WHERE kind = 'closed_mandate' AND status = 'approved' AND json_extract(result, '$.offer_sha256') = ?
-         ORDER BY created_at DESC",
-    )
-    .bind(prev)
-    .fetch_all(svc.store().pool())
-    .await?;
-    for (input, verified_at) in rows {
-        let stored: StoredOffer = serde_json::from_str(&input).map_err(corrupt)?;
-        if stored.host_id != host_id {
+    for row in requests::approved_over_offer(ctx.store, ClosedMandate::KIND.as_str(), prev).await? {
+        let result: ClosedResult = stored_input(&row.result)?;
+        let stored: StoredOffer = stored_input(&row.input)?;
+        if result.offer_sha256 != prev || stored.host_id != host_id {
             continue;
         }
         // A record that fails is not shown as the old terms; the text then
         // says it has none, and the new terms are still shown in full.
-        let Ok(old) = stored.verify_at(verified_at) else {
-            continue;
-        };
-        let same_booking = match old.claims.kind {
-            schcp::claims::OfferKind::Booking => true,
-            schcp::claims::OfferKind::Change => old.claims.booking_id == change.booking_id,
-        };
-        if same_booking && old.offer_sha256 == prev {
+        let Ok(old) = stored.verify_at(row.created_at) else { continue };
+        let same = same_booking(old.claims.kind, old.claims.booking_id.as_deref(), change.booking_id.as_deref());
+        if same && old.offer_sha256 == prev {
             return Ok(Some(old.claims));
         }
     }
     Ok(None)
 }
 
-pub(super) async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let stored: StoredOffer = serde_json::from_value(input.clone()).map_err(corrupt)?;
-    // Re-verified against the keys it was verified with when shown: an offer
-    // that expired while the person read it is not signed over.
-    let offer = stored.verify_at(now)?;
-    let jti = Service::new_id("m-");
-    // Every credential the person can take back names where hosts check it
-    // (§3.3 check 7): a yes can be withdrawn until the booking is made.
-    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
-    let issued = issue::closed_mandate(
-        &offer,
-        pseudonym(svc.principal()),
-        jti.clone(),
-        now,
-        now + MAX_CLOSED_LIFETIME,
-        agent_jkt.to_owned(),
-        Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
-        Some(status_url),
-        svc.inner.key.as_ref(),
-    )?;
-    let c = &issued.claims;
-    let result = json!({ "mandate": issued.compact, "jti": jti, "exp": c.exp, "offer_sha256": offer.offer_sha256 });
-    Ok(Issued {
-        result,
-        credentials: vec![booking_mandate_record(
-            RequestKind::ClosedMandate,
-            agent_jkt,
-            &issued,
-            offer.claims.booking_id.clone(),
-        )],
-        receipt: None,
-        meeting: None,
-        management: None,
-    })
+/// Whether the earlier contract `old` is of the booking `change` moves: a
+/// booking offer is (its receipt was checked above); a change offer only when
+/// it moved the same booking (§5.7).
+fn same_booking(old: OfferKind, old_booking: Option<&str>, changed_booking: Option<&str>) -> bool {
+    match old {
+        OfferKind::Booking => true,
+        OfferKind::Change => old_booking == changed_booking,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::kind::testing::{parse, refusal, round_trips};
+    use schcp::refusal::Reason;
+
+    #[test]
+    fn the_body_is_an_offer_and_its_discovery_url() {
+        let ok = parse::<ClosedMandate>(
+            r#"{"kind":"closed_mandate","idempotency_key":"k","offer":"a.b.c","discovery":"https://h.example/.well-known/scheduling.json"}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.offer, "a.b.c");
+        for bad in [
+            r#"{"kind":"closed_mandate","idempotency_key":"k","offer":"a.b.c"}"#,
+            r#"{"kind":"closed_mandate","idempotency_key":"k","offer":["a.b.c"],"discovery":"d"}"#,
+            r#"{"kind":"closed_mandate","idempotency_key":"k","offer":"a.b.c","discovery":"d","lifetime":"P1D"}"#,
+            r#"{"kind":"closed_mandate","idempotency_key":"k","offer":"a.b.c","offer":"x.y.z","discovery":"d"}"#,
+        ] {
+            assert_eq!(refusal(parse::<ClosedMandate>(bad)), Reason::Malformed, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_result_names_its_contract_where_the_index_reads_it() {
+        let r = ClosedResult { mandate: "m".into(), jti: "m-1".into(), exp: 5, offer_sha256: "o".into() };
+        assert_eq!(serde_json::to_value(&r).unwrap()["offer_sha256"], "o");
+        round_trips(&StoredOffer { offer: "a.b.c".into(), host_id: "h".into(), keys: Vec::new() });
+    }
+
+    #[test]
+    fn an_earlier_change_is_the_current_contract_of_its_own_booking_only() {
+        assert!(same_booking(OfferKind::Booking, None, Some("b1")));
+        assert!(same_booking(OfferKind::Change, Some("b1"), Some("b1")));
+        assert!(!same_booking(OfferKind::Change, Some("b2"), Some("b1")));
+        assert!(!same_booking(OfferKind::Change, None, Some("b1")));
+    }
 }

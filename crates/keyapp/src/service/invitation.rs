@@ -5,14 +5,14 @@
 //! issues a closed mandate the person's agent answers `respond` with; declining
 //! issues nothing, and the booking follows its default at `confirm_by`.
 
-use super::pipeline::{
-    body, booking_mandate_record, corrupt, not_begun, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord,
-};
-use super::{Requester, Service, ServiceError};
+use super::issued::{booking_mandate_record, receipt_record, Issued};
+use super::kind::{not_begun, stored_input, verified_domain, Context, Kind, Prepared};
+use super::{Service, ServiceError};
 use crate::kind::RequestKind;
+use crate::store::requests;
 use schcp::claims::{
-    Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferKind, Participant, ParticipantRole,
-    ParticipantStatus,
+    Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferClaims, OfferKind, Participant,
+    ParticipantRole, ParticipantStatus,
 };
 use schcp::issue::{self, RootMandate};
 use schcp::jwk::Jwk;
@@ -21,24 +21,38 @@ use schcp::schema::{self, Def};
 use schcp::verify::{HostKeys, ReceiptExpectations, VerifiedOffer, VerifiedReceipt};
 use schcp_consent::{ConsentRequest, InvitationRequest, VerifiedOffer as ConsentOffer};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct InvitationBody {
-    /// The `GET /bookings/{id}` response as the host served it (§5.5).
+pub(super) struct InvitationBody {
+    /// The `GET /bookings/{id}` response as the host served it (§5.5): checked
+    /// against its own closed schema before it is read as a booking.
     booking: Value,
     discovery: String,
 }
 
 /// What `issue` checks again and builds the mandate from: the host's signed
 /// bytes and the discovery keys they were verified with.
-#[derive(Serialize, Deserialize)]
-struct StoredInvitation {
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct StoredInvitation {
     offer: String,
     receipt: String,
     host_id: String,
     keys: Vec<Jwk>,
+}
+
+/// What the agent receives. Its `offer_sha256` is what migration 0004's
+/// index reads: how a changed booking's new contract finds the one the person
+/// accepted before (`accepted_before`).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct InvitationResult {
+    mandate: String,
+    jti: String,
+    exp: i64,
+    offer_sha256: String,
+    booking_id: String,
 }
 
 /// An invitation that passed every check: the contract, the receipt, and this
@@ -81,9 +95,36 @@ fn verify_signed(
 /// still ahead of `now`.
 fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> Result<Verified, ServiceError> {
     let booking = &receipt.claims.booking;
-    // §5.3: "Every acceptance names its contract"; a receipt over another
-    // booking's contract is not this booking's (§5.10 "The hash MUST be the
-    // booking's current offer_sha256").
+    same_contract(&offer, &receipt)?;
+    if offer.claims.iat > now + schcp::verify::IAT_SKEW {
+        return Err(ServiceError::Verification(schcp::Error::IssuedInFuture {
+            what: "offer",
+            iat: offer.claims.iat,
+            now,
+        }));
+    }
+    // §5.10: tentative until every required participant accepts; at a host
+    // that approves bookings, participants may answer while it is pending_host.
+    if !matches!(booking.status, BookingStatus::Tentative | BookingStatus::PendingHost) {
+        return Err(ServiceError::unacceptable(
+            Reason::NotTentative,
+            "the booking is not waiting for its participants' answers (§5.10)",
+        ));
+    }
+    let participants = booking.participants.as_deref().unwrap_or_default();
+    let me_named = invitee(participants, me)?;
+    let confirm_by = deadline(&me_named, now)?;
+    not_begun("booking", &booking.start, now)?;
+    let booker = participants.iter().find(|p| p.role == ParticipantRole::Booker).cloned();
+    Ok(Verified { offer, receipt, me: me_named, booker, confirm_by })
+}
+
+/// §5.3: "Every acceptance names its contract"; a receipt over another
+/// booking's contract is not this booking's (§5.10 "The hash MUST be the
+/// booking's current offer_sha256"), nor is a contract for another service,
+/// start or booking.
+fn same_contract(offer: &VerifiedOffer, receipt: &VerifiedReceipt) -> Result<(), ServiceError> {
+    let booking = &receipt.claims.booking;
     if receipt.claims.offer_sha256.as_deref() != Some(offer.offer_sha256.as_str()) {
         return Err(ServiceError::unacceptable(
             Reason::ContractMismatch,
@@ -102,22 +143,12 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
             "the contract's service, start or booking is not the booking's (§5.10)",
         ));
     }
-    if offer.claims.iat > now + schcp::verify::IAT_SKEW {
-        return Err(ServiceError::Verification(schcp::Error::IssuedInFuture {
-            what: "offer",
-            iat: offer.claims.iat,
-            now,
-        }));
-    }
-    // §5.10: tentative until every required participant accepts; at a host
-    // that approves bookings, participants may answer while it is pending_host.
-    if !matches!(booking.status, BookingStatus::Tentative | BookingStatus::PendingHost) {
-        return Err(ServiceError::unacceptable(
-            Reason::NotTentative,
-            "the booking is not waiting for its participants' answers (§5.10)",
-        ));
-    }
-    let participants = booking.participants.as_deref().unwrap_or_default();
+    Ok(())
+}
+
+/// This person as the booking names them: once, as an invitee whose answer
+/// is pending (§5.10).
+fn invitee(participants: &[Participant], me: &str) -> Result<Participant, ServiceError> {
     let mine: Vec<&Participant> = participants.iter().filter(|p| p.who.as_deref() == Some(me)).collect();
     let me_named = match mine.as_slice() {
         [] => {
@@ -142,21 +173,21 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
         ));
     }
     match me_named.status {
-        Some(ParticipantStatus::Pending) => {}
-        Some(ParticipantStatus::Accepted | ParticipantStatus::Declined) => {
-            return Err(ServiceError::unacceptable(
-                Reason::AlreadyAnswered,
-                "this person has already answered this booking (§5.10)",
-            ))
-        }
-        Some(ParticipantStatus::NotRequired) | None => {
-            return Err(ServiceError::unacceptable(
-                Reason::NotInvited,
-                "the booking does not ask this person for an answer (§5.10)",
-            ))
-        }
+        Some(ParticipantStatus::Pending) => Ok(me_named),
+        Some(ParticipantStatus::Accepted | ParticipantStatus::Declined) => Err(ServiceError::unacceptable(
+            Reason::AlreadyAnswered,
+            "this person has already answered this booking (§5.10)",
+        )),
+        Some(ParticipantStatus::NotRequired) | None => Err(ServiceError::unacceptable(
+            Reason::NotInvited,
+            "the booking does not ask this person for an answer (§5.10)",
+        )),
     }
-    let Some(confirm_by) = me_named.confirm_by.as_deref() else {
+}
+
+/// The invitee's `confirm_by`, still ahead of `now` (§5.10).
+fn deadline(me: &Participant, now: i64) -> Result<i64, ServiceError> {
+    let Some(confirm_by) = me.confirm_by.as_deref() else {
         return Err(ServiceError::unacceptable(
             Reason::NoDeadline,
             "the booking gives this person no confirm_by (§5.10)",
@@ -170,68 +201,140 @@ fn check(offer: VerifiedOffer, receipt: VerifiedReceipt, me: &str, now: i64) -> 
             format!("the deadline to answer, {confirm_by}, has passed; the booking follows its default (§5.10)"),
         ));
     }
-    not_begun("booking", &booking.start, now)?;
-    let booker = participants.iter().find(|p| p.role == ParticipantRole::Booker).cloned();
-    Ok(Verified { offer, receipt, me: me_named, booker, confirm_by: confirm_by.timestamp() })
+    Ok(confirm_by.timestamp())
 }
 
-pub(super) async fn prepare(
-    svc: &Service,
-    _agent: &Requester,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    let b: InvitationBody = body(obj)?;
-    // The booking response's own closed schema first (§5.3: "An agent MUST
-    // refuse a response that fails").
-    schema::validate(Def::BookingResponse, &b.booking).map_err(schcp::Error::from)?;
-    let response: BookingResponse = serde_json::from_value(b.booking).map_err(|e| {
-        ServiceError::Verification(schcp::Error::Json(schcp::json::JsonError::Malformed(e.to_string())))
-    })?;
-    let Some(offer) = response.offer.clone() else {
-        return Err(ServiceError::unacceptable(
-            Reason::NoContract,
-            "the booking response carries no offer, so the contract cannot be checked (§5.10)",
-        ));
-    };
-    let ((verified_offer, receipt), host) = svc
-        .inner
-        .discovery
-        .verify_with(&b.discovery, |host| verify_signed(&offer, &response.receipt, host.host_keys()))
-        .await?;
-    // What the host served beside the receipt is unsigned: it must be the
-    // booking the receipt signs, or the agent could show other terms.
-    if response.booking != receipt.claims.booking {
-        return Err(ServiceError::unacceptable(
-            Reason::BookingMismatch,
-            "the booking served differs from the one its receipt signs (§5.3)",
-        ));
+pub(super) struct Invitation;
+
+impl Kind for Invitation {
+    const KIND: RequestKind = RequestKind::Invitation;
+    type Body = InvitationBody;
+    type Input = StoredInvitation;
+    type Output = InvitationResult;
+
+    async fn prepare(ctx: &Context<'_>, b: InvitationBody) -> Result<Prepared<StoredInvitation>, ServiceError> {
+        let response = booking_response(b.booking)?;
+        let Some(offer) = response.offer.clone() else {
+            return Err(ServiceError::unacceptable(
+                Reason::NoContract,
+                "the booking response carries no offer, so the contract cannot be checked (§5.10)",
+            ));
+        };
+        let ((verified_offer, receipt), host) = ctx
+            .discovery
+            .verify_with(&b.discovery, |host| verify_signed(&offer, &response.receipt, host.host_keys()))
+            .await?;
+        // What the host served beside the receipt is unsigned: it must be the
+        // booking the receipt signs, or the agent could show other terms.
+        if response.booking != receipt.claims.booking {
+            return Err(ServiceError::unacceptable(
+                Reason::BookingMismatch,
+                "the booking served differs from the one its receipt signs (§5.3)",
+            ));
+        }
+        let v = check(verified_offer, receipt, ctx.principal.id, ctx.now)?;
+        // §2.2: the host id is bound where it was verified, and a booking the key
+        // app already holds credentials for verifies only at their place.
+        let placed = ctx.records.place(&host).await?;
+        let booking_id = &v.receipt.claims.booking.booking_id;
+        ctx.records.at_booking_place(booking_id, &placed.binding).await?;
+        let replaces = match v.offer.claims.prev.as_deref() {
+            Some(prev) => accepted_before(ctx, &host.host_id, booking_id, prev).await?,
+            None => None,
+        };
+        let shown = |claims: OfferClaims| ConsentOffer {
+            claims,
+            discovered: verified_domain(&host.domain),
+            new_host: placed.new,
+        };
+        let consent = ConsentRequest::Invitation(InvitationRequest {
+            contract: shown(v.offer.claims.clone()),
+            booker: v.booker.clone(),
+            me: v.me.clone(),
+            replaces: replaces.map(shown),
+        });
+        let stored = StoredInvitation {
+            offer,
+            receipt: response.receipt,
+            host_id: host.host_id.clone(),
+            keys: host.keys.clone(),
+        };
+        Ok(Prepared {
+            consent,
+            input: stored,
+            // An answer after the deadline would be refused by the host (§5.10).
+            not_after: Some(v.confirm_by),
+            auto_approve: false,
+            hosts: vec![placed.binding],
+        })
     }
-    let now = svc.now();
-    let v = check(verified_offer, receipt, svc.principal(), now)?;
-    // §2.2: the host id is bound where it was verified, and a booking the key
-    // app already holds credentials for verifies only at their place.
-    let placed = svc.place(&host).await?;
-    svc.at_booking_place(&v.receipt.claims.booking.booking_id, &placed.binding).await?;
-    let replaces = match v.offer.claims.prev.as_deref() {
-        Some(prev) => accepted_before(svc, &host.host_id, &v.receipt.claims.booking.booking_id, prev).await?,
-        None => None,
-    };
-    let discovered = verified_domain(&host.domain);
-    let consent = ConsentRequest::Invitation(InvitationRequest {
-        contract: ConsentOffer { claims: v.offer.claims.clone(), discovered: discovered.clone(), new_host: placed.new },
-        booker: v.booker.clone(),
-        me: v.me.clone(),
-        replaces: replaces.map(|claims| ConsentOffer { claims, discovered, new_host: placed.new }),
-    });
-    let stored =
-        StoredInvitation { offer, receipt: response.receipt, host_id: host.host_id.clone(), keys: host.keys.clone() };
-    Ok(Prepared {
-        consent,
-        input: serde_json::to_value(&stored).map_err(corrupt)?,
-        // An answer after the deadline would be refused by the host (§5.10).
-        not_after: Some(v.confirm_by),
-        auto_approve: false,
-        hosts: vec![placed.binding],
+
+    async fn issue(
+        ctx: &Context<'_>,
+        stored: StoredInvitation,
+        statement: &str,
+    ) -> Result<Issued<InvitationResult>, ServiceError> {
+        let now = ctx.now;
+        let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
+        let (offer, receipt) = verify_signed(&stored.offer, &stored.receipt, keys)?;
+        // Again at the person's yes: a deadline or start that passed while they
+        // read it is not answered.
+        let v = check(offer, receipt, ctx.principal.id, now)?;
+        let booking_id = v.receipt.claims.booking.booking_id.clone();
+        let jti = Service::new_id("m-");
+        let issued =
+            issue::root_mandate(answer_mandate(ctx, &stored.host_id, &v, &jti, statement)?, ctx.principal.key)?;
+        let record = booking_mandate_record(Self::KIND, ctx.agent_jkt, &issued, Some(booking_id.clone()));
+        let result = InvitationResult {
+            mandate: issued.compact,
+            jti,
+            exp: issued.claims.exp,
+            offer_sha256: v.offer.offer_sha256,
+            booking_id,
+        };
+        Ok(Issued { receipt: Some(receipt_record(&v.receipt)), ..Issued::one(result, record) })
+    }
+}
+
+/// The booking response, checked against its own closed schema first (§5.3:
+/// "An agent MUST refuse a response that fails").
+fn booking_response(booking: Value) -> Result<BookingResponse, ServiceError> {
+    schema::validate(Def::BookingResponse, &booking).map_err(schcp::Error::from)?;
+    serde_json::from_value(booking)
+        .map_err(|e| ServiceError::Verification(schcp::Error::Json(schcp::json::JsonError::Malformed(e.to_string()))))
+}
+
+/// §5.3 "Closed mandates", §5.10 "Answering": respond takes any scope, but
+/// its constraints still apply. One action, the booking alone, this exact
+/// contract, its slot and its total: nothing else can be done with it.
+fn answer_mandate(
+    ctx: &Context<'_>,
+    host_id: &str,
+    v: &Verified,
+    jti: &str,
+    statement: &str,
+) -> Result<RootMandate, ServiceError> {
+    let booking = &v.receipt.claims.booking;
+    let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
+    constraints.bookings = Some(vec![booking.booking_id.clone()]);
+    let start = schcp::datetime::parse_date_time(&booking.start)
+        .map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?
+        .timestamp();
+    Ok(RootMandate {
+        aud: Audience::One(host_id.to_owned()),
+        sub: ctx.principal.pseudonym(),
+        jti: jti.to_owned(),
+        iat: ctx.now,
+        // §5.10: an answer after confirm_by is too late, and confirm_by is
+        // never after the start.
+        exp: v.confirm_by.min(start),
+        agent_jkt: ctx.agent_jkt.to_owned(),
+        scope: vec![Action::Book],
+        constraints: Some(constraints),
+        consent: Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
+        contact: None,
+        status: Some(ctx.status_url(jti)),
+        attestations: Vec::new(),
     })
 }
 
@@ -241,22 +344,15 @@ pub(super) async fn prepare(
 /// keys it was verified with, so only bytes the host signed are shown as the
 /// old terms.
 async fn accepted_before(
-    svc: &Service,
+    ctx: &Context<'_>,
     host_id: &str,
     booking_id: &str,
     prev: &str,
-) -> Result<Option<schcp::claims::OfferClaims>, ServiceError> {
-    let rows: Vec<(String,)> = sqlx::query_as(
-        "SELECT input FROM requests
-         WHERE kind = 'invitation' AND status = 'approved' AND json_extract(result, '$.offer_sha256') = ?
-         ORDER BY created_at DESC",
-    )
-    .bind(prev)
-    .fetch_all(svc.store().pool())
-    .await?;
-    for (input,) in rows {
-        let stored: StoredInvitation = serde_json::from_str(&input).map_err(corrupt)?;
-        if stored.host_id != host_id {
+) -> Result<Option<OfferClaims>, ServiceError> {
+    for row in requests::approved_over_offer(ctx.store, Invitation::KIND.as_str(), prev).await? {
+        let result: InvitationResult = stored_input(&row.result)?;
+        let stored: StoredInvitation = stored_input(&row.input)?;
+        if result.offer_sha256 != prev || stored.host_id != host_id {
             continue;
         }
         let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
@@ -268,58 +364,108 @@ async fn accepted_before(
     Ok(None)
 }
 
-pub(super) async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let stored: StoredInvitation = serde_json::from_value(input.clone()).map_err(corrupt)?;
-    let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
-    let (offer, receipt) = verify_signed(&stored.offer, &stored.receipt, keys)?;
-    // Again at the person's yes: a deadline or start that passed while they
-    // read it is not answered.
-    let v = check(offer, receipt, svc.principal(), now)?;
-    let booking_id = v.receipt.claims.booking.booking_id.clone();
-    // §5.3 "Closed mandates", §5.10 "Answering": respond takes any scope, but
-    // its constraints still apply. One action, the booking alone, this exact
-    // contract, its slot and its total: nothing else can be done with it.
-    let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
-    constraints.bookings = Some(vec![booking_id.clone()]);
-    let start = schcp::datetime::parse_date_time(&v.receipt.claims.booking.start)
-        .map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?
-        .timestamp();
-    let jti = Service::new_id("m-");
-    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
-    let issued = issue::root_mandate(
-        RootMandate {
-            aud: Audience::One(stored.host_id.clone()),
-            sub: pseudonym(svc.principal()),
-            jti: jti.clone(),
-            iat: now,
-            // §5.10: an answer after confirm_by is too late, and confirm_by is
-            // never after the start.
-            exp: v.confirm_by.min(start),
-            agent_jkt: agent_jkt.to_owned(),
-            scope: vec![Action::Book],
-            constraints: Some(constraints),
-            consent: Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
-            contact: None,
-            status: Some(status_url),
-            attestations: Vec::new(),
-        },
-        svc.inner.key.as_ref(),
-    )?;
-    let result = json!({
-        "mandate": issued.compact, "jti": jti, "exp": issued.claims.exp,
-        "offer_sha256": v.offer.offer_sha256, "booking_id": booking_id,
-    });
-    Ok(Issued {
-        result,
-        credentials: vec![booking_mandate_record(RequestKind::Invitation, agent_jkt, &issued, Some(booking_id))],
-        receipt: Some(ReceiptRecord::of(&v.receipt)),
-        meeting: None,
-        management: None,
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::kind::testing::{parse, refusal, round_trips};
+
+    #[test]
+    fn the_body_is_a_booking_response_and_its_discovery_url() {
+        let ok = parse::<Invitation>(
+            r#"{"kind":"invitation","idempotency_key":"k","booking":{"receipt":"a.b.c"},"discovery":"d"}"#,
+        )
+        .unwrap();
+        assert_eq!(ok.discovery, "d");
+        for bad in [
+            r#"{"kind":"invitation","idempotency_key":"k","discovery":"d"}"#,
+            r#"{"kind":"invitation","idempotency_key":"k","booking":{},"discovery":7}"#,
+            r#"{"kind":"invitation","idempotency_key":"k","booking":{},"discovery":"d","answer":"yes"}"#,
+            r#"{"kind":"invitation","idempotency_key":"k","booking":{"a":1,"a":2},"discovery":"d"}"#,
+        ] {
+            assert_eq!(refusal(parse::<Invitation>(bad)), Reason::Malformed, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_booking_response_is_held_to_its_schema_before_it_is_read() {
+        for bad in [serde_json::json!({}), serde_json::json!({"receipt": "a.b.c", "booking": {}, "extra": 1})] {
+            let e = booking_response(bad).unwrap_err();
+            assert!(matches!(e, ServiceError::Verification(_)), "{e}");
+        }
+    }
+
+    #[test]
+    fn the_input_round_trips_and_the_result_names_its_contract() {
+        round_trips(&StoredInvitation {
+            offer: "o.f.f".into(),
+            receipt: "r.e.c".into(),
+            host_id: "h".into(),
+            keys: Vec::new(),
+        });
+        let r = InvitationResult {
+            mandate: "m".into(),
+            jti: "m-1".into(),
+            exp: 1,
+            offer_sha256: "o".into(),
+            booking_id: "b".into(),
+        };
+        assert_eq!(serde_json::to_value(&r).unwrap()["offer_sha256"], "o");
+    }
+
+    fn participant(
+        who: &str,
+        role: ParticipantRole,
+        status: Option<ParticipantStatus>,
+        confirm_by: Option<&str>,
+    ) -> Participant {
+        Participant {
+            who: Some(who.to_owned()),
+            name: None,
+            role,
+            relationship: None,
+            confirm_within: None,
+            confirm_by: confirm_by.map(str::to_owned),
+            default: None,
+            status,
+        }
+    }
+
+    #[test]
+    fn only_a_pending_invitee_named_once_is_asked() {
+        let me = "urn:schcp:principal:me";
+        let ok =
+            participant(me, ParticipantRole::Invitee, Some(ParticipantStatus::Pending), Some("2026-12-05T12:00:00Z"));
+        let booker =
+            participant("urn:schcp:principal:b", ParticipantRole::Booker, Some(ParticipantStatus::Accepted), None);
+        assert_eq!(invitee(&[booker.clone(), ok.clone()], me).unwrap(), ok);
+        let cases = [
+            (vec![booker.clone()], Reason::NotAParticipant),
+            (vec![ok.clone(), ok.clone()], Reason::DuplicateParticipant),
+            (
+                vec![participant(me, ParticipantRole::Booker, Some(ParticipantStatus::Pending), None)],
+                Reason::NotInvited,
+            ),
+            (
+                vec![participant(me, ParticipantRole::Invitee, Some(ParticipantStatus::Accepted), None)],
+                Reason::AlreadyAnswered,
+            ),
+            (vec![participant(me, ParticipantRole::Invitee, None, None)], Reason::NotInvited),
+        ];
+        for (named, reason) in cases {
+            assert_eq!(refusal(invitee(&named, me)), reason, "{named:?}");
+        }
+    }
+
+    #[test]
+    fn an_answer_needs_a_deadline_still_ahead() {
+        let at = |s: &str| schcp::datetime::parse_date_time(s).unwrap().timestamp();
+        let by = "2026-12-05T12:00:00Z";
+        let me = |c: Option<&str>| {
+            participant("urn:schcp:principal:me", ParticipantRole::Invitee, Some(ParticipantStatus::Pending), c)
+        };
+        assert_eq!(deadline(&me(Some(by)), at(by) - 1).unwrap(), at(by));
+        assert_eq!(refusal(deadline(&me(Some(by)), at(by))), Reason::DeadlinePassed);
+        assert_eq!(refusal(deadline(&me(None), 0)), Reason::NoDeadline);
+        assert_eq!(refusal(deadline(&me(Some("soon")), 0)), Reason::BadSlot);
+    }
 }

@@ -157,7 +157,7 @@ impl Service {
             .fetch_optional(self.store().pool())
             .await?;
         let attention = match attention {
-            Some((items,)) => serde_json::from_str(&items).map_err(super::pipeline::corrupt)?,
+            Some((items,)) => serde_json::from_str(&items).map_err(super::corrupt)?,
             None => Vec::new(),
         };
         Ok(Prompt {
@@ -186,15 +186,6 @@ impl Service {
         Ok(serde_json::to_string(&items).expect("callouts serialize"))
     }
 
-    pub(super) async fn record_attention(&self, request_id: &str, items: &str) -> Result<(), ServiceError> {
-        sqlx::query("INSERT INTO request_attention (request_id, items) VALUES (?, ?) ON CONFLICT DO NOTHING")
-            .bind(request_id)
-            .bind(items)
-            .execute(self.store().pool())
-            .await?;
-        Ok(())
-    }
-
     /// A pending rule's stored input and its current label.
     async fn rule_input(&self, id: &str) -> Result<(Value, String), ServiceError> {
         let row: Option<(String,)> =
@@ -203,7 +194,7 @@ impl Service {
                 .fetch_optional(self.store().pool())
                 .await?;
         let (input,) = row.ok_or(ServiceError::NotFound("rule request"))?;
-        let input: Value = serde_json::from_str(&input).map_err(super::pipeline::corrupt)?;
+        let input: Value = serde_json::from_str(&input).map_err(super::corrupt)?;
         let label = input["rule"]["label"].as_str().unwrap_or_default().to_owned();
         Ok((input, label))
     }

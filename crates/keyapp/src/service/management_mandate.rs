@@ -12,10 +12,9 @@
 //! same narrow scope, and the previous one is revoked.
 
 use super::hosts::Placed;
-use super::pipeline::{
-    body, booking_mandate_record, corrupt, pseudonym, verified_domain, Issued, Prepared, ReceiptRecord,
-};
-use super::{Requester, Service, ServiceError};
+use super::issued::{booking_mandate_record, receipt_record, Issued};
+use super::kind::{verified_domain, Context, Kind, Prepared};
+use super::{Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::kind::RequestKind;
 use crate::store::management_links::{self, CurrentManagement, ManagementLink};
@@ -26,19 +25,26 @@ use schcp::refusal::Reason;
 use schcp::verify::{ActionCheck, ChainContext, HostKeys, ReceiptExpectations, VerifiedReceipt};
 use schcp_consent::{BookingSummary, ConsentRequest, ManagementMandateRequest};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ManagementBody {
+pub(super) struct ManagementBody {
     receipt: String,
     discovery: String,
 }
 
+#[derive(Serialize)]
+pub(super) struct ManagementResult {
+    mandate: String,
+    jti: String,
+    exp: i64,
+    booking_id: String,
+}
+
 /// What `issue` builds the mandate from: the host's signed receipt, the keys
 /// it was verified with, and the terms and chain decided when it was shown.
-#[derive(Serialize, Deserialize)]
-struct StoredManagement {
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub(super) struct StoredManagement {
     receipt: String,
     host_id: String,
     keys: Vec<Jwk>,
@@ -58,6 +64,28 @@ struct StoredManagement {
 }
 
 impl StoredManagement {
+    /// What is kept of a verified receipt and the chain decided for it; the
+    /// root is kept only when it is what lets the mandate go without a prompt.
+    fn of(
+        receipt: String,
+        host: &DiscoveredHost,
+        terms: ManagementTerms,
+        chain: Chain,
+        auto: bool,
+    ) -> StoredManagement {
+        StoredManagement {
+            receipt,
+            host_id: host.host_id.clone(),
+            keys: host.keys.clone(),
+            constraints: Some(terms.constraints),
+            not_after: Some(terms.not_after),
+            root_jti: chain.root.as_ref().filter(|_| auto).map(|r| r.jti.clone()),
+            replaces: chain.replaces,
+            mandate: chain.mandate,
+            retention: chain.retention,
+        }
+    }
+
     fn terms(&self, iat: i64) -> ManagementTerms {
         match (&self.constraints, self.not_after) {
             (Some(c), Some(not_after)) => ManagementTerms { constraints: c.clone(), not_after },
@@ -86,62 +114,96 @@ struct Chain {
     retention: Option<String>,
 }
 
-pub(super) async fn prepare(
-    svc: &Service,
-    agent: &Requester,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    let b: ManagementBody = body(obj)?;
-    let (first, host) =
-        svc.inner.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
-    let now = svc.now();
-    let placed = svc.place(&host).await?;
-    still_manageable(&first.claims.booking)?;
-    named_only_as_guest(&first.claims.booking, svc.principal())?;
-    let chain = chain_for(svc, &agent.jkt, &host, &placed, &first, now).await?;
-    // §5.3: the receipt names the mandate it cites and the contract's retention,
-    // as the records know them.
-    let expect = ReceiptExpectations {
-        mandate: chain.mandate.as_deref(),
-        retention: chain.retention.as_deref(),
-        booking_id: Some(&first.claims.booking.booking_id),
-        offer_sha256: None,
-    };
-    let receipt = schcp::verify::verify_receipt(&b.receipt, host.host_keys(), expect)?;
-    let terms = match &chain.root {
-        Some(root) => ManagementTerms::under_root(root),
-        None => ManagementTerms::approved(now),
-    };
-    let exp = issue::management_expiry(&receipt, now, &terms)?;
-    if exp <= now {
-        return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking", exp, now }));
+pub(super) struct ManagementMandate;
+
+impl Kind for ManagementMandate {
+    const KIND: RequestKind = RequestKind::ManagementMandate;
+    type Body = ManagementBody;
+    type Input = StoredManagement;
+    type Output = ManagementResult;
+
+    async fn prepare(ctx: &Context<'_>, b: ManagementBody) -> Result<Prepared<StoredManagement>, ServiceError> {
+        let now = ctx.now;
+        let (first, host) =
+            ctx.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
+        let placed = ctx.records.place(&host).await?;
+        still_manageable(&first.claims.booking)?;
+        named_only_as_guest(&first.claims.booking, ctx.principal.id)?;
+        let chain = chain_for(ctx, &host, &placed, &first).await?;
+        // §5.3: the receipt names the mandate it cites and the contract's retention,
+        // as the records know them.
+        let expect = ReceiptExpectations {
+            mandate: chain.mandate.as_deref(),
+            retention: chain.retention.as_deref(),
+            booking_id: Some(&first.claims.booking.booking_id),
+            offer_sha256: None,
+        };
+        let receipt = schcp::verify::verify_receipt(&b.receipt, host.host_keys(), expect)?;
+        let terms = match &chain.root {
+            Some(root) => ManagementTerms::under_root(root),
+            None => ManagementTerms::approved(now),
+        };
+        let exp = issue::management_expiry(&receipt, now, &terms)?;
+        if exp <= now {
+            return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking", exp, now }));
+        }
+        let mandate = ManagementMandateRequest {
+            agent_name: ctx.records.agent_name(ctx.agent_jkt).await?,
+            booking: summary(&receipt, &host, placed.new),
+            scope: vec![Action::Cancel, Action::Reschedule],
+            exp,
+        };
+        let (consent, auto_approve) = match reconfirm_by(&receipt.claims.booking, ctx.principal.id, now) {
+            // §5.10: the booker reconfirms with respond, "a management mandate will
+            // do"; the person is told it reconfirms, and by when, and is always asked.
+            Some(confirm_by) => (ConsentRequest::Reconfirmation { mandate, confirm_by }, false),
+            None => (ConsentRequest::ManagementMandate(mandate), chain.root.is_some()),
+        };
+        let input = StoredManagement::of(b.receipt, &host, terms, chain, auto_approve);
+        Ok(Prepared { consent, input, not_after: None, auto_approve, hosts: vec![placed.binding] })
     }
-    let booking = &receipt.claims.booking;
-    let mandate = ManagementMandateRequest {
-        agent_name: svc.agent_name(&agent.jkt).await?,
-        booking: summary(&receipt, &host, placed.new),
-        scope: vec![Action::Cancel, Action::Reschedule],
-        exp,
-    };
-    let (consent, auto_approve) = match reconfirm_by(booking, svc.principal(), now) {
-        // §5.10: the booker reconfirms with respond, "a management mandate will
-        // do"; the person is told it reconfirms, and by when, and is always asked.
-        Some(confirm_by) => (ConsentRequest::Reconfirmation { mandate, confirm_by }, false),
-        None => (ConsentRequest::ManagementMandate(mandate), chain.root.is_some()),
-    };
-    let stored = StoredManagement {
-        receipt: b.receipt,
-        host_id: host.host_id.clone(),
-        keys: host.keys.clone(),
-        constraints: Some(terms.constraints),
-        not_after: Some(terms.not_after),
-        root_jti: chain.root.as_ref().filter(|_| auto_approve).map(|r| r.jti.clone()),
-        replaces: chain.replaces,
-        mandate: chain.mandate,
-        retention: chain.retention,
-    };
-    let input = serde_json::to_value(&stored).map_err(corrupt)?;
-    Ok(Prepared { consent, input, not_after: None, auto_approve, hosts: vec![placed.binding] })
+
+    async fn issue(
+        ctx: &Context<'_>,
+        stored: StoredManagement,
+        statement: &str,
+    ) -> Result<Issued<ManagementResult>, ServiceError> {
+        let now = ctx.now;
+        let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
+        let receipt = schcp::verify::verify_receipt(&stored.receipt, keys, stored.expectations())?;
+        let jti = Service::new_id("m-");
+        let issued = issue::management_mandate(
+            &receipt,
+            &stored.terms(now),
+            ctx.principal.pseudonym(),
+            jti.clone(),
+            now,
+            ctx.agent_jkt.to_owned(),
+            Consent { mode: None, statement: statement.to_owned() },
+            // Every credential the person can take back names where hosts check it
+            // (§3.3 check 7): a yes can be withdrawn until the booking is made.
+            Some(ctx.status_url(&jti)),
+            ctx.principal.key,
+        )?;
+        let booking = &receipt.claims.booking;
+        let booking_id = booking.booking_id.clone();
+        let link = ManagementLink {
+            jti: jti.clone(),
+            root_jti: stored.root_jti.clone(),
+            host_id: stored.host_id.clone(),
+            booking_id: booking_id.clone(),
+            sequence: booking.sequence,
+            retention: receipt.claims.retention.clone(),
+        };
+        let kind = Self::KIND;
+        let record = booking_mandate_record(kind, ctx.agent_jkt, &issued, Some(booking_id.clone()));
+        let result = ManagementResult { mandate: issued.compact, jti, exp: issued.claims.exp, booking_id };
+        Ok(Issued {
+            receipt: Some(receipt_record(&receipt)),
+            management: Some((link, stored.replaces)),
+            ..Issued::one(result, record)
+        })
+    }
 }
 
 /// The receipt's booking in words. The receipt's offer is not at hand, so it
@@ -191,16 +253,15 @@ fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
 /// documentation). A receipt not newer than one a management mandate for the
 /// same booking was issued on is a replay, refused (`stale_receipt`).
 async fn chain_for(
-    svc: &Service,
-    agent_jkt: &str,
+    ctx: &Context<'_>,
     host: &DiscoveredHost,
     placed: &Placed,
     receipt: &VerifiedReceipt,
-    now: i64,
 ) -> Result<Chain, ServiceError> {
+    let (agent_jkt, now) = (ctx.agent_jkt, ctx.now);
     let booking = &receipt.claims.booking;
     let (host_id, booking_id) = (&receipt.claims.iss, &booking.booking_id);
-    if let Some(seen) = management_links::latest_sequence(svc.store(), host_id, booking_id).await? {
+    if let Some(seen) = management_links::latest_sequence(ctx.store, host_id, booking_id).await? {
         if booking.sequence <= seen {
             return Err(ServiceError::unacceptable(
                 Reason::StaleReceipt,
@@ -212,43 +273,40 @@ async fn chain_for(
         }
     }
     let cited = receipt.claims.consent.as_ref().map(|c| c.mandate.clone());
-    let current = management_links::current(svc.store(), host_id, booking_id, now)
+    let current = management_links::current(ctx.store, host_id, booking_id, now)
         .await?
         .filter(|c| c.agent_jkt.as_deref() == Some(agent_jkt));
     let confirmed = booking.status == BookingStatus::Confirmed;
     let Some(current) = current else {
         // A first management mandate: silent only under a root that covers it.
         let root = match (&cited, confirmed) {
-            (Some(jti), true) => root_covering(svc, agent_jkt, jti, host, placed, receipt, now).await?,
+            (Some(jti), true) => root_covering(ctx, jti, host, placed, receipt).await?,
             _ => None,
         };
         // §5.3: a receipt under that root states the host's published retention.
         let retention = root.as_ref().map(|_| host.document.policies.retention.clone());
         return Ok(Chain { mandate: root.as_ref().map(|r| r.jti.clone()), retention, root, replaces: None });
     };
-    renewal(svc, agent_jkt, host, placed, receipt, current, cited, confirmed, now).await
+    renewal(ctx, host, placed, receipt, current, cited, confirmed).await
 }
 
 /// §3.3 "Renewal": the moved booking's receipt, for the same booking id and a
 /// newer sequence (checked by `chain_for`), replaces the management mandate in
 /// force. Silent when the move was made under that mandate and its root still
 /// covers the moved booking; otherwise the person is asked.
-#[allow(clippy::too_many_arguments)]
 async fn renewal(
-    svc: &Service,
-    agent_jkt: &str,
+    ctx: &Context<'_>,
     host: &DiscoveredHost,
     placed: &Placed,
     receipt: &VerifiedReceipt,
     current: CurrentManagement,
     cited: Option<String>,
     confirmed: bool,
-    now: i64,
 ) -> Result<Chain, ServiceError> {
     let link = current.link;
     let under_current = cited.as_deref() == Some(link.jti.as_str());
     let root = match (&link.root_jti, under_current && confirmed) {
-        (Some(root), true) => root_covering(svc, agent_jkt, root, host, placed, receipt, now).await?,
+        (Some(root), true) => root_covering(ctx, root, host, placed, receipt).await?,
         _ => None,
     };
     Ok(Chain {
@@ -266,15 +324,14 @@ async fn renewal(
 /// the place and with the keys this receipt was verified with (§2.2), and the
 /// booking within its services, window and max_price (§3.3 check 6).
 async fn root_covering(
-    svc: &Service,
-    agent_jkt: &str,
+    ctx: &Context<'_>,
     jti: &str,
     host: &DiscoveredHost,
     placed: &Placed,
     receipt: &VerifiedReceipt,
-    now: i64,
 ) -> Result<Option<MandateClaims>, ServiceError> {
-    let Some(root) = management_links::live_root(svc.store(), jti, now).await? else { return Ok(None) };
+    let (agent_jkt, now) = (ctx.agent_jkt, ctx.now);
+    let Some(root) = management_links::live_root(ctx.store, jti, now).await? else { return Ok(None) };
     let host_id = host.host_id.as_str();
     let granted = root.agent_jkt.as_deref() == Some(agent_jkt)
         && root.scope.contains(&Action::Cancel)
@@ -285,11 +342,11 @@ async fn root_covering(
     }
     let key = signing_key(&receipt.compact, &host.keys);
     // A look-alike or moved host gets nothing without the person (§2.2).
-    if !svc.at_credential_place(jti, &placed.binding, Some(key.as_deref().unwrap_or_default())).await? {
+    if !ctx.records.at_credential_place(jti, &placed.binding, Some(key.as_deref().unwrap_or_default())).await? {
         return Ok(None);
     }
-    let ctx = ChainContext { host_id, request_jkt: agent_jkt, now, allow_wildcard: false };
-    let Ok(chain) = schcp::verify::verify_mandate_chain(&root.compact, &ctx) else { return Ok(None) };
+    let chain_ctx = ChainContext { host_id, request_jkt: agent_jkt, now, allow_wildcard: false };
+    let Ok(chain) = schcp::verify::verify_mandate_chain(&root.compact, &chain_ctx) else { return Ok(None) };
     let Some(action) = cancel_of(&receipt.claims.booking) else { return Ok(None) };
     Ok(schcp::verify::check_action(&chain, &action).is_ok().then_some(chain.root.claims))
 }
@@ -356,48 +413,48 @@ fn reconfirm_by(booking: &Booking, me: &str, now: i64) -> Option<String> {
     })
 }
 
-pub(super) async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let stored: StoredManagement = serde_json::from_value(input.clone()).map_err(corrupt)?;
-    let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
-    let receipt = schcp::verify::verify_receipt(&stored.receipt, keys, stored.expectations())?;
-    let terms = stored.terms(now);
-    let jti = Service::new_id("m-");
-    // Every credential the person can take back names where hosts check it
-    // (§3.3 check 7): a yes can be withdrawn until the booking is made.
-    let status_url = svc.config().status_url(&svc.principal_thumbprint(), &jti);
-    let issued = issue::management_mandate(
-        &receipt,
-        &terms,
-        pseudonym(svc.principal()),
-        jti.clone(),
-        now,
-        agent_jkt.to_owned(),
-        Consent { mode: None, statement: statement.to_owned() },
-        Some(status_url),
-        svc.inner.key.as_ref(),
-    )?;
-    let booking = &receipt.claims.booking;
-    let booking_id = booking.booking_id.clone();
-    let result = json!({ "mandate": issued.compact, "jti": jti, "exp": issued.claims.exp, "booking_id": booking_id });
-    let link = ManagementLink {
-        jti: jti.clone(),
-        root_jti: stored.root_jti.clone(),
-        host_id: stored.host_id.clone(),
-        booking_id: booking_id.clone(),
-        sequence: booking.sequence,
-        retention: receipt.claims.retention.clone(),
-    };
-    Ok(Issued {
-        result,
-        credentials: vec![booking_mandate_record(RequestKind::ManagementMandate, agent_jkt, &issued, Some(booking_id))],
-        receipt: Some(ReceiptRecord::of(&receipt)),
-        meeting: None,
-        management: Some((link, stored.replaces)),
-    })
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::kind::testing::{parse, refusal, round_trips};
+
+    #[test]
+    fn the_body_is_a_receipt_and_its_discovery_url() {
+        let ok = parse::<ManagementMandate>(
+            r#"{"kind":"management_mandate","idempotency_key":"k","receipt":"r.e.c","discovery":"d"}"#,
+        )
+        .unwrap();
+        assert_eq!((ok.receipt.as_str(), ok.discovery.as_str()), ("r.e.c", "d"));
+        for bad in [
+            r#"{"kind":"management_mandate","idempotency_key":"k","receipt":"r.e.c"}"#,
+            r#"{"kind":"management_mandate","idempotency_key":"k","receipt":null,"discovery":"d"}"#,
+            r#"{"kind":"management_mandate","idempotency_key":"k","receipt":"r","discovery":"d","scope":["cancel"]}"#,
+            r#"{"kind":"management_mandate","idempotency_key":"k","receipt":"r","discovery":"d","discovery":"e"}"#,
+        ] {
+            assert_eq!(refusal(parse::<ManagementMandate>(bad)), Reason::Malformed, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_input_round_trips_and_an_input_without_terms_is_the_persons_own() {
+        let stored = StoredManagement {
+            receipt: "r.e.c".into(),
+            host_id: "h".into(),
+            keys: Vec::new(),
+            constraints: Some(Constraints::default()),
+            not_after: Some(99),
+            root_jti: Some("m-root".into()),
+            replaces: Some("m-old".into()),
+            mandate: Some("m-root".into()),
+            retention: Some("P30D".into()),
+        };
+        round_trips(&stored);
+        assert_eq!(stored.terms(5).not_after, 99);
+        assert_eq!(stored.expectations().mandate, Some("m-root"));
+        // Stored before the terms were kept: the terms of a mandate the person approved.
+        let old: StoredManagement =
+            serde_json::from_value(serde_json::json!({"receipt": "r.e.c", "host_id": "h", "keys": []})).unwrap();
+        assert_eq!(old.terms(5), ManagementTerms::approved(5));
+        assert_eq!(old.expectations().mandate, None);
+    }
 }

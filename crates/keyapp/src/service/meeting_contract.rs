@@ -2,31 +2,29 @@
 //! over every member's verified offer, checked as the members' calendars will
 //! check it before the person is asked.
 
-use super::pipeline::{body, corrupt, not_begun, verified_domain, Issued, MeetingRecord, Prepared, StoredOffer};
-use super::{Requester, Service, ServiceError};
+use super::issued::{meeting_records, Issued};
+use super::kind::{host_mismatch, not_begun, verified_domain, Context, Kind, Prepared, StoredOffer};
+use super::{corrupt, Service, ServiceError};
+use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
-use schcp::claims::{Answers, Attendee, HostKind, MeetingContract, Member, OfferClaims, OfferKind, Place};
-use schcp::datetime::parse_date_time;
+use schcp::claims::{Answers, Attendee, MeetingContract, Member, OfferClaims, Place};
 use schcp::refusal::Reason;
-use schcp::verify::{check_contract_terms, HOST_PRINCIPAL_PREFIX};
+use schcp::verify::{self, check_contract_terms, MemberRefusal, TermsMismatch};
 use schcp_consent::{ConsentRequest, MeetingContractRequest, VerifiedDomain, VerifiedOffer as ConsentOffer};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// At most this many members in one meeting.
 pub const MAX_MEMBERS: usize = 20;
 
-// ---- meeting_contract: the organizer's side ----
-
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct MeetingBody {
+pub(super) struct MeetingBody {
     meeting: MeetingTerms,
     members: Vec<MemberRef>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MeetingTerms {
     title: String,
@@ -43,7 +41,7 @@ struct MeetingTerms {
     revision: Option<u32>,
 }
 
-#[derive(Deserialize)]
+#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MemberRef {
     name: String,
@@ -54,186 +52,87 @@ struct MemberRef {
     answers: Option<Answers>,
 }
 
+/// What `issue` signs: the contract as checked when shown, and each member's
+/// offer with the keys it was verified with, checked again at the yes.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct MeetingInput {
+    contract: MeetingContract,
+    offers: Vec<StoredOffer>,
+}
+
+/// What the agent receives.
+#[derive(Debug, Serialize)]
+pub(super) struct MeetingResult {
+    contract: String,
+    contract_sha256: String,
+    meeting_id: String,
+    revision: u32,
+}
+
 fn bad_meeting(message: impl Into<String>) -> ServiceError {
     ServiceError::invalid(Reason::MeetingInvalid, message)
 }
 
-/// How a member's offer disagrees with the contract's terms (§5.12), refused
-/// as `contract_mismatch`; the message says which term.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-enum TermsMismatch {
-    #[error("{host}'s offer starts at {offer}, the meeting at {meeting}")]
-    Start { host: String, offer: String, meeting: String },
-    #[error("{0}'s offer does not end when the meeting does")]
-    End(String),
-    #[error("{0}'s offer is for another place than the meeting's")]
-    Place(String),
-    #[error("{0}'s offer names no place; a person's calendar holds the time at the meeting's place")]
-    NoPlace(String),
-    #[error("{host}'s offer is on its own premises, so the meeting's place is {name:?}")]
-    Premises { host: String, name: String },
-    #[error("two businesses on their own premises cannot both be the meeting's place")]
-    TwoPremises,
+/// The agent's terms, not a host's signature, fail here: 400 like the body
+/// checks, with the §5.12 rule in the message.
+fn refused_member(why: MemberRefusal) -> ServiceError {
+    bad_meeting(why.to_string())
 }
 
-/// §5.12 "Confirming with a contract": every calendar refuses a contract whose
-/// start, end or open_end, and place are not its own offer's; so does the
-/// organizer's key app, before the person is asked. A business whose service
-/// happens on its premises names no place, and its calendar does not compare it.
-fn offer_matches_terms(offer: &OfferClaims, terms: &MeetingContract, business: bool) -> Result<(), TermsMismatch> {
-    let host = &offer.iss;
-    let same_instant = |a: &str, b: &str| matches!((parse_date_time(a), parse_date_time(b)), (Ok(x), Ok(y)) if x == y);
-    if !same_instant(&offer.slot.start, &terms.start) {
-        return Err(TermsMismatch::Start {
-            host: host.clone(),
-            offer: offer.slot.start.clone(),
-            meeting: terms.start.clone(),
-        });
-    }
-    match (&offer.slot.end, &terms.end) {
-        (Some(a), Some(b)) if same_instant(a, b) => {}
-        (None, None) if offer.open_end == Some(true) && terms.is_open_ended() => {}
-        _ => return Err(TermsMismatch::End(host.clone())),
-    }
-    match &offer.place {
-        Some(place) if place == &terms.place => Ok(()),
-        None if business => Ok(()),
-        Some(_) => Err(TermsMismatch::Place(host.clone())),
-        None => Err(TermsMismatch::NoPlace(host.clone())),
+/// A member's offer against the contract's terms: `contract_mismatch`.
+fn mismatch(why: TermsMismatch) -> ServiceError {
+    ServiceError::invalid(Reason::ContractMismatch, why.to_string())
+}
+
+/// A new meeting names neither its id nor a revision (it gets both); a
+/// revision names both, the revision 2 or more.
+fn meeting_identity(meeting_id: Option<String>, revision: Option<u32>) -> Result<(String, u32), ServiceError> {
+    match (meeting_id, revision) {
+        (None, None) => Ok((Service::new_id("mtg_"), 1)),
+        (Some(id), Some(r)) if r >= 2 => Ok((id, r)),
+        _ => Err(bad_meeting(
+            "a revision names both meeting_id and a revision of 2 or more; a new meeting names neither",
+        )),
     }
 }
 
-/// §5.12: "Where the business's service happens on its own premises, its offer
-/// names no place: the contract's place is the business." So the place the text
-/// shows must be that business, by the name it signed; and two businesses
-/// without a place cannot both be where the meeting is.
-fn premises_are_the_place(contract: &MeetingContract, offers: &[OfferClaims]) -> Result<(), TermsMismatch> {
-    let on_premises: Vec<&OfferClaims> = contract
-        .members
-        .iter()
-        .zip(offers)
-        .filter(|(m, o)| m.is_business() && o.place.is_none())
-        .map(|(_, o)| o)
-        .collect();
-    match on_premises.as_slice() {
-        [] => Ok(()),
-        [offer] => {
-            let name = offer.host.as_ref().map_or(offer.iss.as_str(), |h| h.name.as_str());
-            if contract.place.name.as_deref() == Some(name) {
-                Ok(())
-            } else {
-                Err(TermsMismatch::Premises { host: offer.iss.clone(), name: name.to_owned() })
-            }
-        }
-        _ => Err(TermsMismatch::TwoPremises),
-    }
+/// Every member as its verified offer names it (§5.12), with what the text
+/// shows of its calendar and what `issue` checks again.
+#[derive(Default)]
+struct Members {
+    members: Vec<Member>,
+    offers: Vec<OfferClaims>,
+    stored: Vec<StoredOffer>,
+    domains: BTreeMap<String, VerifiedDomain>,
+    /// Where each calendar was verified (§2.2), and whether it is new to the person.
+    placed: Vec<(HostBinding, bool)>,
+    /// The earliest offer's exp: the request expires no later.
+    not_after: i64,
 }
 
-/// The statement of the latest contract of `contract.meeting_id` the person
-/// approved here, which a revision replaces. A revision of a meeting this key
-/// app never signed, one that is not higher, or one with other members is
-/// refused: it would read as a new meeting while moving an agreed one.
-async fn previous_statement(svc: &Service, contract: &MeetingContract) -> Result<String, ServiceError> {
-    let row: Option<(String,)> = sqlx::query_as(
-        "SELECT result FROM requests
-         WHERE kind = 'meeting_contract' AND status = 'approved' AND json_extract(result, '$.meeting_id') = ?
-         ORDER BY json_extract(result, '$.revision') DESC LIMIT 1",
-    )
-    .bind(&contract.meeting_id)
-    .fetch_optional(svc.store().pool())
-    .await?;
-    let Some((result,)) = row else {
-        return Err(bad_meeting(format!("no meeting {:?} was approved here to revise", contract.meeting_id)));
-    };
-    let result: Value = serde_json::from_str(&result).map_err(corrupt)?;
-    let compact = result["contract"].as_str().ok_or_else(|| corrupt("no contract"))?;
-    // Our own signed record; its deadline may have passed, which does not matter here.
-    let parsed = schcp::jws::parse(compact).map_err(corrupt)?;
-    let previous: MeetingContract = serde_json::from_value(parsed.payload.clone()).map_err(corrupt)?;
-    if contract.revision <= previous.revision {
-        return Err(bad_meeting(format!("revision {} is not after revision {}", contract.revision, previous.revision)));
-    }
-    let principals = |c: &MeetingContract| {
-        let mut p: Vec<String> = c.members.iter().map(|m| m.principal.clone()).collect();
-        p.sort();
-        p
-    };
-    if principals(&previous) != principals(contract) {
-        return Err(bad_meeting("a revision keeps the meeting's members"));
-    }
-    Ok(previous.statement)
-}
-
-pub(super) async fn prepare(
-    svc: &Service,
-    _agent: &Requester,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    let b: MeetingBody = body(obj)?;
-    let now = svc.now();
-    if b.members.len() < 2 || b.members.len() > MAX_MEMBERS {
-        return Err(bad_meeting(format!("a meeting has from 2 to {MAX_MEMBERS} members")));
-    }
-    let (meeting_id, revision) = match (b.meeting.meeting_id, b.meeting.revision) {
-        (None, None) => (Service::new_id("mtg_"), 1),
-        (Some(id), Some(r)) if r >= 2 => (id, r),
-        _ => {
-            return Err(bad_meeting(
-                "a revision names both meeting_id and a revision of 2 or more; a new meeting names neither",
-            ))
-        }
-    };
-    let mut members = Vec::new();
-    let mut offers = Vec::new();
-    let mut stored = Vec::new();
-    let mut domains: BTreeMap<String, VerifiedDomain> = BTreeMap::new();
-    let mut not_after = b.meeting.exp;
-    let mut placed = Vec::new();
-    for m in &b.members {
-        let (offer, host) = svc.inner.discovery.verify_offer(&m.discovery, &m.offer, now).await?;
+/// Verifies each member's offer at its calendar's discovery document, places
+/// the calendar (§2.2: a member's calendar id is bound where it was
+/// verified) and names the member from the offer.
+async fn members(ctx: &Context<'_>, refs: &[MemberRef], revision: u32, exp: i64) -> Result<Members, ServiceError> {
+    let mut found = Members { not_after: exp, ..Members::default() };
+    for m in refs {
+        let (offer, host) = ctx.discovery.verify_offer(&m.discovery, &m.offer, ctx.now).await?;
         if host.host_id != m.host {
-            return Err(ServiceError::invalid(
-                Reason::HostMismatch,
-                format!("the discovery document at {} is for host {:?}, not {:?}", m.discovery, host.host_id, m.host),
-            ));
+            return Err(host_mismatch(&m.discovery, &host.host_id, &m.host));
         }
-        // §2.2: a member's calendar id is bound where it was verified.
-        placed.push(svc.place(&host).await?);
-        if offer.claims.kind == OfferKind::Change && revision == 1 {
-            return Err(bad_meeting(format!(
-                "{}'s offer is a change offer; a new meeting is made over booking offers",
-                m.host
-            )));
-        }
+        let placed = ctx.records.place(&host).await?;
+        found.placed.push((placed.binding, placed.new));
+        verify::offer_fits_revision(&offer.claims, &m.host, revision).map_err(refused_member)?;
         let business = m.business == Some(true);
-        let signed_kind = offer.claims.host.as_ref().and_then(|h| h.kind).unwrap_or_default();
-        let (principal, name) = if business {
-            if signed_kind == HostKind::Person {
-                return Err(bad_meeting(format!("{}'s offer is a person's calendar, not a business's", m.host)));
-            }
-            // §5.12: a business is shown as its own signed offer names it,
-            // never by a name the agent chose.
-            let name = offer.claims.host.as_ref().map_or_else(|| offer.claims.iss.clone(), |h| h.name.clone());
-            (format!("{HOST_PRINCIPAL_PREFIX}{}", m.host), name)
-        } else {
-            // §5.12: a person's calendar names its owner's principal in its offers.
-            let owner =
-                offer.claims.host.as_ref().and_then(|h| h.owner.clone()).filter(|_| signed_kind == HostKind::Person);
-            let owner = owner.ok_or_else(|| {
-                bad_meeting(format!(
-                    "{}'s offer is not a person's calendar (it names no owner); mark a business with business: true",
-                    m.host
-                ))
-            })?;
-            (owner, m.name.clone())
-        };
-        not_after = not_after.min(offer.claims.exp);
+        let named = verify::member_named(&offer.claims, &m.host, business, &m.name).map_err(refused_member)?;
+        found.not_after = found.not_after.min(offer.claims.exp);
         if let Some(d) = verified_domain(&host.domain) {
-            domains.insert(host.host_id.clone(), d);
+            found.domains.insert(host.host_id.clone(), d);
         }
-        members.push(Member {
-            principal,
-            name,
+        found.members.push(Member {
+            principal: named.principal,
+            name: named.name,
             host: m.host.clone(),
             domain: host.domain.clone(),
             service_id: offer.claims.service.id.clone(),
@@ -241,99 +140,243 @@ pub(super) async fn prepare(
             business: business.then_some(true),
             answers: m.answers,
         });
-        stored.push(StoredOffer { offer: m.offer.clone(), host_id: host.host_id.clone(), keys: host.keys.clone() });
-        offers.push(offer.claims);
+        found.stored.push(StoredOffer::of(m.offer.clone(), &host));
+        found.offers.push(offer.claims);
     }
-    let draft = MeetingContract {
-        v: schcp::VERSION.into(),
-        iss: svc.principal().to_owned(),
-        principal_jwk: svc.principal_jwk(),
-        iat: now,
-        exp: b.meeting.exp,
-        meeting_id,
-        revision,
-        title: b.meeting.title,
-        tz: b.meeting.tz,
-        start: b.meeting.start,
-        end: b.meeting.end,
-        open_end: b.meeting.open_end,
-        place: b.meeting.place,
-        members,
-        attendees: b.meeting.attendees,
-        answers: b.meeting.answers,
-        // Replaced by the first line of the text the person approves.
-        statement: "-".into(),
-    };
+    Ok(found)
+}
+
+/// The contract as the organizer will sign it, held to its closed schema and
+/// to every rule the members' calendars will check (§5.12).
+fn checked_contract(draft: MeetingContract, offers: &[OfferClaims], now: i64) -> Result<MeetingContract, ServiceError> {
     let value = serde_json::to_value(&draft).map_err(corrupt)?;
     schcp::schema::validate(schcp::schema::Def::MeetingContract, &value).map_err(|e| bad_meeting(e.to_string()))?;
     let draft: MeetingContract = serde_json::from_value(value).map_err(|e| bad_meeting(e.to_string()))?;
-    if draft.members.iter().all(|m| m.principal != draft.iss) {
-        return Err(bad_meeting(
-            "the organizer is one of the members: name this person's own calendar and its offer (§5.12)",
-        ));
-    }
-    // The agent's terms, not a host's signature, fail here: 400 like the
-    // checks above, with the §5.12 rule in the message.
+    verify::organizer_is_member(&draft).map_err(refused_member)?;
     let start = check_contract_terms(&draft, now).map_err(|e| bad_meeting(e.to_string()))?;
-    if draft.exp > start.timestamp() {
-        return Err(bad_meeting("the deadline for answers (exp) is after the meeting starts"));
+    verify::answers_due_before_start(&draft, start.timestamp()).map_err(refused_member)?;
+    for (member, offer) in draft.members.iter().zip(offers) {
+        verify::offer_matches_terms(offer, &draft, member.is_business()).map_err(mismatch)?;
     }
-    for (member, offer) in draft.members.iter().zip(&offers) {
-        offer_matches_terms(offer, &draft, member.is_business())
-            .map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why.to_string()))?;
-    }
-    premises_are_the_place(&draft, &offers)
-        .map_err(|why| ServiceError::invalid(Reason::ContractMismatch, why.to_string()))?;
+    verify::premises_are_the_place(&draft, offers).map_err(mismatch)?;
     not_begun("meeting", &draft.start, now)?;
-    let replaces = match revision {
-        1 => None,
-        _ => Some(previous_statement(svc, &draft).await?),
-    };
-    let consent = ConsentRequest::MeetingContract(MeetingContractRequest {
-        contract: draft.clone(),
-        offers: offers
-            .into_iter()
-            .zip(&draft.members)
-            .zip(&placed)
-            .map(|((claims, m), p)| ConsentOffer { claims, discovered: domains.get(&m.host).cloned(), new_host: p.new })
-            .collect(),
-        domains,
-        replaces,
-    });
-    let input = json!({ "contract": draft, "offers": stored });
-    let hosts = placed.into_iter().map(|p| p.binding).collect();
-    Ok(Prepared { consent, input, not_after: Some(not_after), auto_approve: false, hosts })
+    Ok(draft)
 }
 
-pub(super) async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
-    let mut claims: MeetingContract = serde_json::from_value(input["contract"].clone()).map_err(corrupt)?;
-    let stored: Vec<StoredOffer> = serde_json::from_value(input["offers"].clone()).map_err(corrupt)?;
-    // Each offer again, against the keys it was verified with: a hold that
-    // lapsed while the person read the text is not signed over.
-    for s in &stored {
-        s.verify_at(now)?;
+/// The statement of the latest contract of `contract.meeting_id` the person
+/// approved here, which a revision replaces. A revision of a meeting this key
+/// app never signed, one that is not higher, or one with other members is
+/// refused: it would read as a new meeting while moving an agreed one.
+async fn previous_statement(ctx: &Context<'_>, contract: &MeetingContract) -> Result<String, ServiceError> {
+    let Some(compact) = crate::store::meetings::latest_contract(ctx.store, &contract.meeting_id).await? else {
+        return Err(bad_meeting(format!("no meeting {:?} was approved here to revise", contract.meeting_id)));
+    };
+    // Our own signed record; its deadline may have passed, which does not matter here.
+    let parsed = schcp::jws::parse(&compact).map_err(corrupt)?;
+    let previous: MeetingContract = serde_json::from_value(parsed.payload.clone()).map_err(corrupt)?;
+    revises(&previous, contract)?;
+    Ok(previous.statement)
+}
+
+/// A revision comes after the one it replaces and keeps its members.
+fn revises(previous: &MeetingContract, contract: &MeetingContract) -> Result<(), ServiceError> {
+    if contract.revision <= previous.revision {
+        return Err(bad_meeting(format!("revision {} is not after revision {}", contract.revision, previous.revision)));
     }
-    claims.iat = now;
-    claims.statement = statement.to_owned();
-    let contract = schcp::issue::meeting_contract(claims, now, svc.inner.key.as_ref())?;
-    let c = &contract.claims;
-    let result = json!({ "contract": contract.compact, "contract_sha256": contract.contract_sha256,
-                         "meeting_id": c.meeting_id, "revision": c.revision });
-    // The contract has no jti and no status (what the members accept is its
-    // hash); the record's id is the key app's own, and it is not revocable.
-    let (record, meeting) = MeetingRecord::for_contract(
-        RequestKind::MeetingContract,
-        agent_jkt,
-        now,
-        &contract.compact,
-        c,
-        &contract.contract_sha256,
-    );
-    Ok(Issued { result, credentials: vec![record], receipt: None, meeting: Some(meeting), management: None })
+    if principals(previous) != principals(contract) {
+        return Err(bad_meeting("a revision keeps the meeting's members"));
+    }
+    Ok(())
+}
+
+/// A contract's members' principals, sorted.
+fn principals(c: &MeetingContract) -> Vec<&str> {
+    let mut p: Vec<&str> = c.members.iter().map(|m| m.principal.as_str()).collect();
+    p.sort_unstable();
+    p
+}
+
+pub(super) struct MeetingContractKind;
+
+impl Kind for MeetingContractKind {
+    const KIND: RequestKind = RequestKind::MeetingContract;
+    type Body = MeetingBody;
+    type Input = MeetingInput;
+    type Output = MeetingResult;
+
+    async fn prepare(ctx: &Context<'_>, b: MeetingBody) -> Result<Prepared<MeetingInput>, ServiceError> {
+        let now = ctx.now;
+        if b.members.len() < 2 || b.members.len() > MAX_MEMBERS {
+            return Err(bad_meeting(format!("a meeting has from 2 to {MAX_MEMBERS} members")));
+        }
+        let t = b.meeting;
+        let (meeting_id, revision) = meeting_identity(t.meeting_id, t.revision)?;
+        let found = members(ctx, &b.members, revision, t.exp).await?;
+        let draft = MeetingContract {
+            v: schcp::VERSION.into(),
+            iss: ctx.principal.id.to_owned(),
+            principal_jwk: ctx.principal.jwk(),
+            iat: now,
+            exp: t.exp,
+            meeting_id,
+            revision,
+            title: t.title,
+            tz: t.tz,
+            start: t.start,
+            end: t.end,
+            open_end: t.open_end,
+            place: t.place,
+            members: found.members,
+            attendees: t.attendees,
+            answers: t.answers,
+            // Replaced by the first line of the text the person approves.
+            statement: "-".into(),
+        };
+        let contract = checked_contract(draft, &found.offers, now)?;
+        let replaces = match revision {
+            1 => None,
+            _ => Some(previous_statement(ctx, &contract).await?),
+        };
+        let shown = found.offers.into_iter().zip(&contract.members).zip(&found.placed);
+        let offers = shown
+            .map(|((claims, m), (_, new_host))| ConsentOffer {
+                claims,
+                discovered: found.domains.get(&m.host).cloned(),
+                new_host: *new_host,
+            })
+            .collect();
+        let consent = ConsentRequest::MeetingContract(MeetingContractRequest {
+            contract: contract.clone(),
+            offers,
+            domains: found.domains,
+            replaces,
+        });
+        let hosts = found.placed.into_iter().map(|(binding, _)| binding).collect();
+        let input = MeetingInput { contract, offers: found.stored };
+        Ok(Prepared { consent, input, not_after: Some(found.not_after), auto_approve: false, hosts })
+    }
+
+    async fn issue(
+        ctx: &Context<'_>,
+        input: MeetingInput,
+        statement: &str,
+    ) -> Result<Issued<MeetingResult>, ServiceError> {
+        let now = ctx.now;
+        // Each offer again, against the keys it was verified with: a hold that
+        // lapsed while the person read the text is not signed over.
+        for s in &input.offers {
+            s.verify_at(now)?;
+        }
+        let mut claims = input.contract;
+        claims.iat = now;
+        claims.statement = statement.to_owned();
+        let contract = schcp::issue::meeting_contract(claims, now, ctx.principal.key)?;
+        let c = &contract.claims;
+        // The contract has no jti and no status (what the members accept is its
+        // hash); the record's id is the key app's own, and it is not revocable.
+        let (record, meeting) =
+            meeting_records(Self::KIND, ctx.agent_jkt, now, &contract.compact, c, &contract.contract_sha256);
+        let result = MeetingResult {
+            meeting_id: c.meeting_id.clone(),
+            revision: c.revision,
+            contract: contract.compact,
+            contract_sha256: contract.contract_sha256,
+        };
+        Ok(Issued { meeting: Some(meeting), ..Issued::one(result, record) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::kind::testing::{parse, refusal, round_trips};
+    use serde_json::{json, Value};
+
+    fn body(meeting: Value, members: Value) -> String {
+        json!({"kind": "meeting_contract", "idempotency_key": "k", "meeting": meeting, "members": members}).to_string()
+    }
+
+    fn terms() -> Value {
+        json!({"title": "Playdate", "tz": "America/Toronto", "start": "2026-12-05T12:00:00-05:00", "open_end": true,
+               "place": {"name": "The park"}, "exp": 1_796_000_000})
+    }
+
+    fn member(host: &str) -> Value {
+        json!({"name": host, "host": host, "discovery": format!("https://{host}.example/.well-known/scheduling.json"),
+               "offer": "a.b.c"})
+    }
+
+    #[test]
+    fn the_body_has_a_closed_shape() {
+        let ok = parse::<MeetingContractKind>(&body(terms(), json!([member("a"), member("b")]))).unwrap();
+        assert_eq!((ok.members.len(), ok.meeting.title.as_str()), (2, "Playdate"));
+        let mut extra = terms();
+        extra["price"] = json!("free");
+        let mut bad_member = member("b");
+        bad_member["principal"] = json!("urn:x");
+        for bad in [
+            body(extra, json!([member("a"), member("b")])),
+            body(terms(), json!([member("a"), bad_member])),
+            body(json!({"title": "Playdate"}), json!([member("a"), member("b")])),
+            body(terms(), json!("a, b")),
+        ] {
+            assert_eq!(refusal(parse::<MeetingContractKind>(&bad)), Reason::Malformed, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_revision_names_its_meeting_and_a_new_meeting_neither() {
+        let (id, revision) = meeting_identity(None, None).unwrap();
+        assert!(id.starts_with("mtg_") && revision == 1);
+        assert_eq!(meeting_identity(Some("mtg_1".into()), Some(2)).unwrap(), ("mtg_1".to_owned(), 2));
+        for (id, r) in [(Some("mtg_1"), None), (None, Some(2)), (Some("mtg_1"), Some(1))] {
+            assert_eq!(refusal(meeting_identity(id.map(str::to_owned), r)), Reason::MeetingInvalid);
+        }
+    }
+
+    fn contract(revision: u32, principals: &[&str]) -> MeetingContract {
+        let organizer = ed25519_dalek::SigningKey::from_bytes(&[1; 32]);
+        let jwk = schcp::jwk::Jwk::ed25519(&organizer.verifying_key());
+        let members: Vec<Value> = principals
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                json!({"principal": p, "name": format!("M{i}"), "host": format!("cal-{i}"), "domain": null,
+                       "service_id": "playdate", "offer_sha256": schcp::hash::sha256_b64(format!("o{i}"))})
+            })
+            .collect();
+        serde_json::from_value(json!({
+            "v": "0.4", "iss": jwk.principal_id().unwrap(), "principal_jwk": jwk, "iat": 1_796_000_000,
+            "exp": 1_796_003_600, "meeting_id": "mtg_1", "revision": revision, "title": "Playdate",
+            "tz": "America/Toronto", "start": "2026-12-05T12:00:00-05:00", "open_end": true,
+            "place": {"name": "The park"}, "members": members, "attendees": [], "answers": "person_or_rule",
+            "statement": "I approve: a playdate."
+        }))
+        .unwrap_or_else(|e| panic!("a contract: {e}"))
+    }
+
+    fn principal(seed: u8) -> String {
+        schcp::jwk::Jwk::ed25519(&ed25519_dalek::SigningKey::from_bytes(&[seed; 32]).verifying_key())
+            .principal_id()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_revision_comes_after_and_keeps_the_members() {
+        let (a, b, c) = (principal(1), principal(2), principal(3));
+        let first = contract(1, &[&a, &b]);
+        assert!(revises(&first, &contract(2, &[&b, &a])).is_ok());
+        assert_eq!(refusal(revises(&contract(2, &[&a, &b]), &contract(2, &[&a, &b]))), Reason::MeetingInvalid);
+        assert_eq!(refusal(revises(&first, &contract(2, &[&a, &c]))), Reason::MeetingInvalid);
+    }
+
+    #[test]
+    fn the_input_round_trips() {
+        let a = principal(1);
+        let input = MeetingInput {
+            contract: contract(1, &[&a, &principal(2)]),
+            offers: vec![StoredOffer { offer: "a.b.c".into(), host_id: "cal-0".into(), keys: Vec::new() }],
+        };
+        round_trips(&input);
+    }
 }

@@ -8,21 +8,23 @@
 //! from the stored verified input, never from bytes the agent supplied.
 
 //! Each request kind is one module (`mandate`, `closed_mandate`,
-//! `management_mandate`, `meeting_contract`, `acceptance`, `rule`, `invitation`) with its
-//! `prepare` (verify and describe) and `issue` (build and sign); they share
-//! `pipeline` and never import one another. `requests` is the pipeline itself.
+//! `management_mandate`, `meeting_contract`, `acceptance`, `rule`, `invitation`)
+//! implementing `kind::Kind`: its `prepare` (verify and describe) and `issue`
+//! (build and sign). They share `kind` and `issued` and never import one
+//! another. `requests` is the pipeline itself.
 
 mod acceptance;
 mod answers;
 mod closed_mandate;
 mod hosts;
 mod invitation;
+mod issued;
+mod kind;
 mod manage;
 mod management_mandate;
 mod mandate;
 mod meeting_contract;
 mod pairing;
-mod pipeline;
 mod proof;
 mod publication;
 mod records;
@@ -196,6 +198,11 @@ impl ServiceError {
         let api = self.to_api();
         (api.code, api.reason)
     }
+}
+
+/// A stored value the key app wrote itself but cannot read back.
+pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::Corrupt(e.to_string()))
 }
 
 /// A text the renderer refused: too long to show is the agent's or host's

@@ -63,7 +63,7 @@ impl PairingStatus {
             "declined" => Ok(PairingStatus::Declined),
             "expired" => Ok(PairingStatus::Expired),
             "unpaired" => Ok(PairingStatus::Unpaired),
-            other => Err(super::pipeline::corrupt(format!("pairing status {other:?}"))),
+            other => Err(super::corrupt(format!("pairing status {other:?}"))),
         }
     }
 

@@ -1,7 +1,7 @@
 //! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
-use super::pipeline::corrupt;
+use super::corrupt;
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::credentials::CredentialStatus;

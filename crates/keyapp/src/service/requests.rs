@@ -1,11 +1,19 @@
 //! Requests (docs/agent-api.md §5): created by an agent, answered by the person,
 //! withdrawn by the agent, or left to expire.
 
-use super::pipeline::{corrupt, Issued, Prepared};
-use super::{acceptance, closed_mandate, invitation, management_mandate, mandate, meeting_contract, rule};
-use super::{Service, ServiceError};
+use super::acceptance::Acceptance;
+use super::closed_mandate::ClosedMandate;
+use super::invitation::Invitation;
+use super::issued::Issued;
+use super::kind::{body, store_input, stored_input, Context, Kind, Prepared, Principal, Read};
+use super::management_mandate::ManagementMandate;
+use super::mandate::Mandate;
+use super::meeting_contract::MeetingContractKind;
+use super::rule::Rule;
+use super::{corrupt, Service, ServiceError};
 use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
+use crate::store::requests::{self as stored, NewRequest, RequestRow};
 use schcp::hash::sha256_b64;
 use schcp::refusal::Reason;
 use serde::Serialize;
@@ -109,62 +117,79 @@ fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>,
     Ok(())
 }
 
-type Row = (String, String, String, String, String, Option<String>, i64, i64, String);
-const SELECT: &str =
-    "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
-
-fn view(
-    (request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, _): Row,
-) -> Result<RequestView, ServiceError> {
+fn view(row: RequestRow) -> Result<RequestView, ServiceError> {
     Ok(RequestView {
-        request_id,
-        kind: kind.parse().map_err(corrupt)?,
-        status: RequestStatus::parse(&status)?,
-        consent_text,
-        expires_at: schcp::issue::rfc3339_utc(expires_at).unwrap_or_default(),
-        result: result.and_then(|r| serde_json::from_str(&r).ok()),
-        agent_jkt,
-        created_at,
-        expires_at_unix: expires_at,
+        kind: row.kind.parse().map_err(corrupt)?,
+        status: RequestStatus::parse(&row.status)?,
+        expires_at: schcp::issue::rfc3339_utc(row.expires_at).unwrap_or_default(),
+        result: row.result.and_then(|r| serde_json::from_str(&r).ok()),
+        request_id: row.request_id,
+        consent_text: row.consent_text,
+        agent_jkt: row.agent_jkt,
+        created_at: row.created_at,
+        expires_at_unix: row.expires_at,
     })
 }
 
-/// Verifies and describes a request of `kind`: the one match over the kinds.
-async fn prepare(
-    svc: &Service,
-    agent: &Requester,
-    kind: RequestKind,
-    obj: &Map<String, Value>,
-) -> Result<Prepared, ServiceError> {
-    match kind {
-        RequestKind::Mandate => mandate::prepare(svc, agent, obj).await,
-        RequestKind::ClosedMandate => closed_mandate::prepare(svc, agent, obj).await,
-        RequestKind::ManagementMandate => management_mandate::prepare(svc, agent, obj).await,
-        RequestKind::MeetingContract => meeting_contract::prepare(svc, agent, obj).await,
-        RequestKind::Acceptance => acceptance::prepare(svc, agent, obj).await,
-        RequestKind::Rule => rule::prepare(svc, agent, obj).await,
-        RequestKind::Invitation => invitation::prepare(svc, agent, obj).await,
+/// A kind's two steps with its typed body and input at their edges: the
+/// pipeline hands in the request object and the stored JSON.
+struct Handlers {
+    prepare: for<'a> fn(&'a Context<'a>, Map<String, Value>) -> Read<'a, Prepared<String>>,
+    issue: for<'a> fn(&'a Context<'a>, &'a str, &'a str) -> Read<'a, Issued<Value>>,
+}
+
+impl Handlers {
+    fn of<K: Kind>() -> Handlers {
+        Handlers { prepare: prepare_boxed::<K>, issue: issue_boxed::<K> }
     }
 }
 
-/// Builds and signs a request's credential from its stored, verified input.
-async fn issue(
-    svc: &Service,
-    agent_jkt: &str,
-    kind: RequestKind,
-    input: &Value,
-    statement: &str,
-    now: i64,
-) -> Result<Issued, ServiceError> {
+/// Each kind's handlers: the one registration of the kinds.
+fn handlers(kind: RequestKind) -> Handlers {
     match kind {
-        RequestKind::Mandate => mandate::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::ClosedMandate => closed_mandate::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::ManagementMandate => management_mandate::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::MeetingContract => meeting_contract::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::Acceptance => acceptance::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::Rule => rule::issue(svc, agent_jkt, input, statement, now).await,
-        RequestKind::Invitation => invitation::issue(svc, agent_jkt, input, statement, now).await,
+        RequestKind::Mandate => Handlers::of::<Mandate>(),
+        RequestKind::ClosedMandate => Handlers::of::<ClosedMandate>(),
+        RequestKind::ManagementMandate => Handlers::of::<ManagementMandate>(),
+        RequestKind::MeetingContract => Handlers::of::<MeetingContractKind>(),
+        RequestKind::Acceptance => Handlers::of::<Acceptance>(),
+        RequestKind::Rule => Handlers::of::<Rule>(),
+        RequestKind::Invitation => Handlers::of::<Invitation>(),
     }
+}
+
+fn prepare_boxed<'a, K: Kind>(ctx: &'a Context<'a>, obj: Map<String, Value>) -> Read<'a, Prepared<String>> {
+    Box::pin(async move {
+        // The body is read once, as the kind's own closed shape.
+        let p = K::prepare(ctx, body(obj)?).await?;
+        let input = store_input(&p.input)?;
+        Ok(Prepared { consent: p.consent, input, not_after: p.not_after, auto_approve: p.auto_approve, hosts: p.hosts })
+    })
+}
+
+fn issue_boxed<'a, K: Kind>(ctx: &'a Context<'a>, input: &'a str, statement: &'a str) -> Read<'a, Issued<Value>> {
+    Box::pin(async move {
+        let issued = K::issue(ctx, stored_input(input)?, statement).await?;
+        let result = serde_json::to_value(&issued.result).map_err(corrupt)?;
+        Ok(issued.map(|_| result))
+    })
+}
+
+/// The envelope every request shares, read from the raw body: a JSON object
+/// (duplicate members refused, §2.3), its `kind` and `idempotency_key`; the
+/// rest is the kind's.
+pub(super) fn envelope(body: &[u8]) -> Result<(RequestKind, String, Map<String, Value>), ServiceError> {
+    let value = schcp::json::parse(body).map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))?;
+    let Value::Object(obj) = value else {
+        return Err(ServiceError::invalid(Reason::Malformed, "the body is not a JSON object"));
+    };
+    let kind: RequestKind = string_member(&obj, "kind")?
+        .parse()
+        .map_err(|e: crate::kind::UnknownKind| ServiceError::invalid(Reason::UnknownKind, e.to_string()))?;
+    let key = string_member(&obj, "idempotency_key")?;
+    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
+        return Err(ServiceError::invalid(Reason::BadIdempotencyKey, "idempotency_key must be 1 to 128 bytes"));
+    }
+    Ok((kind, key, obj))
 }
 
 /// The requester, as the agent API's guard verified it.
@@ -174,72 +199,61 @@ pub struct Requester {
 }
 
 impl Service {
+    /// What a kind's steps see of the service: the only place they are made.
+    fn kind_context<'a>(&'a self, agent_jkt: &'a str, now: i64) -> Context<'a> {
+        Context {
+            now,
+            agent_jkt,
+            principal: Principal {
+                id: &self.inner.principal,
+                key: self.inner.key.as_ref(),
+                es256: self.inner.es256.as_deref(),
+            },
+            discovery: &self.inner.discovery,
+            store: self.store(),
+            records: self,
+            config: self.config(),
+        }
+    }
+
     /// `POST /v1/requests`: verify, render, store. Returns the view and whether
     /// it was an idempotent replay of an earlier request.
     pub async fn create_request(&self, agent: &Requester, body: &[u8]) -> Result<(RequestView, bool), ServiceError> {
-        let value = schcp::json::parse(body).map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))?;
-        let Value::Object(obj) = value else {
-            return Err(ServiceError::invalid(Reason::Malformed, "the body is not a JSON object"));
-        };
-        let kind: RequestKind = string_member(&obj, "kind")?
-            .parse()
-            .map_err(|e: crate::kind::UnknownKind| ServiceError::invalid(Reason::UnknownKind, e.to_string()))?;
-        let key = string_member(&obj, "idempotency_key")?;
-        if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY {
-            return Err(ServiceError::invalid(Reason::BadIdempotencyKey, "idempotency_key must be 1 to 128 bytes"));
-        }
+        let (kind, key, obj) = envelope(body)?;
         let body_sha256 = sha256_b64(body);
         let now = self.now();
         self.expire_requests(now).await?;
-        if let Some(existing) = self.by_idempotency_key(&agent.jkt, &key).await? {
-            return if existing.1 == body_sha256 {
-                Ok((self.as_agent_sees_it(existing.0).await?, true))
-            } else {
-                Err(ServiceError::IdempotencyConflict)
-            };
+        if let Some(earlier) = self.replay(&agent.jkt, &key, &body_sha256).await? {
+            return Ok((earlier, true));
         }
         self.check_request_limits(&agent.jkt, now).await?;
 
-        let prepared = prepare(self, agent, kind, &obj).await?;
+        let ctx = self.kind_context(&agent.jkt, now);
+        let prepared = (handlers(kind).prepare)(&ctx, obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
         let attention = self.attention_items(&prepared.consent)?;
-        let mut expires_at = now + REQUEST_TTL;
-        if let Some(limit) = prepared.not_after {
-            // Never after the offer (or receipt-derived credential) it concerns.
-            expires_at = expires_at.min(limit);
-        }
+        // Never after the offer (or receipt-derived credential) it concerns.
+        let expires_at = prepared.not_after.map_or(now + REQUEST_TTL, |limit| (now + REQUEST_TTL).min(limit));
         let request_id = Service::new_id("rq_");
-        let input = serde_json::to_string(&prepared.input).expect("JSON values serialize");
         let hosts = serde_json::to_string(&prepared.hosts).expect("bindings serialize");
-
-        // One statement: the request and, by trigger (migration 0005), its
-        // history entry, atomically.
-        let inserted = sqlx::query(
-            "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts)
-             VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
-        )
-        .bind(&request_id)
-        .bind(&agent.jkt)
-        .bind(kind.as_str())
-        .bind(&key)
-        .bind(&body_sha256)
-        .bind(&consent_text)
-        .bind(&input)
-        .bind(now)
-        .bind(expires_at)
-        .bind(&hosts)
-        .execute(self.store().pool())
-        .await?;
-        if inserted.rows_affected() == 0 {
+        let new = NewRequest {
+            request_id: &request_id,
+            agent_jkt: &agent.jkt,
+            kind: kind.as_str(),
+            idempotency_key: &key,
+            body_sha256: &body_sha256,
+            consent_text: &consent_text,
+            input: &prepared.input,
+            created_at: now,
+            expires_at,
+            hosts: &hosts,
+            attention: &attention,
+        };
+        if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.
-            let existing = self.by_idempotency_key(&agent.jkt, &key).await?.ok_or(ServiceError::NotFound("request"))?;
-            return if existing.1 == body_sha256 {
-                Ok((self.as_agent_sees_it(existing.0).await?, true))
-            } else {
-                Err(ServiceError::IdempotencyConflict)
-            };
+            let earlier = self.replay(&agent.jkt, &key, &body_sha256).await?;
+            return Ok((earlier.ok_or(ServiceError::NotFound("request"))?, true));
         }
-        self.record_attention(&request_id, &attention).await?;
         self.notify();
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
@@ -261,38 +275,21 @@ impl Service {
         Ok((view, false))
     }
 
-    async fn by_idempotency_key(&self, jkt: &str, key: &str) -> Result<Option<(RequestView, String)>, ServiceError> {
-        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE agent_jkt = ? AND idempotency_key = ?"))
-            .bind(jkt)
-            .bind(key)
-            .fetch_optional(self.store().pool())
-            .await?;
-        row.map(|r| {
-            let hash = r.8.clone();
-            Ok((view(r)?, hash))
-        })
-        .transpose()
+    /// The agent's earlier request under `key`: as its agent sees it when the
+    /// body is the same, refused when another body used the key.
+    async fn replay(&self, jkt: &str, key: &str, body_sha256: &str) -> Result<Option<RequestView>, ServiceError> {
+        let Some(row) = stored::by_idempotency_key(self.store(), jkt, key).await? else { return Ok(None) };
+        if row.body_sha256 != body_sha256 {
+            return Err(ServiceError::IdempotencyConflict);
+        }
+        Ok(Some(self.as_agent_sees_it(view(row)?).await?))
     }
 
     /// docs/agent-api.md §9: at most 5 pending per agent, and 5 minutes of cooldown after the
     /// person declined or left unanswered the agent's last two requests.
     async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
-        // One round trip: the pending count and the agent's last two answered
-        // requests (both use requests_by_agent_status, migration 0003). Answers
-        // given in the same second are ordered by decision_seq (migration 0009),
-        // the order they were given in.
-        let (pending, s0, d0, s1): (i64, Option<String>, Option<i64>, Option<String>) = sqlx::query_as(
-            "WITH last AS (SELECT status, decided_at FROM requests
-                           WHERE agent_jkt = ?1 AND status IN ('approved','declined','expired')
-                           ORDER BY decided_at DESC, decision_seq DESC LIMIT 2)
-             SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending'),
-                    (SELECT status FROM last LIMIT 1), (SELECT decided_at FROM last LIMIT 1),
-                    (SELECT status FROM last LIMIT 1 OFFSET 1)",
-        )
-        .bind(jkt)
-        .fetch_one(self.store().pool())
-        .await?;
-        request_limits(pending, s0.as_deref().zip(d0), s1.as_deref(), now)
+        let l = stored::limits(self.store(), jkt).await?;
+        request_limits(l.pending, l.last_status.as_deref().zip(l.last_decided_at), l.before_status.as_deref(), now)
     }
 
     /// The refusal for a request an update found no longer pending (another
@@ -306,11 +303,7 @@ impl Service {
 
     pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
         self.expire_requests(self.now()).await?;
-        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE request_id = ?"))
-            .bind(request_id)
-            .fetch_optional(self.store().pool())
-            .await?;
-        view(row.ok_or(ServiceError::NotFound("request"))?)
+        view(stored::by_id(self.store(), request_id).await?.ok_or(ServiceError::NotFound("request"))?)
     }
 
     /// An agent sees only its own requests; another's is "not found". In
@@ -341,21 +334,18 @@ impl Service {
 
     pub async fn pending_requests(&self) -> Result<Vec<RequestView>, ServiceError> {
         self.expire_requests(self.now()).await?;
-        let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
-            .fetch_all(self.store().pool())
-            .await?;
-        rows.into_iter().map(view).collect()
+        stored::pending(self.store()).await?.into_iter().map(view).collect()
     }
 
     /// `DELETE /v1/requests/{id}`.
     pub async fn withdraw_request(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
         let v = self.request_for_agent(jkt, request_id).await?;
-        self.settle(request_id, RequestStatus::Withdrawn, None, v.status).await
+        self.settle(request_id, RequestStatus::Withdrawn, v.status).await
     }
 
     pub async fn decline_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
         let v = self.request(request_id).await?;
-        self.settle(request_id, RequestStatus::Declined, None, v.status).await
+        self.settle(request_id, RequestStatus::Declined, v.status).await
     }
 
     /// Issues what an approved request asked for: builds and signs the
@@ -370,74 +360,25 @@ impl Service {
     ) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
-        let row: Option<(String, String, String, String, String, Option<String>)> = sqlx::query_as(
-            "SELECT agent_jkt, kind, input, status, consent_text, hosts FROM requests WHERE request_id = ?",
-        )
-        .bind(request_id)
-        .fetch_optional(self.store().pool())
-        .await?;
-        let (agent_jkt, kind, input, status, consent_text, hosts) = row.ok_or(ServiceError::NotFound("request"))?;
-        let status = RequestStatus::parse(&status)?;
+        let row = stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound("request"))?;
+        let status = RequestStatus::parse(&row.status)?;
         if status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(status));
         }
-        let kind: RequestKind = kind.parse().map_err(corrupt)?;
-        let input: Value = serde_json::from_str(&input).map_err(corrupt)?;
+        let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
         // Requests stored before host bindings (migration 0010) bind nothing.
-        let hosts: Vec<HostBinding> = match hosts.as_deref() {
+        let hosts: Vec<HostBinding> = match row.hosts.as_deref() {
             Some(h) => serde_json::from_str(h).map_err(corrupt)?,
             None => Vec::new(),
         };
         // §2.2: a host id bound elsewhere since the request was shown is not signed for.
         self.still_bindable(&hosts).await?;
         // consent.statement is the summary line the person read (§5.3).
-        let statement = consent_text.lines().next().unwrap_or_default();
-        let issued = issue(self, &agent_jkt, kind, &input, statement, now).await?;
-
-        let mut tx = self.store().pool().begin().await?;
-        let done = sqlx::query("UPDATE requests SET status = 'approved', result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'")
-            .bind(issued.result.to_string())
-            .bind(now)
-            .bind(request_id)
-            .execute(&mut *tx)
-            .await?;
-        if done.rows_affected() == 0 {
-            drop(tx);
-            return Err(self.moved_on(request_id).await);
-        }
-        super::hosts::bind_all(&mut tx, &hosts, now).await?;
-        let mut registered = false;
-        for mut c in issued.credentials {
-            c.request_id = Some(request_id.to_owned());
-            crate::store::credentials::insert(&mut tx, &c).await?;
-            // What each aud host was verified with, kept with the credential (§2.2).
-            let aud: Vec<HostBinding> = hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
-            crate::store::host_bindings::record_credential_hosts(&mut tx, &c.jti, &aud).await?;
-            // Hosted mode (docs/hosted-status.md): the registration is owed in the same
-            // transaction as the credential, so neither exists without the other.
-            if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
-                if url.starts_with(&format!("{base}/status/")) {
-                    crate::store::outbox::enqueue_register(&mut tx, &c.jti, base, now).await?;
-                    registered = true;
-                }
-            }
-            if let Some(method) = confirmed_by {
-                crate::store::credentials::record_confirmation(&mut tx, &c.jti, method).await?;
-            }
-            Service::history_confirmed(&mut tx, now, "credential_issued", &c.jti, c.kind.as_str(), confirmed_by)
-                .await?;
-        }
-        if let Some(r) = &issued.receipt {
-            r.insert(&mut tx, now).await?;
-        }
-        if let Some(m) = &issued.meeting {
-            m.insert(&mut tx).await?;
-        }
-        if let Some((link, replaces)) = &issued.management {
-            crate::store::management_links::record(&mut tx, link, replaces.as_deref(), now).await?;
-        }
-        Service::history_confirmed(&mut tx, now, "request_approved", request_id, kind.as_str(), confirmed_by).await?;
-        tx.commit().await?;
+        let statement = row.consent_text.lines().next().unwrap_or_default();
+        let ctx = self.kind_context(&row.agent_jkt, now);
+        let issued = (handlers(kind).issue)(&ctx, &row.input, statement).await?;
+        let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now };
+        let registered = self.record_approval(&approval, issued).await?;
         tracing::info!(request_id, %kind, "request approved; credential issued");
         self.notify();
         if registered {
@@ -452,11 +393,70 @@ impl Service {
         self.request(request_id).await
     }
 
+    /// Settles the request approved with what was issued, in one transaction:
+    /// its result, its hosts bound, each credential with its hosts, its
+    /// registration owed in hosted mode and its confirmation, and what is kept
+    /// beside them. Whether a registration is owed to the hosted status service.
+    async fn record_approval(&self, a: &Approval<'_>, issued: Issued<Value>) -> Result<bool, ServiceError> {
+        let mut tx = self.store().pool().begin().await?;
+        let result = issued.result.to_string();
+        if !stored::settle(&mut tx, a.request_id, RequestStatus::Approved.as_str(), Some(&result), a.now).await? {
+            drop(tx);
+            return Err(self.moved_on(a.request_id).await);
+        }
+        super::hosts::bind_all(&mut tx, a.hosts, a.now).await?;
+        let mut registered = false;
+        for mut c in issued.credentials {
+            c.request_id = Some(a.request_id.to_owned());
+            registered |= self.record_credential(&mut tx, a, &c).await?;
+        }
+        if let Some(r) = &issued.receipt {
+            crate::store::receipts::insert(&mut tx, r, a.now).await?;
+        }
+        if let Some(m) = &issued.meeting {
+            crate::store::meetings::insert(&mut tx, m).await?;
+        }
+        if let Some((link, replaces)) = &issued.management {
+            crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await?;
+        }
+        let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
+        Service::history_confirmed(&mut tx, a.now, "request_approved", a.request_id, kind, confirmed_by).await?;
+        tx.commit().await?;
+        Ok(registered)
+    }
+
+    /// One issued credential in the approval's transaction; whether its
+    /// registration is owed to the hosted status service.
+    async fn record_credential(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        a: &Approval<'_>,
+        c: &crate::store::credentials::CredentialRecord,
+    ) -> Result<bool, ServiceError> {
+        crate::store::credentials::insert(tx, c).await?;
+        // What each aud host was verified with, kept with the credential (§2.2).
+        let aud: Vec<HostBinding> = a.hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
+        crate::store::host_bindings::record_credential_hosts(tx, &c.jti, &aud).await?;
+        // Hosted mode (docs/hosted-status.md): the registration is owed in the same
+        // transaction as the credential, so neither exists without the other.
+        let mut registered = false;
+        if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
+            if url.starts_with(&format!("{base}/status/")) {
+                crate::store::outbox::enqueue_register(tx, &c.jti, base, a.now).await?;
+                registered = true;
+            }
+        }
+        if let Some(method) = a.confirmed_by {
+            crate::store::credentials::record_confirmation(tx, &c.jti, method).await?;
+        }
+        Service::history_confirmed(tx, a.now, "credential_issued", &c.jti, c.kind.as_str(), a.confirmed_by).await?;
+        Ok(registered)
+    }
+
     async fn settle(
         &self,
         request_id: &str,
         to: RequestStatus,
-        result: Option<Value>,
         current: RequestStatus,
     ) -> Result<RequestView, ServiceError> {
         if current != RequestStatus::Pending {
@@ -464,16 +464,7 @@ impl Service {
         }
         let now = self.now();
         let mut tx = self.store().pool().begin().await?;
-        let done = sqlx::query(
-            "UPDATE requests SET status = ?, result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'",
-        )
-        .bind(to.as_str())
-        .bind(result.map(|r| r.to_string()))
-        .bind(now)
-        .bind(request_id)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
+        if !stored::settle(&mut tx, request_id, to.as_str(), None, now).await? {
             drop(tx);
             return Err(self.moved_on(request_id).await);
         }
@@ -487,25 +478,20 @@ impl Service {
     /// Marks requests past their expiry as expired (lazily, on every read, and
     /// by the service's sweeper).
     pub async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
-        // A read first: the common case has nothing to expire, and a read takes
-        // no write lock.
-        let due: Option<(i64,)> =
-            sqlx::query_as("SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ? LIMIT 1")
-                .bind(now)
-                .fetch_optional(self.store().pool())
-                .await?;
-        if due.is_none() {
-            return Ok(());
-        }
-        let done = sqlx::query("UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?")
-            .bind(now)
-            .execute(self.store().pool())
-            .await?;
-        if done.rows_affected() > 0 {
+        if stored::expire_due(self.store(), now).await? {
             self.notify();
         }
         Ok(())
     }
+}
+
+/// The approval being recorded.
+struct Approval<'a> {
+    request_id: &'a str,
+    kind: RequestKind,
+    hosts: &'a [HostBinding],
+    confirmed_by: Option<crate::user_verification::Method>,
+    now: i64,
 }
 
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {
@@ -557,6 +543,33 @@ mod tests {
         match request_limits(0, Some(("declined", NOW - 60)), Some("declined"), NOW) {
             Err(ServiceError::TooMany { retry_after, .. }) => assert_eq!(retry_after, Some((COOLDOWN - 60) as u64)),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_envelope_is_read_first_and_refused_specifically() {
+        let (kind, key, obj) = envelope(br#"{"kind":"rule","idempotency_key":"k1","label":"x"}"#).unwrap();
+        assert_eq!((kind, key.as_str()), (RequestKind::Rule, "k1"));
+        assert_eq!(obj.get("label"), Some(&Value::String("x".into())));
+        let long = format!(r#"{{"kind":"rule","idempotency_key":"{}"}}"#, "k".repeat(MAX_IDEMPOTENCY_KEY + 1));
+        let cases: [(&[u8], Reason); 9] = [
+            (b"{", Reason::Malformed),
+            (b"[]", Reason::Malformed),
+            (b"\xff", Reason::Malformed),
+            (br#"{"idempotency_key":"k"}"#, Reason::Malformed),
+            (br#"{"kind":7,"idempotency_key":"k"}"#, Reason::Malformed),
+            (br#"{"kind":"rule","kind":"mandate","idempotency_key":"k"}"#, Reason::Malformed),
+            (br#"{"kind":"sign","idempotency_key":"k"}"#, Reason::UnknownKind),
+            (br#"{"kind":"rule","idempotency_key":""}"#, Reason::BadIdempotencyKey),
+            (long.as_bytes(), Reason::BadIdempotencyKey),
+        ];
+        for (body, reason) in cases {
+            match envelope(body) {
+                Err(ServiceError::Invalid { reason: r, .. }) => {
+                    assert_eq!(r, reason, "{}", String::from_utf8_lossy(body))
+                }
+                other => panic!("{}: {other:?}", String::from_utf8_lossy(body)),
+            }
         }
     }
 }

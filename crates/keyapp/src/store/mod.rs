@@ -10,10 +10,16 @@ pub mod booking_claims;
 /// The booking-claim ledger's former path, for callers outside the workspace.
 #[doc(hidden)]
 pub use booking_claims as claims;
+pub mod agents;
+pub mod attention;
+pub mod attestations;
 pub mod credentials;
 pub mod host_bindings;
 pub mod management_links;
+pub mod meetings;
 pub mod outbox;
+pub mod receipts;
+pub mod requests;
 
 /// Why the records could not be read or written. A busy database is told
 /// apart from a broken one: the first is worth a retry, the second is not.

@@ -4,6 +4,7 @@
 
 mod chain;
 mod meeting;
+mod meeting_terms;
 mod offer;
 mod receipt;
 mod rule;
@@ -13,6 +14,10 @@ pub use chain::{check_action, verify_mandate_chain, ActionCheck, ChainContext, V
 pub use meeting::{
     check_contract_terms, verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract,
     HOST_PRINCIPAL_PREFIX,
+};
+pub use meeting_terms::{
+    answers_due_before_start, member_named, offer_fits_revision, offer_matches_terms, organizer_is_member,
+    premises_are_the_place, MemberName, MemberRefusal, TermsMismatch,
 };
 pub use offer::{verify_offer, HostKeys, VerifiedOffer};
 pub use receipt::{verify_receipt, ReceiptExpectations, VerifiedReceipt};

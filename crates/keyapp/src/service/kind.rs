@@ -1,0 +1,341 @@
+//! A request kind is one implementation of [`Kind`]: a typed `Body` read once
+//! from the agent's request, a `prepare` that verifies it and describes it for
+//! the person, a typed `Input` kept with the request, and an `issue` that
+//! builds and signs the credential from that input once the person said yes.
+//!
+//! Both steps see only a [`Context`]: the clock, the principal's keys, the
+//! discovery client, the records a kind may read and the §2.2 host placement.
+//! Adding a kind is its own module and one line in `requests::handlers`.
+
+use super::hosts::Placed;
+use super::issued::Issued;
+use super::{corrupt, Service, ServiceError};
+use crate::config::Config;
+use crate::discovery::{DiscoveredHost, DiscoveryClient};
+use crate::host_binding::HostBinding;
+use crate::kind::RequestKind;
+use crate::store::Store;
+use schcp::jwk::Jwk;
+use schcp::jws::Signer;
+use schcp::refusal::Reason;
+use schcp_consent::{ConsentRequest, VerifiedDomain};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future of the service's, for the object-safe [`Records`].
+pub(super) type Read<'a, T> = Pin<Box<dyn Future<Output = Result<T, ServiceError>> + Send + 'a>>;
+
+/// A principal key as kinds sign with it.
+pub(super) type KeyRef<'a> = &'a (dyn Signer + Send + Sync);
+
+/// What a kind asks of the service beyond the store: where a host is (§2.2,
+/// which notes a conflict for the person) and the names agents were paired
+/// under. The service implements it; a kind's tests may fake it.
+pub(super) trait Records: Send + Sync {
+    /// §2.2: where `host`'s verified document puts its host id, and whether the person has dealt with it.
+    fn place<'a>(&'a self, host: &'a DiscoveredHost) -> Read<'a, Placed>;
+    /// §2.2: every credential issued for the booking was issued at this place.
+    fn at_booking_place<'a>(&'a self, booking_id: &'a str, found: &'a HostBinding) -> Read<'a, ()>;
+    /// §2.2: the credential `jti` names this place and, with `signing_key`, this key.
+    fn at_credential_place<'a>(
+        &'a self,
+        jti: &'a str,
+        found: &'a HostBinding,
+        signing_key: Option<&'a str>,
+    ) -> Read<'a, bool>;
+    /// The name the requesting agent was paired under.
+    fn agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, String>;
+    /// The name of the agent paired with key `jkt`, if the person approved it.
+    fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>>;
+}
+
+impl Records for Service {
+    fn place<'a>(&'a self, host: &'a DiscoveredHost) -> Read<'a, Placed> {
+        Box::pin(Service::place(self, host))
+    }
+    fn at_booking_place<'a>(&'a self, booking_id: &'a str, found: &'a HostBinding) -> Read<'a, ()> {
+        Box::pin(Service::at_booking_place(self, booking_id, found))
+    }
+    fn at_credential_place<'a>(
+        &'a self,
+        jti: &'a str,
+        found: &'a HostBinding,
+        signing_key: Option<&'a str>,
+    ) -> Read<'a, bool> {
+        Box::pin(Service::at_credential_place(self, jti, found, signing_key))
+    }
+    fn agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, String> {
+        Box::pin(Service::agent_name(self, jkt))
+    }
+    fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
+        Box::pin(Service::paired_agent_name(self, jkt))
+    }
+}
+
+/// The principal: its id and the keys it signs with.
+#[derive(Clone, Copy)]
+pub(super) struct Principal<'a> {
+    pub(super) id: &'a str,
+    /// The Ed25519 key everything SchCP signs is signed with.
+    pub(super) key: KeyRef<'a>,
+    /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
+    pub(super) es256: Option<KeyRef<'a>>,
+}
+
+impl Principal<'_> {
+    pub(super) fn jwk(&self) -> Jwk {
+        self.key.public_key().to_jwk()
+    }
+
+    /// A stable pseudonym for `sub` (§3.3): the principal without its key.
+    pub(super) fn pseudonym(&self) -> String {
+        format!("p-{}", &schcp::hash::sha256_b64(self.id)[..16])
+    }
+
+    /// The principal's RFC 7638 thumbprint.
+    fn thumbprint(&self) -> &str {
+        self.id.strip_prefix(schcp::jwk::PRINCIPAL_PREFIX).unwrap_or(self.id)
+    }
+}
+
+/// Everything a kind's `prepare` and `issue` may use: never the service itself.
+#[derive(Clone, Copy)]
+pub(super) struct Context<'a> {
+    /// The time the step runs at (the request's creation, or the person's yes).
+    pub(super) now: i64,
+    /// The requesting agent's key thumbprint.
+    pub(super) agent_jkt: &'a str,
+    pub(super) principal: Principal<'a>,
+    pub(super) discovery: &'a DiscoveryClient,
+    /// The person's records, read through `store` functions.
+    pub(super) store: &'a Store,
+    pub(super) records: &'a dyn Records,
+    pub(super) config: &'a Config,
+}
+
+impl Context<'_> {
+    /// The status URL of credential `jti` (§3.3 check 7).
+    pub(super) fn status_url(&self, jti: &str) -> String {
+        self.config.status_url(self.principal.thumbprint(), jti)
+    }
+}
+
+/// A request verified and ready to be shown: what the person will read, and
+/// the verified input the credential is built from once they say yes.
+pub(super) struct Prepared<I> {
+    pub(super) consent: ConsentRequest,
+    /// What `issue` builds the credential from; everything in it was verified.
+    pub(super) input: I,
+    /// The request expires no later than this (the offer's exp).
+    pub(super) not_after: Option<i64>,
+    /// Issued without asking (§3.3: a management mandate a root mandate covers).
+    pub(super) auto_approve: bool,
+    /// Where each host the request names was verified (§2.2): bound at the
+    /// person's yes, and kept with every credential issued for it.
+    pub(super) hosts: Vec<HostBinding>,
+}
+
+impl<I> Prepared<I> {
+    /// A request shown as asked, bound to no host.
+    pub(super) fn asked(consent: ConsentRequest, input: I, not_after: Option<i64>) -> Prepared<I> {
+        Prepared { consent, input, not_after, auto_approve: false, hosts: Vec::new() }
+    }
+}
+
+/// One request kind (docs/agent-api.md "The kinds").
+pub(super) trait Kind: 'static {
+    const KIND: RequestKind;
+    /// The kind's own members of the request body, a closed shape
+    /// (`deny_unknown_fields`): read once, before anything else is looked at.
+    type Body: DeserializeOwned + Send + 'static;
+    /// What `issue` needs, kept as JSON in `requests.input` between the two.
+    type Input: Serialize + DeserializeOwned + Send + 'static;
+    /// The request's `result` as the agent receives it.
+    type Output: Serialize + Send + 'static;
+
+    /// Verifies the body and describes it for the person.
+    fn prepare(
+        ctx: &Context<'_>,
+        body: Self::Body,
+    ) -> impl Future<Output = Result<Prepared<Self::Input>, ServiceError>> + Send;
+
+    /// Builds and signs the credential, on the person's yes; `statement` is
+    /// the first line of the text they read (§5.3).
+    fn issue(
+        ctx: &Context<'_>,
+        input: Self::Input,
+        statement: &str,
+    ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send;
+}
+
+/// The members every kind shares, read and checked by the pipeline first.
+pub(super) const ENVELOPE: [&str; 2] = ["kind", "idempotency_key"];
+
+/// A request body as one kind's closed shape, without the envelope.
+pub(super) fn body<T: DeserializeOwned>(mut obj: Map<String, Value>) -> Result<T, ServiceError> {
+    for member in ENVELOPE {
+        obj.remove(member);
+    }
+    serde_json::from_value(Value::Object(obj)).map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))
+}
+
+/// A kind's stored input as JSON, for `requests.input`.
+pub(super) fn store_input<I: Serialize>(input: &I) -> Result<String, ServiceError> {
+    serde_json::to_string(input).map_err(corrupt)
+}
+
+/// A stored input read back as the kind's own type. An input the key app
+/// cannot read (one stored by another version) is a corrupt record: it is
+/// refused, never approved (docs/decisions.md).
+pub(super) fn stored_input<I: DeserializeOwned>(input: &str) -> Result<I, ServiceError> {
+    serde_json::from_str(input).map_err(corrupt)
+}
+
+/// A credential's lifetime in seconds: the ISO 8601 duration the agent asked
+/// for, capped at `max`, or `default` when it asked for none. A duration too
+/// long for any clock is capped like any long one, never wrapped.
+pub(super) fn capped_lifetime(asked: Option<&str>, default: i64, max: i64) -> Result<i64, ServiceError> {
+    match asked {
+        None => Ok(default),
+        Some(l) => {
+            let d = schcp::duration::Duration::parse(l)
+                .map_err(|e| ServiceError::invalid(Reason::BadLifetime, e.to_string()))?;
+            Ok(i64::try_from(d.as_seconds()).unwrap_or(i64::MAX).clamp(1, max))
+        }
+    }
+}
+
+/// Refuses what starts at or before `now`: a yes to a slot that has begun
+/// could only be used for something the person was not shown.
+pub(super) fn not_begun(what: &str, start: &str, now: i64) -> Result<(), ServiceError> {
+    let at =
+        schcp::datetime::parse_date_time(start).map_err(|e| ServiceError::invalid(Reason::BadSlot, e.to_string()))?;
+    if at.timestamp() <= now {
+        return Err(ServiceError::unacceptable(
+            Reason::AlreadyStarted,
+            format!("the {what} started at {start}, before now"),
+        ));
+    }
+    Ok(())
+}
+
+/// The domain the key app discovered a host at, as the consent text shows it (§5.2).
+pub(super) fn verified_domain(d: &Option<String>) -> Option<VerifiedDomain> {
+    d.as_deref().and_then(|d| VerifiedDomain::new(d).ok())
+}
+
+/// The refusal of a discovery document that is not for the host the agent named.
+pub(super) fn host_mismatch(discovery: &str, found: &str, named: &str) -> ServiceError {
+    ServiceError::invalid(
+        Reason::HostMismatch,
+        format!("the discovery document at {discovery} is for host {found:?}, not {named:?}"),
+    )
+}
+
+/// A host-signed offer as the key app verified it when it was shown: the bytes
+/// and the keys of the discovery document it was verified with. A closed
+/// mandate's and a meeting contract's input keep it, so the offer is checked
+/// again, by the same keys, at approval or when shown as a current contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct StoredOffer {
+    pub(super) offer: String,
+    pub(super) host_id: String,
+    pub(super) keys: Vec<Jwk>,
+}
+
+impl StoredOffer {
+    pub(super) fn of(offer: String, host: &DiscoveredHost) -> StoredOffer {
+        StoredOffer { offer, host_id: host.host_id.clone(), keys: host.keys.clone() }
+    }
+
+    pub(super) fn verify_at(&self, at: i64) -> Result<schcp::verify::VerifiedOffer, schcp::Error> {
+        let host = schcp::verify::HostKeys { host_id: &self.host_id, keys: &self.keys };
+        schcp::verify::verify_offer(&self.offer, host, at)
+    }
+}
+
+#[cfg(test)]
+pub(super) mod testing {
+    //! What the kinds' unit tests share: the pipeline's envelope read on raw
+    //! bytes, and a round trip of a typed input through its stored JSON.
+
+    use super::*;
+
+    /// `bytes` read as `create_request` reads them, then as `K`'s body.
+    pub(in crate::service) fn parse<K: Kind>(bytes: &str) -> Result<K::Body, ServiceError> {
+        let (kind, _, obj) = super::super::requests::envelope(bytes.as_bytes())?;
+        assert_eq!(kind, K::KIND, "the envelope names the kind under test");
+        body(obj)
+    }
+
+    /// The refusal's reason, for a body that must be refused.
+    pub(in crate::service) fn refusal<T>(r: Result<T, ServiceError>) -> schcp::refusal::Reason {
+        match r {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.code_and_reason().1,
+        }
+    }
+
+    /// An input stored and read back is the same input.
+    pub(in crate::service) fn round_trips<I: Serialize + DeserializeOwned + PartialEq + std::fmt::Debug>(input: &I) {
+        let stored = store_input(input).unwrap();
+        let back: I = stored_input(&stored).unwrap();
+        assert_eq!(&back, input);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lifetimes_are_capped_defaulted_and_never_wrap() {
+        assert_eq!(capped_lifetime(None, 60, 600).unwrap(), 60);
+        assert_eq!(capped_lifetime(Some("PT5M"), 60, 600).unwrap(), 300);
+        assert_eq!(capped_lifetime(Some("PT11M"), 60, 600).unwrap(), 600);
+        // 2^63 seconds and more once became 1 second through an `as i64` cast.
+        for huge in ["PT9223372036854775807S", "PT9223372036854775808S", "PT18446744073709551615S"] {
+            assert_eq!(capped_lifetime(Some(huge), 60, 600).unwrap(), 600, "{huge}");
+        }
+        assert!(matches!(
+            capped_lifetime(Some("forever"), 60, 600),
+            Err(ServiceError::Invalid { reason: Reason::BadLifetime, .. })
+        ));
+    }
+
+    #[test]
+    fn a_slot_that_began_is_refused() {
+        let start = "2026-12-05T12:00:00Z";
+        let at = schcp::datetime::parse_date_time(start).unwrap().timestamp();
+        assert!(not_begun("slot", start, at - 1).is_ok());
+        for now in [at, at + 1] {
+            assert!(matches!(
+                not_begun("slot", start, now),
+                Err(ServiceError::Unacceptable { reason: Reason::AlreadyStarted, .. })
+            ));
+        }
+        assert!(matches!(
+            not_begun("slot", "tomorrow", at),
+            Err(ServiceError::Invalid { reason: Reason::BadSlot, .. })
+        ));
+    }
+
+    #[test]
+    fn an_unreadable_stored_input_is_corrupt_never_read_as_empty() {
+        for bad in ["", "{", "{\"offer\": 1}", "{\"offer\":\"x\",\"host_id\":\"h\",\"keys\":[],\"more\":1}"] {
+            assert!(
+                matches!(
+                    stored_input::<StoredOffer>(bad),
+                    Err(ServiceError::Store(crate::store::StoreError::Corrupt(_)))
+                ),
+                "{bad}"
+            );
+        }
+        let offer = StoredOffer { offer: "a.b.c".into(), host_id: "h".into(), keys: Vec::new() };
+        testing::round_trips(&offer);
+    }
+}

@@ -1,0 +1,48 @@
+//! Host-signed receipts the key app verified (§5.3), kept so the person can
+//! look back at what was booked under which mandate.
+
+use super::StoreError;
+
+/// A verified receipt as it is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReceiptRecord {
+    pub host: String,
+    pub booking_id: String,
+    pub offer_sha256: Option<String>,
+    pub mandate_jti: Option<String>,
+    pub compact: String,
+}
+
+/// Keeps a receipt in the transaction of the approval that rests on it.
+pub async fn insert(conn: &mut sqlx::SqliteConnection, r: &ReceiptRecord, now: i64) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&r.host)
+    .bind(&r.booking_id)
+    .bind(&r.offer_sha256)
+    .bind(&r.mandate_jti)
+    .bind(&r.compact)
+    .bind(now)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// Whether a verified receipt ties contract `offer_sha256` of `host` to a
+/// booking other than `booking_id`.
+pub async fn ties_offer_elsewhere(
+    store: &super::Store,
+    host: &str,
+    offer_sha256: &str,
+    booking_id: &str,
+) -> Result<bool, StoreError> {
+    let row: Option<(i64,)> =
+        sqlx::query_as("SELECT 1 FROM receipts WHERE host = ? AND offer_sha256 = ? AND booking_id <> ? LIMIT 1")
+            .bind(host)
+            .bind(offer_sha256)
+            .bind(booking_id)
+            .fetch_optional(store.pool())
+            .await?;
+    Ok(row.is_some())
+}

@@ -1,0 +1,296 @@
+//! Agents' requests (docs/agent-api.md §5): each stored with the consent text
+//! shown and the verified input its credential is built from, and answered
+//! once. A request and its history entry are one statement (by trigger,
+//! migration 0005); a request and its look-twice callouts one transaction.
+
+use super::{Store, StoreError};
+use sqlx::SqliteConnection;
+
+/// A request as surfaces read it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RequestRow {
+    pub request_id: String,
+    pub agent_jkt: String,
+    pub kind: String,
+    pub status: String,
+    pub consent_text: String,
+    /// The approved result (JSON), as the agent receives it.
+    pub result: Option<String>,
+    pub created_at: i64,
+    pub expires_at: i64,
+    /// The SHA-256 of the body it was made from: an idempotent replay's must match.
+    pub body_sha256: String,
+}
+
+const SELECT: &str =
+    "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
+
+/// What the approval of a request reads: the verified input and where its hosts were.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ApprovalRow {
+    pub agent_jkt: String,
+    pub kind: String,
+    pub input: String,
+    pub status: String,
+    pub consent_text: String,
+    /// The hosts' bindings (JSON); `None` for requests stored before migration 0010.
+    pub hosts: Option<String>,
+}
+
+/// A new request, stored pending.
+#[derive(Debug, Clone)]
+pub struct NewRequest<'a> {
+    pub request_id: &'a str,
+    pub agent_jkt: &'a str,
+    pub kind: &'a str,
+    pub idempotency_key: &'a str,
+    pub body_sha256: &'a str,
+    pub consent_text: &'a str,
+    /// The kind's verified input (JSON).
+    pub input: &'a str,
+    pub created_at: i64,
+    pub expires_at: i64,
+    /// The hosts' bindings (JSON).
+    pub hosts: &'a str,
+    /// The look-twice callouts (JSON array of `{kind, detail}`).
+    pub attention: &'a str,
+}
+
+/// Stores a pending request with its callouts, in one transaction. `false`
+/// when the agent already has a request under the same idempotency key (a
+/// concurrent one won the race): nothing is stored.
+pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
+    let mut tx = store.pool().begin().await?;
+    let inserted = sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+    )
+    .bind(r.request_id)
+    .bind(r.agent_jkt)
+    .bind(r.kind)
+    .bind(r.idempotency_key)
+    .bind(r.body_sha256)
+    .bind(r.consent_text)
+    .bind(r.input)
+    .bind(r.created_at)
+    .bind(r.expires_at)
+    .bind(r.hosts)
+    .execute(&mut *tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Ok(false);
+    }
+    super::attention::insert(&mut tx, r.request_id, r.attention).await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+pub async fn by_id(store: &Store, request_id: &str) -> Result<Option<RequestRow>, StoreError> {
+    Ok(sqlx::query_as(&format!("{SELECT} WHERE request_id = ?")).bind(request_id).fetch_optional(store.pool()).await?)
+}
+
+pub async fn by_idempotency_key(store: &Store, agent_jkt: &str, key: &str) -> Result<Option<RequestRow>, StoreError> {
+    Ok(sqlx::query_as(&format!("{SELECT} WHERE agent_jkt = ? AND idempotency_key = ?"))
+        .bind(agent_jkt)
+        .bind(key)
+        .fetch_optional(store.pool())
+        .await?)
+}
+
+/// Every pending request, oldest first.
+pub async fn pending(store: &Store) -> Result<Vec<RequestRow>, StoreError> {
+    Ok(sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
+        .fetch_all(store.pool())
+        .await?)
+}
+
+pub async fn for_approval(store: &Store, request_id: &str) -> Result<Option<ApprovalRow>, StoreError> {
+    Ok(sqlx::query_as("SELECT agent_jkt, kind, input, status, consent_text, hosts FROM requests WHERE request_id = ?")
+        .bind(request_id)
+        .fetch_optional(store.pool())
+        .await?)
+}
+
+/// What the per-agent limits are decided from (docs/agent-api.md §9).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct LimitsRow {
+    /// The agent's pending requests.
+    pub pending: i64,
+    /// The status and decision time of its latest answered request…
+    pub last_status: Option<String>,
+    pub last_decided_at: Option<i64>,
+    /// …and the status of the one before it.
+    pub before_status: Option<String>,
+}
+
+/// One round trip: the pending count and the agent's last two answered
+/// requests (both use requests_by_agent_status, migration 0003). Answers
+/// given in the same second are ordered by decision_seq (migration 0009), the
+/// order they were given in.
+pub async fn limits(store: &Store, agent_jkt: &str) -> Result<LimitsRow, StoreError> {
+    Ok(sqlx::query_as(
+        "WITH last AS (SELECT status, decided_at FROM requests
+                       WHERE agent_jkt = ?1 AND status IN ('approved','declined','expired')
+                       ORDER BY decided_at DESC, decision_seq DESC LIMIT 2)
+         SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending') AS pending,
+                (SELECT status FROM last LIMIT 1) AS last_status,
+                (SELECT decided_at FROM last LIMIT 1) AS last_decided_at,
+                (SELECT status FROM last LIMIT 1 OFFSET 1) AS before_status",
+    )
+    .bind(agent_jkt)
+    .fetch_one(store.pool())
+    .await?)
+}
+
+/// Answers a pending request (`status`: approved, declined or withdrawn) in
+/// the caller's transaction. `false` when it was no longer pending.
+pub async fn settle(
+    conn: &mut SqliteConnection,
+    request_id: &str,
+    status: &str,
+    result: Option<&str>,
+    now: i64,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE requests SET status = ?, result = ?, decided_at = ? WHERE request_id = ? AND status = 'pending'",
+    )
+    .bind(status)
+    .bind(result)
+    .bind(now)
+    .bind(request_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// Marks requests past their expiry as expired; whether any were.
+pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
+    // A read first: the common case has nothing to expire, and a read takes
+    // no write lock.
+    let due: Option<(i64,)> =
+        sqlx::query_as("SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ? LIMIT 1")
+            .bind(now)
+            .fetch_optional(store.pool())
+            .await?;
+    if due.is_none() {
+        return Ok(false);
+    }
+    let done = sqlx::query(
+        "UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?",
+    )
+    .bind(now)
+    .execute(store.pool())
+    .await?;
+    Ok(done.rows_affected() > 0)
+}
+
+/// An approved request of one kind, as the kind reads its own history.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ApprovedRow {
+    /// The verified input it was issued from (JSON).
+    pub input: String,
+    /// Its result (JSON).
+    pub result: String,
+    pub created_at: i64,
+}
+
+/// The approved requests of `kind` whose result names the contract
+/// `offer_sha256` (its `offer_sha256` member, indexed by migration 0004),
+/// newest first. The kind reads each result back as its own typed output and
+/// checks the hash again.
+pub async fn approved_over_offer(
+    store: &Store,
+    kind: &str,
+    offer_sha256: &str,
+) -> Result<Vec<ApprovedRow>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT input, result, created_at FROM requests
+         WHERE kind = ? AND status = 'approved' AND json_extract(result, '$.offer_sha256') = ?
+         ORDER BY created_at DESC",
+    )
+    .bind(kind)
+    .bind(offer_sha256)
+    .fetch_all(store.pool())
+    .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+        sqlx::query(
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
+             VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0)",
+        )
+        .execute(store.pool())
+        .await
+        .unwrap();
+        (dir, store)
+    }
+
+    fn new<'a>(id: &'a str, key: &'a str) -> NewRequest<'a> {
+        NewRequest {
+            request_id: id,
+            agent_jkt: "j",
+            kind: "rule",
+            idempotency_key: key,
+            body_sha256: "h",
+            consent_text: "I approve.",
+            input: "{}",
+            created_at: 10,
+            expires_at: 20,
+            hosts: "[]",
+            attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
+        }
+    }
+
+    async fn attention(store: &Store, id: &str) -> Option<String> {
+        super::super::attention::items(store, id).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_request_and_its_callouts_are_stored_together_or_not_at_all() {
+        let (_dir, store) = store().await;
+        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        let row = by_id(&store, "rq_1").await.unwrap().unwrap();
+        assert_eq!((row.status.as_str(), row.kind.as_str(), row.result), ("pending", "rule", None));
+        assert_eq!(attention(&store, "rq_1").await.as_deref(), Some(new("rq_1", "k").attention));
+        // The same key again: nothing stored, not even the callouts.
+        assert!(!insert(&store, &new("rq_2", "k")).await.unwrap());
+        assert!(by_id(&store, "rq_2").await.unwrap().is_none());
+        assert_eq!(attention(&store, "rq_2").await, None);
+        assert_eq!(by_idempotency_key(&store, "j", "k").await.unwrap().unwrap().request_id, "rq_1");
+        // A request for an agent that does not exist fails whole.
+        let mut stray = new("rq_3", "k3");
+        stray.agent_jkt = "nobody";
+        assert!(insert(&store, &stray).await.is_err());
+        assert_eq!(attention(&store, "rq_3").await, None);
+    }
+
+    #[tokio::test]
+    async fn a_request_is_answered_once_and_expires_when_due() {
+        let (_dir, store) = store().await;
+        for (id, key) in [("rq_1", "k1"), ("rq_2", "k2")] {
+            insert(&store, &new(id, key)).await.unwrap();
+        }
+        let mut tx = store.pool().begin().await.unwrap();
+        assert!(settle(&mut tx, "rq_1", "approved", Some("{\"offer_sha256\":\"o\"}"), 15).await.unwrap());
+        assert!(!settle(&mut tx, "rq_1", "declined", None, 16).await.unwrap());
+        tx.commit().await.unwrap();
+        assert_eq!(pending(&store).await.unwrap().len(), 1);
+        assert!(!expire_due(&store, 19).await.unwrap());
+        assert!(expire_due(&store, 20).await.unwrap());
+        assert!(pending(&store).await.unwrap().is_empty());
+        let l = limits(&store, "j").await.unwrap();
+        assert_eq!(
+            (l.pending, l.last_status.as_deref(), l.before_status.as_deref()),
+            (0, Some("expired"), Some("approved"))
+        );
+        let over = approved_over_offer(&store, "rule", "o").await.unwrap();
+        assert_eq!(over.len(), 1);
+        assert!(approved_over_offer(&store, "closed_mandate", "o").await.unwrap().is_empty());
+    }
+}
