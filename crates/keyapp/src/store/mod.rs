@@ -6,11 +6,16 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::path::Path;
 use std::time::Duration;
 
+pub mod attention;
+pub mod attestations;
 pub mod claims;
+pub mod contacts;
 pub mod credentials;
 pub mod host_bindings;
 pub mod management_links;
 pub mod outbox;
+pub mod pairings;
+pub mod requests;
 
 /// Why the records could not be read or written. A busy database is told
 /// apart from a broken one: the first is worth a retry, the second is not.
