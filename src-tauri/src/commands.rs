@@ -17,11 +17,15 @@ use tauri::{AppHandle, Manager, Runtime, State, WebviewWindow};
 
 /// A refusal as the window shows it: the service's §9-style code, reason and
 /// sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
-#[derive(Debug, Clone, Serialize, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, Serialize, PartialEq, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
 pub struct CommandError {
+    /// A §9 code (SchCP §9.2): the window branches on it and on `reason` only.
+    #[ts(type = "string")]
     pub code: Code,
+    #[ts(type = "string")]
     pub reason: Reason,
+    /// The refusal in the person's words, to show as it is.
     pub message: String,
 }
 
@@ -82,7 +86,7 @@ pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn history(svc: Svc<'_>) -> Answer<Vec<HistoryEntry>> {
-    svc.history_entries(500).await.map_err(refused(&svc))
+    svc.recent_history().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]

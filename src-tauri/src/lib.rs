@@ -5,6 +5,7 @@
 //! through `commands`, and the consent text is the service's, verbatim.
 #![forbid(unsafe_code)]
 
+pub mod bindings;
 pub mod commands;
 pub mod ui_strings;
 pub mod unlock;

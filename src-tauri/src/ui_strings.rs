@@ -15,7 +15,7 @@ const EN: &str = include_str!("../../locales/en/ui.ftl");
 const FR: &str = include_str!("../../locales/fr/ui.ftl");
 
 /// The window's strings in one language: message id → text.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, ts_rs::TS)]
 pub struct UiStrings {
     pub lang: &'static str,
     pub strings: BTreeMap<String, String>,

@@ -16,7 +16,7 @@ use tauri::{AppHandle, Runtime};
 use tokio::sync::watch;
 
 /// What the window shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum GateView {
     /// The key is being opened; nothing asked (yet).

@@ -78,7 +78,9 @@ mod tests {
             agent_name: agent_name.into(),
             fingerprint: "7F3A-91C2-K8QD".into(),
             created_at: 0,
+            created: "in words".into(),
             expires_at: 600,
+            expires: "in words".into(),
             churn: None,
         }
     }

@@ -362,3 +362,53 @@ fn a_pending_request_keeps_its_text_across_a_language_switch_and_new_ones_follow
     assert_eq!((kept["status"].as_str(), kept["consent_text"].as_str()), (Some("approved"), Some(english.as_str())));
     assert_eq!(block(e.svc.consent_text(&before)).unwrap(), english);
 }
+
+/// The terminal's answer to one control-socket command (`control::execute`,
+/// what the socket sends), next to the window's.
+fn socket(e: &Env, cmd: keyapp::control::Command) -> Value {
+    block(keyapp::control::execute(&e.svc, cmd, None)).unwrap()
+}
+
+#[test]
+fn the_window_and_the_terminal_list_the_same_pending_items_and_credentials() {
+    use keyapp::control::Command;
+    let e = env();
+    let jkt = paired(&e, 7);
+    rule(&e, &jkt, "k1");
+    block(e.svc.request_pairing(&agent_jwk(8), "Second Assistant")).unwrap();
+    let window = call(&e, "pending", json!({})).unwrap();
+    assert_eq!(window.as_array().unwrap().len(), 2, "{window}");
+    assert_eq!(socket(&e, Command::Pending), window);
+    // The same typed view on both sides: the terminal reads back what the window gets.
+    let items: Vec<keyapp::views::PendingItem> = serde_json::from_value(window.clone()).unwrap();
+    assert_eq!(serde_json::to_value(&items).unwrap(), window);
+    assert!(items.iter().all(|i| !i.expires.is_empty() && !i.created.is_empty()), "{window}");
+
+    let id = items.iter().find(|i| i.kind == "rule").unwrap().id.clone();
+    assert_eq!(socket(&e, Command::Show { id: id.clone() }), call(&e, "prompt", json!({"id": id})).unwrap());
+    call(&e, "answer", json!({"id": id, "approve": true})).unwrap();
+    let credentials = call(&e, "credentials", json!({})).unwrap();
+    assert_eq!(socket(&e, Command::Mandates), credentials);
+    // A rule is never revocable, and the view says so rather than each surface.
+    assert_eq!(credentials[0]["revocable"], false, "{credentials}");
+}
+
+#[test]
+fn the_window_and_the_terminal_list_the_same_history_up_to_the_same_limit() {
+    use keyapp::control::Command;
+    let e = env();
+    let over = keyapp::views::HISTORY_LIMIT + 20;
+    let noor = agent_jwk(9).principal_id().unwrap();
+    block(async {
+        // Each save is one history entry.
+        for i in 0..over {
+            e.svc.add_contact(&noor, &format!("Noor {i}"), None).await.unwrap();
+        }
+    });
+    let window = call(&e, "history", json!({})).unwrap();
+    let listed = window.as_array().unwrap();
+    assert_eq!(listed.len() as i64, keyapp::views::HISTORY_LIMIT, "one limit for every surface");
+    assert_eq!(listed[0]["detail"], format!("Noor {}", over - 1), "newest first");
+    assert!(listed.iter().all(|h| h["when"].as_str().is_some_and(|w| !w.is_empty())));
+    assert_eq!(socket(&e, Command::History), window);
+}

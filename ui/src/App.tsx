@@ -51,12 +51,12 @@ export function App() {
             </ul>
           </nav>
           <main id="content">
-            {route.view === "requests" && <Requests lang={lang} notice={route.notice} />}
-            {route.view === "agents" && <Agents lang={lang} />}
-            {route.view === "credentials" && <Credentials lang={lang} />}
-            {route.view === "history" && <History lang={lang} />}
+            {route.view === "requests" && <Requests notice={route.notice} />}
+            {route.view === "agents" && <Agents />}
+            {route.view === "credentials" && <Credentials />}
+            {route.view === "history" && <History />}
             {route.view === "contacts" && <Contacts />}
-            {route.view === "attestations" && <Attestations lang={lang} />}
+            {route.view === "attestations" && <Attestations />}
             {route.view === "settings" && (
               <SettingsScreen lang={lang} onLanguage={(tag) => void api.setLanguage(tag).then(setUi)} />
             )}

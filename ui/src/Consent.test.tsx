@@ -11,12 +11,17 @@ let current: Prompt;
 let others: Record<string, Prompt> = {};
 let waiting = true;
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
+/** A refusal the next looks at the shown request meet, if any. */
+let promptRefusal: object | null = null;
 
 vi.mock("./api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
     pending: async () => (waiting ? [{ id: current.id }, ...Object.keys(others).map((id) => ({ id }))] : []),
-    prompt: async (id: string) => ({ ...(others[id] ?? current) }),
+    prompt: async (id: string) => {
+      if (promptRefusal) throw promptRefusal;
+      return { ...(others[id] ?? current) };
+    },
     answer: async (id: string, approve: boolean) => {
       calls.answer.push([id, approve]);
       return answerResult();
@@ -27,7 +32,7 @@ vi.mock("./api", () => ({
   },
 }));
 
-import { APPROVE_DELAY_MS, ConsentView } from "./Consent";
+import { APPROVE_DELAY_MS, ConsentView, POLL_MS } from "./Consent";
 import { StringsContext } from "./i18n";
 
 const HOSTILE = 'Book "<img src=x onerror=alert(1)>" {{constructor.constructor("alert(2)")()}}\n<b>not bold</b> &amp; ${x}';
@@ -42,6 +47,7 @@ function prompt(over: Partial<Prompt> = {}): Prompt {
     consent_text: HOSTILE,
     created_at: 0,
     expires_at: 600,
+    attention: [],
     ...over,
   };
 }
@@ -89,6 +95,7 @@ beforeEach(() => {
   waiting = true;
   current = prompt();
   answerResult = async () => ({ status: "approved" });
+  promptRefusal = null;
 });
 afterEach(() => {
   cleanup();
@@ -237,6 +244,22 @@ describe("the consent view", () => {
     expect(notice.dataset.outcome).toBe("error");
     expect(notice.textContent).toContain("Your records are busy for a moment; try again.");
     expect(notice.textContent).not.toContain("consent-gone");
+  });
+
+  it("keeps showing a request whose status could not be read for a moment (busy records)", async () => {
+    await mount();
+    promptRefusal = { code: "UNAVAILABLE", reason: "busy", message: "Your records are busy for a moment; try again." };
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+    });
+    expect(document.getElementById("consent-notice")).toBeNull();
+    expect(approve().disabled).toBe(false);
+    // Gone for good: the service no longer knows it.
+    promptRefusal = { code: "NOT_FOUND", reason: "not_found", message: "no such request" };
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(POLL_MS + 10);
+    });
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("other");
   });
 
   it("shows the OS not confirming the person as that refusal: the request still waits", async () => {

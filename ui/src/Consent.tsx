@@ -159,8 +159,11 @@ export function ConsentView(props: { requestedId?: string }) {
       try {
         const now = await api.prompt(prompt.id);
         if (now.status !== "pending") setDone({ kind: "gone", status: now.status });
-      } catch {
-        setDone({ kind: "gone", status: "other" });
+      } catch (e) {
+        // Only a request the service no longer knows is gone; any other
+        // refusal (busy records, 503) says nothing about the request, which
+        // still waits: the next look tries again.
+        if (isCommandError(e) && e.code === "NOT_FOUND") setDone({ kind: "gone", status: "other" });
       }
     }, POLL_MS);
     return () => clearInterval(timer);

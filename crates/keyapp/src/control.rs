@@ -8,7 +8,9 @@
 //! still no yes until the person confirms it (user_verification).
 //!
 //! Protocol: one JSON object per line each way. Requests `{"cmd": …, …}`;
-//! answers `{"ok": …}` or `{"error": {"code", "reason", "message"}}`.
+//! answers `{"ok": …}` or `{"error": {"code", "reason", "message"}}`. A listing
+//! or a prompt is the view the window gets for it (`crate::views`), which the
+//! terminal reads back as that type.
 
 use crate::service::{Service, ServiceError};
 use crate::user_verification::{self, Asker, Refusal};
@@ -175,41 +177,28 @@ fn error_value(code: Code, reason: Reason, message: &str) -> Value {
 /// peer whose process the kernel did not name can approve nothing.
 pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> Result<Value, ServiceError> {
     Ok(match cmd {
-        Command::Pending => {
-            let mut items = Vec::new();
-            for p in service.pending_pairings().await? {
-                let churn = service.churn_notice(&p).await?;
-                items.push(json!({ "id": p.pairing_id, "type": "pairing",
-                                   "agent": schcp_consent::inert::inert(&p.agent_name),
-                                   "fingerprint": p.fingerprint, "churn": churn }));
-            }
-            for r in service.pending_requests().await? {
-                let agent = service.shown_agent_name(&r.agent_jkt).await?;
-                items.push(json!({ "id": r.request_id, "type": r.kind, "agent": agent, "expires_at": r.expires_at,
-                                  "expires": service.instant_words(r.expires_at_unix) }));
-            }
-            Value::Array(items)
-        }
-        Command::Show { id } => json!({ "id": id, "consent_text": service.consent_text(&id).await? }),
+        // The window's views, as the window receives them (`views`).
+        Command::Pending => to_value(service.pending_items().await?),
+        Command::Show { id } => to_value(service.prompt(&id).await?),
         Command::Approve { id } => {
             let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
             service.answer_from(&id, true, asker).await?
         }
         Command::Decline { id } => service.answer(&id, false).await?,
-        Command::Mandates => serde_json::to_value(service.credentials(None).await?).expect("serializes"),
+        Command::Mandates => to_value(service.credentials(None).await?),
         Command::Revoke { jti } => {
             service.revoke(&jti).await?;
             json!({ "jti": jti, "status": "revoked" })
         }
-        Command::History => serde_json::to_value(service.history_entries(200).await?).expect("serializes"),
-        Command::Contacts => serde_json::to_value(service.contacts().await?).expect("serializes"),
+        Command::History => to_value(service.recent_history().await?),
+        Command::Contacts => to_value(service.contacts().await?),
         Command::ContactsAdd { principal, name, relationship } => {
             service.add_contact(&principal, &name, relationship.as_deref()).await?;
             json!({ "principal": principal, "name": name })
         }
         Command::AttestationsAdd { jws } => service.add_attestation(&jws).await?,
         Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
-        Command::HostChanges => serde_json::to_value(service.host_domain_changes().await?).expect("serializes"),
+        Command::HostChanges => to_value(service.host_domain_changes().await?),
         Command::AcceptHostDomain { host_id, domain } => {
             // Re-binding a host id is as strong as a yes: a process of the
             // person's that could do it unconfirmed could lend a look-alike
@@ -219,6 +208,10 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             json!({ "host_id": host_id, "domain": domain })
         }
     })
+}
+
+fn to_value(view: impl Serialize) -> Value {
+    serde_json::to_value(view).expect("views serialize")
 }
 
 /// The terminal side: sends one command and returns the answer's `ok` value,

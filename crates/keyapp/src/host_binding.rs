@@ -25,7 +25,7 @@ use crate::discovery::{verified_domain, DiscoveredHost};
 use serde::{Deserialize, Serialize};
 
 /// Which rule of §2.2 authorized the host's document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// §2.2 rule 1: the host's own domain.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// What an agent asks the person for; each is verified, shown and issued by
 /// its own module of `service`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum RequestKind {
     /// A root mandate, compact JWS (§3.3) or SD-JWT VC (§3.4).

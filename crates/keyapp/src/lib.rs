@@ -29,3 +29,4 @@ pub mod status_api;
 pub mod store;
 pub mod ui_words;
 pub mod user_verification;
+pub mod views;

@@ -68,7 +68,7 @@ async fn agent_names_that_could_disguise_the_text_are_refused_at_pairing() {
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");
     let items = pending(&env).await;
     assert_eq!(items.len(), 1);
-    assert_eq!(items[0]["agent"], "<b>Sam</b> & Co");
+    assert_eq!(items[0]["agent_name"], "<b>Sam</b> & Co");
 }
 
 #[tokio::test]

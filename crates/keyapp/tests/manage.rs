@@ -1,4 +1,4 @@
-//! The desktop screens' service functions (service::manage): prompts, agents
+//! The desktop screens' service functions (service::prompts, service::directory): prompts, agents
 //! with their last request, contact rename and removal, attestations, settings,
 //! and a rule's label edited by the person before signing (§7.9). The service
 //! is built directly, with a clock the tests move and no keychain.

@@ -1,11 +1,10 @@
 import { api } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
-import { when } from "../format";
 import { ListScreen } from "../ListScreen";
 import { useAction, useLoad } from "../useLoad";
 
-export function Agents(props: { lang: string }) {
+export function Agents() {
   const t = useT();
   const { data, error, reload } = useLoad(api.agents);
   const { failure, run } = useAction(reload);
@@ -20,9 +19,7 @@ export function Agents(props: { lang: string }) {
           <td>{a.name}</td>
           <td class="fingerprint">{a.fingerprint}</td>
           <td>
-            {a.last_request_at
-              ? `${when(a.last_request_at, props.lang)} (${t(`kind-${a.last_request_kind}`)})`
-              : t("agents-never")}
+            {a.last_request ? `${a.last_request} (${t(`kind-${a.last_request_kind}`)})` : t("agents-never")}
           </td>
           <td>
             <ConfirmButton

@@ -1,11 +1,10 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
-import { when } from "../format";
 import { ListScreen } from "../ListScreen";
 import { useAction, useLoad } from "../useLoad";
 
-export function Attestations(props: { lang: string }) {
+export function Attestations() {
   const t = useT();
   const { data, error, reload } = useLoad(api.attestations);
   const [jws, setJws] = useState("");
@@ -23,7 +22,7 @@ export function Attestations(props: { lang: string }) {
       row={(a) => (
         <tr key={a.compact}>
           <td class="id">{a.iss}</td>
-          <td>{when(a.exp, props.lang)}</td>
+          <td>{a.expires}</td>
         </tr>
       )}
     >

@@ -1,11 +1,10 @@
 import { api } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
-import { when } from "../format";
 import { ListScreen } from "../ListScreen";
 import { useAction, useLoad } from "../useLoad";
 
-export function Credentials(props: { lang: string }) {
+export function Credentials() {
   const t = useT();
   const { data, error, reload } = useLoad(api.credentials);
   const { failure, run } = useAction(reload);
@@ -19,7 +18,7 @@ export function Credentials(props: { lang: string }) {
         <tr key={c.jti} data-jti={c.jti}>
           <td>{t(`kind-${c.kind}`)}</td>
           <td>{c.aud.join(", ")}</td>
-          <td>{when(c.exp, props.lang)}</td>
+          <td>{c.expires}</td>
           <td data-status={c.status} data-publication={c.publication}>
             {t(`status-${c.status}`)}
             {c.publication_note && <small> ({c.publication_note})</small>}
@@ -27,14 +26,16 @@ export function Credentials(props: { lang: string }) {
           </td>
           <td>{c.remaining ?? ""}</td>
           <td>
-            {c.kind === "rule" ? (
-              t("credentials-not-revocable")
-            ) : c.status === "active" ? (
+            {/* The service decides what can be taken back (`revocable`); an
+                active credential it cannot revoke says so, and lapses on its own. */}
+            {c.revocable ? (
               <ConfirmButton
                 label={t("credentials-revoke")}
                 question={t("credentials-revoke-confirm")}
                 onConfirm={() => run(() => api.revoke(c.jti)).then(() => undefined)}
               />
+            ) : c.status === "active" ? (
+              t("credentials-not-revocable")
             ) : null}
           </td>
         </tr>

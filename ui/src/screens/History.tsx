@@ -1,7 +1,6 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
-import { when } from "../format";
 import { ListScreen } from "../ListScreen";
 import { errorText, useLoad } from "../useLoad";
 
@@ -32,7 +31,7 @@ function ShownText(props: { id: string }) {
   );
 }
 
-export function History(props: { lang: string }) {
+export function History() {
   const { data, error } = useLoad(api.history);
   return (
     <ListScreen
@@ -42,7 +41,7 @@ export function History(props: { lang: string }) {
       columns={["col-when", "col-event", "col-subject", "col-detail"]}
       row={(h, i) => (
         <tr key={i}>
-          <td>{when(h.at, props.lang)}</td>
+          <td>{h.when}</td>
           <td>{h.event}</td>
           <td class="id">{h.subject}</td>
           <td>

@@ -1,11 +1,10 @@
 import { useEffect } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
-import { when } from "../format";
 import { ListScreen } from "../ListScreen";
 import { useLoad } from "../useLoad";
 
-export function Requests(props: { lang: string; notice?: string }) {
+export function Requests(props: { notice?: string }) {
   const t = useT();
   const { data, error, reload } = useLoad(api.pending);
   useEffect(() => {
@@ -31,8 +30,8 @@ export function Requests(props: { lang: string; notice?: string }) {
             )}
           </td>
           <td class="fingerprint">{r.fingerprint}</td>
-          <td>{when(r.created_at, props.lang)}</td>
-          <td>{when(r.expires_at, props.lang)}</td>
+          <td>{r.created}</td>
+          <td>{r.expires}</td>
           <td>
             <a href={`#/consent/${encodeURIComponent(r.id)}`}>{t("requests-open")}</a>
           </td>

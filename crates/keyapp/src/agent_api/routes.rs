@@ -5,6 +5,7 @@ use super::guard::{protect, AgentGuard, AgentIdentity, PairingGate};
 use super::peer::LocalPeer;
 use crate::http_error::{AgentApiError, ApiError};
 use crate::service::{Requester, Service, ServiceError};
+use crate::views::MandateView;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
@@ -232,23 +233,10 @@ async fn withdraw_request(
 }
 
 async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Result<Response, ApiError> {
-    // docs/agent-api.md: the agent's view has no `expires` in words; that is
-    // for the person's surfaces, in their language and time zone.
-    let listed: Vec<serde_json::Value> = service
-        .credentials(Some(&agent.jkt))
-        .await?
-        .into_iter()
-        .map(|c| {
-            let mut v = serde_json::to_value(&c).expect("a credential view serializes");
-            // Nor the hosted service's publication state: a credential not yet
-            // registered is not listed at all (`Service::credentials`).
-            if let Some(o) = v.as_object_mut() {
-                for person_only in ["expires", "publication", "publication_note"] {
-                    o.remove(person_only);
-                }
-            }
-            v
-        })
-        .collect();
+    // docs/agent-api.md §7: the agent's own view, without the person's
+    // words or the hosted service's publication state; a credential not yet
+    // registered is not listed at all (`Service::credentials`).
+    let listed: Vec<MandateView> =
+        service.credentials(Some(&agent.jkt)).await?.into_iter().map(MandateView::from).collect();
     Ok(Json(listed).into_response())
 }

@@ -144,7 +144,7 @@ pub struct PassphrasePrompt {
     pub path: PathBuf,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PassphrasePurpose {
     Unlock,
@@ -152,7 +152,7 @@ pub enum PassphrasePurpose {
 }
 
 /// Why the last answer was asked again; the keystore decides, the surface only shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum PassphraseProblem {
     /// It does not decrypt the key file.

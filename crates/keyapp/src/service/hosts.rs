@@ -5,22 +5,14 @@
 use super::{Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::host_binding::{binding_of, standing, Basis, HostBinding, Standing};
-use crate::store::host_bindings::{self, DomainChange};
+use crate::store::host_bindings;
 use schcp::refusal::Reason;
 
 /// At most this many other places are noted per host id for the person to
 /// look at; past it a conflict is still refused, but not noted again.
 pub const MAX_NOTED_CHANGES: i64 = 8;
 
-/// A host id met at another place than its binding, as the person's
-/// surfaces show it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct HostChangeView {
-    #[serde(flatten)]
-    pub change: DomainChange,
-    /// The change in the person's words.
-    pub words: String,
-}
+pub use crate::views::HostChangeView;
 
 /// A request's host as the key app placed it.
 #[derive(Debug, Clone)]

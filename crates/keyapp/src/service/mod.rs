@@ -16,15 +16,16 @@
 mod acceptance;
 mod answers;
 mod closed_mandate;
+mod directory;
 mod hosts;
 mod invitation;
 mod issued;
 mod kind;
-mod manage;
 mod management_mandate;
 mod mandate;
 mod meeting_contract;
 mod pairing;
+mod prompts;
 mod proof;
 mod publication;
 mod records;
@@ -32,15 +33,16 @@ mod requests;
 mod rule;
 
 pub use crate::kind::RequestKind;
+pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
 pub use hosts::{HostChangeView, MAX_NOTED_CHANGES};
-pub use manage::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings, MAX_LABEL};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{
     fingerprint, Pairing, PairingStatus, CHURN_NOTICE_FROM, CHURN_WINDOW, DECLINED_COOLDOWN, MAX_AGENT_NAME,
     MAX_PENDING_PAIRINGS, MAX_PENDING_PAIRINGS_ALL, PAIRING_TTL,
 };
+pub use prompts::MAX_LABEL;
 pub use publication::{Round, PUBLISHER_IDLE};
 pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};

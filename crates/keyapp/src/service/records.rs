@@ -7,108 +7,9 @@ use crate::kind::RequestKind;
 use crate::store::credentials::CredentialStatus;
 use crate::user_verification::Method;
 use schcp::refusal::Reason;
-use serde::Serialize;
 use serde_json::{json, Value};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct CredentialView {
-    pub jti: String,
-    pub kind: RequestKind,
-    pub aud: Vec<String>,
-    pub exp: i64,
-    /// `exp` in words, in the person's language and time zone.
-    pub expires: String,
-    pub status: CredentialStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub remaining: Option<i64>,
-    /// Hosted mode (docs/hosted-status.md): what the status service has not yet acknowledged.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub publication: Option<Publication>,
-    /// `publication` in words, in the person's language (locales/*/ui.ftl).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub publication_note: Option<String>,
-    /// For a meeting contract or an acceptance: the meeting it is about.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meeting: Option<MeetingView>,
-    /// How the OS confirmed the person's yes to it (`"polkit"`), on the
-    /// person's own listing only; none where no person was asked (§3.3).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confirmed_by: Option<String>,
-    /// `confirmed_by` in the person's words (locales/*/ui.ftl).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confirmed: Option<String>,
-    #[serde(skip)]
-    pub agent_jkt: Option<String>,
-}
-
-/// What the hosted status service still lacks about a credential.
-#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Publication {
-    /// Issued, not yet registered: the agent has not received it.
-    RegistrationPending,
-    /// Revoked here, hosts are not told yet: the service still answers "active".
-    RevocationPending,
-}
-
-impl Publication {
-    /// Its message id in locales/*/ui.ftl.
-    pub fn message_id(self) -> &'static str {
-        match self {
-            Publication::RegistrationPending => "credentials-registration-unpublished",
-            Publication::RevocationPending => "credentials-revocation-unpublished",
-        }
-    }
-
-    /// From the outbox's unacknowledged ops for one credential (`,`-separated).
-    fn of(unpublished: Option<&str>) -> Option<Publication> {
-        let ops = unpublished?;
-        if ops.split(',').any(|o| o == "register") {
-            Some(Publication::RegistrationPending)
-        } else if ops.split(',').any(|o| o == "revoke") {
-            Some(Publication::RevocationPending)
-        } else {
-            None
-        }
-    }
-}
-
-/// The meeting a contract or acceptance record is about (§5.12).
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct MeetingView {
-    pub meeting_id: String,
-    pub revision: u32,
-    pub contract_sha256: String,
-    /// The members by the names the contract gives them.
-    pub members: Vec<String>,
-    /// Whether this is the meeting's latest revision kept here; an earlier one
-    /// was replaced by a revision the organizer signed (§5.12).
-    pub current: bool,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct HistoryEntry {
-    pub at: i64,
-    /// `at` in words, in the person's language and time zone.
-    pub when: String,
-    pub event: String,
-    pub subject: String,
-    pub detail: String,
-    /// How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confirmed_by: Option<String>,
-    /// `confirmed_by` in the person's words (locales/*/ui.ftl).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub confirmed: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Contact {
-    pub principal: String,
-    pub name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub relationship: Option<String>,
-}
+pub use crate::views::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 
 /// A credential with its held units and, for a contract or acceptance, its
 /// meeting: id, revision, contract hash, members, and the meeting's latest
@@ -238,12 +139,14 @@ impl Service {
                 lookups.spawn(async move { (index, client.status(&url).await.and_then(|s| s.remaining)) });
             }
             let confirmed_by = confirmations.get(&jti).copied();
+            let (kind, status) = (kind.parse().map_err(corrupt)?, CredentialStatus::of(revoked_at.is_some(), exp, now));
             out.push(CredentialView {
                 publication,
                 publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
-                status: CredentialStatus::of(revoked_at.is_some(), exp, now),
+                revocable: CredentialView::can_revoke(kind, status),
+                status,
                 aud: serde_json::from_str(&aud).map_err(corrupt)?,
-                kind: kind.parse().map_err(corrupt)?,
+                kind,
                 jti,
                 exp,
                 expires: self.instant_words(exp),

@@ -69,24 +69,7 @@ impl RequestStatus {
     }
 }
 
-/// A request as agents and surfaces see it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RequestView {
-    pub request_id: String,
-    pub kind: RequestKind,
-    pub status: RequestStatus,
-    pub consent_text: String,
-    pub expires_at: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    #[serde(skip)]
-    pub agent_jkt: String,
-    #[serde(skip)]
-    pub created_at: i64,
-    /// `expires_at` as a NumericDate, for surfaces that tell it in words.
-    #[serde(skip)]
-    pub expires_at_unix: i64,
-}
+pub use crate::views::RequestView;
 
 /// docs/agent-api.md §9: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
 /// seconds of cooldown when the agent's last two answered requests were

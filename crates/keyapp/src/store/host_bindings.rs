@@ -74,7 +74,7 @@ pub async fn note_change(store: &Store, b: &HostBinding, now: i64, max: i64) -> 
 
 /// A host id's binding and a place it was met at instead, as the person's
 /// surfaces list them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct DomainChange {
     pub host_id: String,
     pub bound_domain: String,

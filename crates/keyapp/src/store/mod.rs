@@ -13,11 +13,13 @@ pub use booking_claims as claims;
 pub mod agents;
 pub mod attention;
 pub mod attestations;
+pub mod contacts;
 pub mod credentials;
 pub mod host_bindings;
 pub mod management_links;
 pub mod meetings;
 pub mod outbox;
+pub mod pairings;
 pub mod receipts;
 pub mod requests;
 

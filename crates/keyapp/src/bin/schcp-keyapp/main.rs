@@ -7,10 +7,12 @@ use clap::{Parser, Subcommand};
 use keyapp::config::Config;
 use keyapp::control::{self, Command};
 use keyapp::keystore::PassphraseSource;
+use keyapp::views::{HostChangeView, Prompt};
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
+mod listing;
 mod tty_agent;
 
 #[derive(Parser)]
@@ -140,39 +142,12 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
     };
     match cmd {
         Cmd::Serve => keyapp::app::serve(config, passphrase).await?,
-        Cmd::Pending => {
-            let items = as_array(call(Command::Pending).await?);
-            if items.is_empty() {
-                println!("nothing is waiting for you");
-            }
-            for item in items {
-                // A pairing's code is what the person compares with the agent's.
-                let extra = match item["type"].as_str() {
-                    Some("pairing") => format!("code {}", item["fingerprint"].as_str().unwrap_or_default()),
-                    _ => format!("until {}", item["expires"].as_str().unwrap_or_default()),
-                };
-                println!(
-                    "{}\t{}\t{}\t{extra}",
-                    item["id"].as_str().unwrap_or_default(),
-                    item["type"].as_str().unwrap_or_default(),
-                    item["agent"].as_str().unwrap_or_default()
-                );
-                // The service's sentence, in the person's language, when this
-                // pairing's user keeps raising prompts that go unanswered.
-                if let Some(churn) = item["churn"].as_str() {
-                    println!("  {churn}");
-                }
-            }
-        }
-        Cmd::Show { id } => println!("{}", text(&call(Command::Show { id }).await?)),
+        Cmd::Pending => listing::pending(typed(call(Command::Pending).await?)?),
+        Cmd::Show { id } => println!("{}", typed::<Prompt>(call(Command::Show { id }).await?)?.consent_text),
         Cmd::Approve { id } => {
-            let shown = call(Command::Show { id: id.clone() }).await?;
-            println!("{}", text(&shown));
-            print!("Approve? [y/N] ");
-            std::io::stdout().flush()?;
-            let mut answer = String::new();
-            std::io::stdin().lock().read_line(&mut answer)?;
-            if is_yes(&answer) {
+            let shown: Prompt = typed(call(Command::Show { id: id.clone() }).await?)?;
+            println!("{}", shown.consent_text);
+            if asked_yes("Approve?")? {
                 // The OS confirms it was the person (polkit): in a terminal,
                 // its prompt is asked here, while the service waits for it.
                 let tty_agent = tty_agent::start().await;
@@ -191,49 +166,13 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             call(Command::Decline { id }).await?;
             println!("declined");
         }
-        Cmd::Mandates => {
-            for m in as_array(call(Command::Mandates).await?) {
-                let remaining =
-                    m.get("remaining").and_then(Value::as_i64).map(|r| format!("\tremaining {r}")).unwrap_or_default();
-                // Hosted mode: what the status service does not know yet, in the person's words.
-                let note =
-                    m.get("publication_note").and_then(Value::as_str).map(|n| format!("\t({n})")).unwrap_or_default();
-                println!(
-                    "{}\t{}\t{}\t{}\tuntil {}{remaining}{note}",
-                    m["jti"].as_str().unwrap_or_default(),
-                    m["kind"].as_str().unwrap_or_default(),
-                    m["status"].as_str().unwrap_or_default(),
-                    m["aud"]
-                        .as_array()
-                        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
-                        .unwrap_or_default(),
-                    m["expires"].as_str().unwrap_or_default()
-                );
-            }
-        }
+        Cmd::Mandates => listing::credentials(typed(call(Command::Mandates).await?)?),
         Cmd::Revoke { jti } => {
             call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
-        Cmd::History => {
-            for h in as_array(call(Command::History).await?) {
-                // How a yes was confirmed, in the person's words, where one was.
-                let confirmed =
-                    h.get("confirmed").and_then(Value::as_str).map(|c| format!("\t({c})")).unwrap_or_default();
-                println!(
-                    "{}\t{}\t{}\t{}{confirmed}",
-                    h["when"].as_str().unwrap_or_default(),
-                    h["event"].as_str().unwrap_or_default(),
-                    h["subject"].as_str().unwrap_or_default(),
-                    h["detail"].as_str().unwrap_or_default()
-                );
-            }
-        }
-        Cmd::Contacts { action: None } => {
-            for c in as_array(call(Command::Contacts).await?) {
-                println!("{}\t{}", c["principal"].as_str().unwrap_or_default(), c["name"].as_str().unwrap_or_default());
-            }
-        }
+        Cmd::History => listing::history(typed(call(Command::History).await?)?),
+        Cmd::Contacts { action: None } => listing::contacts(typed(call(Command::Contacts).await?)?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
             call(Command::ContactsAdd { principal, name, relationship }).await?;
             println!("added");
@@ -242,24 +181,14 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             let v = call(Command::AttestationsAdd { jws }).await?;
             println!("added attestation from {}", v["iss"].as_str().unwrap_or_default());
         }
-        Cmd::Hosts { action: None } => {
-            for c in as_array(call(Command::HostChanges).await?) {
-                println!("{}\t{}", c["host_id"].as_str().unwrap_or_default(), c["words"].as_str().unwrap_or_default());
-            }
-        }
+        Cmd::Hosts { action: None } => listing::host_changes(typed(call(Command::HostChanges).await?)?),
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
-            let changes = as_array(call(Command::HostChanges).await?);
-            let Some(change) =
-                changes.iter().find(|c| c["host_id"] == host_id.as_str() && c["domain"] == domain.as_str())
-            else {
+            let changes: Vec<HostChangeView> = typed(call(Command::HostChanges).await?)?;
+            let Some(change) = changes.iter().find(|c| c.change.host_id == host_id && c.change.domain == domain) else {
                 bail!("{host_id} was not met at {domain}; `schcp-keyapp hosts` lists what was");
             };
-            println!("{}", change["words"].as_str().unwrap_or_default());
-            print!("Accept? [y/N] ");
-            std::io::stdout().flush()?;
-            let mut answer = String::new();
-            std::io::stdin().lock().read_line(&mut answer)?;
-            if is_yes(&answer) {
+            println!("{}", change.words);
+            if asked_yes("Accept?")? {
                 call(Command::AcceptHostDomain { host_id, domain }).await?;
                 println!("accepted");
             } else {
@@ -275,20 +204,25 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
     Ok(())
 }
 
+/// Asks `question` on the terminal; only an explicit yes (`is_yes`) is one.
+fn asked_yes(question: &str) -> Result<bool> {
+    print!("{question} [y/N] ");
+    std::io::stdout().flush()?;
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer)?;
+    Ok(is_yes(&answer))
+}
+
 /// The person's yes is explicit: only `y` or `yes` approves; anything else, including nothing, does not.
 fn is_yes(answer: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
-fn text(v: &Value) -> &str {
-    v["consent_text"].as_str().unwrap_or_default()
-}
-
-fn as_array(v: Value) -> Vec<Value> {
-    match v {
-        Value::Array(a) => a,
-        _ => Vec::new(),
-    }
+/// The service's answer as the view it is (`keyapp::views`), the same type
+/// the window receives.
+fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T> {
+    serde_json::from_value(v)
+        .context("the key app answered in a shape this program does not know; are both the same version?")
 }
 
 #[cfg(test)]

@@ -1,0 +1,76 @@
+//! Who and what the person keeps besides requests: the paired agents with
+//! their last request, contacts renamed and removed, the stored attestations,
+//! the settings, and the history the surfaces list. Each is a plain service
+//! function the window and the terminal call alike.
+
+use super::{Service, ServiceError};
+use crate::store;
+use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Settings, HISTORY_LIMIT};
+use schcp::refusal::Reason;
+
+impl Service {
+    /// Paired agents, with their last request.
+    pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
+        Ok(store::pairings::paired(self.store())
+            .await?
+            .into_iter()
+            .map(|a| AgentView {
+                last_request: a.last_request_at.map(|at| self.instant_words(at)),
+                jkt: a.jkt,
+                name: schcp_consent::inert::inert(&a.name),
+                fingerprint: a.fingerprint,
+                paired_at: a.paired_at,
+                last_request_at: a.last_request_at,
+                last_request_kind: a.last_request_kind,
+            })
+            .collect())
+    }
+
+    /// Renames a contact; the consent texts already shown keep the name they showed.
+    pub async fn rename_contact(&self, principal: &str, name: &str) -> Result<(), ServiceError> {
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
+        }
+        if !store::contacts::rename(self.store(), principal, name, self.now()).await? {
+            return Err(ServiceError::NotFound("contact"));
+        }
+        self.notify();
+        Ok(())
+    }
+
+    pub async fn remove_contact(&self, principal: &str) -> Result<(), ServiceError> {
+        if !store::contacts::remove(self.store(), principal, self.now()).await? {
+            return Err(ServiceError::NotFound("contact"));
+        }
+        self.notify();
+        Ok(())
+    }
+
+    pub async fn attestations(&self) -> Result<Vec<AttestationView>, ServiceError> {
+        Ok(store::attestations::all(self.store())
+            .await?
+            .into_iter()
+            .map(|a| AttestationView { expires: self.instant_words(a.exp), iss: a.iss, exp: a.exp, compact: a.compact })
+            .collect())
+    }
+
+    /// The latest history entries, newest first, as many as every surface lists.
+    pub async fn recent_history(&self) -> Result<Vec<HistoryEntry>, ServiceError> {
+        self.history_entries(HISTORY_LIMIT).await
+    }
+
+    pub fn settings(&self) -> Settings {
+        let keystore = match self.config().keystore.backend {
+            crate::config::KeystoreBackend::File => KeystoreKind::File,
+            // app::start settles `auto` to the backend that holds the key.
+            _ => KeystoreKind::Os,
+        };
+        Settings {
+            principal: self.principal().to_owned(),
+            jwk: self.principal_jwk(),
+            status_public_base: self.config().status_api.public_base.clone(),
+            keystore: keystore.as_str(),
+            consent_language: self.language().tag().to_owned(),
+        }
+    }
+}

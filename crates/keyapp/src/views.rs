@@ -1,0 +1,496 @@
+//! What every surface shows: one typed view per thing the person (the window,
+//! the control socket and the terminal it serves) or an agent is shown. The
+//! service builds them; the surfaces only carry them, so the same item has the
+//! same fields, limits and words on every surface. Every rule a surface acts on
+//! (whether a credential can be revoked, a date in words) is a field here,
+//! decided by the service, never re-derived by a surface.
+//!
+//! The window's TypeScript types are generated from these (ts-rs, honouring
+//! the serde attributes): `ui/src/bindings.ts`, checked by src-tauri's
+//! `bindings` test, which says how to regenerate it.
+
+use crate::kind::RequestKind;
+use crate::service::{PairingStatus, RequestStatus};
+use crate::store::credentials::CredentialStatus;
+use crate::store::host_bindings::DomainChange;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+/// How many history entries a surface lists, newest first: the window and
+/// the terminal show the same ones.
+pub const HISTORY_LIMIT: i64 = 500;
+
+/// A pending pairing or request, as the Requests screen and `schcp-keyapp
+/// pending` list it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct PendingItem {
+    pub id: String,
+    /// `pairing`, or the request kind.
+    pub kind: String,
+    pub agent_name: String,
+    pub fingerprint: String,
+    pub created_at: i64,
+    /// `created_at` in words, in the person's language and time zone.
+    pub created: String,
+    pub expires_at: i64,
+    /// `expires_at` in words, in the person's language and time zone.
+    pub expires: String,
+    /// Beside a pairing whose local user's earlier pairings keep being declined
+    /// or going unanswered: the sentence telling the person (`churn_notice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
+}
+
+/// Everything the consent window shows for one pairing or request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct Prompt {
+    pub id: String,
+    pub kind: String,
+    /// A [`PromptStatus`]: the window answers only a pending one.
+    #[ts(as = "PromptStatus")]
+    pub status: String,
+    pub agent_name: String,
+    pub fingerprint: String,
+    /// Exactly the text the service stored (requests) or renders (pairings).
+    pub consent_text: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+    /// A rule's label (§7.9), which the person may edit before signing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// What to look at twice (schcp_consent::attention), each also in the text.
+    pub attention: Vec<AttentionView>,
+    /// A pairing whose local user's earlier pairings keep being declined or
+    /// going unanswered: the sentence telling the person (`churn_notice`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub churn: Option<String>,
+}
+
+/// Where a prompt stands: a request's status, or a pairing's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptStatus {
+    Pending,
+    Approved,
+    Declined,
+    Expired,
+    Withdrawn,
+    Unpaired,
+}
+
+impl PromptStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PromptStatus::Pending => "pending",
+            PromptStatus::Approved => "approved",
+            PromptStatus::Declined => "declined",
+            PromptStatus::Expired => "expired",
+            PromptStatus::Withdrawn => "withdrawn",
+            PromptStatus::Unpaired => "unpaired",
+        }
+    }
+}
+
+impl From<RequestStatus> for PromptStatus {
+    fn from(s: RequestStatus) -> Self {
+        match s {
+            RequestStatus::Pending => PromptStatus::Pending,
+            RequestStatus::Approved => PromptStatus::Approved,
+            RequestStatus::Declined => PromptStatus::Declined,
+            RequestStatus::Expired => PromptStatus::Expired,
+            RequestStatus::Withdrawn => PromptStatus::Withdrawn,
+        }
+    }
+}
+
+impl From<PairingStatus> for PromptStatus {
+    fn from(s: PairingStatus) -> Self {
+        match s {
+            PairingStatus::Pending => PromptStatus::Pending,
+            PairingStatus::Approved => PromptStatus::Approved,
+            PairingStatus::Declined => PromptStatus::Declined,
+            PairingStatus::Expired => PromptStatus::Expired,
+            PairingStatus::Unpaired => PromptStatus::Unpaired,
+        }
+    }
+}
+
+/// One look-twice callout: `unverified_identity`, `price`, `place_away`,
+/// `reconfirmation` or `retention`, with its detail in the consent language.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct AttentionView {
+    pub kind: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// A request as agents and surfaces see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestView {
+    pub request_id: String,
+    pub kind: RequestKind,
+    pub status: RequestStatus,
+    pub consent_text: String,
+    pub expires_at: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(skip)]
+    pub agent_jkt: String,
+    #[serde(skip)]
+    pub created_at: i64,
+    /// `expires_at` as a NumericDate, for surfaces that tell it in words.
+    #[serde(skip)]
+    pub expires_at_unix: i64,
+}
+
+/// A paired agent with the time and kind of its last request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct AgentView {
+    pub jkt: String,
+    pub name: String,
+    pub fingerprint: String,
+    pub paired_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_request_at: Option<i64>,
+    /// `last_request_at` in words, in the person's language and time zone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_request: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_request_kind: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct AttestationView {
+    pub iss: String,
+    pub exp: i64,
+    /// `exp` in words, in the person's language and time zone.
+    pub expires: String,
+    pub compact: String,
+}
+
+/// The Settings screen's facts.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct Settings {
+    pub principal: String,
+    #[ts(type = "Record<string, string>")]
+    pub jwk: schcp::jwk::Jwk,
+    pub status_public_base: String,
+    /// A [`KeystoreKind`]; the window says it in words.
+    #[ts(as = "KeystoreKind")]
+    pub keystore: &'static str,
+    /// The language consent text is rendered in (`en`, `fr`).
+    pub consent_language: String,
+}
+
+/// Where the principal key is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum KeystoreKind {
+    /// The OS keychain.
+    Os,
+    /// A passphrase-encrypted file.
+    File,
+}
+
+impl KeystoreKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeystoreKind::Os => "os",
+            KeystoreKind::File => "file",
+        }
+    }
+}
+
+/// A credential the key app issued, as the person's surfaces list it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, TS)]
+#[ts(optional_fields)]
+pub struct CredentialView {
+    pub jti: String,
+    pub kind: RequestKind,
+    pub aud: Vec<String>,
+    pub exp: i64,
+    /// `exp` in words, in the person's language and time zone.
+    pub expires: String,
+    #[serde(deserialize_with = "credential_status::deserialize")]
+    #[ts(as = "credential_status::Name")]
+    pub status: CredentialStatus,
+    /// Whether the person can take it back now ([`CredentialView::can_revoke`]):
+    /// the surfaces offer Revoke on exactly these.
+    pub revocable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<i64>,
+    /// Hosted mode (docs/hosted-status.md): what the status service has not yet acknowledged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publication: Option<Publication>,
+    /// `publication` in words, in the person's language (ui.ftl of each locale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub publication_note: Option<String>,
+    /// For a meeting contract or an acceptance: the meeting it is about.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meeting: Option<MeetingView>,
+    /// How the OS confirmed the person's yes to it (`"polkit"`), on the
+    /// person's own listing only; none where no person was asked (§3.3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
+    /// `confirmed_by` in the person's words (ui.ftl of each locale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<String>,
+    #[serde(skip)]
+    pub agent_jkt: Option<String>,
+}
+
+impl CredentialView {
+    /// Whether the person can revoke a credential of `kind` in `status`: a
+    /// kind hosts read at a status URL (`RequestKind::revocable`, §3.3 check 7)
+    /// that is still active. `Service::revoke` refuses the other kinds.
+    pub fn can_revoke(kind: RequestKind, status: CredentialStatus) -> bool {
+        kind.revocable() && status == CredentialStatus::Active
+    }
+}
+
+/// The status API's [`CredentialStatus`] on the person's surfaces: read back
+/// by the terminal, and named for the window's types (status-edge, where the
+/// enum lives, serializes it but does neither).
+mod credential_status {
+    use super::CredentialStatus;
+    use serde::{Deserialize, Deserializer, Serialize};
+
+    // The same names, one for one: the matches below stop compiling when
+    // status-edge adds a status.
+    /// Whether hosts are told a credential holds: `GET /status/{jti}`'s word.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+    #[serde(rename_all = "lowercase")]
+    #[ts(rename = "CredentialStatus")]
+    pub(super) enum Name {
+        Active,
+        Revoked,
+        Expired,
+    }
+
+    impl From<CredentialStatus> for Name {
+        fn from(s: CredentialStatus) -> Self {
+            match s {
+                CredentialStatus::Active => Name::Active,
+                CredentialStatus::Revoked => Name::Revoked,
+                CredentialStatus::Expired => Name::Expired,
+            }
+        }
+    }
+
+    impl From<Name> for CredentialStatus {
+        fn from(s: Name) -> Self {
+            match s {
+                Name::Active => CredentialStatus::Active,
+                Name::Revoked => CredentialStatus::Revoked,
+                Name::Expired => CredentialStatus::Expired,
+            }
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<CredentialStatus, D::Error> {
+        Name::deserialize(d).map(CredentialStatus::from)
+    }
+}
+
+/// What the hosted status service still lacks about a credential.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, TS)]
+#[serde(rename_all = "snake_case")]
+pub enum Publication {
+    /// Issued, not yet registered: the agent has not received it.
+    RegistrationPending,
+    /// Revoked here, hosts are not told yet: the service still answers "active".
+    RevocationPending,
+}
+
+impl Publication {
+    /// Its message id in each locale's ui.ftl.
+    pub fn message_id(self) -> &'static str {
+        match self {
+            Publication::RegistrationPending => "credentials-registration-unpublished",
+            Publication::RevocationPending => "credentials-revocation-unpublished",
+        }
+    }
+
+    /// From the outbox's unacknowledged ops for one credential (`,`-separated).
+    pub(crate) fn of(unpublished: Option<&str>) -> Option<Publication> {
+        let ops = unpublished?;
+        if ops.split(',').any(|o| o == "register") {
+            Some(Publication::RegistrationPending)
+        } else if ops.split(',').any(|o| o == "revoke") {
+            Some(Publication::RevocationPending)
+        } else {
+            None
+        }
+    }
+}
+
+/// The meeting a contract or acceptance record is about (§5.12).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, TS)]
+pub struct MeetingView {
+    pub meeting_id: String,
+    pub revision: u32,
+    pub contract_sha256: String,
+    /// The members by the names the contract gives them.
+    pub members: Vec<String>,
+    /// Whether this is the meeting's latest revision kept here; an earlier one
+    /// was replaced by a revision the organizer signed (§5.12).
+    pub current: bool,
+}
+
+/// A credential as its agent lists it (`GET /v1/mandates`, docs/agent-api.md
+/// §7): only what hosts could learn too. Dates in words and the hosted
+/// service's publication state are the person's alone.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MandateView {
+    pub jti: String,
+    pub kind: RequestKind,
+    pub aud: Vec<String>,
+    pub exp: i64,
+    pub status: CredentialStatus,
+    /// Units left of a shared booking limit (mandates with `shared_limit` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remaining: Option<i64>,
+}
+
+impl From<CredentialView> for MandateView {
+    fn from(c: CredentialView) -> Self {
+        MandateView { jti: c.jti, kind: c.kind, aud: c.aud, exp: c.exp, status: c.status, remaining: c.remaining }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, TS)]
+#[ts(optional_fields)]
+pub struct HistoryEntry {
+    pub at: i64,
+    /// `at` in words, in the person's language and time zone.
+    pub when: String,
+    pub event: String,
+    pub subject: String,
+    pub detail: String,
+    /// How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<String>,
+    /// `confirmed_by` in the person's words (ui.ftl of each locale).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, TS)]
+#[ts(optional_fields)]
+pub struct Contact {
+    pub principal: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relationship: Option<String>,
+}
+
+/// A host id met at another place than its binding (§2.2), as the person's
+/// surfaces show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct HostChangeView {
+    #[serde(flatten)]
+    pub change: DomainChange,
+    /// The change in the person's words.
+    pub words: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_credential_status_reads_back_as_it_was_written() {
+        for status in [CredentialStatus::Active, CredentialStatus::Revoked, CredentialStatus::Expired] {
+            let wire = serde_json::to_value(status).unwrap();
+            assert_eq!(wire, serde_json::to_value(credential_status::Name::from(status)).unwrap());
+            let back = credential_status::deserialize(wire).unwrap();
+            assert_eq!(back, status);
+        }
+        assert!(credential_status::deserialize(serde_json::json!("lapsed")).is_err());
+    }
+
+    #[test]
+    fn prompt_statuses_are_the_requests_and_the_pairings() {
+        for s in RequestStatus::ALL {
+            assert_eq!(PromptStatus::from(s).as_str(), s.as_str());
+            assert_eq!(serde_json::to_value(PromptStatus::from(s)).unwrap(), serde_json::to_value(s).unwrap());
+        }
+        for s in PairingStatus::ALL {
+            assert_eq!(PromptStatus::from(s).as_str(), s.as_str());
+            assert_eq!(serde_json::to_value(PromptStatus::from(s)).unwrap(), serde_json::to_value(s).unwrap());
+        }
+    }
+
+    #[test]
+    fn only_an_active_credential_of_a_revocable_kind_can_be_revoked() {
+        for kind in RequestKind::ALL {
+            assert!(!CredentialView::can_revoke(kind, CredentialStatus::Revoked), "{kind}");
+            assert!(!CredentialView::can_revoke(kind, CredentialStatus::Expired), "{kind}");
+            assert_eq!(CredentialView::can_revoke(kind, CredentialStatus::Active), kind.revocable(), "{kind}");
+        }
+        assert!(!CredentialView::can_revoke(RequestKind::MeetingContract, CredentialStatus::Active));
+        assert!(!CredentialView::can_revoke(RequestKind::Acceptance, CredentialStatus::Active));
+        assert!(CredentialView::can_revoke(RequestKind::Mandate, CredentialStatus::Active));
+    }
+
+    #[test]
+    fn the_agents_listing_has_exactly_the_documented_fields() {
+        let view = CredentialView {
+            jti: "m-1".into(),
+            kind: RequestKind::Mandate,
+            aud: vec!["maple-street-auto".into()],
+            exp: 10,
+            expires: "in words".into(),
+            status: CredentialStatus::Active,
+            revocable: true,
+            remaining: Some(1),
+            publication: Some(Publication::RevocationPending),
+            publication_note: Some("not yet published".into()),
+            meeting: None,
+            confirmed_by: Some("polkit".into()),
+            confirmed: Some("confirmed".into()),
+            agent_jkt: Some("j".into()),
+        };
+        let listed = serde_json::to_value(MandateView::from(view.clone())).unwrap();
+        assert_eq!(
+            listed,
+            serde_json::json!({"jti": "m-1", "kind": "mandate", "aud": ["maple-street-auto"], "exp": 10,
+                               "status": "active", "remaining": 1})
+        );
+        let without = MandateView::from(CredentialView { remaining: None, ..view });
+        assert!(serde_json::to_value(without).unwrap().get("remaining").is_none());
+    }
+
+    #[test]
+    fn a_credential_view_reads_back_as_the_terminal_receives_it() {
+        let view = CredentialView {
+            jti: "mc-1".into(),
+            kind: RequestKind::MeetingContract,
+            aud: vec![],
+            exp: 10,
+            expires: "in words".into(),
+            status: CredentialStatus::Expired,
+            revocable: false,
+            remaining: None,
+            publication: None,
+            publication_note: None,
+            meeting: Some(MeetingView {
+                meeting_id: "mt".into(),
+                revision: 2,
+                contract_sha256: "h".into(),
+                members: vec!["Noor".into()],
+                current: true,
+            }),
+            confirmed_by: None,
+            confirmed: None,
+            agent_jkt: None,
+        };
+        let wire = serde_json::to_string(&view).unwrap();
+        assert_eq!(serde_json::from_str::<CredentialView>(&wire).unwrap(), view);
+    }
+}

@@ -1,0 +1,222 @@
+// Generated from the Rust views (src-tauri/src/bindings.rs, ts-rs): do not edit.
+// Regenerate: SCHCP_WRITE_BINDINGS=1 cargo test -p schcp-desktop --test bindings
+
+/**
+ * A paired agent with the time and kind of its last request.
+ */
+export type AgentView = { jkt: string, name: string, fingerprint: string, paired_at: number, last_request_at?: number, 
+/**
+ * `last_request_at` in words, in the person's language and time zone.
+ */
+last_request?: string, last_request_kind?: string, };
+
+/**
+ * One look-twice callout: `unverified_identity`, `price`, `place_away`,
+ * `reconfirmation` or `retention`, with its detail in the consent language.
+ */
+export type AttentionView = { kind: string, detail?: string, };
+
+export type AttestationView = { iss: string, exp: number, 
+/**
+ * `exp` in words, in the person's language and time zone.
+ */
+expires: string, compact: string, };
+
+/**
+ * Which rule of §2.2 authorized the host's document.
+ */
+export type Basis = "own_domain" | "operator" | "operator_trust";
+
+/**
+ * A refusal as the window shows it: the service's §9-style code, reason and
+ * sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
+ */
+export type CommandError = { 
+/**
+ * A §9 code (SchCP §9.2): the window branches on it and on `reason` only.
+ */
+code: string, reason: string, 
+/**
+ * The refusal in the person's words, to show as it is.
+ */
+message: string, };
+
+export type Contact = { principal: string, name: string, relationship?: string, };
+
+/**
+ * Whether hosts are told a credential holds: `GET /status/{jti}`'s word.
+ */
+export type CredentialStatus = "active" | "revoked" | "expired";
+
+/**
+ * A credential the key app issued, as the person's surfaces list it.
+ */
+export type CredentialView = { jti: string, kind: RequestKind, aud: Array<string>, exp: number, 
+/**
+ * `exp` in words, in the person's language and time zone.
+ */
+expires: string, status: CredentialStatus, 
+/**
+ * Whether the person can take it back now ([`CredentialView::can_revoke`]):
+ * the surfaces offer Revoke on exactly these.
+ */
+revocable: boolean, remaining?: number, 
+/**
+ * Hosted mode (docs/hosted-status.md): what the status service has not yet acknowledged.
+ */
+publication?: Publication, 
+/**
+ * `publication` in words, in the person's language (ui.ftl of each locale).
+ */
+publication_note?: string, 
+/**
+ * For a meeting contract or an acceptance: the meeting it is about.
+ */
+meeting?: MeetingView, 
+/**
+ * How the OS confirmed the person's yes to it (`"polkit"`), on the
+ * person's own listing only; none where no person was asked (§3.3).
+ */
+confirmed_by?: string, 
+/**
+ * `confirmed_by` in the person's words (ui.ftl of each locale).
+ */
+confirmed?: string, };
+
+/**
+ * What the window shows.
+ */
+export type GateView = { "state": "starting" } | { "state": "asking", purpose: PassphrasePurpose, problem: PassphraseProblem | null, } | { "state": "checking" } | { "state": "unlocked", route: string | null, } | { "state": "failed", message: string, };
+
+export type HistoryEntry = { at: number, 
+/**
+ * `at` in words, in the person's language and time zone.
+ */
+when: string, event: string, subject: string, detail: string, 
+/**
+ * How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
+ */
+confirmed_by?: string, 
+/**
+ * `confirmed_by` in the person's words (ui.ftl of each locale).
+ */
+confirmed?: string, };
+
+/**
+ * A host id met at another place than its binding (§2.2), as the person's
+ * surfaces show it.
+ */
+export type HostChangeView = { 
+/**
+ * The change in the person's words.
+ */
+words: string, host_id: string, bound_domain: string, bound_basis: Basis, domain: string, basis: Basis, seen_at: number, };
+
+/**
+ * Where the principal key is kept.
+ */
+export type KeystoreKind = "os" | "file";
+
+/**
+ * The meeting a contract or acceptance record is about (§5.12).
+ */
+export type MeetingView = { meeting_id: string, revision: number, contract_sha256: string, 
+/**
+ * The members by the names the contract gives them.
+ */
+members: Array<string>, 
+/**
+ * Whether this is the meeting's latest revision kept here; an earlier one
+ * was replaced by a revision the organizer signed (§5.12).
+ */
+current: boolean, };
+
+/**
+ * Why the last answer was asked again; the keystore decides, the surface only shows it.
+ */
+export type PassphraseProblem = "wrong" | "mismatch" | "empty";
+
+export type PassphrasePurpose = "unlock" | "create";
+
+/**
+ * A pending pairing or request, as the Requests screen and `schcp-keyapp
+ * pending` list it.
+ */
+export type PendingItem = { id: string, 
+/**
+ * `pairing`, or the request kind.
+ */
+kind: string, agent_name: string, fingerprint: string, created_at: number, 
+/**
+ * `created_at` in words, in the person's language and time zone.
+ */
+created: string, expires_at: number, 
+/**
+ * `expires_at` in words, in the person's language and time zone.
+ */
+expires: string, 
+/**
+ * Beside a pairing whose local user's earlier pairings keep being declined
+ * or going unanswered: the sentence telling the person (`churn_notice`).
+ */
+churn?: string, };
+
+/**
+ * Everything the consent window shows for one pairing or request.
+ */
+export type Prompt = { id: string, kind: string, 
+/**
+ * A [`PromptStatus`]: the window answers only a pending one.
+ */
+status: PromptStatus, agent_name: string, fingerprint: string, 
+/**
+ * Exactly the text the service stored (requests) or renders (pairings).
+ */
+consent_text: string, created_at: number, expires_at: number, 
+/**
+ * A rule's label (§7.9), which the person may edit before signing.
+ */
+label?: string, 
+/**
+ * What to look at twice (schcp_consent::attention), each also in the text.
+ */
+attention: Array<AttentionView>, 
+/**
+ * A pairing whose local user's earlier pairings keep being declined or
+ * going unanswered: the sentence telling the person (`churn_notice`).
+ */
+churn?: string, };
+
+/**
+ * Where a prompt stands: a request's status, or a pairing's.
+ */
+export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "withdrawn" | "unpaired";
+
+/**
+ * What the hosted status service still lacks about a credential.
+ */
+export type Publication = "registration_pending" | "revocation_pending";
+
+/**
+ * What an agent asks the person for; each is verified, shown and issued by
+ * its own module of `service`.
+ */
+export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation";
+
+/**
+ * The Settings screen's facts.
+ */
+export type Settings = { principal: string, jwk: Record<string, string>, status_public_base: string, 
+/**
+ * A [`KeystoreKind`]; the window says it in words.
+ */
+keystore: KeystoreKind, 
+/**
+ * The language consent text is rendered in (`en`, `fr`).
+ */
+consent_language: string, };
+
+/**
+ * The window's strings in one language: message id → text.
+ */
+export type UiStrings = { lang: string, strings: { [key in string]: string }, };
