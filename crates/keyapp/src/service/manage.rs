@@ -88,6 +88,9 @@ pub struct Settings {
     pub principal: String,
     pub jwk: schcp::jwk::Jwk,
     pub status_public_base: String,
+    /// Whether hosts can check the person's credentials at the status base
+    /// (`status_reach`); its words are `StatusReach::message_id` in ui.ftl.
+    pub status_reach: crate::status_reach::StatusReach,
     /// `os` or `file`; the window says it in words.
     pub keystore: &'static str,
     /// The language consent text is rendered in (`en`, `fr`).
@@ -323,6 +326,7 @@ impl Service {
             principal: self.principal().to_owned(),
             jwk: self.principal_jwk(),
             status_public_base: self.config().status_api.public_base.clone(),
+            status_reach: self.config().status_reach(),
             keystore: match self.config().keystore.backend {
                 crate::config::KeystoreBackend::File => "file",
                 // app::start settles `auto` to the backend that holds the key.

@@ -158,6 +158,11 @@ pub(super) async fn prepare(
         return Err(ServiceError::invalid(Reason::BadAlg, "this key app has no P-256 key"));
     }
     let constraints = constraints_from(b.constraints.as_ref())?;
+    if constraints.shared_limit == Some(true) {
+        // Before any fetch, anything shown or stored (status_reach).
+        crate::status_reach::shared_limit_allowed(svc.config())
+            .map_err(|message| ServiceError::unacceptable(Reason::StatusUnreachable, message))?;
+    }
     let mut host_constraints = BTreeMap::new();
     if let Some(hc) = &b.host_constraints {
         if b.format != Format::DcSdJwt {
