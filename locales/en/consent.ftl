@@ -193,3 +193,7 @@ reconfirmation = This reconfirms the booking, which I must do by { $deadline }; 
 
 ## Host binding (§2.2): a host the key app has not dealt with before.
 new-host = You have not dealt with { $hosts } before.
+
+## Withdrawal (§3.3 "Status URLs"): hosts cannot read this key app's status address,
+## so a credential that carries one cannot be withdrawn before it expires.
+not-withdrawable = Hosts cannot check with this key app, so I cannot withdraw this before it expires.

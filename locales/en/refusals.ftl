@@ -24,3 +24,5 @@ refusal-verification_timed_out = Your computer’s confirmation got no answer in
 refusal-verification_unavailable = Your computer has no way to confirm it is you (polkit is not running or not installed), so nothing was approved or signed. Install it with “sudo apt install polkitd pkexec”, then try again.
 ## What the person reads cannot be disguised or buried.
 refusal-text_too_long = This text would be too long to read on one screen, so it was not shown; nothing was changed or signed.
+## Hosts cannot read the key app's status address (SchCP §3.3 "Status URLs", §5.8).
+refusal-status_unreachable = Hosts cannot reach this key app’s status address, so it cannot keep a booking limit shared across hosts; set a hosted status service ([status_api] hosted) or a public https address ([status_api] public_base) in the key app’s configuration.

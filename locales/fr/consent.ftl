@@ -196,3 +196,8 @@ reconfirmation = Ceci reconfirme la réservation, ce que je dois faire au plus t
 
 ## Liaison des hôtes (§2.2) : un hôte avec lequel l’application de clés n’a encore jamais traité.
 new-host = Vous n’avez jamais eu affaire à { $hosts } auparavant.
+
+## Retrait (§3.3 « Status URLs ») : les hôtes ne peuvent pas lire l’adresse de statut de
+## cette application de clés; un justificatif qui en porte une ne peut donc pas être
+## retiré avant son expiration.
+not-withdrawable = Les hôtes ne peuvent pas vérifier auprès de cette application de clés; je ne pourrai donc pas retirer cet accord avant son expiration.

@@ -22,3 +22,5 @@ refusal-verification_timed_out = La confirmation sur votre ordinateur n’a pas 
 refusal-verification_unavailable = Votre ordinateur ne peut pas confirmer que c’est bien vous (polkit n’est pas lancé ou pas installé) : rien n’a été approuvé ni signé. Installez-le avec « sudo apt install polkitd pkexec », puis réessayez.
 ## Ce que la personne lit ne peut être déguisé ni enfoui.
 refusal-text_too_long = Ce texte serait trop long pour se lire sur un écran ; il n’a donc pas été affiché, et rien n’a été changé ni signé.
+## Les hôtes ne peuvent pas lire l’adresse d’état de l’application de clés (SchCP §3.3, §5.8).
+refusal-status_unreachable = Les hôtes ne peuvent pas joindre l’adresse d’état de cette application de clés, qui ne peut donc pas tenir une limite de réservations partagée entre hôtes; indiquez un service de statut hébergé ([status_api] hosted) ou une adresse https publique ([status_api] public_base) dans sa configuration.

@@ -89,7 +89,8 @@ class Env:
             f.write(f'data_dir = "{scratch}/data"\nlocale = "{lang}"\n'
                     f'[agent_api]\nlisten = "127.0.0.1:{self.agent_port}"\n'
                     f'[status_api]\nlisten = "127.0.0.1:{self.status_port}"\n'
-                    f'public_base = "http://127.0.0.1:{self.status_port}"\n{discovery}')
+                    f'public_base = "http://127.0.0.1:{self.status_port}"\nhosts_on_this_machine = true\n'
+                    f'{discovery}')
         options = ArgOptions()
         options.set_capability("browserName", "wry")
         options.set_capability("tauri:options",

@@ -52,6 +52,7 @@ mod offer;
 mod request;
 mod rule;
 mod when;
+mod withdrawal;
 
 pub use attention::{attention, Attention, AttentionKind};
 pub use domain::VerifiedDomain;
@@ -79,6 +80,7 @@ pub use request::{
 };
 pub use rule::{render_pairing, render_rule};
 pub use when::{date_words, numeric_date_words, slot_words};
+pub use withdrawal::{carries_status, Withdrawal};
 
 /// The consent text for `req`, in `locale`, naming people as `contacts` knows them.
 ///
@@ -88,8 +90,24 @@ pub use when::{date_words, numeric_date_words, slot_words};
 /// A text longer than [`inert::MAX_TEXT_CHARS`] is refused, never truncated, and so is
 /// one with a supplied string longer than [`inert::MAX_FIELD_CHARS`]: what the person
 /// reads is never so long that the terms after a name scroll out of sight.
+///
+/// The text says nothing of withdrawal: it is [`render_with`] for hosts that read
+/// the credential's status ([`Withdrawal::ReachesHosts`]).
 pub fn render(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
+    render_with(req, locale, contacts, Withdrawal::ReachesHosts)
+}
+
+/// The consent text for `req`, as [`render`], and with `withdrawal` said: where
+/// hosts cannot read the status of what `req` signs, its last line says it
+/// cannot be withdrawn before it expires (§3.3 "Status URLs").
+pub fn render_with(
+    req: &ConsentRequest,
+    locale: &Locale,
+    contacts: &Contacts,
+    withdrawal: Withdrawal,
+) -> Result<String, ConsentError> {
     let text = render_unbounded(req, locale, contacts)?;
+    let text = withdrawal::with_withdrawal(locale, req, withdrawal, text)?;
     let chars = text.chars().count();
     if chars > inert::MAX_TEXT_CHARS {
         return Err(ConsentError::TextTooLong { what: "the consent text", chars, max: inert::MAX_TEXT_CHARS });

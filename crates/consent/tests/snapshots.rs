@@ -443,3 +443,131 @@ fn pairing() {
         &Contacts::new(),
     );
 }
+
+// ---- Withdrawal (§3.3 "Status URLs"): hosts that cannot read the status address ----
+
+/// The line hosts' unreachable status adds, in each language.
+const NOT_WITHDRAWABLE: [(&str, &str); 2] = [
+    ("en", "Hosts cannot check with this key app, so I cannot withdraw this before it expires."),
+    (
+        "fr",
+        "Les hôtes ne peuvent pas vérifier auprès de cette application de clés; je ne pourrai donc pas retirer cet accord avant son expiration.",
+    ),
+];
+
+fn locales() -> [(&'static str, Locale); 2] {
+    [("en", en()), ("fr", fr())]
+}
+
+/// Every request whose credential carries a status URL (§3.3): offers, change
+/// offers, open and management mandates, a reconfirmation, an invitation.
+fn with_status() -> Vec<(&'static str, ConsentRequest)> {
+    let current = oil_change();
+    let mut change = change_of(&current);
+    change.claims.slot =
+        Slot { start: "2026-10-16T09:00:00-04:00".into(), end: Some("2026-10-16T09:45:00-04:00".into()) };
+    let me = Participant {
+        who: Some("urn:schcp:principal:jwk-thumbprint:Me".into()),
+        name: Some("Alex".into()),
+        role: ParticipantRole::Invitee,
+        relationship: None,
+        confirm_within: Some("PT24H".into()),
+        confirm_by: Some("2026-10-14T13:00:00-04:00".into()),
+        default: Some(ReconfirmDefault::Release),
+        status: Some(ParticipantStatus::Pending),
+    };
+    let management = || oil_change_management(vec![Action::Cancel, Action::Reschedule]);
+    vec![
+        ("offer", ConsentRequest::BookingOffer(oil_change())),
+        ("change", ConsentRequest::ChangeOffer { current: Some(current), proposed: change }),
+        ("mandate", ConsentRequest::OpenMandate(oil_change_mandate())),
+        ("management", ConsentRequest::ManagementMandate(management())),
+        (
+            "reconfirmation",
+            ConsentRequest::Reconfirmation { mandate: management(), confirm_by: "2026-10-14T13:00:00-04:00".into() },
+        ),
+        (
+            "invitation",
+            ConsentRequest::Invitation(InvitationRequest { contract: dental(), booker: None, me, replaces: None }),
+        ),
+    ]
+}
+
+#[test]
+fn not_withdrawable_snapshots() {
+    for (case, req) in [
+        ("not_withdrawable_offer", ConsentRequest::BookingOffer(oil_change())),
+        ("not_withdrawable_mandate", ConsentRequest::OpenMandate(oil_change_mandate())),
+    ] {
+        for (tag, locale) in locales() {
+            let text = render_with(&req, &locale, &Contacts::new(), Withdrawal::NotBeforeExpiry).unwrap();
+            insta::assert_snapshot!(format!("{case}@{tag}"), text);
+        }
+    }
+}
+
+#[test]
+fn a_credential_with_a_status_url_says_it_cannot_be_withdrawn_in_one_last_line_and_nothing_else_changes() {
+    for (case, req) in with_status() {
+        assert!(carries_status(&req), "{case}");
+        for ((tag, locale), (_, line)) in locales().into_iter().zip(NOT_WITHDRAWABLE) {
+            let plain = render(&req, &locale, &Contacts::new()).unwrap();
+            let reaches = render_with(&req, &locale, &Contacts::new(), Withdrawal::ReachesHosts).unwrap();
+            assert_eq!(reaches, plain, "{case}@{tag}: hosts that read the status: no line");
+            assert!(!plain.contains(line), "{case}@{tag}");
+            let not = render_with(&req, &locale, &Contacts::new(), Withdrawal::NotBeforeExpiry).unwrap();
+            assert_eq!(not, format!("{plain}\n{line}"), "{case}@{tag}: only the new line, last");
+            // The first line, the statement a credential signs (§5.3), is unchanged.
+            assert_eq!(not.lines().next(), plain.lines().next(), "{case}@{tag}");
+        }
+    }
+}
+
+#[test]
+fn what_is_never_revocable_says_nothing_of_withdrawal() {
+    let pairing =
+        ConsentRequest::Pairing { agent_name: "Calendar Assistant".into(), fingerprint: "7F3A-91C2-K8QD".into() };
+    for (case, req, contacts) in [
+        ("meeting", ConsentRequest::MeetingContract(organizer_request(playdate_contract())), noors_contacts()),
+        ("acceptance", ConsentRequest::Acceptance(acceptance_request(playdate_contract(), ELLIS)), ellis_contacts()),
+        ("rule", ConsentRequest::Rule(weekend_rule()), Contacts::new()),
+        ("pairing", pairing, Contacts::new()),
+    ] {
+        assert!(!carries_status(&req), "{case}");
+        for (tag, locale) in locales() {
+            let plain = render(&req, &locale, &contacts).unwrap();
+            let not = render_with(&req, &locale, &contacts, Withdrawal::NotBeforeExpiry).unwrap();
+            assert_eq!(not, plain, "{case}@{tag}: nothing to withdraw, nothing said");
+        }
+    }
+}
+
+#[test]
+fn the_line_counts_towards_the_bound_on_the_text() {
+    // A text that fits only without the line is refused with it: never
+    // truncated, never shown without it. Services' names grow the text until it does.
+    let line = NOT_WITHDRAWABLE[0].1.chars().count() + 1;
+    let sized = |count: usize, name: usize| {
+        let mut m = oil_change_mandate();
+        m.constraints.services =
+            Some((0..count).map(|i| ServiceLabel { id: format!("s{i}"), name: Some("n".repeat(name)) }).collect());
+        ConsentRequest::OpenMandate(m)
+    };
+    let len = |req: &ConsentRequest| render(req, &en(), &Contacts::new()).map(|t| t.chars().count());
+    let mut found = None;
+    'search: for count in 1..=30 {
+        for name in (1..=inert::MAX_FIELD_CHARS).step_by(10) {
+            match len(&sized(count, name)) {
+                Ok(n) if n + line > inert::MAX_TEXT_CHARS => {
+                    found = Some(sized(count, name));
+                    break 'search;
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    let req = found.expect("some services' names bring the text within a line of its bound");
+    let e = render_with(&req, &en(), &Contacts::new(), Withdrawal::NotBeforeExpiry).unwrap_err();
+    assert!(matches!(e, ConsentError::TextTooLong { .. }), "{e}");
+}

@@ -39,7 +39,7 @@ async fn main() {
     std::fs::write(&ca, host.ca_pem()).unwrap();
     let (domain, addr) = host.resolve();
     let text = format!(
-        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
+        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\nhosts_on_this_machine = true\n\
          [discovery]\nextra_root_certs = [\"{}\"]\nresolve = {{ \"{domain}\" = \"{addr}\" }}\n[keystore]\nbackend = \"file\"\n",
         dir.path().join("data").display(),
         ca.display()

@@ -76,6 +76,12 @@ pub struct StatusApi {
     /// (tests, or a TLS proxy on the same machine).
     #[serde(default)]
     pub hosted: Option<String>,
+    /// The hosts that read status URLs run on this same machine (tests, demos,
+    /// `--demo`): only then is a loopback status base one hosts can read
+    /// (`status_reach`). Off by default: hosts fetch status URLs under §5.8's
+    /// outbound policy, which refuses loopback addresses.
+    #[serde(default)]
+    pub hosts_on_this_machine: bool,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -204,6 +210,7 @@ impl Default for StatusApi {
             public_base: default_public_base(),
             trusted_proxies: Vec::new(),
             hosted: None,
+            hosts_on_this_machine: false,
         }
     }
 }
@@ -246,6 +253,18 @@ impl Config {
         self.status_api.hosted.as_deref().map(|h| h.trim_end_matches('/'))
     }
 
+    /// The base every status URL starts with: the hosted status service's in
+    /// hosted mode, else `public_base`; without a trailing slash.
+    pub fn status_base(&self) -> &str {
+        self.hosted_base().unwrap_or_else(|| self.status_api.public_base.trim_end_matches('/'))
+    }
+
+    /// Whether hosts can read the status URLs this key app issues
+    /// (`status_reach`, SchCP §3.3 "Status URLs").
+    pub fn status_reach(&self) -> crate::status_reach::StatusReach {
+        crate::status_reach::classify(self.status_base(), self.status_api.hosts_on_this_machine)
+    }
+
     /// A credential's status URL: `{public_base}/status/{jti}` (docs/agent-api.md
     /// §10), or in hosted mode `{hosted}/status/{thumb}/{jti}`, namespaced by the
     /// principal's RFC 7638 thumbprint `thumb` because jti is the signer's choice
@@ -253,7 +272,7 @@ impl Config {
     pub fn status_url(&self, thumb: &str, jti: &str) -> String {
         match self.hosted_base() {
             Some(base) => format!("{base}/status/{thumb}/{jti}"),
-            None => format!("{}/status/{jti}", self.status_api.public_base.trim_end_matches('/')),
+            None => format!("{}/status/{jti}", self.status_base()),
         }
     }
 }
@@ -392,6 +411,31 @@ backend = "file"
         for ok in ["http://127.0.0.1:8080", "http://[::1]:9", "http://localhost:1"] {
             assert!(Config::parse(&format!("[status_api]\nhosted = \"{ok}\""), Path::new("x")).is_ok(), "{ok}");
         }
+    }
+
+    #[test]
+    fn the_status_base_is_the_hosted_services_in_hosted_mode_and_hosts_on_this_machine_is_off_by_default() {
+        use crate::status_reach::StatusReach;
+        let c = Config::parse("", Path::new("x")).unwrap();
+        assert!(!c.status_api.hosts_on_this_machine);
+        assert_eq!(c.status_base(), "http://127.0.0.1:7412");
+        // Out of the box, no host can read the status base.
+        assert!(!c.status_reach().reachable(), "{:?}", c.status_reach());
+        let c = Config::parse("[status_api]\nhosts_on_this_machine = true", Path::new("x")).unwrap();
+        assert_eq!(c.status_reach(), StatusReach::ThisMachine);
+        let c = Config::parse("[status_api]\npublic_base = \"https://keyapp.example/\"", Path::new("x")).unwrap();
+        assert_eq!((c.status_base(), c.status_reach()), ("https://keyapp.example", StatusReach::Public));
+        // Hosted mode: the service's base is the one hosts read, whatever public_base says.
+        let c = Config::parse(
+            "[status_api]\npublic_base = \"https://keyapp.example\"\nhosted = \"http://127.0.0.1:9/\"",
+            Path::new("x"),
+        )
+        .unwrap();
+        assert_eq!(c.status_base(), "http://127.0.0.1:9");
+        assert!(!c.status_reach().reachable());
+        let c = Config::parse("[status_api]\nhosted = \"https://status.example\"", Path::new("x")).unwrap();
+        assert_eq!(c.status_reach(), StatusReach::Public);
+        assert!(Config::parse("[status_api]\nhosts_on_this_machine = \"yes\"", Path::new("x")).is_err());
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod outbound;
 pub mod private_files;
 pub mod service;
 pub mod status_api;
+pub mod status_reach;
 pub mod store;
 pub mod ui_words;
 pub mod user_verification;

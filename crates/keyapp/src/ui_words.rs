@@ -87,6 +87,7 @@ pub fn words(reason: Reason) -> Words {
         R::VerificationTimedOut => Words::Own("refusal-verification_timed_out"),
         R::VerificationUnavailable => Words::Own("refusal-verification_unavailable"),
         R::TextTooLong => Words::Own("refusal-text_too_long"),
+        R::StatusUnreachable => Words::Own("refusal-status_unreachable"),
         R::Malformed
         | R::DuplicateMember
         | R::BadKey

@@ -180,11 +180,37 @@ pub struct Settings {
     #[ts(type = "Record<string, string>")]
     pub jwk: schcp::jwk::Jwk,
     pub status_public_base: String,
+    /// Whether hosts can check the person's credentials at that address.
+    pub hosts_can_check: HostsCanCheck,
     /// A [`KeystoreKind`]; the window says it in words.
     #[ts(as = "KeystoreKind")]
     pub keystore: &'static str,
     /// The language consent text is rendered in (`en`, `fr`).
     pub consent_language: String,
+}
+
+/// Whether hosts can read the status base (`status_reach`), as Settings says
+/// it: each value names its words, `settings-status-{value}` in ui.ftl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostsCanCheck {
+    /// Any host can (https, a public name or address).
+    Reachable,
+    /// Only hosts on this machine can (`hosts_on_this_machine`).
+    ThisMachine,
+    /// No host can: credentials cannot be withdrawn before they expire.
+    Unreachable,
+}
+
+impl From<&crate::status_reach::StatusReach> for HostsCanCheck {
+    fn from(reach: &crate::status_reach::StatusReach) -> HostsCanCheck {
+        use crate::status_reach::StatusReach;
+        match reach {
+            StatusReach::Public => HostsCanCheck::Reachable,
+            StatusReach::ThisMachine => HostsCanCheck::ThisMachine,
+            StatusReach::Unreachable(_) => HostsCanCheck::Unreachable,
+        }
+    }
 }
 
 /// Where the principal key is kept.

@@ -31,6 +31,10 @@ struct Stand {
     updates: Mutex<Vec<(String, Value, Value)>>,
     /// jti → revoked.
     known: Mutex<BTreeMap<String, bool>>,
+    /// A §9 reason every update is refused with (403), when set.
+    refuse: Mutex<Option<&'static str>>,
+    /// Updates posted, refused or not.
+    posted: std::sync::atomic::AtomicUsize,
 }
 
 fn part(jws: &str, i: usize) -> Value {
@@ -42,6 +46,11 @@ async fn publish(State(s): State<Arc<Stand>>, Path(thumb): Path<String>, headers
         return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response();
     }
     assert_eq!(headers["content-type"], "application/jose");
+    s.posted.fetch_add(1, Ordering::SeqCst);
+    if let Some(reason) = *s.refuse.lock().unwrap() {
+        let body = json!({"error": {"code": "NOT_PERMITTED", "reason": reason, "message": "refused by the stand-in"}});
+        return (StatusCode::FORBIDDEN, Json(body)).into_response();
+    }
     let jws = std::str::from_utf8(&body).unwrap();
     // The service's own check (docs/hosted-status.md): signature by the
     // namespace's key, closed payload, iat window.
@@ -104,6 +113,8 @@ async fn start_hosted(url: &str) -> Env {
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
     let mut config = config_for(dir.path(), &host);
     config.status_api.hosted = Some(format!("{url}/"));
+    // The stand-in is on this machine, over http: hosts here can read it.
+    config.status_api.hosts_on_this_machine = true;
     let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
     Env { _dir: dir, host, config, app }
 }
@@ -250,6 +261,7 @@ async fn the_french_person_reads_the_note_in_french() {
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
     let mut config = config_for(dir.path(), &host);
     config.status_api.hosted = Some(url.clone());
+    config.status_api.hosts_on_this_machine = true;
     config.locale = Some("fr".into());
     let app = app::start(config.clone(), PassphraseSource::default()).await.unwrap();
     let env = Env { _dir: dir, host, config, app };
@@ -260,4 +272,45 @@ async fn the_french_person_reads_the_note_in_french() {
     stand.up.store(false, Ordering::SeqCst);
     person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
     assert_eq!(listed(&env, &jti).await["publication_note"], "révocation pas encore publiée");
+}
+
+/// A refusal for good (`namespace_full`) ends the agent's wait with that
+/// reason and is not retried; a refusal that may pass later is retried.
+#[tokio::test]
+async fn a_registration_refused_for_good_is_answered_and_not_retried() {
+    let (stand, url) = stand_in().await;
+    stand.up.store(true, Ordering::SeqCst);
+    *stand.refuse.lock().unwrap() = Some("namespace_full");
+    let env = start_hosted(&url).await;
+    let a = paired_agent(&env, 43).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s4"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let poll = {
+        let a = agent(&env, 43);
+        let rid = rid.clone();
+        tokio::spawn(async move { a.send(Method::GET, &format!("/v1/requests/{rid}?wait=30"), None).await.unwrap() })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let approved = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    assert_eq!(approved["status"], "approved", "the person's yes is recorded");
+    let (status, body) = tokio::time::timeout(Duration::from_secs(10), poll).await.expect("answered at once").unwrap();
+    assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        (body["error"]["code"].as_str(), body["error"]["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("namespace_full"))
+    );
+    assert_eq!(body["error"]["details"]["status_service"], url);
+    // One attempt, however long the backoff would have been; the agent lists nothing.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(stand.posted.load(Ordering::SeqCst), 1);
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+
+    // A refusal whose reason may pass later is retried as before.
+    *stand.refuse.lock().unwrap() = Some("store_unavailable");
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s5"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    assert!(eventually(10, || async { stand.posted.load(Ordering::SeqCst) >= 3 }).await, "retried");
+    let seen = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(seen["status"], "pending", "still waiting for a retry: {seen}");
 }

@@ -43,6 +43,8 @@ fn start_status(listen: &str) -> StatusProcess {
 async fn start_keyapp(dir: &std::path::Path, host: &testhost::TestHost, hosted: &str) -> app::Running {
     let mut config = config_for(dir, host);
     config.status_api.hosted = Some(hosted.to_owned());
+    // The service is on this machine, over http: hosts here can read it.
+    config.status_api.hosts_on_this_machine = true;
     app::start(config, PassphraseSource::default()).await.expect("the key app starts")
 }
 
@@ -173,4 +175,112 @@ async fn a_revocation_made_while_the_service_is_down_arrives_once_it_is_up() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(published, "the terminal stops saying so once acknowledged");
+}
+
+/// The key app in hosted mode on `server`, beside a fresh test host.
+async fn hosted_env(server: &StatusProcess) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let app = start_keyapp(dir.path(), &host, &server.base()).await;
+    let mut config = config_for(dir.path(), &host);
+    config.status_api.hosted = Some(server.base());
+    Env { _dir: dir, host, config, app }
+}
+
+/// The outbox rows of `jti`: (op, attempts, refusal, acknowledged).
+async fn outbox_rows(env: &Env, jti: &str) -> Vec<(String, i64, Option<String>, bool)> {
+    sqlx::query_as("SELECT op, attempts, refusal, acked_at IS NOT NULL FROM status_outbox WHERE jti = ? ORDER BY id")
+        .bind(jti)
+        .fetch_all(env.app.service.store().pool())
+        .await
+        .unwrap()
+}
+
+/// A shared-limit mandate request the person approves; the agent then polls
+/// it with `wait`. Returns (the person's answer, the agent's status, its body).
+async fn approve_and_poll(env: &Env, a: &agent::AgentClient, key: &str) -> (Value, StatusCode, Value) {
+    let body = json!({
+        "kind": "mandate", "idempotency_key": key,
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"], "constraints": {"max_bookings": 2, "shared_limit": true}
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let answer = person(env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let (status, body) = a.send(Method::GET, &format!("/v1/requests/{rid}?wait=30"), None).await.unwrap();
+    (answer, status, body)
+}
+
+/// A namespace the service refuses for good: the agent is told at once, the
+/// registration is not retried, the refusal is kept, and nothing is owed.
+#[tokio::test]
+async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
+    let server = {
+        StatusProcess::migrate(&status_bin(), &database_url());
+        StatusProcess::spawn(&status_bin(), &database_url(), "127.0.0.1:0", Some("max_credentials_per_namespace = 1\n"))
+    };
+    let env = hosted_env(&server).await;
+    let a = paired_agent(&env, 52).await;
+    // The first fits.
+    let (_, status, first) = approve_and_poll(&env, &a, "full-1").await;
+    assert_eq!((status, first["status"].as_str()), (StatusCode::OK, Some("approved")), "{first}");
+
+    // The second: the person's yes stands, the service refuses it for good.
+    let started = std::time::Instant::now();
+    let (answer, status, body) = approve_and_poll(&env, &a, "full-2").await;
+    let jti = answer["result"]["jti"].as_str().unwrap().to_owned();
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(
+        (body["error"]["code"].as_str(), body["error"]["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("namespace_full"))
+    );
+    assert_eq!(body["error"]["details"]["status_service"], server.base());
+    assert!(body["error"]["message"].as_str().unwrap().contains("refused for good"), "{body}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the long poll did not wait out its 30 s");
+    // Nothing of it reaches the agent: not in its listing, not at the service.
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert!(listed.as_array().unwrap().iter().all(|m| m["jti"] != jti.as_str()), "{listed}");
+    let (code, _) = get(&format!("{}/status/{}/{jti}", server.base(), env.app.service.principal_thumbprint())).await;
+    assert_eq!(code, StatusCode::NOT_FOUND);
+
+    // Not retried: one attempt, however long the backoff would have been.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(outbox_rows(&env, &jti).await, [("register".to_owned(), 1, Some("namespace_full".to_owned()), false)]);
+    assert_eq!(keyapp::store::outbox::next_due_at(env.app.service.store()).await.unwrap(), None);
+    // Revoking it owes the service nothing: it never had it.
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    assert_eq!(outbox_rows(&env, &jti).await.len(), 1);
+    // Asking again answers the same, at once.
+    let (status, again) =
+        a.send(Method::GET, &format!("/v1/requests/{}", answer["request_id"].as_str().unwrap()), None).await.unwrap();
+    assert_eq!((status, again["error"]["reason"].as_str()), (StatusCode::FORBIDDEN, Some("namespace_full")));
+}
+
+#[tokio::test]
+async fn a_namespace_the_service_does_not_serve_is_refused_for_good() {
+    let other = testkit::principal_of(&ed25519_dalek::SigningKey::from_bytes(&[9; 32]));
+    let server = {
+        StatusProcess::migrate(&status_bin(), &database_url());
+        StatusProcess::spawn(
+            &status_bin(),
+            &database_url(),
+            "127.0.0.1:0",
+            Some(&format!("namespaces = [\"{other}\"]\n")),
+        )
+    };
+    let env = hosted_env(&server).await;
+    let a = paired_agent(&env, 53).await;
+    let (answer, status, body) = approve_and_poll(&env, &a, "foreign-1").await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["error"]["reason"], "namespace_not_allowed", "{body}");
+    let jti = answer["result"]["jti"].as_str().unwrap();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        outbox_rows(&env, jti).await,
+        [("register".to_owned(), 1, Some("namespace_not_allowed".to_owned()), false)]
+    );
+    // The person's yes stands: their records say approved.
+    assert_eq!(answer["status"], "approved", "{answer}");
+    let rid = answer["request_id"].as_str().unwrap();
+    assert_eq!(env.app.service.request(rid).await.unwrap().status, keyapp::service::RequestStatus::Approved);
 }

@@ -257,6 +257,7 @@ registry! {
         Unrenderable = "unrenderable",
         // What a request asks for.
         BadConstraints = "bad_constraints",
+        StatusUnreachable = "status_unreachable",
         BadLifetime = "bad_lifetime",
         BadHosts = "bad_hosts",
         BadScope = "bad_scope",

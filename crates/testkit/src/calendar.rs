@@ -39,7 +39,7 @@ pub fn trusting(dir: &Path, hosts: &[&TestHost]) -> Config {
         resolve.push(format!("\"{domain}\" = \"{addr}\""));
     }
     let text = format!(
-        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\n\
+        "data_dir = \"{}\"\nlocale = \"en\"\n[agent_api]\nlisten = \"127.0.0.1:0\"\n[status_api]\nlisten = \"127.0.0.1:0\"\nhosts_on_this_machine = true\n\
          [discovery]\nextra_root_certs = [{}]\nresolve = {{ {} }}\n",
         dir.join("data").display(),
         cas.join(", "),

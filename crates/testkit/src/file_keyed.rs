@@ -12,6 +12,8 @@ pub fn config(dir: &Path) -> Config {
     let mut config = Config { data_dir: Some(dir.join("data")), locale: Some("en".into()), ..Config::default() };
     config.agent_api.listen = "127.0.0.1:0".parse().unwrap();
     config.status_api.listen = "127.0.0.1:0".parse().unwrap();
+    // The tests' hosts are on this machine: its loopback status base is theirs.
+    config.status_api.hosts_on_this_machine = true;
     config.keystore.backend = config::KeystoreBackend::File;
     config
 }

@@ -73,6 +73,7 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dt>{t("settings-status-base")}</dt>
           <dd>
             <code>{data.status_public_base}</code>
+            <p id="hosts-can-check">{t(`settings-status-${data.hosts_can_check}`)}</p>
           </dd>
           <dt>{t("settings-keystore")}</dt>
           <dd>{t(`keystore-${data.keystore}`)}</dd>

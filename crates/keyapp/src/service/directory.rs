@@ -69,6 +69,7 @@ impl Service {
             principal: self.principal().to_owned(),
             jwk: self.principal_jwk(),
             status_public_base: self.config().status_api.public_base.clone(),
+            hosts_can_check: (&self.config().status_reach()).into(),
             keystore: keystore.as_str(),
             consent_language: self.language().tag().to_owned(),
         }

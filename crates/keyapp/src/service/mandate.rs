@@ -177,7 +177,12 @@ struct Terms {
 
 /// Checks what the body asks for (`has_es256`: whether this key app has a
 /// P-256 key), in the order the refusals have always been given.
-fn checked_terms(b: &MandateBody, has_es256: bool, now: i64) -> Result<Terms, ServiceError> {
+fn checked_terms(
+    b: &MandateBody,
+    has_es256: bool,
+    config: &crate::config::Config,
+    now: i64,
+) -> Result<Terms, ServiceError> {
     let hosts = host_ids(&b.hosts)?;
     if b.scope.is_empty() {
         return Err(ServiceError::invalid(Reason::BadScope, "scope is empty"));
@@ -187,6 +192,11 @@ fn checked_terms(b: &MandateBody, has_es256: bool, now: i64) -> Result<Terms, Se
         return Err(ServiceError::invalid(Reason::BadAlg, "this key app has no P-256 key"));
     }
     let constraints = constraints_from(b.constraints.as_ref())?;
+    if constraints.shared_limit == Some(true) {
+        // Before any fetch, anything shown or stored (status_reach).
+        crate::status_reach::shared_limit_allowed(config)
+            .map_err(|message| ServiceError::unacceptable(Reason::StatusUnreachable, message))?;
+    }
     let host_constraints = match &b.host_constraints {
         Some(hc) => own_constraints(hc, b, &constraints)?,
         None => BTreeMap::new(),
@@ -359,7 +369,7 @@ impl Kind for Mandate {
     type Output = MandateResult;
 
     async fn prepare(ctx: &Context<'_>, b: MandateBody) -> Result<Prepared<MandateInput>, ServiceError> {
-        let terms = checked_terms(&b, ctx.principal.es256.is_some(), ctx.now)?;
+        let terms = checked_terms(&b, ctx.principal.es256.is_some(), ctx.config, ctx.now)?;
         let found = discover(ctx, &b.hosts).await?;
         let agent_name = ctx.records.agent_name(ctx.agent_jkt).await?;
         let consent = ConsentRequest::OpenMandate(found.request(agent_name, &b, &terms));
@@ -531,7 +541,9 @@ mod tests {
     const NOW: i64 = 1_796_000_000;
 
     fn terms(extra: Value, has_es256: bool) -> Result<Terms, ServiceError> {
-        checked_terms(&parse::<Mandate>(&body(extra)).unwrap(), has_es256, NOW)
+        let mut config = crate::config::Config::default();
+        config.status_api.hosts_on_this_machine = true;
+        checked_terms(&parse::<Mandate>(&body(extra)).unwrap(), has_es256, &config, NOW)
     }
 
     #[test]

@@ -109,6 +109,11 @@ pub enum ServiceError {
     /// The hosted status service's client could not be made, or an update not built.
     #[error("the hosted status service: {0}")]
     Hosted(HostedFailure),
+    /// The hosted status service refused for good to register the credential
+    /// a request issued (`store::outbox::terminal`): the agent never receives
+    /// it, since no host could check it (docs/agent-api.md "Hosted mode").
+    #[error("{message}")]
+    NotPublished { reason: Reason, message: String, base: String },
     /// The OS did not confirm that the person gave this yes: nothing was
     /// signed or paired, and the request stays pending (user_verification).
     #[error("nothing was approved: {0}")]
@@ -138,6 +143,24 @@ impl ServiceError {
 
     pub fn unacceptable(reason: Reason, message: impl Into<String>) -> Self {
         ServiceError::Unacceptable { reason, message: message.into() }
+    }
+
+    /// What the agent is told of a registration refused for good.
+    pub fn not_published(refused: crate::store::outbox::Refused) -> Self {
+        let crate::store::outbox::Refused { op, base, reason, message, .. } = refused;
+        let what = match op {
+            crate::store::outbox::Op::Register => "register its credential",
+            crate::store::outbox::Op::Revoke => "publish the person's revocation of its credential",
+        };
+        ServiceError::NotPublished {
+            message: format!(
+                "the person approved this request, but the hosted status service at {base} refused for good to \
+                 {what} ({message}), so hosts could never check it and it is not delivered; the person can \
+                 choose another status service, or ask this one's operator, then ask again"
+            ),
+            reason,
+            base,
+        }
     }
 
     /// The §9 refusal this failure is, on every surface (the agent API, the
@@ -189,6 +212,12 @@ impl ServiceError {
             // shown, and so never signed; the agent's input is what must change.
             ServiceError::Consent(e) => ApiError::invalid_request(Reason::Unrenderable, e.to_string()),
             ServiceError::Hosted(e) => ApiError::internal(e.to_string()),
+            // The service's own class and reason: the agent learns why it will
+            // not receive what the person approved, and that waiting is over.
+            ServiceError::NotPublished { reason, base, .. } => {
+                ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, *reason, message)
+                    .with_details(serde_json::json!({ "status_service": base }))
+            }
             ServiceError::NotVerified(refusal) => {
                 ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, refusal.reason(), message)
             }
@@ -388,7 +417,10 @@ impl Service {
             R::MeetingContract(_) | R::Acceptance(_) | R::Rule(_) | R::Invitation(_) => self.consent_contacts().await?,
             _ => schcp_consent::Contacts::new(),
         };
-        schcp_consent::render(req, &self.locale(), &contacts).map_err(consent_error)
+        // What the person is told is what hosts will see: under a status base
+        // no host reads, a credential cannot be withdrawn before it expires.
+        let withdrawal = self.config().status_reach().withdrawal();
+        schcp_consent::render_with(req, &self.locale(), &contacts, withdrawal).map_err(consent_error)
     }
 
     /// Appends to the history inside a caller's transaction.

@@ -26,6 +26,18 @@ pub struct Round {
     pub acknowledged: usize,
     /// Rows that failed and were pushed back.
     pub failed: usize,
+    /// Rows the service refused for good (`outbox::terminal`): not retried.
+    pub refused: usize,
+}
+
+/// The service's refusal of an update, when no retry could change it.
+fn terminal_refusal(e: &PublishError) -> Option<schcp::refusal::Reason> {
+    match e {
+        PublishError::Refused { reason: Some(reason), .. } => {
+            reason.parse::<schcp::refusal::Reason>().ok().filter(|r| outbox::terminal(*r))
+        }
+        _ => None,
+    }
 }
 
 impl Service {
@@ -57,13 +69,21 @@ impl Service {
                 Err(e) => Err(PublishError::Refused { status: 0, reason: None, message: e.to_string() }),
             };
             let now = self.now();
+            // A refusal no retry can change is kept, not retried.
+            let sent = sent.map_err(|e| (terminal_refusal(&e), e));
             match sent {
                 Ok(()) => {
                     outbox::acknowledge(self.store(), row.id, now).await?;
                     tracing::info!(jti = %row.jti, op = row.op.as_str(), "published to the status service");
                     round.acknowledged += 1;
                 }
-                Err(e) => {
+                Err((Some(reason), e)) => {
+                    outbox::refused(self.store(), row.id, now, reason, &e.to_string()).await?;
+                    tracing::warn!(jti = %row.jti, op = row.op.as_str(), %reason, error = %e,
+                        "the status service refused this for good; not retried");
+                    round.refused += 1;
+                }
+                Err((None, e)) => {
                     outbox::failed(self.store(), row.id, now, &e.to_string()).await?;
                     tracing::warn!(jti = %row.jti, op = row.op.as_str(), attempts = row.attempts + 1, error = %e,
                         "publishing to the status service failed; will retry");
@@ -74,9 +94,10 @@ impl Service {
                 }
             }
         }
-        if round.acknowledged > 0 {
+        if round.acknowledged > 0 || round.refused > 0 {
             // A request whose credential is now registered can be delivered;
-            // a mandate's "not yet published" is gone.
+            // a mandate's "not yet published" is gone. One refused for good is
+            // answered: its agent stops waiting (`request_for_agent`).
             self.notify();
         }
         Ok(round)

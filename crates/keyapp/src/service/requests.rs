@@ -294,7 +294,8 @@ impl Service {
     /// not yet acknowledged is still `pending` to the agent, without a result:
     /// no host may see a 404 for a mandate that exists, so the
     /// credential is delivered once registered, and a long poll keeps waiting
-    /// until then (docs/decisions.md).
+    /// until then (docs/decisions.md). A registration the service refused for
+    /// good is never delivered: the agent gets `NotPublished` instead.
     pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
         let v = self.request(request_id).await?;
         if v.agent_jkt != jkt {
@@ -309,6 +310,10 @@ impl Service {
         if v.status == RequestStatus::Approved
             && crate::store::outbox::withheld_from_agent(self.store(), &v.request_id).await?
         {
+            // Refused for good: the agent stops waiting and is told why.
+            if let Some(refused) = crate::store::outbox::refusal_for_request(self.store(), &v.request_id).await? {
+                return Err(ServiceError::not_published(refused));
+            }
             v.status = RequestStatus::Pending;
             v.result = None;
         }

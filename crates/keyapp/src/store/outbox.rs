@@ -5,8 +5,10 @@
 //! disagree after a crash. The publisher (`service::publication`) takes the due
 //! rows, builds and signs each update from the credential row itself, and marks
 //! a row acknowledged only on the service's success answer; a failure is
-//! retried with exponential backoff. Rows of one credential go out in id order:
-//! a revocation is never due while its registration is unacknowledged.
+//! retried with exponential backoff, unless the service refused it for good
+//! ([`terminal`]): then it is kept as refused and never retried. Rows of one
+//! credential go out in id order: a revocation is never due while its
+//! registration is unacknowledged.
 
 use super::{Store, StoreError};
 
@@ -65,6 +67,31 @@ pub fn backoff(attempts: u32) -> i64 {
     doubled.clamp(FIRST_BACKOFF, MAX_BACKOFF)
 }
 
+/// Whether the service's refusal `reason` is for good: no retry of the same
+/// update could be answered otherwise. The namespace is full
+/// (`max_credentials_per_namespace`) or not one the service publishes for;
+/// only its operator, or the person choosing another service, changes that
+/// (docs/hosted-status.md "Refusals").
+pub fn terminal(reason: schcp::refusal::Reason) -> bool {
+    use schcp::refusal::Reason;
+    matches!(reason, Reason::NamespaceFull | Reason::NamespaceNotAllowed)
+}
+
+/// An update the service refused for good, as the agent is told it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub jti: String,
+    /// What was refused: the registration, or a revocation made before the
+    /// credential was handed over (`withheld_from_agent`).
+    pub op: Op,
+    /// The service's base URL.
+    pub base: String,
+    /// The service's §9 reason ([`terminal`]).
+    pub reason: schcp::refusal::Reason,
+    /// The refusal as the publisher recorded it, the service's message in it.
+    pub message: String,
+}
+
 /// Owes the service a registration of credential `jti` at `base`, inside the
 /// transaction that records the credential. Idempotent.
 pub async fn enqueue_register(
@@ -87,35 +114,39 @@ pub async fn enqueue_register(
 
 /// Owes the service the revocation of `jti`, inside the transaction that
 /// revokes it, when `jti` was registered with a hosted service (at the same
-/// base). Returns whether a row is now owed; a second revocation adds nothing.
+/// base), and the service did not refuse that registration for good (then it
+/// has nothing to revoke). Returns whether a row is now owed; a second
+/// revocation adds nothing.
 pub async fn enqueue_revoke(conn: &mut sqlx::SqliteConnection, jti: &str, now: i64) -> Result<bool, StoreError> {
     sqlx::query(
         "INSERT INTO status_outbox (jti, op, base, created_at, next_attempt_at)
-         SELECT jti, 'revoke', base, ?2, ?2 FROM status_outbox WHERE jti = ?1 AND op = 'register'
+         SELECT jti, 'revoke', base, ?2, ?2 FROM status_outbox
+          WHERE jti = ?1 AND op = 'register' AND refused_at IS NULL
          ON CONFLICT (jti, op) DO NOTHING",
     )
     .bind(jti)
     .bind(now)
     .execute(&mut *conn)
     .await?;
-    let (owed,): (bool,) =
-        sqlx::query_as("SELECT EXISTS (SELECT 1 FROM status_outbox WHERE jti = ? AND op = 'revoke')")
-            .bind(jti)
-            .fetch_one(conn)
-            .await?;
+    let (owed,): (bool,) = sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM status_outbox WHERE jti = ? AND op = 'revoke' AND refused_at IS NULL)",
+    )
+    .bind(jti)
+    .fetch_one(conn)
+    .await?;
     Ok(owed)
 }
 
 type DueRow = (i64, String, String, String, i64, i64, String, Option<i64>, bool, String);
 
-/// The rows due at `now`, oldest first, at most `limit`: unacknowledged, past
-/// their backoff, and with no earlier unacknowledged row for the same
-/// credential (a revocation waits for its registration).
+/// The rows due at `now`, oldest first, at most `limit`: unacknowledged, not
+/// refused for good, past their backoff, and with no earlier unacknowledged
+/// row for the same credential (a revocation waits for its registration).
 pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreError> {
     let rows: Vec<DueRow> = sqlx::query_as(
         "SELECT o.id, o.jti, o.op, o.base, o.attempts, c.exp, c.aud, c.max_bookings, c.shared_limit, c.host_keys
          FROM status_outbox o JOIN credentials c ON c.jti = o.jti
-         WHERE o.acked_at IS NULL AND o.next_attempt_at <= ?1
+         WHERE o.acked_at IS NULL AND o.refused_at IS NULL AND o.next_attempt_at <= ?1
            AND NOT EXISTS (SELECT 1 FROM status_outbox e WHERE e.jti = o.jti AND e.id < o.id AND e.acked_at IS NULL)
          ORDER BY o.id LIMIT ?2",
     )
@@ -157,11 +188,12 @@ pub async fn acknowledge(store: &Store, id: i64, now: i64) -> Result<bool, Store
 }
 
 /// An attempt at row `id` failed with `error`: count it and push the next
-/// attempt back by [`backoff`].
+/// attempt back by [`backoff`]. A row already answered, acknowledged or
+/// refused for good, stays as it is.
 pub async fn failed(store: &Store, id: i64, now: i64, error: &str) -> Result<(), StoreError> {
     let (attempts,): (i64,) = sqlx::query_as(
-        "UPDATE status_outbox SET attempts = attempts + 1, last_error = ? WHERE id = ? AND acked_at IS NULL
-         RETURNING attempts",
+        "UPDATE status_outbox SET attempts = attempts + 1, last_error = ?
+         WHERE id = ? AND acked_at IS NULL AND refused_at IS NULL RETURNING attempts",
     )
     .bind(error)
     .bind(id)
@@ -179,12 +211,73 @@ pub async fn failed(store: &Store, id: i64, now: i64, error: &str) -> Result<(),
     Ok(())
 }
 
-/// When the next unacknowledged row falls due, if any.
-pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
-    let (at,): (Option<i64>,) = sqlx::query_as("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL")
-        .fetch_one(store.pool())
+/// The service refused row `id` for good with `reason` ([`terminal`]):
+/// `error` is kept with it, and it is never retried. A refused registration
+/// takes its credential's later rows with it (a revocation of what the service
+/// never had). Returns false when the row was already answered.
+pub async fn refused(
+    store: &Store,
+    id: i64,
+    now: i64,
+    reason: schcp::refusal::Reason,
+    error: &str,
+) -> Result<bool, StoreError> {
+    let mut tx = store.pool().begin().await?;
+    let row: Option<(String, String)> = sqlx::query_as(
+        "UPDATE status_outbox SET refused_at = ?1, refusal = ?2, last_error = ?3, attempts = attempts + 1
+         WHERE id = ?4 AND acked_at IS NULL AND refused_at IS NULL RETURNING jti, op",
+    )
+    .bind(now)
+    .bind(reason.as_str())
+    .bind(error)
+    .bind(id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((jti, op)) = row else { return Ok(false) };
+    if Op::parse(&op)? == Op::Register {
+        sqlx::query(
+            "UPDATE status_outbox SET refused_at = ?1, refusal = ?2, last_error = 'its registration was refused'
+             WHERE jti = ?3 AND id > ?4 AND acked_at IS NULL AND refused_at IS NULL",
+        )
+        .bind(now)
+        .bind(reason.as_str())
+        .bind(&jti)
+        .bind(id)
+        .execute(&mut *tx)
         .await?;
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// When the next unacknowledged row still to be tried falls due, if any.
+pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
+    let (at,): (Option<i64>,) =
+        sqlx::query_as("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL AND refused_at IS NULL")
+            .fetch_one(store.pool())
+            .await?;
     Ok(at)
+}
+
+/// The first update about a credential request `request_id` issued that the
+/// service refused for good, if any: while the credential is withheld
+/// (`withheld_from_agent`), the agent is told so instead of waiting for what
+/// can never be published.
+pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Option<Refused>, StoreError> {
+    let row: Option<(String, String, String, String, Option<String>)> = sqlx::query_as(
+        "SELECT c.jti, o.op, o.base, o.refusal, o.last_error FROM credentials c
+           JOIN status_outbox o ON o.jti = c.jti
+          WHERE c.request_id = ? AND o.refused_at IS NOT NULL
+          ORDER BY o.id LIMIT 1",
+    )
+    .bind(request_id)
+    .fetch_optional(store.pool())
+    .await?;
+    row.map(|(jti, op, base, reason, message)| {
+        let reason = reason.parse().map_err(|_| StoreError::Corrupt(format!("{jti}: outbox refusal {reason:?}")))?;
+        Ok(Refused { op: Op::parse(&op)?, jti, base, reason, message: message.unwrap_or_default() })
+    })
+    .transpose()
 }
 
 /// Whether the credential request `request_id` issued is still withheld from
@@ -393,5 +486,82 @@ mod tests {
         assert_eq!(rows(&s).await, 1);
         assert!(due(&s, NOW + 100, 10).await.unwrap().is_empty());
         assert!(!withheld_from_agent(&s, "rq_m1").await.unwrap());
+    }
+
+    #[test]
+    fn only_a_full_or_foreign_namespace_is_for_good() {
+        use schcp::refusal::Reason;
+        let good: Vec<Reason> = Reason::ALL.iter().copied().filter(|r| terminal(*r)).collect();
+        assert_eq!(good, [Reason::NamespaceFull, Reason::NamespaceNotAllowed]);
+        for transient in [Reason::UpdateReplayed, Reason::UpdateIatOutOfWindow, Reason::StoreUnavailable, Reason::Busy]
+        {
+            assert!(!terminal(transient), "{transient}");
+        }
+    }
+
+    #[tokio::test]
+    async fn a_registration_refused_for_good_is_not_retried_and_says_why() {
+        use schcp::refusal::Reason;
+        let (_d, s) = store().await;
+        issue(&s, "m1").await;
+        issue(&s, "m2").await;
+        let rows = due(&s, NOW, 10).await.unwrap();
+        assert!(refused(&s, rows[0].id, NOW, Reason::NamespaceFull, "full (namespace_full)").await.unwrap());
+        // Never due again, and not what the publisher waits for.
+        assert_eq!(due(&s, NOW + 3600, 10).await.unwrap().iter().map(|d| d.jti.as_str()).collect::<Vec<_>>(), ["m2"]);
+        acknowledge(&s, rows[1].id, NOW).await.unwrap();
+        assert_eq!(next_due_at(&s).await.unwrap(), None);
+        // The agent is told, not kept waiting; the other request is untouched.
+        assert!(withheld_from_agent(&s, "rq_m1").await.unwrap(), "never delivered");
+        let r = refusal_for_request(&s, "rq_m1").await.unwrap().expect("refused");
+        assert_eq!(
+            (r.jti.as_str(), r.op, r.base.as_str(), r.reason, r.message.as_str()),
+            ("m1", Op::Register, BASE, Reason::NamespaceFull, "full (namespace_full)")
+        );
+        assert_eq!(refusal_for_request(&s, "rq_m2").await.unwrap(), None);
+        assert_eq!(refusal_for_request(&s, "rq_none").await.unwrap(), None);
+        // Answered once: a second answer, or an acknowledgement, changes nothing.
+        assert!(!refused(&s, rows[0].id, NOW + 1, Reason::NamespaceNotAllowed, "other").await.unwrap());
+        assert!(!refused(&s, rows[1].id, NOW + 1, Reason::NamespaceFull, "late").await.unwrap());
+        failed(&s, rows[0].id, NOW + 2, "late failure").await.unwrap();
+        let (attempts, refusal, err): (i64, String, String) =
+            sqlx::query_as("SELECT attempts, refusal, last_error FROM status_outbox WHERE id = ?")
+                .bind(rows[0].id)
+                .fetch_one(s.pool())
+                .await
+                .unwrap();
+        assert_eq!((attempts, refusal.as_str(), err.as_str()), (1, "namespace_full", "full (namespace_full)"));
+        // Nothing at the service to revoke: revoking owes nothing.
+        assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 5).await.unwrap(), RevokeOutcome::Revoked);
+        assert!(due(&s, NOW + 3600, 10).await.unwrap().is_empty());
+        assert_eq!(next_due_at(&s).await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_refused_registration_takes_a_waiting_revocation_with_it_and_a_refused_revocation_stands_alone() {
+        use schcp::refusal::Reason;
+        let (_d, s) = store().await;
+        issue(&s, "m1").await;
+        // Revoked while its registration was still owed: the revocation waits behind it.
+        assert_eq!(credentials::revoke_and_publish(&s, "m1", NOW + 1).await.unwrap(), RevokeOutcome::Revoked);
+        let reg = due(&s, NOW + 1, 10).await.unwrap().remove(0);
+        assert!(refused(&s, reg.id, NOW + 2, Reason::NamespaceNotAllowed, "not served").await.unwrap());
+        assert!(due(&s, NOW + 3600, 10).await.unwrap().is_empty());
+        assert_eq!(next_due_at(&s).await.unwrap(), None, "the revocation is not waited for either");
+
+        // A revocation refused for good once the registration was acknowledged
+        // is that row only.
+        issue(&s, "m2").await;
+        let reg = due(&s, NOW, 10).await.unwrap().remove(0);
+        assert_eq!(reg.jti, "m2");
+        acknowledge(&s, reg.id, NOW).await.unwrap();
+        assert_eq!(credentials::revoke_and_publish(&s, "m2", NOW + 1).await.unwrap(), RevokeOutcome::Revoked);
+        let rev = due(&s, NOW + 1, 10).await.unwrap().remove(0);
+        assert_eq!(rev.op, Op::Revoke);
+        assert!(refused(&s, rev.id, NOW + 2, Reason::NamespaceNotAllowed, "not served").await.unwrap());
+        // Handed over before it was revoked: the agent holds it already.
+        assert!(!withheld_from_agent(&s, "rq_m2").await.unwrap());
+        assert_eq!(refusal_for_request(&s, "rq_m2").await.unwrap().map(|r| r.op), Some(Op::Revoke));
+        assert!(due(&s, NOW + 3600, 10).await.unwrap().is_empty());
     }
 }
