@@ -3,10 +3,10 @@
 //! contract, from … to … (§5.7).
 
 use super::issued::{booking_mandate_record, Issued};
-use super::kind::{not_begun, stored_input, verified_domain, Context, Kind, Prepared, StoredOffer};
+use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared, StoredOffer};
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::{receipts, requests};
+use crate::store::receipts;
 use schcp::claims::{Consent, ConsentMode, OfferClaims, OfferKind};
 use schcp::issue;
 use schcp_consent::{ConsentRequest, VerifiedOffer as ConsentOffer};
@@ -25,7 +25,7 @@ pub(super) struct ClosedBody {
 /// What the agent receives. Its `offer_sha256` is what migration 0004's
 /// index reads (`$.offer_sha256`): how a later change offer finds the
 /// contract it changes (`current_contract`).
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub(super) struct ClosedResult {
     mandate: String,
     jti: String,
@@ -123,15 +123,13 @@ async fn current_contract(
     if receipts::ties_offer_elsewhere(ctx.store, host_id, prev, booking_id).await? {
         return Ok(None);
     }
-    for row in requests::approved_over_offer(ctx.store, ClosedMandate::KIND.as_str(), prev).await? {
-        let result: ClosedResult = stored_input(&row.result)?;
-        let stored: StoredOffer = stored_input(&row.input)?;
-        if result.offer_sha256 != prev || stored.host_id != host_id {
+    for (stored, verified_at) in approved_over_offer::<StoredOffer>(ctx, ClosedMandate::KIND, prev).await? {
+        if stored.host_id != host_id {
             continue;
         }
         // A record that fails is not shown as the old terms; the text then
         // says it has none, and the new terms are still shown in full.
-        let Ok(old) = stored.verify_at(row.created_at) else { continue };
+        let Ok(old) = stored.verify_at(verified_at) else { continue };
         let same = same_booking(old.claims.kind, old.claims.booking_id.as_deref(), change.booking_id.as_deref());
         if same && old.offer_sha256 == prev {
             return Ok(Some(old.claims));

@@ -6,10 +6,9 @@
 //! issues nothing, and the booking follows its default at `confirm_by`.
 
 use super::issued::{booking_mandate_record, receipt_record, Issued};
-use super::kind::{not_begun, stored_input, verified_domain, Context, Kind, Prepared};
+use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared};
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::requests;
 use schcp::claims::{
     Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferClaims, OfferKind, Participant,
     ParticipantRole, ParticipantStatus,
@@ -46,7 +45,7 @@ pub(super) struct StoredInvitation {
 /// What the agent receives. Its `offer_sha256` is what migration 0004's
 /// index reads: how a changed booking's new contract finds the one the person
 /// accepted before (`accepted_before`).
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize)]
 pub(super) struct InvitationResult {
     mandate: String,
     jti: String,
@@ -349,10 +348,8 @@ async fn accepted_before(
     booking_id: &str,
     prev: &str,
 ) -> Result<Option<OfferClaims>, ServiceError> {
-    for row in requests::approved_over_offer(ctx.store, Invitation::KIND.as_str(), prev).await? {
-        let result: InvitationResult = stored_input(&row.result)?;
-        let stored: StoredInvitation = stored_input(&row.input)?;
-        if result.offer_sha256 != prev || stored.host_id != host_id {
+    for (stored, _) in approved_over_offer::<StoredInvitation>(ctx, Invitation::KIND, prev).await? {
+        if stored.host_id != host_id {
             continue;
         }
         let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };

@@ -194,6 +194,30 @@ pub(super) fn stored_input<I: DeserializeOwned>(input: &str) -> Result<I, Servic
     serde_json::from_str(input).map_err(corrupt)
 }
 
+/// The stored inputs of the approved requests of `kind` over contract
+/// `offer_sha256`, newest first, with when each was made. The lookup is by the
+/// `offer_sha256` member of their results (migration 0004's index); each
+/// result is read back and its hash compared again.
+pub(super) async fn approved_over_offer<I: DeserializeOwned>(
+    ctx: &Context<'_>,
+    kind: RequestKind,
+    offer_sha256: &str,
+) -> Result<Vec<(I, i64)>, ServiceError> {
+    /// What every such result names: the contract it was issued over.
+    #[derive(Deserialize)]
+    struct OverOffer {
+        offer_sha256: String,
+    }
+    let mut inputs = Vec::new();
+    for row in crate::store::requests::approved_over_offer(ctx.store, kind.as_str(), offer_sha256).await? {
+        let result: OverOffer = stored_input(&row.result)?;
+        if result.offer_sha256 == offer_sha256 {
+            inputs.push((stored_input(&row.input)?, row.created_at));
+        }
+    }
+    Ok(inputs)
+}
+
 /// A credential's lifetime in seconds: the ISO 8601 duration the agent asked
 /// for, capped at `max`, or `default` when it asked for none. A duration too
 /// long for any clock is capped like any long one, never wrapped.
