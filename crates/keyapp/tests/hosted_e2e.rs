@@ -48,15 +48,19 @@ async fn start_keyapp(dir: &std::path::Path, host: &testhost::TestHost, hosted: 
     app::start(config, PassphraseSource::default()).await.expect("the key app starts")
 }
 
-/// Issues a shared-limit mandate (2 bookings, one host) and returns (jti, status URL).
-async fn issue_shared(env: &Env, seed: u8, key: &str) -> (String, String) {
-    let a = paired_agent(env, seed).await;
-    let body = json!({
+/// A shared-limit mandate request (2 bookings, one host).
+fn shared_request(env: &Env, key: &str) -> Value {
+    json!({
         "kind": "mandate", "idempotency_key": key,
         "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
         "scope": ["hold", "book"], "constraints": {"max_bookings": 2, "shared_limit": true}
-    });
-    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    })
+}
+
+/// Issues a shared-limit mandate (2 bookings, one host) and returns (jti, status URL).
+async fn issue_shared(env: &Env, seed: u8, key: &str) -> (String, String) {
+    let a = paired_agent(env, seed).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_request(env, key))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
     person(env, Command::Approve { id: rid.clone() }).await.unwrap();
     // Registered before the approval returned: the agent has it at once.
@@ -199,12 +203,7 @@ async fn outbox_rows(env: &Env, jti: &str) -> Vec<(String, i64, Option<String>, 
 /// A shared-limit mandate request the person approves; the agent then polls
 /// it with `wait`. Returns (its id, the person's answer, the agent's status, its body).
 async fn approve_and_poll(env: &Env, a: &agent::AgentClient, key: &str) -> (String, Value, StatusCode, Value) {
-    let body = json!({
-        "kind": "mandate", "idempotency_key": key,
-        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
-        "scope": ["hold", "book"], "constraints": {"max_bookings": 2, "shared_limit": true}
-    });
-    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_request(env, key))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
     let answer = person(env, Command::Approve { id: rid.clone() }).await.unwrap();
     let (status, body) = a.send(Method::GET, &format!("/v1/requests/{rid}?wait=30"), None).await.unwrap();
