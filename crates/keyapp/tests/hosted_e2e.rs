@@ -48,15 +48,19 @@ async fn start_keyapp(dir: &std::path::Path, host: &testhost::TestHost, hosted: 
     app::start(config, PassphraseSource::default()).await.expect("the key app starts")
 }
 
-/// Issues a shared-limit mandate (2 bookings, one host) and returns (jti, status URL).
-async fn issue_shared(env: &Env, seed: u8, key: &str) -> (String, String) {
-    let a = paired_agent(env, seed).await;
-    let body = json!({
+/// A shared-limit mandate request (2 bookings, one host).
+fn shared_request(env: &Env, key: &str) -> Value {
+    json!({
         "kind": "mandate", "idempotency_key": key,
         "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
         "scope": ["hold", "book"], "constraints": {"max_bookings": 2, "shared_limit": true}
-    });
-    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    })
+}
+
+/// Issues a shared-limit mandate (2 bookings, one host) and returns (jti, status URL).
+async fn issue_shared(env: &Env, seed: u8, key: &str) -> (String, String) {
+    let a = paired_agent(env, seed).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_request(env, key))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
     person(env, Command::Approve { id: rid.clone() }).await.unwrap();
     // Registered before the approval returned: the agent has it at once.
@@ -197,18 +201,13 @@ async fn outbox_rows(env: &Env, jti: &str) -> Vec<(String, i64, Option<String>, 
 }
 
 /// A shared-limit mandate request the person approves; the agent then polls
-/// it with `wait`. Returns (the person's answer, the agent's status, its body).
-async fn approve_and_poll(env: &Env, a: &agent::AgentClient, key: &str) -> (Value, StatusCode, Value) {
-    let body = json!({
-        "kind": "mandate", "idempotency_key": key,
-        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
-        "scope": ["hold", "book"], "constraints": {"max_bookings": 2, "shared_limit": true}
-    });
-    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+/// it with `wait`. Returns (its id, the person's answer, the agent's status, its body).
+async fn approve_and_poll(env: &Env, a: &agent::AgentClient, key: &str) -> (String, Value, StatusCode, Value) {
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_request(env, key))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
     let answer = person(env, Command::Approve { id: rid.clone() }).await.unwrap();
     let (status, body) = a.send(Method::GET, &format!("/v1/requests/{rid}?wait=30"), None).await.unwrap();
-    (answer, status, body)
+    (rid, answer, status, body)
 }
 
 /// A namespace the service refuses for good: the agent is told at once, the
@@ -222,12 +221,12 @@ async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
     let env = hosted_env(&server).await;
     let a = paired_agent(&env, 52).await;
     // The first fits.
-    let (_, status, first) = approve_and_poll(&env, &a, "full-1").await;
+    let (_, _, status, first) = approve_and_poll(&env, &a, "full-1").await;
     assert_eq!((status, first["status"].as_str()), (StatusCode::OK, Some("approved")), "{first}");
 
     // The second: the person's yes stands, the service refuses it for good.
     let started = std::time::Instant::now();
-    let (answer, status, body) = approve_and_poll(&env, &a, "full-2").await;
+    let (rid, answer, status, body) = approve_and_poll(&env, &a, "full-2").await;
     let jti = answer["result"]["jti"].as_str().unwrap().to_owned();
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(
@@ -251,8 +250,7 @@ async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
     person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
     assert_eq!(outbox_rows(&env, &jti).await.len(), 1);
     // Asking again answers the same, at once.
-    let (status, again) =
-        a.send(Method::GET, &format!("/v1/requests/{}", answer["request_id"].as_str().unwrap()), None).await.unwrap();
+    let (status, again) = a.send(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!((status, again["error"]["reason"].as_str()), (StatusCode::FORBIDDEN, Some("namespace_full")));
 }
 
@@ -270,7 +268,7 @@ async fn a_namespace_the_service_does_not_serve_is_refused_for_good() {
     };
     let env = hosted_env(&server).await;
     let a = paired_agent(&env, 53).await;
-    let (answer, status, body) = approve_and_poll(&env, &a, "foreign-1").await;
+    let (rid, answer, status, body) = approve_and_poll(&env, &a, "foreign-1").await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     assert_eq!(body["error"]["reason"], "namespace_not_allowed", "{body}");
     let jti = answer["result"]["jti"].as_str().unwrap();
@@ -281,6 +279,5 @@ async fn a_namespace_the_service_does_not_serve_is_refused_for_good() {
     );
     // The person's yes stands: their records say approved.
     assert_eq!(answer["status"], "approved", "{answer}");
-    let rid = answer["request_id"].as_str().unwrap();
-    assert_eq!(env.app.service.request(rid).await.unwrap().status, keyapp::service::RequestStatus::Approved);
+    assert_eq!(env.app.service.request(&rid).await.unwrap().status, keyapp::service::RequestStatus::Approved);
 }
