@@ -130,76 +130,97 @@ fn start(cli: Cli, passphrase: Option<PassphraseSource>) -> Result<()> {
 
 async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> Result<()> {
     let data_dir = keyapp::app::data_dir(&config)?;
-    let rt_dir = control::runtime_dir(&config, &data_dir);
-    let call = |c: Command| {
-        let rt_dir = rt_dir.clone();
-        async move {
-            match control::call(&rt_dir, &c).await? {
-                Ok(v) => Ok(v),
-                Err(e) => bail!("{}", e["message"].as_str().unwrap_or("refused")),
-            }
-        }
-    };
+    let socket = Socket(control::runtime_dir(&config, &data_dir));
     match cmd {
         Cmd::Serve => keyapp::app::serve(config, passphrase).await?,
-        Cmd::Pending => listing::pending(typed(call(Command::Pending).await?)?),
-        Cmd::Show { id } => println!("{}", typed::<Prompt>(call(Command::Show { id }).await?)?.consent_text),
-        Cmd::Approve { id } => {
-            let shown: Prompt = typed(call(Command::Show { id: id.clone() }).await?)?;
-            println!("{}", shown.consent_text);
-            if asked_yes("Approve?")? {
-                // The OS confirms it was the person (polkit): in a terminal,
-                // its prompt is asked here, while the service waits for it.
-                let tty_agent = tty_agent::start().await;
-                let done = call(Command::Approve { id }).await;
-                tty_agent.stop().await;
-                let done = done?;
-                println!("approved");
-                if let Some(result) = done.get("result").filter(|r| !r.is_null()) {
-                    println!("{}", serde_json::to_string_pretty(result)?);
-                }
-            } else {
-                println!("not approved");
-            }
-        }
+        Cmd::Pending => listing::pending(socket.view(Command::Pending).await?),
+        Cmd::Show { id } => println!("{}", socket.view::<Prompt>(Command::Show { id }).await?.consent_text),
+        Cmd::Approve { id } => approve(&socket, id).await?,
         Cmd::Decline { id } => {
-            call(Command::Decline { id }).await?;
+            socket.call(Command::Decline { id }).await?;
             println!("declined");
         }
-        Cmd::Mandates => listing::credentials(typed(call(Command::Mandates).await?)?),
+        Cmd::Mandates => listing::credentials(socket.view(Command::Mandates).await?),
         Cmd::Revoke { jti } => {
-            call(Command::Revoke { jti: jti.clone() }).await?;
+            socket.call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
-        Cmd::History => listing::history(typed(call(Command::History).await?)?),
-        Cmd::Contacts { action: None } => listing::contacts(typed(call(Command::Contacts).await?)?),
+        Cmd::History => listing::history(socket.view(Command::History).await?),
+        Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
-            call(Command::ContactsAdd { principal, name, relationship }).await?;
+            socket.call(Command::ContactsAdd { principal, name, relationship }).await?;
             println!("added");
         }
         Cmd::Attestations { action: AttestationsCmd::Add { jws } } => {
-            let v = call(Command::AttestationsAdd { jws }).await?;
+            let v = socket.call(Command::AttestationsAdd { jws }).await?;
             println!("added attestation from {}", v["iss"].as_str().unwrap_or_default());
         }
-        Cmd::Hosts { action: None } => listing::host_changes(typed(call(Command::HostChanges).await?)?),
+        Cmd::Hosts { action: None } => listing::host_changes(socket.view(Command::HostChanges).await?),
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
-            let changes: Vec<HostChangeView> = typed(call(Command::HostChanges).await?)?;
-            let Some(change) = changes.iter().find(|c| c.change.host_id == host_id && c.change.domain == domain) else {
-                bail!("{host_id} was not met at {domain}; `schcp-keyapp hosts` lists what was");
-            };
-            println!("{}", change.words);
-            if asked_yes("Accept?")? {
-                call(Command::AcceptHostDomain { host_id, domain }).await?;
-                println!("accepted");
-            } else {
-                println!("not accepted");
-            }
+            accept_host(&socket, host_id, domain).await?
         }
         Cmd::Principal => {
-            let v = call(Command::Principal).await?;
+            let v = socket.call(Command::Principal).await?;
             println!("{}", v["principal"].as_str().context("no principal")?);
             println!("{}", v["jwk"]);
         }
+    }
+    Ok(())
+}
+
+/// The running service's control socket, in its runtime directory.
+struct Socket(PathBuf);
+
+impl Socket {
+    /// One command's answer, or its refusal as the error.
+    async fn call(&self, c: Command) -> Result<Value> {
+        match control::call(&self.0, &c).await? {
+            Ok(v) => Ok(v),
+            Err(e) => bail!("{}", e["message"].as_str().unwrap_or("refused")),
+        }
+    }
+
+    /// One command's answer as the view it is (`keyapp::views`), the same
+    /// type the window receives.
+    async fn view<T: serde::de::DeserializeOwned>(&self, c: Command) -> Result<T> {
+        serde_json::from_value(self.call(c).await?)
+            .context("the key app answered in a shape this program does not know; are both the same version?")
+    }
+}
+
+/// Prints the consent text, asks, and approves on an explicit yes.
+async fn approve(socket: &Socket, id: String) -> Result<()> {
+    let shown: Prompt = socket.view(Command::Show { id: id.clone() }).await?;
+    println!("{}", shown.consent_text);
+    if !asked_yes("Approve?")? {
+        println!("not approved");
+        return Ok(());
+    }
+    // The OS confirms it was the person (polkit): in a terminal, its prompt
+    // is asked here, while the service waits for it.
+    let tty_agent = tty_agent::start().await;
+    let done = socket.call(Command::Approve { id }).await;
+    tty_agent.stop().await;
+    let done = done?;
+    println!("approved");
+    if let Some(result) = done.get("result").filter(|r| !r.is_null()) {
+        println!("{}", serde_json::to_string_pretty(result)?);
+    }
+    Ok(())
+}
+
+/// Says a host's move in words, asks, and accepts it on an explicit yes.
+async fn accept_host(socket: &Socket, host_id: String, domain: String) -> Result<()> {
+    let changes: Vec<HostChangeView> = socket.view(Command::HostChanges).await?;
+    let Some(change) = changes.iter().find(|c| c.change.host_id == host_id && c.change.domain == domain) else {
+        bail!("{host_id} was not met at {domain}; `schcp-keyapp hosts` lists what was");
+    };
+    println!("{}", change.words);
+    if asked_yes("Accept?")? {
+        socket.call(Command::AcceptHostDomain { host_id, domain }).await?;
+        println!("accepted");
+    } else {
+        println!("not accepted");
     }
     Ok(())
 }
@@ -216,13 +237,6 @@ fn asked_yes(question: &str) -> Result<bool> {
 /// The person's yes is explicit: only `y` or `yes` approves; anything else, including nothing, does not.
 fn is_yes(answer: &str) -> bool {
     matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
-}
-
-/// The service's answer as the view it is (`keyapp::views`), the same type
-/// the window receives.
-fn typed<T: serde::de::DeserializeOwned>(v: Value) -> Result<T> {
-    serde_json::from_value(v)
-        .context("the key app answered in a shape this program does not know; are both the same version?")
 }
 
 #[cfg(test)]
