@@ -395,24 +395,13 @@ mod tests {
 
     const T0: i64 = 1_792_000_000;
 
-    /// A credential of `kind` issued to `agent` at `T0 + n`.
+    /// A credential of `kind` issued to `agent` at `T0 + n`, with or without a status URL.
     fn issued(n: i64, jti: &str, kind: RequestKind, agent: &str, status_url: bool) -> CredentialRecord {
-        CredentialRecord {
-            jti: jti.into(),
-            kind,
-            agent_jkt: Some(agent.into()),
-            request_id: None,
-            aud: if kind.has_audience() { vec!["maple-street-auto".into()] } else { Vec::new() },
-            scope: vec![],
-            iat: T0 + n,
-            exp: T0 + 3600,
-            compact: "x.y.z".into(),
-            status_url: status_url.then(|| format!("https://status.example/status/T/{jti}")),
-            max_bookings: None,
-            shared_limit: false,
-            booking_id: None,
-            host_keys: Default::default(),
+        let mut c = crate::store::testing::credential(n, jti, kind, agent);
+        if !status_url {
+            c.status_url = None;
         }
+        c
     }
 
     fn principal(tail: &str) -> String {

@@ -448,23 +448,13 @@ mod tests {
 
     const NOW: i64 = 1_792_000_000;
 
+    /// A credential from `testing`; a mandate's with a shared limit of 3.
     fn issued(n: i64, jti: &str, kind: RequestKind, agent: &str) -> CredentialRecord {
-        CredentialRecord {
-            jti: jti.into(),
-            kind,
-            agent_jkt: Some(agent.into()),
-            request_id: None,
-            aud: if kind.has_audience() { vec!["maple-street-auto".into()] } else { Vec::new() },
-            scope: vec![],
-            iat: NOW + n,
-            exp: NOW + 3600,
-            compact: "x.y.z".into(),
-            status_url: Some(format!("https://status.example/status/T/{jti}")),
-            max_bookings: Some(3),
-            shared_limit: kind.has_audience(),
-            booking_id: None,
-            host_keys: Default::default(),
+        let mut c = testing::credential(n, jti, kind, agent);
+        if kind.has_audience() {
+            (c.max_bookings, c.shared_limit) = (Some(3), true);
         }
+        c
     }
 
     async fn meeting(store: &Store, jti: &str, revision: i64, members: &str) {

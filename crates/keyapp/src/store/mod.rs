@@ -143,6 +143,33 @@ pub(crate) mod testing {
         sqlx::query("PRAGMA ignore_check_constraints = OFF").execute(&mut *conn).await.unwrap();
     }
 
+    /// A credential of `kind` issued to `agent` at `1_792_000_000 + n`, valid an
+    /// hour from then, with a status URL and no shared limit.
+    pub(crate) fn credential(
+        n: i64,
+        jti: &str,
+        kind: crate::kind::RequestKind,
+        agent: &str,
+    ) -> super::credentials::CredentialRecord {
+        const T0: i64 = 1_792_000_000;
+        super::credentials::CredentialRecord {
+            jti: jti.into(),
+            kind,
+            agent_jkt: Some(agent.into()),
+            request_id: None,
+            aud: if kind.has_audience() { vec!["maple-street-auto".into()] } else { Vec::new() },
+            scope: vec![],
+            iat: T0 + n,
+            exp: T0 + 3600,
+            compact: "x.y.z".into(),
+            status_url: Some(format!("https://status.example/status/T/{jti}")),
+            max_bookings: None,
+            shared_limit: false,
+            booking_id: None,
+            host_keys: Default::default(),
+        }
+    }
+
     /// A busy database's error, as a refusal's tests need one.
     pub(crate) fn busy() -> super::StoreError {
         super::StoreError::Busy(sqlx::Error::PoolTimedOut)
