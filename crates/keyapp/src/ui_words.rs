@@ -67,7 +67,8 @@ pub enum Words {
 }
 
 /// The words for each reason: one place, matched exhaustively, so a new
-/// reason cannot reach a person before it is given words here.
+/// reason cannot reach a person before it is given words here (hence one
+/// long function: an arm per reason, and no other logic).
 pub fn words(reason: Reason) -> Words {
     use Reason as R;
     match reason {
@@ -291,7 +292,7 @@ mod tests {
 
     #[test]
     fn every_refusal_a_window_can_meet_is_worded_in_english_and_french() {
-        let busy = ServiceError::Store(crate::store::StoreError::Busy(sqlx::Error::PoolTimedOut));
+        let busy = ServiceError::Store(crate::store::testing::busy());
         let expired = schcp::Error::Expired { what: "attestation", exp: 1, now: 2 };
         let cases = [
             ServiceError::NotPending(RequestStatus::Expired),
@@ -391,7 +392,7 @@ mod tests {
 
     #[test]
     fn a_busy_refusal_says_to_try_again_and_not_that_the_request_is_gone() {
-        let busy = ServiceError::Store(crate::store::StoreError::Busy(sqlx::Error::PoolTimedOut));
+        let busy = ServiceError::Store(crate::store::testing::busy());
         assert_eq!(busy.code_and_reason(), (schcp::Code::Unavailable, Reason::Busy));
         assert_eq!(refusal(Language::English, &busy), "Your records are busy for a moment; try again.");
         assert!(!refusal(Language::French, &busy).contains("signé"));

@@ -342,12 +342,12 @@ impl Publication {
         }
     }
 
-    /// From the outbox's unacknowledged ops for one credential (`,`-separated).
-    pub(crate) fn of(unpublished: Option<&str>) -> Option<Publication> {
-        let ops = unpublished?;
-        if ops.split(',').any(|o| o == "register") {
+    /// From the outbox's unacknowledged ops for one credential.
+    pub(crate) fn of(unpublished: &[crate::store::outbox::Op]) -> Option<Publication> {
+        use crate::store::outbox::Op;
+        if unpublished.contains(&Op::Register) {
             Some(Publication::RegistrationPending)
-        } else if ops.split(',').any(|o| o == "revoke") {
+        } else if unpublished.contains(&Op::Revoke) {
             Some(Publication::RevocationPending)
         } else {
             None

@@ -35,7 +35,7 @@ pub(super) fn conflict(pinned: &HostBinding, found: &HostBinding) -> ServiceErro
 /// Binds each of a request's hosts in the approval's transaction (§2.2: at the
 /// person's first yes); refused when another place won in the meantime.
 pub(super) async fn bind_all(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut crate::store::Connection,
     hosts: &[HostBinding],
     now: i64,
 ) -> Result<(), ServiceError> {

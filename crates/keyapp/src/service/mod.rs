@@ -31,6 +31,8 @@ mod publication;
 mod records;
 mod requests;
 mod rule;
+#[cfg(test)]
+mod test_support;
 
 pub use crate::kind::RequestKind;
 pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
@@ -425,41 +427,26 @@ impl Service {
 
     /// Appends to the history inside a caller's transaction.
     async fn history(
-        tx: &mut sqlx::SqliteConnection,
+        tx: &mut crate::store::Connection,
         at: i64,
         event: &str,
         subject: &str,
         detail: &str,
-    ) -> Result<(), sqlx::Error> {
-        sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, ?, ?, ?)")
-            .bind(at)
-            .bind(event)
-            .bind(subject)
-            .bind(detail)
-            .execute(tx)
-            .await?;
-        Ok(())
+    ) -> Result<(), StoreError> {
+        crate::store::history::append(tx, at, event, subject, detail, None).await
     }
 
     /// Appends an approval's history entry with how the person's yes was
     /// confirmed (`None`: no person was asked, §3.3's prompt-less renewal).
     async fn history_confirmed(
-        tx: &mut sqlx::SqliteConnection,
+        tx: &mut crate::store::Connection,
         at: i64,
         event: &str,
         subject: &str,
         detail: &str,
         confirmed_by: Option<crate::user_verification::Method>,
-    ) -> Result<(), sqlx::Error> {
-        sqlx::query("INSERT INTO history (at, event, subject, detail, confirmed_by) VALUES (?, ?, ?, ?, ?)")
-            .bind(at)
-            .bind(event)
-            .bind(subject)
-            .bind(detail)
-            .bind(confirmed_by.map(|m| m.as_str()))
-            .execute(tx)
-            .await?;
-        Ok(())
+    ) -> Result<(), StoreError> {
+        crate::store::history::append(tx, at, event, subject, detail, confirmed_by).await
     }
 
     /// A fresh random id with a prefix (`rq_`, `pr_`, `m-`).

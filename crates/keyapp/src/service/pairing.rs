@@ -3,6 +3,9 @@
 //! the one the key app shows.
 
 use super::{Service, ServiceError};
+pub use crate::store::pairings::PairingStatus;
+use crate::store::pairings::{self, AgentRecord, NewPairing, PendingBounds};
+use crate::user_verification::Method;
 use schcp::jwk::Jwk;
 use schcp::refusal::Reason;
 use serde::Serialize;
@@ -28,55 +31,6 @@ pub const DECLINED_COOLDOWN: i64 = 600;
 /// Agent names are shown to the person; a long one could push the fingerprint
 /// off the screen.
 pub const MAX_AGENT_NAME: usize = 64;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PairingStatus {
-    Pending,
-    Approved,
-    Declined,
-    Expired,
-    Unpaired,
-}
-
-impl std::fmt::Display for PairingStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl PairingStatus {
-    pub const ALL: [PairingStatus; 5] = [
-        PairingStatus::Pending,
-        PairingStatus::Approved,
-        PairingStatus::Declined,
-        PairingStatus::Expired,
-        PairingStatus::Unpaired,
-    ];
-
-    /// A status as stored; anything the key app does not write is a corrupt
-    /// record, never taken for `pending` (which the person could then approve).
-    fn parse(s: &str) -> Result<PairingStatus, ServiceError> {
-        match s {
-            "pending" => Ok(PairingStatus::Pending),
-            "approved" => Ok(PairingStatus::Approved),
-            "declined" => Ok(PairingStatus::Declined),
-            "expired" => Ok(PairingStatus::Expired),
-            "unpaired" => Ok(PairingStatus::Unpaired),
-            other => Err(super::corrupt(format!("pairing status {other:?}"))),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PairingStatus::Pending => "pending",
-            PairingStatus::Approved => "approved",
-            PairingStatus::Declined => "declined",
-            PairingStatus::Expired => "expired",
-            PairingStatus::Unpaired => "unpaired",
-        }
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pairing {
@@ -131,8 +85,10 @@ fn declined_cooldown(decided_at: Option<i64>, now: i64) -> Result<(), ServiceErr
 /// The 429 for a pairing past `MAX_PENDING_PAIRINGS` (this user's) or
 /// `MAX_PENDING_PAIRINGS_ALL`: retry when the oldest pending one in the way
 /// expires, if the person has not answered it by then.
-fn too_many_pairings(oldest_pending: Option<i64>, now: i64) -> ServiceError {
-    let retry = oldest_pending.map_or(1, |t| (t + PAIRING_TTL - now).max(1));
+fn too_many_pairings(load: pairings::PendingLoad, now: i64) -> ServiceError {
+    // The oldest of this user's, if theirs are what is in the way, else of all.
+    let oldest = if load.mine >= MAX_PENDING_PAIRINGS { load.oldest_mine } else { load.oldest_all };
+    let retry = oldest.map_or(1, |t| (t + PAIRING_TTL - now).max(1));
     ServiceError::TooMany {
         reason: Reason::TooManyPairings,
         message: format!(
@@ -171,21 +127,21 @@ fn check_name(name: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-type Row = (String, String, String, String, i64, String, Option<i64>);
-
-fn from_row((jkt, name, pairing_id, status, created_at, fingerprint, uid): Row) -> Result<Pairing, ServiceError> {
-    Ok(Pairing {
-        pairing_id,
-        status: PairingStatus::parse(&status)?,
-        fingerprint,
-        agent_jkt: jkt,
-        agent_name: name,
-        created_at,
-        peer_uid: uid.and_then(|u| u32::try_from(u).ok()),
-    })
+impl From<AgentRecord> for Pairing {
+    fn from(a: AgentRecord) -> Pairing {
+        Pairing {
+            pairing_id: a.pairing_id,
+            status: a.status,
+            fingerprint: a.fingerprint,
+            agent_jkt: a.jkt,
+            agent_name: a.name,
+            created_at: a.created_at,
+            peer_uid: a.peer_uid,
+        }
+    }
 }
 
-const SELECT: &str = "SELECT jkt, name, pairing_id, status, created_at, fingerprint, peer_uid FROM agents";
+const BOUNDS: PendingBounds = PendingBounds { per_user: MAX_PENDING_PAIRINGS, all: MAX_PENDING_PAIRINGS_ALL };
 
 impl Service {
     /// `POST /v1/pairings`. An approved agent gets its pairing back; a pending one
@@ -206,98 +162,53 @@ impl Service {
         let jkt = jwk.thumbprint().map_err(|e| ServiceError::Verification(e.into()))?;
         let now = self.now();
         self.expire_pairings(now).await?;
-        // IMMEDIATE: this transaction reads, then writes; a deferred one would
-        // meet another writer at its upgrade with SQLITE_BUSY at once, past the
-        // busy timeout (seen with a flood of pairings).
-        let mut tx = self.store().pool().begin_with("BEGIN IMMEDIATE").await?;
-        let existing: Option<Row> =
-            sqlx::query_as(&format!("{SELECT} WHERE jkt = ?")).bind(&jkt).fetch_optional(&mut *tx).await?;
-        if let Some(row) = existing {
-            let p = from_row(row)?;
-            if matches!(p.status, PairingStatus::Approved | PairingStatus::Pending) {
+        // Read, then write: IMMEDIATE (a flood of pairings waits its turn).
+        let mut tx = self.store().begin_immediate().await?;
+        if let Some(existing) = pairings::by_jkt(&mut tx, &jkt).await? {
+            let answer = match existing.status {
+                PairingStatus::Approved | PairingStatus::Pending => Some(Ok(Pairing::from(existing))),
+                PairingStatus::Declined => declined_cooldown(existing.decided_at, now).err().map(Err),
+                PairingStatus::Expired | PairingStatus::Unpaired => None,
+            };
+            if let Some(answer) = answer {
                 tx.rollback().await?;
-                return Ok(p);
-            }
-            if p.status == PairingStatus::Declined {
-                let (decided_at,): (Option<i64>,) = sqlx::query_as("SELECT decided_at FROM agents WHERE jkt = ?")
-                    .bind(&jkt)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                if let Err(refused) = declined_cooldown(decided_at, now) {
-                    tx.rollback().await?;
-                    return Err(refused);
-                }
+                return answer;
             }
         }
-        let pairing_id = Service::new_id("pr_");
-        let fp = fingerprint(&jkt);
-        let jwk_json = serde_json::to_string(jwk).expect("a JWK serializes");
-        // The bound is checked in the statement that adds the pairing, so two
-        // requests at once cannot both pass it.
-        let uid = peer_uid.map(i64::from);
-        let done = sqlx::query(
-            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at, peer_uid)
-             SELECT ?, ?, ?, ?, ?, 'pending', ?, ?
-             WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending' AND peer_uid IS ?) < ?
-               AND (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
-             ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, pairing_id = excluded.pairing_id,
-               status = 'pending', created_at = excluded.created_at, decided_at = NULL,
-               peer_uid = excluded.peer_uid",
-        )
-        .bind(&jkt)
-        .bind(&jwk_json)
-        .bind(agent_name)
-        .bind(&pairing_id)
-        .bind(&fp)
-        .bind(now)
-        .bind(uid)
-        .bind(uid)
-        .bind(MAX_PENDING_PAIRINGS)
-        .bind(MAX_PENDING_PAIRINGS_ALL)
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            // The oldest of this user's, if theirs are what is in the way, else of all.
-            let (mine, oldest_mine, oldest_all): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
-                "SELECT COALESCE(SUM(peer_uid IS ?), 0), MIN(CASE WHEN peer_uid IS ? THEN created_at END),
-                        MIN(created_at)
-                 FROM agents WHERE status = 'pending'",
-            )
-            .bind(uid)
-            .bind(uid)
-            .fetch_one(&mut *tx)
-            .await?;
-            let oldest = if mine >= MAX_PENDING_PAIRINGS { oldest_mine } else { oldest_all };
-            // Now, not when the connection is next used: it holds the write lock.
-            tx.rollback().await?;
-            return Err(too_many_pairings(oldest, now));
-        }
-        Service::history(&mut tx, now, "pairing_requested", &pairing_id, agent_name).await?;
-        tx.commit().await?;
-        self.notify();
-        Ok(Pairing {
-            pairing_id,
+        let pairing = Pairing {
+            pairing_id: Service::new_id("pr_"),
             status: PairingStatus::Pending,
-            fingerprint: fp,
+            fingerprint: fingerprint(&jkt),
             agent_jkt: jkt,
             agent_name: agent_name.to_owned(),
             created_at: now,
             peer_uid,
-        })
+        };
+        let jwk_json = serde_json::to_string(jwk).expect("a JWK serializes");
+        let new = NewPairing {
+            jkt: &pairing.agent_jkt,
+            jwk: &jwk_json,
+            name: agent_name,
+            pairing_id: &pairing.pairing_id,
+            fingerprint: &pairing.fingerprint,
+            created_at: now,
+            peer_uid,
+        };
+        if !pairings::add_pending(&mut tx, &new, BOUNDS).await? {
+            let load = pairings::pending_load(&mut tx, peer_uid).await?;
+            // Now, not when the connection is next used: it holds the write lock.
+            tx.rollback().await?;
+            return Err(too_many_pairings(load, now));
+        }
+        tx.commit().await?;
+        self.notify();
+        Ok(pairing)
     }
 
     /// How many pairings from local user `peer_uid` were declined or went
     /// unanswered in the last `CHURN_WINDOW` seconds.
     pub async fn churned_pairings(&self, peer_uid: Option<u32>) -> Result<i64, ServiceError> {
-        let (n,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM agents
-             WHERE peer_uid IS ? AND status IN ('declined', 'expired') AND decided_at >= ?",
-        )
-        .bind(peer_uid.map(i64::from))
-        .bind(self.now() - CHURN_WINDOW)
-        .fetch_one(self.store().pool())
-        .await?;
-        Ok(n)
+        Ok(pairings::churned(self.store(), peer_uid, self.now() - CHURN_WINDOW).await?)
     }
 
     /// The sentence the person reads beside a pending pairing whose user's
@@ -316,75 +227,51 @@ impl Service {
 
     /// A pairing as its own agent sees it; another agent's is "not found".
     pub async fn pairing_for_agent(&self, jkt: &str, pairing_id: &str) -> Result<Pairing, ServiceError> {
-        self.expire_pairings(self.now()).await?;
-        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE pairing_id = ? AND jkt = ?"))
-            .bind(pairing_id)
-            .bind(jkt)
-            .fetch_optional(self.store().pool())
-            .await?;
-        from_row(row.ok_or(ServiceError::NotFound("pairing"))?)
+        self.find_pairing(pairing_id, Some(jkt)).await
     }
 
     pub async fn pairing(&self, pairing_id: &str) -> Result<Pairing, ServiceError> {
+        self.find_pairing(pairing_id, None).await
+    }
+
+    async fn find_pairing(&self, pairing_id: &str, jkt: Option<&str>) -> Result<Pairing, ServiceError> {
         self.expire_pairings(self.now()).await?;
-        let row: Option<Row> = sqlx::query_as(&format!("{SELECT} WHERE pairing_id = ?"))
-            .bind(pairing_id)
-            .fetch_optional(self.store().pool())
-            .await?;
-        from_row(row.ok_or(ServiceError::NotFound("pairing"))?)
+        let found = pairings::by_pairing_id(self.store(), pairing_id, jkt).await?;
+        found.map(Pairing::from).ok_or(ServiceError::NotFound("pairing"))
     }
 
     pub async fn pending_pairings(&self) -> Result<Vec<Pairing>, ServiceError> {
         self.expire_pairings(self.now()).await?;
-        let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'pending' ORDER BY created_at"))
-            .fetch_all(self.store().pool())
-            .await?;
-        rows.into_iter().map(from_row).collect()
+        self.pairings_in(PairingStatus::Pending).await
     }
 
     pub async fn paired_agents(&self) -> Result<Vec<Pairing>, ServiceError> {
-        let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} WHERE status = 'approved' ORDER BY created_at"))
-            .fetch_all(self.store().pool())
-            .await?;
-        rows.into_iter().map(from_row).collect()
+        self.pairings_in(PairingStatus::Approved).await
+    }
+
+    async fn pairings_in(&self, status: PairingStatus) -> Result<Vec<Pairing>, ServiceError> {
+        Ok(pairings::with_status(self.store(), status).await?.into_iter().map(Pairing::from).collect())
     }
 
     pub async fn is_paired(&self, jkt: &str) -> Result<bool, ServiceError> {
-        let row: Option<(String,)> = sqlx::query_as("SELECT status FROM agents WHERE jkt = ?")
-            .bind(jkt)
-            .fetch_optional(self.store().pool())
-            .await?;
-        Ok(row.is_some_and(|(s,)| s == "approved"))
+        Ok(pairings::name(self.store(), jkt, Some(PairingStatus::Approved)).await?.is_some())
     }
 
-    /// The person's answer to a pending pairing.
     /// Settles a pending pairing with the person's answer; a yes only after the
     /// OS confirmed the person (`approve_pairing_from`), with how.
     pub(super) async fn settle_pairing(
         &self,
         pairing_id: &str,
         approve: bool,
-        confirmed_by: Option<crate::user_verification::Method>,
+        confirmed_by: Option<Method>,
     ) -> Result<Pairing, ServiceError> {
         let now = self.now();
         self.expire_pairings(now).await?;
-        let status = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
-        let mut tx = self.store().pool().begin().await?;
-        let done =
-            sqlx::query("UPDATE agents SET status = ?, decided_at = ? WHERE pairing_id = ? AND status = 'pending'")
-                .bind(status.as_str())
-                .bind(now)
-                .bind(pairing_id)
-                .execute(&mut *tx)
-                .await?;
-        if done.rows_affected() == 0 {
-            drop(tx);
+        let to = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
+        if !pairings::settle(self.store(), pairing_id, to, now, confirmed_by).await? {
             let p = self.pairing(pairing_id).await?;
             return Err(ServiceError::PairingNotPending(p.status));
         }
-        let event = if approve { "pairing_approved" } else { "pairing_declined" };
-        Service::history_confirmed(&mut tx, now, event, pairing_id, "", confirmed_by).await?;
-        tx.commit().await?;
         tracing::info!(pairing_id, approved = approve, "pairing answered");
         self.notify();
         self.pairing(pairing_id).await
@@ -392,26 +279,9 @@ impl Service {
 
     /// Unpairs an agent; its pending requests are withdrawn in the same transaction.
     pub async fn unpair(&self, jkt: &str) -> Result<(), ServiceError> {
-        let now = self.now();
-        let mut tx = self.store().pool().begin().await?;
-        let done =
-            sqlx::query("UPDATE agents SET status = 'unpaired', decided_at = ? WHERE jkt = ? AND status = 'approved'")
-                .bind(now)
-                .bind(jkt)
-                .execute(&mut *tx)
-                .await?;
-        if done.rows_affected() == 0 {
+        if !pairings::unpair(self.store(), jkt, self.now()).await? {
             return Err(ServiceError::NotFound("paired agent"));
         }
-        sqlx::query(
-            "UPDATE requests SET status = 'withdrawn', decided_at = ? WHERE agent_jkt = ? AND status = 'pending'",
-        )
-        .bind(now)
-        .bind(jkt)
-        .execute(&mut *tx)
-        .await?;
-        Service::history(&mut tx, now, "agent_unpaired", jkt, "").await?;
-        tx.commit().await?;
         self.notify();
         Ok(())
     }
@@ -420,25 +290,7 @@ impl Service {
     /// person is shown (the app's sweeper calls this every few seconds, so a stale
     /// prompt does not wait for someone to list them).
     pub async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
-        // A read first: the common case has nothing to expire, and a read takes no write lock.
-        let due: Option<(i64,)> =
-            sqlx::query_as("SELECT 1 FROM agents WHERE status = 'pending' AND created_at + ? <= ? LIMIT 1")
-                .bind(PAIRING_TTL)
-                .bind(now)
-                .fetch_optional(self.store().pool())
-                .await?;
-        if due.is_none() {
-            return Ok(());
-        }
-        let done = sqlx::query(
-            "UPDATE agents SET status = 'expired', decided_at = ? WHERE status = 'pending' AND created_at + ? <= ?",
-        )
-        .bind(now)
-        .bind(PAIRING_TTL)
-        .bind(now)
-        .execute(self.store().pool())
-        .await?;
-        if done.rows_affected() > 0 {
+        if pairings::expire(self.store(), now, PAIRING_TTL).await? > 0 {
             self.notify();
         }
         Ok(())
@@ -447,26 +299,8 @@ impl Service {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::service_at;
     use super::*;
-
-    #[test]
-    fn a_stored_pairing_status_is_one_the_key_app_writes_or_an_error() {
-        for st in [
-            PairingStatus::Pending,
-            PairingStatus::Approved,
-            PairingStatus::Declined,
-            PairingStatus::Expired,
-            PairingStatus::Unpaired,
-        ] {
-            assert_eq!(PairingStatus::parse(st.as_str()).unwrap(), st);
-        }
-        for bad in ["", "Pending", "approved ", "paired"] {
-            assert!(matches!(
-                PairingStatus::parse(bad),
-                Err(ServiceError::Store(crate::store::StoreError::Corrupt(_)))
-            ));
-        }
-    }
 
     #[test]
     fn fingerprint_is_short_stable_and_key_specific() {
@@ -489,25 +323,13 @@ mod tests {
         assert_eq!(fingerprint(&schcp::b64::encode(high)), "Z000-0000-0000");
     }
 
-    /// A service on a fresh database whose clock the test moves.
-    async fn service_at(start: i64) -> (Service, std::sync::Arc<std::sync::atomic::AtomicI64>, tempfile::TempDir) {
-        use std::sync::atomic::{AtomicI64, Ordering};
-        use std::sync::Arc;
-        let dir = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(&dir.path().join("keyapp.db")).await.unwrap();
-        let clock = Arc::new(AtomicI64::new(start));
-        let c = Arc::clone(&clock);
-        let service = Service::new(
-            store,
-            Arc::new(ed25519_dalek::SigningKey::from_bytes(&[1; 32])),
-            None,
-            crate::config::Config::default(),
-            crate::discovery::DiscoveryClient::new(&Default::default()).unwrap(),
-            schcp_consent::Language::English,
-            Arc::new(move || c.load(Ordering::SeqCst)),
-        )
-        .unwrap();
-        (service, clock, dir)
+    /// Every agent key the records hold, whatever its status.
+    async fn agents(svc: &Service) -> usize {
+        let mut n = 0;
+        for status in PairingStatus::ALL {
+            n += pairings::with_status(svc.store(), status).await.unwrap().len();
+        }
+        n
     }
 
     fn agent_jwk(seed: u8) -> Jwk {
@@ -536,8 +358,7 @@ mod tests {
         assert_eq!(accepted.len(), MAX_PENDING_PAIRINGS as usize);
         assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS as usize);
         // The refused ones left nothing behind.
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents").fetch_one(svc.store().pool()).await.unwrap();
-        assert_eq!(n, MAX_PENDING_PAIRINGS);
+        assert_eq!(agents(&svc).await, MAX_PENDING_PAIRINGS as usize);
         // A key already waiting gets its own pairing back, bound or not.
         assert_eq!(svc.request_pairing(&agent_jwk(10), "Flood").await.unwrap(), accepted[0]);
 
@@ -556,11 +377,7 @@ mod tests {
         clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
         // The sweeper's call drops the two asked at T0; the one asked at T0 + 100 waits on.
         svc.expire_pairings(svc.now()).await.unwrap();
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents WHERE status = 'pending'")
-            .fetch_one(svc.store().pool())
-            .await
-            .unwrap();
-        assert_eq!(n, 1);
+        assert_eq!(pairings::with_status(svc.store(), PairingStatus::Pending).await.unwrap().len(), 1);
         let p = svc.request_pairing(&agent_jwk(62), "New").await.unwrap();
         assert_eq!(p.status, PairingStatus::Pending);
         assert_eq!(svc.pairing(&accepted[2].pairing_id).await.unwrap().status, PairingStatus::Expired);
@@ -618,8 +435,7 @@ mod tests {
         assert_eq!(refusal(Err(refused)).0, "too_many_pairings");
         assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS_ALL as usize);
         // The refused ones left no record.
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM agents").fetch_one(svc.store().pool()).await.unwrap();
-        assert_eq!(n, MAX_PENDING_PAIRINGS_ALL);
+        assert_eq!(agents(&svc).await, MAX_PENDING_PAIRINGS_ALL as usize);
     }
 
     #[tokio::test]
@@ -652,6 +468,56 @@ mod tests {
         // Outside the window, the old ones no longer count.
         clock.store(T0 + PAIRING_TTL + CHURN_WINDOW + 1, Ordering::SeqCst);
         assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_pairing_is_answered_once_and_seen_only_by_its_own_agent() {
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        assert_eq!(svc.pairing_for_agent(&p.agent_jkt, &p.pairing_id).await.unwrap(), p);
+        let other = agent_jwk(6).thumbprint().unwrap();
+        assert!(matches!(svc.pairing_for_agent(&other, &p.pairing_id).await, Err(ServiceError::NotFound("pairing"))));
+        assert!(matches!(svc.settle_pairing("pr_nobody", false, None).await, Err(ServiceError::NotFound("pairing"))));
+
+        let declined = svc.settle_pairing(&p.pairing_id, false, None).await.unwrap();
+        assert_eq!(declined.status, PairingStatus::Declined);
+        let again = svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await;
+        assert!(matches!(again, Err(ServiceError::PairingNotPending(PairingStatus::Declined))), "{again:?}");
+        assert!(!svc.is_paired(&p.agent_jkt).await.unwrap());
+        let events: Vec<_> = svc.history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
+        assert_eq!(events, ["pairing_declined", "pairing_requested"], "the second answer wrote nothing");
+    }
+
+    #[tokio::test]
+    async fn a_paired_agent_is_unpaired_once() {
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound("paired agent"))), "pending");
+        svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
+        assert!(svc.is_paired(&p.agent_jkt).await.unwrap());
+        assert_eq!(svc.paired_agents().await.unwrap().len(), 1);
+        assert_eq!(svc.paired_agent_name(&p.agent_jkt).await.unwrap().as_deref(), Some("Calendar"));
+        // An approved agent asking again gets its pairing back, unchanged.
+        let back = svc.request_pairing(&agent_jwk(5), "Renamed").await.unwrap();
+        assert_eq!((back.pairing_id.as_str(), back.status), (p.pairing_id.as_str(), PairingStatus::Approved));
+
+        svc.unpair(&p.agent_jkt).await.unwrap();
+        assert!(!svc.is_paired(&p.agent_jkt).await.unwrap());
+        assert_eq!(svc.paired_agent_name(&p.agent_jkt).await.unwrap(), None);
+        assert_eq!(svc.agent_name(&p.agent_jkt).await.unwrap(), "Calendar", "its name stays in the records");
+        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound("paired agent"))));
+        let entries = svc.history_entries(10).await.unwrap();
+        let events: Vec<_> = entries.iter().map(|h| (h.event.as_str(), h.confirmed_by.as_deref())).collect();
+        assert_eq!(
+            events,
+            [("agent_unpaired", None), ("pairing_approved", Some("polkit")), ("pairing_requested", None)]
+        );
+        // Unpaired, it may ask again: a new pairing, pending.
+        let anew = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        assert_eq!(anew.status, PairingStatus::Pending);
+        assert_ne!(anew.pairing_id, p.pairing_id);
     }
 
     fn reason(r: Result<(), ServiceError>) -> Reason {

@@ -1,45 +1,40 @@
 //! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
-use super::corrupt;
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::credentials::CredentialStatus;
+use crate::store::attestations::{self, AttestationRow};
+use crate::store::contacts::{self, ContactRow};
+use crate::store::credentials::{self, CredentialStatus, ListedCredential, MeetingRecord};
+use crate::store::pairings::{self, PairingStatus};
+use crate::store::{history, history::HistoryRecord};
 use crate::user_verification::Method;
 use schcp::refusal::Reason;
 use serde_json::{json, Value};
 
 pub use crate::views::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 
-/// A credential with its held units and, for a contract or acceptance, its
-/// meeting: id, revision, contract hash, members, and the meeting's latest
-/// revision kept here (all NULL for other credentials).
-type CredRow = (
-    String,
-    String,
-    String,
-    i64,
-    Option<i64>,
-    Option<i64>,
-    i64,
-    Option<String>,
-    i64,
-    Option<String>,
-    Option<u32>,
-    Option<String>,
-    Option<String>,
-    Option<u32>,
-    Option<String>,
-    Option<String>,
-);
+impl From<MeetingRecord> for MeetingView {
+    fn from(m: MeetingRecord) -> MeetingView {
+        MeetingView {
+            meeting_id: m.meeting_id,
+            revision: m.revision,
+            contract_sha256: m.contract_sha256,
+            members: m.members,
+            current: m.current,
+        }
+    }
+}
+
+impl From<ContactRow> for Contact {
+    fn from(c: ContactRow) -> Contact {
+        Contact { principal: c.principal, name: c.name, relationship: c.relationship }
+    }
+}
 
 impl Service {
     pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
-        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM agents WHERE jkt = ?")
-            .bind(jkt)
-            .fetch_optional(self.store().pool())
-            .await?;
-        Ok(row.map(|(n,)| n).unwrap_or_default())
+        Ok(pairings::name(self.store(), jkt, None).await?.unwrap_or_default())
     }
 
     /// The agent's name as every surface lists it (terminal, window, tray,
@@ -67,132 +62,97 @@ impl Service {
     pub async fn credentials(&self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
         let now = self.now();
         // One snapshot: each credential with the status API's own count of held units.
-        let rows: Vec<CredRow> = sqlx::query_as(
-            "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at, c.max_bookings, c.shared_limit, c.agent_jkt,
-                    coalesce(n.held, 0), m.meeting_id, m.revision, m.contract_sha256, m.members,
-                    (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id),
-                    CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
-                         THEN c.status_url END,
-                    (SELECT group_concat(o.op) FROM status_outbox o WHERE o.jti = c.jti AND o.acked_at IS NULL)
-             FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
-             LEFT JOIN meeting_records m ON m.jti = c.jti
-             WHERE (?1 IS NULL OR (c.agent_jkt = ?1 AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
-             ORDER BY c.created_at",
-        )
-        .bind(agent_jkt)
-        .fetch_all(self.store().pool())
-        .await?;
+        let listed = credentials::listing(self.store(), agent_jkt).await?;
         // How each was confirmed: the person's listing only, never an agent's.
         let confirmations = match agent_jkt {
-            None => crate::store::credentials::confirmations(self.store()).await?,
+            None => credentials::confirmations(self.store()).await?,
             Some(_) => Default::default(),
         };
-        let mut out = Vec::with_capacity(rows.len());
-        let mut lookups = tokio::task::JoinSet::new();
-        for (
-            jti,
-            kind,
-            aud,
-            exp,
-            revoked_at,
-            max_bookings,
-            shared,
-            agent,
-            held,
-            m_id,
-            m_rev,
-            m_sha,
-            m_members,
-            latest,
-            hosted_url,
-            unpublished,
-        ) in rows
-        {
-            let publication = Publication::of(unpublished.as_deref());
+        let mut out = Vec::with_capacity(listed.len());
+        let mut hosted = Vec::new();
+        for c in listed {
+            let publication = Publication::of(&c.unpublished);
             // An agent receives a credential once the service knows it
             // (`request_for_agent`); its listing waits the same way.
             if agent_jkt.is_some() && publication == Some(Publication::RegistrationPending) {
                 continue;
             }
-            let meeting = match (m_id, m_rev, m_sha, m_members, latest) {
-                (Some(meeting_id), Some(revision), Some(contract_sha256), Some(members), Some(latest)) => {
-                    Some(MeetingView {
-                        members: serde_json::from_str(&members).map_err(corrupt)?,
-                        current: revision == latest,
-                        meeting_id,
-                        revision,
-                        contract_sha256,
-                    })
-                }
-                (None, None, None, None, None) => None,
-                partial => return Err(corrupt(format!("{jti}: meeting record {partial:?}"))),
-            };
-            let mut remaining = crate::store::credentials::remaining(shared != 0, max_bookings, held)
-                .map_err(|m| corrupt(format!("{jti}: max_bookings {m}")))?
-                .map(i64::from);
-            if let (Some(url), Some(_)) = (hosted_url, remaining) {
-                // Hosted mode: hosts claim units at the service, so only its
-                // count is true; it is read below, and unknown if it does not answer.
-                remaining = None;
-                let client = self.hosted_client()?.clone();
-                let index = out.len();
-                lookups.spawn(async move { (index, client.status(&url).await.and_then(|s| s.remaining)) });
+            if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
+                hosted.push((out.len(), url.clone()));
             }
-            let confirmed_by = confirmations.get(&jti).copied();
-            let (kind, status) = (kind.parse().map_err(corrupt)?, CredentialStatus::of(revoked_at.is_some(), exp, now));
-            out.push(CredentialView {
-                publication,
-                publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
-                revocable: CredentialView::can_revoke(kind, status),
-                status,
-                aud: serde_json::from_str(&aud).map_err(corrupt)?,
-                kind,
-                jti,
-                exp,
-                expires: self.instant_words(exp),
-                remaining,
-                meeting,
-                confirmed_by: confirmed_by.map(|m| m.as_str().to_owned()),
-                confirmed: confirmed_by.map(|m| self.confirmation_words(m)),
-                agent_jkt: agent,
-            });
+            let confirmed_by = confirmations.get(&c.jti).copied();
+            out.push(self.credential_view(c, publication, confirmed_by, now));
         }
-        while let Some(done) = lookups.join_next().await {
+        self.hosted_remaining(&mut out, hosted).await?;
+        Ok(out)
+    }
+
+    fn credential_view(
+        &self,
+        c: ListedCredential,
+        publication: Option<Publication>,
+        confirmed_by: Option<Method>,
+        now: i64,
+    ) -> CredentialView {
+        // Hosted mode: hosts claim units at the service, so only its count is
+        // true (`hosted_remaining`); the key app's own is not shown.
+        let remaining = if c.hosted_status_url.is_some() { None } else { c.remaining.map(i64::from) };
+        let status = CredentialStatus::of(c.revoked, c.exp, now);
+        CredentialView {
+            publication,
+            publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
+            status,
+            revocable: CredentialView::can_revoke(c.kind, status),
+            aud: c.aud,
+            kind: c.kind,
+            jti: c.jti,
+            exp: c.exp,
+            expires: self.instant_words(c.exp),
+            remaining,
+            meeting: c.meeting.map(MeetingView::from),
+            confirmed_by: confirmed_by.map(|m| m.as_str().to_owned()),
+            confirmed: confirmed_by.map(|m| self.confirmation_words(m)),
+            agent_jkt: c.agent_jkt,
+        }
+    }
+
+    /// Fills in, for each `(index into out, status URL)`, what the hosted
+    /// status service says remains; unknown if it does not answer.
+    async fn hosted_remaining(
+        &self,
+        out: &mut [CredentialView],
+        lookups: Vec<(usize, String)>,
+    ) -> Result<(), ServiceError> {
+        if lookups.is_empty() {
+            return Ok(());
+        }
+        let client = self.hosted_client()?;
+        let mut running = tokio::task::JoinSet::new();
+        for (index, url) in lookups {
+            let client = client.clone();
+            running.spawn(async move { (index, client.status(&url).await.and_then(|s| s.remaining)) });
+        }
+        while let Some(done) = running.join_next().await {
             if let Ok((index, remaining)) = done {
                 out[index].remaining = remaining.map(i64::from);
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
         use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
-        let row: Option<(String, Option<String>, i64)> =
-            sqlx::query_as("SELECT kind, status_url, exp FROM credentials WHERE jti = ?")
-                .bind(jti)
-                .fetch_optional(self.store().pool())
-                .await?;
-        let Some((kind, status_url, exp)) = row else { return Err(ServiceError::NotFound("credential")) };
-        let kind: RequestKind = kind.parse().map_err(corrupt)?;
+        let Some(c) = credentials::revocability(self.store(), jti).await? else {
+            return Err(ServiceError::NotFound("credential"));
+        };
+        let kind = c.kind;
         // What the person is told is what hosts see. A credential no
         // status URL names (a rule is never published, §7.9) cannot be taken
         // back; saying "revoked" would tell the person something untrue.
-        if !kind.revocable() || status_url.is_none() {
-            let why = if kind.revocable() {
-                "it names no status URL, so no host could learn of a revocation"
-            } else {
-                "it is never published, so nobody could learn of a revocation"
-            };
-            return Err(ServiceError::invalid(
-                Reason::NotRevocable,
-                format!(
-                    "This {} cannot be revoked: {why}; it lapses on its own on {}.",
-                    kind_words(kind),
-                    self.instant_words(exp)
-                ),
-            ));
+        if !kind.revocable() || c.status_url.is_none() {
+            return Err(self.not_revocable(kind, c.exp));
         }
         // Recorded here at once; in hosted mode the revocation is owed to the
         // service in the same transaction, and published until acknowledged.
@@ -212,28 +172,38 @@ impl Service {
         }
     }
 
+    /// The refusal of a credential that cannot be taken back: a kind never
+    /// published, or one whose credential names no status URL.
+    fn not_revocable(&self, kind: RequestKind, exp: i64) -> ServiceError {
+        let why = if kind.revocable() {
+            "it names no status URL, so no host could learn of a revocation"
+        } else {
+            "it is never published, so nobody could learn of a revocation"
+        };
+        ServiceError::invalid(
+            Reason::NotRevocable,
+            format!(
+                "This {} cannot be revoked: {why}; it lapses on its own on {}.",
+                kind_words(kind),
+                self.instant_words(exp)
+            ),
+        )
+    }
+
     pub async fn history_entries(&self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
-        let rows: Vec<(i64, String, String, String, Option<String>)> =
-            sqlx::query_as("SELECT at, event, subject, detail, confirmed_by FROM history ORDER BY id DESC LIMIT ?")
-                .bind(limit)
-                .fetch_all(self.store().pool())
-                .await?;
-        rows.into_iter()
-            .map(|(at, event, subject, detail, confirmed_by)| {
-                let method = confirmed_by
-                    .map(|m| Method::parse(&m).ok_or_else(|| corrupt(format!("history confirmed_by {m:?}"))))
-                    .transpose()?;
-                Ok(HistoryEntry {
-                    at,
-                    when: self.instant_words(at),
-                    event,
-                    subject,
-                    detail,
-                    confirmed_by: method.map(|m| m.as_str().to_owned()),
-                    confirmed: method.map(|m| self.confirmation_words(m)),
-                })
-            })
-            .collect()
+        Ok(history::latest(self.store(), limit).await?.into_iter().map(|h| self.history_entry(h)).collect())
+    }
+
+    fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
+        HistoryEntry {
+            when: self.instant_words(h.at),
+            at: h.at,
+            event: h.event,
+            subject: h.subject,
+            detail: h.detail,
+            confirmed_by: h.confirmed_by.map(|m| m.as_str().to_owned()),
+            confirmed: h.confirmed_by.map(|m| self.confirmation_words(m)),
+        }
     }
 
     /// How a yes was confirmed, in the person's words.
@@ -248,19 +218,11 @@ impl Service {
 
     /// The name of the agent paired with key `jkt`, if the person approved it.
     pub(super) async fn paired_agent_name(&self, jkt: &str) -> Result<Option<String>, ServiceError> {
-        let row: Option<(String,)> = sqlx::query_as("SELECT name FROM agents WHERE jkt = ? AND status = 'approved'")
-            .bind(jkt)
-            .fetch_optional(self.store().pool())
-            .await?;
-        Ok(row.map(|(name,)| name))
+        Ok(pairings::name(self.store(), jkt, Some(PairingStatus::Approved)).await?)
     }
 
     pub async fn contacts(&self) -> Result<Vec<Contact>, ServiceError> {
-        let rows: Vec<(String, String, Option<String>)> =
-            sqlx::query_as("SELECT principal, name, relationship FROM contacts ORDER BY name")
-                .fetch_all(self.store().pool())
-                .await?;
-        Ok(rows.into_iter().map(|(principal, name, relationship)| Contact { principal, name, relationship }).collect())
+        Ok(contacts::all(self.store()).await?.into_iter().map(Contact::from).collect())
     }
 
     pub async fn add_contact(
@@ -278,19 +240,12 @@ impl Service {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
         }
-        let now = self.now();
-        let mut tx = self.store().pool().begin().await?;
-        sqlx::query(
-            "INSERT INTO contacts (principal, name, relationship) VALUES (?, ?, ?)
-             ON CONFLICT (principal) DO UPDATE SET name = excluded.name, relationship = excluded.relationship",
-        )
-        .bind(principal)
-        .bind(name)
-        .bind(relationship)
-        .execute(&mut *tx)
-        .await?;
-        Service::history(&mut tx, now, "contact_added", principal, name).await?;
-        tx.commit().await?;
+        let contact = ContactRow {
+            principal: principal.to_owned(),
+            name: name.to_owned(),
+            relationship: relationship.map(str::to_owned),
+        };
+        contacts::save(self.store(), &contact, self.now()).await?;
         Ok(())
     }
 
@@ -315,16 +270,9 @@ impl Service {
                 now,
             }));
         }
-        let mut tx = self.store().pool().begin().await?;
-        sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")
-            .bind(&claims.iss)
-            .bind(claims.exp)
-            .bind(jws)
-            .execute(&mut *tx)
-            .await?;
-        Service::history(&mut tx, now, "attestation_added", &claims.iss, "").await?;
-        tx.commit().await?;
-        Ok(json!({ "iss": claims.iss, "exp": claims.exp }))
+        let row = AttestationRow { iss: claims.iss, exp: claims.exp, compact: jws.to_owned() };
+        attestations::add(self.store(), &row, now).await?;
+        Ok(json!({ "iss": row.iss, "exp": row.exp }))
     }
 }
 
@@ -338,5 +286,122 @@ fn kind_words(kind: RequestKind) -> &'static str {
         RequestKind::Acceptance => "acceptance",
         RequestKind::Rule => "rule",
         RequestKind::Invitation => "invitation",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::service_at;
+    use super::*;
+    use crate::store::credentials::CredentialRecord;
+    use crate::store::outbox;
+    use crate::store::outbox::Op;
+
+    const T0: i64 = 1_792_000_000;
+
+    /// A credential of `kind` issued to `agent` at `T0 + n`, with or without a status URL.
+    fn issued(n: i64, jti: &str, kind: RequestKind, agent: &str, status_url: bool) -> CredentialRecord {
+        let mut c = crate::store::testing::credential(n, jti, kind, agent);
+        if !status_url {
+            c.status_url = None;
+        }
+        c
+    }
+
+    fn principal(tail: &str) -> String {
+        format!("{}{tail}", schcp::jwk::PRINCIPAL_PREFIX)
+    }
+
+    fn reason(r: Result<(), ServiceError>) -> Reason {
+        r.expect_err("refused").to_api().reason
+    }
+
+    async fn events(svc: &Service) -> Vec<(String, String, String)> {
+        let entries = svc.history_entries(50).await.unwrap();
+        entries.into_iter().map(|h| (h.event, h.subject, h.detail)).collect()
+    }
+
+    #[tokio::test]
+    async fn a_contact_is_checked_then_kept_with_its_history_entry() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        assert_eq!(reason(svc.add_contact("ellis", "Ellis", None).await), Reason::BadPrincipal);
+        assert_eq!(reason(svc.add_contact(&principal("e"), "  ", None).await), Reason::BadName);
+        assert_eq!(reason(svc.add_contact(&principal("e"), "El\nlis", None).await), Reason::BadName);
+        assert!(svc.contacts().await.unwrap().is_empty(), "a refused contact is not kept");
+        assert!(events(&svc).await.is_empty());
+
+        svc.add_contact(&principal("e"), "Ellis", Some("colleague")).await.unwrap();
+        let ellis = Contact { principal: principal("e"), name: "Ellis".into(), relationship: Some("colleague".into()) };
+        assert_eq!(svc.contacts().await.unwrap(), [ellis]);
+        assert_eq!(svc.consent_contacts().await.unwrap().name_of(&principal("e")), Some("Ellis"));
+        let entries = svc.history_entries(10).await.unwrap();
+        assert_eq!((entries[0].event.as_str(), entries[0].detail.as_str()), ("contact_added", "Ellis"));
+        assert_eq!((entries[0].at, entries[0].when.is_empty()), (T0, false));
+    }
+
+    #[tokio::test]
+    async fn only_a_credential_hosts_can_learn_of_is_revoked() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        assert!(matches!(svc.revoke("m-nobody").await, Err(ServiceError::NotFound("credential"))));
+        credentials::record(svc.store(), issued(0, "r1", RequestKind::Rule, "a", false)).await.unwrap();
+        credentials::record(svc.store(), issued(1, "m1", RequestKind::Mandate, "a", false)).await.unwrap();
+        credentials::record(svc.store(), issued(2, "m2", RequestKind::Mandate, "a", true)).await.unwrap();
+
+        let rule = svc.revoke("r1").await.expect_err("a rule is never published");
+        assert_eq!(rule.to_api().reason, Reason::NotRevocable);
+        assert!(rule.to_string().starts_with("This rule cannot be revoked: it is never published"), "{rule}");
+        let unnamed = svc.revoke("m1").await.expect_err("no status URL");
+        assert!(unnamed.to_string().contains("names no status URL"), "{unnamed}");
+        assert!(events(&svc).await.is_empty(), "a refused revocation is not in the history");
+
+        svc.revoke("m2").await.unwrap();
+        svc.revoke("m2").await.unwrap();
+        let status: Vec<_> = svc.credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect();
+        assert_eq!(
+            status,
+            [
+                ("r1".to_owned(), CredentialStatus::Active),
+                ("m1".to_owned(), CredentialStatus::Active),
+                ("m2".to_owned(), CredentialStatus::Revoked),
+            ]
+        );
+        assert_eq!(events(&svc).await, [("revoked".to_owned(), "m2".to_owned(), "mandate".to_owned())], "once");
+    }
+
+    #[tokio::test]
+    async fn an_agent_lists_only_the_mandates_it_was_handed() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let mut tx = svc.store().begin().await.unwrap();
+        for (n, jti, kind, agent) in [
+            (0, "m1", RequestKind::Mandate, "a"),
+            (1, "m2", RequestKind::Mandate, "a"),
+            (2, "r1", RequestKind::Rule, "a"),
+            (3, "m3", RequestKind::Mandate, "b"),
+        ] {
+            credentials::insert(&mut tx, &issued(n, jti, kind, agent, true)).await.unwrap();
+        }
+        // m2 is owed to the hosted status service, which has not yet acknowledged it.
+        outbox::enqueue_register(&mut tx, "m2", "https://status.example", T0).await.unwrap();
+        credentials::record_confirmation(&mut tx, "m1", Method::Polkit).await.unwrap();
+        tx.commit().await.unwrap();
+
+        let theirs = svc.credentials(Some("a")).await.unwrap();
+        assert_eq!(theirs.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1"]);
+        assert_eq!(theirs[0].confirmed_by, None, "how the person confirmed is theirs alone");
+
+        let all = svc.credentials(None).await.unwrap();
+        assert_eq!(all.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1", "m2", "r1", "m3"]);
+        assert_eq!((all[0].confirmed_by.as_deref(), all[0].confirmed.is_some()), (Some("polkit"), true));
+        assert_eq!(all[1].publication, Some(Publication::RegistrationPending));
+        assert!(all[1].publication_note.is_some());
+        assert_eq!((all[1].remaining, all[1].agent_jkt.as_deref()), (None, Some("a")));
+        assert_eq!((all[2].kind, all[2].aud.len(), all[2].meeting.is_none()), (RequestKind::Rule, 0, true));
+    }
+
+    #[test]
+    fn what_the_hosted_service_still_lacks_registration_first() {
+        assert_eq!(Publication::of(&[]), None);
+        assert_eq!(Publication::of(&[Op::Revoke]), Some(Publication::RevocationPending));
+        assert_eq!(Publication::of(&[Op::Revoke, Op::Register]), Some(Publication::RegistrationPending));
     }
 }

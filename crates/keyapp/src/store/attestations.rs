@@ -2,7 +2,7 @@
 //! for agents to present; each host checks the signature against the
 //! attesters it trusts.
 
-use super::{Store, StoreError};
+use super::{history, Store, StoreError};
 
 /// An attestation as stored.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -13,15 +13,52 @@ pub struct AttestationRow {
     pub compact: String,
 }
 
-const SELECT: &str = "SELECT iss, exp, compact FROM attestations";
+/// Keeps an attestation, with its history entry, in one transaction. The
+/// same attestation again adds nothing but the entry.
+pub async fn add(store: &Store, a: &AttestationRow, now: i64) -> Result<(), StoreError> {
+    let mut tx = store.begin().await?;
+    sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")
+        .bind(&a.iss)
+        .bind(a.exp)
+        .bind(&a.compact)
+        .execute(&mut *tx)
+        .await?;
+    history::append(&mut tx, now, "attestation_added", &a.iss, "", None).await?;
+    tx.commit().await?;
+    Ok(())
+}
 
 /// Every attestation, in the order they were added.
 pub async fn all(store: &Store) -> Result<Vec<AttestationRow>, StoreError> {
-    Ok(sqlx::query_as(&format!("{SELECT} ORDER BY id")).fetch_all(store.pool()).await?)
+    Ok(sqlx::query_as("SELECT iss, exp, compact FROM attestations ORDER BY id").fetch_all(store.pool()).await?)
 }
 
 /// The attestations unexpired at `now`, in the order they were added: what a
 /// mandate may carry.
 pub async fn unexpired(store: &Store, now: i64) -> Result<Vec<AttestationRow>, StoreError> {
-    Ok(sqlx::query_as(&format!("{SELECT} WHERE exp > ? ORDER BY id")).bind(now).fetch_all(store.pool()).await?)
+    Ok(sqlx::query_as("SELECT iss, exp, compact FROM attestations WHERE exp > ? ORDER BY id")
+        .bind(now)
+        .fetch_all(store.pool())
+        .await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing;
+
+    fn attestation(iss: &str, compact: &str) -> AttestationRow {
+        AttestationRow { iss: iss.into(), exp: 100, compact: compact.into() }
+    }
+
+    #[tokio::test]
+    async fn attestations_are_kept_once_in_the_order_added() {
+        let (_dir, store) = testing::store().await;
+        add(&store, &attestation("urn:b", "b.b.b"), 1).await.unwrap();
+        add(&store, &attestation("urn:a", "a.a.a"), 2).await.unwrap();
+        add(&store, &attestation("urn:b", "b.b.b"), 3).await.unwrap();
+        assert_eq!(all(&store).await.unwrap(), [attestation("urn:b", "b.b.b"), attestation("urn:a", "a.a.a")]);
+        let events: Vec<_> = history::latest(&store, 10).await.unwrap().into_iter().map(|h| h.subject).collect();
+        assert_eq!(events, ["urn:b", "urn:a", "urn:b"]);
+    }
 }

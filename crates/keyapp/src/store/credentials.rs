@@ -156,12 +156,16 @@ pub async fn record_confirmation(
 pub async fn confirmations(
     store: &Store,
 ) -> Result<std::collections::HashMap<String, crate::user_verification::Method>, StoreError> {
-    let rows: Vec<(String, String)> =
-        sqlx::query_as("SELECT jti, confirmed_by FROM credentials WHERE confirmed_by IS NOT NULL")
-            .fetch_all(store.pool())
-            .await?;
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        jti: String,
+        confirmed_by: String,
+    }
+    let rows: Vec<Row> = sqlx::query_as("SELECT jti, confirmed_by FROM credentials WHERE confirmed_by IS NOT NULL")
+        .fetch_all(store.pool())
+        .await?;
     rows.into_iter()
-        .map(|(jti, m)| {
+        .map(|Row { jti, confirmed_by: m }| {
             let method = crate::user_verification::Method::parse(&m)
                 .ok_or_else(|| StoreError::Corrupt(format!("credential {jti}: confirmed_by {m:?}")))?;
             Ok((jti, method))
@@ -172,20 +176,29 @@ pub async fn confirmations(
 /// The status of a credential that has a status URL, or `None` (404). One
 /// statement, so one consistent snapshot.
 pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusView>, StoreError> {
-    let row: Option<(i64, bool, bool, Option<i64>, i64)> = sqlx::query_as(
-        "SELECT c.exp, c.revoked_at IS NOT NULL, c.shared_limit, c.max_bookings, coalesce(n.held, 0)
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        exp: i64,
+        revoked: bool,
+        shared_limit: bool,
+        max_bookings: Option<i64>,
+        held: i64,
+    }
+    let row: Option<Row> = sqlx::query_as(
+        "SELECT c.exp, c.revoked_at IS NOT NULL AS revoked, c.shared_limit, c.max_bookings,
+                coalesce(n.held, 0) AS held
          FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
          WHERE c.jti = ? AND c.status_url IS NOT NULL",
     )
     .bind(jti)
     .fetch_optional(store.pool())
     .await?;
-    let Some((exp, revoked, shared_limit, max_bookings, held)) = row else {
+    let Some(row) = row else {
         return Ok(None);
     };
-    let remaining = remaining(shared_limit, max_bookings, held)
+    let remaining = remaining(row.shared_limit, row.max_bookings, row.held)
         .map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
-    Ok(Some(StatusView { status: CredentialStatus::of(revoked, exp, now), remaining }))
+    Ok(Some(StatusView { status: CredentialStatus::of(row.revoked, row.exp, now), remaining }))
 }
 
 /// What is left of a shared limit (§3.3 `remaining`) given the units `held`
@@ -234,31 +247,186 @@ pub async fn revoke_in(
     now: i64,
     publish: bool,
 ) -> Result<RevokeOutcome, StoreError> {
-    let row: Option<(Option<i64>, String)> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        revoked_at: Option<i64>,
+        kind: String,
+    }
+    let row: Option<Row> = sqlx::query_as("SELECT revoked_at, kind FROM credentials WHERE jti = ?")
         .bind(jti)
         .fetch_optional(&mut *tx)
         .await?;
     Ok(match row {
         None => RevokeOutcome::UnknownMandate,
-        Some((Some(_), _)) => RevokeOutcome::AlreadyRevoked,
-        Some((None, kind)) => {
+        Some(Row { revoked_at: Some(_), .. }) => RevokeOutcome::AlreadyRevoked,
+        Some(Row { revoked_at: None, kind }) => {
             sqlx::query("UPDATE credentials SET revoked_at = ? WHERE jti = ?")
                 .bind(now)
                 .bind(jti)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'revoked', ?, ?)")
-                .bind(now)
-                .bind(jti)
-                .bind(kind)
-                .execute(&mut *tx)
-                .await?;
+            super::history::append(tx, now, "revoked", jti, &kind, None).await?;
             if publish {
                 super::outbox::enqueue_revoke(&mut *tx, jti, now).await?;
             }
             RevokeOutcome::Revoked
         }
     })
+}
+
+/// A credential as a listing shows it, with what the key app counts of it
+/// and, for a contract or an acceptance, its meeting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedCredential {
+    pub jti: String,
+    pub kind: RequestKind,
+    pub aud: Vec<String>,
+    pub exp: i64,
+    pub revoked: bool,
+    /// What is left of its shared limit by the key app's own count (`remaining`).
+    pub remaining: Option<u32>,
+    pub agent_jkt: Option<String>,
+    pub meeting: Option<MeetingRecord>,
+    /// Its status URL, when it was registered with a hosted status service:
+    /// hosts claim units there, so only that service's count is true.
+    pub hosted_status_url: Option<String>,
+    /// The outbox ops the hosted status service has not yet acknowledged.
+    pub unpublished: Vec<super::outbox::Op>,
+}
+
+/// The meeting a contract or acceptance record is about (§5.12).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeetingRecord {
+    pub meeting_id: String,
+    pub revision: u32,
+    pub contract_sha256: String,
+    /// The members by the names the contract gives them.
+    pub members: Vec<String>,
+    /// Whether this is the meeting's latest revision kept here.
+    pub current: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct ListingRow {
+    jti: String,
+    kind: String,
+    aud: String,
+    exp: i64,
+    revoked: bool,
+    max_bookings: Option<i64>,
+    shared_limit: bool,
+    agent_jkt: Option<String>,
+    held: i64,
+    #[sqlx(flatten)]
+    meeting: MeetingColumns,
+    hosted_status_url: Option<String>,
+    unpublished: Option<String>,
+}
+
+/// A `meeting_records` row joined to a credential: all NULL for a credential
+/// that is not a contract or an acceptance.
+#[derive(Debug, sqlx::FromRow)]
+struct MeetingColumns {
+    meeting_id: Option<String>,
+    revision: Option<i64>,
+    contract_sha256: Option<String>,
+    members: Option<String>,
+    latest_revision: Option<i64>,
+}
+
+impl MeetingColumns {
+    fn record(self, jti: &str) -> Result<Option<MeetingRecord>, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt(format!("{jti}: meeting record {what}"));
+        let MeetingColumns { meeting_id, revision, contract_sha256, members, latest_revision } = self;
+        match (meeting_id, revision, contract_sha256, members, latest_revision) {
+            (None, None, None, None, None) => Ok(None),
+            (Some(meeting_id), Some(revision), Some(contract_sha256), Some(members), Some(latest)) => {
+                Ok(Some(MeetingRecord {
+                    revision: u32::try_from(revision).map_err(|_| corrupt(format!("revision {revision}")))?,
+                    members: serde_json::from_str(&members).map_err(|e| corrupt(e.to_string()))?,
+                    current: revision == latest,
+                    meeting_id,
+                    contract_sha256,
+                }))
+            }
+            partial => Err(corrupt(format!("{partial:?}"))),
+        }
+    }
+}
+
+impl TryFrom<ListingRow> for ListedCredential {
+    type Error = StoreError;
+
+    fn try_from(r: ListingRow) -> Result<ListedCredential, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt(format!("{}: {what}", r.jti));
+        Ok(ListedCredential {
+            kind: r.kind.parse().map_err(|e| corrupt(format!("kind: {e}")))?,
+            aud: serde_json::from_str(&r.aud).map_err(|e| corrupt(format!("aud: {e}")))?,
+            remaining: remaining(r.shared_limit, r.max_bookings, r.held)
+                .map_err(|m| corrupt(format!("max_bookings {m}")))?,
+            unpublished: r
+                .unpublished
+                .as_deref()
+                .map_or(Ok(Vec::new()), |ops| ops.split(',').map(super::outbox::Op::parse).collect())?,
+            meeting: r.meeting.record(&r.jti)?,
+            exp: r.exp,
+            revoked: r.revoked,
+            agent_jkt: r.agent_jkt,
+            hosted_status_url: r.hosted_status_url,
+            jti: r.jti,
+        })
+    }
+}
+
+/// The credentials issued, oldest first, as one snapshot: all of them, or
+/// with `agent_jkt` the mandates issued to that agent (the kinds an agent
+/// presents; contracts, acceptances and rules are the person's).
+pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<ListedCredential>, StoreError> {
+    let rows: Vec<ListingRow> = sqlx::query_as(
+        "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
+                c.agent_jkt, coalesce(n.held, 0) AS held, m.meeting_id, m.revision, m.contract_sha256, m.members,
+                (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id) AS latest_revision,
+                CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
+                     THEN c.status_url END AS hosted_status_url,
+                (SELECT group_concat(o.op) FROM status_outbox o WHERE o.jti = c.jti AND o.acked_at IS NULL)
+                    AS unpublished
+         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+         LEFT JOIN meeting_records m ON m.jti = c.jti
+         WHERE (?1 IS NULL OR (c.agent_jkt = ?1
+                               AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
+         ORDER BY c.created_at",
+    )
+    .bind(agent_jkt)
+    .fetch_all(store.pool())
+    .await?;
+    rows.into_iter().map(ListedCredential::try_from).collect()
+}
+
+/// What deciding whether a credential can be revoked needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revocability {
+    pub kind: RequestKind,
+    pub status_url: Option<String>,
+    pub exp: i64,
+}
+
+/// Credential `jti`'s kind, status URL and expiry, if the records hold it.
+pub async fn revocability(store: &Store, jti: &str) -> Result<Option<Revocability>, StoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        kind: String,
+        status_url: Option<String>,
+        exp: i64,
+    }
+    let row: Option<Row> = sqlx::query_as("SELECT kind, status_url, exp FROM credentials WHERE jti = ?")
+        .bind(jti)
+        .fetch_optional(store.pool())
+        .await?;
+    row.map(|r| {
+        let kind = r.kind.parse().map_err(|e| StoreError::Corrupt(format!("{jti}: kind: {e}")))?;
+        Ok(Revocability { kind, status_url: r.status_url, exp: r.exp })
+    })
+    .transpose()
 }
 
 /// The shared limit a record carries: `max_bookings` when `shared_limit` is set.
@@ -270,5 +438,112 @@ pub(super) fn shared_max(shared_limit: bool, max_bookings: Option<i64>) -> Resul
     match (shared_limit, max_bookings) {
         (true, Some(m)) => u32::try_from(m).map(Some).map_err(|_| m),
         _ => Ok(None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::testing;
+
+    const NOW: i64 = 1_792_000_000;
+
+    /// A credential from `testing`; a mandate's with a shared limit of 3.
+    fn issued(n: i64, jti: &str, kind: RequestKind, agent: &str) -> CredentialRecord {
+        let mut c = testing::credential(n, jti, kind, agent);
+        if kind.has_audience() {
+            (c.max_bookings, c.shared_limit) = (Some(3), true);
+        }
+        c
+    }
+
+    async fn meeting(store: &Store, jti: &str, revision: i64, members: &str) {
+        sqlx::query(
+            "INSERT INTO meeting_records (jti, meeting_id, revision, contract_sha256, members)
+             VALUES (?, 'mt_1', ?, 'sha', ?)",
+        )
+        .bind(jti)
+        .bind(revision)
+        .bind(members)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_listing_carries_counts_meetings_and_what_is_owed_to_the_hosted_service() {
+        let (_dir, store) = testing::store().await;
+        let mut tx = store.begin().await.unwrap();
+        for (n, jti, kind, agent) in [
+            (0, "m1", RequestKind::Mandate, "a"),
+            (1, "c1", RequestKind::MeetingContract, "a"),
+            (2, "c2", RequestKind::MeetingContract, "a"),
+            (3, "m2", RequestKind::Mandate, "b"),
+        ] {
+            insert(&mut tx, &issued(n, jti, kind, agent)).await.unwrap();
+        }
+        super::super::outbox::enqueue_register(&mut tx, "m1", "https://status.example", NOW).await.unwrap();
+        tx.commit().await.unwrap();
+        revoke_and_publish(&store, "m1", NOW + 1).await.unwrap();
+        meeting(&store, "c1", 1, r#"["Noor","Sam"]"#).await;
+        meeting(&store, "c2", 2, r#"["Noor"]"#).await;
+
+        let all = listing(&store, None).await.unwrap();
+        assert_eq!(all.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1", "c1", "c2", "m2"]);
+        let m1 = &all[0];
+        assert_eq!((m1.kind, m1.revoked, m1.remaining, m1.exp), (RequestKind::Mandate, true, Some(3), NOW + 3600));
+        assert_eq!(m1.hosted_status_url.as_deref(), Some("https://status.example/status/T/m1"));
+        assert_eq!(m1.unpublished, [super::super::outbox::Op::Register, super::super::outbox::Op::Revoke]);
+        assert_eq!((all[3].hosted_status_url.as_deref(), all[3].unpublished.len()), (None, 0), "never registered");
+        let c1 = all[1].meeting.clone().expect("a contract's meeting");
+        assert_eq!(
+            c1,
+            MeetingRecord {
+                meeting_id: "mt_1".into(),
+                revision: 1,
+                contract_sha256: "sha".into(),
+                members: vec!["Noor".into(), "Sam".into()],
+                current: false,
+            }
+        );
+        assert!(all[2].meeting.as_ref().unwrap().current, "the latest revision kept");
+        assert_eq!((all[0].meeting.clone(), all[1].remaining), (None, None));
+
+        // An agent's listing: its own mandates, never the person's contracts.
+        let theirs = listing(&store, Some("a")).await.unwrap();
+        assert_eq!(theirs.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1"]);
+        assert!(listing(&store, Some("nobody")).await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn revocability_reads_kind_status_url_and_expiry() {
+        let (_dir, store) = testing::store().await;
+        assert_eq!(revocability(&store, "m1").await.unwrap(), None);
+        let mut rule = issued(0, "r1", RequestKind::Rule, "a");
+        rule.status_url = None;
+        record(&store, rule).await.unwrap();
+        assert_eq!(
+            revocability(&store, "r1").await.unwrap(),
+            Some(Revocability { kind: RequestKind::Rule, status_url: None, exp: NOW + 3600 })
+        );
+    }
+
+    #[tokio::test]
+    async fn an_unknown_kind_or_unreadable_meeting_is_a_corrupt_record() {
+        let (_dir, store) = testing::store().await;
+        record(&store, issued(0, "c1", RequestKind::MeetingContract, "a")).await.unwrap();
+        meeting(&store, "c1", 1, "not json").await;
+        let e = listing(&store, None).await.unwrap_err();
+        assert!(matches!(&e, StoreError::Corrupt(m) if m.contains("c1: meeting record")), "{e:?}");
+
+        let (_dir, store) = testing::store().await;
+        record(&store, issued(0, "m1", RequestKind::Mandate, "a")).await.unwrap();
+        sqlx::query("UPDATE credentials SET kind = 'voucher' WHERE jti = 'm1'").execute(store.pool()).await.unwrap();
+        for e in [
+            listing(&store, None).await.map(drop).unwrap_err(),
+            revocability(&store, "m1").await.map(drop).unwrap_err(),
+        ] {
+            assert!(matches!(&e, StoreError::Corrupt(m) if m.contains("voucher")), "{e:?}");
+        }
     }
 }

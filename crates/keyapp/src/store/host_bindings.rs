@@ -14,17 +14,36 @@ fn thumbprints(json: &str) -> Result<Vec<String>, StoreError> {
     serde_json::from_str(json).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
+/// Where a host id was bound or verified: its domain, the basis, and (for a
+/// credential's host) the discovery keys' thumbprints as JSON.
+#[derive(sqlx::FromRow)]
+struct PlaceRow {
+    domain: String,
+    basis: String,
+    #[sqlx(default)]
+    key_thumbprints: Option<String>,
+}
+
+impl PlaceRow {
+    /// The place as `host_id`'s binding.
+    fn binding(self, host_id: &str) -> Result<HostBinding, StoreError> {
+        Ok(HostBinding {
+            host_id: host_id.to_owned(),
+            basis: basis(&self.basis)?,
+            key_thumbprints: self.key_thumbprints.as_deref().map_or(Ok(Vec::new()), thumbprints)?,
+            domain: self.domain,
+        })
+    }
+}
+
 /// The binding of `host_id`, if the person has dealt with it. Its
 /// `key_thumbprints` are empty: a binding is a place, not a set of keys.
 pub async fn binding(store: &Store, host_id: &str) -> Result<Option<HostBinding>, StoreError> {
-    let row: Option<(String, String)> = sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
+    let row: Option<PlaceRow> = sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
         .bind(host_id)
         .fetch_optional(store.pool())
         .await?;
-    row.map(|(domain, b)| {
-        Ok(HostBinding { host_id: host_id.to_owned(), domain, basis: basis(&b)?, key_thumbprints: Vec::new() })
-    })
-    .transpose()
+    row.map(|r| r.binding(host_id)).transpose()
 }
 
 /// Binds `b.host_id` to `b`'s place inside the caller's transaction, unless it
@@ -42,12 +61,11 @@ pub async fn bind(conn: &mut sqlx::SqliteConnection, b: &HostBinding, now: i64) 
     .bind(now)
     .execute(&mut *conn)
     .await?;
-    let (domain, stored): (String, String) =
-        sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
-            .bind(&b.host_id)
-            .fetch_one(&mut *conn)
-            .await?;
-    Ok(HostBinding { host_id: b.host_id.clone(), domain, basis: basis(&stored)?, key_thumbprints: Vec::new() })
+    let row: PlaceRow = sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
+        .bind(&b.host_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    row.binding(&b.host_id)
 }
 
 /// Notes that `b.host_id` was met at `b`'s place, not its binding's, so the
@@ -86,22 +104,31 @@ pub struct DomainChange {
 
 /// Every change met and not yet accepted, newest first.
 pub async fn changes(store: &Store) -> Result<Vec<DomainChange>, StoreError> {
-    let rows: Vec<(String, String, String, String, String, i64)> = sqlx::query_as(
-        "SELECT c.host_id, b.domain, b.basis, c.domain, c.basis, c.seen_at
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        host_id: String,
+        bound_domain: String,
+        bound_basis: String,
+        domain: String,
+        basis: String,
+        seen_at: i64,
+    }
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT c.host_id, b.domain AS bound_domain, b.basis AS bound_basis, c.domain, c.basis, c.seen_at
          FROM host_domain_changes c JOIN host_bindings b ON b.host_id = c.host_id
          ORDER BY c.seen_at DESC, c.host_id",
     )
     .fetch_all(store.pool())
     .await?;
     rows.into_iter()
-        .map(|(host_id, bound_domain, bound_basis, domain, b, seen_at)| {
+        .map(|r| {
             Ok(DomainChange {
-                host_id,
-                bound_domain,
-                bound_basis: basis(&bound_basis)?,
-                domain,
-                basis: basis(&b)?,
-                seen_at,
+                bound_basis: basis(&r.bound_basis)?,
+                basis: basis(&r.basis)?,
+                host_id: r.host_id,
+                bound_domain: r.bound_domain,
+                domain: r.domain,
+                seen_at: r.seen_at,
             })
         })
         .collect()
@@ -112,13 +139,14 @@ pub async fn changes(store: &Store) -> Result<Vec<DomainChange>, StoreError> {
 /// `false` when no such change was noted (nothing is changed then).
 pub async fn accept_change(store: &Store, host_id: &str, domain: &str, now: i64) -> Result<bool, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
-    let noted: Option<(String,)> =
-        sqlx::query_as("SELECT basis FROM host_domain_changes WHERE host_id = ? AND domain = ? ORDER BY seen_at DESC")
-            .bind(host_id)
-            .bind(domain)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some((b,)) = noted else { return Ok(false) };
+    let noted: Option<String> = sqlx::query_scalar(
+        "SELECT basis FROM host_domain_changes WHERE host_id = ? AND domain = ? ORDER BY seen_at DESC",
+    )
+    .bind(host_id)
+    .bind(domain)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(b) = noted else { return Ok(false) };
     sqlx::query("UPDATE host_bindings SET domain = ?, basis = ?, updated_at = ? WHERE host_id = ?")
         .bind(domain)
         .bind(&b)
@@ -127,12 +155,7 @@ pub async fn accept_change(store: &Store, host_id: &str, domain: &str, now: i64)
         .execute(&mut *tx)
         .await?;
     sqlx::query("DELETE FROM host_domain_changes WHERE host_id = ?").bind(host_id).execute(&mut *tx).await?;
-    sqlx::query("INSERT INTO history (at, event, subject, detail) VALUES (?, 'host_domain_accepted', ?, ?)")
-        .bind(now)
-        .bind(host_id)
-        .bind(domain)
-        .execute(&mut *tx)
-        .await?;
+    super::history::append(&mut tx, now, "host_domain_accepted", host_id, domain, None).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -163,22 +186,19 @@ pub async fn record_credential_hosts(
 /// The place and keys a credential's host `host_id` was verified with at
 /// issuance; `None` for a credential or host the records do not hold.
 pub async fn credential_host(store: &Store, jti: &str, host_id: &str) -> Result<Option<HostBinding>, StoreError> {
-    let row: Option<(String, String, String)> =
+    let row: Option<PlaceRow> =
         sqlx::query_as("SELECT domain, basis, key_thumbprints FROM credential_hosts WHERE jti = ? AND host_id = ?")
             .bind(jti)
             .bind(host_id)
             .fetch_optional(store.pool())
             .await?;
-    row.map(|(domain, b, keys)| {
-        Ok(HostBinding { host_id: host_id.to_owned(), domain, basis: basis(&b)?, key_thumbprints: thumbprints(&keys)? })
-    })
-    .transpose()
+    row.map(|r| r.binding(host_id)).transpose()
 }
 
 /// The places the credentials for booking `booking_id` at `host_id` were
 /// issued against (closed, management and invitation mandates name it).
 pub async fn booking_places(store: &Store, host_id: &str, booking_id: &str) -> Result<Vec<HostBinding>, StoreError> {
-    let rows: Vec<(String, String)> = sqlx::query_as(
+    let rows: Vec<PlaceRow> = sqlx::query_as(
         "SELECT DISTINCT h.domain, h.basis FROM credential_hosts h JOIN credentials c ON c.jti = h.jti
          WHERE h.host_id = ? AND c.booking_id = ?",
     )
@@ -186,26 +206,24 @@ pub async fn booking_places(store: &Store, host_id: &str, booking_id: &str) -> R
     .bind(booking_id)
     .fetch_all(store.pool())
     .await?;
-    rows.into_iter()
-        .map(|(domain, b)| {
-            Ok(HostBinding { host_id: host_id.to_owned(), domain, basis: basis(&b)?, key_thumbprints: Vec::new() })
-        })
-        .collect()
+    rows.into_iter().map(|r| r.binding(host_id)).collect()
 }
 
 /// Every aud host of a credential as it was verified at issuance.
 pub async fn credential_hosts(store: &Store, jti: &str) -> Result<Vec<HostBinding>, StoreError> {
-    let rows: Vec<(String, String, String, String)> = sqlx::query_as(
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        host_id: String,
+        #[sqlx(flatten)]
+        place: PlaceRow,
+    }
+    let rows: Vec<Row> = sqlx::query_as(
         "SELECT host_id, domain, basis, key_thumbprints FROM credential_hosts WHERE jti = ? ORDER BY host_id",
     )
     .bind(jti)
     .fetch_all(store.pool())
     .await?;
-    rows.into_iter()
-        .map(|(host_id, domain, b, keys)| {
-            Ok(HostBinding { host_id, domain, basis: basis(&b)?, key_thumbprints: thumbprints(&keys)? })
-        })
-        .collect()
+    rows.into_iter().map(|r| r.place.binding(&r.host_id)).collect()
 }
 
 #[cfg(test)]

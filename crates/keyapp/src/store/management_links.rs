@@ -63,17 +63,47 @@ pub async fn record(
 
 /// The management mandates still in force that were issued under `root`.
 pub async fn issued_under(conn: &mut sqlx::SqliteConnection, root: &str) -> Result<Vec<String>, StoreError> {
-    let rows: Vec<(String,)> = sqlx::query_as(
+    Ok(sqlx::query_scalar(
         "SELECT l.jti FROM management_links l JOIN credentials c ON c.jti = l.jti
          WHERE l.root_jti = ? AND c.revoked_at IS NULL ORDER BY l.jti",
     )
     .bind(root)
     .fetch_all(&mut *conn)
-    .await?;
-    Ok(rows.into_iter().map(|(j,)| j).collect())
+    .await?)
 }
 
-type Row = (String, Option<String>, String, String, i64, String, Option<String>, i64);
+#[derive(sqlx::FromRow)]
+struct CurrentRow {
+    jti: String,
+    root_jti: Option<String>,
+    host_id: String,
+    booking_id: String,
+    sequence: i64,
+    retention: String,
+    agent_jkt: Option<String>,
+    exp: i64,
+}
+
+impl TryFrom<CurrentRow> for CurrentManagement {
+    type Error = StoreError;
+
+    fn try_from(r: CurrentRow) -> Result<CurrentManagement, StoreError> {
+        let sequence =
+            u32::try_from(r.sequence).map_err(|_| StoreError::Corrupt(format!("sequence {}", r.sequence)))?;
+        Ok(CurrentManagement {
+            link: ManagementLink {
+                jti: r.jti,
+                root_jti: r.root_jti,
+                host_id: r.host_id,
+                booking_id: r.booking_id,
+                sequence,
+                retention: r.retention,
+            },
+            agent_jkt: r.agent_jkt,
+            exp: r.exp,
+        })
+    }
+}
 
 /// The booking's management mandate in force at `now`, if any.
 pub async fn current(
@@ -82,7 +112,7 @@ pub async fn current(
     booking_id: &str,
     now: i64,
 ) -> Result<Option<CurrentManagement>, StoreError> {
-    let row: Option<Row> = sqlx::query_as(
+    let row: Option<CurrentRow> = sqlx::query_as(
         "SELECT l.jti, l.root_jti, l.host_id, l.booking_id, l.sequence, l.retention, c.agent_jkt, c.exp
          FROM management_links l JOIN credentials c ON c.jti = l.jti
          WHERE l.host_id = ? AND l.booking_id = ? AND c.revoked_at IS NULL AND c.exp > ?
@@ -93,22 +123,14 @@ pub async fn current(
     .bind(now)
     .fetch_optional(store.pool())
     .await?;
-    row.map(|(jti, root_jti, host_id, booking_id, sequence, retention, agent_jkt, exp)| {
-        let sequence = u32::try_from(sequence).map_err(|_| StoreError::Corrupt(format!("sequence {sequence}")))?;
-        Ok(CurrentManagement {
-            link: ManagementLink { jti, root_jti, host_id, booking_id, sequence, retention },
-            agent_jkt,
-            exp,
-        })
-    })
-    .transpose()
+    row.map(CurrentManagement::try_from).transpose()
 }
 
 /// The highest receipt sequence any management mandate for the booking was
 /// issued on, revoked or not: a receipt not newer is a replay.
 pub async fn latest_sequence(store: &Store, host_id: &str, booking_id: &str) -> Result<Option<u32>, StoreError> {
-    let (max,): (Option<i64>,) =
-        sqlx::query_as("SELECT max(sequence) FROM management_links WHERE host_id = ? AND booking_id = ?")
+    let max: Option<i64> =
+        sqlx::query_scalar("SELECT max(sequence) FROM management_links WHERE host_id = ? AND booking_id = ?")
             .bind(host_id)
             .bind(booking_id)
             .fetch_one(store.pool())
@@ -132,7 +154,15 @@ pub struct RootRecord {
 /// The root mandate `jti` (kind `mandate`), in force at `now`; `None` for any
 /// other credential, a revoked one or an expired one.
 pub async fn live_root(store: &Store, jti: &str, now: i64) -> Result<Option<RootRecord>, StoreError> {
-    let row: Option<(Option<String>, String, String, i64, String)> = sqlx::query_as(
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        agent_jkt: Option<String>,
+        scope: String,
+        aud: String,
+        exp: i64,
+        compact: String,
+    }
+    let row: Option<Row> = sqlx::query_as(
         "SELECT agent_jkt, scope, aud, exp, compact FROM credentials
          WHERE jti = ? AND kind = 'mandate' AND revoked_at IS NULL AND exp > ?",
     )
@@ -140,15 +170,15 @@ pub async fn live_root(store: &Store, jti: &str, now: i64) -> Result<Option<Root
     .bind(now)
     .fetch_optional(store.pool())
     .await?;
-    let corrupt = |e: serde_json::Error| StoreError::Corrupt(e.to_string());
-    row.map(|(agent_jkt, scope, aud, exp, compact)| {
+    let corrupt = |e: serde_json::Error| StoreError::Corrupt(format!("{jti}: {e}"));
+    row.map(|r| {
         Ok(RootRecord {
             jti: jti.to_owned(),
-            agent_jkt,
-            scope: serde_json::from_str(&scope).map_err(corrupt)?,
-            aud: serde_json::from_str(&aud).map_err(corrupt)?,
-            exp,
-            compact,
+            agent_jkt: r.agent_jkt,
+            scope: serde_json::from_str(&r.scope).map_err(corrupt)?,
+            aud: serde_json::from_str(&r.aud).map_err(corrupt)?,
+            exp: r.exp,
+            compact: r.compact,
         })
     })
     .transpose()

@@ -6,15 +6,16 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use std::path::Path;
 use std::time::Duration;
 
+pub mod agents;
+pub mod attention;
+pub mod attestations;
 pub mod booking_claims;
 /// The booking-claim ledger's former path, for callers outside the workspace.
 #[doc(hidden)]
 pub use booking_claims as claims;
-pub mod agents;
-pub mod attention;
-pub mod attestations;
 pub mod contacts;
 pub mod credentials;
+pub mod history;
 pub mod host_bindings;
 pub mod management_links;
 pub mod meetings;
@@ -22,6 +23,14 @@ pub mod outbox;
 pub mod pairings;
 pub mod receipts;
 pub mod requests;
+
+/// A connection inside a caller's transaction: store functions that write one
+/// part of a larger state change take one, so the whole change commits or
+/// none of it does.
+pub type Connection = sqlx::SqliteConnection;
+
+/// A transaction a caller holds across several store calls ([`Store::begin`]).
+pub type Transaction = sqlx::Transaction<'static, sqlx::Sqlite>;
 
 /// Why the records could not be read or written. A busy database is told
 /// apart from a broken one: the first is worth a retry, the second is not.
@@ -99,6 +108,79 @@ impl Store {
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// A transaction for a state change that only writes.
+    pub async fn begin(&self) -> Result<Transaction, StoreError> {
+        Ok(self.pool.begin().await?)
+    }
+
+    /// A transaction for a state change that reads, then writes: IMMEDIATE
+    /// takes the write lock at once, where a deferred one would meet another
+    /// writer at its upgrade with SQLITE_BUSY, past the busy timeout.
+    pub async fn begin_immediate(&self) -> Result<Transaction, StoreError> {
+        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    }
+}
+
+/// A stored value that is not one the key app writes, in a store's words.
+pub(crate) fn corrupt(what: impl std::fmt::Display) -> StoreError {
+    StoreError::Corrupt(what.to_string())
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A fresh database for unit tests, and a way to store what the key app
+    //! never writes.
+
+    use super::Store;
+
+    /// A fresh database in a temporary directory (kept while the guard lives).
+    pub(crate) async fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+        (dir, store)
+    }
+
+    /// Runs `sql` with the schema's CHECK constraints off: a record as a bug,
+    /// an older build or a hand edit could leave it.
+    pub(crate) async fn write_unchecked(store: &Store, sql: &str) {
+        let mut conn = store.pool().acquire().await.unwrap();
+        sqlx::query("PRAGMA ignore_check_constraints = ON").execute(&mut *conn).await.unwrap();
+        sqlx::query(sql).execute(&mut *conn).await.unwrap();
+        sqlx::query("PRAGMA ignore_check_constraints = OFF").execute(&mut *conn).await.unwrap();
+    }
+
+    /// A credential of `kind` issued to `agent` at `1_792_000_000 + n`, valid an
+    /// hour from then, with a status URL and no shared limit.
+    pub(crate) fn credential(
+        n: i64,
+        jti: &str,
+        kind: crate::kind::RequestKind,
+        agent: &str,
+    ) -> super::credentials::CredentialRecord {
+        const T0: i64 = 1_792_000_000;
+        super::credentials::CredentialRecord {
+            jti: jti.into(),
+            kind,
+            agent_jkt: Some(agent.into()),
+            request_id: None,
+            aud: if kind.has_audience() { vec!["maple-street-auto".into()] } else { Vec::new() },
+            scope: vec![],
+            iat: T0 + n,
+            exp: T0 + 3600,
+            compact: "x.y.z".into(),
+            status_url: Some(format!("https://status.example/status/T/{jti}")),
+            max_bookings: None,
+            shared_limit: false,
+            booking_id: None,
+            host_keys: Default::default(),
+        }
+    }
+
+    /// A busy database's error, as a refusal's tests need one.
+    pub(crate) fn busy() -> super::StoreError {
+        super::StoreError::Busy(sqlx::Error::PoolTimedOut)
     }
 }
 

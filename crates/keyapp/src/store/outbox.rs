@@ -27,7 +27,7 @@ impl Op {
         }
     }
 
-    fn parse(s: &str) -> Result<Op, StoreError> {
+    pub(super) fn parse(s: &str) -> Result<Op, StoreError> {
         match s {
             "register" => Ok(Op::Register),
             "revoke" => Ok(Op::Revoke),
@@ -128,16 +128,50 @@ pub async fn enqueue_revoke(conn: &mut sqlx::SqliteConnection, jti: &str, now: i
     .bind(now)
     .execute(&mut *conn)
     .await?;
-    let (owed,): (bool,) = sqlx::query_as(
+    Ok(sqlx::query_scalar(
         "SELECT EXISTS (SELECT 1 FROM status_outbox WHERE jti = ? AND op = 'revoke' AND refused_at IS NULL)",
     )
     .bind(jti)
     .fetch_one(conn)
-    .await?;
-    Ok(owed)
+    .await?)
 }
 
-type DueRow = (i64, String, String, String, i64, i64, String, Option<i64>, bool, String);
+#[derive(sqlx::FromRow)]
+struct DueRow {
+    id: i64,
+    jti: String,
+    op: String,
+    base: String,
+    attempts: i64,
+    exp: i64,
+    aud: String,
+    max_bookings: Option<i64>,
+    shared_limit: bool,
+    host_keys: String,
+}
+
+impl TryFrom<DueRow> for Due {
+    type Error = StoreError;
+
+    fn try_from(r: DueRow) -> Result<Due, StoreError> {
+        let corrupt = |what: String| StoreError::Corrupt(format!("{}: {what}", r.jti));
+        Ok(Due {
+            op: Op::parse(&r.op)?,
+            attempts: u32::try_from(r.attempts).map_err(|_| corrupt(format!("attempts {}", r.attempts)))?,
+            aud: serde_json::from_str(&r.aud).map_err(|e| corrupt(e.to_string()))?,
+            host_keys: serde_json::from_str(&r.host_keys).map_err(|e| corrupt(e.to_string()))?,
+            max_bookings: r
+                .max_bookings
+                .map(|m| u32::try_from(m).map_err(|_| corrupt(format!("max_bookings {m}"))))
+                .transpose()?,
+            id: r.id,
+            base: r.base,
+            exp: r.exp,
+            shared_limit: r.shared_limit,
+            jti: r.jti,
+        })
+    }
+}
 
 /// The rows due at `now`, oldest first, at most `limit`: unacknowledged, not
 /// refused for good, past their backoff, and with no earlier unacknowledged
@@ -154,25 +188,7 @@ pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreE
     .bind(limit)
     .fetch_all(store.pool())
     .await?;
-    rows.into_iter()
-        .map(|(id, jti, op, base, attempts, exp, aud, max_bookings, shared_limit, host_keys)| {
-            let corrupt = |what: String| StoreError::Corrupt(format!("{jti}: {what}"));
-            Ok(Due {
-                op: Op::parse(&op)?,
-                attempts: u32::try_from(attempts).map_err(|_| corrupt(format!("attempts {attempts}")))?,
-                aud: serde_json::from_str(&aud).map_err(|e| corrupt(e.to_string()))?,
-                host_keys: serde_json::from_str(&host_keys).map_err(|e| corrupt(e.to_string()))?,
-                max_bookings: max_bookings
-                    .map(|m| u32::try_from(m).map_err(|_| corrupt(format!("max_bookings {m}"))))
-                    .transpose()?,
-                id,
-                jti,
-                base,
-                exp,
-                shared_limit,
-            })
-        })
-        .collect()
+    rows.into_iter().map(Due::try_from).collect()
 }
 
 /// The service acknowledged row `id`. Returns false when it already was (a
@@ -191,23 +207,25 @@ pub async fn acknowledge(store: &Store, id: i64, now: i64) -> Result<bool, Store
 /// attempt back by [`backoff`]. A row already answered, acknowledged or
 /// refused for good, stays as it is.
 pub async fn failed(store: &Store, id: i64, now: i64, error: &str) -> Result<(), StoreError> {
-    let (attempts,): (i64,) = sqlx::query_as(
+    // One transaction: the count and the backoff it sets are never apart.
+    let mut tx = store.begin_immediate().await?;
+    let attempts: Option<(i64,)> = sqlx::query_as(
         "UPDATE status_outbox SET attempts = attempts + 1, last_error = ?
          WHERE id = ? AND acked_at IS NULL AND refused_at IS NULL RETURNING attempts",
     )
     .bind(error)
     .bind(id)
-    .fetch_optional(store.pool())
-    .await?
-    .unwrap_or((0,));
-    if attempts > 0 {
+    .fetch_optional(&mut *tx)
+    .await?;
+    if let Some((attempts,)) = attempts {
         let wait = backoff(u32::try_from(attempts).unwrap_or(u32::MAX));
         sqlx::query("UPDATE status_outbox SET next_attempt_at = ? WHERE id = ?")
             .bind(now + wait)
             .bind(id)
-            .execute(store.pool())
+            .execute(&mut *tx)
             .await?;
     }
+    tx.commit().await?;
     Ok(())
 }
 
@@ -222,7 +240,7 @@ pub async fn refused(
     reason: schcp::refusal::Reason,
     error: &str,
 ) -> Result<bool, StoreError> {
-    let mut tx = store.pool().begin().await?;
+    let mut tx = store.begin().await?;
     let row: Option<(String, String)> = sqlx::query_as(
         "UPDATE status_outbox SET refused_at = ?1, refusal = ?2, last_error = ?3, attempts = attempts + 1
          WHERE id = ?4 AND acked_at IS NULL AND refused_at IS NULL RETURNING jti, op",
@@ -252,11 +270,9 @@ pub async fn refused(
 
 /// When the next unacknowledged row still to be tried falls due, if any.
 pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
-    let (at,): (Option<i64>,) =
-        sqlx::query_as("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL AND refused_at IS NULL")
-            .fetch_one(store.pool())
-            .await?;
-    Ok(at)
+    Ok(sqlx::query_scalar("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL AND refused_at IS NULL")
+        .fetch_one(store.pool())
+        .await?)
 }
 
 /// The first update about a credential request `request_id` issued that the
@@ -264,7 +280,15 @@ pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
 /// (`withheld_from_agent`), the agent is told so instead of waiting for what
 /// can never be published.
 pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Option<Refused>, StoreError> {
-    let row: Option<(String, String, String, String, Option<String>)> = sqlx::query_as(
+    #[derive(sqlx::FromRow)]
+    struct RefusedRow {
+        jti: String,
+        op: String,
+        base: String,
+        refusal: String,
+        last_error: Option<String>,
+    }
+    let row: Option<RefusedRow> = sqlx::query_as(
         "SELECT c.jti, o.op, o.base, o.refusal, o.last_error FROM credentials c
            JOIN status_outbox o ON o.jti = c.jti
           WHERE c.request_id = ? AND o.refused_at IS NOT NULL
@@ -273,9 +297,10 @@ pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Opti
     .bind(request_id)
     .fetch_optional(store.pool())
     .await?;
-    row.map(|(jti, op, base, reason, message)| {
-        let reason = reason.parse().map_err(|_| StoreError::Corrupt(format!("{jti}: outbox refusal {reason:?}")))?;
-        Ok(Refused { op: Op::parse(&op)?, jti, base, reason, message: message.unwrap_or_default() })
+    row.map(|r| {
+        let reason =
+            r.refusal.parse().map_err(|_| StoreError::Corrupt(format!("{}: outbox refusal {:?}", r.jti, r.refusal)))?;
+        Ok(Refused { op: Op::parse(&r.op)?, jti: r.jti, base: r.base, reason, message: r.last_error.unwrap_or_default() })
     })
     .transpose()
 }
@@ -290,7 +315,7 @@ pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Opti
 /// see its request go back to waiting for that moment, never an unpublished
 /// revocation.
 pub async fn withheld_from_agent(store: &Store, request_id: &str) -> Result<bool, StoreError> {
-    let (withheld,): (bool,) = sqlx::query_as(
+    Ok(sqlx::query_scalar(
         "SELECT EXISTS (
              SELECT 1 FROM credentials c
                JOIN status_outbox reg ON reg.jti = c.jti AND reg.op = 'register'
@@ -301,8 +326,7 @@ pub async fn withheld_from_agent(store: &Store, request_id: &str) -> Result<bool
     )
     .bind(request_id)
     .fetch_one(store.pool())
-    .await?;
-    Ok(withheld)
+    .await?)
 }
 
 #[cfg(test)]
