@@ -270,9 +270,11 @@ pub async fn refused(
 
 /// When the next unacknowledged row still to be tried falls due, if any.
 pub async fn next_due_at(store: &Store) -> Result<Option<i64>, StoreError> {
-    Ok(sqlx::query_scalar("SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL AND refused_at IS NULL")
-        .fetch_one(store.pool())
-        .await?)
+    Ok(sqlx::query_scalar(
+        "SELECT MIN(next_attempt_at) FROM status_outbox WHERE acked_at IS NULL AND refused_at IS NULL",
+    )
+    .fetch_one(store.pool())
+    .await?)
 }
 
 /// The first update about a credential request `request_id` issued that the
@@ -300,7 +302,13 @@ pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Opti
     row.map(|r| {
         let reason =
             r.refusal.parse().map_err(|_| StoreError::Corrupt(format!("{}: outbox refusal {:?}", r.jti, r.refusal)))?;
-        Ok(Refused { op: Op::parse(&r.op)?, jti: r.jti, base: r.base, reason, message: r.last_error.unwrap_or_default() })
+        Ok(Refused {
+            op: Op::parse(&r.op)?,
+            jti: r.jti,
+            base: r.base,
+            reason,
+            message: r.last_error.unwrap_or_default(),
+        })
     })
     .transpose()
 }
