@@ -113,6 +113,12 @@ export type HostChangeView = {
 words: string, host_id: string, bound_domain: string, bound_basis: Basis, domain: string, basis: Basis, seen_at: number, };
 
 /**
+ * Whether hosts can read the status base (`status_reach`), as Settings says
+ * it: each value names its words, `settings-status-{value}` in ui.ftl.
+ */
+export type HostsCanCheck = "reachable" | "this-machine" | "unreachable";
+
+/**
  * Where the principal key is kept.
  */
 export type KeystoreKind = "os" | "file";
@@ -207,6 +213,10 @@ export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | 
  * The Settings screen's facts.
  */
 export type Settings = { principal: string, jwk: Record<string, string>, status_public_base: string, 
+/**
+ * Whether hosts can check the person's credentials at that address.
+ */
+hosts_can_check: HostsCanCheck, 
 /**
  * A [`KeystoreKind`]; the window says it in words.
  */
