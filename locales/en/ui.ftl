@@ -84,6 +84,14 @@ credentials-revoke-confirm = Revoke this credential? Hosts will refuse it from n
 credentials-not-revocable = not revocable
 credentials-revocation-unpublished = revocation not yet published
 credentials-registration-unpublished = not yet published to the status service; your assistant receives it once it is
+credentials-registration-refused = { $why ->
+    [namespace_full] refused for good by the status service, which has no room for more of your credentials: hosts cannot check it, and your assistant did not receive it
+   *[other] refused for good by the status service, which does not serve your key: hosts cannot check it, and your assistant did not receive it
+}
+credentials-revocation-refused = { $why ->
+    [namespace_full] revoked here, but the status service, which has no room for more of your credentials, refused to publish it: hosts may read it as active until it expires
+   *[other] revoked here, but the status service, which does not serve your key, refused to publish it: hosts may read it as active until it expires
+}
 status-active = active
 status-expired = expired
 status-revoked = revoked

@@ -83,6 +83,14 @@ credentials-revoke-confirm = Révoquer cette autorisation ? Les hôtes la refuse
 credentials-not-revocable = non révocable
 credentials-revocation-unpublished = révocation pas encore publiée
 credentials-registration-unpublished = pas encore publié au service de statut ; votre assistant le recevra ensuite
+credentials-registration-refused = { $why ->
+    [namespace_full] refusé définitivement par le service de statut, qui n’a plus de place pour vos justificatifs : les hôtes ne peuvent pas le vérifier, et votre assistant ne l’a pas reçu
+   *[other] refusé définitivement par le service de statut, qui ne sert pas votre clé : les hôtes ne peuvent pas le vérifier, et votre assistant ne l’a pas reçu
+}
+credentials-revocation-refused = { $why ->
+    [namespace_full] révoqué ici, mais le service de statut, qui n’a plus de place pour vos justificatifs, a refusé de le publier : les hôtes peuvent le lire comme actif jusqu’à son expiration
+   *[other] révoqué ici, mais le service de statut, qui ne sert pas votre clé, a refusé de le publier : les hôtes peuvent le lire comme actif jusqu’à son expiration
+}
 status-active = active
 status-expired = expirée
 status-revoked = révoquée

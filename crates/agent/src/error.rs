@@ -133,7 +133,7 @@ impl ApiError {
             .and_then(|e| e.get("retry"))
             .and_then(|r| r.get("after"))
             .and_then(Value::as_str)
-            .and_then(parse_seconds_duration);
+            .and_then(retry_after);
         let from_header = retry_after_header.and_then(|h| h.trim().parse::<u64>().ok()).map(Duration::from_secs);
         ApiError {
             status,
@@ -172,28 +172,11 @@ impl std::fmt::Display for ApiError {
     }
 }
 
-/// `PT212S` and the like: the only form the key app writes in `retry.after`.
-/// Minutes and hours are read too, for a key app that rounds.
-fn parse_seconds_duration(s: &str) -> Option<Duration> {
-    let rest = s.strip_prefix("PT")?;
-    let mut total = 0u64;
-    let mut num = String::new();
-    for c in rest.chars() {
-        match c {
-            '0'..='9' => num.push(c),
-            'H' | 'M' | 'S' => {
-                let n: u64 = num.parse().ok()?;
-                num.clear();
-                total += n * match c {
-                    'H' => 3600,
-                    'M' => 60,
-                    _ => 1,
-                };
-            }
-            _ => return None,
-        }
-    }
-    num.is_empty().then_some(Duration::from_secs(total))
+/// `retry.after` as §2.1 writes a computed length (`PT5M`, `PT3M32S`, `P1D`),
+/// read with the protocol crate's duration grammar: any equivalent form is the
+/// same length, and anything else is no retry time.
+fn retry_after(s: &str) -> Option<Duration> {
+    schcp::duration::Duration::parse(s).ok().map(|d| Duration::from_secs(d.as_seconds()))
 }
 
 /// What can go wrong talking to the key app.
@@ -284,12 +267,15 @@ mod tests {
     }
 
     #[test]
-    fn durations_other_than_seconds() {
-        assert_eq!(parse_seconds_duration("PT1M5S"), Some(Duration::from_secs(65)));
-        assert_eq!(parse_seconds_duration("PT2H"), Some(Duration::from_secs(7200)));
-        assert_eq!(parse_seconds_duration("P1D"), None);
-        assert_eq!(parse_seconds_duration("PT5"), None);
-        assert_eq!(parse_seconds_duration("PTXS"), None);
+    fn retry_after_reads_any_duration_of_the_grammar() {
+        assert_eq!(retry_after("PT5M"), Some(Duration::from_secs(300)));
+        assert_eq!(retry_after("PT300S"), Some(Duration::from_secs(300)), "an equivalent form is the same length");
+        assert_eq!(retry_after("PT1M5S"), Some(Duration::from_secs(65)));
+        assert_eq!(retry_after("PT2H"), Some(Duration::from_secs(7200)));
+        assert_eq!(retry_after("P1D"), Some(Duration::from_secs(86_400)));
+        for bad in ["PT5", "PTXS", "", "5", "-PT5S", "PT5M\n"] {
+            assert_eq!(retry_after(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -331,6 +331,12 @@ pub enum Publication {
     RegistrationPending,
     /// Revoked here, hosts are not told yet: the service still answers "active".
     RevocationPending,
+    /// The service refused to register it for good: hosts cannot check it,
+    /// and the agent never received it.
+    RegistrationRefused,
+    /// Revoked here, but the service refused the revocation for good: hosts
+    /// may read it as active until it expires.
+    RevocationRefused,
 }
 
 impl Publication {
@@ -339,12 +345,23 @@ impl Publication {
         match self {
             Publication::RegistrationPending => "credentials-registration-unpublished",
             Publication::RevocationPending => "credentials-revocation-unpublished",
+            Publication::RegistrationRefused => "credentials-registration-refused",
+            Publication::RevocationRefused => "credentials-revocation-refused",
         }
     }
 
-    /// From the outbox's unacknowledged ops for one credential.
-    pub(crate) fn of(unpublished: &[crate::store::outbox::Op]) -> Option<Publication> {
+    /// From the outbox's ops for one credential: what the service refused for
+    /// good says more than what it has yet to take, since it will never change.
+    pub(crate) fn of(
+        unpublished: &[crate::store::outbox::Op],
+        refused: Option<crate::store::outbox::Op>,
+    ) -> Option<Publication> {
         use crate::store::outbox::Op;
+        match refused {
+            Some(Op::Register) => return Some(Publication::RegistrationRefused),
+            Some(Op::Revoke) => return Some(Publication::RevocationRefused),
+            None => {}
+        }
         if unpublished.contains(&Op::Register) {
             Some(Publication::RegistrationPending)
         } else if unpublished.contains(&Op::Revoke) {
@@ -352,6 +369,11 @@ impl Publication {
         } else {
             None
         }
+    }
+
+    /// Whether the agent has the credential: not until the service registered it.
+    pub fn withheld_from_agent(self) -> bool {
+        matches!(self, Publication::RegistrationPending | Publication::RegistrationRefused)
     }
 }
 

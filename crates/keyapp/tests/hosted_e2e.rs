@@ -246,6 +246,12 @@ async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
     tokio::time::sleep(Duration::from_secs(4)).await;
     assert_eq!(outbox_rows(&env, &jti).await, [("register".to_owned(), 1, Some("namespace_full".to_owned()), false)]);
     assert_eq!(keyapp::store::outbox::next_due_at(env.app.service.store()).await.unwrap(), None);
+    // The person's Credentials say so, and why, never "not yet published".
+    let listed = env.app.service.credentials(None).await.unwrap();
+    let refused = listed.iter().find(|c| c.jti == jti).unwrap();
+    assert_eq!(refused.publication, Some(keyapp::service::Publication::RegistrationRefused));
+    let note = refused.publication_note.as_deref().unwrap();
+    assert!(note.contains("no room for more of your credentials") && note.contains("hosts cannot check it"), "{note}");
     // Revoking it owes the service nothing: it never had it.
     person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
     assert_eq!(outbox_rows(&env, &jti).await.len(), 1);

@@ -584,7 +584,8 @@ async fn every_route_answers_as_the_document_says() {
     assert_eq!(r.reason(), "cooldown");
     let after: u64 = r.headers["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=300).contains(&after), "{after}");
-    assert_eq!(r.json()["error"]["retry"]["after"], format!("PT{after}S"));
+    // §2.1: the body's length is canonical (`PT4M10S`, never `PT250S`).
+    assert_eq!(r.json()["error"]["retry"]["after"], schcp::duration::Duration::from_seconds(after).to_canonical());
 
     // ---- Unpaired by the person: the pairing says so, and only pairing is open.
     let again = env.call(&b, Method::POST, "/v1/pairings", Some(&name), 202).await.json();

@@ -109,7 +109,9 @@ impl ApiError {
             error["details"] = d.clone();
         }
         if let Some(s) = self.retry_after {
-            error["retry"] = json!({ "after": format!("PT{s}S") });
+            // §2.1: a length the key app computed is written canonically
+            // (`PT5M`, never `PT300S`); `Retry-After` stays in seconds, as HTTP has it.
+            error["retry"] = json!({ "after": schcp::duration::Duration::from_seconds(s).to_canonical() });
         }
         json!({ "error": error })
     }
@@ -186,11 +188,21 @@ mod tests {
         assert_eq!(
             e.body(),
             json!({"error": {"code": "RATE_LIMITED", "reason": "cooldown", "message": "wait",
-                   "details": {"pending": 5}, "retry": {"after": "PT300S"}}})
+                   "details": {"pending": 5}, "retry": {"after": "PT5M"}}})
         );
         let r = e.into_response();
         assert_eq!(r.headers()[header::RETRY_AFTER], "300");
         assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+    }
+
+    #[test]
+    fn retry_after_is_the_canonical_duration_and_the_header_seconds() {
+        for (secs, canonical) in [(1, "PT1S"), (59, "PT59S"), (60, "PT1M"), (212, "PT3M32S"), (3_600, "PT1H"), (86_400, "P1D"), (90_061, "P1DT1H1M1S")] {
+            let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, Code::RateLimited, Reason::Cooldown, "wait")
+                .with_retry_after(secs);
+            assert_eq!(e.body()["error"]["retry"]["after"], canonical, "{secs}");
+            assert_eq!(e.into_response().headers()[header::RETRY_AFTER], secs.to_string().as_str());
+        }
     }
 
     #[test]

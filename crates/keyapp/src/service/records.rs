@@ -71,10 +71,10 @@ impl Service {
         let mut out = Vec::with_capacity(listed.len());
         let mut hosted = Vec::new();
         for c in listed {
-            let publication = Publication::of(&c.unpublished);
+            let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
             // An agent receives a credential once the service knows it
             // (`request_for_agent`); its listing waits the same way.
-            if agent_jkt.is_some() && publication == Some(Publication::RegistrationPending) {
+            if agent_jkt.is_some() && publication.is_some_and(Publication::withheld_from_agent) {
                 continue;
             }
             if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
@@ -100,7 +100,7 @@ impl Service {
         let status = CredentialStatus::of(c.revoked, c.exp, now);
         CredentialView {
             publication,
-            publication_note: publication.map(|p| crate::ui_words::text(self.language(), p.message_id())),
+            publication_note: publication.map(|p| self.publication_words(p, c.refused.map(|(_, why)| why))),
             status,
             revocable: CredentialView::can_revoke(c.kind, status),
             aud: c.aud,
@@ -114,6 +114,14 @@ impl Service {
             confirmed: confirmed_by.map(|m| self.confirmation_words(m)),
             agent_jkt: c.agent_jkt,
         }
+    }
+
+    /// What the status service lacks, in the person's words; a refusal for
+    /// good says why (`namespace_full`: no room for more of their credentials).
+    fn publication_words(&self, p: Publication, why: Option<Reason>) -> String {
+        let mut args = fluent_bundle::FluentArgs::new();
+        args.set("why", why.map_or("other", Reason::as_str));
+        crate::ui_words::text_with(self.language(), p.message_id(), &args)
     }
 
     /// Fills in, for each `(index into out, status URL)`, what the hosted
@@ -400,8 +408,14 @@ mod tests {
 
     #[test]
     fn what_the_hosted_service_still_lacks_registration_first() {
-        assert_eq!(Publication::of(&[]), None);
-        assert_eq!(Publication::of(&[Op::Revoke]), Some(Publication::RevocationPending));
-        assert_eq!(Publication::of(&[Op::Revoke, Op::Register]), Some(Publication::RegistrationPending));
+        assert_eq!(Publication::of(&[], None), None);
+        assert_eq!(Publication::of(&[Op::Revoke], None), Some(Publication::RevocationPending));
+        assert_eq!(Publication::of(&[Op::Revoke, Op::Register], None), Some(Publication::RegistrationPending));
+        // Refused for good says more than pending, and never changes.
+        assert_eq!(Publication::of(&[], Some(Op::Register)), Some(Publication::RegistrationRefused));
+        assert_eq!(Publication::of(&[Op::Revoke], Some(Op::Revoke)), Some(Publication::RevocationRefused));
+        assert!(Publication::RegistrationRefused.withheld_from_agent());
+        assert!(Publication::RegistrationPending.withheld_from_agent());
+        assert!(!Publication::RevocationRefused.withheld_from_agent());
     }
 }

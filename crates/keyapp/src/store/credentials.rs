@@ -290,8 +290,11 @@ pub struct ListedCredential {
     /// Its status URL, when it was registered with a hosted status service:
     /// hosts claim units there, so only that service's count is true.
     pub hosted_status_url: Option<String>,
-    /// The outbox ops the hosted status service has not yet acknowledged.
+    /// The outbox ops the hosted status service has not yet acknowledged
+    /// and may still take.
     pub unpublished: Vec<super::outbox::Op>,
+    /// The first update the hosted status service refused for good, and why.
+    pub refused: Option<(super::outbox::Op, schcp::refusal::Reason)>,
 }
 
 /// The meeting a contract or acceptance record is about (§5.12).
@@ -321,6 +324,8 @@ struct ListingRow {
     meeting: MeetingColumns,
     hosted_status_url: Option<String>,
     unpublished: Option<String>,
+    refused_op: Option<String>,
+    refused_reason: Option<String>,
 }
 
 /// A `meeting_records` row joined to a credential: all NULL for a credential
@@ -368,6 +373,14 @@ impl TryFrom<ListingRow> for ListedCredential {
                 .unpublished
                 .as_deref()
                 .map_or(Ok(Vec::new()), |ops| ops.split(',').map(super::outbox::Op::parse).collect())?,
+            refused: match (r.refused_op.as_deref(), r.refused_reason.as_deref()) {
+                (Some(op), Some(reason)) => Some((
+                    super::outbox::Op::parse(op)?,
+                    reason.parse().map_err(|_| corrupt(format!("outbox refusal {reason:?}")))?,
+                )),
+                (None, None) => None,
+                partial => return Err(corrupt(format!("outbox refusal {partial:?}"))),
+            },
             meeting: r.meeting.record(&r.jti)?,
             exp: r.exp,
             revoked: r.revoked,
@@ -388,8 +401,12 @@ pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<Liste
                 (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id) AS latest_revision,
                 CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
                      THEN c.status_url END AS hosted_status_url,
-                (SELECT group_concat(o.op) FROM status_outbox o WHERE o.jti = c.jti AND o.acked_at IS NULL)
-                    AS unpublished
+                (SELECT group_concat(o.op) FROM status_outbox o
+                  WHERE o.jti = c.jti AND o.acked_at IS NULL AND o.refused_at IS NULL) AS unpublished,
+                (SELECT o.op FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
+                  ORDER BY o.id LIMIT 1) AS refused_op,
+                (SELECT o.refusal FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
+                  ORDER BY o.id LIMIT 1) AS refused_reason
          FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
          LEFT JOIN meeting_records m ON m.jti = c.jti
          WHERE (?1 IS NULL OR (c.agent_jkt = ?1
