@@ -201,7 +201,7 @@ export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "wi
 /**
  * What the hosted status service still lacks about a credential.
  */
-export type Publication = "registration_pending" | "revocation_pending";
+export type Publication = "registration_pending" | "revocation_pending" | "registration_refused" | "revocation_refused";
 
 /**
  * What an agent asks the person for; each is verified, shown and issued by

@@ -129,11 +129,8 @@ impl ApiError {
     pub fn from_response(status: StatusCode, retry_after_header: Option<&str>, body: &Value) -> ApiError {
         let err = body.get("error");
         let text = |k: &str| err.and_then(|e| e.get(k)).and_then(Value::as_str).map(str::to_owned);
-        let from_body = err
-            .and_then(|e| e.get("retry"))
-            .and_then(|r| r.get("after"))
-            .and_then(Value::as_str)
-            .and_then(retry_after);
+        let from_body =
+            err.and_then(|e| e.get("retry")).and_then(|r| r.get("after")).and_then(Value::as_str).and_then(retry_after);
         let from_header = retry_after_header.and_then(|h| h.trim().parse::<u64>().ok()).map(Duration::from_secs);
         ApiError {
             status,

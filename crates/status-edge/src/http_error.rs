@@ -197,7 +197,15 @@ mod tests {
 
     #[test]
     fn retry_after_is_the_canonical_duration_and_the_header_seconds() {
-        for (secs, canonical) in [(1, "PT1S"), (59, "PT59S"), (60, "PT1M"), (212, "PT3M32S"), (3_600, "PT1H"), (86_400, "P1D"), (90_061, "P1DT1H1M1S")] {
+        for (secs, canonical) in [
+            (1, "PT1S"),
+            (59, "PT59S"),
+            (60, "PT1M"),
+            (212, "PT3M32S"),
+            (3_600, "PT1H"),
+            (86_400, "P1D"),
+            (90_061, "P1DT1H1M1S"),
+        ] {
             let e = ApiError::new(StatusCode::TOO_MANY_REQUESTS, Code::RateLimited, Reason::Cooldown, "wait")
                 .with_retry_after(secs);
             assert_eq!(e.body()["error"]["retry"]["after"], canonical, "{secs}");
