@@ -425,30 +425,6 @@ impl Service {
         schcp_consent::render_with(req, &self.locale(), &contacts, withdrawal).map_err(consent_error)
     }
 
-    /// Appends to the history inside a caller's transaction.
-    async fn history(
-        tx: &mut crate::store::Connection,
-        at: i64,
-        event: &str,
-        subject: &str,
-        detail: &str,
-    ) -> Result<(), StoreError> {
-        crate::store::history::append(tx, at, event, subject, detail, None).await
-    }
-
-    /// Appends an approval's history entry with how the person's yes was
-    /// confirmed (`None`: no person was asked, §3.3's prompt-less renewal).
-    async fn history_confirmed(
-        tx: &mut crate::store::Connection,
-        at: i64,
-        event: &str,
-        subject: &str,
-        detail: &str,
-        confirmed_by: Option<crate::user_verification::Method>,
-    ) -> Result<(), StoreError> {
-        crate::store::history::append(tx, at, event, subject, detail, confirmed_by).await
-    }
-
     /// A fresh random id with a prefix (`rq_`, `pr_`, `m-`).
     fn new_id(prefix: &str) -> String {
         let mut bytes = [0u8; 16];

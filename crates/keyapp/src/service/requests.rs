@@ -13,6 +13,7 @@ use super::rule::Rule;
 use super::{corrupt, Service, ServiceError};
 use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
+use crate::store;
 use crate::store::requests::{self as stored, NewRequest, RequestRow};
 use schcp::hash::sha256_b64;
 use schcp::refusal::Reason;
@@ -408,7 +409,7 @@ impl Service {
             crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await?;
         }
         let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
-        Service::history_confirmed(&mut tx, a.now, "request_approved", a.request_id, kind, confirmed_by).await?;
+        store::history::append(&mut tx, a.now, "request_approved", a.request_id, kind, confirmed_by).await?;
         tx.commit().await?;
         Ok(registered)
     }
@@ -437,7 +438,7 @@ impl Service {
         if let Some(method) = a.confirmed_by {
             crate::store::credentials::record_confirmation(tx, &c.jti, method).await?;
         }
-        Service::history_confirmed(tx, a.now, "credential_issued", &c.jti, c.kind.as_str(), a.confirmed_by).await?;
+        store::history::append(tx, a.now, "credential_issued", &c.jti, c.kind.as_str(), a.confirmed_by).await?;
         Ok(registered)
     }
 
@@ -456,7 +457,7 @@ impl Service {
             drop(tx);
             return Err(self.moved_on(request_id).await);
         }
-        Service::history(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "").await?;
+        store::history::append(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "", None).await?;
         tx.commit().await?;
         tracing::info!(request_id, status = to.as_str(), "request settled");
         self.notify();
