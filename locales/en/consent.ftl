@@ -197,3 +197,29 @@ new-host = You have not dealt with { $hosts } before.
 ## Withdrawal (§3.3 "Status URLs"): hosts cannot read this key app's status address,
 ## so a credential that carries one cannot be withdrawn before it expires.
 not-withdrawable = Hosts cannot check with this key app, so I cannot withdraw this before it expires.
+
+## What a root mandate without some limit allows, in one line: the consent
+## window's heading for it (attention `wide_mandate`).
+wide-heading = { $agent } could { $actions } at { $hosts }: { $limits }, until { $until }.
+wide-any-service = any service
+wide-any-time = at any time
+wide-only = only { $what }
+wide-any-price = at any price
+wide-price = up to { $price } each
+wide-any-bookings = as many bookings as it likes
+wide-bookings = { $count ->
+    [one] one booking
+   *[other] up to { $count } bookings
+}
+
+## Each request named in one short line, for lists (Requests, History, notifications).
+summary-booking = { $what }, { $when }
+summary-change = Move: { $what }, to { $when }
+summary-invitation = Invitation: { $what }, { $when }
+summary-mandate = Permission to act at { $hosts }
+summary-management = Cancel or move: { $booking }
+summary-reconfirmation = Reconfirm: { $booking }
+summary-meeting = Meeting { $title }
+summary-acceptance = Joining the meeting { $title }
+summary-rule = Rule { $label }
+summary-pairing = Pairing { $agent }

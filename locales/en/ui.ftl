@@ -135,12 +135,12 @@ confirm-yes = Yes
 confirm-no = No
 
 attention-unverified_identity = The host's identity is not verified: it is named only as it names itself.
-attention-price = A price is stated:
+attention-price = You will pay the host:
 attention-price_limit = A limit on each booking’s all-in total, not a price:
 attention-place_away = The place is not at the host's own address:
-attention-reconfirmation = You will be asked to reconfirm; if you stay silent:
-attention-answer_by = Your answer has a deadline, and a default if you do not give it:
-attention-retention = The host keeps your data for:
+attention-reconfirmation = You must reconfirm by
+attention-answer_by = Your answer is due by
+attention-retention = The host keeps your data for
 
 no-tray = No system tray was found on this desktop, so the key app stays in this window. Closing it quits the app.
 
@@ -156,6 +156,7 @@ tray-quit = Quit
 notify-title = Your consent is asked
 notify-pairing = { $agent } asks to pair with your key app.
 notify-request = { $agent } asks for your consent.
+notify-request-what = { $agent } asks for your consent: { $what }
 
 # The file keystore's passphrase, asked in the window where no OS keychain answers.
 unlock-heading = Unlock your key
@@ -193,3 +194,40 @@ verification-confirmed-polkit = confirmed with your password or fingerprint (pol
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = unpaired
+
+## Look-twice callouts: the kinds a root mandate adds, and the grades.
+attention-wide_mandate = This permission has no limit on some things:
+attention-delegate = The assistant could pass this permission on to another assistant.
+attention-several_hosts = One permission for several hosts:
+attention-long_lived = It lasts more than a day, until
+attention-shared_limit = Its hosts share one count of bookings, and ask your key app what is left.
+attention-new_host = You have not dealt with this host before:
+attention-grade-grave = Serious
+attention-grade-caution = Check
+attention-grade-notice = Note
+
+## History entries as sentences (history_words.rs): $agent is the assistant's
+## name, $what the request in one line, $detail the entry's own detail.
+history-an-assistant = an assistant
+history-a-request = a request
+history-request_created = { $agent } asked: { $what }
+history-request_approved = You approved: { $what }
+history-request_declined = You declined: { $what }
+history-request_expired = Nobody answered in time: { $what }
+history-request_withdrawn = { $agent } withdrew its request: { $what }
+history-credential_issued = Signed for { $agent }: { $what }
+history-revoked = You withdrew: { $what }
+history-pairing_requested = { $agent } asked to pair with your key app
+history-pairing_approved = You paired { $agent } with your key app
+history-pairing_declined = You refused to pair { $agent }
+history-pairing_expired = { $agent } asked to pair, and nobody answered in time
+history-agent_unpaired = You unpaired { $agent }
+history-contact_added = You added { $detail } to your contacts
+history-contact_renamed = You renamed a contact { $detail }
+history-contact_removed = You removed a contact
+history-attestation_added = You added an attestation about you
+history-host_domain_accepted = You accepted that a host now answers at { $detail }
+history-event-other = The key app recorded something this version cannot name; see Details.
+history-details = Details
+col-what = What happened
+col-asked = What is asked

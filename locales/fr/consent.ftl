@@ -201,3 +201,29 @@ new-host = Vous n’avez jamais eu affaire à { $hosts } auparavant.
 ## cette application de clés; un justificatif qui en porte une ne peut donc pas être
 ## retiré avant son expiration.
 not-withdrawable = Les hôtes ne peuvent pas vérifier auprès de cette application de clés; je ne pourrai donc pas retirer cet accord avant son expiration.
+
+## Ce qu’un mandat racine sans certaines limites permet, en une ligne : l’en-tête
+## de la fenêtre de consentement (attention `wide_mandate`).
+wide-heading = { $agent } pourrait { $actions } chez { $hosts } : { $limits }, jusqu’au { $until }.
+wide-any-service = n’importe quel service
+wide-any-time = à n’importe quel moment
+wide-only = uniquement { $what }
+wide-any-price = à n’importe quel prix
+wide-price = jusqu’à { $price } chacune
+wide-any-bookings = autant de réservations qu’il veut
+wide-bookings = { $count ->
+    [one] une seule réservation
+   *[other] jusqu’à { $count } réservations
+}
+
+## Chaque demande nommée en une ligne courte, pour les listes (Demandes, Historique, notifications).
+summary-booking = { $what }, { $when }
+summary-change = Déplacement : { $what }, au { $when }
+summary-invitation = Invitation : { $what }, { $when }
+summary-mandate = Permission d’agir chez { $hosts }
+summary-management = Annuler ou déplacer : { $booking }
+summary-reconfirmation = Reconfirmer : { $booking }
+summary-meeting = Réunion { $title }
+summary-acceptance = Participation à la réunion { $title }
+summary-rule = Règle { $label }
+summary-pairing = Association de { $agent }

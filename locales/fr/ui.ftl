@@ -134,12 +134,12 @@ confirm-yes = Oui
 confirm-no = Non
 
 attention-unverified_identity = L’identité de l’hôte n’est pas vérifiée : il n’est nommé que comme il se nomme lui-même.
-attention-price = Un prix est indiqué :
+attention-price = Vous paierez à l’hôte :
 attention-price_limit = Une limite du total tout compris de chaque réservation, pas un prix :
 attention-place_away = Le lieu n’est pas à l’adresse de l’hôte :
-attention-reconfirmation = On vous demandera de reconfirmer ; si vous ne répondez pas :
-attention-answer_by = Votre réponse a une échéance, et une règle par défaut si vous ne la donnez pas :
-attention-retention = L’hôte conserve vos données pendant :
+attention-reconfirmation = Vous devez reconfirmer avant le
+attention-answer_by = Votre réponse est attendue avant le
+attention-retention = L’hôte conserve vos données pendant
 
 no-tray = Aucune zone de notification n’a été trouvée sur ce bureau : l’appli de clés reste dans cette fenêtre. La fermer quitte l’appli.
 
@@ -155,6 +155,7 @@ tray-quit = Quitter
 notify-title = Votre consentement est demandé
 notify-pairing = { $agent } demande à se jumeler à votre appli de clés.
 notify-request = { $agent } demande votre consentement.
+notify-request-what = { $agent } demande votre consentement : { $what }
 
 # La phrase de passe du trousseau fichier, demandée dans la fenêtre quand aucun trousseau du système ne répond.
 unlock-heading = Déverrouiller votre clé
@@ -192,3 +193,40 @@ verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empre
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = dissociée
+
+## Look-twice callouts: the kinds a root mandate adds, and the grades.
+attention-wide_mandate = Cette permission n’a pas de limite sur certains points :
+attention-delegate = L’assistant pourrait transmettre cette permission à un autre assistant.
+attention-several_hosts = Une seule permission pour plusieurs hôtes :
+attention-long_lived = Elle dure plus d’un jour, jusqu’au
+attention-shared_limit = Ses hôtes partagent un seul compte de réservations et demandent à votre appli de clés ce qu’il en reste.
+attention-new_host = Vous n’avez jamais eu affaire à cet hôte :
+attention-grade-grave = Grave
+attention-grade-caution = À vérifier
+attention-grade-notice = À savoir
+
+## L’historique en phrases (history_words.rs) : $agent est le nom de l’assistant,
+## $what la demande en une ligne, $detail le détail de l’entrée.
+history-an-assistant = un assistant
+history-a-request = une demande
+history-request_created = { $agent } a demandé : { $what }
+history-request_approved = Vous avez approuvé : { $what }
+history-request_declined = Vous avez refusé : { $what }
+history-request_expired = Personne n’a répondu à temps : { $what }
+history-request_withdrawn = { $agent } a retiré sa demande : { $what }
+history-credential_issued = Signé pour { $agent } : { $what }
+history-revoked = Vous avez retiré : { $what }
+history-pairing_requested = { $agent } a demandé à être associé à votre appli de clés
+history-pairing_approved = Vous avez associé { $agent } à votre appli de clés
+history-pairing_declined = Vous avez refusé d’associer { $agent }
+history-pairing_expired = { $agent } a demandé à être associé, et personne n’a répondu à temps
+history-agent_unpaired = Vous avez dissocié { $agent }
+history-contact_added = Vous avez ajouté { $detail } à vos contacts
+history-contact_renamed = Vous avez renommé un contact { $detail }
+history-contact_removed = Vous avez retiré un contact
+history-attestation_added = Vous avez ajouté une attestation vous concernant
+history-host_domain_accepted = Vous avez accepté qu’un hôte réponde désormais à { $detail }
+history-event-other = L’appli de clés a enregistré un évènement que cette version ne sait pas nommer ; voir Détails.
+history-details = Détails
+col-what = Ce qui s’est passé
+col-asked = Ce qui est demandé

@@ -26,4 +26,5 @@ pub const ALL: &[&str] = &[
     "unlock",
     "open_main",
     "close_window",
+    "wait_change",
 ];

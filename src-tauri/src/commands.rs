@@ -187,6 +187,21 @@ pub fn open_main<R: Runtime>(app: AppHandle<R>) {
     windows::open_main(&app, None);
 }
 
+/// Answers once the service's records change after `seen` (the counter the
+/// window got from its previous call; none on the first), or after
+/// [`CHANGE_WAIT`] with the counter unchanged. The window learns of a new,
+/// withdrawn or expired request at once, without polling and without being
+/// given Tauri's event access (capabilities/default.json grants the windows
+/// the key app's own commands and nothing else).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn wait_change(svc: Svc<'_>, seen: Option<u64>) -> Answer<u64> {
+    Ok(svc.wait_past(seen.unwrap_or(u64::MAX), CHANGE_WAIT).await)
+}
+
+/// How long one `wait_change` waits: long enough that an idle window asks
+/// rarely, short enough that a window closed mid-wait frees it soon.
+pub const CHANGE_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
+
 /// Closing destroys the window (WebKit's memory goes with it); the app stays in the tray.
 #[tauri::command(rename_all = "snake_case")]
 pub fn close_window<R: Runtime>(window: WebviewWindow<R>) {
@@ -220,5 +235,6 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         unlock,
         open_main,
         close_window,
+        wait_change,
     ])
 }

@@ -45,9 +45,16 @@ fn notify<R: Runtime>(app: &AppHandle<R>, item: &PendingItem) {
 /// escaped for markup, because a notification daemon may render the body as
 /// markup (the Desktop Notifications Specification's `body-markup`).
 pub fn notification_body(lang: &UiLanguage, item: &PendingItem) -> String {
-    let id = if item.kind == "pairing" { "notify-pairing" } else { "notify-request" };
     let name = schcp_consent::inert::inert(&item.agent_name);
-    markup_escaped(&lang.format(id, &[("agent", name.into())]))
+    let text = match (item.kind.as_str(), item.summary.as_str()) {
+        ("pairing", _) => lang.format("notify-pairing", &[("agent", name.into())]),
+        // Requests stored before their one-line name was kept.
+        (_, "") => lang.format("notify-request", &[("agent", name.into())]),
+        // The notification names what is asked, so the person knows which
+        // request it is before opening the window.
+        (_, what) => lang.format("notify-request-what", &[("agent", name.into()), ("what", what.into())]),
+    };
+    markup_escaped(&text)
 }
 
 /// `s` as text inside notification markup: `&`, `<`, `>`, `"` and `'` as entities.
@@ -75,6 +82,7 @@ mod tests {
         PendingItem {
             id: "rq_1".into(),
             kind: kind.into(),
+            summary: "Synthetic oil change with Maple Street Auto".into(),
             agent_name: agent_name.into(),
             fingerprint: "7F3A-91C2-K8QD".into(),
             created_at: 0,
@@ -89,7 +97,13 @@ mod tests {
     fn a_name_with_markup_is_escaped_in_the_notification_body() {
         let lang = UiLanguage::new(Language::English);
         let body = notification_body(&lang, &item("closed_mandate", "<b>Bold</b> & \"Co\" 'Ltd'"));
-        assert_eq!(body, "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39; asks for your consent.");
+        assert_eq!(
+            body,
+            "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39; asks for your consent: Synthetic oil change with Maple Street Auto"
+        );
+        let mut unnamed = item("closed_mandate", "Calendar Assistant");
+        unnamed.summary.clear();
+        assert_eq!(notification_body(&lang, &unnamed), "Calendar Assistant asks for your consent.");
         let pairing = notification_body(&lang, &item("pairing", "Calendar Assistant"));
         assert_eq!(pairing, "Calendar Assistant asks to pair with your key app.");
     }

@@ -13,12 +13,31 @@ let waiting = true;
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
 /** A refusal the next looks at the shown request meet, if any. */
 let promptRefusal: object | null = null;
+/**
+ * The service's change counter as `wait_change` reports it. By default the
+ * records change every half second (so tests that move the clock see changes
+ * as the app would); `manual` leaves the counter to `changed()` alone.
+ */
+let counter = 0;
+let manual = false;
+let waiters: ((n: number) => void)[] = [];
+const looks = { prompt: 0, pending: 0 };
+function changed() {
+  counter += 1;
+  const ready = waiters;
+  waiters = [];
+  for (const w of ready) w(counter);
+}
 
 vi.mock("./api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
-    pending: async () => (waiting ? [{ id: current.id }, ...Object.keys(others).map((id) => ({ id }))] : []),
+    pending: async () => {
+      looks.pending += 1;
+      return waiting ? [{ id: current.id }, ...Object.keys(others).map((id) => ({ id }))] : [];
+    },
     prompt: async (id: string) => {
+      looks.prompt += 1;
       if (promptRefusal) throw promptRefusal;
       return { ...(others[id] ?? current) };
     },
@@ -29,10 +48,19 @@ vi.mock("./api", () => ({
     relabelRule: async (_id: string, label: string) => ({ ...current, label }),
     openMain: async () => {},
     closeWindow: async () => {},
+    waitChange: (seen: number | null) =>
+      new Promise<number>((resolve) => {
+        if (seen === null || seen !== counter) return resolve(counter);
+        if (manual) return waiters.push(resolve);
+        setTimeout(() => {
+          counter += 1;
+          resolve(counter);
+        }, 500);
+      }),
   },
 }));
 
-import { APPROVE_DELAY_MS, ConsentView, POLL_MS } from "./Consent";
+import { APPROVE_DELAY_MS, ConsentView } from "./Consent";
 import { StringsContext } from "./i18n";
 
 const HOSTILE = 'Book "<img src=x onerror=alert(1)>" {{constructor.constructor("alert(2)")()}}\n<b>not bold</b> &amp; ${x}';
@@ -96,6 +124,10 @@ beforeEach(() => {
   current = prompt();
   answerResult = async () => ({ status: "approved" });
   promptRefusal = null;
+  manual = false;
+  waiters = [];
+  looks.prompt = 0;
+  looks.pending = 0;
 });
 afterEach(() => {
   cleanup();
@@ -250,14 +282,14 @@ describe("the consent view", () => {
     await mount();
     promptRefusal = { code: "UNAVAILABLE", reason: "busy", message: "Your records are busy for a moment; try again." };
     await act(async () => {
-      await vi.advanceTimersByTimeAsync(POLL_MS * 3);
+      await vi.advanceTimersByTimeAsync(1500);
     });
     expect(document.getElementById("consent-notice")).toBeNull();
     expect(approve().disabled).toBe(false);
     // Gone for good: the service no longer knows it.
     promptRefusal = { code: "NOT_FOUND", reason: "not_found", message: "no such request" };
     await act(async () => {
-      await vi.advanceTimersByTimeAsync(POLL_MS + 10);
+      await vi.advanceTimersByTimeAsync(510);
     });
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("other");
   });
@@ -316,19 +348,21 @@ describe("the consent view", () => {
       "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto (maplestreetauto.example), Thursday 15 October 2026, 1:00–1:45 p.m. Eastern time.\n" +
       "The booking names me as an invitee (brother).\n" +
       "I must answer by Wednesday 14 October 2026, 1:00 p.m. Eastern time. If I decline or do not answer, nothing is signed, and at that time the booking follows its default: it is released.";
-    const deadline = text.split("\n")[2];
+    const deadline = "Wednesday 14 October 2026, 1:00 p.m. Eastern time";
     current = prompt({
       kind: "invitation",
       consent_text: text,
       attention: [
-        { kind: "answer_by", detail: deadline },
-        { kind: "retention", detail: "1 year" },
+        { kind: "answer_by", grade: "caution", detail: deadline },
+        { kind: "retention", grade: "notice", detail: "1 year" },
       ],
     });
     await mount();
     expect(document.getElementById("consent-text")!.textContent).toBe(text);
     const item = document.querySelector('[data-attention="answer_by"]')!;
-    expect(item.textContent).toBe(`attention-answer_by ${deadline}`);
+    expect(item.textContent).toBe(`attention-grade-caution attention-answer_by ${deadline}`);
+    // No heading of a wide mandate on an invitation.
+    expect(document.getElementById("consent-wide")).toBeNull();
     // Nothing of a rule's or a pairing's own controls.
     expect(document.getElementById("rule-label")).toBeNull();
     await act(async () => {
@@ -339,6 +373,68 @@ describe("the consent view", () => {
       await vi.advanceTimersByTimeAsync(0);
     });
     expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+});
+
+describe("a window that learns of changes at once, without polling", () => {
+  it("looks again only when the service reports a change, and then at once", async () => {
+    manual = true;
+    await mount("rq_1");
+    const before = { ...looks };
+    // A minute with no change: not one look.
+    await settle(60_000);
+    expect(looks).toEqual(before);
+    // The request is withdrawn: the change is reported, and the window shows it
+    // without any clock moving.
+    current = prompt({ status: "withdrawn" });
+    changed();
+    await settle(0);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("withdrawn");
+  });
+
+  it("shows a request that arrives while nothing waits as soon as it is reported", async () => {
+    manual = true;
+    waiting = false;
+    await mount();
+    expect(document.getElementById("consent-none")).not.toBeNull();
+    waiting = true;
+    changed();
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+  });
+});
+
+describe("callouts graded by risk", () => {
+  it("puts an unlimited mandate's heading above the text and the gravest callout first", async () => {
+    const heading =
+      "“Example Agent” could book appointments at Maple Street Auto (maplestreetauto.example): any service, at any time, at any price and as many bookings as it likes, until Thursday 15 October 2026, 6:20 p.m. Eastern time.";
+    current = prompt({
+      kind: "mandate",
+      consent_text: "I allow the assistant “Example Agent” to act for me at Maple Street Auto.",
+      attention: [
+        { kind: "wide_mandate", grade: "grave", detail: heading },
+        { kind: "delegate", grade: "grave" },
+        { kind: "long_lived", grade: "caution", detail: "Thursday 15 October 2026" },
+      ],
+    });
+    await mount();
+    const wide = document.getElementById("consent-wide")!;
+    expect(wide.textContent).toBe(`attention-wide_mandate ${heading}`);
+    // Above the consent text, so it is read first.
+    const text = document.getElementById("consent-text")!;
+    expect(wide.compareDocumentPosition(text) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    const items = [...document.querySelectorAll(".attention li")];
+    expect(items.map((li) => li.getAttribute("data-attention"))).toEqual(["delegate", "long_lived"]);
+    expect(items[0].className).toBe("grade-grave");
+    // The heading is not repeated in the list.
+    expect(document.querySelectorAll('[data-attention="wide_mandate"]').length).toBe(1);
+  });
+
+  it("shows no heading and no list for a request with nothing to call out", async () => {
+    current = prompt({ kind: "closed_mandate", consent_text: "I agree to this booking.", attention: [] });
+    await mount();
+    expect(document.getElementById("consent-wide")).toBeNull();
+    expect(document.querySelector(".attention")).toBeNull();
   });
 });
 

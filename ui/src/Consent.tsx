@@ -14,10 +14,11 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, isCommandError, type Prompt } from "./api";
 import { useT } from "./i18n";
+import { useChanges } from "./useChanges";
 
 export const APPROVE_DELAY_MS = 1000;
 /** How often a shown request's status, and new requests, are checked. */
-export const POLL_MS = 1000;
+
 
 type Done = { kind: "approved" | "declined" } | { kind: "gone"; status: string } | { kind: "error"; message: string };
 
@@ -153,45 +154,46 @@ export function ConsentView(props: { requestedId?: string }) {
   }, []);
 
   // Watch the shown request: withdrawn or expired turns the window into a notice.
-  useEffect(() => {
-    if (!prompt || done) return;
-    const timer = setInterval(async () => {
+  useChanges(
+    async () => {
+      if (!prompt) return;
       try {
         const now = await api.prompt(prompt.id);
         if (now.status !== "pending") setDone({ kind: "gone", status: now.status });
       } catch (e) {
         // Only a request the service no longer knows is gone; any other
         // refusal (busy records, 503) says nothing about the request, which
-        // still waits: the next look tries again.
+        // still waits: the next change looks again.
         if (isCommandError(e) && e.code === "NOT_FOUND") setDone({ kind: "gone", status: "other" });
       }
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [prompt?.id, done]);
+    },
+    !!prompt && !done,
+    [prompt?.id, done],
+  );
 
   // New requests while one is shown: each is an arrival (announced beside a
   // pending one, shown at once in place of an answered one).
-  useEffect(() => {
-    if (!prompt) return;
-    const timer = setInterval(async () => {
+  useChanges(
+    async () => {
       const pending = await api.pending().catch(() => []);
       const fresh = pending.map((p) => p.id).filter((id) => !known.current.has(id));
       if (fresh.length > 0) arrive(fresh[0]);
       for (const id of fresh.slice(1)) known.current.add(id);
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [prompt?.id]);
+    },
+    !!prompt,
+    [prompt?.id],
+  );
 
-  // Nothing waiting: look again, so a request arriving while this window is
-  // open is shown here (the app raises this window for it).
-  useEffect(() => {
-    if (!empty) return;
-    const timer = setInterval(async () => {
+  // Nothing waiting: look again on the next change, so a request arriving
+  // while this window is open is shown here (the app raises this window for it).
+  useChanges(
+    async () => {
       const pending = await api.pending().catch(() => []);
       if (pending.length > 0) void loadNext();
-    }, POLL_MS);
-    return () => clearInterval(timer);
-  }, [empty]);
+    },
+    empty,
+    [],
+  );
 
   // Enter and Space never approve, wherever the focus is.
   useEffect(() => {
@@ -289,6 +291,10 @@ export function ConsentView(props: { requestedId?: string }) {
     );
   }
 
+  // The service grades the callouts, gravest first; a root mandate without
+  // some limit gets its own line above the text (schcp_consent::attention).
+  const wide = prompt.attention?.find((a) => a.kind === "wide_mandate");
+  const callouts = (prompt.attention ?? []).filter((a) => a.kind !== "wide_mandate");
   return (
     <main class="consent" aria-labelledby="consent-heading" data-request-id={prompt.id}>
       <h1 id="consent-heading">{t("consent-heading")}</h1>
@@ -314,15 +320,21 @@ export function ConsentView(props: { requestedId?: string }) {
           <Text value={prompt.churn} />
         </p>
       )}
+      {wide && (
+        <p id="consent-wide" class="wide" role="note" data-attention="wide_mandate">
+          <strong>{t("attention-wide_mandate")}</strong> {wide.detail && <Text value={wide.detail} />}
+        </p>
+      )}
       <h2 id="consent-text-label">{t("consent-text-label")}</h2>
       <PlainText id="consent-text" text={prompt.consent_text} />
-      {prompt.attention && prompt.attention.length > 0 && (
+      {callouts.length > 0 && (
         <section class="attention" aria-labelledby="attention-heading">
           <h2 id="attention-heading">{t("consent-look-twice")}</h2>
           <ul>
-            {prompt.attention.map((a, i) => (
-              <li key={i} data-attention={a.kind}>
-                {t(`attention-${a.kind}`)} {a.detail && <Text value={a.detail} />}
+            {callouts.map((a, i) => (
+              <li key={i} data-attention={a.kind} data-grade={a.grade} class={`grade-${a.grade}`}>
+                <span class="grade">{t(`attention-grade-${a.grade}`)}</span> {t(`attention-${a.kind}`)}{" "}
+                {a.detail && <Text value={a.detail} />}
               </li>
             ))}
           </ul>

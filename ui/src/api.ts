@@ -70,6 +70,8 @@ export const api = {
     invoke<GateView>("unlock", { passphrase, confirmation }),
   openMain: () => invoke<void>("open_main"),
   closeWindow: () => invoke<void>("close_window"),
+  /** Answers once the service's records change after `seen` (src-tauri commands.rs). */
+  waitChange: (seen: number | null) => invoke<number>("wait_change", { seen }),
 };
 
 export type Api = typeof api;

@@ -51,6 +51,7 @@ mod money;
 mod offer;
 mod request;
 mod rule;
+mod summary;
 mod when;
 mod withdrawal;
 
@@ -79,6 +80,7 @@ pub use request::{
     VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
+pub use summary::summary;
 pub use when::{date_words, numeric_date_words, slot_words};
 pub use withdrawal::{carries_status, Withdrawal};
 

@@ -173,7 +173,7 @@ fn closing_lines(locale: &Locale, req: &OpenMandateRequest) -> Result<Vec<String
 }
 
 /// The services a mandate allows, or "any service".
-fn services_words(locale: &Locale, c: &MandateConstraints) -> Result<String, ConsentError> {
+pub(crate) fn services_words(locale: &Locale, c: &MandateConstraints) -> Result<String, ConsentError> {
     match &c.services {
         None => locale.message("mandate-any-service", &[]),
         Some(list) if list.is_empty() => locale.message("mandate-no-service", &[]),
@@ -188,7 +188,7 @@ fn services_words(locale: &Locale, c: &MandateConstraints) -> Result<String, Con
 }
 
 /// The window a mandate allows, or "any time".
-fn window_words(locale: &Locale, c: &MandateConstraints, clock: Clock) -> Result<String, ConsentError> {
+pub(crate) fn window_words(locale: &Locale, c: &MandateConstraints, clock: Clock) -> Result<String, ConsentError> {
     match &c.window {
         None => locale.message("mandate-any-time", &[]),
         Some(w) => range_words(

@@ -17,6 +17,7 @@
 //! offer has. Lines are separated by "\n"; every line after the first is a sentence.
 
 use fluent_bundle::FluentValue;
+use chrono::{DateTime, FixedOffset};
 
 use crate::claims::{Money, OfferClaims, Place, ReconfirmDefault};
 use crate::domain::VerifiedDomain;
@@ -149,17 +150,25 @@ pub fn offer_summary(locale: &Locale, offer: &VerifiedOffer) -> Result<String, C
     Ok(clauses.join(", "))
 }
 
-/// When the booker must reconfirm and what silence does (§5.10), if the offer asks.
-pub fn reconfirm_sentence(locale: &Locale, claims: &OfferClaims) -> Result<Option<String>, ConsentError> {
+/// When the booker must reconfirm (§5.10: "confirm_by at start minus before"),
+/// if the offer asks.
+pub(crate) fn reconfirm_due(claims: &OfferClaims) -> Result<Option<DateTime<FixedOffset>>, ConsentError> {
     let Some(reconfirm) = &claims.reconfirm else {
         return Ok(None);
     };
     let before = duration_delta("reconfirm.before", &reconfirm.before)?;
     let start = parse_instant("slot.start", &claims.slot.start)?;
-    // §5.10: "confirm_by at start minus before".
-    let due = start
+    start
         .checked_sub_signed(before)
-        .ok_or_else(|| ConsentError::BadDuration { field: "reconfirm.before", value: reconfirm.before.clone() })?;
+        .map(Some)
+        .ok_or_else(|| ConsentError::BadDuration { field: "reconfirm.before", value: reconfirm.before.clone() })
+}
+
+/// When the booker must reconfirm and what silence does (§5.10), if the offer asks.
+pub fn reconfirm_sentence(locale: &Locale, claims: &OfferClaims) -> Result<Option<String>, ConsentError> {
+    let (Some(reconfirm), Some(due)) = (&claims.reconfirm, reconfirm_due(claims)?) else {
+        return Ok(None);
+    };
     let deadline = instant_words(locale, due, clock(claims)?)?;
     let id = match (reconfirm.default, duration_words(locale, "reconfirm.before", &reconfirm.before)?) {
         (ReconfirmDefault::Release, Some(before)) => {

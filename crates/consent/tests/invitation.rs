@@ -133,7 +133,7 @@ fn attention_points_at_the_deadline_and_not_at_the_bookers_reconfirmation() {
     let mut req = invitation();
     req.contract.claims.reconfirm = Some(Reconfirm { before: "PT24H".into(), default: ReconfirmDefault::Release });
     let req = ConsentRequest::Invitation(req);
-    let items = attention(&req, &en()).unwrap();
+    let items = attention(&req, &en(), NOW).unwrap();
     let kinds: Vec<AttentionKind> = items.iter().map(|a| a.kind).collect();
     assert_eq!(kinds, [AttentionKind::Price, AttentionKind::AnswerBy, AttentionKind::Retention]);
     assert_eq!(AttentionKind::AnswerBy.as_str(), "answer_by");
@@ -159,6 +159,6 @@ fn the_bookers_reconfirmation_is_said_with_its_deadline() {
         "This reconfirms the booking, which I must do by Wednesday 14 October 2026, 1:00 p.m. Eastern time; if I don't, the booking lapses and its time is released."
     );
     assert_eq!(lines.join("\n"), plain, "otherwise the management mandate's own text");
-    let kinds: Vec<AttentionKind> = attention(&req, &en()).unwrap().into_iter().map(|a| a.kind).collect();
+    let kinds: Vec<AttentionKind> = attention(&req, &en(), NOW).unwrap().into_iter().map(|a| a.kind).collect();
     assert_eq!(kinds, [AttentionKind::Reconfirmation]);
 }

@@ -15,6 +15,7 @@ pub mod config;
 pub mod control;
 pub mod discovery;
 pub mod hardening;
+pub mod history_words;
 pub mod host_binding;
 /// Who a status API request is from behind a reverse proxy: the shared edge's.
 pub use status_edge::forwarded;

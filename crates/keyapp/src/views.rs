@@ -29,6 +29,9 @@ pub struct PendingItem {
     pub id: String,
     /// `pairing`, or the request kind.
     pub kind: String,
+    /// What is asked, in one line: "Synthetic oil change with Maple Street
+    /// Auto …" (`schcp_consent::summary`), in the consent language.
+    pub summary: String,
     pub agent_name: String,
     pub fingerprint: String,
     pub created_at: i64,
@@ -118,12 +121,36 @@ impl From<PairingStatus> for PromptStatus {
     }
 }
 
-/// One look-twice callout: `unverified_identity`, `price`, `place_away`,
-/// `reconfirmation` or `retention`, with its detail in the consent language.
+/// How much a callout weighs (`schcp_consent::attention::Grade`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum AttentionGrade {
+    Grave,
+    Caution,
+    #[default]
+    Notice,
+}
+
+impl From<schcp_consent::attention::Grade> for AttentionGrade {
+    fn from(g: schcp_consent::attention::Grade) -> Self {
+        match g {
+            schcp_consent::attention::Grade::Grave => AttentionGrade::Grave,
+            schcp_consent::attention::Grade::Caution => AttentionGrade::Caution,
+            schcp_consent::attention::Grade::Notice => AttentionGrade::Notice,
+        }
+    }
+}
+
+/// One look-twice callout (`schcp_consent::AttentionKind::as_str`: `wide_mandate`,
+/// `unverified_identity`, `price`, …), its grade, and its detail in the consent
+/// language. Stored with the request, gravest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[ts(optional_fields)]
 pub struct AttentionView {
     pub kind: String,
+    /// Callouts stored before grades existed read as notices.
+    #[serde(default)]
+    pub grade: AttentionGrade,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
@@ -145,6 +172,9 @@ pub struct RequestView {
     /// `expires_at` as a NumericDate, for surfaces that tell it in words.
     #[serde(skip)]
     pub expires_at_unix: i64,
+    /// What is asked, in one line, for the person's lists ('' before it was kept).
+    #[serde(skip)]
+    pub summary: String,
 }
 
 /// A paired agent with the time and kind of its last request.
@@ -417,6 +447,9 @@ pub struct HistoryEntry {
     pub at: i64,
     /// `at` in words, in the person's language and time zone.
     pub when: String,
+    /// What happened, in one sentence in the person's language
+    /// (`history_words::sentence`); the fields below are its details.
+    pub sentence: String,
     pub event: String,
     pub subject: String,
     pub detail: String,

@@ -97,8 +97,44 @@ describe("Credentials", () => {
 
 describe("History", () => {
   it("shows when each entry happened in the service's words", async () => {
-    history = [{ at: 1796604800, when: "yesterday at 9:00 a.m. (as the service says)", event: "contact_added", subject: "urn:x", detail: "Noor" }];
+    history = [
+      {
+        at: 1796604800,
+        when: "yesterday at 9:00 a.m. (as the service says)",
+        sentence: "You added Noor to your contacts",
+        event: "contact_added",
+        subject: "urn:x",
+        detail: "Noor",
+      },
+    ];
     await show(<History />);
     expect(screen.getByText("yesterday at 9:00 a.m. (as the service says)")).toBeTruthy();
+  });
+
+  it("says what happened in a sentence and keeps ids and codes behind Details", async () => {
+    history = [
+      {
+        at: 1796604800,
+        when: "Wed 2 Dec, 1:05 p.m.",
+        sentence: "You declined: Synthetic oil change with Maple Street Auto",
+        event: "request_declined",
+        subject: "rq_Q9JjwEDxTVuc2Myf2D51GA",
+        detail: "",
+      },
+    ];
+    await show(<History />);
+    const row = screen.getByText("You declined: Synthetic oil change with Maple Street Auto").closest("tr")!;
+    // Outside the closed Details, no id and no event code.
+    const details = row.querySelector("details")!;
+    expect(details.open).toBe(false);
+    const outside = [...row.querySelectorAll("td")].map((td) => {
+      const copy = td.cloneNode(true) as HTMLElement;
+      copy.querySelector("details")?.remove();
+      return copy.textContent ?? "";
+    });
+    expect(outside.join(" ")).not.toMatch(/rq_|request_declined/);
+    // Inside it, both, for whoever needs them.
+    expect(details.textContent).toContain("rq_Q9JjwEDxTVuc2Myf2D51GA");
+    expect(details.textContent).toContain("request_declined");
   });
 });

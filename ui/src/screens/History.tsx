@@ -32,21 +32,37 @@ function ShownText(props: { id: string }) {
 }
 
 export function History() {
+  const t = useT();
   const { data, error } = useLoad(api.history);
   return (
     <ListScreen
       name="history"
       data={data}
       error={error}
-      columns={["col-when", "col-event", "col-subject", "col-detail"]}
+      columns={["col-when", "col-what"]}
       row={(h, i) => (
         <tr key={i}>
           <td>{h.when}</td>
-          <td>{h.event}</td>
-          <td class="id">{h.subject}</td>
           <td>
-            {h.subject.startsWith("rq_") || h.subject.startsWith("pr_") ? <ShownText id={h.subject} /> : h.detail}
+            <span class="sentence">{h.sentence}</span>
             {h.confirmed && <small> ({h.confirmed})</small>}
+            {/* The machinery, for whoever needs it: never in the sentence itself. */}
+            <details>
+              <summary>{t("history-details")}</summary>
+              <dl>
+                <dt>{t("col-event")}</dt>
+                <dd class="id">{h.event}</dd>
+                <dt>{t("col-subject")}</dt>
+                <dd class="id">{h.subject}</dd>
+                {h.detail && (
+                  <>
+                    <dt>{t("col-detail")}</dt>
+                    <dd>{h.detail}</dd>
+                  </>
+                )}
+              </dl>
+              {(h.subject.startsWith("rq_") || h.subject.startsWith("pr_")) && <ShownText id={h.subject} />}
+            </details>
           </td>
         </tr>
       )}

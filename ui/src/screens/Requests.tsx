@@ -1,26 +1,26 @@
-import { useEffect } from "preact/hooks";
 import { api } from "../api";
 import { useT } from "../i18n";
 import { ListScreen } from "../ListScreen";
+import { useChanges } from "../useChanges";
 import { useLoad } from "../useLoad";
 
 export function Requests(props: { notice?: string }) {
   const t = useT();
   const { data, error, reload } = useLoad(api.pending);
-  useEffect(() => {
-    const timer = setInterval(reload, 2000);
-    return () => clearInterval(timer);
-  }, []);
+  // Reloaded on every change the service reports, not on a timer.
+  useChanges(reload, true, []);
   return (
     <ListScreen
       name="requests"
       data={data}
       error={error}
       notice={props.notice === "no-tray" && <p role="note" class="notice" id="no-tray">{t("no-tray")}</p>}
-      columns={["col-kind", "col-agent", "col-fingerprint", "col-age", "col-expires", "col-actions"]}
+      columns={["col-asked", "col-agent", "col-fingerprint", "col-age", "col-expires", "col-actions"]}
       row={(r) => (
         <tr key={r.id}>
-          <td>{t(`kind-${r.kind}`)}</td>
+          {/* What is asked, in the service's one line; the kind only for a
+              request stored before the key app kept that line. */}
+          <td data-summary={r.id}>{r.summary || t(`kind-${r.kind}`)}</td>
           <td>
             {r.agent_name}
             {r.churn && (

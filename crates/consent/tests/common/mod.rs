@@ -304,3 +304,7 @@ pub(crate) fn weekend_rule() -> RuleRequest {
         agent: AgentKey { name: Some("Calendar Assistant".into()), fingerprint: "7F3A-91C2-K8QD".into() },
     }
 }
+
+/// The moment the fixtures' requests are shown: two hours and a bit before
+/// `oil_change_mandate` expires, so it is not long-lived.
+pub(crate) const NOW: i64 = 1_792_090_000;

@@ -396,8 +396,14 @@ impl Service {
     /// An instant (NumericDate) in words, in the person's language and time
     /// zone, as the consent text tells times: every surface shows records' dates
     /// this way, never as Unix seconds.
+    ///
+    /// Lists tell the minute, not the second no person needs: the instant is
+    /// read down to its minute, so an expiry is never said later than it is.
+    /// (The consent text itself keeps a signed time's seconds: it says exactly
+    /// what is signed, §5.3.)
     pub fn instant_words(&self, at: i64) -> String {
-        schcp_consent::numeric_date_words(&self.locale(), "at", at, Some(&self.inner.zone))
+        let minute = at - at.rem_euclid(60);
+        schcp_consent::numeric_date_words(&self.locale(), "at", minute, Some(&self.inner.zone))
             .unwrap_or_else(|_| schcp::issue::rfc3339_utc(at).unwrap_or_else(|| at.to_string()))
     }
 
@@ -405,6 +411,17 @@ impl Service {
     pub async fn wait_for_change(&self, timeout: std::time::Duration) {
         let mut rx = self.inner.changes.subscribe();
         let _ = tokio::time::timeout(timeout, rx.changed()).await;
+    }
+
+    /// The change counter once it differs from `seen`, or as it is when
+    /// `timeout` passes: a surface that last saw `seen` learns of a change that
+    /// happened between two waits too, since the counter, not a wake-up, is
+    /// compared.
+    pub async fn wait_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
+        let mut rx = self.inner.changes.subscribe();
+        let _ = tokio::time::timeout(timeout, rx.wait_for(|n| *n != seen)).await;
+        let now = *rx.borrow();
+        now
     }
 
     fn notify(&self) {
@@ -430,5 +447,40 @@ impl Service {
         let mut bytes = [0u8; 16];
         rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut bytes);
         format!("{prefix}{}", schcp::b64::encode(bytes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn a_waiting_surface_learns_of_a_change_made_before_or_during_its_wait() {
+        let (svc, _, _dir) = super::test_support::service_at(0).await;
+        let seen = svc.wait_past(u64::MAX, Duration::ZERO).await;
+        // Nothing changed: the wait ends at its timeout with the same counter.
+        assert_eq!(svc.wait_past(seen, Duration::from_millis(20)).await, seen);
+        // A change between two waits is not lost.
+        svc.notify();
+        assert_ne!(svc.wait_past(seen, Duration::from_secs(30)).await, seen);
+        // A change during the wait ends it.
+        let now = svc.wait_past(u64::MAX, Duration::ZERO).await;
+        let waiter = tokio::spawn({
+            let svc = svc.clone();
+            async move { svc.wait_past(now, Duration::from_secs(30)).await }
+        });
+        tokio::task::yield_now().await;
+        svc.notify();
+        assert_ne!(waiter.await.unwrap(), now);
+    }
+
+    #[tokio::test]
+    async fn lists_tell_the_minute_and_never_a_time_later_than_the_instant() {
+        let (svc, _, _dir) = super::test_support::service_at(0).await;
+        let at = 1_796_156_088; // 48 seconds past a minute
+        let words = svc.instant_words(at);
+        assert_eq!(words, svc.instant_words(at - 48), "read down to its minute");
+        assert!(!words.contains(":48"), "no seconds: {words}");
+        assert_ne!(words, svc.instant_words(at + 60), "minutes still differ");
     }
 }

@@ -23,6 +23,14 @@ impl Service {
                 churn,
                 id: p.pairing_id,
                 kind: "pairing".into(),
+                summary: schcp_consent::summary(
+                    &schcp_consent::ConsentRequest::Pairing {
+                        agent_name: p.agent_name.clone(),
+                        fingerprint: p.fingerprint.clone(),
+                    },
+                    &self.locale(),
+                )
+                .map_err(ServiceError::Consent)?,
                 agent_name: schcp_consent::inert::inert(&p.agent_name),
                 fingerprint: p.fingerprint,
                 created_at: p.created_at,
@@ -36,6 +44,7 @@ impl Service {
                 agent_name: self.shown_agent_name(&r.agent_jkt).await?,
                 fingerprint: fingerprint(&r.agent_jkt),
                 kind: r.kind.as_str().to_owned(),
+                summary: r.summary,
                 created_at: r.created_at,
                 created: self.instant_words(r.created_at),
                 expires_at: r.expires_at_unix,
@@ -91,10 +100,10 @@ impl Service {
     /// The callouts for a request about to be stored, in the consent language;
     /// computed before anything is stored, so a failure stores nothing.
     pub(super) fn attention_items(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
-        let items: Vec<AttentionView> = schcp_consent::attention(req, &self.locale())
+        let items: Vec<AttentionView> = schcp_consent::attention(req, &self.locale(), self.now())
             .map_err(ServiceError::Consent)?
             .into_iter()
-            .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), detail: a.detail })
+            .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), grade: a.grade().into(), detail: a.detail })
             .collect();
         Ok(serde_json::to_string(&items).expect("callouts serialize"))
     }

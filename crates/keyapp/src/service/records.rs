@@ -204,6 +204,7 @@ impl Service {
 
     fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
         HistoryEntry {
+            sentence: crate::history_words::sentence(self.language(), &h),
             when: self.instant_words(h.at),
             at: h.at,
             event: h.event,

@@ -112,6 +112,7 @@ fn view(row: RequestRow) -> Result<RequestView, ServiceError> {
         agent_jkt: row.agent_jkt,
         created_at: row.created_at,
         expires_at_unix: row.expires_at,
+        summary: row.summary,
     })
 }
 
@@ -216,6 +217,7 @@ impl Service {
         let prepared = (handlers(kind).prepare)(&ctx, obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
         let attention = self.attention_items(&prepared.consent)?;
+        let summary = schcp_consent::summary(&prepared.consent, &self.locale()).map_err(ServiceError::Consent)?;
         // Never after the offer (or receipt-derived credential) it concerns.
         let expires_at = prepared.not_after.map_or(now + REQUEST_TTL, |limit| (now + REQUEST_TTL).min(limit));
         let request_id = Service::new_id("rq_");
@@ -232,6 +234,7 @@ impl Service {
             expires_at,
             hosts: &hosts,
             attention: &attention,
+            summary: &summary,
         };
         if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.
@@ -255,6 +258,7 @@ impl Service {
             agent_jkt: agent.jkt.clone(),
             created_at: now,
             expires_at_unix: expires_at,
+            summary,
         };
         Ok((view, false))
     }

@@ -14,6 +14,11 @@ pub struct HistoryRecord {
     pub detail: String,
     /// How the OS confirmed the person's yes, on an approval's entries.
     pub confirmed_by: Option<Method>,
+    /// What the entry is about, in one line: the request's summary, for an
+    /// entry about a request or a credential issued from one.
+    pub summary: Option<String>,
+    /// The assistant the entry is about, by the name it paired under.
+    pub agent_name: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -23,6 +28,8 @@ struct Row {
     subject: String,
     detail: String,
     confirmed_by: Option<String>,
+    summary: Option<String>,
+    agent_name: Option<String>,
 }
 
 impl TryFrom<Row> for HistoryRecord {
@@ -33,7 +40,16 @@ impl TryFrom<Row> for HistoryRecord {
             .confirmed_by
             .map(|m| Method::parse(&m).ok_or_else(|| corrupt(format!("history confirmed_by {m:?}"))))
             .transpose()?;
-        Ok(HistoryRecord { at: r.at, event: r.event, subject: r.subject, detail: r.detail, confirmed_by })
+        Ok(HistoryRecord {
+            at: r.at,
+            event: r.event,
+            subject: r.subject,
+            detail: r.detail,
+            confirmed_by,
+            // A request stored before summaries were kept has ''.
+            summary: r.summary.filter(|s| !s.is_empty()),
+            agent_name: r.agent_name,
+        })
     }
 }
 
@@ -60,11 +76,24 @@ pub async fn append(
 
 /// The latest `limit` entries, newest first.
 pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, StoreError> {
-    let rows: Vec<Row> =
-        sqlx::query_as("SELECT at, event, subject, detail, confirmed_by FROM history ORDER BY id DESC LIMIT ?")
-            .bind(limit)
-            .fetch_all(store.pool())
-            .await?;
+    // An entry's subject is a request id, a credential's jti, a pairing id or
+    // an agent's key thumbprint, by event: each join finds what it names.
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT h.at, h.event, h.subject, h.detail, h.confirmed_by,
+                COALESCE(r.summary, rc.summary) AS summary,
+                COALESCE(ar.name, ap.name, aj.name) AS agent_name
+         FROM history h
+         LEFT JOIN requests r ON r.request_id = h.subject
+         LEFT JOIN credentials c ON c.jti = h.subject
+         LEFT JOIN requests rc ON rc.request_id = c.request_id
+         LEFT JOIN agents ar ON ar.jkt = COALESCE(r.agent_jkt, rc.agent_jkt, c.agent_jkt)
+         LEFT JOIN agents ap ON ap.pairing_id = h.subject
+         LEFT JOIN agents aj ON aj.jkt = h.subject
+         ORDER BY h.id DESC LIMIT ?",
+    )
+    .bind(limit)
+    .fetch_all(store.pool())
+    .await?;
     rows.into_iter().map(HistoryRecord::try_from).collect()
 }
 
@@ -90,14 +119,18 @@ mod tests {
                     event: "agent_unpaired".into(),
                     subject: "jkt".into(),
                     detail: String::new(),
-                    confirmed_by: None
+                    confirmed_by: None,
+                    summary: None,
+                    agent_name: None,
                 },
                 HistoryRecord {
                     at: 11,
                     event: "pairing_approved".into(),
                     subject: "pr_1".into(),
                     detail: String::new(),
-                    confirmed_by: Some(Method::Polkit)
+                    confirmed_by: Some(Method::Polkit),
+                    summary: None,
+                    agent_name: None,
                 },
             ]
         );

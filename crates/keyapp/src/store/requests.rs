@@ -20,10 +20,12 @@ pub struct RequestRow {
     pub expires_at: i64,
     /// The SHA-256 of the body it was made from: an idempotent replay's must match.
     pub body_sha256: String,
+    /// What is asked, in one line ('' for requests stored before migration 0015).
+    pub summary: String,
 }
 
 const SELECT: &str =
-    "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256 FROM requests";
+    "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256, summary FROM requests";
 
 /// What the approval of a request reads: the verified input and where its hosts were.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -52,8 +54,10 @@ pub struct NewRequest<'a> {
     pub expires_at: i64,
     /// The hosts' bindings (JSON).
     pub hosts: &'a str,
-    /// The look-twice callouts (JSON array of `{kind, detail}`).
+    /// The look-twice callouts (JSON array of `{kind, grade, detail}`).
     pub attention: &'a str,
+    /// What is asked, in one line (`schcp_consent::summary`).
+    pub summary: &'a str,
 }
 
 /// Stores a pending request with its callouts, in one transaction. `false`
@@ -62,8 +66,8 @@ pub struct NewRequest<'a> {
 pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
     let mut tx = store.pool().begin().await?;
     let inserted = sqlx::query(
-        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
     )
     .bind(r.request_id)
     .bind(r.agent_jkt)
@@ -75,6 +79,7 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     .bind(r.created_at)
     .bind(r.expires_at)
     .bind(r.hosts)
+    .bind(r.summary)
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
@@ -272,7 +277,31 @@ mod tests {
             expires_at: 20,
             hosts: "[]",
             attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
+            summary: "Oil change with Maple Street Auto",
         }
+    }
+
+    #[tokio::test]
+    async fn history_about_a_request_names_what_was_asked_and_by_whom() {
+        use super::super::history;
+        let (_dir, store) = store().await;
+        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        assert_eq!(by_id(&store, "rq_1").await.unwrap().unwrap().summary, "Oil change with Maple Street Auto");
+        let mut tx = store.begin().await.unwrap();
+        history::append(&mut tx, 11, "request_declined", "rq_1", "", None).await.unwrap();
+        history::append(&mut tx, 12, "pairing_approved", "pr_1", "", None).await.unwrap();
+        history::append(&mut tx, 13, "agent_unpaired", "j", "", None).await.unwrap();
+        history::append(&mut tx, 14, "contact_added", "urn:x", "Ellis", None).await.unwrap();
+        tx.commit().await.unwrap();
+        let got = history::latest(&store, 10).await.unwrap();
+        let about = |event: &str| got.iter().find(|h| h.event == event).unwrap();
+        let declined = about("request_declined");
+        assert_eq!(declined.summary.as_deref(), Some("Oil change with Maple Street Auto"));
+        assert_eq!(declined.agent_name.as_deref(), Some("A"));
+        assert_eq!(about("pairing_approved").agent_name.as_deref(), Some("A"));
+        assert_eq!(about("agent_unpaired").agent_name.as_deref(), Some("A"));
+        let contact = about("contact_added");
+        assert_eq!((contact.summary.as_deref(), contact.agent_name.as_deref()), (None, None));
     }
 
     async fn attention(store: &Store, id: &str) -> Option<String> {

@@ -42,7 +42,8 @@ pub(crate) fn history(entries: Vec<HistoryEntry>) {
     for h in &entries {
         // How a yes was confirmed, in the person's words, where one was.
         let confirmed = h.confirmed.as_ref().map(|c| format!("\t({c})")).unwrap_or_default();
-        println!("{}\t{}\t{}\t{}{confirmed}", h.when, h.event, h.subject, h.detail);
+        // The sentence first; the event and its subject after it, for a search.
+        println!("{}\t{}\t{}\t{}{confirmed}", h.when, h.sentence, h.event, h.subject);
     }
 }
 
