@@ -231,3 +231,4 @@ history-event-other = The key app recorded something this version cannot name; s
 history-details = Details
 col-what = What happened
 col-asked = What is asked
+col-allows = What it allows

@@ -230,3 +230,4 @@ history-event-other = L’appli de clés a enregistré un évènement que cette 
 history-details = Détails
 col-what = Ce qui s’est passé
 col-asked = Ce qui est demandé
+col-allows = Ce qu’il permet

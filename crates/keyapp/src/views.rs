@@ -268,6 +268,10 @@ impl KeystoreKind {
 pub struct CredentialView {
     pub jti: String,
     pub kind: RequestKind,
+    /// What it allows, in one line: the summary of the request the person
+    /// approved for it (`schcp_consent::summary`), when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
     pub aud: Vec<String>,
     pub exp: i64,
     /// `exp` in words, in the person's language and time zone.
@@ -524,6 +528,7 @@ mod tests {
         let view = CredentialView {
             jti: "m-1".into(),
             kind: RequestKind::Mandate,
+            summary: Some("Permission to act at Maple Street Auto".into()),
             aud: vec!["maple-street-auto".into()],
             exp: 10,
             expires: "in words".into(),
@@ -552,6 +557,7 @@ mod tests {
         let view = CredentialView {
             jti: "mc-1".into(),
             kind: RequestKind::MeetingContract,
+            summary: Some("Meeting “Playdate”".into()),
             aud: vec![],
             exp: 10,
             expires: "in words".into(),

@@ -88,6 +88,29 @@ describe("Credentials", () => {
     expect(revoked).toEqual(["m-9"]);
   });
 
+  it("says what each credential allows in the service's words, with ids only behind Details", async () => {
+    credentials = [
+      credential({ jti: "m-1", summary: "Permission to act at Maple Street Auto (maplestreetauto.example)" }),
+      credential({ jti: "m-2", kind: "rule" }),
+    ];
+    await show(
+      <StringsContext.Provider value={{ ...STRINGS, "kind-mandate": "Mandate", "kind-rule": "Rule" }}>
+        <Credentials />
+      </StringsContext.Provider>,
+    );
+    const allows = row("m-1").querySelector('[data-summary="m-1"]')!;
+    expect(allows.textContent).toBe("Permission to act at Maple Street Auto (maplestreetauto.example)");
+    // No id outside the closed Details.
+    const cells = [...row("m-1").querySelectorAll("td")].map((td) => {
+      const copy = td.cloneNode(true) as HTMLElement;
+      copy.querySelector("details")?.remove();
+      return copy.textContent ?? "";
+    });
+    expect(cells.join(" ")).not.toMatch(/m-1|maple-street-auto/);
+    // Without a summary (issued before they were kept), the kind in words.
+    expect(row("m-2").querySelector('[data-summary="m-2"]')!.textContent).toBe("Rule");
+  });
+
   it("shows the expiry in the service's words", async () => {
     credentials = [credential({ jti: "m-1", expires: "mardi 1 décembre 2026 à 9 h" })];
     await show(<Credentials />);

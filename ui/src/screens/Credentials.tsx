@@ -13,11 +13,22 @@ export function Credentials() {
       name="credentials"
       data={data}
       error={error ?? failure}
-      columns={["col-kind", "col-audience", "col-expires", "col-status", "col-remaining", "col-actions"]}
+      columns={["col-allows", "col-expires", "col-status", "col-remaining", "col-actions"]}
       row={(c) => (
         <tr key={c.jti} data-jti={c.jti}>
-          <td>{t(`kind-${c.kind}`)}</td>
-          <td>{c.aud.join(", ")}</td>
+          {/* What it allows, with its host's name, in the service's one line;
+              the kind in words beneath. Host ids and the credential's id stay
+              behind Details. */}
+          <td>
+            <span class="sentence" data-summary={c.jti}>
+              {c.summary ?? t(`kind-${c.kind}`)}
+            </span>
+            {c.summary && <small> ({t(`kind-${c.kind}`)})</small>}
+            <details>
+              <summary>{t("history-details")}</summary>
+              <span class="id">{c.jti}</span> {c.aud.length > 0 && <span class="id">{c.aud.join(", ")}</span>}
+            </details>
+          </td>
           <td>{c.expires}</td>
           <td data-status={c.status} data-publication={c.publication}>
             {t(`status-${c.status}`)}

@@ -105,6 +105,7 @@ impl Service {
             revocable: CredentialView::can_revoke(c.kind, status),
             aud: c.aud,
             kind: c.kind,
+            summary: c.summary,
             jti: c.jti,
             exp: c.exp,
             expires: self.instant_words(c.exp),

@@ -295,6 +295,10 @@ pub struct ListedCredential {
     pub unpublished: Vec<super::outbox::Op>,
     /// The first update the hosted status service refused for good, and why.
     pub refused: Option<(super::outbox::Op, schcp::refusal::Reason)>,
+    /// What the person approved, in one line: the summary of the request it
+    /// was issued for (none for one issued without a request, or before
+    /// summaries were kept).
+    pub summary: Option<String>,
 }
 
 /// The meeting a contract or acceptance record is about (§5.12).
@@ -326,6 +330,7 @@ struct ListingRow {
     unpublished: Option<String>,
     refused_op: Option<String>,
     refused_reason: Option<String>,
+    summary: Option<String>,
 }
 
 /// A `meeting_records` row joined to a credential: all NULL for a credential
@@ -386,6 +391,7 @@ impl TryFrom<ListingRow> for ListedCredential {
             revoked: r.revoked,
             agent_jkt: r.agent_jkt,
             hosted_status_url: r.hosted_status_url,
+            summary: r.summary.filter(|s| !s.is_empty()),
             jti: r.jti,
         })
     }
@@ -406,9 +412,11 @@ pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<Liste
                 (SELECT o.op FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
                   ORDER BY o.id LIMIT 1) AS refused_op,
                 (SELECT o.refusal FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
-                  ORDER BY o.id LIMIT 1) AS refused_reason
+                  ORDER BY o.id LIMIT 1) AS refused_reason,
+                r.summary
          FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
          LEFT JOIN meeting_records m ON m.jti = c.jti
+         LEFT JOIN requests r ON r.request_id = c.request_id
          WHERE (?1 IS NULL OR (c.agent_jkt = ?1
                                AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
          ORDER BY c.created_at",
