@@ -27,4 +27,5 @@ pub const ALL: &[&str] = &[
     "open_main",
     "close_window",
     "wait_change",
+    "bookings",
 ];

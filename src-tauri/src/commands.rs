@@ -79,6 +79,12 @@ pub async fn credentials(svc: Svc<'_>) -> Answer<Vec<CredentialView>> {
     svc.credentials(None).await.map_err(refused(&svc))
 }
 
+/// My bookings: every booking the key app holds a verified receipt for.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn bookings(svc: Svc<'_>) -> Answer<Vec<keyapp::views::BookingView>> {
+    svc.bookings().await.map_err(refused(&svc))
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
     svc.revoke(&jti).await.map_err(refused(&svc))
@@ -236,5 +242,6 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         open_main,
         close_window,
         wait_change,
+        bookings,
     ])
 }

@@ -6,6 +6,7 @@ import { StringsContext } from "./i18n";
 import { parseRoute, SCREENS, type Route } from "./route";
 import { Agents } from "./screens/Agents";
 import { Attestations } from "./screens/Attestations";
+import { Bookings } from "./screens/Bookings";
 import { Contacts } from "./screens/Contacts";
 import { Credentials } from "./screens/Credentials";
 import { History } from "./screens/History";
@@ -52,6 +53,7 @@ export function App() {
           </nav>
           <main id="content">
             {route.view === "requests" && <Requests notice={route.notice} />}
+            {route.view === "bookings" && <Bookings />}
             {route.view === "agents" && <Agents />}
             {route.view === "credentials" && <Credentials />}
             {route.view === "history" && <History />}

@@ -5,6 +5,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   AgentView,
+  BookingView,
   AttestationView,
   CommandError,
   Contact,
@@ -21,6 +22,8 @@ import type {
 // Every type the commands return, generated from the Rust views (bindings.ts).
 export type {
   AgentView,
+  BookingView,
+  ManagerView,
   AttentionView,
   AttestationView,
   CommandError,
@@ -51,6 +54,7 @@ export const api = {
   agents: () => invoke<AgentView[]>("agents"),
   unpair: (jkt: string) => invoke<void>("unpair", { jkt }),
   credentials: () => invoke<CredentialView[]>("credentials"),
+  bookings: () => invoke<BookingView[]>("bookings"),
   revoke: (jti: string) => invoke<void>("revoke", { jti }),
   history: () => invoke<HistoryEntry[]>("history"),
   contacts: () => invoke<Contact[]>("contacts"),

@@ -1,5 +1,14 @@
 // Routes live in the URL hash: #/unlock (the key's passphrase), #/consent[/id], #/requests[?notice=…], #/agents, …
-export const SCREENS = ["requests", "agents", "credentials", "history", "contacts", "attestations", "settings"] as const;
+export const SCREENS = [
+  "requests",
+  "bookings",
+  "agents",
+  "credentials",
+  "history",
+  "contacts",
+  "attestations",
+  "settings",
+] as const;
 export type Screen = (typeof SCREENS)[number];
 
 export type Route = { view: "consent"; id?: string } | { view: "unlock" } | { view: Screen; notice?: string };

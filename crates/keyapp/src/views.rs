@@ -313,6 +313,58 @@ impl CredentialView {
     }
 }
 
+/// One of the person's bookings, from its latest verified receipt (§5.3), in
+/// the person's words: My bookings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct BookingView {
+    /// The host's booking id (shown only under Details).
+    pub booking_id: String,
+    /// The host id (shown only under Details).
+    pub host_id: String,
+    /// The booked service, as the host's receipt names it.
+    pub what: String,
+    /// Its time, in the person's language and zone.
+    pub when: String,
+    /// The host: the domain the key app verified it at (§2.2), or its id
+    /// marked unverified.
+    pub host: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<String>,
+    /// The booking's state in words (confirmed, cancelled, …).
+    pub state: String,
+    /// Still to come (pending, tentative or confirmed, and not yet over).
+    pub upcoming: bool,
+    /// The start, as a NumericDate, for ordering.
+    pub start: i64,
+    /// What the person approved that it rests on, in one line, when the key
+    /// app issued the credential the receipt names.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rests_on: Option<String>,
+    /// The management mandates that let an assistant change it (§3.3).
+    pub managers: Vec<ManagerView>,
+}
+
+/// A management mandate over one booking, on My bookings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct ManagerView {
+    pub jti: String,
+    /// The assistant it lets change the booking, by the name it paired under.
+    pub agent_name: String,
+    #[serde(deserialize_with = "credential_status::deserialize")]
+    #[ts(as = "credential_status::Name")]
+    pub status: CredentialStatus,
+    /// Its expiry, in words.
+    pub expires: String,
+    /// Whether the person can take it back now.
+    pub revocable: bool,
+    /// Who may change the booking and until when, or that it no longer can,
+    /// in one sentence.
+    pub sentence: String,
+}
+
 /// The status API's [`CredentialStatus`] on the person's surfaces: read back
 /// by the terminal, and named for the window's types (status-edge, where the
 /// enum lives, serializes it but does neither).

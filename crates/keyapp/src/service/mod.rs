@@ -15,6 +15,7 @@
 
 mod acceptance;
 mod answers;
+mod bookings;
 mod closed_mandate;
 mod directory;
 mod hosts;

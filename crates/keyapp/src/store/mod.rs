@@ -10,6 +10,7 @@ pub mod agents;
 pub mod attention;
 pub mod attestations;
 pub mod booking_claims;
+pub mod bookings;
 /// The booking-claim ledger's former path, for callers outside the workspace.
 #[doc(hidden)]
 pub use booking_claims as claims;
