@@ -204,6 +204,7 @@ wide-heading = { $agent } could { $actions } at { $hosts }: { $limits }, until {
 wide-any-service = any service
 wide-any-time = at any time
 wide-only = only { $what }
+wide-per-host = within each host’s own limit
 wide-any-price = at any price
 wide-price = up to { $price } each
 wide-any-bookings = as many bookings as it likes

@@ -208,6 +208,7 @@ wide-heading = { $agent } pourrait { $actions } chez { $hosts } : { $limits }, j
 wide-any-service = n’importe quel service
 wide-any-time = à n’importe quel moment
 wide-only = uniquement { $what }
+wide-per-host = dans la limite propre à chaque hôte
 wide-any-price = à n’importe quel prix
 wide-price = jusqu’à { $price } chacune
 wide-any-bookings = autant de réservations qu’il veut

@@ -235,25 +235,32 @@ pub fn wide_heading(locale: &Locale, r: &OpenMandateRequest) -> Result<Option<St
         return Ok(None);
     }
     let clock = Clock::zone_or_own("tz", r.tz.as_deref())?;
-    let mut limits = Vec::new();
-    limits.push(if no_services {
-        locale.message("wide-any-service", &[])?
-    } else {
-        locale.message("wide-only", &[("what", services_words(locale, c)?.into())])?
-    });
-    limits.push(if no_window {
-        locale.message("wide-any-time", &[])?
-    } else {
-        locale.message("wide-only", &[("what", window_words(locale, c, clock)?.into())])?
-    });
-    limits.push(match &c.max_price {
-        Some(max) if !no_price => locale.message("wide-price", &[("price", money_words(locale, "max_price", max)?.into())])?,
-        _ => locale.message("wide-any-price", &[])?,
-    });
-    limits.push(match c.max_bookings {
-        Some(n) if !no_count => locale.message("wide-bookings", &[("count", FluentValue::from(n))])?,
-        _ => locale.message("wide-any-bookings", &[])?,
-    });
+    // Each limit: open ("any …"), the shared one, or each host's own.
+    let per_host = || locale.message("wide-per-host", &[]);
+    let limits = vec![
+        match (no_services, &c.services) {
+            (true, _) => locale.message("wide-any-service", &[])?,
+            (false, Some(_)) => locale.message("wide-only", &[("what", services_words(locale, c)?.into())])?,
+            (false, None) => per_host()?,
+        },
+        match (no_window, &c.window) {
+            (true, _) => locale.message("wide-any-time", &[])?,
+            (false, Some(_)) => locale.message("wide-only", &[("what", window_words(locale, c, clock)?.into())])?,
+            (false, None) => per_host()?,
+        },
+        match (no_price, &c.max_price) {
+            (true, _) => locale.message("wide-any-price", &[])?,
+            (false, Some(max)) => {
+                locale.message("wide-price", &[("price", money_words(locale, "max_price", max)?.into())])?
+            }
+            (false, None) => per_host()?,
+        },
+        match (no_count, c.max_bookings) {
+            (true, _) => locale.message("wide-any-bookings", &[])?,
+            (false, Some(n)) => locale.message("wide-bookings", &[("count", FluentValue::from(n))])?,
+            (false, None) => per_host()?,
+        },
+    ];
     let heading = locale.message(
         "wide-heading",
         &[

@@ -119,7 +119,7 @@ fn an_unlimited_mandate_is_the_gravest_request_with_a_heading_saying_what_it_all
     assert_eq!(
         it[0].detail.as_deref(),
         Some(
-            "“Calendar Assistant” could book appointments at Maple Street Auto (maplestreetauto.example): any \
+            "\"Calendar Assistant\" could book appointments at Maple Street Auto (maplestreetauto.example): any \
              service, at any time, at any price and as many bookings as it likes, until Thursday 15 October 2026, \
              6:20 p.m. Eastern time."
         )
@@ -165,6 +165,12 @@ fn a_limit_set_for_every_host_on_its_own_is_not_missing_but_one_host_without_it_
         MandateConstraints { max_price: own, ..MandateConstraints::default() },
     )]);
     assert_eq!(wide_heading(&en(), &m).unwrap(), None, "its one host sets the limit");
+    // Wide for another reason, the host's own price limit is said as such.
+    let mut open_services = m.clone();
+    open_services.constraints.services = None;
+    let heading = wide_heading(&en(), &open_services).unwrap().expect("any service");
+    assert!(heading.contains("any service") && heading.contains("within each host’s own limit"), "{heading}");
+    assert!(!heading.contains("at any price"), "{heading}");
     m.hosts.push(MandateHost {
         id: "speedy-lube".into(),
         name: Some("Speedy Lube".into()),
