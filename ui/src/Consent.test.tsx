@@ -231,6 +231,8 @@ describe("the consent view", () => {
   });
 
   it("turns a request withdrawn while shown into a notice, with nothing to approve", async () => {
+    const scrolled = vi.fn();
+    Element.prototype.scrollIntoView = scrolled;
     await mount();
     current = prompt({ status: "withdrawn" });
     await act(async () => {
@@ -239,6 +241,9 @@ describe("the consent view", () => {
     expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("withdrawn");
     expect(calls.answer).toEqual([]);
+    // Brought into view, not left below the fold.
+    expect(scrolled).toHaveBeenCalled();
+    expect(scrolled.mock.contexts.at(-1)).toBe(document.getElementById("consent-notice"));
   });
 
   it("shows a refused approval (expired meanwhile) as expired, never as approved", async () => {

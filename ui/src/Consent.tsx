@@ -393,6 +393,13 @@ function isReady(since: number | null, focused: boolean): boolean {
 function Notice(props: { done: Done; onNext: () => void }) {
   const t = useT();
   const d = props.done;
+  // The outcome is brought into view and stays there (sticky, style.css) until
+  // the person moves on: a notice that scrolled away could leave a new request
+  // waiting behind a text the person thinks is still open.
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    box.current?.scrollIntoView?.({ block: "start" });
+  }, [d]);
   const message =
     d.kind === "approved"
       ? t("consent-done-approved")
@@ -404,7 +411,7 @@ function Notice(props: { done: Done; onNext: () => void }) {
             ? `${t("error-prefix")} ${d.message}`
             : "";
   return (
-    <div class="notice" role="status" id="consent-notice" data-outcome={d.kind === "gone" ? d.status : d.kind}>
+    <div ref={box} class="notice" role="status" id="consent-notice" data-outcome={d.kind === "gone" ? d.status : d.kind}>
       <p>{message}</p>
       <button type="button" id="next" onClick={props.onNext}>{t("consent-next")}</button>
       <Footer />
