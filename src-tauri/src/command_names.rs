@@ -28,4 +28,5 @@ pub const ALL: &[&str] = &[
     "close_window",
     "wait_change",
     "bookings",
+    "open_consent",
 ];

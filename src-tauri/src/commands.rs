@@ -193,6 +193,15 @@ pub fn open_main<R: Runtime>(app: AppHandle<R>) {
     windows::open_main(&app, None);
 }
 
+/// "Review" on Requests: the consent window, on that request (an id that is
+/// not a pairing's or a request's opens it on the oldest pending one). The
+/// main window stays as it is, so the person is never left in a consent view
+/// with no way back.
+#[tauri::command(rename_all = "snake_case")]
+pub fn open_consent<R: Runtime>(app: AppHandle<R>, id: String) {
+    windows::open_consent(&app, Some(&id));
+}
+
 /// Answers once the service's records change after `seen` (the counter the
 /// window got from its previous call; none on the first), or after
 /// [`CHANGE_WAIT`] with the counter unchanged. The window learns of a new,
@@ -243,5 +252,6 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         close_window,
         wait_change,
         bookings,
+        open_consent,
     ])
 }

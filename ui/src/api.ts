@@ -73,6 +73,7 @@ export const api = {
   unlock: (passphrase: string, confirmation: string | null) =>
     invoke<GateView>("unlock", { passphrase, confirmation }),
   openMain: () => invoke<void>("open_main"),
+  openConsent: (id: string) => invoke<void>("open_consent", { id }),
   closeWindow: () => invoke<void>("close_window"),
   /** Answers once the service's records change after `seen` (src-tauri commands.rs). */
   waitChange: (seen: number | null) => invoke<number>("wait_change", { seen }),

@@ -5,10 +5,17 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { PendingItem } from "../api";
 
 let pending: PendingItem[] = [];
+const opened: string[] = [];
 
 vi.mock("../api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
-  api: { pending: async () => pending, waitChange: () => new Promise(() => {}) },
+  api: {
+    pending: async () => pending,
+    waitChange: () => new Promise(() => {}),
+    openConsent: async (id: string) => {
+      opened.push(id);
+    },
+  },
 }));
 
 import { StringsContext } from "../i18n";
@@ -45,5 +52,16 @@ describe("Requests", () => {
     expect(first.textContent).not.toContain("Booking mandate");
     // A request stored before the line was kept falls back to its kind in words.
     expect(document.querySelector('[data-summary="rq_2"]')!.textContent).toBe("Booking mandate");
+  });
+
+  it("reviews a request in the consent window, leaving this window as it is", async () => {
+    pending = [item({})];
+    render(<Requests />);
+    await act(async () => {});
+    const before = location.hash;
+    (document.querySelector('[data-review="rq_1"]') as HTMLButtonElement).click();
+    await act(async () => {});
+    expect(opened).toEqual(["rq_1"]);
+    expect(location.hash).toBe(before);
   });
 });

@@ -33,7 +33,10 @@ export function Requests(props: { notice?: string }) {
           <td>{r.created}</td>
           <td>{r.expires}</td>
           <td>
-            <a href={`#/consent/${encodeURIComponent(r.id)}`}>{t("requests-open")}</a>
+            {/* The consent window, never this one turned into it. */}
+            <button type="button" data-review={r.id} onClick={() => void api.openConsent(r.id)}>
+              {t("requests-open")}
+            </button>
           </td>
         </tr>
       )}
