@@ -11,10 +11,20 @@ export type AgentView = { jkt: string, name: string, fingerprint: string, paired
 last_request?: string, last_request_kind?: string, };
 
 /**
- * One look-twice callout: `unverified_identity`, `price`, `place_away`,
- * `reconfirmation` or `retention`, with its detail in the consent language.
+ * How much a callout weighs (`schcp_consent::attention::Grade`).
  */
-export type AttentionView = { kind: string, detail?: string, };
+export type AttentionGrade = "grave" | "caution" | "notice";
+
+/**
+ * One look-twice callout (`schcp_consent::AttentionKind::as_str`: `wide_mandate`,
+ * `unverified_identity`, `price`, …), its grade, and its detail in the consent
+ * language. Stored with the request, gravest first.
+ */
+export type AttentionView = { kind: string, 
+/**
+ * Callouts stored before grades existed read as notices.
+ */
+grade: AttentionGrade, detail?: string, };
 
 export type AttestationView = { iss: string, exp: number, 
 /**
@@ -51,7 +61,12 @@ export type CredentialStatus = "active" | "revoked" | "expired";
 /**
  * A credential the key app issued, as the person's surfaces list it.
  */
-export type CredentialView = { jti: string, kind: RequestKind, aud: Array<string>, exp: number, 
+export type CredentialView = { jti: string, kind: RequestKind, 
+/**
+ * What it allows, in one line: the summary of the request the person
+ * approved for it (`schcp_consent::summary`), when there was one.
+ */
+summary?: string, aud: Array<string>, exp: number, 
 /**
  * `exp` in words, in the person's language and time zone.
  */
@@ -92,7 +107,12 @@ export type HistoryEntry = { at: number,
 /**
  * `at` in words, in the person's language and time zone.
  */
-when: string, event: string, subject: string, detail: string, 
+when: string, 
+/**
+ * What happened, in one sentence in the person's language
+ * (`history_words::sentence`); the fields below are its details.
+ */
+sentence: string, event: string, subject: string, detail: string, 
 /**
  * How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
  */
@@ -152,7 +172,12 @@ export type PendingItem = { id: string,
 /**
  * `pairing`, or the request kind.
  */
-kind: string, agent_name: string, fingerprint: string, created_at: number, 
+kind: string, 
+/**
+ * What is asked, in one line: "Synthetic oil change with Maple Street
+ * Auto …" (`schcp_consent::summary`), in the consent language.
+ */
+summary: string, agent_name: string, fingerprint: string, created_at: number, 
 /**
  * `created_at` in words, in the person's language and time zone.
  */
