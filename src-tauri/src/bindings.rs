@@ -29,6 +29,7 @@ pub fn typescript() -> String {
     all.visit::<Prompt>();
     all.visit::<AgentView>();
     all.visit::<CredentialView>();
+    all.visit::<keyapp::views::BookingView>();
     all.visit::<HistoryEntry>();
     all.visit::<Contact>();
     all.visit::<AttestationView>();

@@ -243,7 +243,7 @@ describe("the consent view", () => {
     expect(calls.answer).toEqual([]);
     // Brought into view, not left below the fold.
     expect(scrolled).toHaveBeenCalled();
-    expect(scrolled.mock.contexts.at(-1)).toBe(document.getElementById("consent-notice"));
+    expect(scrolled.mock.contexts[scrolled.mock.contexts.length - 1]).toBe(document.getElementById("consent-notice"));
   });
 
   it("shows a refused approval (expired meanwhile) as expired, never as approved", async () => {

@@ -38,6 +38,54 @@ expires: string, compact: string, };
 export type Basis = "own_domain" | "operator" | "operator_trust";
 
 /**
+ * One of the person's bookings, from its latest verified receipt (§5.3), in
+ * the person's words: My bookings.
+ */
+export type BookingView = { 
+/**
+ * The host's booking id (shown only under Details).
+ */
+booking_id: string, 
+/**
+ * The host id (shown only under Details).
+ */
+host_id: string, 
+/**
+ * The booked service, as the host's receipt names it.
+ */
+what: string, 
+/**
+ * Its time, in the person's language and zone.
+ */
+when: string, 
+/**
+ * The host: the domain the key app verified it at (§2.2), or its id
+ * marked unverified.
+ */
+host: string, place?: string, price?: string, 
+/**
+ * The booking's state in words (confirmed, cancelled, …).
+ */
+state: string, 
+/**
+ * Still to come (pending, tentative or confirmed, and not yet over).
+ */
+upcoming: boolean, 
+/**
+ * The start, as a NumericDate, for ordering.
+ */
+start: number, 
+/**
+ * What the person approved that it rests on, in one line, when the key
+ * app issued the credential the receipt names.
+ */
+rests_on?: string, 
+/**
+ * The management mandates that let an assistant change it (§3.3).
+ */
+managers: Array<ManagerView>, };
+
+/**
  * A refusal as the window shows it: the service's §9-style code, reason and
  * sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
  */
@@ -142,6 +190,28 @@ export type HostsCanCheck = "reachable" | "this-machine" | "unreachable";
  * Where the principal key is kept.
  */
 export type KeystoreKind = "os" | "file";
+
+/**
+ * A management mandate over one booking, on My bookings.
+ */
+export type ManagerView = { jti: string, 
+/**
+ * The assistant it lets change the booking, by the name it paired under.
+ */
+agent_name: string, status: CredentialStatus, 
+/**
+ * Its expiry, in words.
+ */
+expires: string, 
+/**
+ * Whether the person can take it back now.
+ */
+revocable: boolean, 
+/**
+ * Who may change the booking and until when, or that it no longer can,
+ * in one sentence.
+ */
+sentence: string, };
 
 /**
  * The meeting a contract or acceptance record is about (§5.12).

@@ -225,7 +225,9 @@ pub fn wide_heading(locale: &Locale, r: &OpenMandateRequest) -> Result<Option<St
     let c = &r.constraints;
     let any_host = r.hosts.iter().any(|h| h.id == "*");
     let open = |own: fn(&crate::request::MandateConstraints) -> bool| {
-        !own(c) && (r.host_constraints.is_empty() || r.hosts.iter().any(|h| !r.host_constraints.get(&h.id).is_some_and(own)))
+        !own(c)
+            && (r.host_constraints.is_empty()
+                || r.hosts.iter().any(|h| !r.host_constraints.get(&h.id).is_some_and(own)))
     };
     let no_services = open(|c| c.services.is_some());
     let no_window = open(|c| c.window.is_some());
@@ -299,7 +301,10 @@ fn offer(locale: &Locale, o: &VerifiedOffer, out: &mut Vec<Attention>) -> Result
         }
     }
     if let Some(due) = reconfirm_due(c)? {
-        out.push(Attention { kind: AttentionKind::Reconfirmation, detail: Some(instant_words(locale, due, clock(c)?)?) });
+        out.push(Attention {
+            kind: AttentionKind::Reconfirmation,
+            detail: Some(instant_words(locale, due, clock(c)?)?),
+        });
     }
     // Data the host does not keep asks nothing of the person.
     if let Some(period) = retention_words(locale, &c.retention)? {

@@ -16,8 +16,8 @@
 //! deadline of a host that approves each booking, and the retention (§2.1), which every
 //! offer has. Lines are separated by "\n"; every line after the first is a sentence.
 
-use fluent_bundle::FluentValue;
 use chrono::{DateTime, FixedOffset};
+use fluent_bundle::FluentValue;
 
 use crate::claims::{Money, OfferClaims, Place, ReconfirmDefault};
 use crate::domain::VerifiedDomain;

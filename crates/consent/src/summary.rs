@@ -39,7 +39,9 @@ pub fn summary(req: &ConsentRequest, locale: &Locale) -> Result<String, ConsentE
         ConsentRequest::Acceptance(r) => {
             locale.message("summary-acceptance", &[("title", inert::quoted(locale, &r.contract.title)?.into())])
         }
-        ConsentRequest::Rule(r) => locale.message("summary-rule", &[("label", inert::quoted(locale, &r.rule.label)?.into())]),
+        ConsentRequest::Rule(r) => {
+            locale.message("summary-rule", &[("label", inert::quoted(locale, &r.rule.label)?.into())])
+        }
         ConsentRequest::Pairing { agent_name, .. } => {
             locale.message("summary-pairing", &[("agent", inert::quoted(locale, agent_name)?.into())])
         }

@@ -121,7 +121,7 @@ fn an_unlimited_mandate_is_the_gravest_request_with_a_heading_saying_what_it_all
         Some(
             "\"Calendar Assistant\" could book appointments at Maple Street Auto (maplestreetauto.example): any \
              service, at any time, at any price and as many bookings as it likes, until Thursday 15 October 2026, \
-             6:20 p.m. Eastern time."
+             5:00 p.m. Eastern time."
         )
     );
     let fr_heading = wide_heading(&fr(), &unlimited_mandate()).unwrap().unwrap();
@@ -195,12 +195,9 @@ fn delegation_several_hosts_a_long_life_and_a_shared_limit_are_each_called_out()
     m.exp = NOW + LONG_LIVED_SECS + 1;
     let req = ConsentRequest::OpenMandate(m.clone());
     let k = kinds(&req);
-    for want in [
-        AttentionKind::Delegate,
-        AttentionKind::SeveralHosts,
-        AttentionKind::LongLived,
-        AttentionKind::SharedLimit,
-    ] {
+    for want in
+        [AttentionKind::Delegate, AttentionKind::SeveralHosts, AttentionKind::LongLived, AttentionKind::SharedLimit]
+    {
         assert!(k.contains(&want), "{want:?} missing from {k:?}");
     }
     assert_eq!(AttentionKind::Delegate.grade(), Grade::Grave);
@@ -212,7 +209,9 @@ fn delegation_several_hosts_a_long_life_and_a_shared_limit_are_each_called_out()
     m.scope.retain(|a| *a != Action::Delegate);
     m.constraints.shared_limit = false;
     let k = kinds(&ConsentRequest::OpenMandate(m));
-    for gone in [AttentionKind::Delegate, AttentionKind::SeveralHosts, AttentionKind::LongLived, AttentionKind::SharedLimit] {
+    for gone in
+        [AttentionKind::Delegate, AttentionKind::SeveralHosts, AttentionKind::LongLived, AttentionKind::SharedLimit]
+    {
         assert!(!k.contains(&gone), "{gone:?} in {k:?}");
     }
 }

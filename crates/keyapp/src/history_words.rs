@@ -51,7 +51,8 @@ pub fn sentence(language: Language, h: &HistoryRecord) -> String {
     args.set("agent", agent);
     args.set("what", what);
     args.set("detail", schcp_consent::inert::inert(&h.detail));
-    let id = if EVENTS.contains(&h.event.as_str()) { format!("history-{}", h.event) } else { "history-event-other".into() };
+    let id =
+        if EVENTS.contains(&h.event.as_str()) { format!("history-{}", h.event) } else { "history-event-other".into() };
     ui_words::text_with(language, &id, &args)
 }
 

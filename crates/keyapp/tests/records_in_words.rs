@@ -32,7 +32,11 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     assert_eq!(item.summary, "Permission to act at Maple Street Auto (maplestreetauto.example)");
     // A narrow mandate: nothing grave is called out.
     let prompt = svc.prompt(&rid).await.unwrap();
-    assert!(prompt.attention.iter().all(|a| a.kind != "wide_mandate" && a.kind != "delegate"), "{:?}", prompt.attention);
+    assert!(
+        prompt.attention.iter().all(|a| a.kind != "wide_mandate" && a.kind != "delegate"),
+        "{:?}",
+        prompt.attention
+    );
 
     let done = approved(&env, &a, &r).await;
     let root_jti = done["result"]["jti"].as_str().unwrap().to_owned();
@@ -60,7 +64,11 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     assert_eq!(b.managers.len(), 1);
     assert_eq!(b.managers[0].jti, manager_jti);
     assert!(b.managers[0].revocable);
-    assert!(b.managers[0].sentence.starts_with("Calendar Assistant may cancel or move it"), "{}", b.managers[0].sentence);
+    assert!(
+        b.managers[0].sentence.starts_with("Calendar Assistant may cancel or move it"),
+        "{}",
+        b.managers[0].sentence
+    );
 
     // The one action: the assistant can no longer change it.
     person(&env, Command::Revoke { jti: manager_jti.clone() }).await.unwrap();
@@ -75,7 +83,8 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
         sentences.contains(&"You approved: Permission to act at Maple Street Auto (maplestreetauto.example)"),
         "{sentences:#?}"
     );
-    assert!(sentences.contains(&"Calendar Assistant asked: Permission to act at Maple Street Auto (maplestreetauto.example)"));
+    assert!(sentences
+        .contains(&"Calendar Assistant asked: Permission to act at Maple Street Auto (maplestreetauto.example)"));
     assert!(sentences.iter().any(|s| s.starts_with("You withdrew: Cancel or move: ")), "{sentences:#?}");
     for s in &sentences {
         assert!(!s.contains("rq_") && !s.contains("m-") && !s.contains('_'), "{s}");

@@ -15,15 +15,18 @@ impl Service {
     pub async fn bookings(&self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.now();
         let (records, managers) = stored::all(self.store()).await?;
-        let mut out = records
-            .into_iter()
-            .map(|r| self.booking_view(r, &managers, now))
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut out =
+            records.into_iter().map(|r| self.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
         Ok(out)
     }
 
-    fn booking_view(&self, r: BookingRecord, managers: &[ManagerRecord], now: i64) -> Result<BookingView, ServiceError> {
+    fn booking_view(
+        &self,
+        r: BookingRecord,
+        managers: &[ManagerRecord],
+        now: i64,
+    ) -> Result<BookingView, ServiceError> {
         // The receipt was verified against the host's keys when it was kept
         // (§5.3); here it is only read.
         let claims: ReceiptClaims = schcp::jws::parse(&r.compact)
@@ -50,7 +53,13 @@ impl Service {
         Ok(BookingView {
             what: inert::inert(&b.event.title),
             when: schcp_consent::slot_words(&locale, &b.start, b.end.as_deref(), Some(self.zone())).map_err(words)?,
-            place: b.place.as_ref().map(|p| schcp_consent::place_words(&locale, p)).transpose().map_err(words)?.flatten(),
+            place: b
+                .place
+                .as_ref()
+                .map(|p| schcp_consent::place_words(&locale, p))
+                .transpose()
+                .map_err(words)?
+                .flatten(),
             price: b
                 .total
                 .as_ref()
