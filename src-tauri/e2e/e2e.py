@@ -291,12 +291,25 @@ def english(scratch):
             By.CSS_SELECTOR, f'tr[data-jti="{jti}"] td[data-status="revoked"]'))
         assert "revoked" in mandate_status(), mandate_status()
         assert hosts_see() == "revoked", "GET /status/{jti} flipped at once"
+        # The records in the person's words: the host's name, and no raw id
+        # outside the Details disclosures.
+        def outside_details(selector):
+            return env.js("const t = document.querySelector(arguments[0]); if (!t) return null; "
+                          "const c = t.cloneNode(true); c.querySelectorAll('details').forEach(d => d.remove()); "
+                          "return c.textContent;", selector)
+        credentials_text = outside_details("#h-credentials ~ table")
+        assert "Maple Street Auto" in credentials_text, credentials_text
+        assert jti not in credentials_text and "maple-street-auto" not in credentials_text, credentials_text
         env.shot("credentials.png")
         env.route("#/history")
         wait_for("the history", lambda: env.driver.find_element(By.CSS_SELECTOR, "#h-history ~ table"))
+        history_text = outside_details("#h-history ~ table")
+        assert "You declined: " in history_text and "Maple Street Auto" in history_text, history_text
+        assert "rq_" not in history_text and jti not in history_text and "request_" not in history_text, history_text
         env.shot("history.png")
 
-        for screen in ("requests", "agents", "credentials", "history", "contacts", "attestations", "settings"):
+        for screen in ("requests", "bookings", "agents", "credentials", "history", "contacts", "attestations",
+                       "settings"):
             env.route(f"#/{screen}")
             wait_for(f"the {screen} screen", lambda: env.driver.find_element(By.ID, f"h-{screen}"))
             time.sleep(0.3)
