@@ -50,6 +50,8 @@ kind-invitation = Invitation
 
 consent-window-title = Your consent — SchCP Key App
 consent-heading = An assistant asks for your consent
+consent-heading-pairing = An assistant asks to pair with your key app
+consent-expires = Expires
 consent-from = From
 consent-code = Pairing code
 consent-code-hint = Check that your assistant shows the same code.

@@ -49,6 +49,8 @@ kind-invitation = Invitation
 
 consent-window-title = Votre consentement — Appli de clés SchCP
 consent-heading = Un assistant demande votre consentement
+consent-heading-pairing = Un assistant demande à être associé à votre appli de clés
+consent-expires = Expire
 consent-from = De
 consent-code = Code de jumelage
 consent-code-hint = Vérifiez que votre assistant affiche le même code.

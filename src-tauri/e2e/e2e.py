@@ -336,7 +336,7 @@ def french(scratch):
         shown = env.shown_id(pairing_id)
         assert shown == env.cli("show", pairing_id)[:-1]
         assert shown.startswith("Jumeler"), shown
-        assert env.text_of("consent-heading") == "Un assistant demande votre consentement"
+        assert env.text_of("consent-heading") == "Un assistant demande à être associé à votre appli de clés"
         env.shot("consent-window-fr.png")
         agent.kill()
     except BaseException:

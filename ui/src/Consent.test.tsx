@@ -60,7 +60,7 @@ vi.mock("./api", () => ({
   },
 }));
 
-import { APPROVE_DELAY_MS, ConsentView } from "./Consent";
+import { APPROVE_DELAY_MS, ConsentView, relative } from "./Consent";
 import { StringsContext } from "./i18n";
 
 const HOSTILE = 'Book "<img src=x onerror=alert(1)>" {{constructor.constructor("alert(2)")()}}\n<b>not bold</b> &amp; ${x}';
@@ -144,7 +144,26 @@ describe("the consent view", () => {
     expect(document.querySelector("b")).toBeNull();
     expect(document.querySelector("script")).toBeNull();
     expect(document.getElementById("agent-name")!.textContent).toBe("<script>alert(3)</script> Assistant");
+    // A booking request does not repeat the pairing code.
+    expect(document.getElementById("fingerprint")).toBeNull();
+    expect(document.getElementById("consent-heading")!.textContent).toBe("consent-heading");
+  });
+
+  it("gives a pairing its own heading and the code to compare", async () => {
+    current = prompt({ id: "pr_9", kind: "pairing", consent_text: "Pair?" });
+    await mount();
+    expect(document.getElementById("consent-heading")!.textContent).toBe("consent-heading-pairing");
     expect(document.getElementById("fingerprint")!.textContent).toBe("7F3A-91C2-K8QD");
+  });
+
+  it("counts down to the request's expiry in the window's language, live", async () => {
+    vi.setSystemTime(new Date(1_000_000 * 1000));
+    current = prompt({ expires_at: 1_000_000 + 9 * 60 });
+    await mount();
+    expect(document.getElementById("consent-expires-in")!.textContent).toBe("in 9 minutes");
+    await settle(8 * 60 * 1000 + 30 * 1000);
+    expect(document.getElementById("consent-expires-in")!.textContent).toBe("in 30 seconds");
+    expect(relative(9 * 60 * 1000 + 1, "fr")).toBe("dans 10 minutes");
   });
 
   it("warns beside a pairing whose user keeps having pairings turned away, and only then", async () => {

@@ -297,7 +297,7 @@ export function ConsentView(props: { requestedId?: string }) {
   const callouts = (prompt.attention ?? []).filter((a) => a.kind !== "wide_mandate");
   return (
     <main class="consent" aria-labelledby="consent-heading" data-request-id={prompt.id}>
-      <h1 id="consent-heading">{t("consent-heading")}</h1>
+      <h1 id="consent-heading">{t(prompt.kind === "pairing" ? "consent-heading-pairing" : "consent-heading")}</h1>
       {announced.length > 0 && (
         <div class="announce" id="consent-announce" role="status" data-request-id={announced[0]}>
           <p>{t("consent-announce")}</p>
@@ -309,11 +309,25 @@ export function ConsentView(props: { requestedId?: string }) {
       <dl class="who">
         <dt>{t("consent-from")}</dt>
         <dd><Text id="agent-name" value={prompt.agent_name} /></dd>
-        <dt>{t("consent-code")}</dt>
-        <dd>
-          <Text id="fingerprint" class="fingerprint" value={prompt.fingerprint} />
-          {prompt.kind === "pairing" && <p class="hint">{t("consent-code-hint")}</p>}
-        </dd>
+        {/* The code is compared once, at pairing; a booking request is the
+            paired assistant's, named above. */}
+        {prompt.kind === "pairing" && (
+          <>
+            <dt>{t("consent-code")}</dt>
+            <dd>
+              <Text id="fingerprint" class="fingerprint" value={prompt.fingerprint} />
+              <p class="hint">{t("consent-code-hint")}</p>
+            </dd>
+          </>
+        )}
+        {prompt.status === "pending" && !done && (
+          <>
+            <dt>{t("consent-expires")}</dt>
+            <dd>
+              <ExpiresIn at={prompt.expires_at} />
+            </dd>
+          </>
+        )}
       </dl>
       {prompt.churn && (
         <p id="consent-churn" class="warning" role="alert">
@@ -417,6 +431,31 @@ function Notice(props: { done: Done; onNext: () => void }) {
       <Footer />
     </div>
   );
+}
+
+/**
+ * When the request stops waiting, counted down live in the window's language
+ * ("in 9 minutes", "dans 9 minutes"), from the service's `expires_at`. The
+ * timer only redraws the words; the service says when the request is gone.
+ */
+export function ExpiresIn(props: { at: number }) {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return (
+    <time id="consent-expires-in" dateTime={new Date(props.at * 1000).toISOString()}>
+      {relative(props.at * 1000 - now, document.documentElement.lang || "en")}
+    </time>
+  );
+}
+
+/** `ms` from now in words: seconds under a minute, else whole minutes (rounded up, never earlier). */
+export function relative(ms: number, lang: string): string {
+  const words = new Intl.RelativeTimeFormat(lang, { numeric: "always" });
+  const secs = Math.max(0, Math.ceil(ms / 1000));
+  return secs < 60 ? words.format(secs, "second") : words.format(Math.ceil(secs / 60), "minute");
 }
 
 function Footer() {
