@@ -180,12 +180,24 @@ pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
     if due.is_none() {
         return Ok(false);
     }
+    // Each expiry is in the person's history, at the moment it expired, in
+    // the same transaction as the change it tells of.
+    let mut tx = store.begin().await?;
+    sqlx::query(
+        "INSERT INTO history (at, event, subject, detail)
+         SELECT expires_at, 'request_expired', request_id, kind FROM requests
+         WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at",
+    )
+    .bind(now)
+    .execute(&mut *tx)
+    .await?;
     let done = sqlx::query(
         "UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?",
     )
     .bind(now)
-    .execute(store.pool())
+    .execute(&mut *tx)
     .await?;
+    tx.commit().await?;
     Ok(done.rows_affected() > 0)
 }
 
@@ -279,6 +291,22 @@ mod tests {
             attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
             summary: "Oil change with Maple Street Auto",
         }
+    }
+
+    #[tokio::test]
+    async fn an_expired_request_is_in_the_history_once_at_the_moment_it_expired() {
+        use super::super::history;
+        let (_dir, store) = store().await;
+        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        assert!(!expire_due(&store, 19).await.unwrap(), "not yet due");
+        assert!(expire_due(&store, 25).await.unwrap());
+        assert!(!expire_due(&store, 30).await.unwrap(), "expired once");
+        let expired: Vec<_> =
+            history::latest(&store, 10).await.unwrap().into_iter().filter(|h| h.event == "request_expired").collect();
+        assert_eq!(expired.len(), 1);
+        assert_eq!((expired[0].at, expired[0].subject.as_str()), (20, "rq_1"));
+        assert_eq!(expired[0].summary.as_deref(), Some("Oil change with Maple Street Auto"));
+        assert_eq!(by_id(&store, "rq_1").await.unwrap().unwrap().status, "expired");
     }
 
     #[tokio::test]
