@@ -259,3 +259,8 @@ booking-state-expired = lapsed
 booking-state-cancelled = cancelled
 booking-state-completed = took place
 booking-state-no_show = missed
+
+## An agent's cooldown on Agents.
+agents-cooldown = Its last two requests were declined or went unanswered, so it may not ask again until { $until }.
+agents-lift-cooldown = Let it ask again now
+history-cooldown_lifted = You let { $agent } ask again

@@ -258,3 +258,8 @@ booking-state-expired = caduque
 booking-state-cancelled = annulée
 booking-state-completed = a eu lieu
 booking-state-no_show = manquée
+
+## La pause d’un agent, dans Agents.
+agents-cooldown = Ses deux dernières demandes ont été refusées ou sont restées sans réponse : il ne peut plus rien demander avant le { $until }.
+agents-lift-cooldown = Le laisser demander à nouveau
+history-cooldown_lifted = Vous avez laissé { $agent } demander à nouveau

@@ -29,4 +29,5 @@ pub const ALL: &[&str] = &[
     "wait_change",
     "bookings",
     "open_consent",
+    "lift_cooldown",
 ];

@@ -79,6 +79,12 @@ pub async fn credentials(svc: Svc<'_>) -> Answer<Vec<CredentialView>> {
     svc.credentials(None).await.map_err(refused(&svc))
 }
 
+/// The person lets a paired agent in its cooldown ask again (Agents).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn lift_cooldown(svc: Svc<'_>, jkt: String) -> Answer<()> {
+    svc.lift_cooldown(&jkt).await.map_err(refused(&svc))
+}
+
 /// My bookings: every booking the key app holds a verified receipt for.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn bookings(svc: Svc<'_>) -> Answer<Vec<keyapp::views::BookingView>> {
@@ -253,5 +259,6 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         wait_change,
         bookings,
         open_consent,
+        lift_cooldown,
     ])
 }

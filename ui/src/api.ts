@@ -53,6 +53,7 @@ export const api = {
   relabelRule: (id: string, label: string) => invoke<Prompt>("relabel_rule", { id, label }),
   agents: () => invoke<AgentView[]>("agents"),
   unpair: (jkt: string) => invoke<void>("unpair", { jkt }),
+  liftCooldown: (jkt: string) => invoke<void>("lift_cooldown", { jkt }),
   credentials: () => invoke<CredentialView[]>("credentials"),
   bookings: () => invoke<BookingView[]>("bookings"),
   revoke: (jti: string) => invoke<void>("revoke", { jti }),

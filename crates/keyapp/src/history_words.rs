@@ -11,7 +11,7 @@ use crate::ui_words;
 /// Every event the key app writes to its history, each with its sentence
 /// (`history-<event>` in locales/*/ui.ftl). An event not listed (one a later
 /// version writes, read by this one) reads as `history-event-other`.
-pub const EVENTS: [&str; 17] = [
+pub const EVENTS: [&str; 18] = [
     "request_created",
     "request_approved",
     "request_declined",
@@ -29,6 +29,7 @@ pub const EVENTS: [&str; 17] = [
     "contact_removed",
     "attestation_added",
     "host_domain_accepted",
+    "cooldown_lifted",
 ];
 
 /// `h` as one sentence in `language`.

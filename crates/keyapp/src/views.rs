@@ -192,6 +192,10 @@ pub struct AgentView {
     pub last_request: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_request_kind: Option<String>,
+    /// While the agent may not ask (its last two requests declined or left
+    /// unanswered): until when, in words; the person may let it ask again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cooldown: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -16,7 +16,18 @@ export function Agents() {
       columns={["col-agent", "col-fingerprint", "col-last-request", "col-actions"]}
       row={(a) => (
         <tr key={a.jkt}>
-          <td>{a.name}</td>
+          <td>
+            {a.name}
+            {/* Its cooldown, said by the service, and the person's way out of it. */}
+            {a.cooldown && (
+              <p class="warning" data-cooldown={a.jkt}>
+                {a.cooldown}{" "}
+                <button type="button" onClick={() => void run(() => api.liftCooldown(a.jkt))}>
+                  {t("agents-lift-cooldown")}
+                </button>
+              </p>
+            )}
+          </td>
           <td class="fingerprint">{a.fingerprint}</td>
           <td>
             {a.last_request ? `${a.last_request} (${t(`kind-${a.last_request_kind}`)})` : t("agents-never")}

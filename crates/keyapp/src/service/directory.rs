@@ -9,12 +9,12 @@ use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Setti
 use schcp::refusal::Reason;
 
 impl Service {
-    /// Paired agents, with their last request.
+    /// Paired agents, with their last request and any cooldown.
     pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
-        Ok(store::pairings::paired(self.store())
-            .await?
-            .into_iter()
-            .map(|a| AgentView {
+        let mut out = Vec::new();
+        for a in store::pairings::paired(self.store()).await? {
+            let cooldown = self.cooldown_until(&a.jkt).await?.map(|until| self.cooldown_words(until));
+            out.push(AgentView {
                 last_request: a.last_request_at.map(|at| self.instant_words(at)),
                 jkt: a.jkt,
                 name: schcp_consent::inert::inert(&a.name),
@@ -22,8 +22,17 @@ impl Service {
                 paired_at: a.paired_at,
                 last_request_at: a.last_request_at,
                 last_request_kind: a.last_request_kind,
-            })
-            .collect())
+                cooldown,
+            });
+        }
+        Ok(out)
+    }
+
+    fn cooldown_words(&self, until: i64) -> String {
+        let mut args = fluent_bundle::FluentArgs::new();
+        // Said to the minute, rounded up: never earlier than it ends.
+        args.set("until", self.instant_words(until + 59));
+        crate::ui_words::text_with(self.language(), "agents-cooldown", &args)
     }
 
     /// Renames a contact; the consent texts already shown keep the name they showed.

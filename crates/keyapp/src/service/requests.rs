@@ -72,11 +72,32 @@ impl RequestStatus {
 
 pub use crate::views::RequestView;
 
-/// docs/agent-api.md §9: at most `MAX_PENDING` pending requests per agent, and `COOLDOWN`
-/// seconds of cooldown when the agent's last two answered requests were
-/// declined or expired (`last` is the latest with its decision time, `before`
-/// the one before it).
-fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>, now: i64) -> Result<(), ServiceError> {
+/// The seconds of cooldown left (docs/agent-api.md §9): `COOLDOWN` seconds
+/// after the agent's last two answered requests were declined or expired
+/// (`last` is the latest with its decision time, `before` the one before it),
+/// unless the person let it ask again (`lifted_at`) since the latest.
+pub(crate) fn cooldown_left(
+    last: Option<(&str, i64)>,
+    before: Option<&str>,
+    lifted_at: Option<i64>,
+    now: i64,
+) -> Option<i64> {
+    let refused = |s: &str| s == "declined" || s == "expired";
+    let (latest, decided_at) = last?;
+    let left = COOLDOWN - (now - decided_at);
+    let lifted = lifted_at.is_some_and(|at| at >= decided_at);
+    (refused(latest) && before.is_some_and(refused) && left > 0 && !lifted).then_some(left)
+}
+
+/// docs/agent-api.md §9: at most `MAX_PENDING` pending requests per agent, and
+/// no new one in its cooldown ([`cooldown_left`]).
+fn request_limits(
+    pending: i64,
+    last: Option<(&str, i64)>,
+    before: Option<&str>,
+    lifted_at: Option<i64>,
+    now: i64,
+) -> Result<(), ServiceError> {
     if pending >= MAX_PENDING {
         return Err(ServiceError::TooMany {
             reason: Reason::TooManyPending,
@@ -84,19 +105,12 @@ fn request_limits(pending: i64, last: Option<(&str, i64)>, before: Option<&str>,
             retry_after: None,
         });
     }
-    let refused = |s: &str| s == "declined" || s == "expired";
-    if let (Some((latest, decided_at)), Some(previous)) = (last, before) {
-        if refused(latest) && refused(previous) {
-            let since = now - decided_at;
-            if since < COOLDOWN {
-                return Err(ServiceError::TooMany {
-                    reason: Reason::Cooldown,
-                    message: "the person declined or did not answer this agent's last two requests; try again later"
-                        .into(),
-                    retry_after: Some((COOLDOWN - since) as u64),
-                });
-            }
-        }
+    if let Some(left) = cooldown_left(last, before, lifted_at, now) {
+        return Err(ServiceError::TooMany {
+            reason: Reason::Cooldown,
+            message: "the person declined or did not answer this agent's last two requests; try again later".into(),
+            retry_after: Some(left as u64),
+        });
     }
     Ok(())
 }
@@ -277,7 +291,35 @@ impl Service {
     /// person declined or left unanswered the agent's last two requests.
     async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
         let l = stored::limits(self.store(), jkt).await?;
-        request_limits(l.pending, l.last_status.as_deref().zip(l.last_decided_at), l.before_status.as_deref(), now)
+        request_limits(
+            l.pending,
+            l.last_status.as_deref().zip(l.last_decided_at),
+            l.before_status.as_deref(),
+            l.lifted_at,
+            now,
+        )
+    }
+
+    /// Until when agent `jkt` may not ask (its cooldown), if it is in one.
+    pub async fn cooldown_until(&self, jkt: &str) -> Result<Option<i64>, ServiceError> {
+        let now = self.now();
+        let l = stored::limits(self.store(), jkt).await?;
+        let left = cooldown_left(
+            l.last_status.as_deref().zip(l.last_decided_at),
+            l.before_status.as_deref(),
+            l.lifted_at,
+            now,
+        );
+        Ok(left.map(|s| now + s))
+    }
+
+    /// The person lets agent `jkt` ask again now, ending its cooldown.
+    pub async fn lift_cooldown(&self, jkt: &str) -> Result<(), ServiceError> {
+        if !stored::lift_cooldown(self.store(), jkt, self.now()).await? {
+            return Err(ServiceError::NotFound("agent"));
+        }
+        self.notify();
+        Ok(())
     }
 
     /// The refusal for a request an update found no longer pending (another
@@ -524,19 +566,39 @@ mod tests {
     #[test]
     fn pending_cap_and_cooldown() {
         const NOW: i64 = 1_792_000_000;
-        assert_eq!(reason(request_limits(4, None, None, NOW)), None);
-        assert_eq!(reason(request_limits(MAX_PENDING, None, None, NOW)), Some("too_many_pending"));
+        assert_eq!(reason(request_limits(4, None, None, None, NOW)), None);
+        assert_eq!(reason(request_limits(MAX_PENDING, None, None, None, NOW)), Some("too_many_pending"));
         // Two refusals in a row, the latest within the cooldown.
-        assert_eq!(reason(request_limits(0, Some(("declined", NOW - 10)), Some("expired"), NOW)), Some("cooldown"));
-        assert_eq!(reason(request_limits(0, Some(("expired", NOW - COOLDOWN)), Some("declined"), NOW)), None);
+        assert_eq!(
+            reason(request_limits(0, Some(("declined", NOW - 10)), Some("expired"), None, NOW)),
+            Some("cooldown")
+        );
+        assert_eq!(reason(request_limits(0, Some(("expired", NOW - COOLDOWN)), Some("declined"), None, NOW)), None);
         // One approval among the last two, or only one answer so far: no cooldown.
-        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), Some("approved"), NOW)), None);
-        assert_eq!(reason(request_limits(0, Some(("approved", NOW)), Some("declined"), NOW)), None);
-        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), None, NOW)), None);
-        match request_limits(0, Some(("declined", NOW - 60)), Some("declined"), NOW) {
+        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), Some("approved"), None, NOW)), None);
+        assert_eq!(reason(request_limits(0, Some(("approved", NOW)), Some("declined"), None, NOW)), None);
+        assert_eq!(reason(request_limits(0, Some(("declined", NOW)), None, None, NOW)), None);
+        match request_limits(0, Some(("declined", NOW - 60)), Some("declined"), None, NOW) {
             Err(ServiceError::TooMany { retry_after, .. }) => assert_eq!(retry_after, Some((COOLDOWN - 60) as u64)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_person_lifting_a_cooldown_ends_it_until_the_next_two_refusals() {
+        const NOW: i64 = 1_792_000_000;
+        let refused_twice = (Some(("declined", NOW - 60)), Some("expired"));
+        assert_eq!(cooldown_left(refused_twice.0, refused_twice.1, None, NOW), Some(COOLDOWN - 60));
+        // Lifted after the latest refusal: no cooldown.
+        assert_eq!(cooldown_left(refused_twice.0, refused_twice.1, Some(NOW - 30), NOW), None);
+        assert_eq!(reason(request_limits(0, refused_twice.0, refused_twice.1, Some(NOW - 30), NOW)), None);
+        // Lifted before it (two new refusals since): the cooldown is back.
+        assert_eq!(cooldown_left(refused_twice.0, refused_twice.1, Some(NOW - 61), NOW), Some(COOLDOWN - 60));
+        // The pending cap is not lifted with it.
+        assert_eq!(
+            reason(request_limits(MAX_PENDING, refused_twice.0, refused_twice.1, Some(NOW), NOW)),
+            Some("too_many_pending")
+        );
     }
 
     #[test]

@@ -126,6 +126,8 @@ pub struct LimitsRow {
     pub last_decided_at: Option<i64>,
     /// …and the status of the one before it.
     pub before_status: Option<String>,
+    /// When the person last let the agent ask again despite its refusals.
+    pub lifted_at: Option<i64>,
 }
 
 /// One round trip: the pending count and the agent's last two answered
@@ -140,11 +142,29 @@ pub async fn limits(store: &Store, agent_jkt: &str) -> Result<LimitsRow, StoreEr
          SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending') AS pending,
                 (SELECT status FROM last LIMIT 1) AS last_status,
                 (SELECT decided_at FROM last LIMIT 1) AS last_decided_at,
-                (SELECT status FROM last LIMIT 1 OFFSET 1) AS before_status",
+                (SELECT status FROM last LIMIT 1 OFFSET 1) AS before_status,
+                (SELECT cooldown_lifted_at FROM agents WHERE jkt = ?1) AS lifted_at",
     )
     .bind(agent_jkt)
     .fetch_one(store.pool())
     .await?)
+}
+
+/// The person lets a paired agent ask again now, whatever its last refusals;
+/// `false` when no paired agent has key `jkt`. Written to the history with it.
+pub async fn lift_cooldown(store: &Store, jkt: &str, now: i64) -> Result<bool, StoreError> {
+    let mut tx = store.begin().await?;
+    let done = sqlx::query("UPDATE agents SET cooldown_lifted_at = ? WHERE jkt = ? AND status = 'approved'")
+        .bind(now)
+        .bind(jkt)
+        .execute(&mut *tx)
+        .await?;
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    super::history::append(&mut tx, now, "cooldown_lifted", jkt, "", None).await?;
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Answers a pending request (`status`: approved, declined or withdrawn) in
@@ -291,6 +311,19 @@ mod tests {
             attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
             summary: "Oil change with Maple Street Auto",
         }
+    }
+
+    #[tokio::test]
+    async fn a_lifted_cooldown_is_kept_for_a_paired_agent_only_and_told_in_the_history() {
+        use super::super::history;
+        let (_dir, store) = store().await;
+        assert!(!lift_cooldown(&store, "nobody", 50).await.unwrap());
+        assert_eq!(limits(&store, "j").await.unwrap().lifted_at, None);
+        assert!(lift_cooldown(&store, "j", 50).await.unwrap());
+        assert_eq!(limits(&store, "j").await.unwrap().lifted_at, Some(50));
+        let h = history::latest(&store, 5).await.unwrap();
+        assert_eq!((h[0].event.as_str(), h[0].agent_name.as_deref()), ("cooldown_lifted", Some("A")));
+        assert_eq!(h.iter().filter(|e| e.event == "cooldown_lifted").count(), 1, "nothing written for the unknown key");
     }
 
     #[tokio::test]
