@@ -264,3 +264,9 @@ booking-state-no_show = missed
 agents-cooldown = Its last two requests were declined or went unanswered, so it may not ask again until { $until }.
 agents-lift-cooldown = Let it ask again now
 history-cooldown_lifted = You let { $agent } ask again
+
+## Adding a contact from the card the other person copies.
+contacts-card = Their contact card or key app id
+contacts-card-hint = Ask them to copy it from Settings in their key app. It looks like: Ellis <urn:schcp:principal:…>. Their name is filled in for you; you may change it.
+attestations-code = The code your verifier gave you
+attestations-code-hint = Paste it exactly as you received it.

@@ -263,3 +263,9 @@ booking-state-no_show = manquée
 agents-cooldown = Ses deux dernières demandes ont été refusées ou sont restées sans réponse : il ne peut plus rien demander avant le { $until }.
 agents-lift-cooldown = Le laisser demander à nouveau
 history-cooldown_lifted = Vous avez laissé { $agent } demander à nouveau
+
+## Ajouter un contact à partir de la fiche que l’autre personne copie.
+contacts-card = Sa fiche de contact ou l’identifiant de son appli de clés
+contacts-card-hint = Demandez-lui de la copier depuis les Réglages de son appli de clés. Elle ressemble à : Ellis <urn:schcp:principal:…>. Son nom est rempli pour vous ; vous pouvez le changer.
+attestations-code = Le code que votre vérificateur vous a donné
+attestations-code-hint = Collez-le exactement tel que vous l’avez reçu.

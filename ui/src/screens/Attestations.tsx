@@ -28,8 +28,9 @@ export function Attestations() {
     >
       <form class="add" onSubmit={add}>
         <h2>{t("attestations-add")}</h2>
-        <label for="attestation-jws">{t("attestations-jws")}</label>
-        <textarea id="attestation-jws" required rows={4} value={jws} onInput={(e) => setJws(e.currentTarget.value)} />
+        <label for="attestation-jws">{t("attestations-code")}</label>
+        <p class="hint" id="attestation-jws-hint">{t("attestations-code-hint")}</p>
+        <textarea id="attestation-jws" aria-describedby="attestation-jws-hint" required rows={4} value={jws} onInput={(e) => setJws(e.currentTarget.value)} />
         <button type="submit">{t("attestations-add")}</button>
       </form>
     </ListScreen>

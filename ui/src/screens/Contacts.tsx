@@ -52,6 +52,17 @@ function Row(props: { c: Contact; run: (act: () => Promise<unknown>) => Promise<
   );
 }
 
+/**
+ * A contact card as the other person copies it from their key app's Settings:
+ * `Name <urn:schcp:principal:…>`, or their id alone. The key app checks the id
+ * when it is added; this only splits what was pasted.
+ */
+export function parseCard(text: string): { name: string | null; principal: string } {
+  const card = text.trim().match(/^([^<>]*?)\s*<\s*(urn:schcp:principal:[^<>\s]+)\s*>$/);
+  if (card) return { name: card[1].trim() === "" ? null : card[1].trim(), principal: card[2] };
+  return { name: null, principal: text.trim() };
+}
+
 export function Contacts() {
   const t = useT();
   const { data, error, reload } = useLoad(api.contacts);
@@ -80,8 +91,20 @@ export function Contacts() {
     >
       <form class="add" onSubmit={add}>
         <h2>{t("contacts-add")}</h2>
-        <label for="contact-principal">{t("col-principal")}</label>
-        <input id="contact-principal" required value={principal} onInput={(e) => setPrincipal(e.currentTarget.value)} />
+        <label for="contact-principal">{t("contacts-card")}</label>
+        <p class="hint" id="contact-principal-hint">{t("contacts-card-hint")}</p>
+        <input
+          id="contact-principal"
+          aria-describedby="contact-principal-hint"
+          required
+          value={principal}
+          onInput={(e) => {
+            // A pasted card fills the name too; an id alone is kept as typed.
+            const card = parseCard(e.currentTarget.value);
+            setPrincipal(card.name !== null ? card.principal : e.currentTarget.value);
+            if (card.name !== null && name === "") setName(card.name);
+          }}
+        />
         <label for="contact-name">{t("col-name")}</label>
         <input id="contact-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="contact-relationship">{t("col-relationship")}</label>
