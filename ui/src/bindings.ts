@@ -8,7 +8,12 @@ export type AgentView = { jkt: string, name: string, fingerprint: string, paired
 /**
  * `last_request_at` in words, in the person's language and time zone.
  */
-last_request?: string, last_request_kind?: string, };
+last_request?: string, last_request_kind?: string, 
+/**
+ * While the agent may not ask (its last two requests declined or left
+ * unanswered): until when, in words; the person may let it ask again.
+ */
+cooldown?: string, };
 
 /**
  * How much a callout weighs (`schcp_consent::attention::Grade`).
