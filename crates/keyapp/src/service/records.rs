@@ -433,8 +433,10 @@ mod tests {
     async fn only_a_live_attestation_about_the_person_is_kept() {
         let (svc, _clock, _dir) = service_at(T0).await;
         let me = svc.principal().to_owned();
+        let other = ed25519_dalek::SigningKey::from_bytes(&[5; 32]);
+        let someone_else = schcp::jwk::Jwk::ed25519(&other.verifying_key()).principal_id().unwrap();
         let refused = [
-            (attestation(schcp::jws::Typ::Attestation, &principal("someone-else"), T0 + 60), Reason::WrongSubject),
+            (attestation(schcp::jws::Typ::Attestation, &someone_else, T0 + 60), Reason::WrongSubject),
             (attestation(schcp::jws::Typ::Attestation, &me, T0), Reason::Expired),
             (attestation(schcp::jws::Typ::Offer, &me, T0 + 60), Reason::WrongTyp),
             ("not.a.jws".to_owned(), Reason::Malformed),

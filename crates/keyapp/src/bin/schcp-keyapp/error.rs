@@ -139,6 +139,7 @@ fn refused_remedy(reason: Reason) -> &'static str {
         Reason::UserNotVerified | Reason::VerificationCancelled | Reason::VerificationTimedOut => {
             "cli-rec-not-verified"
         }
+        Reason::VerificationUnavailable => "cli-rec-install-polkit",
         Reason::NotFound => "cli-rec-unknown-id",
         Reason::NotPending => "cli-rec-not-pending",
         _ => "cli-rec-refused",
@@ -177,6 +178,7 @@ mod tests {
             refused(Reason::NotPending, Some("rq_x")),
             refused(Reason::Busy, None),
             refused(Reason::UserNotVerified, None),
+            refused(Reason::VerificationUnavailable, None),
             refused(Reason::BadName, None),
             refused(Reason::NotFound, None),
             CliError::HostNotMet { host: "maple".into(), domain: "maple.example".into() },
