@@ -422,11 +422,6 @@ pub(super) mod testing {
             }
         }
 
-        /// The principal's id (`urn:schcp:principal:jwk-thumbprint:…`).
-        pub(in crate::service) fn principal(&self) -> &str {
-            &self.principal
-        }
-
         /// The principal's public key, as hosts verify its signatures.
         pub(in crate::service) fn principal_jwk(&self) -> Jwk {
             Jwk::ed25519(&self.key.verifying_key())
