@@ -26,3 +26,23 @@ refusal-verification_unavailable = Your computer has no way to confirm it is you
 refusal-text_too_long = This text would be too long to read on one screen, so it was not shown; nothing was changed or signed.
 ## Hosts cannot read the key app's status address (SchCP §3.3 "Status URLs", §5.8).
 refusal-status_unreachable = Hosts cannot reach this key app’s status address, so it cannot keep a booking limit shared across hosts; set a hosted status service ([status_api] hosted) or a public https address ([status_api] public_base) in the key app’s configuration.
+
+## What the records do not hold, and what in them cannot be read (keyapp::ui_words::not_found_id, stored_id).
+refusal-not_found-request = This request is not in your records; it may have been removed meanwhile.
+refusal-not_found-rule_request = This request is not for a rule, so it has no label to edit.
+refusal-not_found-credential = This credential is not in your records.
+refusal-not_found-contact = This contact is not in your records; it may have been removed meanwhile.
+refusal-not_found-host_domain_change = This business was never met at that address, so there is no move to accept.
+refusal-not_found-pairing = This pairing is not in your records; it may have expired meanwhile.
+refusal-not_found-paired_agent = This assistant is not paired with your key app.
+refusal-corrupt = Part of your records cannot be read ({ $what }), so nothing was changed.
+stored-request = a request
+stored-pairing = a pairing
+stored-history = your history
+stored-credential = a credential
+stored-booking_claim = a shared booking limit
+stored-meeting = a meeting contract
+stored-outbox = what waits for the status service
+stored-management_link = a booking’s management mandate
+stored-host_binding = where a business was verified
+stored-attention = what a request points out

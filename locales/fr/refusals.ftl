@@ -24,3 +24,23 @@ refusal-verification_unavailable = Votre ordinateur ne peut pas confirmer que c�
 refusal-text_too_long = Ce texte serait trop long pour se lire sur un écran ; il n’a donc pas été affiché, et rien n’a été changé ni signé.
 ## Les hôtes ne peuvent pas lire l’adresse d’état de l’application de clés (SchCP §3.3, §5.8).
 refusal-status_unreachable = Les hôtes ne peuvent pas joindre l’adresse d’état de cette application de clés, qui ne peut donc pas tenir une limite de réservations partagée entre hôtes; indiquez un service de statut hébergé ([status_api] hosted) ou une adresse https publique ([status_api] public_base) dans sa configuration.
+
+## What the records do not hold, and what in them cannot be read (keyapp::ui_words::not_found_id, stored_id).
+refusal-not_found-request = Cette demande n’est pas dans vos registres ; elle a peut-être été supprimée entre-temps.
+refusal-not_found-rule_request = Cette demande ne porte pas sur une règle : elle n’a pas de libellé à modifier.
+refusal-not_found-credential = Ce justificatif n’est pas dans vos registres.
+refusal-not_found-contact = Ce contact n’est pas dans vos registres ; il a peut-être été supprimé entre-temps.
+refusal-not_found-host_domain_change = Cette entreprise n’a jamais été rencontrée à cette adresse : il n’y a pas de déménagement à accepter.
+refusal-not_found-pairing = Cet appairage n’est pas dans vos registres ; il a peut-être expiré entre-temps.
+refusal-not_found-paired_agent = Cet assistant n’est pas appairé à votre appli de clés.
+refusal-corrupt = Une partie de vos registres est illisible ({ $what }) : rien n’a été modifié.
+stored-request = une demande
+stored-pairing = un appairage
+stored-history = votre historique
+stored-credential = un justificatif
+stored-booking_claim = une limite de réservations partagée
+stored-meeting = un contrat de réunion
+stored-outbox = ce qui attend le service de statut
+stored-management_link = le mandat de gestion d’une réservation
+stored-host_binding = l’adresse où une entreprise a été vérifiée
+stored-attention = ce qu’une demande signale

@@ -82,7 +82,7 @@ pub use request::{
 pub use rule::{render_pairing, render_rule};
 pub use summary::summary;
 pub use when::{date_words, numeric_date_words, slot_words};
-pub use withdrawal::{carries_status, Withdrawal};
+pub use withdrawal::{carries_status, signs, Signs, Withdrawal};
 
 /// The consent text for `req`, in `locale`, naming people as `contacts` knows them.
 ///

@@ -31,21 +31,60 @@ pub enum Withdrawal {
     NotBeforeExpiry,
 }
 
-/// Whether what `req` asks the person to sign carries a status URL (§3.3),
-/// and so could be withdrawn before it expires where hosts can read it.
-pub fn carries_status(req: &ConsentRequest) -> bool {
+/// What a consent request asks the person to sign. Whether it carries a
+/// status URL is decided here ([`Signs::carries_status`]) and nowhere else:
+/// the text's withdrawal line and the key app's Revoke (its request kinds
+/// map to these) both read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Signs {
+    /// A mandate of any kind, named at a status URL hosts read (§3.3 check 7);
+    /// the answer to an invitation is one (§5.10).
+    Mandate,
+    /// A meeting contract, read by the members' calendars (§5.12).
+    MeetingContract,
+    /// An acceptance of a meeting contract (§5.12).
+    Acceptance,
+    /// A rule, kept by the person's calendar and never published (§7.9).
+    Rule,
+}
+
+impl Signs {
+    /// Every thing a person can be asked to sign.
+    pub const ALL: [Signs; 4] = [Signs::Mandate, Signs::MeetingContract, Signs::Acceptance, Signs::Rule];
+
+    /// Whether it carries a status URL (§3.3), and so could be withdrawn
+    /// before it expires where hosts can read it. Contracts, acceptances and
+    /// rules are read from the members' and the person's calendars, never
+    /// from a status URL, so nobody could learn of a withdrawal.
+    pub fn carries_status(self) -> bool {
+        match self {
+            Signs::Mandate => true,
+            Signs::MeetingContract | Signs::Acceptance | Signs::Rule => false,
+        }
+    }
+}
+
+/// What `req` asks the person to sign; nothing for a pairing, which signs
+/// nothing.
+pub fn signs(req: &ConsentRequest) -> Option<Signs> {
     match req {
         ConsentRequest::BookingOffer(_)
         | ConsentRequest::ChangeOffer { .. }
         | ConsentRequest::OpenMandate(_)
         | ConsentRequest::ManagementMandate(_)
         | ConsentRequest::Reconfirmation { .. }
-        | ConsentRequest::Invitation(_) => true,
-        ConsentRequest::MeetingContract(_)
-        | ConsentRequest::Acceptance(_)
-        | ConsentRequest::Rule(_)
-        | ConsentRequest::Pairing { .. } => false,
+        | ConsentRequest::Invitation(_) => Some(Signs::Mandate),
+        ConsentRequest::MeetingContract(_) => Some(Signs::MeetingContract),
+        ConsentRequest::Acceptance(_) => Some(Signs::Acceptance),
+        ConsentRequest::Rule(_) => Some(Signs::Rule),
+        ConsentRequest::Pairing { .. } => None,
     }
+}
+
+/// Whether what `req` asks the person to sign carries a status URL (§3.3),
+/// and so could be withdrawn before it expires where hosts can read it.
+pub fn carries_status(req: &ConsentRequest) -> bool {
+    signs(req).is_some_and(Signs::carries_status)
 }
 
 /// `text` with the line last, when `withdrawal` says hosts cannot read the
@@ -61,4 +100,15 @@ pub(crate) fn with_withdrawal(
     }
     let line = locale.message("not-withdrawable", &[])?;
     Ok(format!("{text}\n{line}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_mandate_carries_a_status_url() {
+        let carrying: Vec<Signs> = Signs::ALL.into_iter().filter(|s| s.carries_status()).collect();
+        assert_eq!(carrying, [Signs::Mandate]);
+    }
 }

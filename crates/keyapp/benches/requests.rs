@@ -59,6 +59,11 @@ async fn main() {
     // fetched by the first request and cached after.
     let mut claims = host.priced_offer(chrono::Utc::now().timestamp());
     claims.exp = claims.iat + 3600;
+    // A slot ahead of the run: an offer whose slot has begun is refused before
+    // the person is asked, and the spec's example slot is in the past.
+    let start = chrono::Utc::now() + chrono::Duration::days(3);
+    claims.slot.start = start.format("%Y-%m-%dT13:00:00-04:00").to_string();
+    claims.slot.end = Some(start.format("%Y-%m-%dT13:45:00-04:00").to_string());
     let offer = host.sign_offer(&claims).unwrap();
     let discovery = host.discovery_url();
 

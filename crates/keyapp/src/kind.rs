@@ -4,6 +4,7 @@
 //! A credential's kind is the kind of the request that issued it, so the
 //! records and the status API use the same enum.
 
+use schcp_consent::Signs;
 use serde::{Deserialize, Serialize};
 
 /// What an agent asks the person for; each is verified, shown and issued by
@@ -58,31 +59,36 @@ impl RequestKind {
         }
     }
 
-    /// Whether the person can take a credential of this kind back: the
-    /// mandates, each named at a status URL hosts read (§3.3 check 7). A rule is
-    /// never published (§7.9 "Rules are kept by the person's calendar"), and a
-    /// contract or an acceptance is read by the members' calendars, never from
-    /// here (§5.12), so nobody could learn of a revocation.
-    pub fn revocable(self) -> bool {
-        self.issues_mandate()
-    }
-
-    /// Whether its credential names hosts in `aud`; a rule names an agent key
-    /// instead (§7.9), and contracts and acceptances name members.
-    pub fn has_audience(self) -> bool {
-        self.issues_mandate()
-    }
-
-    /// Whether its credential is a mandate (§5.2, §5.3, §5.10): one a host
-    /// reads, named in `aud` and checked at its status URL.
-    fn issues_mandate(self) -> bool {
-        matches!(
-            self,
+    /// What a request of this kind asks the person to sign, as the consent
+    /// text knows it: an invitation's answer is a closed mandate (§5.10).
+    pub fn signs(self) -> Signs {
+        match self {
             RequestKind::Mandate
-                | RequestKind::ClosedMandate
-                | RequestKind::ManagementMandate
-                | RequestKind::Invitation
-        )
+            | RequestKind::ClosedMandate
+            | RequestKind::ManagementMandate
+            | RequestKind::Invitation => Signs::Mandate,
+            RequestKind::MeetingContract => Signs::MeetingContract,
+            RequestKind::Acceptance => Signs::Acceptance,
+            RequestKind::Rule => Signs::Rule,
+        }
+    }
+
+    /// Whether the person can take a credential of this kind back: whether
+    /// what it signs carries a status URL hosts read (§3.3 check 7), decided
+    /// once, by `schcp_consent::Signs::carries_status`, which the consent
+    /// text's withdrawal line reads too. A rule is never published (§7.9
+    /// "Rules are kept by the person's calendar"), and a contract or an
+    /// acceptance is read by the members' calendars, never from here
+    /// (§5.12), so nobody could learn of a revocation.
+    pub fn revocable(self) -> bool {
+        self.signs().carries_status()
+    }
+
+    /// Whether its credential names hosts in `aud`: a mandate does (§5.2,
+    /// §5.3, §5.10); a rule names an agent key instead (§7.9), and contracts
+    /// and acceptances name members.
+    pub fn has_audience(self) -> bool {
+        self.signs() == Signs::Mandate
     }
 }
 
@@ -123,5 +129,19 @@ mod tests {
     fn only_mandates_are_revocable() {
         let not: Vec<_> = RequestKind::ALL.into_iter().filter(|k| !k.revocable()).collect();
         assert_eq!(not, [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule]);
+    }
+
+    /// One concept: a kind is revocable exactly when the consent text of what
+    /// it signs could carry the withdrawal line, and every signed thing is
+    /// some kind's.
+    #[test]
+    fn revocable_is_the_consent_texts_carries_status() {
+        for k in RequestKind::ALL {
+            assert_eq!(k.revocable(), k.signs().carries_status(), "{k}");
+            assert_eq!(k.has_audience(), k.revocable(), "{k}: a revocable credential names the hosts that check it");
+        }
+        for s in Signs::ALL {
+            assert!(RequestKind::ALL.iter().any(|k| k.signs() == s), "{s:?} is no kind's");
+        }
     }
 }

@@ -108,7 +108,7 @@ fn store_unavailable(message: String) -> ApiError {
 /// and lasting (500); anything else may pass, so the host is told to retry (503).
 fn store_failed(e: StoreError) -> ApiError {
     match e {
-        StoreError::Corrupt(m) => ApiError::internal(m),
+        StoreError::Corrupt(m) => ApiError::internal(m.to_string()),
         other => store_unavailable(other.to_string()),
     }
 }

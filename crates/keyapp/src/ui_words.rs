@@ -2,17 +2,28 @@
 //! person's language: a credential's "revocation not yet published" (hosted mode),
 //! from the window's own catalogue `locales/{en,fr}/ui.ftl`, which the terminal
 //! and the desktop show alike; and why something the person did in a window
-//! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`.
+//! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`; and the
+//! `schcp-keyapp` program's errors with their remedies, from
+//! `locales/{en,fr}/cli.ftl`.
 
-use crate::service::{PairingStatus, RequestStatus, ServiceError};
+use crate::service::{Missing, PairingStatus, RequestStatus, ServiceError};
+use crate::store::{StoreError, Stored};
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
 use schcp::refusal::Reason;
 use schcp_consent::Language;
 use std::sync::OnceLock;
 
-const EN: [&str; 2] = [include_str!("../../../locales/en/ui.ftl"), include_str!("../../../locales/en/refusals.ftl")];
-const FR: [&str; 2] = [include_str!("../../../locales/fr/ui.ftl"), include_str!("../../../locales/fr/refusals.ftl")];
+const EN: [&str; 3] = [
+    include_str!("../../../locales/en/ui.ftl"),
+    include_str!("../../../locales/en/refusals.ftl"),
+    include_str!("../../../locales/en/cli.ftl"),
+];
+const FR: [&str; 3] = [
+    include_str!("../../../locales/fr/ui.ftl"),
+    include_str!("../../../locales/fr/refusals.ftl"),
+    include_str!("../../../locales/fr/cli.ftl"),
+];
 
 fn bundle(language: Language) -> &'static FluentBundle<FluentResource> {
     static EN_BUNDLE: OnceLock<FluentBundle<FluentResource>> = OnceLock::new();
@@ -229,6 +240,35 @@ pub fn pairing_status_id(status: PairingStatus) -> &'static str {
     }
 }
 
+/// The sentence for what the records do not hold, by what it is.
+pub fn not_found_id(missing: Missing) -> &'static str {
+    match missing {
+        Missing::Request => "refusal-not_found-request",
+        Missing::RuleRequest => "refusal-not_found-rule_request",
+        Missing::Credential => "refusal-not_found-credential",
+        Missing::Contact => "refusal-not_found-contact",
+        Missing::HostDomainChange => "refusal-not_found-host_domain_change",
+        Missing::Pairing => "refusal-not_found-pairing",
+        Missing::PairedAgent => "refusal-not_found-paired_agent",
+    }
+}
+
+/// The words naming a record that cannot be read (`refusal-corrupt`).
+pub fn stored_id(stored: Stored) -> &'static str {
+    match stored {
+        Stored::Request => "stored-request",
+        Stored::Pairing => "stored-pairing",
+        Stored::History => "stored-history",
+        Stored::Credential => "stored-credential",
+        Stored::BookingClaim => "stored-booking_claim",
+        Stored::Meeting => "stored-meeting",
+        Stored::Outbox => "stored-outbox",
+        Stored::ManagementLink => "stored-management_link",
+        Stored::HostBinding => "stored-host_binding",
+        Stored::Attention => "stored-attention",
+    }
+}
+
 /// Why `error` refused what the person did, as the person reads it in
 /// `language`. The service's own message is written for agent developers and
 /// in English; the person gets the catalogue's sentence for the refusal's
@@ -236,25 +276,52 @@ pub fn pairing_status_id(status: PairingStatus) -> &'static str {
 /// it is in English, inside a sentence naming the reason in another language.
 pub fn refusal(language: Language, error: &ServiceError) -> String {
     let api = error.to_api();
-    let mut args = FluentArgs::new();
-    args.set("reason", api.reason.as_str());
-    args.set("message", api.message.clone());
-    args.set("max", crate::service::MAX_LABEL);
-    args.set("prefix", schcp::jwk::PRINCIPAL_PREFIX);
+    // Typed refusals whose data the wire does not carry have words of their own.
     match error {
-        ServiceError::NotPending(status) => args.set("status", text(language, request_status_id(*status))),
-        ServiceError::PairingNotPending(status) => args.set("status", text(language, pairing_status_id(*status))),
+        ServiceError::NotFound(missing) => return text(language, not_found_id(*missing)),
+        ServiceError::Store(StoreError::Corrupt(c)) => {
+            let mut args = FluentArgs::new();
+            args.set("what", text(language, stored_id(c.what)));
+            return text_with(language, "refusal-corrupt", &args);
+        }
         _ => {}
     }
-    let id = match (words(api.reason), language) {
+    let status = match error {
+        ServiceError::NotPending(status) => Some(text(language, request_status_id(*status))),
+        ServiceError::PairingNotPending(status) => Some(text(language, pairing_status_id(*status))),
+        _ => None,
+    };
+    worded(language, api.reason, &api.message, status)
+}
+
+/// A refusal as a surface that holds only its wire form (the control
+/// socket's `{code, reason, message}`, which the terminal reads) words it:
+/// by its reason alone, as [`refusal`] does. A `not_pending` refusal does
+/// not carry its status on the wire; the terminal words that one itself.
+pub fn wire_refusal(language: Language, reason: Reason, message: &str) -> String {
+    worded(language, reason, message, None)
+}
+
+/// The one wording of a refusal: the catalogue's sentence for `reason`, with
+/// the status it names where it is known.
+fn worded(language: Language, reason: Reason, message: &str, status: Option<String>) -> String {
+    let mut args = FluentArgs::new();
+    args.set("reason", reason.as_str());
+    args.set("message", message.to_owned());
+    args.set("max", crate::service::MAX_LABEL);
+    args.set("prefix", schcp::jwk::PRINCIPAL_PREFIX);
+    if let Some(status) = status {
+        args.set("status", status);
+    }
+    let id = match (words(reason), language) {
         (Words::Own(id), _) => id,
         (Words::Verification, _) => "refusal-verification",
-        (Words::Other, Language::English) => return api.message,
+        (Words::Other, Language::English) => return message.to_owned(),
         (Words::Other, _) => "refusal-other",
     };
     // Every id above is in both catalogues (the tests below), so the service's
     // message is only a last resort.
-    format(language, id, Some(&args)).unwrap_or(api.message)
+    format(language, id, Some(&args)).unwrap_or_else(|| message.to_owned())
 }
 
 #[cfg(test)]
@@ -291,13 +358,32 @@ mod tests {
     }
 
     #[test]
+    fn the_programs_catalogues_have_the_same_ids_and_every_error_its_remedy() {
+        assert_eq!(ids(EN[2]), ids(FR[2]));
+        for id in ids(EN[2]) {
+            if let Some(what) = id.strip_prefix("cli-err-") {
+                assert!(ids(EN[2]).contains(&format!("cli-rec-{what}").as_str()), "{id} has no remedy");
+            }
+        }
+    }
+
+    #[test]
+    fn a_refusal_read_off_the_wire_is_worded_as_the_service_error_is() {
+        let e = ServiceError::invalid(Reason::BadLabel, "a rule's label is 1 to 200 characters of plain text");
+        for l in [Language::English, Language::French] {
+            let api = e.to_api();
+            assert_eq!(wire_refusal(l, api.reason, &api.message), refusal(l, &e));
+        }
+    }
+
+    #[test]
     fn every_refusal_a_window_can_meet_is_worded_in_english_and_french() {
         let busy = ServiceError::Store(crate::store::testing::busy());
         let expired = schcp::Error::Expired { what: "attestation", exp: 1, now: 2 };
         let cases = [
             ServiceError::NotPending(RequestStatus::Expired),
             ServiceError::PairingNotPending(PairingStatus::Unpaired),
-            ServiceError::NotFound("contact"),
+            ServiceError::NotFound(crate::service::Missing::Contact),
             busy,
             ServiceError::invalid(Reason::BadLabel, "a rule's label is 1 to 200 characters of plain text"),
             ServiceError::invalid(Reason::NotARule, "only a rule's label can be edited"),
@@ -364,6 +450,41 @@ mod tests {
             let id = pairing_status_id(status);
             assert!(worded(Language::English, id) && worded(Language::French, id), "{id}");
         }
+    }
+
+    #[test]
+    fn what_is_not_found_is_named_in_both_languages_and_the_wire_keeps_its_words() {
+        for missing in Missing::ALL {
+            let e = ServiceError::NotFound(missing);
+            assert_eq!(e.to_api().message, format!("no such {}", missing.as_str()));
+            assert_eq!(e.code_and_reason(), (schcp::Code::NotFound, Reason::NotFound));
+            let (en, fr) = (refusal(Language::English, &e), refusal(Language::French, &e));
+            assert!(en.ends_with('.') && fr.ends_with('.') && en != fr, "{missing:?}: {en} / {fr}");
+            assert!(!en.contains("refusal-") && !fr.contains("refusal-"), "{missing:?}");
+        }
+        assert_eq!(
+            refusal(Language::English, &ServiceError::NotFound(Missing::Credential)),
+            "This credential is not in your records."
+        );
+    }
+
+    #[test]
+    fn a_corrupt_record_is_named_for_the_person_and_its_detail_stays_on_the_wire() {
+        for stored in Stored::ALL {
+            let e = ServiceError::Store(StoreError::corrupt(stored, "pairing status \"paired\""));
+            let api = e.to_api();
+            // The wire is as it was before the record was typed.
+            assert_eq!(api.message, "stored record is corrupt: pairing status \"paired\"");
+            assert_eq!((api.code, api.reason), (schcp::Code::Internal, Reason::InternalError));
+            for l in [Language::English, Language::French] {
+                let w = refusal(l, &e);
+                assert!(!w.contains("stored-") && !w.contains("paired") && w.ends_with('.'), "{stored:?} {l:?}: {w}");
+            }
+        }
+        assert_eq!(
+            refusal(Language::French, &ServiceError::Store(StoreError::corrupt(Stored::Meeting, "x"))),
+            "Une partie de vos registres est illisible (un contrat de réunion) : rien n’a été modifié."
+        );
     }
 
     #[test]

@@ -1158,29 +1158,6 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     assert_eq!(revoked, None, "the refusal changed nothing");
 }
 
-/// An offer whose slot has begun is refused before the person is
-/// asked (422, nothing pending), however long the offer itself is valid.
-#[tokio::test]
-async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
-    let env = start().await;
-    let a = paired_agent(&env, 42).await;
-    let mut c = env.host.priced_offer(now());
-    let begun = chrono::Utc::now() - chrono::Duration::minutes(5);
-    c.slot.start = begun.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    c.slot.end = Some((begun + chrono::Duration::minutes(45)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
-    let offer = env.host.sign_offer(&c).unwrap();
-    let (status, body) =
-        a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "begun"))).await.unwrap();
-    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert_eq!(body["error"]["reason"], "already_started", "{body}");
-    let pending = person(&env, Command::Pending).await.unwrap();
-    assert_eq!(pending.as_array().unwrap().len(), 0, "nothing was put before the person: {pending}");
-    // The same offer a day ahead is shown.
-    let (_, later) = future_offer(&env.host, 1);
-    let (status, _) = a.send(Method::POST, "/v1/requests", Some(&closed_request(&env, &later, "later"))).await.unwrap();
-    assert_eq!(status, StatusCode::ACCEPTED);
-}
-
 /// §3.3 step 1: a root mandate lets its management mandates skip the person
 /// only at the hosts it names. Another host that learnt the root's jti and
 /// cites it in its own receipt gets the person asked.

@@ -185,4 +185,148 @@ mod tests {
         assert!(!same_booking(OfferKind::Change, Some("b2"), Some("b1")));
         assert!(!same_booking(OfferKind::Change, None, Some("b1")));
     }
+
+    use crate::service::kind::testing::{future_offer, now, Bed};
+    use schcp::verify::{verify_mandate_chain, ChainContext};
+
+    fn body(bed: &Bed, offer: &str) -> ClosedBody {
+        ClosedBody { offer: offer.to_owned(), discovery: bed.host.discovery_url() }
+    }
+
+    /// §5.3: a verified offer is shown as the host signed it, at the domain the
+    /// key app discovered the host at (§5.2), and kept with the keys it was
+    /// verified with; the request lives no longer than the offer.
+    #[tokio::test]
+    async fn a_verified_offer_is_shown_and_kept_with_the_keys_it_verified_with() {
+        let bed = Bed::new().await;
+        let (claims, offer) = future_offer(&bed.host, 3);
+        let p = ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &offer)).await.unwrap();
+        let ConsentRequest::BookingOffer(shown) = &p.consent else { panic!("not a booking offer") };
+        assert_eq!(shown.claims, claims);
+        assert_eq!(shown.discovered.as_ref().map(|d| d.as_ascii()), Some(bed.host.domain()));
+        assert!(shown.new_host, "the person has not dealt with this host before");
+        assert_eq!(p.input, StoredOffer { offer, host_id: bed.host.host_id().to_owned(), keys: bed.host.keys() });
+        assert_eq!(p.not_after, Some(claims.exp));
+        assert!(!p.auto_approve, "a closed mandate is always asked");
+        assert_eq!(p.hosts.len(), 1);
+        assert_eq!(p.hosts[0].host_id, bed.host.host_id());
+        assert_eq!(bed.records.calls(), [format!("place {}", bed.host.host_id())]);
+    }
+
+    #[tokio::test]
+    async fn a_host_the_person_dealt_with_is_not_shown_as_new() {
+        let mut bed = Bed::new().await;
+        bed.records.known.push(bed.host.host_id().to_owned());
+        let (_, offer) = future_offer(&bed.host, 3);
+        let p = ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &offer)).await.unwrap();
+        let ConsentRequest::BookingOffer(shown) = &p.consent else { panic!("not a booking offer") };
+        assert!(!shown.new_host);
+    }
+
+    /// A yes to a slot that has begun could only be used for something the
+    /// person was not shown: refused before the records are asked anything.
+    #[tokio::test]
+    async fn an_offer_whose_slot_has_begun_is_refused_before_asking() {
+        let bed = Bed::new().await;
+        let mut c = bed.host.priced_offer(now());
+        let begun = chrono::Utc::now() - chrono::Duration::minutes(5);
+        c.slot.start = begun.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        c.slot.end = Some((begun + chrono::Duration::minutes(45)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true));
+        let offer = bed.host.sign_offer(&c).unwrap();
+        let refused = ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &offer)).await.err().expect("refused");
+        // 422, as any offer that fails verification (an agent sees this).
+        let api = refused.to_api();
+        assert_eq!((api.status, api.reason), (axum::http::StatusCode::UNPROCESSABLE_ENTITY, Reason::AlreadyStarted));
+        assert!(bed.records.calls().is_empty(), "{:?}", bed.records.calls());
+        // The same offer a day ahead is shown.
+        let (_, later) = future_offer(&bed.host, 1);
+        assert!(ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &later)).await.is_ok());
+    }
+
+    /// Hostile offers are refused with the rule they break, before the
+    /// records are asked anything.
+    #[tokio::test]
+    async fn hostile_offers_are_refused_with_their_reason() {
+        let bed = Bed::new().await;
+        let (good, offer) = future_offer(&bed.host, 2);
+        let mut parts: Vec<String> = offer.split('.').map(str::to_owned).collect();
+        let mut payload: serde_json::Value = serde_json::from_slice(&schcp::b64::decode(&parts[1]).unwrap()).unwrap();
+        payload["total"]["amount"] = serde_json::json!("9.27");
+        parts[1] = schcp::b64::encode(payload.to_string());
+        let mut lines = good.clone();
+        lines.lines.as_mut().unwrap()[1].amount.amount = "10.28".into();
+        let mut fee = serde_json::to_value(&good).unwrap();
+        fee["slot"]["cancellation_fee"] = serde_json::json!({"amount": "50.00", "currency": "CAD"});
+        let mut expired = good.clone();
+        (expired.iat, expired.exp) = (now() - 1000, now() - 10);
+        let cases = [
+            (parts.join("."), Reason::BadSignature),
+            (bed.host.sign_offer(&lines).unwrap(), Reason::LinesDoNotSum),
+            (bed.host.sign(schcp::jws::Typ::Offer, &fee).unwrap(), Reason::SchemaInvalid),
+            (bed.host.sign_offer(&expired).unwrap(), Reason::Expired),
+        ];
+        for (offer, reason) in cases {
+            assert_eq!(refusal(ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &offer)).await), reason);
+        }
+        assert!(bed.records.calls().is_empty(), "{:?}", bed.records.calls());
+    }
+
+    /// §2.2: a change offer verifies only at the place its booking's
+    /// credentials were issued for.
+    #[tokio::test]
+    async fn a_change_offer_for_a_booking_issued_elsewhere_is_refused() {
+        let mut bed = Bed::new().await;
+        bed.records.booked_elsewhere.push("b_moved".into());
+        let mut change = bed.host.change_offer("b_moved", &"A".repeat(43), now());
+        let (future, _) = future_offer(&bed.host, 4);
+        change.slot = future.slot;
+        let offer = bed.host.sign_offer(&change).unwrap();
+        let r = ClosedMandate::prepare(&bed.ctx(now()), body(&bed, &offer)).await;
+        assert_eq!(refusal(r), Reason::HostIdConflict);
+        assert!(bed.records.calls().contains(&"at_booking_place b_moved".to_owned()), "{:?}", bed.records.calls());
+    }
+
+    /// §5.3: the mandate is over the exact offer the person was shown, for
+    /// the requesting agent, names where hosts check it (§3.3 check 7), and
+    /// passes a host's checks.
+    #[tokio::test]
+    async fn the_mandate_is_over_the_exact_offer_and_passes_a_hosts_checks() {
+        let bed = Bed::new().await;
+        let (claims, offer) = future_offer(&bed.host, 3);
+        let stored =
+            StoredOffer { offer: offer.clone(), host_id: bed.host.host_id().to_owned(), keys: bed.host.keys() };
+        let at = now();
+        let issued = ClosedMandate::issue(&bed.ctx(at), stored, "You approve the oil change.").await.unwrap();
+        let r = &issued.result;
+        assert_eq!(r.offer_sha256, schcp::hash::jws_sha256(&offer));
+        assert!(r.exp <= at + MAX_CLOSED_LIFETIME, "no longer than a day");
+        let chain = verify_mandate_chain(
+            &r.mandate,
+            &ChainContext { host_id: bed.host.host_id(), request_jkt: &bed.agent_jkt, now: at, allow_wildcard: false },
+        )
+        .expect("the issued mandate passes a host's checks");
+        let root = &chain.root.claims;
+        assert_eq!(root.constraints.as_ref().and_then(|c| c.offer_sha256.as_deref()), Some(r.offer_sha256.as_str()));
+        assert_eq!(root.consent.as_ref().map(|c| c.statement.as_str()), Some("You approve the oil change."));
+        assert_eq!(root.status.as_deref(), Some(format!("https://keyapp.example/status/{}", r.jti).as_str()));
+        assert_eq!(root.principal_jwk.as_ref(), Some(&bed.principal_jwk()));
+        let [record] = issued.credentials.as_slice() else { panic!("one credential") };
+        assert_eq!((record.kind, record.jti.as_str()), (RequestKind::ClosedMandate, r.jti.as_str()));
+        assert_eq!(record.booking_id, claims.booking_id);
+        assert_eq!(record.agent_jkt.as_deref(), Some(bed.agent_jkt.as_str()));
+        assert!(bed.records.calls().is_empty(), "issuing reads no records");
+    }
+
+    /// An offer that expired while the person read it is not signed over.
+    #[tokio::test]
+    async fn an_offer_that_expired_while_shown_is_not_signed_over() {
+        let bed = Bed::new().await;
+        let (claims, offer) = future_offer(&bed.host, 3);
+        let stored = StoredOffer { offer, host_id: bed.host.host_id().to_owned(), keys: bed.host.keys() };
+        let r = ClosedMandate::issue(&bed.ctx(claims.exp + 1), stored.clone(), "s").await;
+        assert_eq!(refusal(r), Reason::Expired);
+        // Verified against the keys it was shown with, never others.
+        let other = StoredOffer { keys: Vec::new(), ..stored };
+        assert_eq!(refusal(ClosedMandate::issue(&bed.ctx(now()), other, "s").await), Reason::UnknownKid);
+    }
 }

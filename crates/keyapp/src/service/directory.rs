@@ -3,7 +3,7 @@
 //! the settings, and the history the surfaces list. Each is a plain service
 //! function the window and the terminal call alike.
 
-use super::{Service, ServiceError};
+use super::{Missing, Service, ServiceError};
 use crate::store;
 use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Settings, HISTORY_LIMIT};
 use schcp::refusal::Reason;
@@ -41,7 +41,7 @@ impl Service {
             return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
         }
         if !store::contacts::rename(self.store(), principal, name, self.now()).await? {
-            return Err(ServiceError::NotFound("contact"));
+            return Err(ServiceError::NotFound(Missing::Contact));
         }
         self.notify();
         Ok(())
@@ -49,7 +49,7 @@ impl Service {
 
     pub async fn remove_contact(&self, principal: &str) -> Result<(), ServiceError> {
         if !store::contacts::remove(self.store(), principal, self.now()).await? {
-            return Err(ServiceError::NotFound("contact"));
+            return Err(ServiceError::NotFound(Missing::Contact));
         }
         self.notify();
         Ok(())

@@ -2,7 +2,7 @@
 //! where the person first said yes to it, a look-alike refused, and a real
 //! move accepted by the person on their own surfaces only.
 
-use super::{Service, ServiceError};
+use super::{Missing, Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::host_binding::{binding_of, standing, Basis, HostBinding, Standing};
 use crate::store::host_bindings;
@@ -152,7 +152,7 @@ impl Service {
     ) -> Result<(), ServiceError> {
         self.confirm(asker, format!("{host_id} now at {domain}")).await?;
         if !host_bindings::accept_change(self.store(), host_id, domain, self.now()).await? {
-            return Err(ServiceError::NotFound("host domain change"));
+            return Err(ServiceError::NotFound(Missing::HostDomainChange));
         }
         tracing::info!(host_id = ?host_id, domain = ?domain, "the person accepted a host's new domain");
         self.notify();

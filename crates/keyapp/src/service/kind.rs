@@ -310,6 +310,128 @@ pub(super) mod testing {
         let back: I = stored_input(&stored).unwrap();
         assert_eq!(&back, input);
     }
+
+    /// The records a kind reads, faked: which hosts the person has dealt
+    /// with, where bookings and credentials were issued, and agents' names.
+    /// Every call is noted, so a test can say what a kind asked.
+    #[derive(Default)]
+    pub(in crate::service) struct FakeRecords {
+        /// Host ids the person has dealt with: `place` says they are not new.
+        pub(in crate::service) known: Vec<String>,
+        /// Booking ids whose credentials were issued at another place (§2.2).
+        pub(in crate::service) booked_elsewhere: Vec<String>,
+        /// Credentials issued at the place asked about, with its key.
+        pub(in crate::service) credentials_here: Vec<String>,
+        /// The requesting agent's name, as it was paired.
+        pub(in crate::service) agent: String,
+        pub(in crate::service) calls: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl FakeRecords {
+        fn note(&self, call: String) {
+            self.calls.lock().unwrap().push(call);
+        }
+
+        pub(in crate::service) fn calls(&self) -> Vec<String> {
+            self.calls.lock().unwrap().clone()
+        }
+    }
+
+    impl Records for FakeRecords {
+        fn place<'a>(&'a self, host: &'a DiscoveredHost) -> Read<'a, Placed> {
+            self.note(format!("place {}", host.host_id));
+            let new = !self.known.contains(&host.host_id);
+            Box::pin(async move {
+                let binding = crate::host_binding::binding_of(host, false).map_err(corrupt)?;
+                Ok(Placed { binding, new })
+            })
+        }
+        fn at_booking_place<'a>(&'a self, booking_id: &'a str, found: &'a HostBinding) -> Read<'a, ()> {
+            self.note(format!("at_booking_place {booking_id}"));
+            let elsewhere = self.booked_elsewhere.iter().any(|b| b == booking_id);
+            Box::pin(async move {
+                if elsewhere {
+                    let pinned = HostBinding { domain: "elsewhere.example".into(), ..found.clone() };
+                    return Err(super::super::hosts::conflict(&pinned, found));
+                }
+                Ok(())
+            })
+        }
+        fn at_credential_place<'a>(
+            &'a self,
+            jti: &'a str,
+            _found: &'a HostBinding,
+            _signing_key: Option<&'a str>,
+        ) -> Read<'a, bool> {
+            self.note(format!("at_credential_place {jti}"));
+            let here = self.credentials_here.iter().any(|c| c == jti);
+            Box::pin(async move { Ok(here) })
+        }
+        fn agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, String> {
+            self.note(format!("agent_name {jkt}"));
+            Box::pin(async move { Ok(self.agent.clone()) })
+        }
+        fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
+            self.note(format!("paired_agent_name {jkt}"));
+            Box::pin(async move { Ok(Some(self.agent.clone())) })
+        }
+    }
+
+    /// What a kind's `prepare` and `issue` run against in a unit test: the
+    /// HTTPS test host and a discovery client that trusts it, fresh records,
+    /// the principal key `[1; 32]`, the agent key `[9; 32]`, the records
+    /// beyond the store faked, and a clock the test passes in.
+    pub(in crate::service) struct Bed {
+        pub(in crate::service) host: testhost::TestHost,
+        pub(in crate::service) store: Store,
+        pub(in crate::service) records: FakeRecords,
+        pub(in crate::service) agent_jkt: String,
+        discovery: DiscoveryClient,
+        config: Config,
+        key: ed25519_dalek::SigningKey,
+        principal: String,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Bed {
+        pub(in crate::service) async fn new() -> Bed {
+            let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+            let dir = tempfile::tempdir().unwrap();
+            let text = host.keyapp_test_config(dir.path()).unwrap();
+            let config = Config::parse(&text, &dir.path().join("keyapp.toml")).unwrap();
+            let discovery = DiscoveryClient::new(&config.discovery).unwrap();
+            let store = Store::open(&dir.path().join("keyapp.db")).await.unwrap();
+            let key = ed25519_dalek::SigningKey::from_bytes(&[1; 32]);
+            let principal = Jwk::ed25519(&key.verifying_key()).principal_id().unwrap();
+            let agent = ed25519_dalek::SigningKey::from_bytes(&[9; 32]);
+            let agent_jkt = Jwk::ed25519(&agent.verifying_key()).thumbprint().unwrap();
+            let records = FakeRecords { agent: "Calendar helper".into(), ..FakeRecords::default() };
+            Bed { host, store, records, agent_jkt, discovery, config, key, principal, _dir: dir }
+        }
+
+        /// The context a step runs in at `now`.
+        pub(in crate::service) fn ctx(&self, now: i64) -> Context<'_> {
+            Context {
+                now,
+                agent_jkt: &self.agent_jkt,
+                principal: Principal { id: &self.principal, key: &self.key, es256: None },
+                discovery: &self.discovery,
+                store: &self.store,
+                records: &self.records,
+                config: &self.config,
+            }
+        }
+
+        /// The principal's public key, as hosts verify its signatures.
+        pub(in crate::service) fn principal_jwk(&self) -> Jwk {
+            Jwk::ed25519(&self.key.verifying_key())
+        }
+    }
+
+    /// Now, by the wall clock, and a priced offer (§5.2) whose slot is some
+    /// days from now with its signed form: the suites' own (`testkit`).
+    pub(in crate::service) use testkit::env::future_offer;
+    pub(in crate::service) use testkit::now;
 }
 
 #[cfg(test)]

@@ -457,4 +457,92 @@ mod tests {
         assert_eq!(old.terms(5), ManagementTerms::approved(5));
         assert_eq!(old.expectations().mandate, None);
     }
+
+    use crate::service::kind::testing::{future_offer, now, Bed};
+    use schcp::claims::Approved;
+    use schcp::verify::{verify_mandate_chain, ChainContext};
+
+    fn body(bed: &Bed, receipt: &str) -> ManagementBody {
+        ManagementBody { receipt: receipt.to_owned(), discovery: bed.host.discovery_url() }
+    }
+
+    /// §3.3: a receipt that cites no root this key app issued to the agent is
+    /// shown to the person, with the booking from the signed receipt and the
+    /// agent by the name it was paired under; never issued without a prompt.
+    #[tokio::test]
+    async fn a_receipt_under_no_root_of_ours_is_shown_and_asked() {
+        let bed = Bed::new().await;
+        let (_, offer) = future_offer(&bed.host, 5);
+        let receipt = bed.host.receipt(&offer, "m-not-ours", Approved::Offer, now()).unwrap();
+        let p = ManagementMandate::prepare(&bed.ctx(now()), body(&bed, &receipt)).await.unwrap();
+        let ConsentRequest::ManagementMandate(m) = &p.consent else { panic!("not a management mandate") };
+        assert_eq!(m.agent_name, "Calendar helper");
+        assert_eq!(m.scope, [Action::Cancel, Action::Reschedule]);
+        assert_eq!(m.booking.iss, bed.host.host_id());
+        assert!(m.exp > now());
+        assert!(!p.auto_approve, "no root covers it, so the person is asked");
+        assert_eq!((p.input.root_jti.as_deref(), p.input.replaces.as_deref()), (None, None));
+        assert_eq!(p.input.keys, bed.host.keys(), "kept with the keys it verified with");
+        assert_eq!(p.hosts.len(), 1);
+        let calls = bed.records.calls();
+        assert_eq!(calls[0], format!("place {}", bed.host.host_id()));
+        assert!(calls.contains(&format!("agent_name {}", bed.agent_jkt)), "{calls:?}");
+    }
+
+    /// §3.3: nothing to manage on a booking that will not happen.
+    #[tokio::test]
+    async fn a_cancelled_booking_is_refused() {
+        let bed = Bed::new().await;
+        let (_, offer) = future_offer(&bed.host, 5);
+        let mut claims = bed.host.receipt_claims(&offer, "m-x", Approved::Offer, now()).unwrap();
+        claims.booking.status = BookingStatus::Cancelled;
+        let receipt = bed.host.sign_receipt(&claims).unwrap();
+        let r = ManagementMandate::prepare(&bed.ctx(now()), body(&bed, &receipt)).await;
+        assert_eq!(refusal(r), Reason::BookingNotConfirmed);
+        assert!(!bed.records.calls().iter().any(|c| c.starts_with("agent_name")), "refused before it is described");
+    }
+
+    /// A receipt whose bytes changed after the host signed them is refused.
+    #[tokio::test]
+    async fn a_tampered_receipt_is_refused() {
+        let bed = Bed::new().await;
+        let (_, offer) = future_offer(&bed.host, 5);
+        let receipt = bed.host.receipt(&offer, "m-x", Approved::Offer, now()).unwrap();
+        let mut parts: Vec<String> = receipt.split('.').map(str::to_owned).collect();
+        let mut payload: serde_json::Value = serde_json::from_slice(&schcp::b64::decode(&parts[1]).unwrap()).unwrap();
+        payload["booking"]["booking_id"] = serde_json::json!("b_someone_else");
+        parts[1] = schcp::b64::encode(payload.to_string());
+        let r = ManagementMandate::prepare(&bed.ctx(now()), body(&bed, &parts.join("."))).await;
+        assert_eq!(refusal(r), Reason::BadSignature);
+        assert!(bed.records.calls().is_empty());
+    }
+
+    /// The mandate manages the receipt's booking only, for the requesting
+    /// agent, and keeps the receipt and the booking's place in its chain.
+    #[tokio::test]
+    async fn the_mandate_manages_the_receipts_booking_and_keeps_its_chain() {
+        let bed = Bed::new().await;
+        let (_, offer) = future_offer(&bed.host, 5);
+        let receipt = bed.host.receipt(&offer, "m-not-ours", Approved::Offer, now()).unwrap();
+        let at = now();
+        let p = ManagementMandate::prepare(&bed.ctx(at), body(&bed, &receipt)).await.unwrap();
+        let issued = ManagementMandate::issue(&bed.ctx(at), p.input, "Manage the oil change.").await.unwrap();
+        let r = &issued.result;
+        let chain = verify_mandate_chain(
+            &r.mandate,
+            &ChainContext { host_id: bed.host.host_id(), request_jkt: &bed.agent_jkt, now: at, allow_wildcard: false },
+        )
+        .expect("the issued mandate passes a host's checks");
+        let claims = &chain.root.claims;
+        assert_eq!(claims.scope, [Action::Cancel, Action::Reschedule]);
+        assert_eq!(claims.status.as_deref(), Some(format!("https://keyapp.example/status/{}", r.jti).as_str()));
+        let Some((link, replaces)) = &issued.management else { panic!("no chain kept") };
+        assert_eq!((link.jti.as_str(), link.booking_id.as_str()), (r.jti.as_str(), r.booking_id.as_str()));
+        assert_eq!((link.host_id.as_str(), link.sequence, link.root_jti.as_deref()), (bed.host.host_id(), 0, None));
+        assert_eq!(replaces, &None);
+        assert!(issued.receipt.is_some(), "the verified receipt is kept");
+        let [record] = issued.credentials.as_slice() else { panic!("one credential") };
+        assert_eq!(record.kind, RequestKind::ManagementMandate);
+        assert_eq!(record.booking_id.as_deref(), Some(r.booking_id.as_str()));
+    }
 }

@@ -94,8 +94,9 @@ pub enum ServiceError {
     IdempotencyConflict,
     #[error("{message}")]
     TooMany { reason: Reason, message: String, retry_after: Option<u64> },
+    /// Nothing in the records has the id the agent or the person named.
     #[error("no such {0}")]
-    NotFound(&'static str),
+    NotFound(Missing),
     /// The request was answered, withdrawn or expired: it is in this status now.
     #[error("the request is {0}, not pending")]
     NotPending(RequestStatus),
@@ -121,6 +122,56 @@ pub enum ServiceError {
     /// signed or paired, and the request stays pending (user_verification).
     #[error("nothing was approved: {0}")]
     NotVerified(#[from] crate::user_verification::Refusal),
+}
+
+/// What an agent or the person named that the records do not hold. Its
+/// words on the wire (`Display`: "no such request") are decided here; the
+/// person's, in `ui_words::not_found_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Missing {
+    Request,
+    /// A request that is not a rule's, where only a rule's is meant.
+    RuleRequest,
+    Credential,
+    Contact,
+    /// A host id's move to another domain that was never met (SchCP §2.2).
+    HostDomainChange,
+    Pairing,
+    /// An agent that is not paired now.
+    PairedAgent,
+}
+
+impl Missing {
+    /// Every kind of missing thing, for the tests that each has words.
+    pub const ALL: [Missing; 7] = [
+        Missing::Request,
+        Missing::RuleRequest,
+        Missing::Credential,
+        Missing::Contact,
+        Missing::HostDomainChange,
+        Missing::Pairing,
+        Missing::PairedAgent,
+    ];
+
+    /// As the wire names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Missing::Request => "request",
+            Missing::RuleRequest => "rule request",
+            Missing::Credential => "credential",
+            Missing::Contact => "contact",
+            Missing::HostDomainChange => "host domain change",
+            Missing::Pairing => "pairing",
+            Missing::PairedAgent => "paired agent",
+        }
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Why the hosted status service could not be written to.
@@ -234,9 +285,15 @@ impl ServiceError {
     }
 }
 
-/// A stored value the key app wrote itself but cannot read back.
+/// A request's stored value (its input, result or kind) the key app wrote
+/// itself but cannot read back.
 pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
-    ServiceError::Store(StoreError::Corrupt(e.to_string()))
+    corrupt_as(crate::store::Stored::Request, e)
+}
+
+/// A stored value of record `what` the key app wrote itself but cannot read back.
+pub(super) fn corrupt_as(what: crate::store::Stored, e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::corrupt(what, e))
 }
 
 /// A text the renderer refused: too long to show is the agent's or host's

@@ -2,7 +2,7 @@
 //! until the person approves it, comparing the fingerprint the agent shows with
 //! the one the key app shows.
 
-use super::{Service, ServiceError};
+use super::{Missing, Service, ServiceError};
 pub use crate::store::pairings::PairingStatus;
 use crate::store::pairings::{self, AgentRecord, NewPairing, PendingBounds};
 use crate::user_verification::Method;
@@ -237,7 +237,7 @@ impl Service {
     async fn find_pairing(&self, pairing_id: &str, jkt: Option<&str>) -> Result<Pairing, ServiceError> {
         self.expire_pairings(self.now()).await?;
         let found = pairings::by_pairing_id(self.store(), pairing_id, jkt).await?;
-        found.map(Pairing::from).ok_or(ServiceError::NotFound("pairing"))
+        found.map(Pairing::from).ok_or(ServiceError::NotFound(Missing::Pairing))
     }
 
     pub async fn pending_pairings(&self) -> Result<Vec<Pairing>, ServiceError> {
@@ -280,7 +280,7 @@ impl Service {
     /// Unpairs an agent; its pending requests are withdrawn in the same transaction.
     pub async fn unpair(&self, jkt: &str) -> Result<(), ServiceError> {
         if !pairings::unpair(self.store(), jkt, self.now()).await? {
-            return Err(ServiceError::NotFound("paired agent"));
+            return Err(ServiceError::NotFound(Missing::PairedAgent));
         }
         self.notify();
         Ok(())
@@ -477,8 +477,14 @@ mod tests {
         let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
         assert_eq!(svc.pairing_for_agent(&p.agent_jkt, &p.pairing_id).await.unwrap(), p);
         let other = agent_jwk(6).thumbprint().unwrap();
-        assert!(matches!(svc.pairing_for_agent(&other, &p.pairing_id).await, Err(ServiceError::NotFound("pairing"))));
-        assert!(matches!(svc.settle_pairing("pr_nobody", false, None).await, Err(ServiceError::NotFound("pairing"))));
+        assert!(matches!(
+            svc.pairing_for_agent(&other, &p.pairing_id).await,
+            Err(ServiceError::NotFound(Missing::Pairing))
+        ));
+        assert!(matches!(
+            svc.settle_pairing("pr_nobody", false, None).await,
+            Err(ServiceError::NotFound(Missing::Pairing))
+        ));
 
         let declined = svc.settle_pairing(&p.pairing_id, false, None).await.unwrap();
         assert_eq!(declined.status, PairingStatus::Declined);
@@ -494,7 +500,7 @@ mod tests {
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
         let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
-        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound("paired agent"))), "pending");
+        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))), "pending");
         svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
         assert!(svc.is_paired(&p.agent_jkt).await.unwrap());
         assert_eq!(svc.paired_agents().await.unwrap().len(), 1);
@@ -507,7 +513,7 @@ mod tests {
         assert!(!svc.is_paired(&p.agent_jkt).await.unwrap());
         assert_eq!(svc.paired_agent_name(&p.agent_jkt).await.unwrap(), None);
         assert_eq!(svc.agent_name(&p.agent_jkt).await.unwrap(), "Calendar", "its name stays in the records");
-        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound("paired agent"))));
+        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
         let entries = svc.history_entries(10).await.unwrap();
         let events: Vec<_> = entries.iter().map(|h| (h.event.as_str(), h.confirmed_by.as_deref())).collect();
         assert_eq!(

@@ -3,11 +3,14 @@
 //! shows, its look-twice callouts, and a rule's label edited by the person
 //! before signing (§7.9). The window and the terminal call the same functions.
 
-use super::{fingerprint, RequestKind, RequestStatus, Service, ServiceError};
-use crate::store;
+use super::kind::{store_input, stored_input, Kind};
+use super::rule::Rule;
+use super::{corrupt_as, fingerprint, Missing, RequestKind, RequestStatus, Service, ServiceError};
+use crate::store::{self, Stored};
 use crate::views::{AttentionView, PendingItem, Prompt, PromptStatus};
+use schcp::claims::RuleClaims;
 use schcp::refusal::Reason;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 /// Longest rule label the person may type (the agent's is held to the schema).
 pub const MAX_LABEL: usize = 200;
@@ -79,7 +82,7 @@ impl Service {
         let r = self.request(id).await?;
         let label = if r.kind == RequestKind::Rule { Some(self.rule_input(id).await?.1) } else { None };
         let attention = match store::attention::items(self.store(), id).await? {
-            Some(items) => serde_json::from_str(&items).map_err(super::corrupt)?,
+            Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
             None => Vec::new(),
         };
         Ok(Prompt {
@@ -108,13 +111,14 @@ impl Service {
         Ok(serde_json::to_string(&items).expect("callouts serialize"))
     }
 
-    /// A rule request's stored input and its current label.
-    async fn rule_input(&self, id: &str) -> Result<(Value, String), ServiceError> {
+    /// A rule request's stored input, read as the rule kind's own `Input`,
+    /// and its current label.
+    async fn rule_input(&self, id: &str) -> Result<(RuleDraft, String), ServiceError> {
         let input = store::requests::rule_input(self.store(), id).await?;
-        let input = input.ok_or(ServiceError::NotFound("rule request"))?;
-        let input: Value = serde_json::from_str(&input).map_err(super::corrupt)?;
-        let label = input["rule"]["label"].as_str().unwrap_or_default().to_owned();
-        Ok((input, label))
+        let input = input.ok_or(ServiceError::NotFound(Missing::RuleRequest))?;
+        let draft = RuleDraft::read(&input)?;
+        let label = draft.rule.label.clone();
+        Ok((draft, label))
     }
 
     /// §7.9: the label is the person's words for their own rule. The edited
@@ -136,22 +140,99 @@ impl Service {
         if current.status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(current.status));
         }
-        let (mut input, _) = self.rule_input(id).await?;
-        input["rule"]["label"] = Value::String(label.to_owned());
-        schcp::schema::validate(schcp::schema::Def::Rule, &input["rule"])
+        let (mut draft, _) = self.rule_input(id).await?;
+        draft.rule.label = label.to_owned();
+        // The edited rule is still one the schema accepts (§7.9), as the
+        // agent's was when the request was made.
+        let as_signed = serde_json::to_value(&draft.rule).map_err(super::corrupt)?;
+        schcp::schema::validate(schcp::schema::Def::Rule, &as_signed)
             .map_err(|e| ServiceError::invalid(Reason::BadLabel, e.to_string()))?;
-        let rule: schcp::claims::RuleClaims = serde_json::from_value(input["rule"].clone())
-            .map_err(|e| ServiceError::invalid(Reason::BadLabel, e.to_string()))?;
+        let input = draft.write()?;
+        let rule = draft.rule;
         let agent = schcp_consent::AgentKey {
             name: self.paired_agent_name(&rule.cnf.jkt).await?,
             fingerprint: fingerprint(&rule.cnf.jkt),
         };
         let text =
             self.render(&schcp_consent::ConsentRequest::Rule(schcp_consent::RuleRequest { rule, agent })).await?;
-        if !store::requests::reword_pending_rule(self.store(), id, &input.to_string(), &text).await? {
+        if !store::requests::reword_pending_rule(self.store(), id, &input, &text).await? {
             return Err(self.moved_on(id).await);
         }
         self.notify();
         self.prompt(id).await
+    }
+}
+
+/// A pending rule's stored input, as the person may edit it: read and
+/// written only through the rule kind's own `Input` (`<Rule as Kind>::Input`),
+/// so an input that kind would not read is refused here too, and what is
+/// written back is one it reads. Its one member is the rule's claims, whose
+/// label the person edits (the kind keeps its field private to itself).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RuleDraft {
+    rule: RuleClaims,
+}
+
+impl RuleDraft {
+    /// The stored input, checked as the rule kind's `Input` first.
+    fn read(stored: &str) -> Result<RuleDraft, ServiceError> {
+        stored_input::<<Rule as Kind>::Input>(stored)?;
+        stored_input(stored)
+    }
+
+    /// The input to store, checked as the rule kind's `Input` before it is.
+    fn write(&self) -> Result<String, ServiceError> {
+        let stored = store_input(self)?;
+        let typed: <Rule as Kind>::Input = stored_input(&stored)?;
+        store_input(&typed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored_rule(label: &str) -> String {
+        let key = ed25519_dalek::SigningKey::from_bytes(&[4; 32]);
+        let jwk = schcp::jwk::Jwk::ed25519(&key.verifying_key());
+        let agent = schcp::jwk::Jwk::ed25519(&ed25519_dalek::SigningKey::from_bytes(&[5; 32]).verifying_key());
+        serde_json::json!({"rule": {
+            "iss": jwk.principal_id().unwrap(), "principal_jwk": jwk, "iat": 1_796_000_000,
+            "exp": 1_796_086_400, "jti": "r-1", "cnf": {"jkt": agent.thumbprint().unwrap()},
+            "label": label, "weekdays": ["sat"], "tz": "America/Toronto",
+        }})
+        .to_string()
+    }
+
+    #[test]
+    fn a_rule_draft_is_the_rule_kinds_input_and_its_label_is_typed() {
+        let stored = stored_rule("Playdates");
+        let mut draft = RuleDraft::read(&stored).unwrap();
+        assert_eq!(draft.rule.label, "Playdates");
+        draft.rule.label = "Saturday playdates".into();
+        let written = draft.write().unwrap();
+        // What is written back is what the rule kind reads, with the new label.
+        let typed: <Rule as Kind>::Input = stored_input(&written).unwrap();
+        assert_eq!(store_input(&typed).unwrap(), written);
+        assert_eq!(RuleDraft::read(&written).unwrap().rule.label, "Saturday playdates");
+        assert_eq!(RuleDraft::read(&written).unwrap().rule.jti, "r-1", "nothing else changed");
+    }
+
+    #[test]
+    fn an_input_the_rule_kind_would_not_read_is_corrupt() {
+        let extra = stored_rule("Playdates").replacen("{\"rule\"", "{\"more\": 1, \"rule\"", 1);
+        for bad in ["", "{}", "{\"rule\": {\"label\": \"x\"}}", extra.as_str()] {
+            assert!(
+                matches!(
+                    RuleDraft::read(bad),
+                    Err(ServiceError::Store(crate::store::StoreError::Corrupt(crate::store::Corruption {
+                        what: Stored::Request,
+                        ..
+                    })))
+                ),
+                "{bad}"
+            );
+        }
     }
 }

@@ -145,3 +145,74 @@ impl Service {
             .map_err(|e| ServiceError::Hosted(HostedFailure::Sign(e)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::service_at;
+    use super::*;
+    use schcp::refusal::Reason;
+
+    const T0: i64 = 1_792_000_000;
+
+    /// The outbox row of a shared-limit mandate `m-1` for one host.
+    fn due(op: Op) -> Due {
+        Due {
+            id: 1,
+            jti: "m-1".into(),
+            op,
+            base: "https://status.example".into(),
+            attempts: 0,
+            exp: T0 + 3600,
+            aud: vec!["maple-street-auto".into()],
+            max_bookings: Some(2),
+            shared_limit: true,
+            host_keys: [("maple-street-auto".to_owned(), vec!["k".repeat(43)])].into_iter().collect(),
+        }
+    }
+
+    /// Everything in an update comes from the credential's record; it is
+    /// signed by the principal key for its own namespace, and each attempt is
+    /// a new update, never a replay of the last.
+    #[tokio::test]
+    async fn an_update_is_the_records_own_signed_by_the_principal() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let thumb = svc.principal_thumbprint();
+        let first = status_update::verify(&svc.update_jws(&due(Op::Register)).unwrap(), &thumb, T0).unwrap();
+        let row = due(Op::Register);
+        let registration = Registration {
+            jti: row.jti,
+            exp: row.exp,
+            aud: row.aud,
+            max_bookings: row.max_bookings,
+            shared_limit: row.shared_limit,
+            host_keys: row.host_keys,
+        };
+        assert_eq!((first.thumb.as_str(), first.iat), (thumb.as_str(), T0));
+        assert_eq!(first.op, Operation::Register(registration));
+        let again = status_update::verify(&svc.update_jws(&due(Op::Register)).unwrap(), &thumb, T0).unwrap();
+        assert_ne!(again.update_jti, first.update_jti, "a retry is a new update");
+        let revoke = status_update::verify(&svc.update_jws(&due(Op::Revoke)).unwrap(), &thumb, T0).unwrap();
+        assert_eq!(revoke.op, Operation::Revoke { jti: "m-1".into() });
+        // Another principal's namespace does not take it.
+        let other = "A".repeat(43);
+        assert!(status_update::verify(&svc.update_jws(&due(Op::Revoke)).unwrap(), &other, T0).is_err());
+    }
+
+    /// Only a refusal no retry could change stops the retries: anything
+    /// else, or a reason the key app does not know, is tried again.
+    #[test]
+    fn only_a_refusal_no_retry_can_change_is_kept() {
+        let refused = |reason: Option<&str>| PublishError::Refused {
+            status: 403,
+            reason: reason.map(str::to_owned),
+            message: "refused".into(),
+        };
+        assert_eq!(terminal_refusal(&refused(Some("namespace_full"))), Some(Reason::NamespaceFull));
+        assert_eq!(terminal_refusal(&refused(Some("namespace_not_allowed"))), Some(Reason::NamespaceNotAllowed));
+        for retried in [Some("too_many_requests"), Some("no_such_reason"), None] {
+            assert_eq!(terminal_refusal(&refused(retried)), None, "{retried:?}");
+        }
+        let unreachable = PublishError::Unreachable { url: "https://status.example".into(), reason: "timeout".into() };
+        assert_eq!(terminal_refusal(&unreachable), None);
+    }
+}

@@ -1,7 +1,7 @@
 //! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
-use super::{Service, ServiceError};
+use super::{Missing, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::attestations::{self, AttestationRow};
 use crate::store::contacts::{self, ContactRow};
@@ -154,7 +154,7 @@ impl Service {
     pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
         use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
         let Some(c) = credentials::revocability(self.store(), jti).await? else {
-            return Err(ServiceError::NotFound("credential"));
+            return Err(ServiceError::NotFound(Missing::Credential));
         };
         let kind = c.kind;
         // What the person is told is what hosts see. A credential no
@@ -166,7 +166,7 @@ impl Service {
         // Recorded here at once; in hosted mode the revocation is owed to the
         // service in the same transaction, and published until acknowledged.
         match revoke_and_publish(self.store(), jti, self.now()).await? {
-            RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound("credential")),
+            RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound(Missing::Credential)),
             outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {
                 tracing::info!(jti, %kind, "credential revoked");
                 self.notify();
@@ -352,7 +352,7 @@ mod tests {
     #[tokio::test]
     async fn only_a_credential_hosts_can_learn_of_is_revoked() {
         let (svc, _clock, _dir) = service_at(T0).await;
-        assert!(matches!(svc.revoke("m-nobody").await, Err(ServiceError::NotFound("credential"))));
+        assert!(matches!(svc.revoke("m-nobody").await, Err(ServiceError::NotFound(Missing::Credential))));
         credentials::record(svc.store(), issued(0, "r1", RequestKind::Rule, "a", false)).await.unwrap();
         credentials::record(svc.store(), issued(1, "m1", RequestKind::Mandate, "a", false)).await.unwrap();
         credentials::record(svc.store(), issued(2, "m2", RequestKind::Mandate, "a", true)).await.unwrap();
@@ -419,5 +419,40 @@ mod tests {
         assert!(Publication::RegistrationRefused.withheld_from_agent());
         assert!(Publication::RegistrationPending.withheld_from_agent());
         assert!(!Publication::RevocationRefused.withheld_from_agent());
+    }
+
+    /// An attestation signed by `[3; 32]` about `sub`, valid until `exp`.
+    fn attestation(typ: schcp::jws::Typ, sub: &str, exp: i64) -> String {
+        let attester = ed25519_dalek::SigningKey::from_bytes(&[3; 32]);
+        let claims = json!({"iss": "phone-check.example", "sub": sub, "iat": T0 - 60, "exp": exp,
+                            "assurance": "unique_phone"});
+        schcp::jws::sign(typ, Default::default(), &claims, &attester).unwrap()
+    }
+
+    /// §7.5: an attestation is kept only when it is one, about this
+    /// principal, and not expired; a refused one changes nothing.
+    #[tokio::test]
+    async fn only_a_live_attestation_about_the_person_is_kept() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let me = svc.principal().to_owned();
+        let other = ed25519_dalek::SigningKey::from_bytes(&[5; 32]);
+        let someone_else = schcp::jwk::Jwk::ed25519(&other.verifying_key()).principal_id().unwrap();
+        let refused = [
+            (attestation(schcp::jws::Typ::Attestation, &someone_else, T0 + 60), Reason::WrongSubject),
+            (attestation(schcp::jws::Typ::Attestation, &me, T0), Reason::Expired),
+            (attestation(schcp::jws::Typ::Offer, &me, T0 + 60), Reason::WrongTyp),
+            ("not.a.jws".to_owned(), Reason::Malformed),
+        ];
+        for (jws, expected) in &refused {
+            let r = svc.add_attestation(jws).await.map(drop);
+            assert_eq!(reason(r), *expected, "{jws}");
+        }
+        assert!(svc.attestations().await.unwrap().is_empty(), "a refused attestation is not kept");
+
+        let good = attestation(schcp::jws::Typ::Attestation, &me, T0 + 60);
+        let added = svc.add_attestation(&good).await.unwrap();
+        assert_eq!(added, json!({"iss": "phone-check.example", "exp": T0 + 60}));
+        let kept = svc.attestations().await.unwrap();
+        assert_eq!((kept.len(), kept[0].compact.as_str()), (1, good.as_str()));
     }
 }

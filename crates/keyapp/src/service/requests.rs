@@ -10,7 +10,7 @@ use super::management_mandate::ManagementMandate;
 use super::mandate::Mandate;
 use super::meeting_contract::MeetingContractKind;
 use super::rule::Rule;
-use super::{corrupt, Service, ServiceError};
+use super::{corrupt, Missing, Service, ServiceError};
 use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
 use crate::store;
@@ -253,7 +253,7 @@ impl Service {
         if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.
             let earlier = self.replay(&agent.jkt, &key, &body_sha256).await?;
-            return Ok((earlier.ok_or(ServiceError::NotFound("request"))?, true));
+            return Ok((earlier.ok_or(ServiceError::NotFound(Missing::Request))?, true));
         }
         self.notify();
         if prepared.auto_approve {
@@ -333,7 +333,7 @@ impl Service {
 
     pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
         self.expire_requests(self.now()).await?;
-        view(stored::by_id(self.store(), request_id).await?.ok_or(ServiceError::NotFound("request"))?)
+        view(stored::by_id(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?)
     }
 
     /// An agent sees only its own requests; another's is "not found". In
@@ -346,7 +346,7 @@ impl Service {
     pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
         let v = self.request(request_id).await?;
         if v.agent_jkt != jkt {
-            return Err(ServiceError::NotFound("request"));
+            return Err(ServiceError::NotFound(Missing::Request));
         }
         self.as_agent_sees_it(v).await
     }
@@ -395,7 +395,8 @@ impl Service {
     ) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
-        let row = stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound("request"))?;
+        let row =
+            stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?;
         let status = RequestStatus::parse(&row.status)?;
         if status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(status));

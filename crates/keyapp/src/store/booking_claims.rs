@@ -37,7 +37,7 @@
 //! unsigned release of it is refused, so only its host gives it back.
 
 use super::credentials::shared_max;
-use super::{Store, StoreError};
+use super::{Store, StoreError, Stored};
 use sqlx::pool::PoolConnection;
 use sqlx::{Sqlite, SqliteConnection};
 pub use status_edge::claims::{ClaimId, ClaimOutcome, ClaimRefusal};
@@ -93,8 +93,8 @@ pub async fn claim_as(
     }
     match applied?.pop() {
         Some(OpResult::Claim(r)) => Ok(r?),
-        Some(OpResult::ClaimFailed(why)) => Err(ClaimError::Store(StoreError::Corrupt(why))),
-        _ => Err(ClaimError::Store(StoreError::Corrupt("claim batch answered out of shape".into()))),
+        Some(OpResult::ClaimFailed(why)) => Err(ClaimError::Store(StoreError::corrupt(Stored::BookingClaim, why))),
+        _ => Err(ClaimError::Store(StoreError::corrupt(Stored::BookingClaim, "claim batch answered out of shape"))),
     }
 }
 
@@ -115,8 +115,8 @@ pub async fn release_as(store: &Store, jti: &str, claim_id: &str, signer: Option
     }
     match applied?.pop() {
         Some(OpResult::Release(r)) => Ok(r?),
-        Some(OpResult::ClaimFailed(why)) => Err(ReleaseError::Store(StoreError::Corrupt(why))),
-        _ => Err(ReleaseError::Store(StoreError::Corrupt("release batch answered out of shape".into()))),
+        Some(OpResult::ClaimFailed(why)) => Err(ReleaseError::Store(StoreError::corrupt(Stored::BookingClaim, why))),
+        _ => Err(ReleaseError::Store(StoreError::corrupt(Stored::BookingClaim, "release batch answered out of shape"))),
     }
 }
 
@@ -180,7 +180,7 @@ fn storable(s: &str) -> bool {
 }
 
 fn json_param<T: serde::Serialize>(v: &T) -> Result<String, StoreError> {
-    serde_json::to_string(v).map_err(|e| StoreError::Corrupt(e.to_string()))
+    serde_json::to_string(v).map_err(|e| StoreError::corrupt(Stored::BookingClaim, e.to_string()))
 }
 
 /// A batch's first round trip: take the write lock, then read the mandates
@@ -255,7 +255,7 @@ fn parse_load(rows: Vec<LoadRow>) -> Result<(HashMap<String, LimitEntry>, HeldSe
             (1, jti, _, _, Some(signed), _, _, _, Some(claim_id), None) => {
                 held.insert((jti, claim_id), signed);
             }
-            other => return Err(StoreError::Corrupt(format!("unexpected limit row {other:?}"))),
+            other => return Err(StoreError::corrupt(Stored::BookingClaim, format!("unexpected limit row {other:?}"))),
         }
     }
     Ok((limits, held))
@@ -530,7 +530,7 @@ impl GroupCommit {
         let op = Op::Claim { jti: jti.to_owned(), claim_id: claim_id.clone(), now, signer: signer.map(str::to_owned) };
         match self.submit(op).await.map_err(ClaimError::Unavailable)? {
             OpResult::Claim(r) => Ok(r?),
-            OpResult::ClaimFailed(why) => Err(ClaimError::Store(StoreError::Corrupt(why))),
+            OpResult::ClaimFailed(why) => Err(ClaimError::Store(StoreError::corrupt(Stored::BookingClaim, why))),
             OpResult::Release(_) => Err(ClaimError::Unavailable("claim answered as a release".into())),
         }
     }
@@ -540,7 +540,7 @@ impl GroupCommit {
         let op = Op::Release { jti: jti.to_owned(), claim_id: claim_id.to_owned(), signer: signer.map(str::to_owned) };
         match self.submit(op).await.map_err(ReleaseError::Unavailable)? {
             OpResult::Release(r) => Ok(r?),
-            OpResult::ClaimFailed(why) => Err(ReleaseError::Store(StoreError::Corrupt(why))),
+            OpResult::ClaimFailed(why) => Err(ReleaseError::Store(StoreError::corrupt(Stored::BookingClaim, why))),
             OpResult::Claim(_) => Err(ReleaseError::Unavailable("release answered as a claim".into())),
         }
     }

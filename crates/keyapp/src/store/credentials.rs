@@ -3,7 +3,7 @@
 //! "Status"; docs/agent-api.md "Status API"). The shared booking limit's
 //! accounting on these rows is `claims`.
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, Stored};
 use crate::kind::RequestKind;
 use schcp::claims::Action;
 
@@ -103,9 +103,11 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -
     if rec.host_keys.keys().any(|h| !rec.aud.contains(h)) {
         return Err(RecordError::Invalid("host_keys names a host not in aud"));
     }
-    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let host_keys = serde_json::to_string(&rec.host_keys).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    let scope = serde_json::to_string(&rec.scope).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
+    let host_keys =
+        serde_json::to_string(&rec.host_keys).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
+    let scope =
+        serde_json::to_string(&rec.scope).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
     let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
     let inserted = sqlx::query(
         "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
@@ -166,8 +168,9 @@ pub async fn confirmations(
         .await?;
     rows.into_iter()
         .map(|Row { jti, confirmed_by: m }| {
-            let method = crate::user_verification::Method::parse(&m)
-                .ok_or_else(|| StoreError::Corrupt(format!("credential {jti}: confirmed_by {m:?}")))?;
+            let method = crate::user_verification::Method::parse(&m).ok_or_else(|| {
+                StoreError::corrupt(Stored::Credential, format!("credential {jti}: confirmed_by {m:?}"))
+            })?;
             Ok((jti, method))
         })
         .collect()
@@ -197,7 +200,7 @@ pub async fn status(store: &Store, jti: &str, now: i64) -> Result<Option<StatusV
         return Ok(None);
     };
     let remaining = remaining(row.shared_limit, row.max_bookings, row.held)
-        .map_err(|m| StoreError::Corrupt(format!("{jti}: max_bookings {m}")))?;
+        .map_err(|m| StoreError::corrupt(Stored::Credential, format!("{jti}: max_bookings {m}")))?;
     Ok(Some(StatusView { status: CredentialStatus::of(row.revoked, row.exp, now), remaining }))
 }
 
@@ -346,7 +349,7 @@ struct MeetingColumns {
 
 impl MeetingColumns {
     fn record(self, jti: &str) -> Result<Option<MeetingRecord>, StoreError> {
-        let corrupt = |what: String| StoreError::Corrupt(format!("{jti}: meeting record {what}"));
+        let corrupt = |what: String| StoreError::corrupt(Stored::Meeting, format!("{jti}: meeting record {what}"));
         let MeetingColumns { meeting_id, revision, contract_sha256, members, latest_revision } = self;
         match (meeting_id, revision, contract_sha256, members, latest_revision) {
             (None, None, None, None, None) => Ok(None),
@@ -368,7 +371,7 @@ impl TryFrom<ListingRow> for ListedCredential {
     type Error = StoreError;
 
     fn try_from(r: ListingRow) -> Result<ListedCredential, StoreError> {
-        let corrupt = |what: String| StoreError::Corrupt(format!("{}: {what}", r.jti));
+        let corrupt = |what: String| StoreError::corrupt(Stored::Credential, format!("{}: {what}", r.jti));
         Ok(ListedCredential {
             kind: r.kind.parse().map_err(|e| corrupt(format!("kind: {e}")))?,
             aud: serde_json::from_str(&r.aud).map_err(|e| corrupt(format!("aud: {e}")))?,
@@ -448,7 +451,7 @@ pub async fn revocability(store: &Store, jti: &str) -> Result<Option<Revocabilit
         .fetch_optional(store.pool())
         .await?;
     row.map(|r| {
-        let kind = r.kind.parse().map_err(|e| StoreError::Corrupt(format!("{jti}: kind: {e}")))?;
+        let kind = r.kind.parse().map_err(|e| StoreError::corrupt(Stored::Credential, format!("{jti}: kind: {e}")))?;
         Ok(Revocability { kind, status_url: r.status_url, exp: r.exp })
     })
     .transpose()
@@ -559,7 +562,7 @@ mod tests {
         record(&store, issued(0, "c1", RequestKind::MeetingContract, "a")).await.unwrap();
         meeting(&store, "c1", 1, "not json").await;
         let e = listing(&store, None).await.unwrap_err();
-        assert!(matches!(&e, StoreError::Corrupt(m) if m.contains("c1: meeting record")), "{e:?}");
+        assert!(matches!(&e, StoreError::Corrupt(c) if c.detail.contains("c1: meeting record")), "{e:?}");
 
         let (_dir, store) = testing::store().await;
         record(&store, issued(0, "m1", RequestKind::Mandate, "a")).await.unwrap();
@@ -568,7 +571,7 @@ mod tests {
             listing(&store, None).await.map(drop).unwrap_err(),
             revocability(&store, "m1").await.map(drop).unwrap_err(),
         ] {
-            assert!(matches!(&e, StoreError::Corrupt(m) if m.contains("voucher")), "{e:?}");
+            assert!(matches!(&e, StoreError::Corrupt(c) if c.detail.contains("voucher")), "{e:?}");
         }
     }
 }

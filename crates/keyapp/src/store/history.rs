@@ -2,7 +2,7 @@
 //! window's History): one row per event, written inside the transaction of the
 //! state change it tells of, so the history never claims what did not happen.
 
-use super::{corrupt, Connection, Store, StoreError};
+use super::{corrupt, Connection, Store, StoreError, Stored};
 use crate::user_verification::Method;
 
 /// One history entry as stored.
@@ -38,7 +38,7 @@ impl TryFrom<Row> for HistoryRecord {
     fn try_from(r: Row) -> Result<HistoryRecord, StoreError> {
         let confirmed_by = r
             .confirmed_by
-            .map(|m| Method::parse(&m).ok_or_else(|| corrupt(format!("history confirmed_by {m:?}"))))
+            .map(|m| Method::parse(&m).ok_or_else(|| corrupt(Stored::History, format!("history confirmed_by {m:?}"))))
             .transpose()?;
         Ok(HistoryRecord {
             at: r.at,
@@ -156,6 +156,6 @@ mod tests {
         )
         .await;
         let e = latest(&store, 10).await.unwrap_err();
-        assert!(matches!(&e, StoreError::Corrupt(m) if m.contains("fingerprint-reader")), "{e:?}");
+        assert!(matches!(&e, StoreError::Corrupt(c) if c.detail.contains("fingerprint-reader")), "{e:?}");
     }
 }

@@ -2,16 +2,16 @@
 //! person may accept, and what each credential was issued against
 //! (migration 0010). The rules are `crate::host_binding`'s; this is their SQL.
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, Stored};
 use crate::host_binding::{Basis, HostBinding};
 use serde::Serialize;
 
 fn basis(s: &str) -> Result<Basis, StoreError> {
-    Basis::parse(s).ok_or_else(|| StoreError::Corrupt(format!("host binding basis {s:?}")))
+    Basis::parse(s).ok_or_else(|| StoreError::corrupt(Stored::HostBinding, format!("host binding basis {s:?}")))
 }
 
 fn thumbprints(json: &str) -> Result<Vec<String>, StoreError> {
-    serde_json::from_str(json).map_err(|e| StoreError::Corrupt(e.to_string()))
+    serde_json::from_str(json).map_err(|e| StoreError::corrupt(Stored::HostBinding, e.to_string()))
 }
 
 /// Where a host id was bound or verified: its domain, the basis, and (for a
@@ -168,7 +168,8 @@ pub async fn record_credential_hosts(
     hosts: &[HostBinding],
 ) -> Result<(), StoreError> {
     for h in hosts {
-        let keys = serde_json::to_string(&h.key_thumbprints).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let keys = serde_json::to_string(&h.key_thumbprints)
+            .map_err(|e| StoreError::corrupt(Stored::HostBinding, e.to_string()))?;
         sqlx::query(
             "INSERT INTO credential_hosts (jti, host_id, domain, basis, key_thumbprints) VALUES (?, ?, ?, ?, ?)",
         )

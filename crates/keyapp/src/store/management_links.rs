@@ -2,7 +2,7 @@
 //! mandates", "Renewal"; migration 0010): the root it was issued under without
 //! a prompt, its booking, and the receipt's sequence it was issued on.
 
-use super::StoreError;
+use super::{StoreError, Stored};
 use crate::store::Store;
 
 /// A management mandate's link, written in the approval's transaction.
@@ -88,8 +88,8 @@ impl TryFrom<CurrentRow> for CurrentManagement {
     type Error = StoreError;
 
     fn try_from(r: CurrentRow) -> Result<CurrentManagement, StoreError> {
-        let sequence =
-            u32::try_from(r.sequence).map_err(|_| StoreError::Corrupt(format!("sequence {}", r.sequence)))?;
+        let sequence = u32::try_from(r.sequence)
+            .map_err(|_| StoreError::corrupt(Stored::ManagementLink, format!("sequence {}", r.sequence)))?;
         Ok(CurrentManagement {
             link: ManagementLink {
                 jti: r.jti,
@@ -170,7 +170,7 @@ pub async fn live_root(store: &Store, jti: &str, now: i64) -> Result<Option<Root
     .bind(now)
     .fetch_optional(store.pool())
     .await?;
-    let corrupt = |e: serde_json::Error| StoreError::Corrupt(format!("{jti}: {e}"));
+    let corrupt = |e: serde_json::Error| StoreError::corrupt(Stored::ManagementLink, format!("{jti}: {e}"));
     row.map(|r| {
         Ok(RootRecord {
             jti: jti.to_owned(),

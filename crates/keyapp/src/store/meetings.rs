@@ -2,7 +2,7 @@
 //! 0007): its meeting, revision, contract hash and members, beside its
 //! credential record.
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, Stored};
 
 /// A meeting contract's or acceptance's meeting, kept beside its record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct MeetingRecord {
 
 /// Keeps a meeting record in the approval's transaction, after its credential.
 pub async fn insert(conn: &mut sqlx::SqliteConnection, m: &MeetingRecord) -> Result<(), StoreError> {
-    let members = serde_json::to_string(&m.members).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let members = serde_json::to_string(&m.members).map_err(|e| StoreError::corrupt(Stored::Meeting, e.to_string()))?;
     sqlx::query(
         "INSERT INTO meeting_records (jti, meeting_id, revision, contract_sha256, members) VALUES (?, ?, ?, ?, ?)",
     )

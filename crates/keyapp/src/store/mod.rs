@@ -48,9 +48,68 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// A stored value is not one the key app writes (a status, a kind, JSON).
     #[error("stored record is corrupt: {0}")]
-    Corrupt(String),
+    Corrupt(Corruption),
     #[error("{path}: {source}")]
     Io { path: std::path::PathBuf, source: std::io::Error },
+}
+
+/// Which of the person's records holds a value the key app did not write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stored {
+    /// An agent's request: its status, kind, stored input or result.
+    Request,
+    /// A pairing: its status or the peer it was made from.
+    Pairing,
+    /// A history entry.
+    History,
+    /// An issued credential.
+    Credential,
+    /// The shared booking limit's claims (SchCP §3.3).
+    BookingClaim,
+    /// A meeting contract's record (SchCP §5.12).
+    Meeting,
+    /// The hosted status service's outbox.
+    Outbox,
+    /// A management mandate's link to its booking (SchCP §3.3 "Renewal").
+    ManagementLink,
+    /// Where a host id was verified (SchCP §2.2).
+    HostBinding,
+    /// The callouts shown beside a request's consent text.
+    Attention,
+}
+
+impl Stored {
+    /// Every record, for the tests that each has words.
+    pub const ALL: [Stored; 10] = [
+        Stored::Request,
+        Stored::Pairing,
+        Stored::History,
+        Stored::Credential,
+        Stored::BookingClaim,
+        Stored::Meeting,
+        Stored::Outbox,
+        Stored::ManagementLink,
+        Stored::HostBinding,
+        Stored::Attention,
+    ];
+}
+
+/// A stored value the key app cannot read back (or could not write): which
+/// record, and what about it, for the log and the agent's `internal_error`
+/// message (which says `detail` alone, as before records were typed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{detail}")]
+pub struct Corruption {
+    pub what: Stored,
+    pub detail: String,
+}
+
+impl StoreError {
+    /// A value of record `what` that is not one the key app writes.
+    pub fn corrupt(what: Stored, detail: impl std::fmt::Display) -> StoreError {
+        StoreError::Corrupt(Corruption { what, detail: detail.to_string() })
+    }
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -124,9 +183,9 @@ impl Store {
     }
 }
 
-/// A stored value that is not one the key app writes, in a store's words.
-pub(crate) fn corrupt(what: impl std::fmt::Display) -> StoreError {
-    StoreError::Corrupt(what.to_string())
+/// A stored value of record `what` that is not one the key app writes.
+pub(crate) fn corrupt(what: Stored, detail: impl std::fmt::Display) -> StoreError {
+    StoreError::corrupt(what, detail)
 }
 
 #[cfg(test)]

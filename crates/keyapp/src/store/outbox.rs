@@ -10,7 +10,7 @@
 //! credential go out in id order: a revocation is never due while its
 //! registration is unacknowledged.
 
-use super::{Store, StoreError};
+use super::{Store, StoreError, Stored};
 
 /// What an outbox row publishes (the update's `op`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ impl Op {
         match s {
             "register" => Ok(Op::Register),
             "revoke" => Ok(Op::Revoke),
-            other => Err(StoreError::Corrupt(format!("outbox op {other:?}"))),
+            other => Err(StoreError::corrupt(Stored::Outbox, format!("outbox op {other:?}"))),
         }
     }
 }
@@ -154,7 +154,7 @@ impl TryFrom<DueRow> for Due {
     type Error = StoreError;
 
     fn try_from(r: DueRow) -> Result<Due, StoreError> {
-        let corrupt = |what: String| StoreError::Corrupt(format!("{}: {what}", r.jti));
+        let corrupt = |what: String| StoreError::corrupt(Stored::Outbox, format!("{}: {what}", r.jti));
         Ok(Due {
             op: Op::parse(&r.op)?,
             attempts: u32::try_from(r.attempts).map_err(|_| corrupt(format!("attempts {}", r.attempts)))?,
@@ -300,8 +300,10 @@ pub async fn refusal_for_request(store: &Store, request_id: &str) -> Result<Opti
     .fetch_optional(store.pool())
     .await?;
     row.map(|r| {
-        let reason =
-            r.refusal.parse().map_err(|_| StoreError::Corrupt(format!("{}: outbox refusal {:?}", r.jti, r.refusal)))?;
+        let reason = r
+            .refusal
+            .parse()
+            .map_err(|_| StoreError::corrupt(Stored::Outbox, format!("{}: outbox refusal {:?}", r.jti, r.refusal)))?;
         Ok(Refused {
             op: Op::parse(&r.op)?,
             jti: r.jti,

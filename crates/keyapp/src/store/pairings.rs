@@ -2,7 +2,7 @@
 //! row per key, its status, and the local user whose process asked. The rules
 //! (bounds, cooldowns, expiry) are `service::pairing`'s; this is their SQL.
 
-use super::{corrupt, history, Connection, Store, StoreError};
+use super::{corrupt, history, Connection, Store, StoreError, Stored};
 use crate::user_verification::Method;
 use serde::Serialize;
 
@@ -37,7 +37,7 @@ impl PairingStatus {
         PairingStatus::ALL
             .into_iter()
             .find(|st| st.as_str() == s)
-            .ok_or_else(|| corrupt(format!("pairing status {s:?}")))
+            .ok_or_else(|| corrupt(Stored::Pairing, format!("pairing status {s:?}")))
     }
 
     pub fn as_str(self) -> &'static str {
@@ -85,7 +85,10 @@ impl TryFrom<Row> for AgentRecord {
     fn try_from(r: Row) -> Result<AgentRecord, StoreError> {
         Ok(AgentRecord {
             status: PairingStatus::parse(&r.status)?,
-            peer_uid: r.peer_uid.map(|u| u32::try_from(u).map_err(|_| corrupt(format!("peer_uid {u}")))).transpose()?,
+            peer_uid: r
+                .peer_uid
+                .map(|u| u32::try_from(u).map_err(|_| corrupt(Stored::Pairing, format!("peer_uid {u}"))))
+                .transpose()?,
             jkt: r.jkt,
             name: r.name,
             pairing_id: r.pairing_id,
@@ -479,7 +482,8 @@ mod tests {
              VALUES ('k1', '{}', 'Calendar', 'pr_1', 'F', 'paired', 1)",
         )
         .await;
-        let corrupt = |r: Result<_, StoreError>| matches!(r, Err(StoreError::Corrupt(m)) if m.contains("paired"));
+        let corrupt =
+            |r: Result<_, StoreError>| matches!(r, Err(StoreError::Corrupt(c)) if c.detail.contains("paired"));
         assert!(corrupt(by_pairing_id(&store, "pr_1", None).await.map(drop)));
         let mut conn = store.pool().acquire().await.unwrap();
         assert!(corrupt(by_jkt(&mut conn, "k1").await.map(drop)));

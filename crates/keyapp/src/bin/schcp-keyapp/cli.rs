@@ -1,0 +1,74 @@
+//! The command line `schcp-keyapp` takes: what each command is, and nothing
+//! of how it runs (`main.rs` dispatches, `error.rs` words what fails).
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "schcp-keyapp", about = "The SchCP key app: your key, your yes.", version)]
+pub(crate) struct Cli {
+    /// Configuration file (TOML; every key optional).
+    #[arg(long, global = true)]
+    pub(crate) config: Option<PathBuf>,
+    #[command(subcommand)]
+    pub(crate) command: Cmd,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Cmd {
+    /// Run the service headless until stopped.
+    Serve,
+    /// List pending pairings and requests, one per line, id first.
+    Pending,
+    /// Print the consent text of a pending request or pairing.
+    Show { id: String },
+    /// Print the consent text, ask, and approve on "y" or "yes".
+    Approve { id: String },
+    /// Decline a pending request or pairing.
+    Decline { id: String },
+    /// List issued mandates.
+    Mandates,
+    /// Revoke a mandate now.
+    Revoke { jti: String },
+    /// What was approved, declined, issued and revoked.
+    History,
+    /// List contacts, or add one.
+    Contacts {
+        #[command(subcommand)]
+        action: Option<ContactsCmd>,
+    },
+    /// Add an attestation about your key.
+    Attestations {
+        #[command(subcommand)]
+        action: AttestationsCmd,
+    },
+    /// Print your principal id and public key.
+    Principal,
+    /// Businesses met at another domain than the one they were first verified
+    /// at, or accept one's move (you are asked to confirm).
+    Hosts {
+        #[command(subcommand)]
+        action: Option<HostsCmd>,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum HostsCmd {
+    /// Accept that HOST_ID now lives at DOMAIN.
+    Accept { host_id: String, domain: String },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum ContactsCmd {
+    Add {
+        principal: String,
+        name: String,
+        #[arg(long)]
+        relationship: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub(crate) enum AttestationsCmd {
+    Add { jws: String },
+}

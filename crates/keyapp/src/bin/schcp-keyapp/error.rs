@@ -1,0 +1,222 @@
+//! What `schcp-keyapp` prints when a command fails, as rage prints its own:
+//! a line saying what happened and a line saying what to do, both from the
+//! Fluent catalogue (`locales/{en,fr}/cli.ftl`) in the configured language.
+//! Codes and reasons are what this program branches on; none is printed.
+
+use fluent_bundle::FluentArgs;
+use keyapp::app::StartError;
+use keyapp::config::{Config, ConfigError};
+use keyapp::control::ControlError;
+use keyapp::ui_words;
+use schcp::refusal::Reason;
+use schcp_consent::Language;
+use std::path::{Path, PathBuf};
+
+/// Why a command failed, typed: each variant has its two sentences below.
+#[derive(Debug)]
+pub(crate) enum CliError {
+    /// The configuration file could not be used.
+    Config(ConfigError),
+    /// `serve` could not start, or stopped.
+    Start(String),
+    /// No folder for the records: no `data_dir`, `XDG_DATA_HOME` or `HOME`.
+    NoDataDir,
+    /// Nothing listens on the control socket.
+    NotRunning,
+    /// The control socket is there but could not be used.
+    Control { path: PathBuf, detail: String },
+    /// The key app answered in a shape this program does not know.
+    Version,
+    /// The key app refused the command (its §9 reason, and its message for
+    /// agent developers, worded again here); `id` is what the command named.
+    Refused { reason: Reason, message: String, id: Option<String> },
+    /// `hosts accept` of a host id not met at that domain.
+    HostNotMet { host: String, domain: String },
+    /// The terminal could not be read or written.
+    Terminal(std::io::Error),
+}
+
+impl From<ControlError> for CliError {
+    fn from(e: ControlError) -> Self {
+        match e {
+            ControlError::NotRunning(_) => CliError::NotRunning,
+            ControlError::Io { path, source } => CliError::Control { path, detail: source.to_string() },
+            // A malformed answer, or a failure a newer key app knows of.
+            _ => CliError::Version,
+        }
+    }
+}
+
+impl From<StartError> for CliError {
+    fn from(e: StartError) -> Self {
+        match e {
+            StartError::NoDataDir => CliError::NoDataDir,
+            other => CliError::Start(other.to_string()),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError::Terminal(e)
+    }
+}
+
+impl CliError {
+    /// The message ids of its two lines, and their arguments.
+    fn ids(&self, language: Language) -> (&'static str, &'static str, FluentArgs<'static>) {
+        let mut args = FluentArgs::new();
+        let (what, remedy) = match self {
+            CliError::Config(ConfigError::Read { path, source }) => {
+                args.set("path", path.display().to_string());
+                args.set("detail", source.to_string());
+                ("cli-err-config-read", "cli-rec-config-read")
+            }
+            CliError::Config(ConfigError::Parse { path, source }) => {
+                args.set("path", path.display().to_string());
+                args.set("detail", source.message().to_owned());
+                ("cli-err-config-parse", "cli-rec-config-parse")
+            }
+            CliError::Config(other) => {
+                args.set("detail", other.to_string());
+                ("cli-err-config-invalid", "cli-rec-config-invalid")
+            }
+            CliError::Start(detail) => {
+                args.set("detail", detail.clone());
+                ("cli-err-start", "cli-rec-start")
+            }
+            CliError::NoDataDir => ("cli-err-no-data-dir", "cli-rec-no-data-dir"),
+            CliError::NotRunning => ("cli-err-not-running", "cli-rec-not-running"),
+            CliError::Control { path, detail } => {
+                args.set("path", path.display().to_string());
+                args.set("detail", detail.clone());
+                ("cli-err-control", "cli-rec-control")
+            }
+            CliError::Version => ("cli-err-version", "cli-rec-version"),
+            CliError::Refused { reason: Reason::NotFound, id: Some(id), .. } => {
+                args.set("id", id.clone());
+                ("cli-err-unknown-id", "cli-rec-unknown-id")
+            }
+            // The wire does not say which status it has now; history does.
+            CliError::Refused { reason: Reason::NotPending, id: Some(id), .. } => {
+                args.set("id", id.clone());
+                ("cli-err-not-pending", "cli-rec-not-pending")
+            }
+            CliError::Refused { reason, message, .. } => {
+                args.set("what", ui_words::wire_refusal(language, *reason, message));
+                ("cli-err-refused", refused_remedy(*reason))
+            }
+            CliError::HostNotMet { host, domain } => {
+                args.set("host", host.clone());
+                args.set("domain", domain.clone());
+                ("cli-err-host-not-met", "cli-rec-host-not-met")
+            }
+            CliError::Terminal(e) => {
+                args.set("detail", e.to_string());
+                ("cli-err-terminal", "cli-rec-terminal")
+            }
+        };
+        (what, remedy, args)
+    }
+
+    /// The two lines, in `language`: "Error: …" then "What to do: …".
+    pub(crate) fn worded(&self, language: Language) -> String {
+        let (what, remedy, args) = self.ids(language);
+        let line = |label: &str, name: &str, id: &str| {
+            let mut outer = FluentArgs::new();
+            outer.set(name, ui_words::text_with(language, id, &args));
+            ui_words::text_with(language, label, &outer)
+        };
+        format!("{}\n{}", line("cli-error", "what", what), line("cli-remedy", "remedy", remedy))
+    }
+}
+
+/// What to do after a refusal, by its reason: waiting, confirming again, or
+/// correcting the command.
+fn refused_remedy(reason: Reason) -> &'static str {
+    match reason {
+        Reason::Busy => "cli-rec-busy",
+        Reason::UserNotVerified | Reason::VerificationCancelled | Reason::VerificationTimedOut => {
+            "cli-rec-not-verified"
+        }
+        Reason::VerificationUnavailable => "cli-rec-install-polkit",
+        Reason::NotFound => "cli-rec-unknown-id",
+        Reason::NotPending => "cli-rec-not-pending",
+        _ => "cli-rec-refused",
+    }
+}
+
+/// The language errors are worded in: the configuration's, else the OS's
+/// (a configuration that cannot be read says nothing of its language).
+pub(crate) fn language(config: Option<&Path>) -> Language {
+    let config = config.and_then(|p| Config::load(p).ok()).unwrap_or_default();
+    keyapp::app::language(&config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_error() -> Vec<CliError> {
+        let path = PathBuf::from("/nowhere/keyapp.toml");
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let refused = |reason, id: Option<&str>| CliError::Refused {
+            reason,
+            message: "no such request".into(),
+            id: id.map(str::to_owned),
+        };
+        vec![
+            CliError::Config(ConfigError::Read { path: path.clone(), source: missing }),
+            CliError::Config(Config::parse("colour = 1\n", &path).unwrap_err()),
+            CliError::Config(ConfigError::Invalid("status_api.public_base must be an http(s) URL".into())),
+            CliError::Start("the data directory cannot be used".into()),
+            CliError::NoDataDir,
+            CliError::NotRunning,
+            CliError::Control { path: path.clone(), detail: "permission denied".into() },
+            CliError::Version,
+            refused(Reason::NotFound, Some("rq_x")),
+            refused(Reason::NotPending, Some("rq_x")),
+            refused(Reason::Busy, None),
+            refused(Reason::UserNotVerified, None),
+            refused(Reason::VerificationUnavailable, None),
+            refused(Reason::BadName, None),
+            refused(Reason::NotFound, None),
+            CliError::HostNotMet { host: "maple".into(), domain: "maple.example".into() },
+            CliError::Terminal(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+        ]
+    }
+
+    #[test]
+    fn every_error_is_one_line_of_what_and_one_of_what_to_do_in_both_languages() {
+        for e in every_error() {
+            let (en, fr) = (e.worded(Language::English), e.worded(Language::French));
+            for (w, error, remedy) in [(&en, "Error: ", "What to do: "), (&fr, "Erreur : ", "Que faire : ")] {
+                let lines: Vec<&str> = w.lines().collect();
+                assert_eq!(lines.len(), 2, "{e:?}: {w}");
+                assert!(lines[0].starts_with(error) && lines[1].starts_with(remedy), "{e:?}: {w}");
+                // A message id left unresolved would show as itself.
+                assert!(!w.contains("cli-") && !w.contains('{'), "{e:?}: {w}");
+                // No code or reason reaches the person.
+                for raw in ["not_found", "NOT_FOUND", "not_pending", "INVALID", "bad_name"] {
+                    assert!(!w.contains(raw), "{e:?}: {w}");
+                }
+            }
+            assert_ne!(en, fr, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_id_names_the_id_and_where_to_find_the_right_one() {
+        let e =
+            CliError::Refused { reason: Reason::NotFound, message: "no such request".into(), id: Some("rq_x".into()) };
+        assert_eq!(
+            e.worded(Language::English),
+            "Error: The key app has nothing with the id rq_x.\nWhat to do: “schcp-keyapp pending” lists what waits \
+             for your answer, and “schcp-keyapp mandates” what you approved."
+        );
+        assert_eq!(
+            e.worded(Language::French).lines().next().unwrap(),
+            "Erreur : L’appli de clés n’a rien sous l’identifiant rq_x."
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! The `schcp-keyapp` program's failures, as a person reads them: a line
+//! saying what happened, a line saying what to do, in the configured
+//! language, with no code or reason. The key app it talks to is the service
+//! behind a real control socket (no keychain needed).
+
+use keyapp::control;
+use std::path::Path;
+use std::process::Output;
+
+/// Runs `schcp-keyapp --config <config> args…` with the OS locale `lang`.
+fn run(config: &Path, lang: &str, args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
+        .arg("--config")
+        .arg(config)
+        .args(args)
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", lang)
+        .env("RUST_LOG", "off")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The program failed and printed exactly `what` then `remedy` on stderr.
+fn says(out: &Output, what: &str, remedy: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert_eq!(stderr, format!("{what}\n{remedy}\n"));
+    for raw in ["NOT_FOUND", "not_found", "INVALID_REQUEST", "schcp-keyapp:"] {
+        assert!(!stderr.contains(raw), "{stderr}");
+    }
+}
+
+/// A configuration with its records in `dir`, in `locale`.
+fn config(dir: &Path, locale: &str) -> std::path::PathBuf {
+    let path = dir.join(format!("keyapp-{locale}.toml"));
+    std::fs::write(&path, format!("data_dir = \"{}\"\nlocale = \"{locale}\"\n", dir.display())).unwrap();
+    path
+}
+
+#[test]
+fn a_key_app_that_is_not_running_is_said_so_with_how_to_start_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The configured language wins over the OS's, both ways.
+    let out = run(&config(dir.path(), "en"), "fr_FR.UTF-8", &["pending"]);
+    says(
+        &out,
+        "Error: The key app is not running, so nothing could be asked of it.",
+        "What to do: Start it with “schcp-keyapp serve”, or open the desktop app, then try again.",
+    );
+    let out = run(&config(dir.path(), "fr"), "C.UTF-8", &["pending"]);
+    says(
+        &out,
+        "Erreur : L’appli de clés n’est pas lancée : rien n’a pu lui être demandé.",
+        "Que faire : Lancez-la avec « schcp-keyapp serve » ou ouvrez l’application de bureau, puis réessayez.",
+    );
+}
+
+#[test]
+fn a_bad_configuration_is_named_with_how_to_fix_it_in_the_os_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.toml");
+    let out = run(&missing, "C.UTF-8", &["pending"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.starts_with(&format!("Error: The configuration file {} cannot be read (", missing.display())));
+    assert!(stderr
+        .ends_with("\nWhat to do: Check the path given to --config, or leave --config out to use the defaults.\n"));
+    // A file that says nothing of its language is worded in the OS's.
+    let unknown_key = dir.path().join("bad.toml");
+    std::fs::write(&unknown_key, "colour = \"blue\"\n").unwrap();
+    let out = run(&unknown_key, "fr_FR.UTF-8", &["pending"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.starts_with(&format!(
+            "Erreur : Le fichier de configuration {} n’est pas valide : ",
+            unknown_key.display()
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("colour"), "the setting is named: {stderr}");
+    assert!(stderr.ends_with(
+        "\nQue faire : Corrigez ce réglage ; chaque réglage est facultatif, vous pouvez donc retirer celui dont vous \
+         n’avez pas besoin.\n"
+    ));
+    assert_eq!(stderr.lines().count(), 2, "{stderr}");
+}
+
+#[tokio::test]
+async fn an_unknown_request_id_is_named_with_where_to_find_the_right_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, clock) = testkit::service::movable_clock(testkit::service::T0);
+    let service = testkit::service::open(dir.path(), clock).await;
+    let listener = control::bind(&dir.path().join("run")).unwrap();
+    let served = tokio::spawn(control::serve(listener, service, rustix::process::getuid().as_raw()));
+    let (en, fr) = (config(dir.path(), "en"), config(dir.path(), "fr"));
+    let outs = tokio::task::spawn_blocking(move || {
+        [run(&en, "C.UTF-8", &["show", "rq_nothing"]), run(&fr, "C.UTF-8", &["decline", "rq_nothing"])]
+    })
+    .await
+    .unwrap();
+    says(
+        &outs[0],
+        "Error: The key app has nothing with the id rq_nothing.",
+        "What to do: “schcp-keyapp pending” lists what waits for your answer, and “schcp-keyapp mandates” what \
+         you approved.",
+    );
+    says(
+        &outs[1],
+        "Erreur : L’appli de clés n’a rien sous l’identifiant rq_nothing.",
+        "Que faire : « schcp-keyapp pending » liste ce qui attend votre réponse, et « schcp-keyapp mandates » ce \
+         que vous avez approuvé.",
+    );
+    served.abort();
+}

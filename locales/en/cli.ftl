@@ -1,0 +1,36 @@
+# The schcp-keyapp program's errors (src/bin/schcp-keyapp/error.rs), worded
+# as rage words its own: one line saying what happened (cli-err-*), one line
+# saying what to do about it (cli-rec-*). No code or reason is shown.
+
+cli-error = Error: { $what }
+cli-remedy = What to do: { $remedy }
+
+cli-err-config-read = The configuration file { $path } cannot be read ({ $detail }).
+cli-rec-config-read = Check the path given to --config, or leave --config out to use the defaults.
+cli-err-config-parse = The configuration file { $path } is not valid: { $detail }
+cli-rec-config-parse = Correct that setting; every setting is optional, so one you do not need can be removed.
+cli-err-config-invalid = The configuration cannot be used: { $detail }.
+cli-rec-config-invalid = Change that setting in the configuration file, then try again.
+cli-err-not-running = The key app is not running, so nothing could be asked of it.
+cli-rec-not-running = Start it with “schcp-keyapp serve”, or open the desktop app, then try again.
+cli-err-control = The key app could not be reached at { $path } ({ $detail }).
+cli-rec-control = Check that the key app runs as you, then try again.
+cli-err-version = The key app answered in a way this program does not understand.
+cli-rec-version = Use the schcp-keyapp program of the same version as the running key app.
+cli-err-unknown-id = The key app has nothing with the id { $id }.
+cli-rec-unknown-id = “schcp-keyapp pending” lists what waits for your answer, and “schcp-keyapp mandates” what you approved.
+cli-err-not-pending = { $id } is no longer waiting for an answer, so nothing was signed.
+cli-rec-not-pending = “schcp-keyapp history” tells what became of it.
+cli-err-refused = { $what }
+cli-rec-refused = Nothing was changed; “schcp-keyapp --help” says what each command takes.
+cli-rec-busy = Try again in a moment.
+cli-rec-not-verified = Run the same command again, and confirm on your computer when it asks.
+cli-rec-install-polkit = Install polkit (“sudo apt install polkitd pkexec”), then run the same command again.
+cli-err-host-not-met = { $host } was not met at { $domain }.
+cli-rec-host-not-met = “schcp-keyapp hosts” lists the businesses met at another address.
+cli-err-no-data-dir = There is no folder to keep your records in.
+cli-rec-no-data-dir = Set data_dir in the configuration, or the XDG_DATA_HOME or HOME variable.
+cli-err-start = The key app could not start: { $detail }
+cli-rec-start = Correct what the message names, then start it again.
+cli-err-terminal = This terminal could not be read or written ({ $detail }).
+cli-rec-terminal = Run the command again in a terminal.
