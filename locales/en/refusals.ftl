@@ -46,3 +46,4 @@ stored-outbox = what waits for the status service
 stored-management_link = a booking’s management mandate
 stored-host_binding = where a business was verified
 stored-attention = what a request points out
+stored-receipt = a booking's receipt

@@ -44,3 +44,4 @@ stored-outbox = ce qui attend le service de statut
 stored-management_link = le mandat de gestion d’une réservation
 stored-host_binding = l’adresse où une entreprise a été vérifiée
 stored-attention = ce qu’une demande signale
+stored-receipt = le reçu d’une réservation

@@ -266,6 +266,7 @@ pub fn stored_id(stored: Stored) -> &'static str {
         Stored::ManagementLink => "stored-management_link",
         Stored::HostBinding => "stored-host_binding",
         Stored::Attention => "stored-attention",
+        Stored::Receipt => "stored-receipt",
     }
 }
 

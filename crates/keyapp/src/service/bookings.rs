@@ -32,12 +32,12 @@ impl Service {
         let claims: ReceiptClaims = schcp::jws::parse(&r.compact)
             .ok()
             .and_then(|p| p.claims().ok())
-            .ok_or_else(|| super::corrupt(format!("receipt of booking {}", r.booking_id)))?;
+            .ok_or_else(|| super::corrupt_as(crate::store::Stored::Receipt, format!("receipt of booking {}", r.booking_id)))?;
         let b = &claims.booking;
         let locale = self.locale();
-        let words = |e: schcp_consent::ConsentError| super::corrupt(format!("booking {}: {e}", r.booking_id));
+        let words = |e: schcp_consent::ConsentError| super::corrupt_as(crate::store::Stored::Receipt, format!("booking {}: {e}", r.booking_id));
         let start = chrono::DateTime::parse_from_rfc3339(&b.start)
-            .map_err(|e| super::corrupt(format!("booking {} start: {e}", r.booking_id)))?
+            .map_err(|e| super::corrupt_as(crate::store::Stored::Receipt, format!("booking {} start: {e}", r.booking_id)))?
             .timestamp();
         let end = b.end.as_deref().and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok()).map(|e| e.timestamp());
         let live = matches!(b.status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);

@@ -316,7 +316,7 @@ impl Service {
     /// The person lets agent `jkt` ask again now, ending its cooldown.
     pub async fn lift_cooldown(&self, jkt: &str) -> Result<(), ServiceError> {
         if !stored::lift_cooldown(self.store(), jkt, self.now()).await? {
-            return Err(ServiceError::NotFound("agent"));
+            return Err(ServiceError::NotFound(super::Missing::PairedAgent));
         }
         self.notify();
         Ok(())

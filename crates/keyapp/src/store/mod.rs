@@ -77,11 +77,13 @@ pub enum Stored {
     HostBinding,
     /// The callouts shown beside a request's consent text.
     Attention,
+    /// A host-signed receipt the key app verified and kept (SchCP §5.3).
+    Receipt,
 }
 
 impl Stored {
     /// Every record, for the tests that each has words.
-    pub const ALL: [Stored; 10] = [
+    pub const ALL: [Stored; 11] = [
         Stored::Request,
         Stored::Pairing,
         Stored::History,
@@ -92,6 +94,7 @@ impl Stored {
         Stored::ManagementLink,
         Stored::HostBinding,
         Stored::Attention,
+        Stored::Receipt,
     ];
 }
 
