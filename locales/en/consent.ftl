@@ -184,7 +184,7 @@ invitation-accept = I accept an invitation from { $booker } to a booking they ma
 invitation-booker-unnamed = someone the booking does not name
 invitation-role = The booking names me as an invitee.
 invitation-role-relationship = The booking names me as an invitee ({ $relationship }).
-invitation-deadline-release = I must answer by { $deadline }. If I decline or do not answer, nothing is signed, and at that time the booking follows its default: it is released.
+invitation-deadline-release = I must answer by { $deadline }. If I decline, my no is signed and my assistant tells the host at once; if I do not answer, at that time the booking follows its default: it is released.
 invitation-changed = The booking changed since I accepted it; this replaces my earlier yes:
 invitation-changed-unknown = The booking changed since it was made; the key app has no record of terms I accepted before, so it cannot show what changes.
 
@@ -197,3 +197,8 @@ new-host = You have not dealt with { $hosts } before.
 ## Withdrawal (§3.3 "Status URLs"): hosts cannot read this key app's status address,
 ## so a credential that carries one cannot be withdrawn before it expires.
 not-withdrawable = Hosts cannot check with this key app, so I cannot withdraw this before it expires.
+
+# Invitations: a no the host hears at once, attendees who answer (§5.10)
+invitation-decline = I decline an invitation from { $booker } to a booking they made: { $summary }.
+invitation-role-attendee = The booking names me as someone coming along, who must answer.
+invitation-role-attendee-relationship = The booking names me as someone coming along ({ $relationship }), who must answer.

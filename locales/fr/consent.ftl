@@ -187,7 +187,7 @@ invitation-accept = J’accepte l’invitation de { $booker } à sa réservation
 invitation-booker-unnamed = quelqu’un que la réservation ne nomme pas
 invitation-role = La réservation m’inscrit comme personne invitée.
 invitation-role-relationship = La réservation m’inscrit comme personne invitée ({ $relationship }).
-invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse ou ne réponds pas, rien n’est signé, et à ce moment la réservation suit sa règle par défaut : elle est libérée.
+invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse, mon refus est signé et mon assistant le transmet aussitôt à l’hôte; si je ne réponds pas, à ce moment la réservation suit sa règle par défaut : elle est libérée.
 invitation-changed = La réservation a changé depuis que je l’ai acceptée; ceci remplace mon acceptation précédente :
 invitation-changed-unknown = La réservation a changé depuis qu’elle a été faite; l’application de clés n’a aucune trace des conditions que j’avais acceptées, elle ne peut donc pas montrer ce qui change.
 
@@ -201,3 +201,8 @@ new-host = Vous n’avez jamais eu affaire à { $hosts } auparavant.
 ## cette application de clés; un justificatif qui en porte une ne peut donc pas être
 ## retiré avant son expiration.
 not-withdrawable = Les hôtes ne peuvent pas vérifier auprès de cette application de clés; je ne pourrai donc pas retirer cet accord avant son expiration.
+
+# Invitations: a no the host hears at once, attendees who answer (§5.10)
+invitation-decline = Je refuse l’invitation de { $booker } à sa réservation : { $summary }.
+invitation-role-attendee = La réservation m’inscrit parmi les personnes présentes, et je dois répondre.
+invitation-role-attendee-relationship = La réservation m’inscrit parmi les personnes présentes ({ $relationship }), et je dois répondre.
