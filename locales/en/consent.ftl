@@ -202,3 +202,6 @@ not-withdrawable = Hosts cannot check with this key app, so I cannot withdraw th
 invitation-decline = I decline an invitation from { $booker } to a booking they made: { $summary }.
 invitation-role-attendee = The booking names me as someone coming along, who must answer.
 invitation-role-attendee-relationship = The booking names me as someone coming along ({ $relationship }), who must answer.
+
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+own-booking-accept = I say yes myself to this booking on my own calendar: { $summary }.

@@ -193,3 +193,6 @@ verification-confirmed-polkit = confirmed with your password or fingerprint (pol
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = unpaired
+
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+kind-booking_acceptance = My own yes to a booking

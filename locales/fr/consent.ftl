@@ -206,3 +206,6 @@ not-withdrawable = Les hôtes ne peuvent pas vérifier auprès de cette applicat
 invitation-decline = Je refuse l’invitation de { $booker } à sa réservation : { $summary }.
 invitation-role-attendee = La réservation m’inscrit parmi les personnes présentes, et je dois répondre.
 invitation-role-attendee-relationship = La réservation m’inscrit parmi les personnes présentes ({ $relationship }), et je dois répondre.
+
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+own-booking-accept = Je dis oui moi-même à cette réservation dans mon propre agenda : { $summary }.

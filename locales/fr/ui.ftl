@@ -192,3 +192,6 @@ verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empre
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = dissociée
+
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+kind-booking_acceptance = Mon propre oui à une réservation

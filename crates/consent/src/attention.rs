@@ -58,7 +58,7 @@ pub struct Attention {
 pub fn attention(req: &ConsentRequest, locale: &Locale) -> Result<Vec<Attention>, ConsentError> {
     let mut out = Vec::new();
     match req {
-        ConsentRequest::BookingOffer(o) => offer(locale, o, &mut out)?,
+        ConsentRequest::BookingOffer(o) | ConsentRequest::OwnBooking(o) => offer(locale, o, &mut out)?,
         ConsentRequest::ChangeOffer { proposed, .. } => offer(locale, proposed, &mut out)?,
         ConsentRequest::MeetingContract(r) => {
             for o in &r.offers {

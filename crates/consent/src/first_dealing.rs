@@ -45,7 +45,7 @@ pub fn new_hosts(locale: &Locale, req: &ConsentRequest) -> Result<Vec<String>, C
         Ok(if b.new_host { vec![booking_label(locale, b)?] } else { Vec::new() })
     };
     match req {
-        ConsentRequest::BookingOffer(o) => offer(o),
+        ConsentRequest::BookingOffer(o) | ConsentRequest::OwnBooking(o) => offer(o),
         ConsentRequest::ChangeOffer { proposed, .. } => offer(proposed),
         ConsentRequest::Invitation(r) => offer(&r.contract),
         ConsentRequest::OpenMandate(r) => {

@@ -49,6 +49,7 @@ mod mandate;
 mod meeting;
 mod money;
 mod offer;
+mod own_booking;
 mod request;
 mod rule;
 mod when;
@@ -73,6 +74,7 @@ pub use offer::{
     approval_sentence, host_identity, host_name, identity, offer_summary, place_words, reconfirm_sentence,
     render_booking_offer, render_change_offer, retention_sentence, what_words, when_words,
 };
+pub use own_booking::{own_booking_statement, render_own_booking};
 pub use request::{
     AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, InvitationRequest, ManagementMandateRequest,
     MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
@@ -125,6 +127,7 @@ fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) 
         ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
+        ConsentRequest::OwnBooking(o) => render_own_booking(locale, o),
         ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
         ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
     }?;

@@ -250,6 +250,9 @@ pub enum ConsentRequest {
     Rule(RuleRequest),
     /// An invitation to someone else's booking, as a required participant (§5.10).
     Invitation(InvitationRequest),
+    /// The person's own yes to a booking on their own calendar (§7.7, §7.9), signed as
+    /// an acceptance of the booking's offer hash.
+    OwnBooking(VerifiedOffer),
     /// A management mandate that also answers the booker's reconfirmation (§5.10
     /// "Reconfirmation reuses the mechanism").
     Reconfirmation {

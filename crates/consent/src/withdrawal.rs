@@ -43,6 +43,7 @@ pub fn carries_status(req: &ConsentRequest) -> bool {
         | ConsentRequest::Invitation(_) => true,
         ConsentRequest::MeetingContract(_)
         | ConsentRequest::Acceptance(_)
+        | ConsentRequest::OwnBooking(_)
         | ConsentRequest::Rule(_)
         | ConsentRequest::Pairing { .. } => false,
     }

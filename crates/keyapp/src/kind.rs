@@ -26,6 +26,9 @@ pub enum RequestKind {
     /// A yes to someone else's booking that names the person as a required
     /// participant: a closed mandate for `respond` (§5.10).
     Invitation,
+    /// The person's own yes to a booking on their own calendar (§7.7, §7.9):
+    /// an acceptance of the booking's offer hash, by person.
+    BookingAcceptance,
 }
 
 /// A kind name that is none of [`RequestKind`]'s.
@@ -35,7 +38,7 @@ pub struct UnknownKind(pub String);
 
 impl RequestKind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [RequestKind; 7] = [
+    pub const ALL: [RequestKind; 8] = [
         RequestKind::Mandate,
         RequestKind::ClosedMandate,
         RequestKind::ManagementMandate,
@@ -43,6 +46,7 @@ impl RequestKind {
         RequestKind::Acceptance,
         RequestKind::Rule,
         RequestKind::Invitation,
+        RequestKind::BookingAcceptance,
     ];
 
     /// The name on the wire and in the database.
@@ -55,6 +59,7 @@ impl RequestKind {
             RequestKind::Acceptance => "acceptance",
             RequestKind::Rule => "rule",
             RequestKind::Invitation => "invitation",
+            RequestKind::BookingAcceptance => "booking_acceptance",
         }
     }
 
@@ -122,6 +127,9 @@ mod tests {
     #[test]
     fn only_mandates_are_revocable() {
         let not: Vec<_> = RequestKind::ALL.into_iter().filter(|k| !k.revocable()).collect();
-        assert_eq!(not, [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule]);
+        assert_eq!(
+            not,
+            [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule, RequestKind::BookingAcceptance]
+        );
     }
 }

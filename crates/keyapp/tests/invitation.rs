@@ -600,7 +600,7 @@ async fn a_no_the_os_does_not_confirm_signs_nothing() {
     let rid = r["request_id"].as_str().unwrap().to_owned();
     verifier.answer(Err(Refusal::NotAuthorized));
     let err = person(&env, Command::Decline { id: rid.clone() }).await.unwrap_err();
-    assert_eq!(err["error"]["reason"], "user_not_verified", "{err}");
+    assert_eq!(err["reason"], "user_not_verified", "{err}");
     let asked = verifier.asked();
     assert!(asked.last().unwrap().summary.starts_with("I decline an invitation from "), "{asked:?}");
     assert_eq!(pending_ids(&env).await, vec![rid.clone()], "still pending");
@@ -633,4 +633,90 @@ async fn an_attendee_named_with_who_is_asked_not_refused() {
     let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
     assert_eq!(claims.scope, vec![Action::Book]);
     assert_eq!(claims.constraints.unwrap().offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&offer).as_str()));
+}
+
+/// An offer for a booking on `owner`'s own calendar (§7.7): `host.kind` person,
+/// `host.owner`, an answer due by `approval_by`, made on a hold that lapsed an
+/// hour ago (its `exp` bounded the hold, not the booking).
+fn own_calendar_offer(host: &TestHost, days_ahead: i64, owner: &str, approval_by: &str) -> String {
+    let (mut c, _) = future_offer(host, days_ahead);
+    let h = c.host.as_mut().unwrap();
+    h.kind = Some(schcp::claims::HostKind::Person);
+    h.owner = Some(owner.to_owned());
+    c.approval_by = Some(approval_by.to_owned());
+    c.iat = now() - 3600;
+    c.exp = c.iat + 300;
+    host.sign_offer(&c).unwrap()
+}
+
+/// §7.9 "the person's own yes": a booking waiting at the person's own calendar is
+/// shown like any offer, and the yes is signed as an acceptance of its offer hash
+/// by person (§5.12 "Acceptances"). Another's calendar, a business's, a passed
+/// deadline or start: refused, nothing shown.
+#[tokio::test]
+async fn my_own_yes_to_a_booking_on_my_calendar_is_an_acceptance_of_its_offer() {
+    let env = start().await;
+    let a = paired_agent(&env, 49).await;
+    let me = my_principal(&a).await;
+    let body = |offer: &str, key: &str| json!({"kind": "booking_acceptance", "idempotency_key": key, "offer": offer, "discovery": env.host.discovery_url()});
+    let offer = own_calendar_offer(&env.host, 5, &me, &at_one_pm(4));
+    let r = a.call(Method::POST, "/v1/requests", Some(&body(&offer, "own-1"))).await.unwrap();
+    assert_eq!((&r["status"], &r["kind"]), (&json!("pending"), &json!("booking_acceptance")), "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    let statement = text.lines().next().unwrap();
+    assert!(
+        statement.starts_with(
+            "I say yes myself to this booking on my own calendar: Synthetic oil change with Maple Street Auto \
+             (maplestreetauto.example), "
+        ) && statement.contains(&day_words(5)),
+        "{text}"
+    );
+    assert!(text.ends_with("Maple Street Auto keeps my booking details for 1 year after the booking."), "{text}");
+
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    let acceptance = done["result"]["acceptance"].as_str().unwrap();
+    let hash = schcp::hash::jws_sha256(&offer);
+    assert_eq!(done["result"]["offer_sha256"], hash.as_str());
+    let parsed = schcp::jws::parse(acceptance).unwrap();
+    assert_eq!(parsed.header.typ, "schcp-acceptance+jwt");
+    let jwk = a.call(Method::GET, "/v1/principal", None).await.unwrap()["jwk"].clone();
+    let claims = jwcrypto_verifies(&jwk, acceptance);
+    assert_eq!(claims["iss"], me.as_str());
+    assert_eq!(claims["terms_sha256"], hash.as_str(), "the booking's offer hash");
+    assert_eq!(claims["by"], "person");
+    assert_eq!(claims["statement"], statement);
+    assert!(claims.get("meeting_id").is_none() && claims.get("rule").is_none(), "{claims}");
+    assert_eq!(claims["jwk"]["x"], jwk["x"], "the person's own key");
+    let iat = claims["iat"].as_i64().unwrap();
+    assert!((now() - 60..=now() + 60).contains(&iat), "given now, after the booking was made");
+    schcp::schema::validate(schcp::schema::Def::Acceptance, &claims).expect("closed-schema valid");
+
+    // The violations: nothing is put before the person.
+    let late = (chrono::Utc::now() - chrono::Duration::minutes(5)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let (_, business) = future_offer(&env.host, 5);
+    let cases = [
+        ("a business's offer", business, "not_my_calendar"),
+        ("someone else's calendar", own_calendar_offer(&env.host, 5, &sam(), &at_one_pm(4)), "not_my_calendar"),
+        ("the answer deadline passed", own_calendar_offer(&env.host, 5, &me, &late), "deadline_passed"),
+        ("the booking began", own_calendar_offer(&env.host, -1, &me, &at_one_pm(4)), "already_started"),
+    ];
+    for (i, (name, offer, reason)) in cases.iter().enumerate() {
+        let (status, err) =
+            a.send(Method::POST, "/v1/requests", Some(&body(offer, &format!("bad-{i}")))).await.unwrap();
+        assert_eq!(
+            (status, &err["error"]["reason"]),
+            (StatusCode::UNPROCESSABLE_ENTITY, &json!(reason)),
+            "{name}: {err}"
+        );
+    }
+    // A forged offer (signed by another host's key under the same name and kid).
+    let impostor = TestHost::start(TestHostConfig::default()).await;
+    let forged = own_calendar_offer(&impostor, 5, &me, &at_one_pm(4));
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body(&forged, "forged"))).await.unwrap();
+    assert_eq!((status, &err["error"]["reason"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!("bad_signature")), "{err}");
+    assert!(pending_ids(&env).await.is_empty(), "a refused request never reaches the person");
+    // Replayed with the same key and body: the same request, nothing new.
+    let again = a.call(Method::POST, "/v1/requests", Some(&body(&offer, "own-1"))).await.unwrap();
+    assert_eq!(again["request_id"], r["request_id"]);
+    assert_eq!(again["status"], "approved");
 }

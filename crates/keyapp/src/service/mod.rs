@@ -15,6 +15,7 @@
 
 mod acceptance;
 mod answers;
+mod booking_acceptance;
 mod closed_mandate;
 mod directory;
 mod hosts;

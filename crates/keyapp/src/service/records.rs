@@ -294,6 +294,7 @@ fn kind_words(kind: RequestKind) -> &'static str {
         RequestKind::Acceptance => "acceptance",
         RequestKind::Rule => "rule",
         RequestKind::Invitation => "invitation",
+        RequestKind::BookingAcceptance => "acceptance of a booking",
     }
 }
 

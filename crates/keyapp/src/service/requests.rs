@@ -2,6 +2,7 @@
 //! withdrawn by the agent, or left to expire.
 
 use super::acceptance::Acceptance;
+use super::booking_acceptance::BookingAcceptance;
 use super::closed_mandate::ClosedMandate;
 use super::invitation::Invitation;
 use super::issued::Issued;
@@ -157,6 +158,7 @@ fn handlers(kind: RequestKind) -> Handlers {
         RequestKind::Acceptance => Handlers::of::<Acceptance>(),
         RequestKind::Rule => Handlers::of::<Rule>(),
         RequestKind::Invitation => Handlers::of::<Invitation>(),
+        RequestKind::BookingAcceptance => Handlers::of::<BookingAcceptance>(),
     }
 }
 
