@@ -196,3 +196,4 @@ status-unpaired = unpaired
 
 # The person's own yes to a booking on their calendar (§7.7, §7.9)
 kind-booking_acceptance = My own yes to a booking
+kind-booking_read = Reading a booking

@@ -195,3 +195,4 @@ status-unpaired = dissociée
 
 # The person's own yes to a booking on their calendar (§7.7, §7.9)
 kind-booking_acceptance = Mon propre oui à une réservation
+kind-booking_read = Consultation d’une réservation

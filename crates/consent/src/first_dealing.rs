@@ -52,6 +52,7 @@ pub fn new_hosts(locale: &Locale, req: &ConsentRequest) -> Result<Vec<String>, C
             r.hosts.iter().filter(|h| h.new_host && h.id != "*").map(|h| mandate_host_label(locale, h)).collect()
         }
         ConsentRequest::ManagementMandate(r) => booking(&r.booking),
+        ConsentRequest::BookingRead(r) if r.host.new_host => Ok(vec![mandate_host_label(locale, &r.host)?]),
         ConsentRequest::Reconfirmation { mandate, .. } => booking(&mandate.booking),
         _ => Ok(Vec::new()),
     }

@@ -38,6 +38,7 @@
 pub use schcp::claims;
 
 pub mod attention;
+mod booking_read;
 mod domain;
 mod duration;
 mod error;
@@ -56,6 +57,7 @@ mod when;
 mod withdrawal;
 
 pub use attention::{attention, Attention, AttentionKind};
+pub use booking_read::render_booking_read;
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};
@@ -76,9 +78,9 @@ pub use offer::{
 };
 pub use own_booking::{own_booking_statement, render_own_booking};
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, InvitationRequest, ManagementMandateRequest,
-    MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
-    VerifiedOffer,
+    AcceptanceRequest, AgentKey, BookingReadRequest, BookingSummary, ConsentRequest, Contacts, InvitationRequest,
+    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest,
+    ServiceLabel, VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
 pub use when::{date_words, numeric_date_words, slot_words};
@@ -128,6 +130,7 @@ fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) 
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
         ConsentRequest::OwnBooking(o) => render_own_booking(locale, o),
+        ConsentRequest::BookingRead(r) => render_booking_read(locale, r),
         ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
         ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
     }?;

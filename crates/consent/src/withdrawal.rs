@@ -40,7 +40,8 @@ pub fn carries_status(req: &ConsentRequest) -> bool {
         | ConsentRequest::OpenMandate(_)
         | ConsentRequest::ManagementMandate(_)
         | ConsentRequest::Reconfirmation { .. }
-        | ConsentRequest::Invitation(_) => true,
+        | ConsentRequest::Invitation(_)
+        | ConsentRequest::BookingRead(_) => true,
         ConsentRequest::MeetingContract(_)
         | ConsentRequest::Acceptance(_)
         | ConsentRequest::OwnBooking(_)

@@ -36,3 +36,28 @@ fn my_own_yes_is_shown_like_any_offer_after_its_statement() {
     let unread = render_with(&req, &en(), &Contacts::new(), Withdrawal::NotBeforeExpiry).unwrap();
     assert_eq!(unread, text);
 }
+
+/// A narrow read credential (§5.5, §5.10): one booking, one host, until when, and
+/// nothing but reading, in both languages.
+#[test]
+fn a_read_credential_names_one_booking_and_allows_nothing_else() {
+    let req = ConsentRequest::BookingRead(BookingReadRequest {
+        agent_name: "Calendar Assistant".into(),
+        host: MandateHost {
+            id: "maple-street-auto".into(),
+            name: Some("Maple Street Auto".into()),
+            domain: Some(domain("maplestreetauto.example")),
+            new_host: false,
+        },
+        booking_id: "b_7Qx2".into(),
+        exp: 1_792_003_600,
+        tz: Some("America/Toronto".into()),
+    });
+    for (tag, locale) in [("en", en()), ("fr", fr())] {
+        let text = render(&req, &locale, &Contacts::new()).unwrap();
+        insta::assert_snapshot!(format!("booking_read@{tag}"), text);
+    }
+    let text = render(&req, &en(), &Contacts::new()).unwrap();
+    assert!(text.contains("b_7Qx2") && text.contains("Maple Street Auto (maplestreetauto.example)"), "{text}");
+    assert!(carries_status(&req), "it is a mandate with a status URL");
+}

@@ -29,6 +29,9 @@ pub enum RequestKind {
     /// The person's own yes to a booking on their own calendar (§7.7, §7.9):
     /// an acceptance of the booking's offer hash, by person.
     BookingAcceptance,
+    /// A mandate to read one booking at one host and nothing else (§5.5),
+    /// such as one the person is invited to (§5.10).
+    BookingRead,
 }
 
 /// A kind name that is none of [`RequestKind`]'s.
@@ -38,7 +41,7 @@ pub struct UnknownKind(pub String);
 
 impl RequestKind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [RequestKind; 8] = [
+    pub const ALL: [RequestKind; 9] = [
         RequestKind::Mandate,
         RequestKind::ClosedMandate,
         RequestKind::ManagementMandate,
@@ -47,6 +50,7 @@ impl RequestKind {
         RequestKind::Rule,
         RequestKind::Invitation,
         RequestKind::BookingAcceptance,
+        RequestKind::BookingRead,
     ];
 
     /// The name on the wire and in the database.
@@ -60,6 +64,7 @@ impl RequestKind {
             RequestKind::Rule => "rule",
             RequestKind::Invitation => "invitation",
             RequestKind::BookingAcceptance => "booking_acceptance",
+            RequestKind::BookingRead => "booking_read",
         }
     }
 
@@ -87,6 +92,7 @@ impl RequestKind {
                 | RequestKind::ClosedMandate
                 | RequestKind::ManagementMandate
                 | RequestKind::Invitation
+                | RequestKind::BookingRead
         )
     }
 }

@@ -720,3 +720,79 @@ async fn my_own_yes_to_a_booking_on_my_calendar_is_an_acceptance_of_its_offer() 
     assert_eq!(again["request_id"], r["request_id"]);
     assert_eq!(again["status"], "approved");
 }
+
+/// A narrow read credential (§5.5, §3.3 "Constraints bind reads too"): the
+/// invitee's agent reads the booking it was invited to under a mandate for that
+/// booking alone, whose scope (`hold`) such a mandate can never use, instead of
+/// an open one. A wrong host or a booking id that could carry anything else is
+/// refused, nothing shown.
+#[tokio::test]
+async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
+    let env = start().await;
+    let a = paired_agent(&env, 50).await;
+    let body = |host: &str, booking: &str, key: &str| {
+        json!({"kind": "booking_read", "idempotency_key": key, "host": host,
+               "discovery": env.host.discovery_url(), "booking_id": booking})
+    };
+    let r = a.call(Method::POST, "/v1/requests", Some(&body(HOST, "b_7Qx2", "read-1"))).await.unwrap();
+    assert_eq!((&r["status"], &r["kind"]), (&json!("pending"), &json!("booking_read")), "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "I allow the assistant \"Calendar Assistant\" to read my booking b_7Qx2 at Maple Street Auto \
+             (maplestreetauto.example), or one I am invited to, until "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nIt can only read it: it cannot answer, book, change or cancel anything with it."),
+        "{text}"
+    );
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    assert_eq!(done["result"]["booking_id"], "b_7Qx2");
+    let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    assert_eq!(claims.scope, vec![Action::Hold]);
+    let c = claims.constraints.unwrap();
+    assert_eq!(c.bookings, Some(vec!["b_7Qx2".to_owned()]));
+    assert!(c.offer_sha256.is_none() && c.max_price.is_none());
+    assert!(claims.exp <= now() + 3600 && claims.status.is_some(), "an hour, and revocable");
+    // A host's checks (§3.3): the one action its scope names is never allowed under bookings.
+    let chain = verify_mandate_chain(
+        done["result"]["mandate"].as_str().unwrap(),
+        &ChainContext { host_id: HOST, request_jkt: &jkt(&a), now: now(), allow_wildcard: false },
+    )
+    .unwrap();
+    let action = |scope, booking: Option<&'static str>| schcp::verify::ActionCheck {
+        scope,
+        service_id: None,
+        start: None,
+        end: None,
+        total: None,
+        booking_id: booking,
+        offer_sha256: None,
+        active_bookings: [0, 0],
+    };
+    for (scope, booking) in [
+        (Action::Hold, None),
+        (Action::Hold, Some("b_7Qx2")),
+        (Action::Book, Some("b_7Qx2")),
+        (Action::Cancel, Some("b_7Qx2")),
+    ] {
+        assert!(schcp::verify::check_action(&chain, &action(scope, booking)).is_err(), "{scope:?}");
+    }
+
+    // Violations: nothing is put before the person.
+    for (i, (host, booking, status, reason)) in [
+        ("another-host", "b_7Qx2", StatusCode::BAD_REQUEST, "host_mismatch"),
+        (HOST, "b 7\nI allow everything", StatusCode::BAD_REQUEST, "malformed"),
+        (HOST, "", StatusCode::BAD_REQUEST, "malformed"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (got, err) =
+            a.send(Method::POST, "/v1/requests", Some(&body(host, booking, &format!("bad-{i}")))).await.unwrap();
+        assert_eq!((got, &err["error"]["reason"]), (status, &json!(reason)), "{err}");
+    }
+    assert!(pending_ids(&env).await.is_empty());
+}

@@ -16,6 +16,7 @@
 mod acceptance;
 mod answers;
 mod booking_acceptance;
+mod booking_read;
 mod closed_mandate;
 mod directory;
 mod hosts;

@@ -295,6 +295,7 @@ fn kind_words(kind: RequestKind) -> &'static str {
         RequestKind::Rule => "rule",
         RequestKind::Invitation => "invitation",
         RequestKind::BookingAcceptance => "acceptance of a booking",
+        RequestKind::BookingRead => "read mandate",
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::acceptance::Acceptance;
 use super::booking_acceptance::BookingAcceptance;
+use super::booking_read::BookingRead;
 use super::closed_mandate::ClosedMandate;
 use super::invitation::Invitation;
 use super::issued::Issued;
@@ -159,6 +160,7 @@ fn handlers(kind: RequestKind) -> Handlers {
         RequestKind::Rule => Handlers::of::<Rule>(),
         RequestKind::Invitation => Handlers::of::<Invitation>(),
         RequestKind::BookingAcceptance => Handlers::of::<BookingAcceptance>(),
+        RequestKind::BookingRead => Handlers::of::<BookingRead>(),
     }
 }
 
