@@ -207,5 +207,5 @@ invitation-role-attendee-relationship = The booking names me as someone coming a
 own-booking-accept = I say yes myself to this booking on my own calendar: { $summary }.
 
 # A narrow read credential for one booking (§5.5, §5.10)
-booking-read = I allow the assistant { $agent } to read my booking { $booking } at { $host }, or one I am invited to, until { $until }.
+booking-read = I allow the assistant { $agent } to read booking { $booking } at { $host }, mine or one I am invited to, until { $until }.
 booking-read-only = It can only read it: it cannot answer, book, change or cancel anything with it.

@@ -211,5 +211,5 @@ invitation-role-attendee-relationship = La réservation m’inscrit parmi les pe
 own-booking-accept = Je dis oui moi-même à cette réservation dans mon propre agenda : { $summary }.
 
 # A narrow read credential for one booking (§5.5, §5.10)
-booking-read = J’autorise l’assistant { $agent } à consulter ma réservation { $booking } chez { $host }, ou une réservation à laquelle je suis invité, jusqu’au { $until }.
+booking-read = J’autorise l’assistant { $agent } à consulter la réservation { $booking } chez { $host }, la mienne ou une réservation à laquelle on m’invite, jusqu’au { $until }.
 booking-read-only = Il peut seulement la consulter : il ne peut rien répondre, réserver, modifier ni annuler avec cette autorisation.

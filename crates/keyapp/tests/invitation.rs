@@ -739,8 +739,8 @@ async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
     let text = r["consent_text"].as_str().unwrap();
     assert!(
         text.starts_with(
-            "I allow the assistant \"Calendar Assistant\" to read my booking b_7Qx2 at Maple Street Auto \
-             (maplestreetauto.example), or one I am invited to, until "
+            "I allow the assistant \"Calendar Assistant\" to read booking b_7Qx2 at Maple Street Auto \
+             (maplestreetauto.example), mine or one I am invited to, until "
         ),
         "{text}"
     );
