@@ -270,3 +270,6 @@ contacts-card = Their contact card or key app id
 contacts-card-hint = Ask them to copy it from Settings in their key app. It looks like: Ellis <urn:schcp:principal:…>. Their name is filled in for you; you may change it.
 attestations-code = The code your verifier gave you
 attestations-code-hint = Paste it exactly as you received it.
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+kind-booking_acceptance = My own yes to a booking
+kind-booking_read = Reading a booking

@@ -269,3 +269,6 @@ contacts-card = Sa fiche de contact ou l’identifiant de son appli de clés
 contacts-card-hint = Demandez-lui de la copier depuis les Réglages de son appli de clés. Elle ressemble à : Ellis <urn:schcp:principal:…>. Son nom est rempli pour vous ; vous pouvez le changer.
 attestations-code = Le code que votre vérificateur vous a donné
 attestations-code-hint = Collez-le exactement tel que vous l’avez reçu.
+# The person's own yes to a booking on their calendar (§7.7, §7.9)
+kind-booking_acceptance = Mon propre oui à une réservation
+kind-booking_read = Consultation d’une réservation

@@ -307,7 +307,7 @@ export type Publication = "registration_pending" | "revocation_pending" | "regis
  * What an agent asks the person for; each is verified, shown and issued by
  * its own module of `service`.
  */
-export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation";
+export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation" | "booking_acceptance" | "booking_read";
 
 /**
  * The Settings screen's facts.

@@ -143,7 +143,7 @@ pub const LONG_LIVED_SECS: i64 = 24 * 60 * 60;
 pub fn attention(req: &ConsentRequest, locale: &Locale, now: i64) -> Result<Vec<Attention>, ConsentError> {
     let mut out = Vec::new();
     match req {
-        ConsentRequest::BookingOffer(o) => offer(locale, o, &mut out)?,
+        ConsentRequest::BookingOffer(o) | ConsentRequest::OwnBooking(o) => offer(locale, o, &mut out)?,
         ConsentRequest::ChangeOffer { proposed, .. } => offer(locale, proposed, &mut out)?,
         ConsentRequest::MeetingContract(r) => {
             for o in &r.offers {

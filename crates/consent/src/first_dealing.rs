@@ -45,13 +45,14 @@ pub fn new_hosts(locale: &Locale, req: &ConsentRequest) -> Result<Vec<String>, C
         Ok(if b.new_host { vec![booking_label(locale, b)?] } else { Vec::new() })
     };
     match req {
-        ConsentRequest::BookingOffer(o) => offer(o),
+        ConsentRequest::BookingOffer(o) | ConsentRequest::OwnBooking(o) => offer(o),
         ConsentRequest::ChangeOffer { proposed, .. } => offer(proposed),
         ConsentRequest::Invitation(r) => offer(&r.contract),
         ConsentRequest::OpenMandate(r) => {
             r.hosts.iter().filter(|h| h.new_host && h.id != "*").map(|h| mandate_host_label(locale, h)).collect()
         }
         ConsentRequest::ManagementMandate(r) => booking(&r.booking),
+        ConsentRequest::BookingRead(r) if r.host.new_host => Ok(vec![mandate_host_label(locale, &r.host)?]),
         ConsentRequest::Reconfirmation { mandate, .. } => booking(&mandate.booking),
         _ => Ok(Vec::new()),
     }

@@ -60,13 +60,48 @@ pub fn answer_by_sentence(locale: &Locale, req: &InvitationRequest) -> Result<St
     }
 }
 
-/// An invited participant's own terms: role invitee, a deadline, and the default
-/// ("release" unless given, §5.10).
+/// An invited participant's own terms: a deadline and the default ("release" unless
+/// given, §5.10). Every participant named with `who` is required and answers,
+/// whether invited or coming along (§5.10); the booker's own reconfirmation is the
+/// management mandate's (`render_reconfirmation`).
 fn deadline(me: &Participant) -> Result<(&str, ReconfirmDefault), ConsentError> {
     match (me.role, me.confirm_by.as_deref()) {
-        (ParticipantRole::Invitee, Some(confirm_by)) => Ok((confirm_by, me.default.unwrap_or_default())),
+        (ParticipantRole::Invitee | ParticipantRole::Attendee, Some(confirm_by)) => {
+            Ok((confirm_by, me.default.unwrap_or_default()))
+        }
         _ => Err(ConsentError::NotInvited),
     }
+}
+
+/// The role the booking gives this person, in the words of that role (§5.10:
+/// `invitee`, or `attendee`, someone who comes along).
+fn role_sentence(locale: &Locale, me: &Participant) -> Result<String, ConsentError> {
+    let (plain, related) = match me.role {
+        ParticipantRole::Attendee => ("invitation-role-attendee", "invitation-role-attendee-relationship"),
+        _ => ("invitation-role", "invitation-role-relationship"),
+    };
+    match &me.relationship {
+        Some(rel) => locale.message(related, &[("relationship", inert::name(locale, rel)?.into())]),
+        None => locale.message(plain, &[]),
+    }
+}
+
+/// The statement the person's no carries (§5.10 "Declining makes it declined"): the
+/// same booking and contract as the yes they were asked for, said as a no. It is the
+/// `consent.statement` of the credential that lets their agent tell the host.
+pub fn invitation_decline_statement(
+    locale: &Locale,
+    req: &InvitationRequest,
+    contacts: &Contacts,
+) -> Result<String, ConsentError> {
+    deadline(&req.me)?;
+    locale.message(
+        "invitation-decline",
+        &[
+            ("booker", booker_words(locale, req.booker.as_ref(), contacts)?.into()),
+            ("summary", offer_summary(locale, &req.contract)?.into()),
+        ],
+    )
 }
 
 /// The statement the invitee accepts (the first line of [`render_invitation`]).
@@ -91,12 +126,7 @@ pub fn render_invitation(
     contacts: &Contacts,
 ) -> Result<String, ConsentError> {
     let mut lines = vec![invitation_statement(locale, req, contacts)?];
-    lines.push(match &req.me.relationship {
-        Some(rel) => {
-            locale.message("invitation-role-relationship", &[("relationship", inert::name(locale, rel)?.into())])?
-        }
-        None => locale.message("invitation-role", &[])?,
-    });
+    lines.push(role_sentence(locale, &req.me)?);
     lines.push(answer_by_sentence(locale, req)?);
     match &req.replaces {
         Some(old) => {

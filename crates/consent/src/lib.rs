@@ -38,6 +38,7 @@
 pub use schcp::claims;
 
 pub mod attention;
+mod booking_read;
 mod domain;
 mod duration;
 mod error;
@@ -49,6 +50,7 @@ mod mandate;
 mod meeting;
 mod money;
 mod offer;
+mod own_booking;
 mod request;
 mod rule;
 mod summary;
@@ -56,13 +58,14 @@ mod when;
 mod withdrawal;
 
 pub use attention::{attention, Attention, AttentionKind};
+pub use booking_read::render_booking_read;
 pub use domain::VerifiedDomain;
 pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};
 pub use first_dealing::new_hosts;
 pub use invitation::{
-    answer_by_sentence, booker_words, invitation_statement, reconfirm_by_words, render_invitation,
-    render_reconfirmation,
+    answer_by_sentence, booker_words, invitation_decline_statement, invitation_statement, reconfirm_by_words,
+    render_invitation, render_reconfirmation,
 };
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
@@ -74,10 +77,11 @@ pub use offer::{
     approval_sentence, host_identity, host_name, identity, offer_summary, place_words, reconfirm_sentence,
     render_booking_offer, render_change_offer, retention_sentence, what_words, when_words,
 };
+pub use own_booking::{own_booking_statement, render_own_booking};
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, InvitationRequest, ManagementMandateRequest,
-    MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
-    VerifiedOffer,
+    AcceptanceRequest, AgentKey, BookingReadRequest, BookingSummary, ConsentRequest, Contacts, InvitationRequest,
+    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest,
+    ServiceLabel, VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
 pub use summary::summary;
@@ -127,6 +131,8 @@ fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) 
         ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
+        ConsentRequest::OwnBooking(o) => render_own_booking(locale, o),
+        ConsentRequest::BookingRead(r) => render_booking_read(locale, r),
         ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
         ConsentRequest::Pairing { agent_name, fingerprint } => render_pairing(locale, agent_name, fingerprint),
     }?;

@@ -202,6 +202,23 @@ pub struct InvitationRequest {
     pub replaces: Option<VerifiedOffer>,
 }
 
+/// A narrow read credential: a mandate that lets the agent read one booking at one
+/// host (`GET /bookings/{id}`, §5.5), such as one the person is invited to (§5.10),
+/// and nothing else.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookingReadRequest {
+    /// The name the agent paired under.
+    pub agent_name: String,
+    /// The host, as the key app discovered it.
+    pub host: MandateHost,
+    /// The host's booking id (agent-supplied, shown inert).
+    pub booking_id: String,
+    /// NumericDate the mandate expires at.
+    pub exp: i64,
+    /// The host's IANA zone, to show the expiry in.
+    pub tz: Option<String>,
+}
+
 /// The agent key a rule lets answer (§7.9 `cnf.jkt`), as the key app knows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentKey {
@@ -250,6 +267,11 @@ pub enum ConsentRequest {
     Rule(RuleRequest),
     /// An invitation to someone else's booking, as a required participant (§5.10).
     Invitation(InvitationRequest),
+    /// A mandate to read one booking at one host, and nothing else (§5.5, §5.10).
+    BookingRead(BookingReadRequest),
+    /// The person's own yes to a booking on their own calendar (§7.7, §7.9), signed as
+    /// an acceptance of the booking's offer hash.
+    OwnBooking(VerifiedOffer),
     /// A management mandate that also answers the booker's reconfirmation (§5.10
     /// "Reconfirmation reuses the mechanism").
     Reconfirmation {

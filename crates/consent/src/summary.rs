@@ -21,7 +21,7 @@ pub fn summary(req: &ConsentRequest, locale: &Locale) -> Result<String, ConsentE
         locale.message(id, &[("what", what_words(locale, o)?.into()), ("when", when_words(locale, &o.claims)?.into())])
     };
     match req {
-        ConsentRequest::BookingOffer(o) => offer("summary-booking", o),
+        ConsentRequest::BookingOffer(o) | ConsentRequest::OwnBooking(o) => offer("summary-booking", o),
         ConsentRequest::ChangeOffer { proposed, .. } => offer("summary-change", proposed),
         ConsentRequest::Invitation(r) => offer("summary-invitation", &r.contract),
         ConsentRequest::OpenMandate(r) => {
@@ -42,6 +42,13 @@ pub fn summary(req: &ConsentRequest, locale: &Locale) -> Result<String, ConsentE
         ConsentRequest::Rule(r) => {
             locale.message("summary-rule", &[("label", inert::quoted(locale, &r.rule.label)?.into())])
         }
+        ConsentRequest::BookingRead(r) => locale.message(
+            "summary-booking-read",
+            &[
+                ("booking", inert::quoted(locale, &r.booking_id)?.into()),
+                ("hosts", hosts_words(locale, std::slice::from_ref(&r.host))?.into()),
+            ],
+        ),
         ConsentRequest::Pairing { agent_name, .. } => {
             locale.message("summary-pairing", &[("agent", inert::quoted(locale, agent_name)?.into())])
         }

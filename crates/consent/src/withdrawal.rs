@@ -73,9 +73,12 @@ pub fn signs(req: &ConsentRequest) -> Option<Signs> {
         | ConsentRequest::OpenMandate(_)
         | ConsentRequest::ManagementMandate(_)
         | ConsentRequest::Reconfirmation { .. }
-        | ConsentRequest::Invitation(_) => Some(Signs::Mandate),
+        | ConsentRequest::Invitation(_)
+        | ConsentRequest::BookingRead(_) => Some(Signs::Mandate),
         ConsentRequest::MeetingContract(_) => Some(Signs::MeetingContract),
-        ConsentRequest::Acceptance(_) => Some(Signs::Acceptance),
+        // The person's own yes to a booking on their calendar is an
+        // acceptance (§7.9), kept by the calendar like a member's.
+        ConsentRequest::Acceptance(_) | ConsentRequest::OwnBooking(_) => Some(Signs::Acceptance),
         ConsentRequest::Rule(_) => Some(Signs::Rule),
         ConsentRequest::Pairing { .. } => None,
     }

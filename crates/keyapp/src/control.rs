@@ -184,7 +184,8 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
             service.answer_from(&id, true, asker).await?
         }
-        Command::Decline { id } => service.answer(&id, false).await?,
+        // A no that signs (an invitation's, §5.10) is confirmed for the peer.
+        Command::Decline { id } => service.decline(&id, asker).await?,
         Command::Mandates => to_value(service.credentials(None).await?),
         Command::Revoke { jti } => {
             service.revoke(&jti).await?;

@@ -27,6 +27,12 @@ pub enum RequestKind {
     /// A yes to someone else's booking that names the person as a required
     /// participant: a closed mandate for `respond` (§5.10).
     Invitation,
+    /// The person's own yes to a booking on their own calendar (§7.7, §7.9):
+    /// an acceptance of the booking's offer hash, by person.
+    BookingAcceptance,
+    /// A mandate to read one booking at one host and nothing else (§5.5),
+    /// such as one the person is invited to (§5.10).
+    BookingRead,
 }
 
 /// A kind name that is none of [`RequestKind`]'s.
@@ -36,7 +42,7 @@ pub struct UnknownKind(pub String);
 
 impl RequestKind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [RequestKind; 7] = [
+    pub const ALL: [RequestKind; 9] = [
         RequestKind::Mandate,
         RequestKind::ClosedMandate,
         RequestKind::ManagementMandate,
@@ -44,6 +50,8 @@ impl RequestKind {
         RequestKind::Acceptance,
         RequestKind::Rule,
         RequestKind::Invitation,
+        RequestKind::BookingAcceptance,
+        RequestKind::BookingRead,
     ];
 
     /// The name on the wire and in the database.
@@ -56,6 +64,8 @@ impl RequestKind {
             RequestKind::Acceptance => "acceptance",
             RequestKind::Rule => "rule",
             RequestKind::Invitation => "invitation",
+            RequestKind::BookingAcceptance => "booking_acceptance",
+            RequestKind::BookingRead => "booking_read",
         }
     }
 
@@ -66,9 +76,10 @@ impl RequestKind {
             RequestKind::Mandate
             | RequestKind::ClosedMandate
             | RequestKind::ManagementMandate
-            | RequestKind::Invitation => Signs::Mandate,
+            | RequestKind::Invitation
+            | RequestKind::BookingRead => Signs::Mandate,
             RequestKind::MeetingContract => Signs::MeetingContract,
-            RequestKind::Acceptance => Signs::Acceptance,
+            RequestKind::Acceptance | RequestKind::BookingAcceptance => Signs::Acceptance,
             RequestKind::Rule => Signs::Rule,
         }
     }
@@ -128,7 +139,10 @@ mod tests {
     #[test]
     fn only_mandates_are_revocable() {
         let not: Vec<_> = RequestKind::ALL.into_iter().filter(|k| !k.revocable()).collect();
-        assert_eq!(not, [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule]);
+        assert_eq!(
+            not,
+            [RequestKind::MeetingContract, RequestKind::Acceptance, RequestKind::Rule, RequestKind::BookingAcceptance]
+        );
     }
 
     /// One concept: a kind is revocable exactly when the consent text of what

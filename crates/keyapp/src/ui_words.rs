@@ -147,7 +147,8 @@ pub fn words(reason: Reason) -> Words {
         | R::NoDeadline
         | R::DeadlinePassed
         | R::NoContract
-        | R::BookingMismatch => Words::Verification,
+        | R::BookingMismatch
+        | R::NotMyCalendar => Words::Verification,
         R::BodyTooLarge
         | R::MalformedUpdate
         | R::BadPrincipalJwk

@@ -12,7 +12,7 @@ use schcp::verify::{verify_mandate_chain, ChainContext};
 use serde_json::{json, Value};
 use testhost::{TestHost, TestHostConfig};
 use testkit::env::*;
-use testkit::invitation::{fetch_booking, invited, sam, BOOKERS_MANDATE};
+use testkit::invitation::{fetch_booking, fresh_nonce, invited, respond, sam, BOOKERS_MANDATE};
 use testkit::{now, principal_of};
 
 const HOST: &str = "maple-street-auto";
@@ -162,6 +162,12 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     assert_eq!(payload["aud"], HOST);
     assert_eq!(payload["constraints"]["offer_sha256"], contract.as_str());
     assert!(payload["exp"].as_i64().unwrap() <= deadline);
+    assert!(done["result"].get("accept").is_none(), "a yes's result keeps its shape");
+    // The host takes the yes (§5.10): the last required participant's makes it confirmed.
+    let yes = json!({"idempotency_key": "yes-1", "accept": true, "offer_sha256": contract});
+    let (status, answered) = respond(&env.host, a.key(), mandate, &booking_id, &yes, &fresh_nonce()).await;
+    assert_eq!(status, StatusCode::OK, "{answered}");
+    assert_eq!(answered["booking"]["status"], "confirmed", "{answered}");
 
     // Kept like any credential: the list, the history.
     let listed = person(&env, Command::Mandates).await.unwrap();
@@ -211,7 +217,7 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
 }
 
 #[tokio::test]
-async fn in_french_without_a_contact_name_and_a_decline_issues_nothing() {
+async fn in_french_without_a_contact_name_and_a_no_said_in_french() {
     let env = start_with(|config| config.locale = Some("fr".into())).await;
     let a = paired_agent(&env, 41).await;
     let me = my_principal(&a).await;
@@ -231,15 +237,24 @@ async fn in_french_without_a_contact_name_and_a_decline_issues_nothing() {
     );
     assert_eq!(lines[1], "La réservation m’inscrit comme personne invitée (brother).");
     assert!(lines[2].starts_with("Je dois répondre au plus tard le "), "{text}");
+    assert!(
+        lines[2].contains("Si je refuse, mon refus est signé et mon assistant le transmet aussitôt à l’hôte"),
+        "{text}"
+    );
     assert!(lines[2].ends_with("la réservation suit sa règle par défaut : elle est libérée."), "{text}");
 
-    // Decline: nothing is issued; the booking follows its default at confirm_by.
+    // The no is signed in the words the invitation was shown in (§5.10).
     let rid = r["request_id"].as_str().unwrap().to_owned();
     person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["status"], "declined");
-    assert!(done.get("result").is_none());
-    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    assert_eq!(done["result"]["accept"], false, "{done}");
+    let no = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    let statement = no.consent.unwrap().statement;
+    assert!(
+        statement.starts_with("Je refuse l’invitation de quelqu’un que vous ne connaissez pas, sous le nom de « Sam R. » à sa réservation : "),
+        "{statement}"
+    );
     let history = person(&env, Command::History).await.unwrap();
     assert!(history
         .as_array()
@@ -288,9 +303,12 @@ async fn hostile_invitations_are_refused_with_nothing_pending() {
     let stranger = principal_of(&SigningKey::from_bytes(&[0x91; 32]));
     let not_me = env.host.tentative_booking(&offer_in(&env.host, 5), BOOKERS_MANDATE, with(&stranger), now()).unwrap();
     cases.push(("not named", to_value(&not_me), "not_a_participant"));
-    // Named only as an attendee.
-    let attendee = edit(&|ps| ps[1].role = ParticipantRole::Attendee);
-    cases.push(("named as an attendee", to_value(&attendee), "not_invited"));
+    // Named as the booker: its reconfirmation is a management mandate's.
+    let booker = edit(&|ps| ps[1].role = ParticipantRole::Booker);
+    cases.push(("named as the booker", to_value(&booker), "not_invited"));
+    // Named without a status to answer.
+    let not_required = edit(&|ps| ps[1].status = Some(ParticipantStatus::NotRequired));
+    cases.push(("not required", to_value(&not_required), "not_invited"));
     // Named twice.
     let twice = edit(&|ps| ps.push(ps[1].clone()));
     cases.push(("named twice", to_value(&twice), "duplicate_participant"));
@@ -433,4 +451,348 @@ async fn a_guests_booking_cannot_be_answered_through_a_management_mandate() {
 /// which the first request to a host carries after its summary.
 fn is_new_host_line(line: &str) -> bool {
     line.starts_with("You have not dealt with ") || line.starts_with("Vous n’avez jamais eu affaire à ")
+}
+
+/// The mandate a result holds, checked as the host checks it (§3.3) for the agent `a`.
+fn no_claims(a: &AgentClient, mandate: &str) -> schcp::claims::MandateClaims {
+    let ctx = ChainContext { host_id: HOST, request_jkt: &jkt(a), now: now(), allow_wildcard: false };
+    verify_mandate_chain(mandate, &ctx).expect("a host accepts it").root.claims
+}
+
+/// The booking as the host serves it now: its status and this person's answer.
+async fn as_host_has_it(env: &Env, booking_id: &str, me: &str) -> (Value, Value) {
+    let b = fetch_booking(&env.host, booking_id).await;
+    let mine = b["booking"]["participants"].as_array().unwrap().iter().find(|p| p["who"] == me).unwrap().clone();
+    (b["booking"]["status"].clone(), mine["status"].clone())
+}
+
+/// §5.10 "Declining makes it declined": the person's no issues a credential that
+/// allows one thing, `respond` with `accept: false` for that booking, and the
+/// host records the booking as declined at once, not as lapsed at `confirm_by`.
+/// The same credential cannot accept, nor answer another contract, nor be
+/// replayed; a duplicated answer changes nothing.
+#[tokio::test]
+async fn a_no_is_signed_and_the_host_hears_it_at_once() {
+    let env = start().await;
+    let a = paired_agent(&env, 45).await;
+    let me = my_principal(&a).await;
+    person(&env, Command::ContactsAdd { principal: sam(), name: "Sam".into(), relationship: None }).await.unwrap();
+    let offer = offer_in(&env.host, 5);
+    let confirm_by = at_one_pm(4);
+    let served = env
+        .host
+        .tentative_booking(&offer, BOOKERS_MANDATE, participants(&me, Some("Sam R."), &confirm_by), now())
+        .unwrap();
+    let booking_id = served.booking.booking_id.clone();
+    let fetched = fetch_booking(&env.host, &booking_id).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "no-1"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("If I decline, my no is signed and my assistant tells the host at once;"), "{text}");
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+
+    person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(done["status"], "declined", "{done}");
+    let result = &done["result"];
+    let contract = schcp::hash::jws_sha256(&offer);
+    assert_eq!((&result["accept"], &result["booking_id"]), (&json!(false), &json!(booking_id)), "{done}");
+    assert_eq!(result["offer_sha256"], contract.as_str());
+    let mandate = result["mandate"].as_str().unwrap().to_owned();
+    let claims = no_claims(&a, &mandate);
+    assert_eq!(claims.iss, me);
+    assert_eq!(claims.scope, vec![Action::Cancel], "a no's scope is never book");
+    let c = claims.constraints.clone().unwrap();
+    assert_eq!(c.bookings, Some(vec![booking_id.clone()]), "this booking only");
+    assert_eq!(c.offer_sha256.as_deref(), Some(contract.as_str()), "this contract only");
+    assert!(claims.status.is_none(), "a no has no status URL");
+    let deadline = schcp::datetime::parse_date_time(&confirm_by).unwrap().timestamp();
+    assert!(claims.exp <= deadline, "no later than confirm_by");
+    let statement = claims.consent.unwrap().statement;
+    assert!(
+        statement.starts_with(
+            "I decline an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto"
+        ),
+        "{statement}"
+    );
+    let history = person(&env, Command::History).await.unwrap();
+    let events: Vec<&str> = history.as_array().unwrap().iter().filter_map(|h| h["event"].as_str()).collect();
+    assert!(events.contains(&"request_declined") && events.contains(&"credential_issued"), "{events:?}");
+    let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    // Declining again changes nothing.
+    assert!(person(&env, Command::Decline { id: rid.clone() }).await.is_err());
+    assert_eq!(a.call(Method::GET, "/v1/mandates", None).await.unwrap(), listed);
+
+    // The violations, each refused by the host with the booking unchanged.
+    let unchanged = (json!("tentative"), json!("pending"));
+    let body =
+        |key: &str, accept: bool, hash: &str| json!({"idempotency_key": key, "accept": accept, "offer_sha256": hash});
+    let cases = [
+        ("a no used to accept", body("v-1", true, &contract), StatusCode::FORBIDDEN, "MANDATE_SCOPE"),
+        (
+            "another contract",
+            body("v-2", false, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+            StatusCode::CONFLICT,
+            "CONTRACT_MISMATCH",
+        ),
+        (
+            "a member respond does not define",
+            json!({"idempotency_key": "v-3", "accept": false, "offer_sha256": contract, "payment": {}}),
+            StatusCode::BAD_REQUEST,
+            "INVALID_REQUEST",
+        ),
+    ];
+    for (name, b, status, code) in cases {
+        let (got, err) = respond(&env.host, a.key(), &mandate, &booking_id, &b, &fresh_nonce()).await;
+        assert_eq!((got, &err["error"]["code"]), (status, &json!(code)), "{name}: {err}");
+        assert_eq!(as_host_has_it(&env, &booking_id, &me).await, unchanged, "{name}");
+    }
+    // Another agent's key cannot present it (§3.3 check 4).
+    let other = SigningKey::from_bytes(&[46; 32]);
+    let (got, err) =
+        respond(&env.host, &other, &mandate, &booking_id, &body("v-4", false, &contract), &fresh_nonce()).await;
+    assert_eq!(got, StatusCode::UNAUTHORIZED, "{err}");
+    assert_eq!(as_host_has_it(&env, &booking_id, &me).await, unchanged);
+
+    // The no itself: declined now, with participant_declined (§5.10).
+    let no = body("no-1", false, &contract);
+    let nonce = fresh_nonce();
+    let (status, answered) = respond(&env.host, a.key(), &mandate, &booking_id, &no, &nonce).await;
+    assert_eq!(status, StatusCode::OK, "{answered}");
+    assert_eq!(answered["booking"]["refusal"]["reason"], "participant_declined", "{answered}");
+    assert_eq!(as_host_has_it(&env, &booking_id, &me).await, (json!("declined"), json!("declined")));
+    // Replayed (the same signature): refused (§3.2).
+    let (status, err) = respond(&env.host, a.key(), &mandate, &booking_id, &no, &nonce).await;
+    assert_eq!((status, &err["error"]["reason"]), (StatusCode::UNAUTHORIZED, &json!("replayed_nonce")), "{err}");
+    // Duplicated (the same key and body, signed afresh): the same answer (§9.1).
+    let (status, again) = respond(&env.host, a.key(), &mandate, &booking_id, &no, &fresh_nonce()).await;
+    assert_eq!((status, &again), (StatusCode::OK, &answered));
+    // The same key with another body: a conflict, nothing changed.
+    let (status, err) =
+        respond(&env.host, a.key(), &mandate, &booking_id, &body("no-1", true, &contract), &fresh_nonce()).await;
+    assert_eq!((status, &err["error"]["code"]), (StatusCode::CONFLICT, &json!("IDEMPOTENCY_CONFLICT")), "{err}");
+    // Answered once: nothing more to answer.
+    let (status, err) =
+        respond(&env.host, a.key(), &mandate, &booking_id, &body("no-2", false, &contract), &fresh_nonce()).await;
+    assert_eq!((status, &err["error"]["reason"]), (StatusCode::CONFLICT, &json!("not_pending")), "{err}");
+    assert_eq!(as_host_has_it(&env, &booking_id, &me).await, (json!("declined"), json!("declined")));
+}
+
+/// A no that signs is confirmed by the OS like a yes: refused, nothing is
+/// signed and the request stays pending; the OS is shown the no itself.
+#[tokio::test]
+async fn a_no_the_os_does_not_confirm_signs_nothing() {
+    use keyapp::user_verification::{Method as Confirmed, Refusal};
+    let dir = tempfile::tempdir().unwrap();
+    let host = TestHost::start(TestHostConfig::default()).await;
+    let config = config_for(dir.path(), &host);
+    let verifier = testkit::verifier::Scripted::new(Ok(Confirmed::Polkit));
+    let app = keyapp::app::start_verified_by(config.clone(), Default::default(), verifier.clone()).await.unwrap();
+    let env = Env { _dir: dir, host, config, app };
+    let a = paired_agent(&env, 47).await;
+    let me = my_principal(&a).await;
+    let served = env
+        .host
+        .tentative_booking(&offer_in(&env.host, 5), BOOKERS_MANDATE, participants(&me, None, &at_one_pm(4)), now())
+        .unwrap();
+    let fetched = fetch_booking(&env.host, &served.booking.booking_id).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "os-1"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    verifier.answer(Err(Refusal::NotAuthorized));
+    let err = person(&env, Command::Decline { id: rid.clone() }).await.unwrap_err();
+    assert_eq!(err["reason"], "user_not_verified", "{err}");
+    let asked = verifier.asked();
+    assert!(asked.last().unwrap().summary.starts_with("I decline an invitation from "), "{asked:?}");
+    assert_eq!(pending_ids(&env).await, vec![rid.clone()], "still pending");
+    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty(), "nothing signed");
+    verifier.answer(Ok(Confirmed::Polkit));
+    person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
+    let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!((&done["status"], &done["result"]["accept"]), (&json!("declined"), &json!(false)), "{done}");
+}
+
+/// §5.10: "every participant with who is required and answers": someone coming
+/// along named with `who` is asked, in the words of that role, and answered
+/// like an invitee.
+#[tokio::test]
+async fn an_attendee_named_with_who_is_asked_not_refused() {
+    let env = start().await;
+    let a = paired_agent(&env, 48).await;
+    let me = my_principal(&a).await;
+    let mut named = participants(&me, Some("Sam R."), &at_one_pm(4));
+    named[1].role = ParticipantRole::Attendee;
+    let offer = offer_in(&env.host, 5);
+    let served = env.host.tentative_booking(&offer, BOOKERS_MANDATE, named, now()).unwrap();
+    let fetched = fetch_booking(&env.host, &served.booking.booking_id).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "along-1"))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !is_new_host_line(l)).collect();
+    assert_eq!(lines[1], "The booking names me as someone coming along (brother), who must answer.", "{text}");
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    assert_eq!(claims.scope, vec![Action::Book]);
+    assert_eq!(claims.constraints.unwrap().offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&offer).as_str()));
+}
+
+/// An offer for a booking on `owner`'s own calendar (§7.7): `host.kind` person,
+/// `host.owner`, an answer due by `approval_by`, made on a hold that lapsed an
+/// hour ago (its `exp` bounded the hold, not the booking).
+fn own_calendar_offer(host: &TestHost, days_ahead: i64, owner: &str, approval_by: &str) -> String {
+    let (mut c, _) = future_offer(host, days_ahead);
+    let h = c.host.as_mut().unwrap();
+    h.kind = Some(schcp::claims::HostKind::Person);
+    h.owner = Some(owner.to_owned());
+    c.approval_by = Some(approval_by.to_owned());
+    c.iat = now() - 3600;
+    c.exp = c.iat + 300;
+    host.sign_offer(&c).unwrap()
+}
+
+/// §7.9 "the person's own yes": a booking waiting at the person's own calendar is
+/// shown like any offer, and the yes is signed as an acceptance of its offer hash
+/// by person (§5.12 "Acceptances"). Another's calendar, a business's, a passed
+/// deadline or start: refused, nothing shown.
+#[tokio::test]
+async fn my_own_yes_to_a_booking_on_my_calendar_is_an_acceptance_of_its_offer() {
+    let env = start().await;
+    let a = paired_agent(&env, 49).await;
+    let me = my_principal(&a).await;
+    let body = |offer: &str, key: &str| json!({"kind": "booking_acceptance", "idempotency_key": key, "offer": offer, "discovery": env.host.discovery_url()});
+    let offer = own_calendar_offer(&env.host, 5, &me, &at_one_pm(4));
+    let r = a.call(Method::POST, "/v1/requests", Some(&body(&offer, "own-1"))).await.unwrap();
+    assert_eq!((&r["status"], &r["kind"]), (&json!("pending"), &json!("booking_acceptance")), "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    let statement = text.lines().next().unwrap();
+    assert!(
+        statement.starts_with(
+            "I say yes myself to this booking on my own calendar: Synthetic oil change with Maple Street Auto \
+             (maplestreetauto.example), "
+        ) && statement.contains(&day_words(5)),
+        "{text}"
+    );
+    assert!(text.ends_with("Maple Street Auto keeps my booking details for 1 year after the booking."), "{text}");
+
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    let acceptance = done["result"]["acceptance"].as_str().unwrap();
+    let hash = schcp::hash::jws_sha256(&offer);
+    assert_eq!(done["result"]["offer_sha256"], hash.as_str());
+    let parsed = schcp::jws::parse(acceptance).unwrap();
+    assert_eq!(parsed.header.typ, "schcp-acceptance+jwt");
+    let jwk = a.call(Method::GET, "/v1/principal", None).await.unwrap()["jwk"].clone();
+    let claims = jwcrypto_verifies(&jwk, acceptance);
+    assert_eq!(claims["iss"], me.as_str());
+    assert_eq!(claims["terms_sha256"], hash.as_str(), "the booking's offer hash");
+    assert_eq!(claims["by"], "person");
+    assert_eq!(claims["statement"], statement);
+    assert!(claims.get("meeting_id").is_none() && claims.get("rule").is_none(), "{claims}");
+    assert_eq!(claims["jwk"]["x"], jwk["x"], "the person's own key");
+    let iat = claims["iat"].as_i64().unwrap();
+    assert!((now() - 60..=now() + 60).contains(&iat), "given now, after the booking was made");
+    schcp::schema::validate(schcp::schema::Def::Acceptance, &claims).expect("closed-schema valid");
+
+    // The violations: nothing is put before the person.
+    let late = (chrono::Utc::now() - chrono::Duration::minutes(5)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let (_, business) = future_offer(&env.host, 5);
+    let cases = [
+        ("a business's offer", business, "not_my_calendar"),
+        ("someone else's calendar", own_calendar_offer(&env.host, 5, &sam(), &at_one_pm(4)), "not_my_calendar"),
+        ("the answer deadline passed", own_calendar_offer(&env.host, 5, &me, &late), "deadline_passed"),
+        ("the booking began", own_calendar_offer(&env.host, -1, &me, &at_one_pm(4)), "already_started"),
+    ];
+    for (i, (name, offer, reason)) in cases.iter().enumerate() {
+        let (status, err) =
+            a.send(Method::POST, "/v1/requests", Some(&body(offer, &format!("bad-{i}")))).await.unwrap();
+        assert_eq!(
+            (status, &err["error"]["reason"]),
+            (StatusCode::UNPROCESSABLE_ENTITY, &json!(reason)),
+            "{name}: {err}"
+        );
+    }
+    // A forged offer (signed by another host's key under the same name and kid).
+    let impostor = TestHost::start(TestHostConfig::default()).await;
+    let forged = own_calendar_offer(&impostor, 5, &me, &at_one_pm(4));
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&body(&forged, "forged"))).await.unwrap();
+    assert_eq!((status, &err["error"]["reason"]), (StatusCode::UNPROCESSABLE_ENTITY, &json!("bad_signature")), "{err}");
+    assert!(pending_ids(&env).await.is_empty(), "a refused request never reaches the person");
+    // Replayed with the same key and body: the same request, nothing new.
+    let again = a.call(Method::POST, "/v1/requests", Some(&body(&offer, "own-1"))).await.unwrap();
+    assert_eq!(again["request_id"], r["request_id"]);
+    assert_eq!(again["status"], "approved");
+}
+
+/// A narrow read credential (§5.5, §3.3 "Constraints bind reads too"): the
+/// invitee's agent reads the booking it was invited to under a mandate for that
+/// booking alone, whose scope (`hold`) such a mandate can never use, instead of
+/// an open one. A wrong host or a booking id that could carry anything else is
+/// refused, nothing shown.
+#[tokio::test]
+async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
+    let env = start().await;
+    let a = paired_agent(&env, 50).await;
+    let body = |host: &str, booking: &str, key: &str| {
+        json!({"kind": "booking_read", "idempotency_key": key, "host": host,
+               "discovery": env.host.discovery_url(), "booking_id": booking})
+    };
+    let r = a.call(Method::POST, "/v1/requests", Some(&body(HOST, "b_7Qx2", "read-1"))).await.unwrap();
+    assert_eq!((&r["status"], &r["kind"]), (&json!("pending"), &json!("booking_read")), "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(
+        text.starts_with(
+            "I allow the assistant \"Calendar Assistant\" to read booking b_7Qx2 at Maple Street Auto \
+             (maplestreetauto.example), mine or one I am invited to, until "
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nIt can only read it: it cannot answer, book, change or cancel anything with it."),
+        "{text}"
+    );
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    assert_eq!(done["result"]["booking_id"], "b_7Qx2");
+    let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    assert_eq!(claims.scope, vec![Action::Hold]);
+    let c = claims.constraints.unwrap();
+    assert_eq!(c.bookings, Some(vec!["b_7Qx2".to_owned()]));
+    assert!(c.offer_sha256.is_none() && c.max_price.is_none());
+    assert!(claims.exp <= now() + 3600 && claims.status.is_some(), "an hour, and revocable");
+    // A host's checks (§3.3): the one action its scope names is never allowed under bookings.
+    let chain = verify_mandate_chain(
+        done["result"]["mandate"].as_str().unwrap(),
+        &ChainContext { host_id: HOST, request_jkt: &jkt(&a), now: now(), allow_wildcard: false },
+    )
+    .unwrap();
+    let action = |scope, booking: Option<&'static str>| schcp::verify::ActionCheck {
+        scope,
+        service_id: None,
+        start: None,
+        end: None,
+        total: None,
+        booking_id: booking,
+        offer_sha256: None,
+        active_bookings: [0, 0],
+    };
+    for (scope, booking) in [
+        (Action::Hold, None),
+        (Action::Hold, Some("b_7Qx2")),
+        (Action::Book, Some("b_7Qx2")),
+        (Action::Cancel, Some("b_7Qx2")),
+    ] {
+        assert!(schcp::verify::check_action(&chain, &action(scope, booking)).is_err(), "{scope:?}");
+    }
+
+    // Violations: nothing is put before the person.
+    for (i, (host, booking, status, reason)) in [
+        ("another-host", "b_7Qx2", StatusCode::BAD_REQUEST, "host_mismatch"),
+        (HOST, "b 7\nI allow everything", StatusCode::BAD_REQUEST, "malformed"),
+        (HOST, "", StatusCode::BAD_REQUEST, "malformed"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (got, err) =
+            a.send(Method::POST, "/v1/requests", Some(&body(host, booking, &format!("bad-{i}")))).await.unwrap();
+        assert_eq!((got, &err["error"]["reason"]), (status, &json!(reason)), "{err}");
+    }
+    assert!(pending_ids(&env).await.is_empty());
 }

@@ -445,6 +445,31 @@ pub fn acceptance(
     verify::verify_acceptance(&compact, contract, &iss, iat)
 }
 
+/// The person's own yes to an ordinary booking at their calendar (§7.9: "A host
+/// may also record a person's own yes to an ordinary booking as an acceptance
+/// (§5.12) of the booking's offer hash"): `terms_sha256` the offer's hash, no
+/// `meeting_id`, `by: "person"`, signed by the person's own key.
+pub fn booking_acceptance(
+    offer: &VerifiedOffer,
+    statement: String,
+    iat: i64,
+    person: &dyn Signer,
+) -> Result<Issued<Acceptance>, Error> {
+    let jwk = person.public_key().to_jwk();
+    let claims = Acceptance {
+        iss: jwk.principal_id()?,
+        iat,
+        terms_sha256: offer.offer_sha256.clone(),
+        meeting_id: None,
+        by: AcceptedBy::Person,
+        statement: Some(statement),
+        jwk,
+        rule: None,
+    };
+    let compact = sign_validated(Typ::Acceptance, Def::Acceptance, &claims, HeaderExtras::default(), person)?;
+    Ok(Issued { compact, claims })
+}
+
 /// A rule (§7.9), signed by the person for one calendar agent key.
 pub fn rule(mut claims: RuleClaims, person: &dyn Signer) -> Result<VerifiedRule, Error> {
     let jwk = person.public_key().to_jwk();

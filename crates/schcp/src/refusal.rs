@@ -280,6 +280,7 @@ registry! {
         DeadlinePassed = "deadline_passed",
         NoContract = "no_contract",
         BookingMismatch = "booking_mismatch",
+        NotMyCalendar = "not_my_calendar",
         // What the person does in a window or at the terminal.
         BadLabel = "bad_label",
         NotARule = "not_a_rule",

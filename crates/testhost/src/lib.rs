@@ -13,10 +13,12 @@
 //! told to misbehave on the discovery route (status codes, redirects, oversize or
 //! malformed bodies, `Cache-Control` values) so a client's refusals can be tested.
 //!
-//! Not a SchCP endpoint: it serves discovery, and the bookings it was given at
+//! Not a whole SchCP endpoint: it serves discovery, the bookings it was given at
 //! `GET {endpoint}/bookings/{id}` (§5.5) so a required participant's agent can read
-//! the booking it is invited to (§5.10). It checks no request signature or mandate,
-//! holds nothing and takes no other operation.
+//! the booking it is invited to (§5.10), and takes one operation as a host does:
+//! `POST {endpoint}/bookings/{id}/respond` (§5.10), with the request signature,
+//! the mandate and the answer checked (`respond`). It holds nothing and takes no
+//! other operation.
 #![forbid(unsafe_code)]
 
 use std::convert::Infallible;
@@ -39,6 +41,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 mod claims;
+mod respond;
 mod status_claims;
 mod tls;
 
@@ -146,6 +149,8 @@ struct State {
     /// An operator document (§2.3) served at the well-known path instead of
     /// the host's own, as an operator's domain serves it.
     operator_document: Option<Value>,
+    /// Respond's stored answers (§9.1).
+    answers: respond::Answers,
 }
 
 struct Shared {
@@ -156,6 +161,8 @@ struct Shared {
     /// TCP connections accepted (before TLS).
     connections: AtomicUsize,
     next_id: AtomicU64,
+    /// §3.2's replay memory for signed requests (respond).
+    nonces: respond::Nonces,
 }
 
 impl Shared {
@@ -224,6 +231,7 @@ impl TestHost {
             cache_control: None,
             bookings: std::collections::BTreeMap::new(),
             operator_document: None,
+            answers: respond::Answers::default(),
         };
         let shared = Arc::new(Shared {
             config,
@@ -231,6 +239,7 @@ impl TestHost {
             discovery_requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
             next_id: AtomicU64::new(1),
+            nonces: respond::Nonces::default(),
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.server_config);
         let server = tokio::spawn(serve(listener, acceptor, Arc::clone(&shared)));
@@ -544,9 +553,9 @@ async fn serve(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, share
                     // A failed handshake (a client that does not trust the CA) is
                     // expected in tests: drop the connection.
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let service = hyper::service::service_fn(move |req| {
-                        let response = handle(&shared, &req);
-                        async move { Ok::<_, Infallible>(response) }
+                    let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                        let shared = Arc::clone(&shared);
+                        async move { Ok::<_, Infallible>(route(&shared, req).await) }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(tls), service)
@@ -562,6 +571,55 @@ fn response(status: StatusCode, content_type: &'static str, body: impl Into<Byte
     let mut r = Response::new(Full::new(body.into()));
     *r.status_mut() = status;
     r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
+/// The largest respond body read; a larger one is refused unread.
+const MAX_BODY: usize = 64 * 1024;
+
+/// `POST …/bookings/{id}/respond` (§5.10) reads its body; every other route is `handle`'s.
+async fn route(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let respond_id = req
+        .uri()
+        .path()
+        .strip_prefix(BOOKINGS_PATH)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .and_then(|rest| rest.strip_suffix("/respond"))
+        .map(str::to_owned);
+    let Some(booking_id) = respond_id.filter(|_| req.method() == Method::POST) else {
+        return handle(shared, &req);
+    };
+    let (parts, body) = req.into_parts();
+    let limited = http_body_util::Limited::new(body, MAX_BODY);
+    let Ok(collected) = http_body_util::BodyExt::collect(limited).await else {
+        return json_response(respond::too_large());
+    };
+    let body = collected.to_bytes();
+    let headers: Vec<(String, Vec<u8>)> =
+        parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
+    // §3.2: the URL the agent addressed, from the host's own origin, never the Host header.
+    let target_uri = format!("https://{}{}", shared.config.domain, parts.uri.path());
+    let r = respond::Respond {
+        host_id: &shared.config.host_id,
+        req: schcp::httpsig::RequestParts { method: "POST", target_uri: &target_uri, headers, body: &body },
+        now: chrono::Utc::now().timestamp(),
+    };
+    let answer = {
+        let mut state = shared.state();
+        let state = &mut *state;
+        let key = &state.keys[state.signing];
+        let sign = |claims: &ReceiptClaims| {
+            let extras = HeaderExtras { kid: Some(key.kid.clone()), jwk: None };
+            schcp::jws::sign(Typ::Receipt, extras, claims, &key.key).map_err(|e| e.to_string())
+        };
+        respond::respond(&r, &booking_id, &mut state.bookings, &shared.nonces, &mut state.answers, sign)
+    };
+    json_response(answer)
+}
+
+fn json_response((status, body): respond::Answer) -> Response<Full<Bytes>> {
+    let mut r = response(status, "application/json", serde_json::to_vec(&body).unwrap_or_default());
+    r.headers_mut().insert("schcp-version", HeaderValue::from_static("0.4"));
     r
 }
 

@@ -71,3 +71,42 @@ pub async fn served_invitation(host: &TestHost, me: &str, days_ahead: i64) -> (V
     host.serve_booking(response);
     (fetch_booking(host, &booking_id).await, offer)
 }
+
+/// A fresh §3.2 nonce (32 bytes, base64url): unique per call and per process;
+/// it need only be fresh here, not secret.
+pub fn fresh_nonce() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    schcp::hash::sha256_b64(format!("{}-{t}-{n}", std::process::id()))
+}
+
+/// `POST {endpoint}/bookings/{id}/respond` at `host` (§5.10), as a participant's
+/// agent sends it: `body` signed by `agent` (§3.2) under `mandate`, with `nonce`
+/// (a test replays one by sending it twice). The status and the JSON answer.
+pub async fn respond(
+    host: &TestHost,
+    agent: &SigningKey,
+    mandate: &str,
+    booking_id: &str,
+    body: &Value,
+    nonce: &str,
+) -> (reqwest::StatusCode, Value) {
+    let (domain, addr) = host.resolve();
+    let client = reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
+        .resolve(&domain, addr)
+        .build()
+        .unwrap();
+    let url = format!("{}/respond", host.booking_url(booking_id));
+    let bytes = serde_json::to_vec(body).unwrap();
+    let headers = schcp::httpsig::sign_request("POST", &url, &bytes, Some(mandate), agent, now(), nonce);
+    let mut req = client.post(&url).header("content-type", "application/json").body(bytes);
+    for (name, value) in headers {
+        req = req.header(name, value);
+    }
+    let r = req.send().await.unwrap();
+    let status = r.status();
+    (status, r.json().await.unwrap())
+}

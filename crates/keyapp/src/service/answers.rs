@@ -2,7 +2,9 @@
 //! through the OS's user verification for the process that asked
 //! (user_verification): only once the OS confirmed the person is anything
 //! signed or paired, and a refusal leaves the request pending, changed in
-//! nothing. A no needs no verification: declining gives an assistant nothing.
+//! nothing. A no needs no verification where declining gives an assistant
+//! nothing; an invitation's no is signed, so the host hears it at once (§5.10),
+//! and is confirmed like a yes.
 
 use super::pairing::{Pairing, PairingStatus};
 use super::requests::{RequestStatus, RequestView};
@@ -15,7 +17,7 @@ impl Service {
     /// every in-process caller. The OS is asked about this process.
     pub async fn answer(&self, id: &str, approve: bool) -> Result<Value, ServiceError> {
         if !approve {
-            return self.decline(id).await;
+            return self.decline(id, this_process().ok().as_ref()).await;
         }
         self.answer_from(id, true, &this_process()?).await
     }
@@ -23,7 +25,7 @@ impl Service {
     /// The person's yes or no as `asker` gave it (the control socket's peer).
     pub async fn answer_from(&self, id: &str, approve: bool, asker: &Asker) -> Result<Value, ServiceError> {
         if !approve {
-            return self.decline(id).await;
+            return self.decline(id, Some(asker)).await;
         }
         if id.starts_with("pr_") {
             let p = self.approve_pairing_from(id, asker).await?;
@@ -33,12 +35,14 @@ impl Service {
         Ok(json!({ "id": id, "status": r.status, "result": r.result }))
     }
 
-    async fn decline(&self, id: &str) -> Result<Value, ServiceError> {
+    /// The person's no; `asker` is who gave it, asked about only when the no
+    /// signs something (an invitation's, §5.10).
+    pub async fn decline(&self, id: &str, asker: Option<&Asker>) -> Result<Value, ServiceError> {
         if id.starts_with("pr_") {
             let p = self.settle_pairing(id, false, None).await?;
             return Ok(json!({ "id": id, "status": p.status }));
         }
-        let r = self.decline_request(id).await?;
+        let r = self.decline_request_from(id, asker).await?;
         Ok(json!({ "id": id, "status": r.status, "result": r.result }))
     }
 
@@ -58,6 +62,37 @@ impl Service {
         let summary = pending.consent_text.lines().next().unwrap_or_default().to_owned();
         let method = self.confirm(asker, summary).await?;
         self.issue_approved(request_id, Some(method)).await
+    }
+
+    /// The person's no to a request. A no that signs (an invitation's: the
+    /// host hears it at once, §5.10) is confirmed by the OS for `asker` like a
+    /// yes, with the statement it signs, and nothing is signed unless it is; a
+    /// no that signs nothing is settled at once.
+    pub async fn decline_request_from(
+        &self,
+        request_id: &str,
+        asker: Option<&Asker>,
+    ) -> Result<RequestView, ServiceError> {
+        let pending = self.request(request_id).await?;
+        if pending.status != RequestStatus::Pending {
+            return Err(ServiceError::NotPending(pending.status));
+        }
+        let Some(statement) = self.no_statement(request_id).await? else {
+            return self.decline_request(request_id).await;
+        };
+        let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+        let method = self.confirm(asker, statement.clone()).await?;
+        match self.issue_declined(request_id, &statement, method).await {
+            Ok(r) => Ok(r),
+            Err(e @ ServiceError::NotPending(_)) => Err(e),
+            // The person said no: a no that can no longer be signed (its
+            // deadline passed while they read it) is still their no, kept as
+            // one that gives the agent nothing.
+            Err(e) => {
+                tracing::warn!(request_id, error = %e, "the no could not be signed; declined without a credential");
+                self.decline_request(request_id).await
+            }
+        }
     }
 
     /// The person's answer to a pairing from this process.

@@ -1,13 +1,15 @@
 //! The `invitation` kind (§5.10): someone else's booking names this person as a
-//! required participant, and asks for their own yes. The agent hands in the
-//! booking as the host serves it to a participant (`GET /bookings/{id}`, §5.5:
-//! the booking, its host-signed receipt and its contract `offer`). Accepting
-//! issues a closed mandate the person's agent answers `respond` with; declining
-//! issues nothing, and the booking follows its default at `confirm_by`.
+//! required participant (an invitee, or someone coming along named with `who`),
+//! and asks for their own answer. The agent hands in the booking as the host
+//! serves it to a participant (`GET /bookings/{id}`, §5.5: the booking, its
+//! host-signed receipt and its contract `offer`). Accepting issues a closed
+//! mandate the person's agent answers `respond` with; declining issues one that
+//! allows only the no (`scope: ["cancel"]`, docs/decisions.md), so the host
+//! hears it at once and the booking is declined rather than left to lapse.
 
 use super::issued::{booking_mandate_record, receipt_record, Issued};
 use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared};
-use super::{Service, ServiceError};
+use super::{consent_error, Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::claims::{
     Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferClaims, OfferKind, Participant,
@@ -40,6 +42,10 @@ pub(super) struct StoredInvitation {
     receipt: String,
     host_id: String,
     keys: Vec<Jwk>,
+    /// The statement a no signs, in the words the invitation was shown in
+    /// (absent from inputs stored before a no was signed: their no signs nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    no: Option<String>,
 }
 
 /// What the agent receives. Its `offer_sha256` is what migration 0004's
@@ -52,6 +58,10 @@ pub(super) struct InvitationResult {
     exp: i64,
     offer_sha256: String,
     booking_id: String,
+    /// `false` on a no's result (the request is `declined`): the one answer
+    /// its mandate gives. Absent from a yes's, whose shape is unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    accept: Option<bool>,
 }
 
 /// An invitation that passed every check: the contract, the receipt, and this
@@ -164,11 +174,13 @@ fn invitee(participants: &[Participant], me: &str) -> Result<Participant, Servic
             ))
         }
     };
-    if me_named.role != ParticipantRole::Invitee {
+    // §5.10: "A required participant (one with who, a principal id) must
+    // accept the booking": an invitee, or someone coming along named with who.
+    if me_named.role == ParticipantRole::Booker {
         return Err(ServiceError::unacceptable(
             Reason::NotInvited,
-            "the booking names this person, but not as an invitee asked to answer (§5.10); a booker's \
-             reconfirmation is answered with a management_mandate",
+            "the booking names this person as its booker, not as a participant asked to answer (§5.10); a \
+             booker's reconfirmation is answered with a management_mandate",
         ));
     }
     match me_named.status {
@@ -246,18 +258,24 @@ impl Kind for Invitation {
             discovered: verified_domain(&host.domain),
             new_host: placed.new,
         };
-        let consent = ConsentRequest::Invitation(InvitationRequest {
+        let invitation = InvitationRequest {
             contract: shown(v.offer.claims.clone()),
             booker: v.booker.clone(),
             me: v.me.clone(),
             replaces: replaces.map(shown),
-        });
+        };
+        // The no is said now, in the words the person reads the invitation in,
+        // and signed only if they decline (§5.10).
+        let (locale, contacts) = ctx.records.consent_words().await?;
+        let no = schcp_consent::invitation_decline_statement(&locale, &invitation, &contacts).map_err(consent_error)?;
         let stored = StoredInvitation {
             offer,
             receipt: response.receipt,
             host_id: host.host_id.clone(),
             keys: host.keys.clone(),
+            no: Some(no),
         };
+        let consent = ConsentRequest::Invitation(invitation);
         Ok(Prepared {
             consent,
             input: stored,
@@ -273,26 +291,58 @@ impl Kind for Invitation {
         stored: StoredInvitation,
         statement: &str,
     ) -> Result<Issued<InvitationResult>, ServiceError> {
-        let now = ctx.now;
-        let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
-        let (offer, receipt) = verify_signed(&stored.offer, &stored.receipt, keys)?;
-        // Again at the person's yes: a deadline or start that passed while they
-        // read it is not answered.
-        let v = check(offer, receipt, ctx.principal.id, now)?;
-        let booking_id = v.receipt.claims.booking.booking_id.clone();
-        let jti = Service::new_id("m-");
-        let issued =
-            issue::root_mandate(answer_mandate(ctx, &stored.host_id, &v, &jti, statement)?, ctx.principal.key)?;
-        let record = booking_mandate_record(Self::KIND, ctx.agent_jkt, &issued, Some(booking_id.clone()));
-        let result = InvitationResult {
-            mandate: issued.compact,
-            jti,
-            exp: issued.claims.exp,
-            offer_sha256: v.offer.offer_sha256,
-            booking_id,
-        };
-        Ok(Issued { receipt: Some(receipt_record(&v.receipt)), ..Issued::one(result, record) })
+        answer(ctx, &stored, Answer::Yes, statement)
     }
+
+    fn no_statement(stored: &StoredInvitation) -> Option<String> {
+        stored.no.clone()
+    }
+
+    async fn decline(
+        ctx: &Context<'_>,
+        stored: StoredInvitation,
+        statement: &str,
+    ) -> Result<Issued<InvitationResult>, ServiceError> {
+        answer(ctx, &stored, Answer::No, statement)
+    }
+}
+
+/// The person's answer, and the one `respond` its mandate allows (§5.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// `accept: true`: scope `book`, the action of accepting an offer (§3.3).
+    Yes,
+    /// `accept: false` only: scope `cancel`, never `book`, and no status URL
+    /// (a no cannot be taken back through the key app; its `exp` bounds it).
+    No,
+}
+
+/// The mandate for the person's answer, built from the stored input verified
+/// again now: a deadline or start that passed while they read it is not
+/// answered.
+fn answer(
+    ctx: &Context<'_>,
+    stored: &StoredInvitation,
+    answer: Answer,
+    statement: &str,
+) -> Result<Issued<InvitationResult>, ServiceError> {
+    let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
+    let (offer, receipt) = verify_signed(&stored.offer, &stored.receipt, keys)?;
+    let v = check(offer, receipt, ctx.principal.id, ctx.now)?;
+    let booking_id = v.receipt.claims.booking.booking_id.clone();
+    let jti = Service::new_id("m-");
+    let claims = answer_mandate(ctx, &stored.host_id, &v, &jti, statement, answer)?;
+    let issued = issue::root_mandate(claims, ctx.principal.key)?;
+    let record = booking_mandate_record(Invitation::KIND, ctx.agent_jkt, &issued, Some(booking_id.clone()));
+    let result = InvitationResult {
+        mandate: issued.compact,
+        jti,
+        exp: issued.claims.exp,
+        offer_sha256: v.offer.offer_sha256,
+        booking_id,
+        accept: (answer == Answer::No).then_some(false),
+    };
+    Ok(Issued { receipt: Some(receipt_record(&v.receipt)), ..Issued::one(result, record) })
 }
 
 /// The booking response, checked against its own closed schema first (§5.3:
@@ -305,13 +355,16 @@ fn booking_response(booking: Value) -> Result<BookingResponse, ServiceError> {
 
 /// §5.3 "Closed mandates", §5.10 "Answering": respond takes any scope, but
 /// its constraints still apply. One action, the booking alone, this exact
-/// contract, its slot and its total: nothing else can be done with it.
+/// contract, its slot and its total: nothing else can be done with it. A
+/// no's scope is `cancel`, so it cannot accept where a yes needs `book`
+/// (docs/decisions.md "An invitation's no").
 fn answer_mandate(
     ctx: &Context<'_>,
     host_id: &str,
     v: &Verified,
     jti: &str,
     statement: &str,
+    answer: Answer,
 ) -> Result<RootMandate, ServiceError> {
     let booking = &v.receipt.claims.booking;
     let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
@@ -328,11 +381,14 @@ fn answer_mandate(
         // never after the start.
         exp: v.confirm_by.min(start),
         agent_jkt: ctx.agent_jkt.to_owned(),
-        scope: vec![Action::Book],
+        scope: vec![match answer {
+            Answer::Yes => Action::Book,
+            Answer::No => Action::Cancel,
+        }],
         constraints: Some(constraints),
         consent: Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
         contact: None,
-        status: Some(ctx.status_url(jti)),
+        status: (answer == Answer::Yes).then(|| ctx.status_url(jti)),
         attestations: Vec::new(),
     })
 }
@@ -393,20 +449,31 @@ mod tests {
 
     #[test]
     fn the_input_round_trips_and_the_result_names_its_contract() {
-        round_trips(&StoredInvitation {
+        let mut input = StoredInvitation {
             offer: "o.f.f".into(),
             receipt: "r.e.c".into(),
             host_id: "h".into(),
             keys: Vec::new(),
-        });
-        let r = InvitationResult {
+            no: None,
+        };
+        round_trips(&input);
+        assert_eq!(Invitation::no_statement(&input), None, "stored before a no was signed: it signs nothing");
+        input.no = Some("I decline".into());
+        round_trips(&input);
+        assert_eq!(Invitation::no_statement(&input).as_deref(), Some("I decline"));
+        let mut r = InvitationResult {
             mandate: "m".into(),
             jti: "m-1".into(),
             exp: 1,
             offer_sha256: "o".into(),
             booking_id: "b".into(),
+            accept: None,
         };
-        assert_eq!(serde_json::to_value(&r).unwrap()["offer_sha256"], "o");
+        let yes = serde_json::to_value(&r).unwrap();
+        assert_eq!(yes["offer_sha256"], "o");
+        assert!(yes.get("accept").is_none(), "a yes's shape is unchanged");
+        r.accept = Some(false);
+        assert_eq!(serde_json::to_value(&r).unwrap()["accept"], false);
     }
 
     fn participant(
@@ -428,13 +495,16 @@ mod tests {
     }
 
     #[test]
-    fn only_a_pending_invitee_named_once_is_asked() {
+    fn only_a_pending_required_participant_named_once_is_asked() {
         let me = "urn:schcp:principal:me";
         let ok =
             participant(me, ParticipantRole::Invitee, Some(ParticipantStatus::Pending), Some("2026-12-05T12:00:00Z"));
         let booker =
             participant("urn:schcp:principal:b", ParticipantRole::Booker, Some(ParticipantStatus::Accepted), None);
         assert_eq!(invitee(&[booker.clone(), ok.clone()], me).unwrap(), ok);
+        // §5.10: someone coming along named with who is required and answers too.
+        let along = Participant { role: ParticipantRole::Attendee, ..ok.clone() };
+        assert_eq!(invitee(&[booker.clone(), along.clone()], me).unwrap(), along);
         let cases = [
             (vec![booker.clone()], Reason::NotAParticipant),
             (vec![ok.clone(), ok.clone()], Reason::DuplicateParticipant),

@@ -50,6 +50,9 @@ pub(super) trait Records: Send + Sync {
     fn agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, String>;
     /// The name of the agent paired with key `jkt`, if the person approved it.
     fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>>;
+    /// The person's language and contacts, for a sentence a kind keeps to sign
+    /// later (an invitation's no, §5.10), in the words its text was shown in.
+    fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)>;
 }
 
 impl Records for Service {
@@ -72,6 +75,9 @@ impl Records for Service {
     }
     fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
         Box::pin(Service::paired_agent_name(self, jkt))
+    }
+    fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)> {
+        Box::pin(async move { Ok((self.locale(), self.consent_contacts().await?)) })
     }
 }
 
@@ -169,6 +175,23 @@ pub(super) trait Kind: 'static {
         input: Self::Input,
         statement: &str,
     ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send;
+
+    /// The statement a no to this request signs, read from its stored input:
+    /// `None` (every kind but one) when a no gives the agent nothing. An
+    /// invitation's no is signed so the host hears it at once (§5.10).
+    fn no_statement(_input: &Self::Input) -> Option<String> {
+        None
+    }
+
+    /// Builds and signs what the person's no lets the agent say, once the OS
+    /// confirmed them; called only for a kind whose `no_statement` gave one.
+    fn decline(
+        _ctx: &Context<'_>,
+        _input: Self::Input,
+        _statement: &str,
+    ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send {
+        async { Err(corrupt(format!("a no to a {} request signs nothing", Self::KIND))) }
+    }
 }
 
 /// The members every kind shares, read and checked by the pipeline first.

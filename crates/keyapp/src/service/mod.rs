@@ -15,6 +15,8 @@
 
 mod acceptance;
 mod answers;
+mod booking_acceptance;
+mod booking_read;
 mod bookings;
 mod closed_mandate;
 mod directory;

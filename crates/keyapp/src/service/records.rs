@@ -296,6 +296,8 @@ fn kind_words(kind: RequestKind) -> &'static str {
         RequestKind::Acceptance => "acceptance",
         RequestKind::Rule => "rule",
         RequestKind::Invitation => "invitation",
+        RequestKind::BookingAcceptance => "acceptance of a booking",
+        RequestKind::BookingRead => "read mandate",
     }
 }
 

@@ -2,6 +2,8 @@
 //! withdrawn by the agent, or left to expire.
 
 use super::acceptance::Acceptance;
+use super::booking_acceptance::BookingAcceptance;
+use super::booking_read::BookingRead;
 use super::closed_mandate::ClosedMandate;
 use super::invitation::Invitation;
 use super::issued::Issued;
@@ -135,12 +137,31 @@ fn view(row: RequestRow) -> Result<RequestView, ServiceError> {
 struct Handlers {
     prepare: for<'a> fn(&'a Context<'a>, Map<String, Value>) -> Read<'a, Prepared<String>>,
     issue: for<'a> fn(&'a Context<'a>, &'a str, &'a str) -> Read<'a, Issued<Value>>,
+    no_statement: fn(&str) -> Result<Option<String>, ServiceError>,
+    decline: for<'a> fn(&'a Context<'a>, &'a str, &'a str) -> Read<'a, Issued<Value>>,
 }
 
 impl Handlers {
     fn of<K: Kind>() -> Handlers {
-        Handlers { prepare: prepare_boxed::<K>, issue: issue_boxed::<K> }
+        Handlers {
+            prepare: prepare_boxed::<K>,
+            issue: issue_boxed::<K>,
+            no_statement: no_statement_of::<K>,
+            decline: decline_boxed::<K>,
+        }
     }
+}
+
+fn no_statement_of<K: Kind>(input: &str) -> Result<Option<String>, ServiceError> {
+    Ok(K::no_statement(&stored_input(input)?))
+}
+
+fn decline_boxed<'a, K: Kind>(ctx: &'a Context<'a>, input: &'a str, statement: &'a str) -> Read<'a, Issued<Value>> {
+    Box::pin(async move {
+        let issued = K::decline(ctx, stored_input(input)?, statement).await?;
+        let result = serde_json::to_value(&issued.result).map_err(corrupt)?;
+        Ok(issued.map(|_| result))
+    })
 }
 
 /// Each kind's handlers: the one registration of the kinds.
@@ -153,6 +174,8 @@ fn handlers(kind: RequestKind) -> Handlers {
         RequestKind::Acceptance => Handlers::of::<Acceptance>(),
         RequestKind::Rule => Handlers::of::<Rule>(),
         RequestKind::Invitation => Handlers::of::<Invitation>(),
+        RequestKind::BookingAcceptance => Handlers::of::<BookingAcceptance>(),
+        RequestKind::BookingRead => Handlers::of::<BookingRead>(),
     }
 }
 
@@ -393,6 +416,37 @@ impl Service {
         request_id: &str,
         confirmed_by: Option<crate::user_verification::Method>,
     ) -> Result<RequestView, ServiceError> {
+        self.issue_answer(request_id, None, confirmed_by).await
+    }
+
+    /// The statement the person's no to `request_id` would sign, if a no to
+    /// its kind signs anything (an invitation's, §5.10).
+    pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<String>, ServiceError> {
+        let row = stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound("request"))?;
+        let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
+        (handlers(kind).no_statement)(&row.input)
+    }
+
+    /// Issues what the person's no lets the agent say (§5.10: the host hears
+    /// an invitation's no at once), once the OS confirmed them, and settles the
+    /// request declined with it as its result, in one transaction.
+    pub(super) async fn issue_declined(
+        &self,
+        request_id: &str,
+        statement: &str,
+        confirmed_by: crate::user_verification::Method,
+    ) -> Result<RequestView, ServiceError> {
+        self.issue_answer(request_id, Some(statement), Some(confirmed_by)).await
+    }
+
+    /// A yes (`no` None) or a no that signs `no`: built from the stored,
+    /// verified input and recorded as the request's answer.
+    async fn issue_answer(
+        &self,
+        request_id: &str,
+        no: Option<&str>,
+        confirmed_by: Option<crate::user_verification::Method>,
+    ) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
         let row =
@@ -409,13 +463,18 @@ impl Service {
         };
         // §2.2: a host id bound elsewhere since the request was shown is not signed for.
         self.still_bindable(&hosts).await?;
-        // consent.statement is the summary line the person read (§5.3).
-        let statement = row.consent_text.lines().next().unwrap_or_default();
         let ctx = self.kind_context(&row.agent_jkt, now);
-        let issued = (handlers(kind).issue)(&ctx, &row.input, statement).await?;
-        let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now };
+        let (issued, answer) = match no {
+            None => {
+                // consent.statement is the summary line the person read (§5.3).
+                let statement = row.consent_text.lines().next().unwrap_or_default();
+                ((handlers(kind).issue)(&ctx, &row.input, statement).await?, RequestStatus::Approved)
+            }
+            Some(statement) => ((handlers(kind).decline)(&ctx, &row.input, statement).await?, RequestStatus::Declined),
+        };
+        let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now, answer };
         let registered = self.record_approval(&approval, issued).await?;
-        tracing::info!(request_id, %kind, "request approved; credential issued");
+        tracing::info!(request_id, %kind, status = answer.as_str(), "request answered; credential issued");
         self.notify();
         if registered {
             // Pushed now, before the agent can receive the credential (the
@@ -436,11 +495,14 @@ impl Service {
     async fn record_approval(&self, a: &Approval<'_>, issued: Issued<Value>) -> Result<bool, ServiceError> {
         let mut tx = self.store().pool().begin().await?;
         let result = issued.result.to_string();
-        if !stored::settle(&mut tx, a.request_id, RequestStatus::Approved.as_str(), Some(&result), a.now).await? {
+        if !stored::settle(&mut tx, a.request_id, a.answer.as_str(), Some(&result), a.now).await? {
             drop(tx);
             return Err(self.moved_on(a.request_id).await);
         }
-        super::hosts::bind_all(&mut tx, a.hosts, a.now).await?;
+        // §2.2: a host id is bound at the person's first yes, never at a no.
+        if a.answer == RequestStatus::Approved {
+            super::hosts::bind_all(&mut tx, a.hosts, a.now).await?;
+        }
         let mut registered = false;
         for mut c in issued.credentials {
             c.request_id = Some(a.request_id.to_owned());
@@ -456,7 +518,8 @@ impl Service {
             crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await?;
         }
         let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
-        store::history::append(&mut tx, a.now, "request_approved", a.request_id, kind, confirmed_by).await?;
+        let event = format!("request_{}", a.answer.as_str());
+        store::history::append(&mut tx, a.now, &event, a.request_id, kind, confirmed_by).await?;
         tx.commit().await?;
         Ok(registered)
     }
@@ -528,6 +591,8 @@ struct Approval<'a> {
     hosts: &'a [HostBinding],
     confirmed_by: Option<crate::user_verification::Method>,
     now: i64,
+    /// `approved`, or `declined` for a no that signs (§5.10).
+    answer: RequestStatus,
 }
 
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {
