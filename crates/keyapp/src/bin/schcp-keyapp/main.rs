@@ -13,6 +13,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 mod listing;
+mod setup;
 mod tty_agent;
 
 #[derive(Parser)]
@@ -61,6 +62,9 @@ enum Cmd {
         #[command(subcommand)]
         action: Option<HostsCmd>,
     },
+    /// Choose where hosts check your credentials: a hosted status service,
+    /// your own public address, or not now (you are asked to confirm a change).
+    Setup(setup::SetupArgs),
 }
 
 #[derive(Subcommand)]
@@ -159,6 +163,7 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
             accept_host(&socket, host_id, domain).await?
         }
+        Cmd::Setup(args) => setup::run(&socket.0, args).await?,
         Cmd::Principal => {
             let v = socket.call(Command::Principal).await?;
             println!("{}", v["principal"].as_str().context("no principal")?);
