@@ -28,6 +28,11 @@ expires: string, compact: string, };
 export type Basis = "own_domain" | "operator" | "operator_trust";
 
 /**
+ * What the person chose, in the words Settings uses for it.
+ */
+export type ChoiceKind = "hosted" | "own_base" | "not_now";
+
+/**
  * A refusal as the window shows it: the service's §9-style code, reason and
  * sentence (e.g. `INVALID_STATE`/`not_pending` for a request that expired).
  */
@@ -204,10 +209,38 @@ export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "wi
 export type Publication = "registration_pending" | "revocation_pending" | "registration_refused" | "revocation_refused";
 
 /**
+ * How publishing to a hosted status service stands; each value names its
+ * words, `status-publication-{value}` in ui.ftl.
+ */
+export type PublicationState = "nothing" | "reached" | "failing";
+
+/**
+ * An update the status service refused for good.
+ */
+export type RefusedPublicationView = { jti: string, 
+/**
+ * The service's §9 reason (`namespace_full`, `namespace_not_allowed`).
+ */
+reason: string, 
+/**
+ * What was refused, when and why, in words.
+ */
+words: string, };
+
+/**
  * What an agent asks the person for; each is verified, shown and issued by
  * its own module of `service`.
  */
 export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation";
+
+/**
+ * A status address the config asks for, not yet confirmed.
+ */
+export type RequestedStatusView = { base: string, 
+/**
+ * What it is and that it is not in force, in words.
+ */
+words: string, };
 
 /**
  * The Settings screen's facts.
@@ -225,6 +258,54 @@ keystore: KeystoreKind,
  * The language consent text is rendered in (`en`, `fr`).
  */
 consent_language: string, };
+
+/**
+ * One of setup's three answers (`schcp-keyapp setup`, the window's first run).
+ */
+export type SetupChoice = { "choice": "hosted", url: string, } | { "choice": "own_base", url: string, } | { "choice": "not_now" };
+
+/**
+ * Where hosts check the person's credentials (SchCP §3.3 "Status URLs"), as
+ * Settings and the window's first run show it (`service::status_setup`).
+ */
+export type StatusSetupView = { 
+/**
+ * Whether the person has answered setup; the window's first run asks until then.
+ */
+answered: boolean, 
+/**
+ * The address in force, as setup's three answers name it.
+ */
+choice: ChoiceKind, 
+/**
+ * The base the status URLs of new credentials start with.
+ */
+base: string, hosts_can_check: HostsCanCheck, 
+/**
+ * The choice in words, with what it means for hosts.
+ */
+words: string, 
+/**
+ * An address the config asks for that the person has not confirmed: not
+ * in force until they confirm it to the OS.
+ */
+requested?: RequestedStatusView, 
+/**
+ * Whether what the key app publishes reached the hosted status service.
+ */
+publication: PublicationState, 
+/**
+ * `publication`, with what waits to be published, in words.
+ */
+publication_words: string, 
+/**
+ * Updates waiting to be published.
+ */
+waiting: number, 
+/**
+ * Registrations and revocations the status service refused for good.
+ */
+refused: Array<RefusedPublicationView>, };
 
 /**
  * The window's strings in one language: message id → text.

@@ -113,6 +113,7 @@ describe("Settings: where hosts check your credentials", () => {
     await act(async () => {
       fireEvent.click(screen.getByText("Confirm this address"));
     });
+    await act(async () => {});
     expect(confirmed).toBe(1);
     expect(byId("status-requested")).toBeNull();
   });
