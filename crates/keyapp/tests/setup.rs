@@ -152,7 +152,10 @@ async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publi
     assert!(view["publication_words"].as_str().unwrap().contains("Nothing is waiting"), "{view}");
     // `setup` with no option says the same and, with no answer, leaves it.
     let (ok, out, _) = cli(&path, &["setup"]).await;
-    assert!(ok && out.contains("The last update reached the status service") && out.contains("left as it is"), "{out}");
+    assert!(
+        ok && out.contains("The last update reached the status service") && out.contains("Left as it is."),
+        "{out}"
+    );
 
     // Hostile answers on this key app (its hosts on this machine): a service
     // that does not answer, and one whose operator does not serve this key.

@@ -163,7 +163,7 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
             accept_host(&socket, host_id, domain).await?
         }
-        Cmd::Setup(args) => setup::run(&socket.0, args).await?,
+        Cmd::Setup(args) => setup::run(&socket.0, keyapp::app::language(&config), args).await?,
         Cmd::Principal => {
             let v = socket.call(Command::Principal).await?;
             println!("{}", v["principal"].as_str().context("no principal")?);

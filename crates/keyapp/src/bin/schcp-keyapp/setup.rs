@@ -9,6 +9,8 @@ use crate::tty_agent;
 use anyhow::{bail, Result};
 use keyapp::control::{self, Command};
 use keyapp::status_address::SetupChoice;
+use keyapp::ui_words::text;
+use schcp_consent::Language;
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::Path;
@@ -31,7 +33,7 @@ pub(crate) struct SetupArgs {
     confirm_config: bool,
 }
 
-pub(crate) async fn run(runtime_dir: &Path, args: SetupArgs) -> Result<()> {
+pub(crate) async fn run(runtime_dir: &Path, language: Language, args: SetupArgs) -> Result<()> {
     let now = call(runtime_dir, Command::StatusSetup).await?;
     let command = if args.confirm_config {
         Command::ConfirmConfiguredStatus
@@ -43,7 +45,7 @@ pub(crate) async fn run(runtime_dir: &Path, args: SetupArgs) -> Result<()> {
         Command::ChooseStatus { setup: SetupChoice::NotNow }
     } else {
         print_view(&now);
-        match ask()? {
+        match ask(language)? {
             Some(setup) => Command::ChooseStatus { setup },
             None => return Ok(()),
         }
@@ -78,26 +80,27 @@ fn print_view(view: &Value) {
 }
 
 /// The three answers, read from the terminal; `None` when the person leaves it as it is.
-fn ask() -> Result<Option<SetupChoice>> {
+fn ask(language: Language) -> Result<Option<SetupChoice>> {
+    let say = |id: &str| text(language, id);
     println!();
-    println!("Where will hosts check your credentials?");
-    println!("  1. A hosted status service (its https URL)");
-    println!("  2. My own public https address for this key app (I run a reverse proxy)");
-    println!("  3. Not now: shared booking limits are refused, and credentials cannot be withdrawn before they expire");
-    let answer = read_line("Choose 1, 2 or 3 (anything else leaves it as it is): ")?;
+    println!("{}", say("first-run-heading"));
+    println!("  1. {}", say("setup-cli-hosted"));
+    println!("  2. {}", say("setup-cli-own-base"));
+    println!("  3. {}", say("setup-cli-not-now"));
+    let answer = read_line(&say("setup-cli-choose"))?;
     Ok(match answer.trim() {
-        "1" => Some(SetupChoice::Hosted { url: read_line("The status service's URL: ")?.trim().to_owned() }),
-        "2" => Some(SetupChoice::OwnBase { url: read_line("Your public https address: ")?.trim().to_owned() }),
+        "1" => Some(SetupChoice::Hosted { url: read_line(&say("setup-cli-hosted-url"))?.trim().to_owned() }),
+        "2" => Some(SetupChoice::OwnBase { url: read_line(&say("setup-cli-own-base-url"))?.trim().to_owned() }),
         "3" => Some(SetupChoice::NotNow),
         _ => {
-            println!("left as it is");
+            println!("{}", say("setup-cli-left"));
             None
         }
     })
 }
 
 fn read_line(prompt: &str) -> Result<String> {
-    print!("{prompt}");
+    print!("{prompt} ");
     std::io::stdout().flush()?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
