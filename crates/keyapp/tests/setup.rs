@@ -163,9 +163,8 @@ async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publi
     let nobody = format!("http://{}", closed.local_addr().unwrap());
     drop(closed);
     refused(&env, &path, &["setup", "--hosted", &nobody], "did not answer over https").await;
-    let strict = start_status(Some(
-        "namespaces = [\"urn:schcp:principal:jwk-thumbprint:someone-else-entirely-aaaaaaaaaaaaaaaaaaaaaaa\"]\n",
-    ));
+    // The operator serves one other principal only.
+    let strict = start_status(Some(&format!("namespaces = [\"{}\"]\n", "A".repeat(43))));
     refused(&env, &path, &["setup", "--hosted", &strict.base()], "does not serve your key").await;
     refused(&env, &path, &["setup", "--own-base", "http://10.0.0.5"], "10.0.0.5").await;
 }
