@@ -370,3 +370,78 @@ impl Service {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schcp_consent::Language;
+
+    #[test]
+    fn every_setup_refusal_is_one_sentence_in_english_and_french_naming_the_address() {
+        let url = |u: &str| crate::status_address::setup_base(u, false).unwrap_err();
+        let cases = [
+            SetupError::Url(url("status.example")),
+            SetupError::Url(url("http://status.example")),
+            SetupError::Url(url("https://user:pw@status.example")),
+            SetupError::Url(url("https://localhost")),
+            SetupError::Url(url("https://127.0.0.1")),
+            SetupError::Url(url("https://nas.local")),
+            SetupError::Url(url("https://10.0.0.5")),
+            SetupError::NoAnswer { base: "https://s.example".into(), detail: "refused".into() },
+            SetupError::NotAStatusService { base: "https://s.example".into(), status: 200 },
+            SetupError::Refused { base: "https://s.example".into(), reason: Reason::NamespaceNotAllowed },
+            SetupError::Refused { base: "https://s.example".into(), reason: Reason::NamespaceFull },
+            SetupError::Refused { base: "https://s.example".into(), reason: Reason::NamespaceMismatch },
+            SetupError::ConfigFile { path: "/home/p/keyapp.toml".into(), why: "denied".into() },
+        ];
+        for e in &cases {
+            for language in [Language::English, Language::French] {
+                let words = e.words(language);
+                assert!(!words.contains("setup-") && !words.contains('\n'), "{e:?} {language:?}: {words}");
+                let named =
+                    ["status.example", "s.example", "localhost", "127.0.0.1", "nas.local", "10.0.0.5", "keyapp.toml"];
+                assert!(named.iter().any(|n| words.contains(n)), "{e:?} {language:?}: {words}");
+            }
+        }
+        assert_eq!(cases[9].reason(), Reason::NamespaceNotAllowed);
+        assert_eq!(cases[0].reason(), Reason::StatusUnreachable);
+        assert!(cases[1].words(Language::English).contains("it is not https."));
+        assert!(cases[6].words(Language::French).contains("10.0.0.5 est une adresse de réseau privé ou local"));
+    }
+
+    #[test]
+    fn settings_words_exist_in_both_languages() {
+        for id in [
+            "status-choice-hosted",
+            "status-choice-own-base",
+            "status-choice-not-now",
+            "status-requested",
+            "status-confirm-summary",
+            "status-publication-nothing",
+            "status-publication-reached",
+            "status-publication-failing",
+            "status-refused-register",
+            "status-refused-revoke",
+            "status-refused-full",
+            "status-refused-not-allowed",
+            "status-refused-other",
+        ] {
+            let mut args = FluentArgs::new();
+            args.set("base", "https://s.example");
+            args.set("kept", "https://k.example");
+            args.set("waiting", 2);
+            args.set("attempts", 3);
+            args.set("at", "Monday");
+            args.set("why", "x");
+            for language in [Language::English, Language::French] {
+                let words = text_with(language, id, &args);
+                assert!(!words.is_empty() && words != id, "{id} {language:?}");
+            }
+        }
+        let mut args = FluentArgs::new();
+        args.set("waiting", 2);
+        args.set("attempts", 3);
+        let failing = text_with(Language::English, "status-publication-failing", &args);
+        assert!(failing.contains("last 3 attempts") && failing.contains("2 updates are waiting"), "{failing}");
+    }
+}
