@@ -34,3 +34,5 @@ cli-err-start = The key app could not start: { $detail }
 cli-rec-start = Correct what the message names, then start it again.
 cli-err-terminal = This terminal could not be read or written ({ $detail }).
 cli-rec-terminal = Run the command again in a terminal.
+cli-err-setup = { $detail }
+cli-rec-setup = Run `schcp-keyapp setup` again with another address, or choose "not now"; nothing was changed.

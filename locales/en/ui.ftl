@@ -273,3 +273,69 @@ attestations-code-hint = Paste it exactly as you received it.
 # The person's own yes to a booking on their calendar (§7.7, §7.9)
 kind-booking_acceptance = My own yes to a booking
 kind-booking_read = Reading a booking
+## Status service setup (SchCP §3.3): where hosts check the person's credentials,
+## setup's refusals, and publishing to a hosted status service. Formatted in Rust.
+status-choice-hosted = Hosts check your credentials at the hosted status service { $base }.
+status-choice-own-base = Hosts check your credentials at your own address { $base }.
+status-choice-not-now = You have not chosen a status service: your credentials point at this computer ({ $base }).
+status-requested = Your configuration file asks for { $base }, but you have not confirmed it, so credentials still point at { $kept }. Confirm it only if you changed the file yourself.
+status-confirm-summary = Let hosts check your credentials at { $base }
+status-publication-nothing = Nothing has been published to a status service yet. { $waiting ->
+    [0] Nothing is waiting.
+    [one] One update is waiting to be published.
+   *[other] { $waiting } updates are waiting to be published.
+}
+status-publication-reached = The last update reached the status service on { $at }. { $waiting ->
+    [0] Nothing is waiting.
+    [one] One update is waiting to be published.
+   *[other] { $waiting } updates are waiting to be published.
+}
+status-publication-failing = The status service has not answered the last { $attempts ->
+    [one] attempt
+   *[other] { $attempts } attempts
+}; the key app keeps trying. { $waiting ->
+    [one] One update is waiting to be published.
+   *[other] { $waiting } updates are waiting to be published.
+}
+status-refused-register = On { $at } the status service refused to keep a credential: { $why } Hosts cannot check it, so it was not given to the assistant.
+status-refused-revoke = On { $at } the status service refused to publish a withdrawal: { $why }
+status-refused-full = it holds as many credentials as its operator allows for you.
+status-refused-not-allowed = its operator does not serve your key.
+status-refused-other = it did not say why.
+setup-error-not-a-base = "{ $url }" is not a web address the key app can use. Type it whole, starting with https://, with nothing after a ? or #.
+setup-error-unreachable = Hosts could not check your credentials at { $url }: { $why } Choose a public https address.
+setup-why-not-https = it is not https.
+setup-why-credentials = it holds a user name or password.
+setup-why-this-machine = it is this computer, which hosts elsewhere cannot reach.
+setup-why-local-name = { $name } is a name on your local network only.
+setup-why-private = { $address } is an address of a private or local network.
+setup-why-not-a-url = it is not a web address.
+setup-error-no-answer = The status service at { $base } did not answer over https. Check the address and your connection, then try again. Nothing was changed.
+setup-error-not-a-status-service = { $base } answered, but not as a SchCP status service. Check the address. Nothing was changed.
+setup-error-not-allowed = The status service at { $base } does not serve your key. Ask its operator to add you, or choose another service. Nothing was changed.
+setup-error-full = The status service at { $base } holds as many credentials as it allows for you. Ask its operator, or choose another service. Nothing was changed.
+setup-error-refused = The status service at { $base } refused this key app's updates. Check this computer's clock, or choose another service. Nothing was changed.
+setup-error-config-file = The configuration file { $path } could not be written. Check its permissions. Nothing was changed.
+first-run-heading = Where will hosts check your credentials?
+first-run-intro = When a business checks a credential you signed, it asks a status address whether you withdrew it. This computer sleeps and moves between networks, so hosts cannot reach it. Choose an always-on address.
+first-run-hosted = A hosted status service
+first-run-hosted-help = Type the https address your provider gave you. The key app checks that it answers before anything changes.
+first-run-own-base = My own public address
+first-run-own-base-help = For someone who runs a reverse proxy in front of this key app's status API: its public https address.
+first-run-not-now = Not now
+first-run-not-now-help = Booking limits shared across businesses are refused, and credentials cannot be withdrawn before they expire.
+first-run-url = Address
+first-run-save = Save
+first-run-skip = Skip for now
+first-run-saved = Saved.
+settings-status-setup = Where hosts check your credentials
+settings-status-change = Change
+settings-status-confirm-requested = Confirm this address
+settings-status-refused = Refused by the status service
+setup-cli-hosted = A hosted status service (its https address)
+setup-cli-own-base = My own public https address for this key app (I run a reverse proxy)
+setup-cli-not-now = Not now: shared booking limits are refused, and credentials cannot be withdrawn before they expire
+setup-cli-choose = Choose 1, 2 or 3 (anything else leaves it as it is):
+setup-cli-hosted-url = The status service's address:
+setup-cli-own-base-url = Your public https address:
+setup-cli-left = Left as it is.

@@ -34,3 +34,5 @@ cli-err-start = L’appli de clés n’a pas pu démarrer : { $detail }
 cli-rec-start = Corrigez ce que le message indique, puis relancez-la.
 cli-err-terminal = Ce terminal n’a pas pu être lu ou écrit ({ $detail }).
 cli-rec-terminal = Relancez la commande dans un terminal.
+cli-err-setup = { $detail }
+cli-rec-setup = Relancez `schcp-keyapp setup` avec une autre adresse, ou choisissez « pas maintenant » ; rien n’a été changé.

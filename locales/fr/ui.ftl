@@ -272,3 +272,69 @@ attestations-code-hint = Collez-le exactement tel que vous l’avez reçu.
 # The person's own yes to a booking on their calendar (§7.7, §7.9)
 kind-booking_acceptance = Mon propre oui à une réservation
 kind-booking_read = Consultation d’une réservation
+## Status service setup (SchCP §3.3): where hosts check the person's credentials,
+## setup's refusals, and publishing to a hosted status service. Formatted in Rust.
+status-choice-hosted = Les hôtes vérifient vos justificatifs auprès du service de statut hébergé { $base }.
+status-choice-own-base = Les hôtes vérifient vos justificatifs à votre propre adresse { $base }.
+status-choice-not-now = Vous n’avez pas choisi de service de statut : vos justificatifs renvoient à cet ordinateur ({ $base }).
+status-requested = Votre fichier de configuration demande { $base }, mais vous ne l’avez pas confirmé : les justificatifs renvoient donc toujours à { $kept }. Ne le confirmez que si vous avez modifié le fichier vous-même.
+status-confirm-summary = Laisser les hôtes vérifier vos justificatifs auprès de { $base }
+status-publication-nothing = Rien n’a encore été publié auprès d’un service de statut. { $waiting ->
+    [0] Rien n’est en attente.
+    [one] Une mise à jour attend d’être publiée.
+   *[other] { $waiting } mises à jour attendent d’être publiées.
+}
+status-publication-reached = La dernière mise à jour est parvenue au service de statut le { $at }. { $waiting ->
+    [0] Rien n’est en attente.
+    [one] Une mise à jour attend d’être publiée.
+   *[other] { $waiting } mises à jour attendent d’être publiées.
+}
+status-publication-failing = Le service de statut n’a pas répondu { $attempts ->
+    [one] à la dernière tentative
+   *[other] aux { $attempts } dernières tentatives
+} ; l’appli de clés continue d’essayer. { $waiting ->
+    [one] Une mise à jour attend d’être publiée.
+   *[other] { $waiting } mises à jour attendent d’être publiées.
+}
+status-refused-register = Le { $at }, le service de statut a refusé de conserver un justificatif : { $why } Les hôtes ne peuvent pas le vérifier, il n’a donc pas été remis à l’assistant.
+status-refused-revoke = Le { $at }, le service de statut a refusé de publier un retrait : { $why }
+status-refused-full = il détient déjà autant de justificatifs que son exploitant en autorise pour vous.
+status-refused-not-allowed = son exploitant ne sert pas votre clé.
+status-refused-other = il n’a pas dit pourquoi.
+setup-error-not-a-base = « { $url } » n’est pas une adresse web utilisable par l’appli de clés. Saisissez-la en entier, en commençant par https://, sans rien après un ? ou un #.
+setup-error-unreachable = Les hôtes ne pourraient pas vérifier vos justificatifs à { $url } : { $why } Choisissez une adresse https publique.
+setup-why-not-https = ce n’est pas du https.
+setup-why-credentials = elle contient un nom d’utilisateur ou un mot de passe.
+setup-why-this-machine = c’est cet ordinateur, que les hôtes ailleurs ne peuvent pas joindre.
+setup-why-local-name = { $name } est un nom de votre réseau local seulement.
+setup-why-private = { $address } est une adresse de réseau privé ou local.
+setup-why-not-a-url = ce n’est pas une adresse web.
+setup-error-no-answer = Le service de statut à { $base } n’a pas répondu en https. Vérifiez l’adresse et votre connexion, puis réessayez. Rien n’a été modifié.
+setup-error-not-a-status-service = { $base } a répondu, mais pas comme un service de statut SchCP. Vérifiez l’adresse. Rien n’a été modifié.
+setup-error-not-allowed = Le service de statut à { $base } ne sert pas votre clé. Demandez à son exploitant de vous ajouter, ou choisissez un autre service. Rien n’a été modifié.
+setup-error-full = Le service de statut à { $base } détient déjà autant de justificatifs qu’il en autorise pour vous. Adressez-vous à son exploitant, ou choisissez un autre service. Rien n’a été modifié.
+setup-error-refused = Le service de statut à { $base } a refusé les mises à jour de l’appli de clés. Vérifiez l’horloge de cet ordinateur, ou choisissez un autre service. Rien n’a été modifié.
+setup-error-config-file = Le fichier de configuration { $path } n’a pas pu être écrit. Vérifiez ses droits. Rien n’a été modifié.
+first-run-heading = Où les hôtes vérifieront-ils vos justificatifs ?
+first-run-intro = Quand une entreprise vérifie un justificatif que vous avez signé, elle demande à une adresse de statut si vous l’avez retiré. Cet ordinateur se met en veille et change de réseau : les hôtes ne peuvent pas le joindre. Choisissez une adresse toujours en ligne.
+first-run-hosted = Un service de statut hébergé
+first-run-hosted-help = Saisissez l’adresse https que votre fournisseur vous a donnée. L’appli de clés vérifie qu’elle répond avant de rien changer.
+first-run-own-base = Ma propre adresse publique
+first-run-own-base-help = Pour qui fait tourner un proxy inverse devant l’API de statut de cette appli de clés : son adresse https publique.
+first-run-not-now = Pas maintenant
+first-run-not-now-help = Les limites de réservations partagées entre entreprises sont refusées, et les justificatifs ne peuvent pas être retirés avant leur expiration.
+first-run-url = Adresse
+first-run-save = Enregistrer
+first-run-skip = Passer pour l’instant
+first-run-saved = Enregistré.
+settings-status-setup = Où les hôtes vérifient vos justificatifs
+settings-status-change = Modifier
+settings-status-confirm-requested = Confirmer cette adresse
+settings-status-refused = Refusé par le service de statut
+setup-cli-hosted = Un service de statut hébergé (son adresse https)
+setup-cli-own-base = Ma propre adresse https publique pour cette appli de clés (je fais tourner un proxy inverse)
+setup-cli-not-now = Pas maintenant : les limites de réservations partagées sont refusées, et les justificatifs ne peuvent pas être retirés avant leur expiration
+setup-cli-choose = Choisissez 1, 2 ou 3 (toute autre réponse laisse les choses en l’état) :
+setup-cli-hosted-url = L’adresse du service de statut :
+setup-cli-own-base-url = Votre adresse https publique :
+setup-cli-left = Laissé en l’état.

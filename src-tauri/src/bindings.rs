@@ -35,6 +35,8 @@ pub fn typescript() -> String {
     all.visit::<AttestationView>();
     all.visit::<Settings>();
     all.visit::<HostChangeView>();
+    all.visit::<keyapp::views::StatusSetupView>();
+    all.visit::<keyapp::status_address::SetupChoice>();
     all.visit::<crate::unlock::GateView>();
     all.visit::<crate::ui_strings::UiStrings>();
     all.visit::<crate::commands::CommandError>();

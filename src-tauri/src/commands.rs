@@ -10,6 +10,8 @@ use keyapp::service::{
     AgentView, AttestationView, Code, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt,
     Reason, Service, ServiceError, Settings,
 };
+use keyapp::status_address::SetupChoice;
+use keyapp::views::StatusSetupView;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -148,6 +150,36 @@ pub async fn accept_host_domain(svc: Svc<'_>, host_id: String, domain: String) -
     svc.accept_host_domain(&host_id, &domain).await.map_err(refused(&svc))
 }
 
+/// Where hosts check the person's credentials (Settings, the first run).
+#[tauri::command(rename_all = "snake_case")]
+pub async fn status_setup(svc: Svc<'_>) -> Answer<StatusSetupView> {
+    svc.status_setup().await.map_err(refused(&svc))
+}
+
+/// Setup's answer; a change of address is confirmed by the OS first.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn choose_status(svc: Svc<'_>, setup: SetupChoice) -> Answer<StatusSetupView> {
+    svc.choose_status(setup).await.map_err(setup_refused(&svc))
+}
+
+/// The person confirms the status address their config file names.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn confirm_configured_status(svc: Svc<'_>) -> Answer<StatusSetupView> {
+    svc.confirm_requested_status().await.map_err(setup_refused(&svc))
+}
+
+/// Setup's refusals already carry the person's sentence, in their language,
+/// naming what to fix (`keyapp::service::status_setup`); any other refusal is
+/// worded as everywhere else.
+fn setup_refused(svc: &Service) -> impl Fn(ServiceError) -> CommandError + '_ {
+    move |e| match &e {
+        ServiceError::Unacceptable { reason, message } => {
+            CommandError { code: e.code_and_reason().0, reason: *reason, message: message.clone() }
+        }
+        _ => refused(svc)(e),
+    }
+}
+
 /// The window's words in the language chosen (or the current one).
 #[tauri::command(rename_all = "snake_case")]
 pub fn ui_strings(lang: State<'_, UiLanguage>) -> UiStrings {
@@ -250,6 +282,9 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         settings,
         host_changes,
         accept_host_domain,
+        status_setup,
+        choose_status,
+        confirm_configured_status,
         ui_strings,
         set_language,
         unlock_state,

@@ -412,3 +412,36 @@ fn the_window_and_the_terminal_list_the_same_history_up_to_the_same_limit() {
     assert!(listed.iter().all(|h| h["when"].as_str().is_some_and(|w| !w.is_empty())));
     assert_eq!(socket(&e, Command::History), window);
 }
+
+#[test]
+fn the_first_run_and_settings_say_where_hosts_check_and_refuse_an_address_they_cannot_read() {
+    let e = env();
+    let view = call(&e, "status_setup", json!({})).unwrap();
+    assert_eq!(view["answered"], false, "{view}");
+    assert_eq!(view["choice"], "not_now");
+    assert_eq!(view["hosts_can_check"], "this-machine");
+    assert_eq!(view["publication"], "nothing");
+    assert!(view["words"].as_str().unwrap().contains("You have not chosen a status service"), "{view}");
+    // Hostile addresses: refused in one sentence with what to do, before the OS
+    // is asked, and nothing is written.
+    for (url, says) in [
+        ("http://status.example", "it is not https"),
+        ("https://192.168.1.20", "192.168.1.20 is an address of a private or local network"),
+        ("https://status.example/?x=1", "is not a web address the key app can use"),
+    ] {
+        let err = call(&e, "choose_status", json!({"setup": {"choice": "hosted", "url": url}})).unwrap_err();
+        assert_eq!(err["reason"], "status_unreachable", "{url}: {err}");
+        assert!(err["message"].as_str().unwrap().contains(says), "{url}: {err}");
+    }
+    let own = call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://10.1.2.3"}}));
+    assert!(own.unwrap_err()["message"].as_str().unwrap().contains("10.1.2.3"));
+    // A service that does not answer (a closed loopback port; these hosts are on this machine).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let err = call(&e, "choose_status", json!({"setup": {"choice": "hosted", "url": url}})).unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("did not answer"), "{err}");
+    let after = call(&e, "status_setup", json!({})).unwrap();
+    assert_eq!(after, view, "nothing written");
+    assert_eq!(e.svc.config().status_base(), "http://127.0.0.1:7412");
+}

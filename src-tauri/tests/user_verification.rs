@@ -128,3 +128,32 @@ fn a_cancelled_prompt_is_refused_and_the_request_can_still_be_approved() {
     assert_eq!(call(&e, "answer", json!({"id": id, "approve": true})).unwrap()["status"], "approved");
     assert_eq!(credentials(&e).len(), 1);
 }
+
+#[test]
+fn a_status_address_chosen_in_the_window_is_confirmed_by_the_os_first_and_a_no_writes_nothing() {
+    let e = env();
+    let before = call(&e, "status_setup", json!({})).unwrap();
+    assert_eq!(before["answered"], false);
+    // The OS says no: nothing is written, and the address in force stays.
+    e.verifier.answer(Err(Refusal::NotAuthorized));
+    let err =
+        call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://me.example/"}})).unwrap_err();
+    assert_eq!(err["reason"], "user_not_verified", "{err}");
+    assert_eq!(call(&e, "status_setup", json!({})).unwrap(), before);
+    assert_eq!(e.svc.config().status_base(), "http://127.0.0.1:7412");
+    // The OS says yes: asked about this process, naming the address; then in force.
+    e.verifier.answer(Ok(Method::Polkit));
+    let view =
+        call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://me.example/"}})).unwrap();
+    assert_eq!((view["answered"].as_bool(), view["choice"].as_str()), (Some(true), Some("own_base")));
+    assert_eq!(view["base"], "https://me.example");
+    assert_eq!(view["hosts_can_check"], "reachable");
+    let last = e.verifier.asked().pop().unwrap();
+    assert_eq!(last.summary, "Let hosts check your credentials at https://me.example");
+    assert_eq!((last.asker.pid, last.asker.surface), (std::process::id(), Surface::Window));
+    assert_eq!(e.svc.config().status_base(), "https://me.example");
+    // Choosing what is in force again asks nothing.
+    let asked = e.verifier.asked().len();
+    call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://me.example"}})).unwrap();
+    assert_eq!(e.verifier.asked().len(), asked);
+}

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type UiStrings } from "./api";
 import { ConsentView } from "./Consent";
+import { FirstRun } from "./FirstRun";
 import { UnlockView } from "./Unlock";
 import { StringsContext } from "./i18n";
 import { parseRoute, SCREENS, type Route } from "./route";
@@ -16,6 +17,12 @@ import { SettingsScreen } from "./screens/Settings";
 export function App() {
   const [ui, setUi] = useState<UiStrings | null>(null);
   const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
+  // The first run asks where hosts check credentials, above the screen, until
+  // the person answers (or skips, for this session); Settings offers it later.
+  const [firstRun, setFirstRun] = useState(false);
+  useEffect(() => {
+    api.statusSetup().then((s) => setFirstRun(!s.answered), () => setFirstRun(false));
+  }, []);
   useEffect(() => {
     api.uiStrings().then(setUi);
     const onHash = () => setRoute(parseRoute(location.hash));
@@ -52,6 +59,7 @@ export function App() {
             </ul>
           </nav>
           <main id="content">
+            {firstRun && <FirstRun onDone={() => setFirstRun(false)} />}
             {route.view === "requests" && <Requests notice={route.notice} />}
             {route.view === "bookings" && <Bookings />}
             {route.view === "agents" && <Agents />}

@@ -16,6 +16,8 @@ import type {
   PendingItem,
   Prompt,
   Settings,
+  SetupChoice,
+  StatusSetupView,
   UiStrings,
 } from "./bindings";
 
@@ -37,7 +39,12 @@ export type {
   PendingItem,
   Prompt,
   PromptStatus,
+  PublicationState,
+  RefusedPublicationView,
+  RequestedStatusView,
   Settings,
+  SetupChoice,
+  StatusSetupView,
   UiStrings,
 } from "./bindings";
 
@@ -68,6 +75,9 @@ export const api = {
   settings: () => invoke<Settings>("settings"),
   hostChanges: () => invoke<HostChangeView[]>("host_changes"),
   acceptHostDomain: (host_id: string, domain: string) => invoke<void>("accept_host_domain", { host_id, domain }),
+  statusSetup: () => invoke<StatusSetupView>("status_setup"),
+  chooseStatus: (setup: SetupChoice) => invoke<StatusSetupView>("choose_status", { setup }),
+  confirmConfiguredStatus: () => invoke<StatusSetupView>("confirm_configured_status"),
   uiStrings: () => invoke<UiStrings>("ui_strings"),
   setLanguage: (tag: string) => invoke<UiStrings>("set_language", { tag }),
   unlockState: () => invoke<GateView>("unlock_state"),

@@ -8,28 +8,13 @@ export type AgentView = { jkt: string, name: string, fingerprint: string, paired
 /**
  * `last_request_at` in words, in the person's language and time zone.
  */
-last_request?: string, last_request_kind?: string, 
-/**
- * While the agent may not ask (its last two requests declined or left
- * unanswered): until when, in words; the person may let it ask again.
- */
-cooldown?: string, };
+last_request?: string, last_request_kind?: string, };
 
 /**
- * How much a callout weighs (`schcp_consent::attention::Grade`).
+ * One look-twice callout: `unverified_identity`, `price`, `place_away`,
+ * `reconfirmation` or `retention`, with its detail in the consent language.
  */
-export type AttentionGrade = "grave" | "caution" | "notice";
-
-/**
- * One look-twice callout (`schcp_consent::AttentionKind::as_str`: `wide_mandate`,
- * `unverified_identity`, `price`, …), its grade, and its detail in the consent
- * language. Stored with the request, gravest first.
- */
-export type AttentionView = { kind: string, 
-/**
- * Callouts stored before grades existed read as notices.
- */
-grade: AttentionGrade, detail?: string, };
+export type AttentionView = { kind: string, detail?: string, };
 
 export type AttestationView = { iss: string, exp: number, 
 /**
@@ -43,52 +28,9 @@ expires: string, compact: string, };
 export type Basis = "own_domain" | "operator" | "operator_trust";
 
 /**
- * One of the person's bookings, from its latest verified receipt (§5.3), in
- * the person's words: My bookings.
+ * What the person chose, in the words Settings uses for it.
  */
-export type BookingView = { 
-/**
- * The host's booking id (shown only under Details).
- */
-booking_id: string, 
-/**
- * The host id (shown only under Details).
- */
-host_id: string, 
-/**
- * The booked service, as the host's receipt names it.
- */
-what: string, 
-/**
- * Its time, in the person's language and zone.
- */
-when: string, 
-/**
- * The host: the domain the key app verified it at (§2.2), or its id
- * marked unverified.
- */
-host: string, place?: string, price?: string, 
-/**
- * The booking's state in words (confirmed, cancelled, …).
- */
-state: string, 
-/**
- * Still to come (pending, tentative or confirmed, and not yet over).
- */
-upcoming: boolean, 
-/**
- * The start, as a NumericDate, for ordering.
- */
-start: number, 
-/**
- * What the person approved that it rests on, in one line, when the key
- * app issued the credential the receipt names.
- */
-rests_on?: string, 
-/**
- * The management mandates that let an assistant change it (§3.3).
- */
-managers: Array<ManagerView>, };
+export type ChoiceKind = "hosted" | "own_base" | "not_now";
 
 /**
  * A refusal as the window shows it: the service's §9-style code, reason and
@@ -114,12 +56,7 @@ export type CredentialStatus = "active" | "revoked" | "expired";
 /**
  * A credential the key app issued, as the person's surfaces list it.
  */
-export type CredentialView = { jti: string, kind: RequestKind, 
-/**
- * What it allows, in one line: the summary of the request the person
- * approved for it (`schcp_consent::summary`), when there was one.
- */
-summary?: string, aud: Array<string>, exp: number, 
+export type CredentialView = { jti: string, kind: RequestKind, aud: Array<string>, exp: number, 
 /**
  * `exp` in words, in the person's language and time zone.
  */
@@ -160,12 +97,7 @@ export type HistoryEntry = { at: number,
 /**
  * `at` in words, in the person's language and time zone.
  */
-when: string, 
-/**
- * What happened, in one sentence in the person's language
- * (`history_words::sentence`); the fields below are its details.
- */
-sentence: string, event: string, subject: string, detail: string, 
+when: string, event: string, subject: string, detail: string, 
 /**
  * How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
  */
@@ -197,28 +129,6 @@ export type HostsCanCheck = "reachable" | "this-machine" | "unreachable";
 export type KeystoreKind = "os" | "file";
 
 /**
- * A management mandate over one booking, on My bookings.
- */
-export type ManagerView = { jti: string, 
-/**
- * The assistant it lets change the booking, by the name it paired under.
- */
-agent_name: string, status: CredentialStatus, 
-/**
- * Its expiry, in words.
- */
-expires: string, 
-/**
- * Whether the person can take it back now.
- */
-revocable: boolean, 
-/**
- * Who may change the booking and until when, or that it no longer can,
- * in one sentence.
- */
-sentence: string, };
-
-/**
  * The meeting a contract or acceptance record is about (§5.12).
  */
 export type MeetingView = { meeting_id: string, revision: number, contract_sha256: string, 
@@ -247,12 +157,7 @@ export type PendingItem = { id: string,
 /**
  * `pairing`, or the request kind.
  */
-kind: string, 
-/**
- * What is asked, in one line: "Synthetic oil change with Maple Street
- * Auto …" (`schcp_consent::summary`), in the consent language.
- */
-summary: string, agent_name: string, fingerprint: string, created_at: number, 
+kind: string, agent_name: string, fingerprint: string, created_at: number, 
 /**
  * `created_at` in words, in the person's language and time zone.
  */
@@ -304,10 +209,38 @@ export type PromptStatus = "pending" | "approved" | "declined" | "expired" | "wi
 export type Publication = "registration_pending" | "revocation_pending" | "registration_refused" | "revocation_refused";
 
 /**
+ * How publishing to a hosted status service stands; each value names its
+ * words, `status-publication-{value}` in ui.ftl.
+ */
+export type PublicationState = "nothing" | "reached" | "failing";
+
+/**
+ * An update the status service refused for good.
+ */
+export type RefusedPublicationView = { jti: string, 
+/**
+ * The service's §9 reason (`namespace_full`, `namespace_not_allowed`).
+ */
+reason: string, 
+/**
+ * What was refused, when and why, in words.
+ */
+words: string, };
+
+/**
  * What an agent asks the person for; each is verified, shown and issued by
  * its own module of `service`.
  */
-export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation" | "booking_acceptance" | "booking_read";
+export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation";
+
+/**
+ * A status address the config asks for, not yet confirmed.
+ */
+export type RequestedStatusView = { base: string, 
+/**
+ * What it is and that it is not in force, in words.
+ */
+words: string, };
 
 /**
  * The Settings screen's facts.
@@ -325,6 +258,54 @@ keystore: KeystoreKind,
  * The language consent text is rendered in (`en`, `fr`).
  */
 consent_language: string, };
+
+/**
+ * One of setup's three answers (`schcp-keyapp setup`, the window's first run).
+ */
+export type SetupChoice = { "choice": "hosted", url: string, } | { "choice": "own_base", url: string, } | { "choice": "not_now" };
+
+/**
+ * Where hosts check the person's credentials (SchCP §3.3 "Status URLs"), as
+ * Settings and the window's first run show it (`service::status_setup`).
+ */
+export type StatusSetupView = { 
+/**
+ * Whether the person has answered setup; the window's first run asks until then.
+ */
+answered: boolean, 
+/**
+ * The address in force, as setup's three answers name it.
+ */
+choice: ChoiceKind, 
+/**
+ * The base the status URLs of new credentials start with.
+ */
+base: string, hosts_can_check: HostsCanCheck, 
+/**
+ * The choice in words, with what it means for hosts.
+ */
+words: string, 
+/**
+ * An address the config asks for that the person has not confirmed: not
+ * in force until they confirm it to the OS.
+ */
+requested?: RequestedStatusView, 
+/**
+ * Whether what the key app publishes reached the hosted status service.
+ */
+publication: PublicationState, 
+/**
+ * `publication`, with what waits to be published, in words.
+ */
+publication_words: string, 
+/**
+ * Updates waiting to be published.
+ */
+waiting: number, 
+/**
+ * Registrations and revocations the status service refused for good.
+ */
+refused: Array<RefusedPublicationView>, };
 
 /**
  * The window's strings in one language: message id → text.

@@ -302,6 +302,14 @@ pub async fn start_verified_by(
         Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
             .map_err(StartError::Service)?
             .with_user_verifier(verifier);
+    // Before anything is issued or served: the status address in force is the
+    // one the person confirmed to the OS; one the config names beyond it is
+    // asked of the OS now (service::status_setup, docs/threat-model.md).
+    service
+        .settle_status_address(&crate::status_address::StatusAddress::of(&config))
+        .await
+        .map_err(StartError::Service)?;
+    let config = Config::clone(&service.config());
 
     let runtime_dir = control::runtime_dir(&config, &data_dir);
     let info_path = runtime_dir.join(announce::FILE_NAME);

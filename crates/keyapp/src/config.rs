@@ -35,6 +35,11 @@ pub struct Config {
     pub discovery: Discovery,
     #[serde(default)]
     pub keystore: Keystore,
+    /// The file this was read from (`Config::load`), where setup writes the
+    /// person's status choice; `None` for a config built in code or parsed
+    /// from text. Never a key of the file itself.
+    #[serde(skip)]
+    pub source: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -226,7 +231,53 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_owned(), source })?;
-        Config::parse(&text, path)
+        let mut config = Config::parse(&text, path)?;
+        config.source = Some(path.to_owned());
+        Ok(config)
+    }
+
+    /// Writes `address` into the config file at `path`: the three status keys
+    /// of `[status_api]` set (or removed where they are the defaults), every
+    /// other line, comment and key kept as it was. The new text is parsed
+    /// before it replaces the file, and replaces it whole (a temporary file
+    /// renamed over it), so the key app never reads half of it.
+    pub fn write_status_address(
+        path: &Path,
+        address: &crate::status_address::StatusAddress,
+    ) -> Result<(), ConfigError> {
+        let read = |source| ConfigError::Read { path: path.to_owned(), source };
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(read(e)),
+        };
+        let mut doc: toml_edit::Document =
+            text.parse().map_err(|e: toml_edit::TomlError| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
+        let table = doc
+            .entry("status_api")
+            .or_insert_with(toml_edit::table)
+            .as_table_mut()
+            .ok_or_else(|| ConfigError::Invalid(format!("{}: status_api is not a table", path.display())))?;
+        let defaults = StatusApi::default();
+        match &address.hosted {
+            Some(h) => table["hosted"] = toml_edit::value(h.as_str()),
+            None => drop(table.remove("hosted")),
+        }
+        if address.public_base == defaults.public_base {
+            table.remove("public_base");
+        } else {
+            table["public_base"] = toml_edit::value(address.public_base.as_str());
+        }
+        if address.hosts_on_this_machine {
+            table["hosts_on_this_machine"] = toml_edit::value(true);
+        } else {
+            table.remove("hosts_on_this_machine");
+        }
+        let text = doc.to_string();
+        Config::parse(&text, path)?;
+        let tmp = path.with_extension("toml.new");
+        crate::private_files::write(&tmp, text.as_bytes()).map_err(read)?;
+        std::fs::rename(&tmp, path).map_err(read)
     }
 
     /// The agent API is loopback only (docs/agent-api.md §1), whatever the file says.
@@ -436,6 +487,41 @@ backend = "file"
         let c = Config::parse("[status_api]\nhosted = \"https://status.example\"", Path::new("x")).unwrap();
         assert_eq!(c.status_reach(), StatusReach::Public);
         assert!(Config::parse("[status_api]\nhosts_on_this_machine = \"yes\"", Path::new("x")).is_err());
+    }
+
+    #[test]
+    fn the_status_address_is_written_into_the_file_keeping_everything_else() {
+        use crate::status_address::StatusAddress;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyapp.toml");
+        let original = "# my settings\nlocale = \"fr\"\n\n[status_api]\n# behind nginx\nlisten = \"127.0.0.1:7999\"\npublic_base = \"https://me.example\"\n";
+        std::fs::write(&path, original).unwrap();
+        let loaded = Config::load(&path).unwrap();
+        assert_eq!(loaded.source.as_deref(), Some(path.as_path()));
+        let hosted = StatusAddress {
+            hosted: Some("https://status.example".into()),
+            public_base: "https://me.example".into(),
+            hosts_on_this_machine: false,
+        };
+        Config::write_status_address(&path, &hosted).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("# my settings") && text.contains("# behind nginx"), "{text}");
+        let c = Config::load(&path).unwrap();
+        assert_eq!((c.status_base(), c.locale.as_deref()), ("https://status.example", Some("fr")));
+        assert_eq!(c.status_api.listen, "127.0.0.1:7999".parse().unwrap());
+        // Back to the built-in address: the keys go, the rest stays.
+        Config::write_status_address(&path, &StatusAddress::built_in()).unwrap();
+        let c = Config::load(&path).unwrap();
+        assert_eq!(StatusAddress::of(&c), StatusAddress::built_in());
+        assert_eq!(c.status_api.listen, "127.0.0.1:7999".parse().unwrap());
+        // A missing file is made with the keys alone.
+        let fresh = dir.path().join("new.toml");
+        Config::write_status_address(&fresh, &hosted).unwrap();
+        assert_eq!(StatusAddress::of(&Config::load(&fresh).unwrap()), hosted);
+        // A file that is not a config is left alone.
+        std::fs::write(&path, "[status_api\n").unwrap();
+        assert!(Config::write_status_address(&path, &hosted).is_err());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "[status_api\n");
     }
 
     #[test]

@@ -60,6 +60,14 @@ pub enum Command {
         host_id: String,
         domain: String,
     },
+    /// Where hosts check the person's credentials (`schcp-keyapp setup`).
+    StatusSetup,
+    /// Setup's answer; a change of address is confirmed by the OS.
+    ChooseStatus {
+        setup: crate::status_address::SetupChoice,
+    },
+    /// The person confirms the status address the config asks for.
+    ConfirmConfiguredStatus,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -207,6 +215,17 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
             service.accept_host_domain_from(&host_id, &domain, asker).await?;
             json!({ "host_id": host_id, "domain": domain })
+        }
+        Command::StatusSetup => to_value(service.status_setup().await?),
+        // The status address decides who answers hosts for the person: a
+        // change is as strong as a yes (service::status_setup).
+        Command::ChooseStatus { setup } => {
+            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+            to_value(service.choose_status_from(setup, asker).await?)
+        }
+        Command::ConfirmConfiguredStatus => {
+            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+            to_value(service.confirm_requested_status_from(asker).await?)
         }
     })
 }

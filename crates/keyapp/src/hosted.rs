@@ -80,6 +80,37 @@ impl HostedClient {
         })
     }
 
+    /// A client that reaches public addresses only, checked at connect time
+    /// (§5.8's outbound policy, `outbound`): what setup uses to check a
+    /// status service the person typed, as a host would reach it. A loopback
+    /// literal is reached only when `status_reach` already allowed it
+    /// (`hosts_on_this_machine`); `pinned` is the config's `[discovery] resolve`.
+    pub fn public_only(pinned: crate::outbound::Pinned) -> Result<HostedClient, reqwest::Error> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(5))
+            .dns_resolver(std::sync::Arc::new(crate::outbound::PublicOnlyResolver::new(pinned)))
+            .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(HostedClient { http })
+    }
+
+    /// `GET {url}` as a host reads it, for setup's check: the answer's HTTP
+    /// status and §9 reason, or why there was no answer.
+    pub async fn read_answer(&self, url: &str) -> Result<(u16, Option<String>), PublishError> {
+        let response =
+            self.http.get(url).timeout(UPDATE_TIMEOUT).send().await.map_err(|e| PublishError::Unreachable {
+                url: url.to_owned(),
+                reason: crate::outbound::error_chain(&e),
+            })?;
+        let status = response.status().as_u16();
+        let body = bounded_body(response, MAX_STATUS_BODY).await;
+        let reason = body
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| v.pointer("/error/reason").and_then(|r| r.as_str()).map(str::to_owned));
+        Ok((status, reason))
+    }
+
     /// `GET {status_url}`, as a host reads it: `None` when the service does not
     /// answer, or answers anything but a well-formed 200.
     pub async fn status(&self, status_url: &str) -> Option<HostedStatus> {

@@ -26,6 +26,7 @@ pub mod kind;
 pub mod outbound;
 pub mod private_files;
 pub mod service;
+pub mod status_address;
 pub mod status_api;
 pub mod status_reach;
 pub mod store;

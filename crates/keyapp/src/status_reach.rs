@@ -137,8 +137,9 @@ pub fn shared_limit_allowed(config: &crate::config::Config) -> Result<(), String
     match config.status_reach() {
         StatusReach::Unreachable(why) => Err(format!(
             "hosts cannot reach this key app's status address {} ({why}), so it cannot keep a booking limit \
-             shared across hosts; set [status_api] hosted to a hosted status service's https URL, or \
-             public_base to a public https address of this key app",
+             shared across hosts; the person chooses a hosted status service or a public https address of \
+             this key app with `schcp-keyapp setup` or in the key app's Settings, and confirms it ([status_api] \
+             hosted or public_base)",
             config.status_base()
         )),
         StatusReach::Public | StatusReach::ThisMachine => Ok(()),
@@ -298,6 +299,7 @@ mod tests {
         let e = shared_limit_allowed(&config("")).unwrap_err();
         assert!(e.starts_with("hosts cannot reach this key app's status address http://127.0.0.1:7412 (127.0.0.1 is a loopback address)"), "{e}");
         assert!(e.contains("[status_api] hosted") && e.contains("public_base"), "{e}");
+        assert!(e.contains("schcp-keyapp setup"), "{e}");
         assert!(shared_limit_allowed(&config("[status_api]\nhosts_on_this_machine = true")).is_ok());
         let private = config("[status_api]\npublic_base = \"https://10.0.0.5\"\nhosts_on_this_machine = true");
         assert!(shared_limit_allowed(&private).unwrap_err().contains("10.0.0.5 is a private address"));

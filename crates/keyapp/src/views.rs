@@ -637,3 +637,62 @@ mod tests {
         assert_eq!(serde_json::from_str::<CredentialView>(&wire).unwrap(), view);
     }
 }
+
+/// Where hosts check the person's credentials (SchCP §3.3 "Status URLs"), as
+/// Settings and the window's first run show it (`service::status_setup`).
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+#[ts(optional_fields)]
+pub struct StatusSetupView {
+    /// Whether the person has answered setup; the window's first run asks until then.
+    pub answered: bool,
+    /// The address in force, as setup's three answers name it.
+    pub choice: crate::status_address::ChoiceKind,
+    /// The base the status URLs of new credentials start with.
+    pub base: String,
+    pub hosts_can_check: HostsCanCheck,
+    /// The choice in words, with what it means for hosts.
+    pub words: String,
+    /// An address the config asks for that the person has not confirmed: not
+    /// in force until they confirm it to the OS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested: Option<RequestedStatusView>,
+    /// Whether what the key app publishes reached the hosted status service.
+    pub publication: PublicationState,
+    /// `publication`, with what waits to be published, in words.
+    pub publication_words: String,
+    /// Updates waiting to be published.
+    pub waiting: i64,
+    /// Registrations and revocations the status service refused for good.
+    pub refused: Vec<RefusedPublicationView>,
+}
+
+/// A status address the config asks for, not yet confirmed.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RequestedStatusView {
+    pub base: String,
+    /// What it is and that it is not in force, in words.
+    pub words: String,
+}
+
+/// How publishing to a hosted status service stands; each value names its
+/// words, `status-publication-{value}` in ui.ftl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, TS)]
+#[serde(rename_all = "kebab-case")]
+pub enum PublicationState {
+    /// Nothing was ever published (no hosted service, or nothing issued yet).
+    Nothing,
+    /// The last update reached the service, and none is failing.
+    Reached,
+    /// An update failed and is retried.
+    Failing,
+}
+
+/// An update the status service refused for good.
+#[derive(Debug, Clone, PartialEq, Serialize, TS)]
+pub struct RefusedPublicationView {
+    pub jti: String,
+    /// The service's §9 reason (`namespace_full`, `namespace_not_allowed`).
+    pub reason: String,
+    /// What was refused, when and why, in words.
+    pub words: String,
+}

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ConfirmButton } from "../Confirm";
+import { StatusChoiceForm } from "../FirstRun";
 import { useT } from "../i18n";
 import { useAction, useLoad } from "../useLoad";
 
@@ -26,6 +27,68 @@ function HostChanges() {
           </li>
         ))}
       </ul>
+    </section>
+  );
+}
+
+/**
+ * Where hosts check the person's credentials (SchCP §3.3): the choice in
+ * words, an address the config asks for and the person has not confirmed,
+ * whether publishing reaches the status service and what waits, and what it
+ * refused for good. All words are the service's.
+ */
+export function StatusSetup() {
+  const t = useT();
+  const { data, error, reload } = useLoad(api.statusSetup);
+  const { failure, run } = useAction(reload);
+  const [changing, setChanging] = useState(false);
+  return (
+    <section aria-labelledby="h-status-setup" id="status-setup">
+      <h2 id="h-status-setup">{t("settings-status-setup")}</h2>
+      {(error ?? failure) && <p role="alert">{error ?? failure}</p>}
+      {data && (
+        <>
+          <p id="status-choice" data-choice={data.choice} data-hosts-can-check={data.hosts_can_check}>
+            {data.words}
+          </p>
+          {data.requested && (
+            <div id="status-requested">
+              <p>{data.requested.words}</p>
+              <button type="button" onClick={() => void run(() => api.confirmConfiguredStatus())}>
+                {t("settings-status-confirm-requested")}
+              </button>
+            </div>
+          )}
+          <p id="status-publication" data-publication={data.publication}>
+            {data.publication_words}
+          </p>
+          {data.refused.length > 0 && (
+            <>
+              <h3>{t("settings-status-refused")}</h3>
+              <ul id="status-refused">
+                {data.refused.map((r) => (
+                  <li key={r.jti} data-reason={r.reason}>
+                    {r.words}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+          {changing ? (
+            <StatusChoiceForm
+              onDone={() => {
+                setChanging(false);
+                reload();
+              }}
+              onSkip={() => setChanging(false)}
+            />
+          ) : (
+            <button type="button" id="status-change" onClick={() => setChanging(true)}>
+              {t("settings-status-change")}
+            </button>
+          )}
+        </>
+      )}
     </section>
   );
 }
@@ -81,6 +144,7 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dd>{data.consent_language === "fr" ? "Français" : "English"}</dd>
         </dl>
       )}
+      <StatusSetup />
       <HostChanges />
     </section>
   );

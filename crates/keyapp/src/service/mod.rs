@@ -34,6 +34,7 @@ mod publication;
 mod records;
 mod requests;
 mod rule;
+mod status_setup;
 #[cfg(test)]
 mod test_support;
 
@@ -54,6 +55,7 @@ pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTE
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 /// The §9.2 code and reason every refusal carries (SchCP §9.2).
 pub use schcp::refusal::{Code, Reason};
+pub use status_setup::SetupError;
 
 use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
@@ -316,7 +318,12 @@ struct Inner {
     /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
     es256: Option<PrincipalSigner>,
     principal: String,
-    config: Config,
+    /// Replaced whole when the person confirms another status address
+    /// (`status_setup`); every step reads one snapshot of it.
+    config: std::sync::RwLock<Arc<Config>>,
+    /// An address the config asks for that the person has not confirmed
+    /// (`status_setup`): not in force; Settings offers to confirm it.
+    status_requested: std::sync::RwLock<Option<crate::status_address::StatusAddress>>,
     discovery: DiscoveryClient,
     /// The consent language and its formatters (ICU4X, Fluent: costly to make,
     /// so built once per language). Switchable at run time (`set_language`).
@@ -380,7 +387,8 @@ impl Service {
                 key,
                 es256,
                 principal,
-                config,
+                config: std::sync::RwLock::new(Arc::new(config)),
+                status_requested: std::sync::RwLock::new(None),
                 discovery,
                 zone,
                 locale: std::sync::RwLock::new(Arc::new(locale)),
@@ -414,8 +422,10 @@ impl Service {
     pub fn store(&self) -> &Store {
         &self.inner.store
     }
-    pub fn config(&self) -> &Config {
-        &self.inner.config
+    /// The configuration in force now: a snapshot, since the status address
+    /// can change while the service runs (`status_setup`).
+    pub fn config(&self) -> Arc<Config> {
+        self.inner.config.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
     pub fn principal(&self) -> &str {
         &self.inner.principal

@@ -13,6 +13,7 @@ use super::mandate::Mandate;
 use super::meeting_contract::MeetingContractKind;
 use super::rule::Rule;
 use super::{corrupt, Missing, Service, ServiceError};
+use crate::config::Config;
 use crate::host_binding::HostBinding;
 use crate::kind::RequestKind;
 use crate::store;
@@ -222,7 +223,7 @@ pub struct Requester {
 
 impl Service {
     /// What a kind's steps see of the service: the only place they are made.
-    fn kind_context<'a>(&'a self, agent_jkt: &'a str, now: i64) -> Context<'a> {
+    fn kind_context<'a>(&'a self, agent_jkt: &'a str, now: i64, config: &'a Config) -> Context<'a> {
         Context {
             now,
             agent_jkt,
@@ -234,7 +235,7 @@ impl Service {
             discovery: &self.inner.discovery,
             store: self.store(),
             records: self,
-            config: self.config(),
+            config,
         }
     }
 
@@ -250,7 +251,8 @@ impl Service {
         }
         self.check_request_limits(&agent.jkt, now).await?;
 
-        let ctx = self.kind_context(&agent.jkt, now);
+        let config = self.config();
+        let ctx = self.kind_context(&agent.jkt, now, &config);
         let prepared = (handlers(kind).prepare)(&ctx, obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
         let attention = self.attention_items(&prepared.consent)?;
@@ -463,7 +465,8 @@ impl Service {
         };
         // §2.2: a host id bound elsewhere since the request was shown is not signed for.
         self.still_bindable(&hosts).await?;
-        let ctx = self.kind_context(&row.agent_jkt, now);
+        let config = self.config();
+        let ctx = self.kind_context(&row.agent_jkt, now, &config);
         let (issued, answer) = match no {
             None => {
                 // consent.statement is the summary line the person read (§5.3).
@@ -539,7 +542,8 @@ impl Service {
         // Hosted mode (docs/hosted-status.md): the registration is owed in the same
         // transaction as the credential, so neither exists without the other.
         let mut registered = false;
-        if let (Some(base), Some(url)) = (self.config().hosted_base(), c.status_url.as_deref()) {
+        let config = self.config();
+        if let (Some(base), Some(url)) = (config.hosted_base(), c.status_url.as_deref()) {
             if url.starts_with(&format!("{base}/status/")) {
                 crate::store::outbox::enqueue_register(tx, &c.jti, base, a.now).await?;
                 registered = true;

@@ -50,6 +50,9 @@ pub(crate) enum Cmd {
         #[command(subcommand)]
         action: Option<HostsCmd>,
     },
+    /// Choose where hosts check your credentials: a hosted status service,
+    /// your own public address, or not now (you are asked to confirm a change).
+    Setup(super::setup::SetupArgs),
 }
 
 #[derive(Subcommand)]

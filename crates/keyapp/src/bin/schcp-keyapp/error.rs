@@ -34,6 +34,9 @@ pub(crate) enum CliError {
     HostNotMet { host: String, domain: String },
     /// The terminal could not be read or written.
     Terminal(std::io::Error),
+    /// `setup` could not use the status address asked for; the sentence is
+    /// already in the person's words (setup.rs).
+    Setup(String),
 }
 
 impl From<ControlError> for CliError {
@@ -114,6 +117,10 @@ impl CliError {
             CliError::Terminal(e) => {
                 args.set("detail", e.to_string());
                 ("cli-err-terminal", "cli-rec-terminal")
+            }
+            CliError::Setup(detail) => {
+                args.set("detail", detail.clone());
+                ("cli-err-setup", "cli-rec-setup")
             }
         };
         (what, remedy, args)

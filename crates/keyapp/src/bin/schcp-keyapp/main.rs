@@ -18,6 +18,7 @@ mod ask;
 mod cli;
 mod error;
 mod listing;
+mod setup;
 mod socket;
 mod tty_agent;
 
@@ -98,6 +99,9 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
             ask::accept_host(&socket, host_id, domain).await?
         }
+        Cmd::Setup(args) => setup::run(socket.path(), keyapp::app::language(&config), args)
+            .await
+            .map_err(|e| CliError::Setup(e.to_string()))?,
         Cmd::Principal => {
             let v = socket.call(Command::Principal).await?;
             println!("{}", v["principal"].as_str().ok_or(CliError::Version)?);

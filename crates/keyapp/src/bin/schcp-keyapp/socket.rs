@@ -14,6 +14,11 @@ impl Socket {
         Socket(runtime_dir)
     }
 
+    /// The key app's runtime folder, where its control socket is.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
     /// One command's answer, or its refusal as the error (by its reason,
     /// never by its message).
     pub(crate) async fn call(&self, c: Command) -> Result<Value, CliError> {

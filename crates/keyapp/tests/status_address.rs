@@ -1,0 +1,131 @@
+//! The hostile assistant edits the person's config to choose the status
+//! address (docs/threat-model.md): the address hosts are sent to stays the
+//! one the person confirmed to the OS, until they confirm the new one. Run
+//! under scripts/with-keyring; the OS is a scripted verifier (testkit).
+
+use keyapp::app;
+use keyapp::config::Config;
+use keyapp::control::Command;
+use keyapp::keystore::PassphraseSource;
+use keyapp::status_address::StatusAddress;
+use keyapp::user_verification::{Method as Verified, Refusal};
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use std::path::Path;
+use testkit::env::*;
+use testkit::verifier::Scripted;
+
+const CONFIRMED: &str = "https://keyapp.example";
+const ASSISTANTS: &str = "https://assistant-runs-this.example";
+
+async fn start(config: &Config, os: std::sync::Arc<Scripted>) -> app::Running {
+    app::start_verified_by(config.clone(), PassphraseSource::default(), os).await.expect("the key app starts")
+}
+
+fn mandate(env: &Env, key: &str, shared: bool) -> Value {
+    let mut constraints = json!({"max_bookings": 2});
+    if shared {
+        constraints["shared_limit"] = json!(true);
+    }
+    json!({
+        "kind": "mandate", "idempotency_key": key,
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book"], "constraints": constraints
+    })
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{text}");
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
+#[tokio::test]
+async fn an_assistant_that_edits_the_config_does_not_choose_the_status_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let path = dir.path().join("keyapp.toml");
+    std::fs::write(&path, host.keyapp_test_config(dir.path()).unwrap()).unwrap();
+
+    // The person's first start: their address is confirmed to the OS.
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let config = Config::load(&path).unwrap();
+    let app = start(&config, os.clone()).await;
+    assert_eq!(os.asked().len(), 1);
+    assert!(os.asked()[0].summary.contains(CONFIRMED), "{:?}", os.asked());
+    drop(app);
+
+    // The assistant points the status address at its own server, and makes a
+    // loopback base count as read by hosts; the person, asked by the OS at the
+    // next start, does not confirm.
+    edit(
+        &path,
+        &format!("public_base = \"{CONFIRMED}\""),
+        &format!("public_base = \"{ASSISTANTS}\"\nhosts_on_this_machine = true"),
+    );
+    let edited = std::fs::read_to_string(&path).unwrap();
+    os.answer(Err(Refusal::NotAuthorized));
+    let config = Config::load(&path).unwrap();
+    let app = start(&config, os.clone()).await;
+    assert_eq!(os.asked().len(), 2);
+    assert!(os.asked()[1].summary.contains(ASSISTANTS), "the OS names the new address: {:?}", os.asked()[1]);
+    let env = Env { _dir: dir, host, config, app };
+    assert_eq!(env.app.service.config().status_base(), CONFIRMED, "the confirmed address stays in force");
+    assert!(!env.app.service.config().status_api.hosts_on_this_machine);
+    // Settings says so, naming both.
+    let view: Value = person(&env, Command::StatusSetup).await.unwrap();
+    assert_eq!(view["base"], CONFIRMED);
+    let requested = view["requested"]["words"].as_str().unwrap();
+    assert!(requested.contains(ASSISTANTS) && requested.contains(CONFIRMED), "{view}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited, "the file is the person's to fix");
+
+    // What hosts are sent to is the confirmed address.
+    os.answer(Ok(Verified::Polkit));
+    let a = paired_agent(&env, 70).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&mandate(&env, "m1", false))).await.unwrap();
+    let done = approved(&env, &a, &created).await;
+    let url = done["result"]["status"].as_str().unwrap();
+    assert!(url.starts_with(&format!("{CONFIRMED}/status/")), "{url}");
+
+    // The assistant cannot confirm it through the person's surfaces either:
+    // the terminal's confirmation is the OS's.
+    os.answer(Err(Refusal::Cancelled));
+    let err = person(&env, Command::ConfirmConfiguredStatus).await.unwrap_err();
+    assert_eq!(err["reason"], "verification_cancelled", "{err}");
+    assert_eq!(env.app.service.config().status_base(), CONFIRMED);
+
+    // The person confirms it themselves: it is in force from then on.
+    os.answer(Ok(Verified::Polkit));
+    let view: Value = person(&env, Command::ConfirmConfiguredStatus).await.unwrap();
+    assert_eq!(view["base"], ASSISTANTS);
+    assert!(view.get("requested").is_none(), "{view}");
+    assert_eq!(env.app.service.config().status_base(), ASSISTANTS);
+    let confirmed = keyapp::store::status_address::confirmed(env.app.service.store()).await.unwrap().unwrap();
+    assert_eq!(confirmed.address, StatusAddress::of(&Config::load(&env.config.source.clone().unwrap()).unwrap()));
+}
+
+#[tokio::test]
+async fn an_unconfirmed_hosts_on_this_machine_does_not_drop_the_cannot_withdraw_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let mut config = config_for(dir.path(), &host);
+    // No confirmation yet, and a loopback base the assistant says hosts read.
+    config.status_api.public_base = "http://127.0.0.1:7412".into();
+    config.status_api.hosts_on_this_machine = true;
+    let os = Scripted::new(Err(Refusal::NotAuthorized));
+    let app = start(&config, os.clone()).await;
+    let env = Env { _dir: dir, host, config, app };
+    assert_eq!(StatusAddress::of(&env.app.service.config()), StatusAddress::built_in());
+    os.answer(Ok(Verified::Polkit));
+    let a = paired_agent(&env, 71).await;
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&mandate(&env, "s", true))).await.unwrap();
+    assert_eq!(
+        (status, err["error"]["reason"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("status_unreachable"))
+    );
+    let created = a.call(Method::POST, "/v1/requests", Some(&mandate(&env, "n", false))).await.unwrap();
+    assert!(
+        created["consent_text"].as_str().unwrap().contains("I cannot withdraw this before it expires"),
+        "{created}"
+    );
+}
