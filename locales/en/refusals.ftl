@@ -35,6 +35,7 @@ refusal-not_found-contact = This contact is not in your records; it may have bee
 refusal-not_found-host_domain_change = This business was never met at that address, so there is no move to accept.
 refusal-not_found-pairing = This pairing is not in your records; it may have expired meanwhile.
 refusal-not_found-paired_agent = This assistant is not paired with your key app.
+refusal-not_found-configured_status_address = The configuration asks for no new status address to confirm.
 refusal-corrupt = Part of your records cannot be read ({ $what }), so nothing was changed.
 stored-request = a request
 stored-pairing = a pairing

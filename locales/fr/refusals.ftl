@@ -33,6 +33,7 @@ refusal-not_found-contact = Ce contact n’est pas dans vos registres ; il a peu
 refusal-not_found-host_domain_change = Cette entreprise n’a jamais été rencontrée à cette adresse : il n’y a pas de déménagement à accepter.
 refusal-not_found-pairing = Cet appairage n’est pas dans vos registres ; il a peut-être expiré entre-temps.
 refusal-not_found-paired_agent = Cet assistant n’est pas appairé à votre appli de clés.
+refusal-not_found-configured_status_address = La configuration ne demande aucune nouvelle adresse d’état à confirmer.
 refusal-corrupt = Une partie de vos registres est illisible ({ $what }) : rien n’a été modifié.
 stored-request = une demande
 stored-pairing = un appairage

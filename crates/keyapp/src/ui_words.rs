@@ -251,6 +251,7 @@ pub fn not_found_id(missing: Missing) -> &'static str {
         Missing::HostDomainChange => "refusal-not_found-host_domain_change",
         Missing::Pairing => "refusal-not_found-pairing",
         Missing::PairedAgent => "refusal-not_found-paired_agent",
+        Missing::ConfiguredStatusAddress => "refusal-not_found-configured_status_address",
     }
 }
 

@@ -144,11 +144,14 @@ pub enum Missing {
     Pairing,
     /// An agent that is not paired now.
     PairedAgent,
+    /// A status address the configuration asks for, waiting for the
+    /// person's confirmation: there is none now.
+    ConfiguredStatusAddress,
 }
 
 impl Missing {
     /// Every kind of missing thing, for the tests that each has words.
-    pub const ALL: [Missing; 7] = [
+    pub const ALL: [Missing; 8] = [
         Missing::Request,
         Missing::RuleRequest,
         Missing::Credential,
@@ -156,6 +159,7 @@ impl Missing {
         Missing::HostDomainChange,
         Missing::Pairing,
         Missing::PairedAgent,
+        Missing::ConfiguredStatusAddress,
     ];
 
     /// As the wire names it.
@@ -168,6 +172,7 @@ impl Missing {
             Missing::HostDomainChange => "host domain change",
             Missing::Pairing => "pairing",
             Missing::PairedAgent => "paired agent",
+            Missing::ConfiguredStatusAddress => "status address the configuration asks for",
         }
     }
 }

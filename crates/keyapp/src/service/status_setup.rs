@@ -296,7 +296,7 @@ impl Service {
     /// The person confirms the address the config asks for (Settings, `schcp-keyapp setup --confirm-config`).
     pub async fn confirm_requested_status_from(&self, asker: &Asker) -> Result<StatusSetupView, ServiceError> {
         let Some(asked) = self.requested() else {
-            return Err(ServiceError::NotFound("status address the configuration asks for"));
+            return Err(ServiceError::NotFound(super::Missing::ConfiguredStatusAddress));
         };
         let in_force = StatusAddress::of(&self.config());
         self.adopt(&asked, &in_force, asker).await?;
