@@ -21,7 +21,8 @@
 //! round-robin over them. After each case the run checks that the claims
 //! table holds exactly the claims answered 201 by the hosted arms.
 //!
-//! Env: `BENCH_SECS` (default 5) per arm; `DATABASE_URL` (required).
+//! Env: `BENCH_SECS` (default 5) per arm; `BENCH_CLAIM_BATCHES` (default:
+//! the service's) for the batched arms; `DATABASE_URL` (required).
 
 use keyapp::status_api::StatusOptions;
 use schcp::status_update::{self, Operation, Registration};
@@ -177,6 +178,7 @@ fn main() {
     let secs = env("BENCH_SECS").unwrap_or(5.0);
     let clients = env("BENCH_CLIENTS").map_or(64, |c| c as usize);
     let commit_delay_us = env("BENCH_COMMIT_DELAY_US").map_or(100, |c| c as u32);
+    let claim_batches = env("BENCH_CLAIM_BATCHES").map(|c| c as usize);
     let url = std::env::var("DATABASE_URL").expect("DATABASE_URL: run under scripts/with-postgres");
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async move {
@@ -198,7 +200,7 @@ fn main() {
             trivial,
             embedded,
             unbatched: (0..3).map(|_| server(&url, Some(0))).collect(),
-            batched: (0..3).map(|_| server(&url, None)).collect(),
+            batched: (0..3).map(|_| server(&url, claim_batches)).collect(),
             pool,
         };
         println!();
