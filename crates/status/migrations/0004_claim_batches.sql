@@ -6,15 +6,17 @@
 -- (§3.3: a claim id holds at most one unit; a repeat spends nothing; never
 -- more units than max_bookings).
 --
--- Locks are taken in one total order, the order every other writer already
--- follows (a claim or release takes its claim row before its credential row):
--- the batch's nonces, sorted; then, credential by credential in (thumb, jti)
--- order, the credential's claim rows, sorted, and then the credential row.
--- Two batches therefore never wait on each other in a cycle, whichever
--- processes run them. The credential row is locked (FOR NO KEY UPDATE, which
--- other transactions' claim inserts, checking the foreign key with FOR KEY
--- SHARE, do not wait for) only after its claim rows are in, so it is held for
--- the decisions and the commit alone. A process sends one batch per
+-- Locks are taken in one total order, the one every other writer already
+-- follows (a claim or release takes its claim row before its credential
+-- row): the batch's nonces, sorted; its claim rows, sorted by (thumb, jti,
+-- claim_id); then its credential rows, sorted by (thumb, jti). Two batches
+-- therefore never wait on each other in a cycle, whichever processes run
+-- them. The credential rows are locked (FOR NO KEY UPDATE, which other
+-- transactions' claim inserts, checking the foreign key with FOR KEY SHARE,
+-- do not wait for) only after the claim rows are in, so they are held for the
+-- decisions and the commit alone. The statements are set-based: a batch costs
+-- the same handful of statements whatever its size and however many
+-- credentials it names. A process sends one batch per
 -- credential at a time (crates/status/src/batch.rs); batches of several
 -- processes on one credential take turns at its row lock, and a waiting batch
 -- re-reads `remaining` after the one before it committed, so the limit stays
@@ -32,15 +34,30 @@ DECLARE
     outs TEXT[] := array_fill(NULL::TEXT, ARRAY[n]);
     lefts BIGINT[] := array_fill(NULL::BIGINT, ARRAY[n]);
     maxes BIGINT[] := array_fill(NULL::BIGINT, ARRAY[n]);
+    taken BOOLEAN[] := array_fill(false, ARRAY[n]);
     replayed INT[];
-    cred RECORD;
-    c RECORD;
-    l RECORD;
-    idx INT[];
-    i INT;
-    fresh TEXT[];
-    taken TEXT[];
-    rem BIGINT;
+    r RECORD;
+    -- The claims left after the refusals that need no lock, in arrival order:
+    -- each one's ordinal, the ordinal of the first of them with its claim id,
+    -- whether that first one inserted the claim id now (it was not held), and
+    -- its credential's index in the locked arrays.
+    cand INT[];
+    cand_first INT[];
+    cand_fresh BOOLEAN[];
+    cand_cred INT[];
+    -- The credentials they name, locked, sorted: their `remaining` before and
+    -- as decided, revoked, exp.
+    ct TEXT[];
+    cj TEXT[];
+    was BIGINT[];
+    rems BIGINT[];
+    revs BOOLEAN[];
+    exps BIGINT[];
+    gone INT[] := '{}';
+    sig INT[] := '{}';
+    vi INT;
+    vf INT;
+    vx INT;
 BEGIN
     IF n = 0 THEN RETURN; END IF;
     IF array_length(p_jtis, 1) IS DISTINCT FROM n OR array_length(p_thumbs, 1) IS DISTINCT FROM n
@@ -53,95 +70,123 @@ BEGIN
     -- Signed claims spend their nonce first (schcp_claim_signed's order). The
     -- first claim carrying a (keyid, nonce) spends it; a later one in the same
     -- batch, or one whose nonce was spent before, is a replay (§3.2).
-    DELETE FROM seen_nonces s
-     USING unnest(p_keyids, p_nonces, p_nows) AS u(k, nc, t)
-     WHERE u.k IS NOT NULL AND s.keyid = u.k AND s.nonce = u.nc AND s.keep_until < u.t;
-    WITH u AS (
-        SELECT k, nc, ku, o::INT AS o
-          FROM unnest(p_keyids, p_nonces, p_keep_untils) WITH ORDINALITY AS u(k, nc, ku, o)
-         WHERE k IS NOT NULL),
-    firsts AS (SELECT DISTINCT ON (k, nc) k, nc, ku, o FROM u ORDER BY k, nc, o),
-    ins AS (
-        INSERT INTO seen_nonces (keyid, nonce, keep_until)
-        SELECT k, nc, ku FROM firsts ORDER BY k, nc
-            ON CONFLICT DO NOTHING
-        RETURNING keyid, nonce)
-    SELECT coalesce(array_agg(u.o), '{}') INTO replayed
-      FROM u
-     WHERE NOT EXISTS (SELECT 1 FROM firsts f JOIN ins ON ins.keyid = f.k AND ins.nonce = f.nc
-                        WHERE f.o = u.o);
-    FOREACH i IN ARRAY replayed LOOP outs[i] := 'replayed'; END LOOP;
-
-    FOR cred IN SELECT DISTINCT t, j FROM unnest(p_thumbs, p_jtis) AS u(t, j) ORDER BY t, j LOOP
-        -- This credential's claims, in arrival order.
-        idx := ARRAY(SELECT o::INT FROM unnest(p_thumbs, p_jtis) WITH ORDINALITY AS u(t, j, o)
-                      WHERE t = cred.t AND j = cred.j AND outs[o] IS NULL ORDER BY o);
-        CONTINUE WHEN coalesce(array_length(idx, 1), 0) = 0;
-        -- The refusals that need no lock, in the embedded API's order
-        -- (keyapp::store::booking_claims, as schcp_claim).
-        SELECT aud, remaining, revoked_at IS NOT NULL AS revoked, exp, max_bookings
-          INTO c FROM credentials WHERE thumb = cred.t AND jti = cred.j;
-        IF NOT FOUND THEN
-            FOREACH i IN ARRAY idx LOOP outs[i] := 'unknown'; END LOOP;
-            CONTINUE;
-        END IF;
-        FOREACH i IN ARRAY idx LOOP
-            maxes[i] := c.max_bookings;
-            IF c.remaining IS NULL THEN outs[i] := 'no_shared_limit';
-            ELSIF NOT (p_hosts[i] = ANY (c.aud)) THEN outs[i] := 'host_not_in_audience';
-            ELSIF c.revoked THEN outs[i] := 'revoked';
-            ELSIF p_nows[i] >= c.exp THEN outs[i] := 'expired';
-            END IF;
-        END LOOP;
-        idx := ARRAY(SELECT o FROM unnest(idx) AS o WHERE outs[o] IS NULL ORDER BY o);
-        CONTINUE WHEN coalesce(array_length(idx, 1), 0) = 0;
-        -- The claim ids not held before this batch, inserted in sorted order;
-        -- a claim id another transaction is inserting is waited for, as a
-        -- single claim waits.
-        WITH ins AS (
-            INSERT INTO claims (thumb, jti, claim_id, claimed_at)
-            SELECT DISTINCT ON (id) cred.t, cred.j, id, at
-              FROM (SELECT p_claim_ids[o] AS id, p_nows[o] AS at, o FROM unnest(idx) AS o) s
-             ORDER BY id, o
+    IF EXISTS (SELECT 1 FROM unnest(p_keyids) AS k WHERE k IS NOT NULL) THEN
+        DELETE FROM seen_nonces s
+         USING unnest(p_keyids, p_nonces, p_nows) AS u(k, nc, t)
+         WHERE u.k IS NOT NULL AND s.keyid = u.k AND s.nonce = u.nc AND s.keep_until < u.t;
+        WITH u AS (
+            SELECT k, nc, ku, o::INT AS o
+              FROM unnest(p_keyids, p_nonces, p_keep_untils) WITH ORDINALITY AS u(k, nc, ku, o)
+             WHERE k IS NOT NULL),
+        firsts AS (SELECT DISTINCT ON (k, nc) k, nc, ku, o FROM u ORDER BY k, nc, o),
+        ins AS (
+            INSERT INTO seen_nonces (keyid, nonce, keep_until)
+            SELECT k, nc, ku FROM firsts ORDER BY k, nc
                 ON CONFLICT DO NOTHING
-            RETURNING claim_id)
-        SELECT coalesce(array_agg(claim_id), '{}') INTO fresh FROM ins;
-        SELECT remaining, revoked_at IS NOT NULL AS revoked, exp
-          INTO l FROM credentials WHERE thumb = cred.t AND jti = cred.j FOR NO KEY UPDATE;
+            RETURNING keyid, nonce)
+        SELECT coalesce(array_agg(u.o), '{}') INTO replayed
+          FROM u
+         WHERE NOT EXISTS (SELECT 1 FROM firsts f JOIN ins ON ins.keyid = f.k AND ins.nonce = f.nc
+                            WHERE f.o = u.o);
+        FOREACH vi IN ARRAY replayed LOOP outs[vi] := 'replayed'; END LOOP;
+    END IF;
+
+    -- The refusals that need no lock, in the embedded API's order
+    -- (keyapp::store::booking_claims, as schcp_claim), from one read.
+    FOR r IN SELECT u.o::INT AS o, c.thumb IS NOT NULL AS found, c.aud, c.remaining,
+                    c.revoked_at IS NOT NULL AS revoked, c.exp, c.max_bookings
+               FROM unnest(p_thumbs, p_jtis) WITH ORDINALITY AS u(t, j, o)
+               LEFT JOIN credentials c ON c.thumb = u.t AND c.jti = u.j LOOP
+        CONTINUE WHEN outs[r.o] IS NOT NULL;
+        IF NOT r.found THEN outs[r.o] := 'unknown'; CONTINUE; END IF;
+        maxes[r.o] := r.max_bookings;
+        IF r.remaining IS NULL THEN outs[r.o] := 'no_shared_limit';
+        ELSIF NOT (p_hosts[r.o] = ANY (r.aud)) THEN outs[r.o] := 'host_not_in_audience';
+        ELSIF r.revoked THEN outs[r.o] := 'revoked';
+        ELSIF p_nows[r.o] >= r.exp THEN outs[r.o] := 'expired';
+        END IF;
+    END LOOP;
+
+    -- The claim ids not held before this batch, inserted in sorted order; a
+    -- claim id another transaction is inserting is waited for, as a single
+    -- claim waits.
+    WITH u AS (
+        SELECT t, j, id, at, o::INT AS o
+          FROM unnest(p_thumbs, p_jtis, p_claim_ids, p_nows) WITH ORDINALITY AS u(t, j, id, at, o)
+         WHERE outs[o] IS NULL),
+    f AS (SELECT DISTINCT ON (t, j, id) t, j, id, at, o FROM u ORDER BY t, j, id, o),
+    ins AS (
+        INSERT INTO claims (thumb, jti, claim_id, claimed_at)
+        SELECT t, j, id, at FROM f ORDER BY t, j, id
+            ON CONFLICT DO NOTHING
+        RETURNING thumb, jti, claim_id)
+    SELECT array_agg(u.o ORDER BY u.o), array_agg(f.o ORDER BY u.o),
+           array_agg(ins.claim_id IS NOT NULL ORDER BY u.o)
+      INTO cand, cand_first, cand_fresh
+      FROM u JOIN f ON f.t = u.t AND f.j = u.j AND f.id = u.id
+      LEFT JOIN ins ON ins.thumb = f.t AND ins.jti = f.j AND ins.claim_id = f.id;
+    IF cand IS NOT NULL THEN
+        -- Their credentials, locked in sorted order, each read as the batch
+        -- before it on the same credential committed it.
+        SELECT array_agg(c.thumb ORDER BY c.thumb, c.jti), array_agg(c.jti ORDER BY c.thumb, c.jti),
+               array_agg(c.remaining ORDER BY c.thumb, c.jti), array_agg(c.revoked ORDER BY c.thumb, c.jti),
+               array_agg(c.exp ORDER BY c.thumb, c.jti)
+          INTO ct, cj, was, revs, exps
+          FROM (SELECT thumb, jti, remaining, revoked_at IS NOT NULL AS revoked, exp FROM credentials
+                 WHERE (thumb, jti) IN (SELECT p_thumbs[o], p_jtis[o] FROM unnest(cand) AS o)
+                 ORDER BY thumb, jti
+                   FOR NO KEY UPDATE) c;
+        rems := was;
+        SELECT array_agg(k::INT ORDER BY o) INTO cand_cred
+          FROM unnest(cand) AS o
+          JOIN unnest(ct, cj) WITH ORDINALITY AS c(t, j, k) ON c.t = p_thumbs[o] AND c.j = p_jtis[o];
+        IF coalesce(array_length(cand_cred, 1), 0) <> array_length(cand, 1) THEN
+            RAISE EXCEPTION 'schcp_claim_batch: a credential of the batch is gone';
+        END IF;
         -- Decided in arrival order, as single claims one after another: a
         -- claim id held before, or taken earlier in this batch, is held
         -- already; a fresh one takes a unit if one is left. Only claims take
         -- part, so `remaining` never grows within a batch, and a repeat of a
         -- refused claim id is decided again, as its single retry would be.
-        rem := l.remaining;
-        taken := '{}';
-        FOREACH i IN ARRAY idx LOOP
-            IF NOT (p_claim_ids[i] = ANY (fresh)) OR p_claim_ids[i] = ANY (taken) THEN
-                outs[i] := 'already_held';
-                lefts[i] := rem;
-            ELSIF l.revoked THEN outs[i] := 'revoked';
-            ELSIF p_nows[i] >= l.exp THEN outs[i] := 'expired';
-            ELSIF rem > 0 THEN
-                rem := rem - 1;
-                outs[i] := 'claimed';
-                lefts[i] := rem;
-                taken := taken || p_claim_ids[i];
-            ELSE outs[i] := 'none_left';
+        FOR k IN 1 .. array_length(cand, 1) LOOP
+            vi := cand[k];
+            vf := cand_first[k];
+            vx := cand_cred[k];
+            IF NOT cand_fresh[k] OR taken[vf] THEN
+                outs[vi] := 'already_held';
+                lefts[vi] := rems[vx];
+            ELSIF revs[vx] THEN outs[vi] := 'revoked';
+            ELSIF p_nows[vi] >= exps[vx] THEN outs[vi] := 'expired';
+            ELSIF rems[vx] > 0 THEN
+                rems[vx] := rems[vx] - 1;
+                outs[vi] := 'claimed';
+                lefts[vi] := rems[vx];
+                taken[vf] := true;
+            ELSE outs[vi] := 'none_left';
             END IF;
+            IF p_keyids[vi] IS NOT NULL AND outs[vi] IN ('claimed', 'already_held') THEN sig := sig || vi; END IF;
         END LOOP;
         -- Refused claims leave nothing behind.
-        DELETE FROM claims
-         WHERE thumb = cred.t AND jti = cred.j AND claim_id = ANY (fresh) AND NOT (claim_id = ANY (taken));
-        IF rem <> l.remaining THEN
-            UPDATE credentials SET remaining = rem WHERE thumb = cred.t AND jti = cred.j;
+        FOR k IN 1 .. array_length(cand, 1) LOOP
+            vf := cand_first[k];
+            IF cand_fresh[k] AND NOT taken[vf] AND NOT (vf = ANY (gone)) THEN gone := gone || vf; END IF;
+        END LOOP;
+        IF array_length(gone, 1) IS NOT NULL THEN
+            DELETE FROM claims c
+             USING unnest(gone) AS o
+             WHERE c.thumb = p_thumbs[o] AND c.jti = p_jtis[o] AND c.claim_id = p_claim_ids[o];
         END IF;
+        UPDATE credentials c SET remaining = u.r
+          FROM unnest(ct, cj, rems, was) AS u(t, j, r, w)
+         WHERE c.thumb = u.t AND c.jti = u.j AND u.r <> u.w;
         -- A claim id its host claimed signed becomes its host's, taken now or
         -- held already (schcp_claim_signed).
-        UPDATE claims SET signed = true
-         WHERE thumb = cred.t AND jti = cred.j AND NOT signed
-           AND claim_id = ANY (ARRAY(SELECT p_claim_ids[o] FROM unnest(idx) AS o
-                                      WHERE p_keyids[o] IS NOT NULL AND outs[o] IN ('claimed', 'already_held')));
-    END LOOP;
+        IF array_length(sig, 1) IS NOT NULL THEN
+            UPDATE claims c SET signed = true
+              FROM unnest(sig) AS o
+             WHERE c.thumb = p_thumbs[o] AND c.jti = p_jtis[o] AND c.claim_id = p_claim_ids[o] AND NOT c.signed;
+        END IF;
+    END IF;
     RETURN QUERY SELECT outs[o], lefts[o], maxes[o] FROM generate_series(1, n) AS o ORDER BY o;
 END;
 $$;
