@@ -25,6 +25,9 @@ use tokio::sync::{mpsc, oneshot};
 /// and on how long its row locks are held.
 pub const MAX_BATCH: usize = 512;
 
+/// Experiment: whether a credential waits for its batch before the next.
+const ONE_PER_CREDENTIAL: bool = false;
+
 /// Claims queued but not yet sent, at most: beyond it a claim waits to be
 /// queued (the edge bounds connections, so this is only a backstop).
 const QUEUE: usize = 8192;
@@ -84,13 +87,14 @@ impl ClaimBatches {
 async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, in_flight: usize, waiting: Arc<AtomicUsize>) {
     let mut pending: Vec<Job> = Vec::new();
     let mut busy: HashSet<Credential> = HashSet::new();
+    let none = HashSet::new();
     let mut running = 0usize;
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<HashSet<Credential>>();
     let mut open = true;
     let mut arrived = Vec::new();
     loop {
         while running < in_flight {
-            let (batch, credentials) = take_batch(&mut pending, &busy);
+            let (batch, credentials) = take_batch(&mut pending, if ONE_PER_CREDENTIAL { &busy } else { &none });
             if batch.is_empty() {
                 break;
             }
