@@ -16,11 +16,10 @@
 -- do not wait for) only after the claim rows are in, so they are held for the
 -- decisions and the commit alone. The statements are set-based: a batch costs
 -- the same handful of statements whatever its size and however many
--- credentials it names. A process sends one batch per
--- credential at a time (crates/status/src/batch.rs); batches of several
--- processes on one credential take turns at its row lock, and a waiting batch
--- re-reads `remaining` after the one before it committed, so the limit stays
--- exact across processes.
+-- credentials it names. Batches on one credential, of one process
+-- (crates/status/src/batch.rs) or of several, take turns at its row lock, and
+-- a waiting batch re-reads `remaining` after the one before it committed, so
+-- the limit stays exact across processes.
 --
 -- Outcomes: schcp_claim_signed's. Refusals write nothing but the spent nonce,
 -- as schcp_claim_signed does; if anything fails, the whole batch is rolled

@@ -5,10 +5,10 @@
 //! credential at one claim per WAL flush, and every transaction costs a commit
 //! of its own. [`ClaimBatches`] sends every claim the process has waiting, over
 //! any number of credentials, as one call of `schcp_claim_batch` (one
-//! transaction, one flush), at most one batch per credential at a time:
-//! claims that arrive while their credential's batch is committing join the
-//! next one. Each claim is answered exactly as it would have been alone, in
-//! arrival order (§3.3), and only after the commit; if the transaction fails,
+//! transaction, one flush), with at most `claim_batches` batches in flight:
+//! claims that arrive while the batches are committing join the next one.
+//! Each claim is answered exactly as it would have been alone, in arrival
+//! order (§3.3), and only after the commit; if the transaction fails,
 //! every claim in it is answered with an error and none was taken. Across
 //! processes the limit stays exact: their batches take turns at the
 //! credential's row lock (migration 0004).
@@ -16,7 +16,6 @@
 use crate::store::{self, ClaimError, QueuedClaim};
 use sqlx::PgPool;
 use status_edge::ClaimOutcome;
-use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
@@ -25,9 +24,6 @@ use tokio::sync::{mpsc, oneshot};
 /// and on how long its row locks are held.
 pub const MAX_BATCH: usize = 512;
 
-/// Experiment: whether a credential waits for its batch before the next.
-const ONE_PER_CREDENTIAL: bool = false;
-
 /// Claims queued but not yet sent, at most: beyond it a claim waits to be
 /// queued (the edge bounds connections, so this is only a backstop).
 const QUEUE: usize = 8192;
@@ -35,13 +31,6 @@ const QUEUE: usize = 8192;
 struct Job {
     claim: QueuedClaim,
     reply: oneshot::Sender<Result<ClaimOutcome, ClaimError>>,
-}
-
-/// A credential: (namespace, jti).
-type Credential = (String, String);
-
-fn credential(c: &QueuedClaim) -> Credential {
-    (c.thumb.clone(), c.jti.clone())
 }
 
 /// A handle to this process's claim batcher. Cheap to clone; the batcher
@@ -82,26 +71,24 @@ impl ClaimBatches {
     }
 }
 
-/// The batcher: gathers claims, sends a batch whenever fewer than `in_flight`
-/// are running and a credential with claims waiting has none running.
+/// The batcher: gathers claims, and sends every waiting claim (up to
+/// [`MAX_BATCH`], in arrival order) as one batch whenever fewer than
+/// `in_flight` batches are running. A batch that names a credential an
+/// earlier batch holds waits at its row lock in the database and takes it the
+/// moment that batch commits, so the credential's flushes follow each other
+/// without a round trip between them.
 async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, in_flight: usize, waiting: Arc<AtomicUsize>) {
     let mut pending: Vec<Job> = Vec::new();
-    let mut busy: HashSet<Credential> = HashSet::new();
-    let none = HashSet::new();
     let mut running = 0usize;
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<HashSet<Credential>>();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
     let mut open = true;
     let mut arrived = Vec::new();
     loop {
-        while running < in_flight {
-            let (batch, credentials) = take_batch(&mut pending, if ONE_PER_CREDENTIAL { &busy } else { &none });
-            if batch.is_empty() {
-                break;
-            }
+        while running < in_flight && !pending.is_empty() {
+            let batch: Vec<Job> = pending.drain(..pending.len().min(MAX_BATCH)).collect();
             waiting.fetch_sub(batch.len(), Ordering::Relaxed);
-            busy.extend(credentials.iter().cloned());
             running += 1;
-            tokio::spawn(execute(pool.clone(), batch, credentials, done_tx.clone()));
+            tokio::spawn(execute(pool.clone(), batch, done_tx.clone()));
         }
         if !open && pending.is_empty() && running == 0 {
             return;
@@ -113,47 +100,16 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, in_flight: usize, waitin
                 }
                 pending.append(&mut arrived);
             }
-            Some(done) = done_rx.recv() => {
-                running -= 1;
-                busy.retain(|c| !done.contains(c));
-            }
+            Some(()) = done_rx.recv() => running -= 1,
         }
     }
 }
 
-/// Takes from `pending`, in arrival order, every claim whose credential has
-/// no batch running, up to [`MAX_BATCH`]; the rest stay, in order.
-fn take_batch(pending: &mut Vec<Job>, busy: &HashSet<Credential>) -> (Vec<Job>, HashSet<Credential>) {
-    let mut batch = Vec::new();
-    let mut credentials = HashSet::new();
-    let mut kept = Vec::with_capacity(pending.len());
-    // A credential whose earlier claim stays behind keeps its later ones
-    // behind too: each credential's claims are decided in arrival order.
-    let mut held_back = HashSet::new();
-    for job in pending.drain(..) {
-        let c = credential(&job.claim);
-        if !busy.contains(&c) && !held_back.contains(&c) && batch.len() < MAX_BATCH {
-            credentials.insert(c);
-            batch.push(job);
-        } else {
-            held_back.insert(c);
-            kept.push(job);
-        }
-    }
-    *pending = kept;
-    (batch, credentials)
-}
-
-/// Runs one batch, frees its credentials for the next, and answers its claims.
-async fn execute(
-    pool: PgPool,
-    batch: Vec<Job>,
-    credentials: HashSet<Credential>,
-    done: mpsc::UnboundedSender<HashSet<Credential>>,
-) {
+/// Runs one batch, makes room for the next, and answers its claims.
+async fn execute(pool: PgPool, batch: Vec<Job>, done: mpsc::UnboundedSender<()>) {
     let (claims, replies): (Vec<QueuedClaim>, Vec<_>) = batch.into_iter().map(|j| (j.claim, j.reply)).unzip();
     let result = store::claim_batch(&pool, &claims).await;
-    let _ = done.send(credentials);
+    let _ = done.send(());
     match result {
         Ok(outcomes) => {
             for (reply, outcome) in replies.into_iter().zip(outcomes) {
