@@ -44,6 +44,10 @@ pub struct FileConfig {
     /// Where `serve` answers `/healthz`, `/readyz` and `/metrics` (unset: not
     /// served). Kept off the hosts' port: these are the operator's.
     pub admin_listen: Option<SocketAddr>,
+    /// Claim transactions in flight at once in this process, each carrying
+    /// every waiting claim of the credentials it names (default 2; 0: one
+    /// transaction per claim). docs/hosted-status.md "Batched claims".
+    pub claim_batches: Option<usize>,
 }
 
 /// `status_max_age_secs` unless configured: a revocation reaches every host
@@ -90,6 +94,8 @@ pub struct Config {
     pub status_max_age: std::time::Duration,
     /// Where the operator's endpoints are served, if anywhere.
     pub admin_listen: Option<SocketAddr>,
+    /// Claim transactions in flight at once (0: no batching).
+    pub claim_batches: usize,
 }
 
 /// Why the configuration is unusable.
@@ -172,6 +178,7 @@ impl Config {
                 f.status_max_age_secs.unwrap_or(DEFAULT_STATUS_MAX_AGE_SECS).min(MAX_STATUS_MAX_AGE_SECS),
             ),
             admin_listen: f.admin_listen,
+            claim_batches: f.claim_batches.unwrap_or(crate::service::DEFAULT_CLAIM_BATCHES),
         }
     }
 }
@@ -239,6 +246,10 @@ mod tests {
         let d = Config::from_file(FileConfig::default(), None);
         assert_eq!(d.status_max_age.as_secs(), DEFAULT_STATUS_MAX_AGE_SECS);
         assert_eq!(d.admin_listen, None);
+        assert_eq!(d.claim_batches, crate::service::DEFAULT_CLAIM_BATCHES);
+        let off: FileConfig = toml::from_str("claim_batches = 0").unwrap();
+        assert_eq!(Config::from_file(off, None).claim_batches, 0);
+        assert!(toml::from_str::<FileConfig>("claim_batches = -1").is_err());
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("s.toml");
         std::fs::write(&file, "status_max_age_secs = 0\nadmin_listen = \"127.0.0.1:9450\"").unwrap();

@@ -8,6 +8,7 @@
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod batch;
 pub mod config;
 pub mod metrics;
 pub mod service;

@@ -105,7 +105,8 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
     std::io::stdout().flush()?;
     let state = ServiceState::new(pool.clone(), config.edge.clone())
         .with_namespaces(config.namespaces.clone())
-        .with_status_max_age(config.status_max_age);
+        .with_status_max_age(config.status_max_age)
+        .with_claim_batches(config.claim_batches);
     let admin = match config.admin_listen {
         None => None,
         Some(at) => {

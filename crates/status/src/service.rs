@@ -16,8 +16,9 @@
 //! shares. Values from a request are logged as Debug (`?`), escaped, so none
 //! can forge a line of the log.
 
+use crate::batch::ClaimBatches;
 use crate::metrics::{self, Metrics, Route};
-use crate::store::{self, ClaimError, DbError, Registered, UpdateRefusal};
+use crate::store::{self, ClaimError, DbError, QueuedClaim, Registered, UpdateRefusal};
 use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
@@ -71,19 +72,36 @@ pub struct ServiceState {
     /// `Cache-Control` of a successful status read (`None`: `no-store`).
     status_cache: Option<HeaderValue>,
     metrics: Arc<Metrics>,
+    /// This process's claim batcher; `None`: one transaction per claim.
+    batches: Option<ClaimBatches>,
 }
+
+/// Claim transactions in flight at once per process unless configured
+/// (`claim_batches`, docs/hosted-status.md "Batched claims"): the measured
+/// best on the benchmark machine (docs/benchmarks.md).
+pub const DEFAULT_CLAIM_BATCHES: usize = 2;
 
 impl ServiceState {
     /// The routes over `pool`, bounded by `options`, open to every namespace
-    /// with the default bound.
+    /// with the default bound, claims batched ([`DEFAULT_CLAIM_BATCHES`]).
+    /// Spawns the claim batcher: call it inside a Tokio runtime.
     pub fn new(pool: PgPool, options: StatusOptions) -> ServiceState {
         ServiceState {
+            batches: Some(ClaimBatches::spawn(pool.clone(), DEFAULT_CLAIM_BATCHES)),
             pool,
             edge: Edge::new(options),
             namespaces: Arc::new(NamespacePolicy::default()),
             status_cache: None,
             metrics: Arc::new(Metrics::new()),
         }
+    }
+
+    /// The same with at most `in_flight` claim transactions at once, each
+    /// carrying every waiting claim of the credentials it names; 0: no
+    /// batching, one transaction per claim.
+    pub fn with_claim_batches(self, in_flight: usize) -> ServiceState {
+        let batches = (in_flight > 0).then(|| ClaimBatches::spawn(self.pool.clone(), in_flight));
+        ServiceState { batches, ..self }
     }
 
     /// The same, letting a cache in front keep a successful status read for
@@ -148,6 +166,7 @@ fn store_refused(what: &str, unit: &Unit<'_, String>, e: ClaimError) -> ApiError
         ClaimError::Refused(r) => ApiError::from(&r),
         ClaimError::Replayed => ApiError::signature(&schcp::httpsig::SigError::Replayed),
         ClaimError::Db(e) => db_failed(e),
+        ClaimError::BatchFailed(why) => ApiError::unavailable(Reason::StoreUnavailable, why),
     };
     let (thumb, jti, host) = (unit.scope, unit.jti, unit.claim.host());
     tracing::info!(?thumb, ?jti, ?host, reason = %api.reason, "{what} refused");
@@ -180,7 +199,25 @@ impl StatusStore for ServiceState {
 
     async fn claim(&self, unit: Unit<'_, String>) -> Result<ClaimOutcome, ApiError> {
         let Unit { scope: thumb, jti, claim, signer, now } = unit;
-        store::claim(&self.pool, thumb, jti, claim, now, signer).await.map_err(|e| store_refused("claim", &unit, e))
+        let Some(batches) = &self.batches else {
+            return store::claim(&self.pool, thumb, jti, claim, now, signer)
+                .await
+                .map_err(|e| store_refused("claim", &unit, e));
+        };
+        let batched = async {
+            if let Some(c) = signer {
+                store::check_claimant(&self.pool, thumb, jti, claim, c).await?;
+            }
+            let queued = QueuedClaim {
+                thumb: thumb.clone(),
+                jti: jti.to_owned(),
+                claim_id: claim.clone(),
+                now,
+                signer: signer.cloned(),
+            };
+            batches.claim(queued).await
+        };
+        batched.await.map_err(|e| store_refused("claim", &unit, e))
     }
 
     async fn release(&self, unit: Unit<'_, String>) -> Result<(), ApiError> {

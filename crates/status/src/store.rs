@@ -47,6 +47,10 @@ pub enum ClaimError {
     /// The database failed; nothing acknowledged.
     #[error(transparent)]
     Db(#[from] DbError),
+    /// The transaction carrying this claim and the others batched with it
+    /// failed; none of them was taken, and a retry of the same claim id is safe.
+    #[error("the batch of claims this claim was in failed: {0}")]
+    BatchFailed(String),
 }
 
 impl From<sqlx::Error> for ClaimError {
@@ -179,7 +183,16 @@ pub async fn claim(
                 .await?
         }
     };
-    let (outcome, left, max): (String, Option<i64>, Option<i64>) = (row.get(0), row.get(1), row.get(2));
+    outcome_of(row.get(0), row.get(1), row.get(2), claim_id)
+}
+
+/// One claim's answer from the function's `(outcome, left_units, max_units)`.
+fn outcome_of(
+    outcome: String,
+    left: Option<i64>,
+    max: Option<i64>,
+    claim_id: &ClaimId,
+) -> Result<ClaimOutcome, ClaimError> {
     // The CHECKs keep both in 0..=u32::MAX.
     let units = |n: Option<i64>| n.unwrap_or(0).clamp(0, u32::MAX as i64) as u32;
     let refused = match outcome.as_str() {
@@ -197,10 +210,65 @@ pub async fn claim(
     Err(ClaimError::Refused(refused))
 }
 
+/// One claim of a batch: what [`claim`] takes, its signer's key already
+/// checked against the recorded host keys ([`check_claimant`]).
+#[derive(Debug, Clone)]
+pub struct QueuedClaim {
+    /// The namespace.
+    pub thumb: String,
+    /// The credential.
+    pub jti: String,
+    /// The claim id.
+    pub claim_id: ClaimId,
+    /// The claim's time (unix seconds).
+    pub now: i64,
+    /// The host that signed it, if it was signed.
+    pub signer: Option<Claimant>,
+}
+
+/// Applies `claims` in one call of `schcp_claim_batch` (migration 0004): one
+/// transaction, one WAL flush. Each claim is answered as [`claim`] would have
+/// answered it alone, the claims taken in the slice's order; if the
+/// transaction fails, `Err`, and none of them was taken.
+pub async fn claim_batch(
+    pool: &PgPool,
+    claims: &[QueuedClaim],
+) -> Result<Vec<Result<ClaimOutcome, ClaimError>>, DbError> {
+    if claims.is_empty() {
+        return Ok(Vec::new());
+    }
+    let column = |f: fn(&QueuedClaim) -> &str| claims.iter().map(f).collect::<Vec<&str>>();
+    let signers: Vec<Option<&Claimant>> = claims.iter().map(|c| c.signer.as_ref()).collect();
+    let rows =
+        sqlx::query("SELECT outcome, left_units, max_units FROM schcp_claim_batch($1, $2, $3, $4, $5, $6, $7, $8)")
+            .bind(column(|c| &c.thumb))
+            .bind(column(|c| &c.jti))
+            .bind(column(|c| c.claim_id.as_str()))
+            .bind(column(|c| c.claim_id.host()))
+            .bind(claims.iter().map(|c| c.now).collect::<Vec<i64>>())
+            .bind(signers.iter().map(|s| s.map(|s| s.thumbprint.as_str())).collect::<Vec<Option<&str>>>())
+            .bind(signers.iter().map(|s| s.map(|s| s.nonce.as_str())).collect::<Vec<Option<&str>>>())
+            .bind(signers.iter().map(|s| s.map(|s| s.remember_until)).collect::<Vec<Option<i64>>>())
+            .fetch_all(pool)
+            .await?;
+    if rows.len() != claims.len() {
+        return Err(DbError(sqlx::Error::Protocol(format!(
+            "schcp_claim_batch answered {} rows for {} claims",
+            rows.len(),
+            claims.len()
+        ))));
+    }
+    Ok(rows
+        .into_iter()
+        .zip(claims)
+        .map(|(row, c)| outcome_of(row.get(0), row.get(1), row.get(2), &c.claim_id))
+        .collect())
+}
+
 /// The credential's recorded host keys and what a claim is refused for before
 /// them (the embedded API's order: unknown, no shared limit, host not in
-/// `aud`), then whether `c`'s key is the claim host's.
-async fn check_claimant(
+/// `aud`), then whether `c`'s key is the claim host's. Nothing is written.
+pub async fn check_claimant(
     pool: &PgPool,
     thumb: &str,
     jti: &str,

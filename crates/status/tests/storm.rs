@@ -2,7 +2,9 @@
 //! claiming, repeating and releasing: the shared limit is exact
 //! (§3.3: "one booking fewer left, never one more") whichever process answers,
 //! and a process killed with SIGKILL mid-storm loses no acknowledged claim and
-//! grants nothing extra.
+//! grants nothing extra. The processes batch their claims (the default,
+//! `claim_batches = 2`; crates/status/src/batch.rs), so a kill lands on whole
+//! batches in flight.
 
 mod common;
 

@@ -1,0 +1,332 @@
+//! Claims batched per process (docs/hosted-status.md "Batched claims"): one
+//! transaction for many claims answers each exactly as it would have been
+//! answered alone (§3.3), grants exactly the limit under concurrency, and
+//! answers every claim of a failed transaction with an error, granting none.
+
+mod common;
+
+use common::{database_url, now, pool, snapshot, Principal};
+use schcp::status_update::Registration;
+use schcp_status::batch::ClaimBatches;
+use schcp_status::store::{self, ClaimError, DbOptions, QueuedClaim};
+use sqlx::PgPool;
+use status_edge::{ClaimId, ClaimOutcome, ClaimRefusal, Claimant, HostKeys};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const MAPLE: &str = "maple-street-auto";
+const OAK: &str = "oak-lane-garage";
+
+/// Registers `jti` in `thumb`'s namespace: aud maple and oak, a shared limit of
+/// `max`, the host keys `keys` (maple's).
+async fn credential(pool: &PgPool, thumb: &str, jti: &str, max: u32, keys: &[&str]) {
+    let reg = Registration {
+        jti: jti.into(),
+        exp: now() + 3600,
+        aud: vec![MAPLE.into(), OAK.into()],
+        max_bookings: Some(max),
+        shared_limit: true,
+        host_keys: HostKeys::from([(MAPLE.to_owned(), keys.iter().map(|k| k.to_string()).collect())]),
+    };
+    store::register(pool, thumb, &Principal::update_jti(), now() + 600, &reg, now(), 1000).await.unwrap();
+}
+
+fn queued(thumb: &str, jti: &str, claim_id: &str) -> QueuedClaim {
+    QueuedClaim {
+        thumb: thumb.into(),
+        jti: jti.into(),
+        claim_id: ClaimId::parse(claim_id).unwrap(),
+        now: now(),
+        signer: None,
+    }
+}
+
+fn signed(mut q: QueuedClaim, keyid: &str, nonce: &str) -> QueuedClaim {
+    q.signer = Some(Claimant { thumbprint: keyid.into(), nonce: nonce.into(), remember_until: now() + 301 });
+    q
+}
+
+/// An answer as text, so a batch's and single claims' answers compare.
+fn said(r: &Result<ClaimOutcome, ClaimError>) -> String {
+    match r {
+        Ok(o) => format!("{o:?}"),
+        Err(ClaimError::Refused(r)) => format!("refused {r:?}"),
+        Err(ClaimError::Replayed) => "replayed".into(),
+        Err(e) => panic!("not an answer of the rules: {e}"),
+    }
+}
+
+/// The same claims, one call each, in order ([`store::claim`]).
+async fn one_by_one(pool: &PgPool, claims: &[QueuedClaim]) -> Vec<String> {
+    let mut out = Vec::new();
+    for q in claims {
+        out.push(said(&store::claim(pool, &q.thumb, &q.jti, &q.claim_id, q.now, q.signer.as_ref()).await));
+    }
+    out
+}
+
+async fn remaining(pool: &PgPool, thumb: &str, jti: &str) -> Option<u32> {
+    store::status(pool, thumb, jti, now()).await.unwrap().unwrap().remaining
+}
+
+#[tokio::test]
+async fn one_batch_at_the_limit_grants_exactly_the_limit_in_arrival_order() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    credential(&pool, &p.thumb, "m", 10, &[]).await;
+    let claims: Vec<QueuedClaim> = (0..40).map(|i| queued(&p.thumb, "m", &format!("{MAPLE}/h{i:02}"))).collect();
+    let got = store::claim_batch(&pool, &claims).await.unwrap();
+    assert_eq!(got.len(), 40);
+    for (i, r) in got.iter().enumerate() {
+        if i < 10 {
+            assert_eq!(r.as_ref().unwrap(), &ClaimOutcome::Claimed { remaining: 9 - i as u32 }, "claim {i}");
+        } else {
+            assert!(matches!(r, Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: 10 }))), "claim {i}");
+        }
+    }
+    let held = store::held_claims(&pool, &p.thumb, "m").await.unwrap();
+    let first: Vec<String> = (0..10).map(|i| format!("{MAPLE}/h{i:02}")).collect();
+    assert_eq!(held, first, "the first ten in arrival order hold the units, and nothing else is written");
+    assert_eq!(remaining(&pool, &p.thumb, "m").await, Some(0));
+}
+
+/// Two batchers are two processes: 200 claim ids, each sent to both at once,
+/// on a limit of 25.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_claims_through_two_batchers_grant_exactly_the_limit() {
+    const MAX: u32 = 25;
+    let (pool, p) = (pool().await, Principal::ed25519());
+    credential(&pool, &p.thumb, "m", MAX, &[]).await;
+    let batchers = [ClaimBatches::spawn(pool.clone(), 2), ClaimBatches::spawn(pool.clone(), 2)];
+    let mut tasks = Vec::new();
+    for i in 0..200 {
+        for b in &batchers {
+            let (b, q) = (b.clone(), queued(&p.thumb, "m", &format!("{MAPLE}/c{i:03}")));
+            tasks.push(tokio::spawn(async move { b.claim(q).await }));
+        }
+    }
+    let mut answers = Vec::new();
+    for t in tasks {
+        answers.push(t.await.unwrap());
+    }
+    let mut granted = BTreeSet::new();
+    for (i, pair) in answers.chunks(2).enumerate() {
+        let id = format!("{MAPLE}/c{i:03}");
+        match (&pair[0], &pair[1]) {
+            (Ok(ClaimOutcome::Claimed { .. }), Ok(ClaimOutcome::AlreadyHeld { .. }))
+            | (Ok(ClaimOutcome::AlreadyHeld { .. }), Ok(ClaimOutcome::Claimed { .. })) => {
+                granted.insert(id);
+            }
+            (
+                Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: MAX })),
+                Err(ClaimError::Refused(ClaimRefusal::NoneLeft { max_bookings: MAX })),
+            ) => {}
+            other => panic!("{id}: {other:?}"),
+        }
+    }
+    assert_eq!(granted.len(), MAX as usize, "granted = max_bookings exactly");
+    let held: BTreeSet<String> = store::held_claims(&pool, &p.thumb, "m").await.unwrap().into_iter().collect();
+    assert_eq!(held, granted, "the table holds exactly the granted claims");
+    assert_eq!(remaining(&pool, &p.thumb, "m").await, Some(0));
+}
+
+/// A trigger that fails the insert of any claim id containing `/boom-`: a
+/// transaction that fails midway, after other claims of its batch were applied.
+async fn booby_trap(pool: &PgPool) {
+    sqlx::query(
+        "CREATE OR REPLACE FUNCTION test_batch_boom() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN RAISE EXCEPTION 'a claim the test fails'; END $$",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    sqlx::query(
+        "DO $$ BEGIN
+           CREATE TRIGGER test_batch_boom BEFORE INSERT ON claims FOR EACH ROW
+             WHEN (NEW.claim_id LIKE '%/boom-%') EXECUTE FUNCTION test_batch_boom();
+         EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_failing_batch_grants_none_of_its_claims() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    booby_trap(&pool).await;
+    credential(&pool, &p.thumb, "m", 10, &[]).await;
+    credential(&pool, &p.thumb, "n", 10, &[]).await;
+    let before = snapshot(&pool, &p.thumb).await;
+    // Credential m sorts first, so its claims are applied before n's fails.
+    let claims = [
+        queued(&p.thumb, "m", &format!("{MAPLE}/a")),
+        queued(&p.thumb, "n", &format!("{MAPLE}/boom-1")),
+        queued(&p.thumb, "m", &format!("{MAPLE}/b")),
+    ];
+    assert!(store::claim_batch(&pool, &claims).await.is_err());
+    assert_eq!(snapshot(&pool, &p.thumb).await, before, "nothing of the batch was written");
+    assert_eq!(remaining(&pool, &p.thumb, "m").await, Some(10));
+}
+
+/// Through the batcher: the claims that waited together while the first
+/// batch was held at the row lock go as one transaction; one of them fails
+/// it, and each of them is answered with an error. The batcher goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_claim_of_a_failed_batch_is_answered_with_an_error() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    booby_trap(&pool).await;
+    credential(&pool, &p.thumb, "m", 10, &[]).await;
+    // The batcher's own connections, named so the test sees when they wait.
+    let name = format!("batch-{}", &p.thumb[..12]);
+    let url = format!("{}?application_name={name}", database_url());
+    let batcher_pool = store::connect(&url, &DbOptions { pool_size: 4, ..DbOptions::default() }).await.unwrap();
+    let batches = ClaimBatches::spawn(batcher_pool, 1);
+    let mut blocker = pool.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM credentials WHERE thumb = $1 AND jti = 'm' FOR UPDATE")
+        .bind(&p.thumb)
+        .execute(&mut *blocker)
+        .await
+        .unwrap();
+    let claim = |id: &str| {
+        let (b, q) = (batches.clone(), queued(&p.thumb, "m", &format!("{MAPLE}/{id}")));
+        tokio::spawn(async move { b.claim(q).await })
+    };
+    let first = claim("first");
+    until("the first batch waits at the row lock", || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'",
+        )
+        .bind(&name)
+        .fetch_one(&pool)
+        .await
+        .unwrap()
+            == 1
+    })
+    .await;
+    let rest: Vec<_> = ["x", "boom-2", "y", "z"].iter().map(|id| claim(id)).collect();
+    until("the four claims wait for the next batch", || async { batches.waiting() == 4 }).await;
+    blocker.rollback().await.unwrap();
+    assert_eq!(first.await.unwrap().unwrap(), ClaimOutcome::Claimed { remaining: 9 });
+    for r in rest {
+        assert!(matches!(r.await.unwrap(), Err(ClaimError::BatchFailed(_))), "every claim of the batch fails");
+    }
+    assert_eq!(store::held_claims(&pool, &p.thumb, "m").await.unwrap(), [format!("{MAPLE}/first")]);
+    assert_eq!(remaining(&pool, &p.thumb, "m").await, Some(9));
+    let after = claim("after").await.unwrap().unwrap();
+    assert_eq!(after, ClaimOutcome::Claimed { remaining: 8 }, "the batcher goes on after a failed batch");
+}
+
+/// Polls `ready` until it holds; fails after many tries, never on a time.
+async fn until<F: std::future::Future<Output = bool>>(what: &str, ready: impl Fn() -> F) {
+    for _ in 0..2000 {
+        if ready().await {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("never: {what}");
+}
+
+/// Repeats, a repeat after a refusal, refusals of several kinds and
+/// credentials in one batch: each answered as single claims in the same
+/// order are, and the same rows written.
+#[tokio::test]
+async fn duplicated_and_hostile_claims_in_one_batch_answer_as_single_claims_do() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    for jti in ["one", "batch"] {
+        credential(&pool, &p.thumb, jti, 2, &[]).await;
+        credential(&pool, &p.thumb, &format!("{jti}-revoked"), 2, &[]).await;
+        store::revoke(&pool, &p.thumb, &Principal::update_jti(), now() + 600, &format!("{jti}-revoked"), now())
+            .await
+            .unwrap();
+    }
+    let ops = |jti: &str| -> Vec<QueuedClaim> {
+        let revoked = format!("{jti}-revoked");
+        [
+            (jti, "maple-street-auto/a"),
+            (jti, "maple-street-auto/a"),
+            (jti, "oak-lane-garage/b"),
+            ("no-such-credential", "maple-street-auto/a"),
+            (jti, "elm-road-tyres/a"),
+            (revoked.as_str(), "maple-street-auto/a"),
+            (jti, "maple-street-auto/c"),
+            (jti, "maple-street-auto/a"),
+            (jti, "maple-street-auto/c"),
+            (jti, "oak-lane-garage/b"),
+        ]
+        .iter()
+        .map(|(j, id)| queued(&p.thumb, j, id))
+        .collect()
+    };
+    let single = one_by_one(&pool, &ops("one")).await;
+    let batched: Vec<String> = store::claim_batch(&pool, &ops("batch")).await.unwrap().iter().map(said).collect();
+    assert_eq!(batched, single);
+    let expected = [
+        "Claimed { remaining: 1 }",
+        "AlreadyHeld { remaining: 1 }",
+        "Claimed { remaining: 0 }",
+        "refused UnknownMandate",
+        "refused HostNotInAudience { host: \"elm-road-tyres\" }",
+        "refused Revoked",
+        "refused NoneLeft { max_bookings: 2 }",
+        "AlreadyHeld { remaining: 0 }",
+        "refused NoneLeft { max_bookings: 2 }",
+        "AlreadyHeld { remaining: 0 }",
+    ];
+    assert_eq!(batched, expected);
+    assert_eq!(
+        store::held_claims(&pool, &p.thumb, "batch").await.unwrap(),
+        store::held_claims(&pool, &p.thumb, "one").await.unwrap()
+    );
+    assert_eq!(
+        store::held_claims(&pool, &p.thumb, "batch").await.unwrap(),
+        [MAPLE.to_owned() + "/a", OAK.to_owned() + "/b"]
+    );
+    assert!(store::held_claims(&pool, &p.thumb, "batch-revoked").await.unwrap().is_empty());
+}
+
+/// Signed claims: the same nonce twice in one batch is a replay the second
+/// time, and a nonce spent before is one too, as for single claims; a claim
+/// id claimed signed becomes its host's.
+#[tokio::test]
+async fn a_nonce_twice_in_one_batch_is_a_replay_as_it_is_alone() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    let key = format!("{}-maple-key", p.thumb);
+    for jti in ["one", "batch"] {
+        credential(&pool, &p.thumb, jti, 5, &[&key]).await;
+    }
+    let ops = |jti: &str| -> Vec<QueuedClaim> {
+        let q = |id: &str| queued(&p.thumb, jti, &format!("{MAPLE}/{id}"));
+        vec![
+            signed(q("a"), &key, &format!("{jti}-n1")),
+            signed(q("b"), &key, &format!("{jti}-n1")),
+            q("c"),
+            signed(q("c"), &key, &format!("{jti}-n2")),
+            signed(q("d"), &key, &format!("{jti}-n2")),
+        ]
+    };
+    let single = one_by_one(&pool, &ops("one")).await;
+    let batched: Vec<String> = store::claim_batch(&pool, &ops("batch")).await.unwrap().iter().map(said).collect();
+    assert_eq!(batched, single);
+    assert_eq!(
+        batched,
+        [
+            "Claimed { remaining: 4 }",
+            "replayed",
+            "Claimed { remaining: 3 }",
+            "AlreadyHeld { remaining: 3 }",
+            "replayed"
+        ]
+    );
+    // A whole batch replayed: every nonce was spent by the batch above.
+    let again: Vec<String> = store::claim_batch(&pool, &ops("batch")[..2]).await.unwrap().iter().map(said).collect();
+    assert_eq!(again, ["replayed", "replayed"]);
+    let signed_ids: Vec<String> = sqlx::query_scalar(
+        "SELECT claim_id FROM claims WHERE thumb = $1 AND jti = 'batch' AND signed ORDER BY claim_id",
+    )
+    .bind(&p.thumb)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(signed_ids, [format!("{MAPLE}/a"), format!("{MAPLE}/c")], "claimed signed, now or held already");
+}
