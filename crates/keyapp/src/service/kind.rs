@@ -398,6 +398,13 @@ pub(super) mod testing {
             self.note(format!("paired_agent_name {jkt}"));
             Box::pin(async move { Ok(Some(self.agent.clone())) })
         }
+        fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)> {
+            self.note("consent_words".into());
+            Box::pin(async move {
+                let locale = schcp_consent::Locale::new(schcp_consent::Language::English).map_err(ServiceError::Consent)?;
+                Ok((std::sync::Arc::new(locale), schcp_consent::Contacts::new()))
+            })
+        }
     }
 
     /// What a kind's `prepare` and `issue` run against in a unit test: the
