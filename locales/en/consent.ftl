@@ -197,3 +197,6 @@ new-host = You have not dealt with { $hosts } before.
 ## Withdrawal (§3.3 "Status URLs"): hosts cannot read this key app's status address,
 ## so a credential that carries one cannot be withdrawn before it expires.
 not-withdrawable = Hosts cannot check with this key app, so I cannot withdraw this before it expires.
+
+## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
+rule-until = This rule lasts until { $until }. My calendar keeps it, so I cannot withdraw it before it expires.

@@ -193,3 +193,18 @@ verification-confirmed-polkit = confirmed with your password or fingerprint (pol
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = unpaired
+
+## Unpairing takes back what the assistant holds (SchCP §3.3 check 7).
+agents-unpair-revoke-question = { $count ->
+    [one] Also revoke the credential it holds?
+   *[other] Also revoke the { $count } credentials it holds?
+}
+agents-unpair-only = Unpair only
+agents-unpair-and-revoke = Unpair and revoke
+agents-unpair-not-revocable = { $kind }: cannot be revoked, because no host checks it with this key app. It lapses on its own on { $until }.
+agents-unpair-kept = { $kind }: not revoked, in force until { $until }.
+agents-unpaired = { $count ->
+    [0] Unpaired. Nothing was revoked.
+    [one] Unpaired. 1 credential was revoked.
+   *[other] Unpaired. { $count } credentials were revoked.
+}

@@ -201,3 +201,6 @@ new-host = Vous n’avez jamais eu affaire à { $hosts } auparavant.
 ## cette application de clés; un justificatif qui en porte une ne peut donc pas être
 ## retiré avant son expiration.
 not-withdrawable = Les hôtes ne peuvent pas vérifier auprès de cette application de clés; je ne pourrai donc pas retirer cet accord avant son expiration.
+
+## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
+rule-until = Cette règle vaut jusqu’au { $until }. Mon calendrier la garde; je ne pourrai donc pas la retirer avant son expiration.

@@ -192,3 +192,18 @@ verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empre
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = dissociée
+
+## Unpairing takes back what the assistant holds (SchCP §3.3 check 7).
+agents-unpair-revoke-question = { $count ->
+    [one] Révoquer aussi l’autorisation qu’il détient ?
+   *[other] Révoquer aussi les { $count } autorisations qu’il détient ?
+}
+agents-unpair-only = Dissocier seulement
+agents-unpair-and-revoke = Dissocier et révoquer
+agents-unpair-not-revocable = { $kind } : impossible à révoquer, car aucun hôte ne vérifie son statut auprès de cette application de clés. Prend fin d’office le { $until }.
+agents-unpair-kept = { $kind } : toujours en vigueur, jusqu’au { $until }.
+agents-unpaired = { $count ->
+    [0] Dissocié. Rien n’a été révoqué.
+    [one] Dissocié. 1 autorisation a été révoquée.
+   *[other] Dissocié. { $count } autorisations ont été révoquées.
+}

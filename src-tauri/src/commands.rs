@@ -10,6 +10,7 @@ use keyapp::service::{
     AgentView, AttestationView, Code, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt,
     Reason, Service, ServiceError, Settings,
 };
+use keyapp::views::UnpairedView;
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -70,8 +71,8 @@ pub async fn agents(svc: Svc<'_>) -> Answer<Vec<AgentView>> {
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn unpair(svc: Svc<'_>, jkt: String) -> Answer<()> {
-    svc.unpair(&jkt).await.map_err(refused(&svc))
+pub async fn unpair(svc: Svc<'_>, jkt: String, revoke_credentials: Option<bool>) -> Answer<UnpairedView> {
+    svc.unpair_revoking(&jkt, revoke_credentials.unwrap_or(false)).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]

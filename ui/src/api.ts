@@ -16,6 +16,7 @@ import type {
   Prompt,
   Settings,
   UiStrings,
+  UnpairedView,
 } from "./bindings";
 
 // Every type the commands return, generated from the Rust views (bindings.ts).
@@ -36,6 +37,7 @@ export type {
   PromptStatus,
   Settings,
   UiStrings,
+  UnpairedView,
 } from "./bindings";
 
 /** A refusal from the service (§9 style): e.g. INVALID_STATE / not_pending. */
@@ -49,7 +51,8 @@ export const api = {
   answer: (id: string, approve: boolean) => invoke<unknown>("answer", { id, approve }),
   relabelRule: (id: string, label: string) => invoke<Prompt>("relabel_rule", { id, label }),
   agents: () => invoke<AgentView[]>("agents"),
-  unpair: (jkt: string) => invoke<void>("unpair", { jkt }),
+  unpair: (jkt: string, revokeCredentials: boolean) =>
+    invoke<UnpairedView>("unpair", { jkt, revoke_credentials: revokeCredentials }),
   credentials: () => invoke<CredentialView[]>("credentials"),
   revoke: (jti: string) => invoke<void>("revoke", { jti }),
   history: () => invoke<HistoryEntry[]>("history"),

@@ -9,21 +9,22 @@ use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Setti
 use schcp::refusal::Reason;
 
 impl Service {
-    /// Paired agents, with their last request.
+    /// Paired agents, with their last request and what unpairing could take back.
     pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
-        Ok(store::pairings::paired(self.store())
-            .await?
-            .into_iter()
-            .map(|a| AgentView {
+        let mut out = Vec::new();
+        for a in store::pairings::paired(self.store()).await? {
+            out.push(AgentView {
                 last_request: a.last_request_at.map(|at| self.instant_words(at)),
+                holds: self.agent_holds(&a.jkt).await?,
                 jkt: a.jkt,
                 name: schcp_consent::inert::inert(&a.name),
                 fingerprint: a.fingerprint,
                 paired_at: a.paired_at,
                 last_request_at: a.last_request_at,
                 last_request_kind: a.last_request_kind,
-            })
-            .collect())
+            });
+        }
+        Ok(out)
     }
 
     /// Renames a contact; the consent texts already shown keep the name they showed.

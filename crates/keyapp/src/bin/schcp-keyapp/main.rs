@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 use keyapp::config::Config;
 use keyapp::control::{self, Command};
 use keyapp::keystore::PassphraseSource;
-use keyapp::views::{HostChangeView, Prompt};
+use keyapp::views::{HoldsView, HostChangeView, Prompt, UnpairedView};
 use serde_json::Value;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -41,6 +41,13 @@ enum Cmd {
     Mandates,
     /// Revoke a mandate now.
     Revoke { jti: String },
+    /// Unpair an assistant (its key fingerprint); asks whether to revoke what it holds too.
+    Unpair {
+        agent: String,
+        /// Revoke every credential it holds, without asking.
+        #[arg(long)]
+        revoke_credentials: bool,
+    },
     /// What was approved, declined, issued and revoked.
     History,
     /// List contacts, or add one.
@@ -145,6 +152,7 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             socket.call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
+        Cmd::Unpair { agent, revoke_credentials } => unpair(&socket, agent, revoke_credentials).await?,
         Cmd::History => listing::history(socket.view(Command::History).await?),
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
@@ -205,6 +213,23 @@ async fn approve(socket: &Socket, id: String) -> Result<()> {
     println!("approved");
     if let Some(result) = done.get("result").filter(|r| !r.is_null()) {
         println!("{}", serde_json::to_string_pretty(result)?);
+    }
+    Ok(())
+}
+
+/// Unpairs an assistant; asks first whether to revoke the credentials it
+/// holds (SchCP §3.3 check 7), unless `--revoke-credentials` said yes.
+async fn unpair(socket: &Socket, agent: String, revoke_credentials: bool) -> Result<()> {
+    let holds: HoldsView = socket.view(Command::AgentHolds { agent: agent.clone() }).await?;
+    let revoke = match &holds.question {
+        Some(_) if revoke_credentials => true,
+        Some(question) => asked_yes(question)?,
+        None => false,
+    };
+    let done: UnpairedView = socket.view(Command::Unpair { agent, revoke_credentials: revoke }).await?;
+    println!("{}", done.words);
+    for line in &done.kept {
+        println!("{line}");
     }
     Ok(())
 }
