@@ -16,7 +16,8 @@ use testkit::env::*;
 /// Returns the mandate's and the rule's jti.
 async fn holds_a_mandate_and_a_rule(env: &Env, a: &AgentClient, tag: &str) -> (String, String) {
     let (_, offer) = future_offer(&env.host, 10);
-    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(env, &offer, &format!("m-{tag}")))).await.unwrap();
+    let r =
+        a.call(Method::POST, "/v1/requests", Some(&closed_request(env, &offer, &format!("m-{tag}")))).await.unwrap();
     let mandate = approved(env, a, &r).await["result"]["jti"].as_str().unwrap().to_owned();
     let body = json!({"kind": "rule", "idempotency_key": format!("r-{tag}"), "agent_jkt": jkt(a), "label": "Weekends"});
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();

@@ -3,11 +3,11 @@
 //! the one the key app shows.
 
 use super::{Service, ServiceError};
-pub use crate::store::pairings::PairingStatus;
 use crate::store::agents::HeldCredential;
+pub use crate::store::pairings::PairingStatus;
 use crate::store::pairings::{self, AgentRecord, NewPairing, PendingBounds};
-use crate::views::{HoldsView, UnpairedView};
 use crate::user_verification::Method;
+use crate::views::{HoldsView, UnpairedView};
 use schcp::jwk::Jwk;
 use schcp::refusal::Reason;
 use serde::Serialize;
