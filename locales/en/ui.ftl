@@ -339,3 +339,17 @@ setup-cli-choose = Choose 1, 2 or 3 (anything else leaves it as it is):
 setup-cli-hosted-url = The status service's address:
 setup-cli-own-base-url = Your public https address:
 setup-cli-left = Left as it is.
+## Unpairing takes back what the assistant holds (SchCP §3.3 check 7).
+agents-unpair-revoke-question = { $count ->
+    [one] Also revoke the credential it holds?
+   *[other] Also revoke the { $count } credentials it holds?
+}
+agents-unpair-only = Unpair only
+agents-unpair-and-revoke = Unpair and revoke
+agents-unpair-not-revocable = { $kind }: cannot be revoked, because no host checks it with this key app. It lapses on its own on { $until }.
+agents-unpair-kept = { $kind }: not revoked, in force until { $until }.
+agents-unpaired = { $count ->
+    [0] Unpaired. Nothing was revoked.
+    [one] Unpaired. 1 credential was revoked.
+   *[other] Unpaired. { $count } credentials were revoked.
+}

@@ -338,3 +338,17 @@ setup-cli-choose = Choisissez 1, 2 ou 3 (toute autre réponse laisse les choses 
 setup-cli-hosted-url = L’adresse du service de statut :
 setup-cli-own-base-url = Votre adresse https publique :
 setup-cli-left = Laissé en l’état.
+## Unpairing takes back what the assistant holds (SchCP §3.3 check 7).
+agents-unpair-revoke-question = { $count ->
+    [one] Révoquer aussi l’autorisation qu’il détient ?
+   *[other] Révoquer aussi les { $count } autorisations qu’il détient ?
+}
+agents-unpair-only = Dissocier seulement
+agents-unpair-and-revoke = Dissocier et révoquer
+agents-unpair-not-revocable = { $kind } : impossible à révoquer, car aucun hôte ne vérifie son statut auprès de cette application de clés. Prend fin d’office le { $until }.
+agents-unpair-kept = { $kind } : toujours en vigueur, jusqu’au { $until }.
+agents-unpaired = { $count ->
+    [0] Dissocié. Rien n’a été révoqué.
+    [one] Dissocié. 1 autorisation a été révoquée.
+   *[other] Dissocié. { $count } autorisations ont été révoquées.
+}

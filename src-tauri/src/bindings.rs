@@ -28,6 +28,7 @@ pub fn typescript() -> String {
     all.visit::<PendingItem>();
     all.visit::<Prompt>();
     all.visit::<AgentView>();
+    all.visit::<keyapp::views::UnpairedView>();
     all.visit::<CredentialView>();
     all.visit::<keyapp::views::BookingView>();
     all.visit::<HistoryEntry>();

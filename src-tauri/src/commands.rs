@@ -11,7 +11,7 @@ use keyapp::service::{
     Reason, Service, ServiceError, Settings,
 };
 use keyapp::status_address::SetupChoice;
-use keyapp::views::StatusSetupView;
+use keyapp::views::{StatusSetupView, UnpairedView};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -72,8 +72,8 @@ pub async fn agents(svc: Svc<'_>) -> Answer<Vec<AgentView>> {
 }
 
 #[tauri::command(rename_all = "snake_case")]
-pub async fn unpair(svc: Svc<'_>, jkt: String) -> Answer<()> {
-    svc.unpair(&jkt).await.map_err(refused(&svc))
+pub async fn unpair(svc: Svc<'_>, jkt: String, revoke_credentials: Option<bool>) -> Answer<UnpairedView> {
+    svc.unpair_revoking(&jkt, revoke_credentials.unwrap_or(false)).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]

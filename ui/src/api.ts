@@ -19,6 +19,7 @@ import type {
   SetupChoice,
   StatusSetupView,
   UiStrings,
+  UnpairedView,
 } from "./bindings";
 
 // Every type the commands return, generated from the Rust views (bindings.ts).
@@ -46,6 +47,7 @@ export type {
   SetupChoice,
   StatusSetupView,
   UiStrings,
+  UnpairedView,
 } from "./bindings";
 
 /** A refusal from the service (§9 style): e.g. INVALID_STATE / not_pending. */
@@ -59,7 +61,8 @@ export const api = {
   answer: (id: string, approve: boolean) => invoke<unknown>("answer", { id, approve }),
   relabelRule: (id: string, label: string) => invoke<Prompt>("relabel_rule", { id, label }),
   agents: () => invoke<AgentView[]>("agents"),
-  unpair: (jkt: string) => invoke<void>("unpair", { jkt }),
+  unpair: (jkt: string, revokeCredentials: boolean) =>
+    invoke<UnpairedView>("unpair", { jkt, revoke_credentials: revokeCredentials }),
   liftCooldown: (jkt: string) => invoke<void>("lift_cooldown", { jkt }),
   credentials: () => invoke<CredentialView[]>("credentials"),
   bookings: () => invoke<BookingView[]>("bookings"),

@@ -8,7 +8,11 @@ export type AgentView = { jkt: string, name: string, fingerprint: string, paired
 /**
  * `last_request_at` in words, in the person's language and time zone.
  */
-last_request?: string, last_request_kind?: string, };
+last_request?: string, last_request_kind?: string, 
+/**
+ * What unpairing it could take back.
+ */
+holds: HoldsView, };
 
 /**
  * One look-twice callout: `unverified_identity`, `price`, `place_away`,
@@ -106,6 +110,25 @@ confirmed_by?: string,
  * `confirmed_by` in the person's words (ui.ftl of each locale).
  */
 confirmed?: string, };
+
+/**
+ * The credentials a paired agent holds, as unpairing asks about them (§3.3
+ * check 7): how many a revocation reaches, and the others named.
+ */
+export type HoldsView = { 
+/**
+ * How many it holds that revoking reaches the hosts of.
+ */
+revocable: number, 
+/**
+ * "Also revoke the N credentials it holds?", when it holds any revocable.
+ */
+question?: string, 
+/**
+ * Each credential it holds that cannot be revoked, in a sentence saying
+ * so and when it lapses.
+ */
+not_revocable: Array<string>, };
 
 /**
  * A host id met at another place than its binding (§2.2), as the person's
@@ -311,3 +334,21 @@ refused: Array<RefusedPublicationView>, };
  * The window's strings in one language: message id → text.
  */
 export type UiStrings = { lang: string, strings: { [key in string]: string }, };
+
+/**
+ * What unpairing did, in words.
+ */
+export type UnpairedView = { 
+/**
+ * The credentials revoked with it (their ids).
+ */
+revoked: Array<string>, 
+/**
+ * "Unpaired. 2 credentials were revoked."
+ */
+words: string, 
+/**
+ * Each credential it still holds, in a sentence: that it cannot be
+ * revoked, or (when the person chose not to) that it stays in force.
+ */
+kept: Array<string>, };

@@ -4,7 +4,8 @@
 //! (always in quotes: it is their words, and it is what hosts will show), what the
 //! rule covers (services, weekdays read in its zone, organizers by the person's own
 //! contact names; an absent field does not narrow, so it is said as "any"), which
-//! agent key may answer by it, and until when.
+//! agent key may answer by it, and until when, which it cannot be withdrawn
+//! before.
 
 use chrono::Weekday;
 
@@ -84,8 +85,12 @@ pub fn render_rule(locale: &Locale, req: &RuleRequest, contacts: &Contacts) -> R
         None => locale.message("rule-agent-unknown", &[("fingerprint", fingerprint.into())])?,
     });
 
+    // A rule has no status URL: the person's calendar keeps it and no host
+    // checks it with this key app (§7.9), so it cannot be withdrawn. Its last
+    // line says so in the words of the line a credential hosts cannot check
+    // gets (`withdrawal`), which a rule never also gets.
     let until = numeric_date_words(locale, "exp", rule.exp, rule.tz.as_deref())?;
-    lines.push(locale.message("valid-until", &[("until", until.into())])?);
+    lines.push(locale.message("rule-until", &[("until", until.into())])?);
     Ok(lines.join("\n"))
 }
 

@@ -53,6 +53,16 @@ pub enum Command {
         jws: String,
     },
     Principal,
+    /// What unpairing an agent (its key thumbprint or fingerprint) could take back.
+    AgentHolds {
+        agent: String,
+    },
+    /// Unpairs an agent; with `revoke_credentials`, revokes what it holds.
+    Unpair {
+        agent: String,
+        #[serde(default)]
+        revoke_credentials: bool,
+    },
     /// Host ids met at another domain than they were first verified at (§2.2).
     HostChanges,
     /// The person accepts that a host really moved to `domain`.
@@ -207,6 +217,11 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         }
         Command::AttestationsAdd { jws } => service.add_attestation(&jws).await?,
         Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
+        Command::AgentHolds { agent } => to_value(service.agent_holds(&service.paired_agent_key(&agent).await?).await?),
+        Command::Unpair { agent, revoke_credentials } => {
+            let jkt = service.paired_agent_key(&agent).await?;
+            to_value(service.unpair_revoking(&jkt, revoke_credentials).await?)
+        }
         Command::HostChanges => to_value(service.host_domain_changes().await?),
         Command::AcceptHostDomain { host_id, domain } => {
             // Re-binding a host id is as strong as a yes: a process of the

@@ -196,6 +196,35 @@ pub struct AgentView {
     /// unanswered): until when, in words; the person may let it ask again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cooldown: Option<String>,
+    /// What unpairing it could take back.
+    pub holds: HoldsView,
+}
+
+/// The credentials a paired agent holds, as unpairing asks about them (§3.3
+/// check 7): how many a revocation reaches, and the others named.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct HoldsView {
+    /// How many it holds that revoking reaches the hosts of.
+    pub revocable: u32,
+    /// "Also revoke the N credentials it holds?", when it holds any revocable.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// Each credential it holds that cannot be revoked, in a sentence saying
+    /// so and when it lapses.
+    pub not_revocable: Vec<String>,
+}
+
+/// What unpairing did, in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct UnpairedView {
+    /// The credentials revoked with it (their ids).
+    pub revoked: Vec<String>,
+    /// "Unpaired. 2 credentials were revoked."
+    pub words: String,
+    /// Each credential it still holds, in a sentence: that it cannot be
+    /// revoked, or (when the person chose not to) that it stays in force.
+    pub kept: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -306,6 +306,10 @@ pub struct SdJwtMandate {
     /// least the issuer's host maximum tells a host nothing about the others; a
     /// mandate with more hosts than this gets no decoys.
     pub padded_to: usize,
+    /// The attestations each host honours (§7.5), by host id: each is a
+    /// disclosable element of `attestations`, disclosed only to the hosts
+    /// listed for it. At most four in all (§3.3).
+    pub attestations: BTreeMap<String, Vec<String>>,
 }
 
 /// An issued SD-JWT VC mandate: the issuer JWT and each host's disclosures.
@@ -370,6 +374,7 @@ pub fn sd_jwt_mandate(
         aud.push(sdjwt::array_placeholder(&sdjwt::decoy_digest(rng)));
         sd.push(sdjwt::decoy_digest(rng));
     }
+    let attestations = attestation_elements(&m.attestations, &mut disclosures, rng)?;
     // Sorted digests reveal nothing about which position a host holds.
     aud.sort_by(|x, y| x["..."].as_str().cmp(&y["..."].as_str()));
     sd.sort();
@@ -388,6 +393,9 @@ pub fn sd_jwt_mandate(
     claims.insert("constraints".into(), shared);
     claims.insert("host_constraints".into(), serde_json::json!({ "_sd": sd }));
     claims.insert("cnf".into(), serde_json::json!({ "jwk": m.agent_jwk }));
+    if let Some(a) = attestations {
+        claims.insert("attestations".into(), Value::Array(a));
+    }
     if let Some(s) = m.schcp_status {
         claims.insert("schcp_status".into(), Value::String(s));
     }
@@ -406,6 +414,45 @@ pub fn sd_jwt_mandate(
     schema::validate(Def::SdJwtMandateClaims, &claims)?;
     let issuer_jwt = sdjwt::sign_issuer_jwt(&claims, principal)?;
     Ok(IssuedSdJwt { issuer_jwt, disclosures })
+}
+
+/// §7.5 in an SD-JWT VC mandate: every attestation a disclosable element of
+/// `attestations`, padded with decoys to four so the count tells a host
+/// nothing, each disclosed only to the hosts that honour it (added to their
+/// `disclosures`). `None` when no host honours any.
+fn attestation_elements(
+    per_host: &BTreeMap<String, Vec<String>>,
+    disclosures: &mut BTreeMap<String, Vec<String>>,
+    rng: &mut dyn CryptoRngCore,
+) -> Result<Option<Vec<Value>>, Error> {
+    let mut all: Vec<&String> = per_host.values().flatten().collect();
+    all.sort();
+    all.dedup();
+    if all.is_empty() {
+        return Ok(None);
+    }
+    if all.len() > MandateClaims::MAX_ATTESTATIONS {
+        return Err(Error::MandateInvalid(MandateCheck::MistypedClaim("attestations")));
+    }
+    let mut elements = Vec::new();
+    for a in all {
+        let d = Disclosure::element(rng, Value::String(a.clone()));
+        for (host, theirs) in per_host {
+            if theirs.contains(a) {
+                let Some(own) = disclosures.get_mut(host) else {
+                    // An attestation for a host the mandate does not name.
+                    return Err(Error::MandateInvalid(MandateCheck::MistypedClaim("attestations")));
+                };
+                own.push(d.encoded.clone());
+            }
+        }
+        elements.push(sdjwt::array_placeholder(&d.digest));
+    }
+    while elements.len() < MandateClaims::MAX_ATTESTATIONS {
+        elements.push(sdjwt::array_placeholder(&sdjwt::decoy_digest(rng)));
+    }
+    elements.sort_by(|x, y| x["..."].as_str().cmp(&y["..."].as_str()));
+    Ok(Some(elements))
 }
 
 /// Signs a meeting contract as the organizer (§5.12). `claims.statement` is the

@@ -63,6 +63,7 @@ fn input() -> SdJwtMandate {
         contact: None,
         schcp_status: Some("https://keyapp.example/status/m-sd-01".into()),
         padded_to: PADDED,
+        attestations: Default::default(),
     }
 }
 
@@ -317,4 +318,36 @@ fn a_tampered_disclosure_is_refused() {
     ds[1] = schcp::b64::encode(r#"["c2FsdA","fix-it-fast",{"max_price":{"amount":"9999.00","currency":"CAD"}}]"#);
     let prefix = schcp::sdjwt::presentation_prefix(&issued.issuer_jwt, ds.iter().map(String::as_str));
     assert_envelope(verify(&present(&prefix, host, NOW, &agent_key()), host), SdJwtError::UnreferencedDisclosure);
+}
+
+/// §7.5 in an SD-JWT VC mandate: each attestation is a disclosable element,
+/// padded to four, and each host is shown only those it honours.
+#[test]
+fn each_host_is_disclosed_only_the_attestations_it_honours() {
+    let (a, b) = ("eyJhbGciOiJFZERTQSJ9.eyJhIjoxfQ.c2ln".to_owned(), "eyJhbGciOiJFZERTQSJ9.eyJiIjoxfQ.c2ln".to_owned());
+    let mut m = input();
+    m.attestations.insert("fix-it-fast".into(), vec![a.clone()]);
+    m.attestations.insert("harbour-garage".into(), vec![a.clone(), b.clone()]);
+    let issued = issue_with(m, &principal_key()).unwrap();
+    let payload = schcp::jws::parse(&issued.issuer_jwt).unwrap().payload;
+    assert_eq!(payload["attestations"].as_array().unwrap().len(), 4, "padded with decoys: {payload}");
+    assert!(!payload.to_string().contains(&a) && !payload.to_string().contains(&b), "only digests: {payload}");
+    let seen = |host: &str| {
+        let mut v = verify(&presentation(&issued, host), host).unwrap().root.claims.attestations;
+        if let Some(v) = v.as_mut() {
+            v.sort();
+        }
+        v
+    };
+    assert_eq!(seen("fix-it-fast"), Some(vec![a.clone()]));
+    assert_eq!(seen("harbour-garage"), Some(vec![a.clone(), b.clone()]));
+    assert_eq!(seen("maple-street-auto"), None, "a host that honours none is shown none");
+
+    // More than four, or one for a host the mandate does not name, is refused.
+    let mut five = input();
+    five.attestations.insert("fix-it-fast".into(), (0..5).map(|i| format!("{a}{i}")).collect());
+    assert!(issue_with(five, &principal_key()).is_err());
+    let mut stranger = input();
+    stranger.attestations.insert("elsewhere".into(), vec![a]);
+    assert!(issue_with(stranger, &principal_key()).is_err());
 }

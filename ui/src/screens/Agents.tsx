@@ -1,21 +1,24 @@
-import { api } from "../api";
-import { ConfirmButton } from "../Confirm";
+import { useState } from "preact/hooks";
+import { api, type UnpairedView } from "../api";
 import { useT } from "../i18n";
 import { ListScreen } from "../ListScreen";
 import { useAction, useLoad } from "../useLoad";
+import { UnpairButton, Unpaired } from "./Unpair";
 
 export function Agents() {
   const t = useT();
   const { data, error, reload } = useLoad(api.agents);
   const { failure, run } = useAction(reload);
+  const [done, setDone] = useState<UnpairedView | null>(null);
   return (
     <ListScreen
       name="agents"
       data={data}
       error={error ?? failure}
+      notice={<Unpaired done={done} />}
       columns={["col-agent", "col-fingerprint", "col-last-request", "col-actions"]}
       row={(a) => (
-        <tr key={a.jkt}>
+        <tr key={a.jkt} data-jkt={a.jkt}>
           <td>
             {a.name}
             {/* Its cooldown, said by the service, and the person's way out of it. */}
@@ -33,10 +36,11 @@ export function Agents() {
             {a.last_request ? `${a.last_request} (${t(`kind-${a.last_request_kind}`)})` : t("agents-never")}
           </td>
           <td>
-            <ConfirmButton
-              label={t("agents-unpair")}
-              question={t("agents-unpair-confirm")}
-              onConfirm={() => run(() => api.unpair(a.jkt)).then(() => undefined)}
+            <UnpairButton
+              agent={a}
+              onUnpair={(revoke) =>
+                run(async () => setDone(await api.unpair(a.jkt, revoke))).then(() => undefined)
+              }
             />
           </td>
         </tr>

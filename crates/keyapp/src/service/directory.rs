@@ -9,13 +9,15 @@ use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Setti
 use schcp::refusal::Reason;
 
 impl Service {
-    /// Paired agents, with their last request and any cooldown.
+    /// Paired agents, with their last request, any cooldown, and what
+    /// unpairing could take back.
     pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
         let mut out = Vec::new();
         for a in store::pairings::paired(self.store()).await? {
             let cooldown = self.cooldown_until(&a.jkt).await?.map(|until| self.cooldown_words(until));
             out.push(AgentView {
                 last_request: a.last_request_at.map(|at| self.instant_words(at)),
+                holds: self.agent_holds(&a.jkt).await?,
                 jkt: a.jkt,
                 name: schcp_consent::inert::inert(&a.name),
                 fingerprint: a.fingerprint,

@@ -10,6 +10,7 @@ use schcp::claims::{Action, Audience, Consent, ConsentMode, Constraints};
 use schcp::issue::{self, RootMandate, SdJwtMandate};
 use schcp::jwk::Jwk;
 use schcp::refusal::Reason;
+use schcp::verify::{HostTrust, Selection};
 use schcp_consent::{ConsentRequest, MandateConstraints, MandateHost, OpenMandateRequest, ServiceLabel};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -81,7 +82,14 @@ pub(super) struct MandateInput {
     /// Absent in requests stored before it existed: EdDSA.
     #[serde(default)]
     alg: Alg,
+    /// The attester ids the hosts trust; kept so requests stored before
+    /// `host_trust` existed still read.
     trusted_attesters: Vec<String>,
+    /// Each host's `trust.attesters`, keys included, as verified when shown:
+    /// what an attestation is checked against before it is attached (§7.5).
+    /// Absent in requests stored before it existed: none is attached.
+    #[serde(default)]
+    host_trust: Vec<HostTrust>,
     /// Each host's discovery keys as verified when shown, by RFC 7638
     /// thumbprint: the keys a signed claim under this mandate must be made with
     /// (docs/agent-api.md "Signed claims"). Absent in requests stored before it
@@ -286,6 +294,7 @@ fn own_constraints(
 struct Discovered {
     shown: Vec<MandateHost>,
     trusted_attesters: Vec<String>,
+    host_trust: Vec<HostTrust>,
     zones: Vec<String>,
     /// Each host's own name for each of its services, by host id then service id.
     service_names: BTreeMap<String, BTreeMap<String, String>>,
@@ -302,9 +311,10 @@ async fn discover(ctx: &Context<'_>, hosts: &[HostRef]) -> Result<Discovered, Se
         if host.host_id != h.id {
             return Err(super::kind::host_mismatch(&h.discovery, &host.host_id, &h.id));
         }
-        if let Some(trust) = &host.document.trust {
-            d.trusted_attesters.extend(trust.attesters.iter().flatten().map(|a| a.id.clone()));
-        }
+        let attesters: Vec<_> =
+            host.document.trust.iter().flat_map(|t| t.attesters.iter().flatten()).cloned().collect();
+        d.trusted_attesters.extend(attesters.iter().map(|a| a.id.clone()));
+        d.host_trust.push(HostTrust { host: h.id.clone(), attesters });
         let names = host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect();
         d.service_names.insert(h.id.clone(), names);
         let thumbs = host.keys.iter().map(|k| k.thumbprint()).collect::<Result<Vec<_>, _>>();
@@ -383,6 +393,7 @@ impl Kind for Mandate {
             format: b.format,
             alg: terms.alg,
             trusted_attesters: found.trusted_attesters,
+            host_trust: found.host_trust,
             host_keys: found.host_keys,
         };
         Ok(Prepared { consent, input, not_after: None, auto_approve: false, hosts: found.bindings })
@@ -455,6 +466,8 @@ async fn sd_jwt(
         // §3.4: every mandate's aud and host_constraints are the same
         // length, whatever the number of hosts.
         padded_to: MAX_HOSTS,
+        // §7.5, per host: each host is shown only what it honours.
+        attestations: attestations_for(ctx, m).await?.per_host,
     };
     let issued = issue::sd_jwt_mandate(mandate, &mut rand_core::OsRng, m.signer(ctx)?)?;
     let presentations = m.hosts.iter().filter_map(|h| issued.presentation_for(h).map(|p| (h.clone(), p))).collect();
@@ -469,7 +482,7 @@ async fn compact_jws(
     status: &str,
     consent: Consent,
 ) -> Result<String, ServiceError> {
-    let attestations = attestations_for(ctx, &m.trusted_attesters).await?;
+    let attestations = attestations_for(ctx, m).await?.attestations;
     let aud = match m.hosts.as_slice() {
         [one] => Audience::One(one.clone()),
         _ => Audience::Many(m.hosts.clone()),
@@ -497,13 +510,18 @@ async fn agent_jwk(ctx: &Context<'_>) -> Result<Jwk, ServiceError> {
     serde_json::from_str(&jwk.ok_or_else(|| corrupt("a request of an agent not paired"))?).map_err(corrupt)
 }
 
-/// §7.5: attestations the named hosts trust, unexpired, at most four.
-async fn attestations_for(ctx: &Context<'_>, trusted: &[String]) -> Result<Vec<String>, ServiceError> {
-    if trusted.is_empty() {
-        return Ok(Vec::new());
+/// §7.5: the person's attestations that the mandate's hosts honour, each
+/// checked against the keys the host lists for its attester, about the
+/// principal whose key signs this mandate, issued and unexpired now; at most
+/// four (`schcp::verify::select_attestations`).
+async fn attestations_for(ctx: &Context<'_>, m: &MandateInput) -> Result<Selection, ServiceError> {
+    if m.host_trust.iter().all(|h| h.attesters.is_empty()) {
+        return Ok(Selection::default());
     }
+    let principal = m.signer(ctx)?.public_key().to_jwk().principal_id().map_err(corrupt)?;
     let held = crate::store::attestations::unexpired(ctx.store, ctx.now).await?;
-    Ok(held.into_iter().filter(|a| trusted.contains(&a.iss)).map(|a| a.compact).take(4).collect())
+    let held: Vec<String> = held.into_iter().map(|a| a.compact).collect();
+    Ok(schcp::verify::select_attestations(&held, &m.host_trust, &principal, ctx.now))
 }
 
 #[cfg(test)]
@@ -613,6 +631,7 @@ mod tests {
             format: Format::DcSdJwt,
             alg: Alg::ES256,
             trusted_attesters: Vec::new(),
+            host_trust: Vec::new(),
             host_keys: Default::default(),
         };
         round_trips(&input);

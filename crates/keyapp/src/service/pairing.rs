@@ -3,9 +3,11 @@
 //! the one the key app shows.
 
 use super::{Missing, Service, ServiceError};
+use crate::store::agents::HeldCredential;
 pub use crate::store::pairings::PairingStatus;
 use crate::store::pairings::{self, AgentRecord, NewPairing, PendingBounds};
 use crate::user_verification::Method;
+use crate::views::{HoldsView, UnpairedView};
 use schcp::jwk::Jwk;
 use schcp::refusal::Reason;
 use serde::Serialize;
@@ -277,13 +279,75 @@ impl Service {
         self.pairing(pairing_id).await
     }
 
-    /// Unpairs an agent; its pending requests are withdrawn in the same transaction.
+    /// Unpairs an agent; its pending requests are withdrawn in the same
+    /// transaction, and the credentials it holds stay in force.
     pub async fn unpair(&self, jkt: &str) -> Result<(), ServiceError> {
-        if !pairings::unpair(self.store(), jkt, self.now()).await? {
+        self.unpair_revoking(jkt, false).await.map(|_| ())
+    }
+
+    /// What unpairing agent `jkt` could take back, in words: the question both
+    /// surfaces ask, and the credentials no revocation reaches.
+    pub async fn agent_holds(&self, jkt: &str) -> Result<HoldsView, ServiceError> {
+        let held = crate::store::agents::held_now(self.store(), jkt, self.now()).await?;
+        let (revocable, kept): (Vec<_>, Vec<_>) = held.into_iter().partition(|c| c.revocable());
+        let count = u32::try_from(revocable.len()).unwrap_or(u32::MAX);
+        let question = (count > 0).then(|| self.counted("agents-unpair-revoke-question", count));
+        Ok(HoldsView { revocable: count, question, not_revocable: kept.iter().map(|c| self.kept_words(c)).collect() })
+    }
+
+    /// Unpairs an agent, its pending requests withdrawn; with `revoke`, every
+    /// credential it holds that hosts check at a status URL is revoked in the
+    /// same transaction (§3.3 check 7), and the others are named: nothing
+    /// could reach the hosts that read them, so each lapses on its own.
+    pub async fn unpair_revoking(&self, jkt: &str, revoke: bool) -> Result<UnpairedView, ServiceError> {
+        let Some(done) = pairings::unpair(self.store(), jkt, self.now(), revoke).await? else {
             return Err(ServiceError::NotFound(Missing::PairedAgent));
-        }
+        };
+        tracing::info!(revoked = done.revoked.len(), "agent unpaired");
         self.notify();
-        Ok(())
+        if !done.revoked.is_empty() {
+            // As `revoke` does: published now if it can be, else by the publisher.
+            if let Err(e) = self.publish_due().await {
+                tracing::warn!(error = %e, "publishing the revocations failed; the publisher retries");
+            }
+            self.wake_publisher();
+        }
+        let count = u32::try_from(done.revoked.len()).unwrap_or(u32::MAX);
+        Ok(UnpairedView {
+            words: self.counted("agents-unpaired", count),
+            kept: done.kept.iter().map(|c| self.kept_words(c)).collect(),
+            revoked: done.revoked,
+        })
+    }
+
+    /// The key thumbprint of the paired agent `id` names: its thumbprint, or
+    /// the fingerprint the person compared when pairing it (case aside).
+    pub async fn paired_agent_key(&self, id: &str) -> Result<String, ServiceError> {
+        let id = id.trim();
+        self.paired_agents()
+            .await?
+            .into_iter()
+            .find(|p| p.agent_jkt == id || p.fingerprint.eq_ignore_ascii_case(id))
+            .map(|p| p.agent_jkt)
+            .ok_or(ServiceError::NotFound("paired agent"))
+    }
+
+    /// Message `id` with `$count`, in the person's language.
+    fn counted(&self, id: &str, count: u32) -> String {
+        let mut args = fluent_bundle::FluentArgs::new();
+        args.set("count", count);
+        crate::ui_words::text_with(self.language(), id, &args)
+    }
+
+    /// One credential an unpaired agent keeps, in a sentence: that it cannot
+    /// be revoked, or (not revoked when asked) that it stays in force, and
+    /// until when.
+    fn kept_words(&self, c: &HeldCredential) -> String {
+        let mut args = fluent_bundle::FluentArgs::new();
+        args.set("kind", crate::ui_words::text(self.language(), &format!("kind-{}", c.kind)));
+        args.set("until", self.instant_words(c.exp));
+        let id = if c.revocable() { "agents-unpair-kept" } else { "agents-unpair-not-revocable" };
+        crate::ui_words::text_with(self.language(), id, &args)
     }
 
     /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the
@@ -524,6 +588,98 @@ mod tests {
         let anew = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
         assert_eq!(anew.status, PairingStatus::Pending);
         assert_ne!(anew.pairing_id, p.pairing_id);
+    }
+
+    #[tokio::test]
+    async fn unpairing_with_a_yes_revokes_in_one_go_what_a_status_url_names() {
+        use crate::kind::RequestKind;
+        use crate::store::credentials::{self, CredentialStatus};
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let p = svc.request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
+        svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
+        let other = agent_jwk(8).thumbprint().unwrap();
+        let record = |n, jti: &str, kind, agent: &str, status: bool| {
+            let mut c = crate::store::testing::credential(n, jti, kind, agent);
+            if !status {
+                c.status_url = None;
+            }
+            c
+        };
+        let me = p.agent_jkt.as_str();
+        for c in [
+            record(0, "m1", RequestKind::Mandate, me, true),
+            record(1, "c1", RequestKind::ClosedMandate, me, true),
+            record(2, "m-bare", RequestKind::Mandate, me, false),
+            record(3, "r1", RequestKind::Rule, me, true),
+            record(4, "m-other", RequestKind::Mandate, &other, true),
+        ] {
+            credentials::record(svc.store(), c).await.unwrap();
+        }
+        // One already revoked is not held, and not counted.
+        credentials::record(svc.store(), record(5, "m-gone", RequestKind::Mandate, me, true)).await.unwrap();
+        svc.revoke("m-gone").await.unwrap();
+
+        let holds = svc.agent_holds(me).await.unwrap();
+        assert_eq!(holds.revocable, 2);
+        assert_eq!(holds.question.as_deref(), Some("Also revoke the 2 credentials it holds?"));
+        assert_eq!(holds.not_revocable.len(), 2, "{holds:?}");
+        assert!(holds.not_revocable[0].starts_with("Mandate: cannot be revoked, because no host checks it"));
+        assert!(holds.not_revocable[1].starts_with("Rule: cannot be revoked"), "{holds:?}");
+        let listed = svc.agents().await.unwrap();
+        assert_eq!(listed[0].holds, holds, "the window's list carries the same question");
+        // The agent named by its fingerprint, in any case.
+        assert_eq!(svc.paired_agent_key(&p.fingerprint.to_lowercase()).await.unwrap(), me);
+        assert!(matches!(svc.paired_agent_key(&other).await, Err(ServiceError::NotFound("paired agent"))));
+
+        let done = svc.unpair_revoking(me, true).await.unwrap();
+        assert_eq!(done.revoked, ["m1", "c1"]);
+        assert_eq!(done.words, "Unpaired. 2 credentials were revoked.");
+        assert_eq!(done.kept, holds.not_revocable, "what no revocation reaches is named");
+        let status: Vec<_> =
+            svc.credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect::<Vec<_>>();
+        let of = |jti: &str| status.iter().find(|(j, _)| j == jti).unwrap().1;
+        assert_eq!(of("m1"), CredentialStatus::Revoked);
+        assert_eq!(of("c1"), CredentialStatus::Revoked);
+        assert_eq!(of("m-bare"), CredentialStatus::Active);
+        assert_eq!(of("r1"), CredentialStatus::Active);
+        assert_eq!(of("m-other"), CredentialStatus::Active, "another agent's stays");
+        let events: Vec<_> =
+            svc.history_entries(3).await.unwrap().into_iter().map(|h| (h.event, h.subject)).collect::<Vec<_>>();
+        let events: Vec<_> = events.iter().map(|(e, s)| (e.as_str(), s.as_str())).collect();
+        assert_eq!(events, [("revoked", "c1"), ("revoked", "m1"), ("agent_unpaired", me)]);
+        // Not paired any more: refused, and nothing else is written.
+        let before = svc.history_entries(50).await.unwrap().len();
+        assert!(matches!(svc.unpair_revoking(me, true).await, Err(ServiceError::NotFound("paired agent"))));
+        assert_eq!(svc.history_entries(50).await.unwrap().len(), before);
+    }
+
+    #[tokio::test]
+    async fn unpairing_without_a_yes_leaves_every_credential_in_force_and_says_so() {
+        use crate::kind::RequestKind;
+        use crate::store::credentials;
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let p = svc.request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
+        svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
+        let me = p.agent_jkt.as_str();
+        credentials::record(svc.store(), crate::store::testing::credential(0, "m1", RequestKind::Mandate, me))
+            .await
+            .unwrap();
+        let holds = svc.agent_holds(me).await.unwrap();
+        assert_eq!((holds.revocable, holds.question.as_deref()), (1, Some("Also revoke the credential it holds?")));
+        let done = svc.unpair_revoking(me, false).await.unwrap();
+        assert!(done.revoked.is_empty());
+        assert_eq!(done.words, "Unpaired. Nothing was revoked.");
+        assert_eq!(done.kept.len(), 1);
+        assert!(done.kept[0].starts_with("Mandate: not revoked, in force until"), "{done:?}");
+        let revoked = crate::store::credentials::CredentialStatus::Revoked;
+        assert!(svc.credentials(None).await.unwrap().iter().all(|c| c.status != revoked));
+        // An agent holding nothing is asked nothing.
+        let q = svc.request_pairing(&agent_jwk(9), "Other").await.unwrap();
+        svc.settle_pairing(&q.pairing_id, true, Some(Method::Polkit)).await.unwrap();
+        let none = svc.agent_holds(&q.agent_jkt).await.unwrap();
+        assert_eq!((none.revocable, none.question, none.not_revocable.len()), (0, None, 0));
     }
 
     fn reason(r: Result<(), ServiceError>) -> Reason {

@@ -259,11 +259,24 @@ pub async fn settle(
     Ok(true)
 }
 
+/// What unpairing wrote besides the pairing itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Unpaired {
+    /// The credentials revoked with it, management mandates issued under them
+    /// included.
+    pub revoked: Vec<String>,
+    /// The credentials it still holds that no revocation could reach (a rule,
+    /// a contract, one without a status URL): each lapses on its own.
+    pub kept: Vec<super::agents::HeldCredential>,
+}
+
 /// Unpairs approved key `jkt` and withdraws its pending requests, with the
-/// history entry, in one transaction. `false`: it was not paired, and nothing
-/// was written.
-pub async fn unpair(store: &Store, jkt: &str, now: i64) -> Result<bool, StoreError> {
-    let mut tx = store.begin().await?;
+/// history entry, in one transaction; with `revoke`, every credential it holds
+/// that a status URL names is revoked in that same transaction (each owed to
+/// the hosted status service where it was registered there, §3.3 check 7).
+/// `None`: it was not paired, and nothing was written.
+pub async fn unpair(store: &Store, jkt: &str, now: i64, revoke: bool) -> Result<Option<Unpaired>, StoreError> {
+    let mut tx = store.begin_immediate().await?;
     let done =
         sqlx::query("UPDATE agents SET status = 'unpaired', decided_at = ? WHERE jkt = ? AND status = 'approved'")
             .bind(now)
@@ -271,7 +284,7 @@ pub async fn unpair(store: &Store, jkt: &str, now: i64) -> Result<bool, StoreErr
             .execute(&mut *tx)
             .await?;
     if done.rows_affected() == 0 {
-        return Ok(false);
+        return Ok(None);
     }
     sqlx::query("UPDATE requests SET status = 'withdrawn', decided_at = ? WHERE agent_jkt = ? AND status = 'pending'")
         .bind(now)
@@ -279,8 +292,31 @@ pub async fn unpair(store: &Store, jkt: &str, now: i64) -> Result<bool, StoreErr
         .execute(&mut *tx)
         .await?;
     history::append(&mut tx, now, "agent_unpaired", jkt, "", None).await?;
+    // Read inside the transaction: a credential issued after the person was
+    // asked is one the agent holds too, and goes with the others.
+    let held = super::agents::held(&mut tx, jkt, now).await?;
+    let (revocable, kept): (Vec<_>, Vec<_>) = held.into_iter().partition(|c| c.revocable());
+    let mut out = Unpaired { revoked: Vec::new(), kept };
+    if !revoke {
+        out.kept.extend(revocable);
+        tx.commit().await?;
+        return Ok(Some(out));
+    }
+    for c in revocable {
+        // §3.3 "Renewal never widens authority": management mandates issued
+        // under a root go with it, as a revocation of the root alone does.
+        let mut tree = vec![c.jti.clone()];
+        tree.extend(super::management_links::issued_under(&mut tx, &c.jti).await?);
+        for jti in tree {
+            if super::credentials::revoke_in(&mut tx, &jti, now, true).await?
+                == super::credentials::RevokeOutcome::Revoked
+            {
+                out.revoked.push(jti);
+            }
+        }
+    }
     tx.commit().await?;
-    Ok(true)
+    Ok(Some(out))
 }
 
 /// Pending pairings created `ttl` seconds or more before `now` expire.
@@ -429,7 +465,7 @@ mod tests {
         assert_eq!(churned(&store, None, 42).await.unwrap(), 2, "declined at 42, expired at 630");
         assert_eq!(churned(&store, None, 43).await.unwrap(), 1);
         assert_eq!(churned(&store, Some(1000), 0).await.unwrap(), 0);
-        assert!(!unpair(&store, "k2", 700).await.unwrap(), "a declined key is not paired");
+        assert!(unpair(&store, "k2", 700, true).await.unwrap().is_none(), "a declined key is not paired");
         for (id, status) in [("rq_1", "pending"), ("rq_2", "approved")] {
             sqlx::query(
                 "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status,
@@ -442,7 +478,7 @@ mod tests {
             .await
             .unwrap();
         }
-        assert!(unpair(&store, "k1", 700).await.unwrap());
+        assert_eq!(unpair(&store, "k1", 700, true).await.unwrap(), Some(Unpaired::default()), "it held nothing");
         let requests: Vec<(String, String, Option<i64>)> =
             sqlx::query_as("SELECT request_id, status, decided_at FROM requests ORDER BY request_id")
                 .fetch_all(store.pool())
@@ -453,7 +489,7 @@ mod tests {
             [("rq_1".into(), "withdrawn".into(), Some(700)), ("rq_2".into(), "approved".into(), None)],
             "its pending requests are withdrawn with it"
         );
-        assert!(!unpair(&store, "k1", 701).await.unwrap(), "unpaired once");
+        assert!(unpair(&store, "k1", 701, true).await.unwrap().is_none(), "unpaired once");
         // The requests' own entries (a trigger writes them) aside.
         let events: Vec<_> = history::latest(&store, 5)
             .await

@@ -454,6 +454,14 @@ wire! {
         )]
         /// How a host may reach the person.
         pub contact: Option<Contact>,
+        #[serde(
+            default,
+            skip_serializing_if = "Option::is_none",
+            deserialize_with = "de::present"
+        )]
+        /// Attestations about the principal key (§7.5), each behind a digest
+        /// and disclosed only to the hosts that trust its attester; at most four.
+        pub attestations: Option<Vec<SdDigest>>,
         /// `_sd_alg`: `sha-256`.
         #[serde(rename = "_sd_alg")]
         pub sd_alg: SdAlg,

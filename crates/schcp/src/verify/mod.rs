@@ -2,6 +2,7 @@
 //! value or one specific error. The key app runs these before anything reaches
 //! a person (§5.2, §5.3), and hosts and agents can run the same checks.
 
+mod attestation;
 mod chain;
 mod meeting;
 mod meeting_terms;
@@ -10,6 +11,10 @@ mod receipt;
 mod rule;
 mod sd_jwt_mandate;
 
+pub use attestation::{
+    select_attestations, verify_attestation, AttestationCheck, HostTrust, Selection, VerifiedAttestation,
+    MAX_ATTESTATIONS,
+};
 pub use chain::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain, VerifiedLink};
 pub use meeting::{
     check_contract_terms, verify_acceptance, verify_meeting_contract, VerifiedAcceptance, VerifiedContract,

@@ -82,7 +82,13 @@ pub fn verify_sd_jwt_mandate(presentation: &str, ctx: &ChainContext<'_>) -> Resu
             consent: field("consent").map(serde_json::from_value).transpose().map_err(mistyped("consent"))?,
             contact: field("contact").map(serde_json::from_value).transpose().map_err(mistyped("contact"))?,
             status: field("schcp_status").and_then(|s| s.as_str().map(str::to_owned)),
-            attestations: None,
+            // §7.5: the attestations disclosed to this host, read as a
+            // compact mandate's are.
+            attestations: field("attestations")
+                .map(serde_json::from_value::<Vec<String>>)
+                .transpose()
+                .map_err(mistyped("attestations"))?
+                .filter(|a| !a.is_empty()),
         };
         if evaluated.iat > ctx.now + super::IAT_SKEW {
             return Err(invalid(MandateCheck::IssuedInFuture { iat: evaluated.iat, now: ctx.now }));

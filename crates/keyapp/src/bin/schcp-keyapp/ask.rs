@@ -5,7 +5,7 @@ use crate::error::CliError;
 use crate::socket::Socket;
 use crate::tty_agent;
 use keyapp::control::Command;
-use keyapp::views::{HostChangeView, Prompt};
+use keyapp::views::{HoldsView, HostChangeView, Prompt, UnpairedView};
 use std::io::{BufRead, Write};
 
 /// Prints the consent text, asks, and approves on an explicit yes.
@@ -30,6 +30,23 @@ pub(crate) async fn approve(socket: &Socket, id: String) -> Result<(), CliError>
 }
 
 /// Says a host's move in words, asks, and accepts it on an explicit yes.
+/// Unpairs an assistant; asks first whether to revoke the credentials it
+/// holds (SchCP §3.3 check 7), unless `--revoke-credentials` said yes.
+pub(crate) async fn unpair(socket: &Socket, agent: String, revoke_credentials: bool) -> Result<(), CliError> {
+    let holds: HoldsView = socket.view(Command::AgentHolds { agent: agent.clone() }).await?;
+    let revoke = match &holds.question {
+        Some(_) if revoke_credentials => true,
+        Some(question) => asked_yes(question)?,
+        None => false,
+    };
+    let done: UnpairedView = socket.view(Command::Unpair { agent, revoke_credentials: revoke }).await?;
+    println!("{}", done.words);
+    for line in &done.kept {
+        println!("{line}");
+    }
+    Ok(())
+}
+
 pub(crate) async fn accept_host(socket: &Socket, host_id: String, domain: String) -> Result<(), CliError> {
     let changes: Vec<HostChangeView> = socket.view(Command::HostChanges).await?;
     let Some(change) = changes.iter().find(|c| c.change.host_id == host_id && c.change.domain == domain) else {

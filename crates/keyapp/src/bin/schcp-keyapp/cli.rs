@@ -30,6 +30,13 @@ pub(crate) enum Cmd {
     Mandates,
     /// Revoke a mandate now.
     Revoke { jti: String },
+    /// Unpair an assistant (its key fingerprint); asks whether to revoke what it holds too.
+    Unpair {
+        agent: String,
+        /// Revoke every credential it holds, without asking.
+        #[arg(long)]
+        revoke_credentials: bool,
+    },
     /// What was approved, declined, issued and revoked.
     History,
     /// List contacts, or add one.

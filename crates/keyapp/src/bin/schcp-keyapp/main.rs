@@ -85,6 +85,8 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             socket.call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
+        Cmd::Unpair { agent, revoke_credentials } => unpair(&socket, agent, revoke_credentials).await?,
+        Cmd::Unpair { agent, revoke_credentials } => ask::unpair(&socket, agent, revoke_credentials).await?,
         Cmd::History => listing::history(socket.view(Command::History).await?),
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
