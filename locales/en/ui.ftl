@@ -193,3 +193,21 @@ verification-confirmed-polkit = confirmed with your password or fingerprint (pol
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = unpaired
+
+## Recovery kit, records backup and restore (schcp-keyapp recovery-phrase, backup, restore; the Recovery window).
+recovery-no-profile = There is no key app profile in { $dir } yet, so there is no key to show or back up; start the key app once, or name its data directory in the configuration.
+recovery-verification-summary = Show your recovery phrase
+recovery-not-verified = Your OS did not confirm it was you, so the recovery phrase was not shown; run the command again and confirm with your password or fingerprint.
+recovery-kit-title = Your recovery phrase, 24 words:
+recovery-kit-principal = These words bring back this principal: { $principal }
+recovery-kit-key-seed = Your key was made before recovery phrases existed, so these words are the key itself. To restore without a backup, add --key-seed (in the window: "My key was made before recovery phrases").
+recovery-kit-keep = Anyone who has these words can act as you, exactly as if they held this computer's key. Write them on paper and keep it where you keep your passport. Never photograph them, type them into a website or a chat, or give them to an assistant.
+recovery-backup-written = Your records were written to { $file }, encrypted: only your recovery phrase opens them.
+recovery-restore-ask = Type your recovery phrase (the 24 words on one line), then press Enter:
+recovery-no-phrase = No recovery phrase was given, so nothing was restored; type the 24 words on one line.
+recovery-restored = You are back: { $principal }
+recovery-restored-records = Your records are back. { $pairings ->
+    [0] No assistant was paired.
+    [one] One assistant pairing is paused: the assistant must ask to pair again, and you confirm it.
+   *[other] { $pairings } assistant pairings are paused: each assistant must ask to pair again, and you confirm it.
+}

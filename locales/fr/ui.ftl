@@ -192,3 +192,21 @@ verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empre
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = dissociée
+
+## Recovery kit, records backup and restore (schcp-keyapp recovery-phrase, backup, restore; the Recovery window).
+recovery-no-profile = Il n'y a pas encore de profil de l'app de clé dans { $dir }, donc aucune clé à afficher ni à sauvegarder ; lancez l'app de clé une première fois, ou indiquez son dossier de données dans la configuration.
+recovery-verification-summary = Afficher votre phrase de récupération
+recovery-not-verified = Votre système n'a pas confirmé que c'était vous, la phrase de récupération n'a donc pas été affichée ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
+recovery-kit-title = Votre phrase de récupération, 24 mots :
+recovery-kit-principal = Ces mots restaurent ce principal : { $principal }
+recovery-kit-key-seed = Votre clé a été créée avant l'existence des phrases de récupération : ces mots sont donc la clé elle-même. Pour restaurer sans sauvegarde, ajoutez --key-seed (dans la fenêtre : « Ma clé date d'avant les phrases de récupération »).
+recovery-kit-keep = Quiconque a ces mots peut agir en votre nom, exactement comme s'il détenait la clé de cet ordinateur. Écrivez-les sur papier et rangez-le avec votre passeport. Ne les photographiez jamais, ne les tapez jamais sur un site ou dans une conversation, et ne les donnez jamais à un assistant.
+recovery-backup-written = Vos données ont été écrites dans { $file }, chiffrées : seule votre phrase de récupération les ouvre.
+recovery-restore-ask = Tapez votre phrase de récupération (les 24 mots sur une ligne), puis appuyez sur Entrée :
+recovery-no-phrase = Aucune phrase de récupération n'a été donnée, rien n'a donc été restauré ; tapez les 24 mots sur une ligne.
+recovery-restored = Vous revoilà : { $principal }
+recovery-restored-records = Vos données sont restaurées. { $pairings ->
+    [0] Aucun assistant n'était jumelé.
+    [one] Un jumelage d'assistant est en pause : l'assistant doit redemander le jumelage, et vous le confirmez.
+   *[other] { $pairings } jumelages d'assistants sont en pause : chaque assistant doit redemander le jumelage, et vous le confirmez.
+}

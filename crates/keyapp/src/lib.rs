@@ -24,6 +24,7 @@ pub mod keystore;
 pub mod kind;
 pub mod outbound;
 pub mod private_files;
+pub mod recovery;
 pub mod service;
 pub mod status_api;
 pub mod status_reach;

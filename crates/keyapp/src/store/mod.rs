@@ -23,6 +23,7 @@ pub mod outbox;
 pub mod pairings;
 pub mod receipts;
 pub mod requests;
+pub mod snapshot;
 
 /// A connection inside a caller's transaction: store functions that write one
 /// part of a larger state change take one, so the whole change commits or

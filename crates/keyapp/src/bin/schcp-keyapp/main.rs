@@ -13,6 +13,7 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 mod listing;
+mod recovery;
 mod tty_agent;
 
 #[derive(Parser)]
@@ -61,6 +62,19 @@ enum Cmd {
         #[command(subcommand)]
         action: Option<HostsCmd>,
     },
+    /// Print your recovery phrase, once your OS confirmed it is you.
+    RecoveryPhrase,
+    /// Write your records to FILE, encrypted to your recovery phrase.
+    Backup { file: PathBuf },
+    /// Restore your key (and, with --backup, your records) into an empty data
+    /// directory; the recovery phrase is read from standard input, one line.
+    Restore {
+        #[arg(long)]
+        backup: Option<PathBuf>,
+        /// The kit is the key seed of a key made before recovery phrases (its kit says so).
+        #[arg(long)]
+        key_seed: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -89,13 +103,15 @@ fn main() -> std::process::ExitCode {
     // `serve` holds the key: before anything else, its memory is closed to the
     // person's other programs and its passphrase leaves the environment.
     let passphrase = match cli.command {
-        Cmd::Serve => match keyapp::app::secure_process() {
-            Ok(passphrase) => passphrase,
-            Err(e) => {
-                eprintln!("schcp-keyapp: {e}");
-                return std::process::ExitCode::FAILURE;
+        Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. } => {
+            match keyapp::app::secure_process() {
+                Ok(passphrase) => passphrase,
+                Err(e) => {
+                    eprintln!("schcp-keyapp: {e}");
+                    return std::process::ExitCode::FAILURE;
+                }
             }
-        },
+        }
         _ => None,
     };
     // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
@@ -133,6 +149,9 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
     let socket = Socket(control::runtime_dir(&config, &data_dir));
     match cmd {
         Cmd::Serve => keyapp::app::serve(config, passphrase).await?,
+        Cmd::RecoveryPhrase => recovery::recovery_phrase(&config, passphrase).await?,
+        Cmd::Backup { file } => recovery::backup(&config, passphrase, file).await?,
+        Cmd::Restore { backup, key_seed } => recovery::restore(&config, passphrase, backup, key_seed).await?,
         Cmd::Pending => listing::pending(socket.view(Command::Pending).await?),
         Cmd::Show { id } => println!("{}", socket.view::<Prompt>(Command::Show { id }).await?.consent_text),
         Cmd::Approve { id } => approve(&socket, id).await?,
