@@ -35,6 +35,9 @@ pub struct Config {
     pub discovery: Discovery,
     #[serde(default)]
     pub keystore: Keystore,
+    /// The automatic daily backup of the records (`recovery::schedule`).
+    #[serde(default)]
+    pub backup: crate::recovery::schedule::AutoBackup,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

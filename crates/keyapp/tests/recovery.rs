@@ -105,9 +105,9 @@ fn secrets(kit: &RecoveryKit) -> Vec<String> {
 #[tokio::test]
 async fn a_running_key_app_never_answers_with_the_kit() {
     let dir = tempfile::tempdir().unwrap();
-    let config = schcp_testkit::file_keyed::config(dir.path());
+    let config = testkit::file_keyed::config(dir.path());
     let data_dir = config.data_dir.clone().unwrap();
-    let running = schcp_testkit::file_keyed::start_with(config).await;
+    let running = testkit::file_keyed::start_with(config).await;
     let key = keystore::open(
         KeystoreBackend::File,
         &data_dir,

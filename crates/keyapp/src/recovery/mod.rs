@@ -9,7 +9,9 @@
 
 pub mod backup;
 mod kit;
+pub mod page;
 pub mod restore;
+pub mod schedule;
 
 pub use kit::{KitKind, PhraseError, RecoveryKit, KIT_LEN, WORDS};
 

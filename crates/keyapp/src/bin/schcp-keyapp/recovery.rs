@@ -42,7 +42,7 @@ async fn existing_key(config: &Config, data_dir: &Path, passphrase: Option<Passp
 }
 
 /// `schcp-keyapp recovery-phrase`: the kit, after the OS confirmed the person.
-pub async fn recovery_phrase(config: &Config, passphrase: Option<PassphraseSource>) -> Result<()> {
+pub(crate) async fn recovery_phrase(config: &Config, passphrase: Option<PassphraseSource>) -> Result<()> {
     let language = keyapp::app::language(config);
     let data_dir = keyapp::app::data_dir(config)?;
     let key = existing_key(config, &data_dir, passphrase).await?;
@@ -75,7 +75,7 @@ pub async fn recovery_phrase(config: &Config, passphrase: Option<PassphraseSourc
 }
 
 /// `schcp-keyapp backup FILE`: the records, encrypted to the recovery kit.
-pub async fn backup(config: &Config, passphrase: Option<PassphraseSource>, file: PathBuf) -> Result<()> {
+pub(crate) async fn backup(config: &Config, passphrase: Option<PassphraseSource>, file: PathBuf) -> Result<()> {
     let language = keyapp::app::language(config);
     let data_dir = keyapp::app::data_dir(config)?;
     let key = existing_key(config, &data_dir, passphrase).await?;
@@ -90,7 +90,7 @@ pub async fn backup(config: &Config, passphrase: Option<PassphraseSource>, file:
 
 /// `schcp-keyapp restore [--backup FILE] [--key-seed]`: the phrase, one line on
 /// standard input, brings the principal back into an empty data directory.
-pub async fn restore(
+pub(crate) async fn restore(
     config: &Config,
     passphrase: Option<PassphraseSource>,
     backup: Option<PathBuf>,
