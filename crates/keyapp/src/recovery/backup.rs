@@ -77,7 +77,7 @@ pub async fn write(
     dest: &Path,
     now: i64,
 ) -> Result<BackupHeader, BackupError> {
-    let plain = {
+    let (header, plain) = {
         let private = tempfile::Builder::new()
             .prefix(".backup-")
             .tempdir_in(work_dir)
@@ -100,7 +100,6 @@ pub async fn write(
         private.close().map_err(io("remove the temporary copy in", work_dir))?;
         (header, plain)
     };
-    let (header, plain) = plain;
     let ciphertext = age::encrypt(recipient, &plain).map_err(|e| BackupError::Io {
         action: "encrypt the backup for",
         path: dest.to_owned(),

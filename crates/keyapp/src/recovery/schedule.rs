@@ -87,7 +87,7 @@ impl Schedule {
     pub async fn run_due(&self, now: i64) -> Result<Option<PathBuf>, BackupError> {
         let before = existing(&self.folder)?;
         // A name from the future (a clock set back) does not stop backups for good.
-        let due = before.iter().filter(|(at, _)| *at <= now).next_back().is_none_or(|(at, _)| now - at >= DAY);
+        let due = before.iter().rev().find(|(at, _)| *at <= now).is_none_or(|(at, _)| now - at >= DAY);
         if !due {
             return Ok(None);
         }
@@ -164,7 +164,7 @@ mod tests {
         }
         let kept = names(&folder);
         let expected: Vec<String> =
-            [name_at(T0 + 2 * DAY), name_at(T0 + 3 * DAY), name_at(T0 + 4 * DAY), "notes.txt".into()].into();
+            ["notes.txt".into(), name_at(T0 + 2 * DAY), name_at(T0 + 3 * DAY), name_at(T0 + 4 * DAY)].into();
         assert_eq!(kept, expected, "the newest three, and the person's own file untouched");
         // Each one opens with the kit and holds the records.
         let (header, _) = backup::read(&kit.backup_identity(), &folder.join(name_at(T0 + 4 * DAY))).unwrap();
