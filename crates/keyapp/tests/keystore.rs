@@ -85,7 +85,8 @@ fn public_key(key: &PrincipalKey) -> [u8; 32] {
 /// The item is the sealed form (tag, 80 bytes) and gives no seed of `key`.
 fn assert_sealed(item: &[u8], key: &PrincipalKey) {
     assert_eq!(item.len(), 80, "a sealed item");
-    assert!(item.starts_with(b"SCHCPSK1"), "tagged with its version");
+    // SCHCPSK1 a key seed, SCHCPSK2 the recovery phrase a key derives from.
+    assert!(item.starts_with(b"SCHCPSK1") || item.starts_with(b"SCHCPSK2"), "tagged with its version");
     assert_eq!(seed_scan::find_seed(item, &public_key(key)), None, "the item gives the seed");
 }
 
