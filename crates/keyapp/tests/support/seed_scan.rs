@@ -63,7 +63,7 @@ pub(crate) fn find_seed(bytes: &[u8], public: &[u8; 32]) -> Option<Found> {
 
 /// The Ed25519 seed a recovery phrase's bytes derive (docs/decisions.md "The
 /// recovery phrase and what derives from it"), so a leaked phrase is found too.
-fn seed_of_phrase(root: &[u8; 32]) -> [u8; 32] {
+pub(crate) fn seed_of_phrase(root: &[u8; 32]) -> [u8; 32] {
     let mut seed = [0u8; 32];
     hkdf::Hkdf::<sha2::Sha256>::new(Some(b"schcp-keyapp recovery"), root)
         .expand(b"principal Ed25519 seed, v1", &mut seed)
