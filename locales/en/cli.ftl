@@ -36,3 +36,5 @@ cli-err-terminal = This terminal could not be read or written ({ $detail }).
 cli-rec-terminal = Run the command again in a terminal.
 cli-err-setup = { $detail }
 cli-rec-setup = Run `schcp-keyapp setup` again with another address, or choose "not now"; nothing was changed.
+cli-err-recovery = { $detail }
+cli-rec-recovery = Check the phrase, the file and the data directory named above, then run the command again; nothing was written.

@@ -353,3 +353,28 @@ agents-unpaired = { $count ->
     [one] Unpaired. 1 credential was revoked.
    *[other] Unpaired. { $count } credentials were revoked.
 }
+## Recovery kit, records backup and restore (schcp-keyapp recovery-phrase, backup, restore; the Recovery window).
+recovery-no-profile = There is no key app profile in { $dir } yet, so there is no key to show or back up; start the key app once, or name its data directory in the configuration.
+recovery-verification-summary = Show your recovery phrase
+recovery-not-verified = Your OS did not confirm it was you, so the recovery phrase was not shown; run the command again and confirm with your password or fingerprint.
+recovery-kit-title = Your recovery phrase, 24 words:
+recovery-kit-principal = These words bring back this principal: { $principal }
+recovery-kit-key-seed = Your key was made before recovery phrases existed, so these words are the key itself. To restore without a backup, add --key-seed.
+recovery-kit-keep = Anyone who has these words can act as you, exactly as if they held this computer's key. Write them on paper and keep it where you keep your passport. Never photograph them, type them into a website or a chat, or give them to an assistant.
+recovery-backup-written = Your records were written to { $file }, encrypted: only your recovery phrase opens them.
+recovery-restore-ask = Type your recovery phrase (the 24 words on one line), then press Enter:
+recovery-no-phrase = No recovery phrase was given, so nothing was restored; type the 24 words on one line.
+recovery-restored = You are back: { $principal }
+recovery-restored-records = Your records are back. { $pairings ->
+    [0] No assistant was paired.
+    [one] One assistant pairing is paused: the assistant must ask to pair again, and you confirm it.
+   *[other] { $pairings } assistant pairings are paused: each assistant must ask to pair again, and you confirm it.
+}
+recovery-page-title = Your SchCP recovery kit
+recovery-page-date = Made on { $date }
+recovery-page-principal = These words bring back this principal:
+recovery-page-keep-title = How to keep it
+recovery-page-restore-title = How to restore
+recovery-page-restore = On a new computer, install the SchCP key app, then run schcp-keyapp restore in a terminal and type the words on one line. To bring your records back too, add --backup and your latest backup file.
+recovery-confirm-ask = To check that you wrote the words down, type word { $first } and word { $second }.
+recovery-confirm-wrong = Those are not the words at those places. Look at what you wrote down and try again.

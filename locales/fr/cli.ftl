@@ -36,3 +36,5 @@ cli-err-terminal = Ce terminal n’a pas pu être lu ou écrit ({ $detail }).
 cli-rec-terminal = Relancez la commande dans un terminal.
 cli-err-setup = { $detail }
 cli-rec-setup = Relancez `schcp-keyapp setup` avec une autre adresse, ou choisissez « pas maintenant » ; rien n’a été changé.
+cli-err-recovery = { $detail }
+cli-rec-recovery = Vérifiez la phrase, le fichier et le dossier de données nommés ci-dessus, puis relancez la commande ; rien n’a été écrit.

@@ -352,3 +352,28 @@ agents-unpaired = { $count ->
     [one] Dissocié. 1 autorisation a été révoquée.
    *[other] Dissocié. { $count } autorisations ont été révoquées.
 }
+## Recovery kit, records backup and restore (schcp-keyapp recovery-phrase, backup, restore; the Recovery window).
+recovery-no-profile = Il n'y a pas encore de profil de l'app de clé dans { $dir }, donc aucune clé à afficher ni à sauvegarder ; lancez l'app de clé une première fois, ou indiquez son dossier de données dans la configuration.
+recovery-verification-summary = Afficher votre phrase de récupération
+recovery-not-verified = Votre système n'a pas confirmé que c'était vous, la phrase de récupération n'a donc pas été affichée ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
+recovery-kit-title = Votre phrase de récupération, 24 mots :
+recovery-kit-principal = Ces mots restaurent ce principal : { $principal }
+recovery-kit-key-seed = Votre clé a été créée avant l'existence des phrases de récupération : ces mots sont donc la clé elle-même. Pour restaurer sans sauvegarde, ajoutez --key-seed.
+recovery-kit-keep = Quiconque a ces mots peut agir en votre nom, exactement comme s'il détenait la clé de cet ordinateur. Écrivez-les sur papier et rangez-le avec votre passeport. Ne les photographiez jamais, ne les tapez jamais sur un site ou dans une conversation, et ne les donnez jamais à un assistant.
+recovery-backup-written = Vos données ont été écrites dans { $file }, chiffrées : seule votre phrase de récupération les ouvre.
+recovery-restore-ask = Tapez votre phrase de récupération (les 24 mots sur une ligne), puis appuyez sur Entrée :
+recovery-no-phrase = Aucune phrase de récupération n'a été donnée, rien n'a donc été restauré ; tapez les 24 mots sur une ligne.
+recovery-restored = Vous revoilà : { $principal }
+recovery-restored-records = Vos données sont restaurées. { $pairings ->
+    [0] Aucun assistant n'était jumelé.
+    [one] Un jumelage d'assistant est en pause : l'assistant doit redemander le jumelage, et vous le confirmez.
+   *[other] { $pairings } jumelages d'assistants sont en pause : chaque assistant doit redemander le jumelage, et vous le confirmez.
+}
+recovery-page-title = Votre kit de récupération SchCP
+recovery-page-date = Établi le { $date }
+recovery-page-principal = Ces mots restaurent ce principal :
+recovery-page-keep-title = Comment le conserver
+recovery-page-restore-title = Comment restaurer
+recovery-page-restore = Sur un nouvel ordinateur, installez l'app de clé SchCP, puis lancez schcp-keyapp restore dans un terminal et tapez les mots sur une ligne. Pour retrouver aussi vos données, ajoutez --backup et votre dernier fichier de sauvegarde.
+recovery-confirm-ask = Pour vérifier que vous avez noté les mots, tapez le mot { $first } et le mot { $second }.
+recovery-confirm-wrong = Ce ne sont pas les mots à ces places. Relisez ce que vous avez noté et réessayez.

@@ -298,6 +298,7 @@ pub async fn start_verified_by(
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
     let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
+    let (backup_recipient, principal) = (key.backup_recipient(), key.principal_id().to_owned());
     let service =
         Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
             .map_err(StartError::Service)?
@@ -372,6 +373,18 @@ pub async fn start_verified_by(
         ("status publisher", Ok(()))
     });
     tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
+    // The automatic daily backup, into the folder the person chose (recovery::schedule).
+    if let Some(folder) = config.backup.folder.clone() {
+        let schedule = crate::recovery::schedule::Schedule {
+            store: store.clone(),
+            recipient: backup_recipient,
+            principal,
+            work_dir: data_dir.clone(),
+            folder,
+            keep: config.backup.keep,
+        };
+        tasks.spawn(async move { ("automatic backup", schedule.run(system_clock()).await) });
+    }
     tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
     Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
 }

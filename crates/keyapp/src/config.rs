@@ -40,6 +40,9 @@ pub struct Config {
     /// from text. Never a key of the file itself.
     #[serde(skip)]
     pub source: Option<PathBuf>,
+    /// The automatic daily backup of the records (`recovery::schedule`).
+    #[serde(default)]
+    pub backup: crate::recovery::schedule::AutoBackup,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]

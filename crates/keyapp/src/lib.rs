@@ -25,6 +25,7 @@ pub mod keystore;
 pub mod kind;
 pub mod outbound;
 pub mod private_files;
+pub mod recovery;
 pub mod service;
 pub mod status_address;
 pub mod status_api;

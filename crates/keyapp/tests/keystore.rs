@@ -85,7 +85,8 @@ fn public_key(key: &PrincipalKey) -> [u8; 32] {
 /// The item is the sealed form (tag, 80 bytes) and gives no seed of `key`.
 fn assert_sealed(item: &[u8], key: &PrincipalKey) {
     assert_eq!(item.len(), 80, "a sealed item");
-    assert!(item.starts_with(b"SCHCPSK1"), "tagged with its version");
+    // SCHCPSK1 a key seed, SCHCPSK2 the recovery phrase a key derives from.
+    assert!(item.starts_with(b"SCHCPSK1") || item.starts_with(b"SCHCPSK2"), "tagged with its version");
     assert_eq!(seed_scan::find_seed(item, &public_key(key)), None, "the item gives the seed");
 }
 
@@ -389,13 +390,17 @@ fn file_create_then_reopen_with_the_passphrase() {
     assert_eq!(first.jwk(), second.jwk());
     assert_signs_verifiable_jws(&second);
 
-    // The file is age (scrypt) ciphertext of the seed, owner-only, and holds
-    // the seed in no readable form.
+    // The file is age (scrypt) ciphertext of the recovery phrase's bytes the
+    // new key derives from (tagged SCHCPRP1), owner-only, and holds neither
+    // them nor the seed in any readable form.
     let bytes = std::fs::read(&path).unwrap();
     let identity = age::scrypt::Identity::new(SecretString::from("correct horse battery"));
-    let seed = age::decrypt(&identity, &bytes).unwrap();
+    let payload = age::decrypt(&identity, &bytes).unwrap();
+    let root: [u8; 32] = payload.strip_prefix(b"SCHCPRP1").expect("a key made from a phrase").try_into().unwrap();
+    let seed = seed_scan::seed_of_phrase(&root);
     assert_eq!(&public_jwk_of_seed(&seed), first.jwk());
     assert_no_seed_in_files(&seed, dir.path());
+    assert_no_seed_in_files(&root, dir.path());
     assert_eq!(files_under(dir.path()).len(), 1, "no temporary file is left behind");
     #[cfg(unix)]
     {

@@ -3,10 +3,13 @@
 //! recipient in `<data_dir>/principal.key.age`, mode 0600, written through a
 //! temporary file and a rename so a crash never leaves a half-written key.
 //! There is no plaintext form of the key on disk at any moment.
+//!
+//! The age payload is the 32-byte seed of a key made before recovery
+//! phrases, or [`PHRASE_TAG`] and the 32 bytes of the phrase a key derives from.
 
 use super::{
-    blocking, KeyLocation, KeystoreError, PassphraseAsker, PassphraseProblem, PassphrasePrompt,
-    PassphrasePurpose as Purpose, PassphraseSource, PrincipalKey, KEY_FILE_NAME,
+    blocking, KeyLocation, KeystoreError, KitKind, PassphraseAsker, PassphraseProblem, PassphrasePrompt,
+    PassphrasePurpose as Purpose, PassphraseSource, PrincipalKey, RecoveryKit, KEY_FILE_NAME,
 };
 use secrecy::{ExposeSecret, SecretString};
 use std::io::{ErrorKind, Read, Write};
@@ -23,6 +26,9 @@ const WORK_FACTOR: u8 = 18;
 /// The most a key file may ask of this machine (2^20: 1 GiB, a few seconds). A
 /// file asking more is refused rather than left to exhaust memory.
 const MAX_WORK_FACTOR: u8 = 20;
+
+/// The payload's tag for a key made from a recovery phrase (version 1).
+const PHRASE_TAG: &[u8; 8] = b"SCHCPRP1";
 
 pub(super) async fn open(data_dir: &Path, source: PassphraseSource) -> Result<PrincipalKey, KeystoreError> {
     let path = data_dir.join(KEY_FILE_NAME);
@@ -45,7 +51,7 @@ fn load_or_create(path: &Path, source: &PassphraseSource) -> Result<PrincipalKey
                 PassphraseSource::Ask(asker) => ask_new(asker, path)?,
                 _ => passphrase(source, Purpose::Create, path)?,
             };
-            create(path, passphrase)
+            create(path, passphrase, PrincipalKey::generate(KeyLocation::File(path.to_owned())), OnExisting::Open)
         }
         Err(error) => Err(KeystoreError::Io { action: "read", path: path.to_owned(), error }),
     }
@@ -87,13 +93,66 @@ fn ask_new(asker: &PassphraseAsker, path: &Path) -> Result<SecretString, Keystor
     }
 }
 
-fn create(path: &Path, passphrase: SecretString) -> Result<PrincipalKey, KeystoreError> {
-    let location = KeyLocation::File(path.to_owned());
-    let key = PrincipalKey::generate(location);
+/// Writes a key restored from its recovery kit; a key file already there is
+/// never replaced (that would change the principal id of this profile).
+pub(super) async fn restore(
+    data_dir: &Path,
+    source: PassphraseSource,
+    kit: RecoveryKit,
+) -> Result<PrincipalKey, KeystoreError> {
+    let path = data_dir.join(KEY_FILE_NAME);
+    blocking(move || {
+        if path.exists() {
+            return Err(KeystoreError::KeyExists { location: KeyLocation::File(path) });
+        }
+        let passphrase = match &source {
+            PassphraseSource::Ask(asker) => ask_new(asker, &path)?,
+            _ => passphrase(&source, Purpose::Create, &path)?,
+        };
+        let key = PrincipalKey::from_kit(kit, KeyLocation::File(path.clone()));
+        create(&path, passphrase, key, OnExisting::Refuse)
+    })
+    .await
+}
+
+/// What `create` does when another key file appeared meanwhile.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OnExisting {
+    /// Opens it: two key apps started at once on a new profile share one key.
+    Open,
+    /// Refuses: a restore never replaces a key.
+    Refuse,
+}
+
+/// The age payload for `kit` (see the module's doc).
+fn payload(kit: &RecoveryKit) -> Zeroizing<Vec<u8>> {
+    match kit.kind() {
+        KitKind::KeySeed => Zeroizing::new(kit.secret().to_vec()),
+        KitKind::Phrase => Zeroizing::new([&PHRASE_TAG[..], &kit.secret()[..]].concat()),
+    }
+}
+
+/// The kit an age payload holds, or what is wrong with it.
+fn kit_from_payload(payload: &[u8]) -> Result<RecoveryKit, &'static str> {
+    let (kind, bytes) = match payload.len() {
+        32 => (KitKind::KeySeed, payload),
+        40 if payload.starts_with(PHRASE_TAG) => (KitKind::Phrase, &payload[PHRASE_TAG.len()..]),
+        _ => return Err("it is not a 32-byte Ed25519 seed"),
+    };
+    let bytes: &[u8; 32] = bytes.try_into().expect("32 bytes by the match above");
+    Ok(RecoveryKit::from_bytes(kind, bytes))
+}
+
+fn create(
+    path: &Path,
+    passphrase: SecretString,
+    key: PrincipalKey,
+    on_existing: OnExisting,
+) -> Result<PrincipalKey, KeystoreError> {
     // The work factor is what stands between a stolen file and the key.
     let mut recipient = age::scrypt::Recipient::new(passphrase.clone());
     recipient.set_work_factor(WORK_FACTOR);
-    let ciphertext = age::encrypt(&recipient, &key.seed()[..]).map_err(|e| KeystoreError::Io {
+    let ciphertext = age::encrypt(&recipient, &payload(key.kit())).map_err(|e| KeystoreError::Io {
         action: "encrypt the key for",
         path: path.to_owned(),
         error: std::io::Error::other(e),
@@ -116,6 +175,9 @@ fn create(path: &Path, passphrase: SecretString) -> Result<PrincipalKey, Keystor
     // two running with a key that is no longer on disk.
     match tmp.persist_noclobber(path) {
         Ok(_) => {}
+        Err(e) if e.error.kind() == ErrorKind::AlreadyExists && on_existing == OnExisting::Refuse => {
+            return Err(KeystoreError::KeyExists { location: KeyLocation::File(path.to_owned()) });
+        }
         Err(e) if e.error.kind() == ErrorKind::AlreadyExists => {
             drop(e.file);
             let ciphertext = std::fs::read(path).map_err(io("read", path))?;
@@ -152,7 +214,7 @@ fn decrypt(path: &Path, ciphertext: &[u8], passphrase: SecretString) -> Result<P
     })?;
     let mut seed = Zeroizing::new(Vec::with_capacity(64));
     reader.read_to_end(&mut seed).map_err(|_| corrupt("its encrypted payload is damaged"))?;
-    PrincipalKey::from_seed(&seed, location.clone())
+    Ok(PrincipalKey::from_kit(kit_from_payload(&seed).map_err(corrupt)?, location))
 }
 
 /// The passphrase from its source. Never empty: an empty passphrase would be a
@@ -253,6 +315,26 @@ mod tests {
         seed_file[last] ^= 1;
         let err = decrypt(&path, &seed_file, pass()).unwrap_err();
         assert!(matches!(err, KeystoreError::CorruptKey { .. }), "{err}");
+    }
+
+    /// A key file from before recovery phrases holds the bare seed: it opens as
+    /// the same principal, and its kit is that seed; a new key is a phrase's.
+    #[tokio::test]
+    async fn a_key_file_from_before_phrases_opens_as_its_seed() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut recipient = age::scrypt::Recipient::new(SecretString::from("pw"));
+        recipient.set_work_factor(10);
+        std::fs::write(dir.path().join(KEY_FILE_NAME), age::encrypt(&recipient, &[3u8; 32]).unwrap()).unwrap();
+        let key = super::super::open(KeystoreBackend::File, dir.path(), fixed("pw")).await.unwrap();
+        assert_eq!(key.kit().kind(), KitKind::KeySeed);
+        assert_eq!(key.principal_id(), RecoveryKit::from_bytes(KitKind::KeySeed, &[3u8; 32]).principal_id());
+
+        let new = tempfile::tempdir().unwrap();
+        let made = super::super::open(KeystoreBackend::File, new.path(), fixed("pw")).await.unwrap();
+        assert_eq!(made.kit().kind(), KitKind::Phrase);
+        let again = super::super::open(KeystoreBackend::File, new.path(), fixed("pw")).await.unwrap();
+        assert_eq!((again.kit().kind(), again.principal_id()), (KitKind::Phrase, made.principal_id()));
+        assert_eq!(made.kit().principal_id(), made.principal_id());
     }
 
     #[test]

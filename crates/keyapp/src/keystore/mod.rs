@@ -5,7 +5,13 @@
 //! The private key never leaves this module: [`PrincipalKey`] signs through
 //! [`schcp::jws::Signer`] and hands out only public material (the JWK and the
 //! principal id). No function returns the seed, and nothing here writes it to
-//! disk in the clear or prints it.
+//! disk in the clear or prints it. The one exception is the recovery kit
+//! (`crate::recovery`), which is the key in words: it is reached only through
+//! `recovery::reveal`, after the OS confirmed the person.
+//!
+//! A key made now derives from a recovery phrase (`recovery::RecoveryKit`),
+//! and the keystore keeps the phrase's bytes; a key made before keeps its seed,
+//! and its kit is that seed. Each stored form says which it is.
 
 mod file;
 mod os;
@@ -13,6 +19,7 @@ mod sealed_seed;
 mod unlock;
 
 use crate::config::KeystoreBackend;
+use crate::recovery::{KitKind, RecoveryKit};
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use schcp::jwk::{Jwk, PublicKey};
 use schcp::jws::{JwsError, Signer};
@@ -59,6 +66,32 @@ pub async fn open(
         KeystoreBackend::Os => os::open(data_dir).await,
         KeystoreBackend::File => file::open(data_dir, passphrase).await,
         KeystoreBackend::Auto => open_auto(data_dir, passphrase).await,
+    }
+}
+
+/// Keeps the key a recovery kit makes in the profile at `data_dir` (a restore
+/// on a new computer). Refused, with nothing changed, when the profile has a
+/// key already: replacing it would change the principal id under every
+/// credential it issued. `backend = "auto"` keeps it where a new key would go.
+pub async fn restore(
+    backend: KeystoreBackend,
+    data_dir: &Path,
+    passphrase: PassphraseSource,
+    kit: RecoveryKit,
+) -> Result<PrincipalKey, KeystoreError> {
+    ensure_data_dir(data_dir)?;
+    match backend {
+        KeystoreBackend::Os => os::restore(data_dir, kit).await,
+        KeystoreBackend::File => file::restore(data_dir, passphrase, kit).await,
+        KeystoreBackend::Auto => {
+            if data_dir.join(KEY_FILE_NAME).exists() {
+                return Err(KeystoreError::KeyExists { location: KeyLocation::File(data_dir.join(KEY_FILE_NAME)) });
+            }
+            match os::restore(data_dir, kit.clone()).await {
+                Err(e) if no_keychain(&e) => file::restore(data_dir, passphrase, kit).await,
+                other => other,
+            }
+        }
     }
 }
 
@@ -272,6 +305,8 @@ impl fmt::Display for KeyLocation {
 pub struct PrincipalKey {
     /// `SigningKey` wipes its secret on drop (ed25519-dalek's `zeroize`).
     signing: SigningKey,
+    /// What the keystore keeps and the recovery kit shows (wiped on drop).
+    kit: RecoveryKit,
     jwk: Jwk,
     principal_id: String,
     location: KeyLocation,
@@ -286,9 +321,29 @@ const _: fn() = || {
 };
 
 impl PrincipalKey {
-    /// A fresh key from the OS random number generator.
+    /// A fresh key, made from a new recovery phrase from the OS random number generator.
     fn generate(location: KeyLocation) -> PrincipalKey {
-        PrincipalKey::from_signing_key(SigningKey::generate(&mut rand_core::OsRng), location)
+        PrincipalKey::from_kit(RecoveryKit::generate(&mut rand_core::OsRng), location)
+    }
+
+    /// The key a recovery kit makes.
+    pub(crate) fn from_kit(kit: RecoveryKit, location: KeyLocation) -> PrincipalKey {
+        let signing = SigningKey::from_bytes(&kit.ed25519_seed());
+        let jwk = Jwk::ed25519(&signing.verifying_key());
+        let principal_id = jwk.principal_id().expect("a key made from a valid Ed25519 seed is a valid JWK");
+        PrincipalKey { signing, kit, jwk, principal_id, location }
+    }
+
+    /// The age recipient the records backups are encrypted to: public, it
+    /// opens nothing; only the recovery kit's words open what it sealed.
+    pub fn backup_recipient(&self) -> age::x25519::Recipient {
+        self.kit.backup_identity().to_public()
+    }
+
+    /// The recovery kit: the key in words. Only `recovery` hands it out, after
+    /// the OS confirmed the person, and the backups derive their key from it.
+    pub(crate) fn kit(&self) -> &RecoveryKit {
+        &self.kit
     }
 
     /// The key whose seed a keystore returned; anything but 32 bytes is a
@@ -298,16 +353,10 @@ impl PrincipalKey {
             Ok(bytes) => Zeroizing::new(bytes),
             Err(_) => return Err(KeystoreError::CorruptKey { location, problem: "it is not a 32-byte Ed25519 seed" }),
         };
-        Ok(PrincipalKey::from_signing_key(SigningKey::from_bytes(&seed), location))
+        Ok(PrincipalKey::from_kit(RecoveryKit::from_bytes(KitKind::KeySeed, &seed), location))
     }
 
-    fn from_signing_key(signing: SigningKey, location: KeyLocation) -> PrincipalKey {
-        let jwk = Jwk::ed25519(&signing.verifying_key());
-        let principal_id = jwk.principal_id().expect("a key made from a valid Ed25519 seed is a valid JWK");
-        PrincipalKey { signing, jwk, principal_id, location }
-    }
-
-    /// The seed, for the keystore backends to store; private to this module tree.
+    /// The Ed25519 seed, for the P-256 derivation; private to this module tree.
     fn seed(&self) -> Zeroizing<[u8; SEED_LEN]> {
         Zeroizing::new(self.signing.to_bytes())
     }
@@ -512,6 +561,10 @@ pub enum KeystoreError {
     #[error("there is no terminal to ask for the file keystore's passphrase on ({error}); pass it on a file descriptor named by {PASSPHRASE_FD_ENV} (or in the environment variable {PASSPHRASE_ENV}) instead")]
     NoTerminal { error: std::io::Error },
 
+    /// A restore found a key already kept for this profile.
+    #[error("a principal key is already kept in {location}, and a restore never replaces one; restore into a new data directory, or keep the key that is there")]
+    KeyExists { location: KeyLocation },
+
     /// Reading or writing the data directory or the key file failed.
     #[error("cannot {action} {} ({error}); check that the data directory exists and belongs to the user running the key app", path.display())]
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
@@ -601,7 +654,10 @@ pub(crate) mod tests {
         use base64::Engine;
         let seed = key.seed();
         let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
+        let kit = *key.kit().secret();
         vec![
+            kit.to_vec(),
+            kit.iter().map(|b| format!("{b:02x}")).collect::<String>().into_bytes(),
             seed.to_vec(),
             hex.into_bytes(),
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&seed[..]).into_bytes(),
@@ -699,6 +755,7 @@ pub(crate) mod tests {
             KeystoreError::PassphraseNotGiven,
             KeystoreError::NoTerminal { error: std::io::Error::other("no tty") },
             KeystoreError::Io { action: "read", path: "/k".into(), error: std::io::Error::other("boom") },
+            KeystoreError::KeyExists { location: KeyLocation::File("/k".into()) },
         ];
         for e in errors {
             let text = e.to_string();

@@ -7,7 +7,9 @@
 //! the person's the key: on Linux, any of them can read any item.
 
 use super::sealed_seed::{self, Kek, Stored};
-use super::{blocking, keychain_account, unlock, KeyLocation, KeystoreError, PrincipalKey, KEYCHAIN_SERVICE};
+use super::{
+    blocking, keychain_account, unlock, KeyLocation, KeystoreError, PrincipalKey, RecoveryKit, KEYCHAIN_SERVICE,
+};
 use std::path::Path;
 use std::time::Duration;
 use zeroize::Zeroizing;
@@ -50,9 +52,24 @@ pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError>
     }
 }
 
+/// Seals a key restored from its recovery kit into the profile's entry; an
+/// entry already there is never replaced (that would change the principal id).
+pub(super) async fn restore(data_dir: &Path, kit: RecoveryKit) -> Result<PrincipalKey, KeystoreError> {
+    let account = keychain_account(data_dir)?;
+    let location = KeyLocation::Keychain { service: KEYCHAIN_SERVICE, account: account.clone() };
+    if retrying(account.clone(), read_item).await?.is_some() {
+        return Err(KeystoreError::KeyExists { location });
+    }
+    let released = {
+        let account = account.clone();
+        blocking(move || unlock::release(&account)).await?
+    };
+    store(PrincipalKey::from_kit(kit, location.clone()), released.kek, account, location).await
+}
+
 fn unseal(item: &[u8], kek: &Kek, account: &str, location: KeyLocation) -> Result<PrincipalKey, KeystoreError> {
     match sealed_seed::open(item, kek, account) {
-        Some(seed) => PrincipalKey::from_seed(&seed[..], location),
+        Some(kit) => Ok(PrincipalKey::from_kit(kit, location)),
         None => Err(KeystoreError::SealedKeyRejected { location }),
     }
 }
@@ -68,7 +85,7 @@ async fn store(
     account: String,
     location: KeyLocation,
 ) -> Result<PrincipalKey, KeystoreError> {
-    let sealed = sealed_seed::seal(&key.seed(), &kek, &account);
+    let sealed = sealed_seed::seal(key.kit(), &kek, &account);
     drop(key);
     retrying((account.clone(), sealed), |(account, sealed)| write_item(&account, &sealed)).await?;
     let stored = retrying(account.clone(), read_item).await?;

@@ -24,6 +24,7 @@ pub mod outbox;
 pub mod pairings;
 pub mod receipts;
 pub mod requests;
+pub mod snapshot;
 pub mod status_address;
 
 /// A connection inside a caller's transaction: store functions that write one

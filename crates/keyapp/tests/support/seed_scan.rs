@@ -26,7 +26,12 @@ pub(crate) fn find_seed(bytes: &[u8], public: &[u8; 32]) -> Option<Found> {
             return None;
         }
         let derived = ed25519_dalek::SigningKey::from_bytes(&seed).verifying_key().to_bytes();
-        (derived == *public).then_some(Found { form, offset })
+        if derived == *public {
+            return Some(Found { form, offset });
+        }
+        // A recovery phrase's 32 bytes are the key too: its seed derives from them.
+        let derived = ed25519_dalek::SigningKey::from_bytes(&seed_of_phrase(&seed)).verifying_key().to_bytes();
+        (derived == *public).then_some(Found { form: "recovery phrase", offset })
     };
     for offset in 0..bytes.len().saturating_sub(31) {
         if let Some(found) = check(&bytes[offset..offset + 32], "raw", offset) {
@@ -54,6 +59,16 @@ pub(crate) fn find_seed(bytes: &[u8], public: &[u8; 32]) -> Option<Found> {
         }
     }
     None
+}
+
+/// The Ed25519 seed a recovery phrase's bytes derive (docs/decisions.md "The
+/// recovery phrase and what derives from it"), so a leaked phrase is found too.
+pub(crate) fn seed_of_phrase(root: &[u8; 32]) -> [u8; 32] {
+    let mut seed = [0u8; 32];
+    hkdf::Hkdf::<sha2::Sha256>::new(Some(b"schcp-keyapp recovery"), root)
+        .expand(b"principal Ed25519 seed, v1", &mut seed)
+        .expect("32 bytes is a valid HKDF-SHA-256 length");
+    seed
 }
 
 /// Maximal runs of bytes for which `keep` holds, with their offsets.

@@ -60,6 +60,19 @@ pub(crate) enum Cmd {
     /// Choose where hosts check your credentials: a hosted status service,
     /// your own public address, or not now (you are asked to confirm a change).
     Setup(super::setup::SetupArgs),
+    /// Print your recovery phrase, once your OS confirmed it is you.
+    RecoveryPhrase,
+    /// Write your records to FILE, encrypted to your recovery phrase.
+    Backup { file: PathBuf },
+    /// Restore your key (and, with --backup, your records) into an empty data
+    /// directory; the recovery phrase is read from standard input, one line.
+    Restore {
+        #[arg(long)]
+        backup: Option<PathBuf>,
+        /// The kit is the key seed of a key made before recovery phrases (its kit says so).
+        #[arg(long)]
+        key_seed: bool,
+    },
 }
 
 #[derive(Subcommand)]

@@ -37,6 +37,9 @@ pub(crate) enum CliError {
     /// `setup` could not use the status address asked for; the sentence is
     /// already in the person's words (setup.rs).
     Setup(String),
+    /// A recovery command (phrase, backup, restore) failed; the sentence says
+    /// what and that nothing was written.
+    Recovery(String),
 }
 
 impl From<ControlError> for CliError {
@@ -121,6 +124,10 @@ impl CliError {
             CliError::Setup(detail) => {
                 args.set("detail", detail.clone());
                 ("cli-err-setup", "cli-rec-setup")
+            }
+            CliError::Recovery(detail) => {
+                args.set("detail", detail.clone());
+                ("cli-err-recovery", "cli-rec-recovery")
             }
         };
         (what, remedy, args)

@@ -18,6 +18,7 @@ mod ask;
 mod cli;
 mod error;
 mod listing;
+mod recovery;
 mod setup;
 mod socket;
 mod tty_agent;
@@ -28,7 +29,8 @@ fn main() -> ExitCode {
     // `serve` holds the key: before anything else, its memory is closed to the
     // person's other programs and its passphrase leaves the environment.
     let passphrase = match cli.command {
-        Cmd::Serve => match keyapp::app::secure_process() {
+        // The recovery commands open the key in this process, as `serve` does.
+        Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. } => match keyapp::app::secure_process() {
             Ok(passphrase) => passphrase,
             Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
         },
@@ -101,6 +103,15 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
             ask::accept_host(&socket, host_id, domain).await?
         }
+        Cmd::RecoveryPhrase => {
+            recovery::recovery_phrase(&config, passphrase).await.map_err(|e| CliError::Recovery(e.to_string()))?
+        }
+        Cmd::Backup { file } => {
+            recovery::backup(&config, passphrase, file).await.map_err(|e| CliError::Recovery(e.to_string()))?
+        }
+        Cmd::Restore { backup, key_seed } => recovery::restore(&config, passphrase, backup, key_seed)
+            .await
+            .map_err(|e| CliError::Recovery(e.to_string()))?,
         Cmd::Setup(args) => setup::run(socket.path(), keyapp::app::language(&config), args)
             .await
             .map_err(|e| CliError::Setup(e.to_string()))?,
