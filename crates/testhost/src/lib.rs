@@ -39,6 +39,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 mod claims;
+mod endpoint;
 mod status_claims;
 mod tls;
 
@@ -156,6 +157,8 @@ struct Shared {
     /// TCP connections accepted (before TLS).
     connections: AtomicUsize,
     next_id: AtomicU64,
+    /// The SchCP endpoint's holds and bookings (`endpoint`).
+    endpoint: endpoint::Endpoint,
 }
 
 impl Shared {
@@ -231,6 +234,7 @@ impl TestHost {
             discovery_requests: AtomicUsize::new(0),
             connections: AtomicUsize::new(0),
             next_id: AtomicU64::new(1),
+            endpoint: endpoint::Endpoint::default(),
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.server_config);
         let server = tokio::spawn(serve(listener, acceptor, Arc::clone(&shared)));
@@ -517,6 +521,12 @@ impl TestHost {
         format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
     }
 
+    /// Lets every live hold of the endpoint lapse now, so confirming it is
+    /// refused as expired (§5.3: "the hold not expired").
+    pub fn expire_holds(&self) {
+        self.shared.endpoint.expire_holds();
+    }
+
     /// A signed receipt for a booking made on `offer` under `mandate`.
     pub fn receipt(&self, offer: &str, mandate: &str, approved: Approved, now: i64) -> Result<String, TestHostError> {
         self.sign_receipt(&self.receipt_claims(offer, mandate, approved, now)?)
@@ -544,9 +554,17 @@ async fn serve(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, share
                     // A failed handshake (a client that does not trust the CA) is
                     // expected in tests: drop the connection.
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
-                    let service = hyper::service::service_fn(move |req| {
-                        let response = handle(&shared, &req);
-                        async move { Ok::<_, Infallible>(response) }
+                    let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                        let shared = Arc::clone(&shared);
+                        async move {
+                            // The SchCP operations (endpoint.rs) read a body; discovery does not.
+                            let response = if endpoint::owns(&shared, req.method(), req.uri().path()) {
+                                endpoint::handle(&shared, req).await
+                            } else {
+                                handle(&shared, &req)
+                            };
+                            Ok::<_, Infallible>(response)
+                        }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(tls), service)
