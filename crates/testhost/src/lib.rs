@@ -13,10 +13,12 @@
 //! told to misbehave on the discovery route (status codes, redirects, oversize or
 //! malformed bodies, `Cache-Control` values) so a client's refusals can be tested.
 //!
-//! Not a SchCP endpoint: it serves discovery, and the bookings it was given at
-//! `GET {endpoint}/bookings/{id}` (§5.5) so a required participant's agent can read
-//! the booking it is invited to (§5.10). It checks no request signature or mandate,
-//! holds nothing and takes no other operation.
+//! It serves the bookings it was given at `GET {endpoint}/bookings/{id}` (§5.5),
+//! unsigned, so a required participant's agent can read the booking it is invited
+//! to (§5.10). Its endpoint (`endpoint.rs`) also takes availability, holds,
+//! confirm, cancel, change offers and reschedule for the oil change, each request
+//! signed (§3.2) under a mandate checked as §3.3 says, so an agent can be tested
+//! end to end.
 #![forbid(unsafe_code)]
 
 use std::convert::Infallible;

@@ -232,6 +232,30 @@ impl HostClient {
         self.booking_call(host, Method::GET, &path, None, mandate, expect).await
     }
 
+    /// `GET /bookings/{id}` (§5.5) as a required participant reads it
+    /// (§5.10): the response exactly as served, checked (the closed
+    /// BookingResponse, its receipt verified) but not rebuilt, so the key app
+    /// can check every part of it itself.
+    pub async fn booking_as_served(
+        &self,
+        host: &Host,
+        mandate: Option<&str>,
+        booking_id: &str,
+    ) -> Result<serde_json::Map<String, Value>, HostError> {
+        let path = format!("/bookings/{}", segment(booking_id)?);
+        let (status, value) = self.call(host, Method::GET, &path, None, mandate).await?;
+        schcp::schema::validate(Def::BookingResponse, &value)
+            .map_err(|e| HostError::UnexpectedAnswer { status, detail: e.to_string() })?;
+        let typed: BookingResponse = serde_json::from_value(value.clone())
+            .map_err(|e| HostError::UnexpectedAnswer { status, detail: e.to_string() })?;
+        let expect = ReceiptExpectations { booking_id: Some(booking_id), ..Default::default() };
+        schcp::verify::verify_receipt(&typed.receipt, host.host_keys(), expect)?;
+        match value {
+            Value::Object(m) => Ok(m),
+            _ => Err(HostError::UnexpectedAnswer { status, detail: "not an object".into() }),
+        }
+    }
+
     /// `POST /bookings/{id}/cancel` (§5.6).
     pub async fn cancel(
         &self,
