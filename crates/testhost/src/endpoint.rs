@@ -497,7 +497,7 @@ fn resign(shared: &Shared, m: &mut Made, now: i64) -> Result<(), (StatusCode, Va
         .and_then(|c| c.consent);
     claims.consent = consent.or(claims.consent);
     claims.booking.booking_id = m.response.booking.booking_id.clone();
-    claims.booking.status = m.response.booking.status.clone();
+    claims.booking.status = m.response.booking.status;
     claims.booking.sequence = m.response.booking.sequence;
     claims.booking.event.sequence = m.response.booking.sequence;
     claims.booking.event.uid = m.response.booking.event.uid.clone();
