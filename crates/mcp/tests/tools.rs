@@ -102,6 +102,13 @@ async fn the_tools_their_schemas_and_annotations() {
     assert_eq!(
         names,
         [
+            "answer_invitation",
+            "availability",
+            "book",
+            "booking",
+            "cancel",
+            "find_host",
+            "hold",
             "keyapp_status",
             "list_mandates",
             "pair",
@@ -112,14 +119,17 @@ async fn the_tools_their_schemas_and_annotations() {
             "request_mandate",
             "request_meeting_contract",
             "request_rule",
+            "reschedule",
             "wait_for_answer",
             "withdraw_request"
         ]
     );
     for t in &tools {
         let a = t.annotations.as_ref().unwrap_or_else(|| panic!("{} has annotations", t.name));
-        assert_eq!(a.destructive_hint, Some(false), "{} is not destructive", t.name);
-        let read_only = ["keyapp_status", "list_mandates", "wait_for_answer"].contains(&t.name.as_ref());
+        // Only a cancellation cannot be undone.
+        assert_eq!(a.destructive_hint, Some(t.name == "cancel"), "{} is not destructive", t.name);
+        let read_only = ["keyapp_status", "list_mandates", "wait_for_answer", "find_host", "availability", "booking"]
+            .contains(&t.name.as_ref());
         assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
         assert!(t.description.as_deref().unwrap_or_default().len() > 80, "{} is described", t.name);
         assert!(!t.name.contains("sign") && !t.name.contains("approve"), "no tool signs or approves: {}", t.name);
