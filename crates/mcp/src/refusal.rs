@@ -375,14 +375,11 @@ fn host_sentence(r: &HostRefusal, step: HostStep, retry: Option<u64>) -> String 
         (Some(Code::OutsideBookingWindow), _) => "That time is not open for booking yet, or is too soon or too far \
                                                   ahead; look for another with `availability`."
             .to_owned(),
-        _ => match r.message.as_deref().map(plain).filter(|m| !m.is_empty()) {
-            Some(m) => format!(
-                "The business refused ({m}); tell the person, and offer another time or to contact the business."
-            ),
-            None => {
-                "The business refused; tell the person, and offer another time or to contact the business.".to_owned()
-            }
-        },
+        // A reason this server does not know: the host's own words stay in the
+        // structured content, where a number or code in them misleads no one.
+        _ => {
+            "The business refused this; tell the person, and offer another time or to contact the business.".to_owned()
+        }
     }
 }
 
