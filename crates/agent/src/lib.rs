@@ -9,6 +9,7 @@
 mod answers;
 mod client;
 mod error;
+pub mod host;
 mod locate;
 mod profile;
 mod requests;

@@ -6,8 +6,11 @@
 //! agent cannot: every credential still needs the person's yes in the key
 //! app. There is no tool that signs bytes or a hash, and none that approves.
 
+mod booking;
 mod refusal;
 mod server;
+mod session;
+mod words;
 
-pub use refusal::Refusal;
+pub use refusal::{HostStep, Refusal};
 pub use server::{KeyAppServer, KeyAppSource, ServerConfig, MAX_WAIT_SECONDS, PROGRESS_EVERY_SECONDS};

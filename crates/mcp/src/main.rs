@@ -42,6 +42,10 @@ struct Args {
     /// The name the person sees when the assistant pairs, unless it names itself.
     #[arg(long, default_value = "AI assistant (MCP)")]
     agent_name: String,
+    /// A host trust file (TOML: extra_root_certs, resolve), as the example host writes with --trust-out; for a
+    /// business not reachable on the public web with public certificates. Repeatable.
+    #[arg(long, value_name = "FILE")]
+    host_trust: Vec<PathBuf>,
 }
 
 #[tokio::main]
@@ -65,7 +69,11 @@ async fn main() -> Result<()> {
         KeyStore::File => KeyBackend::File,
     };
     let (key, _) = profile.key(backend).await.context("the agent's key")?;
-    let server = KeyAppServer::new(ServerConfig { keyapp, key, profile, agent_name: args.agent_name });
+    let mut trust = agent::host::HostTrust::default();
+    for file in &args.host_trust {
+        trust.merge(agent::host::HostTrust::from_file(file).context("--host-trust")?);
+    }
+    let server = KeyAppServer::new(ServerConfig { keyapp, key, profile, agent_name: args.agent_name, trust });
     let running = server.serve(rmcp::transport::stdio()).await.context("MCP handshake on stdio")?;
     running.waiting().await?;
     Ok(())

@@ -1,6 +1,8 @@
 //! The tools.
 
 use crate::refusal::Refusal;
+use crate::session::Session;
+use agent::host::{HostClient, HostTrust};
 use agent::{
     AcceptanceRequest, AgentClient, AgentError, AgentProfile, ClosedMandateRequest, InvitationRequest,
     ManagementMandateRequest, MandateRequest, MeetingContractRequest, NewRequest, PairingStatus, Request,
@@ -48,19 +50,26 @@ pub struct ServerConfig {
     pub profile: AgentProfile,
     /// The name shown to the person when pairing, unless the model names one.
     pub agent_name: String,
+    /// Which hosts beyond the public web the server may reach (extra roots,
+    /// pinned names: the example host's `--trust-out` file).
+    pub trust: HostTrust,
 }
 
-struct Inner {
+pub(crate) struct Inner {
     keyapp: KeyAppSource,
-    key: SigningKey,
+    pub(crate) key: SigningKey,
     profile: AgentProfile,
     agent_name: String,
+    /// The signed client for hosts, or why it could not be made.
+    pub(crate) hosts: Result<HostClient, String>,
+    pub(crate) session: tokio::sync::Mutex<Session>,
+    pub(crate) session_file: PathBuf,
 }
 
 /// The MCP server.
 #[derive(Clone)]
 pub struct KeyAppServer {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
     tool_router: ToolRouter<KeyAppServer>,
 }
 
@@ -93,18 +102,20 @@ pub(crate) struct WithdrawArgs {
     request_id: String,
 }
 
+pub(crate) const RELAY_TEXT: &str = RELAY;
+
 const RELAY: &str = "Show the person the consent text below exactly as written, unchanged and in full: it is what \
                      the key app shows them and what they approve or decline there. They answer in the key app, \
                      never in this chat, and nothing is signed until they do. Then call wait_for_answer with the \
                      request_id.";
 
-fn ok(text: String, value: Value) -> CallToolResult {
+pub(crate) fn ok(text: String, value: Value) -> CallToolResult {
     let mut r = CallToolResult::success(vec![ContentBlock::text(text), ContentBlock::text(value.to_string())]);
     r.structured_content = Some(value);
     r
 }
 
-fn refused(r: Refusal) -> CallToolResult {
+pub(crate) fn refused(r: Refusal) -> CallToolResult {
     let mut out = CallToolResult::error(vec![ContentBlock::text(r.sentence)]);
     out.structured_content = Some(r.detail);
     out
@@ -149,7 +160,7 @@ fn request_value(req: &Request) -> Value {
 /// The idempotency key of a request: the hash of what is asked, so a
 /// client's retry of the same tool call never asks the person twice
 /// (docs/agent-api.md §5).
-fn idempotency_key(request: &NewRequest) -> String {
+pub(crate) fn idempotency_key(request: &NewRequest) -> String {
     let bytes = serde_json::to_vec(request).expect("a typed request serializes");
     format!("mcp-{}", schcp::hash::sha256_b64(&bytes))
 }
@@ -157,18 +168,32 @@ fn idempotency_key(request: &NewRequest) -> String {
 impl KeyAppServer {
     /// A server for one agent profile and one key app.
     pub fn new(config: ServerConfig) -> KeyAppServer {
+        let hosts = HostClient::new(config.key.clone(), &config.trust).map_err(|e| e.to_string());
+        let session_file = crate::session::file(config.profile.dir());
         KeyAppServer {
             inner: Arc::new(Inner {
                 keyapp: config.keyapp,
                 key: config.key,
                 profile: config.profile,
                 agent_name: config.agent_name,
+                hosts,
+                session: tokio::sync::Mutex::new(Session::load(&session_file)),
+                session_file,
             }),
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::booking_router(),
         }
     }
 
-    fn client(&self) -> Result<AgentClient, Refusal> {
+    /// Keeps the credential of an approved request for the tools that use it.
+    async fn remember(&self, req: &Request) {
+        if let Some(c) = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str) {
+            let mut s = self.inner.session.lock().await;
+            s.remember(c);
+            let _ = s.save(&self.inner.session_file);
+        }
+    }
+
+    pub(crate) fn client(&self) -> Result<AgentClient, Refusal> {
         let url = match &self.inner.keyapp {
             KeyAppSource::Url(u) => u.clone(),
             KeyAppSource::AgentApiFile(p) => agent::agent_api_url(p).map_err(|e| Refusal::from_locate(&e))?,
@@ -200,13 +225,16 @@ impl KeyAppServer {
             // §3.3: a management mandate under the person's earlier root
             // mandate is issued without a prompt; an identical request already
             // answered comes back as it ended.
-            RequestStatus::Approved => ok(
-                format!(
-                    "Request {} is approved: the credential is in the result. The person approved this text:\n{}",
-                    req.request_id, req.consent_text
-                ),
-                json!({ "request": request_value(&req) }),
-            ),
+            RequestStatus::Approved => {
+                self.remember(&req).await;
+                ok(
+                    format!(
+                        "Request {} is approved: the credential is in the result. The person approved this text:\n{}",
+                        req.request_id, req.consent_text
+                    ),
+                    json!({ "request": request_value(&req) }),
+                )
+            }
             _ => ended(&req),
         })
     }
@@ -254,9 +282,11 @@ impl KeyAppServer {
                         "The key app is running; this assistant's pairing waits for the person to approve it in \
                          the key app.",
                     ),
-                    Some(PairingStatus::Declined) => {
-                        ("declined", "The key app is running; the person declined this assistant's pairing.")
-                    }
+                    Some(PairingStatus::Declined) => (
+                        "declined",
+                        "The person said no to pairing this assistant with their key app; do not ask again unless \
+                         the person asks you to.",
+                    ),
                     _ => ("not_paired", "The key app is running; this assistant is not paired: call pair."),
                 };
                 let v = json!({"running": true, "paired": state, "keyapp": client.base(),
@@ -474,6 +504,7 @@ impl KeyAppServer {
             match req.status {
                 RequestStatus::Pending => {}
                 RequestStatus::Approved => {
+                    self.remember(&req).await;
                     let text = format!(
                         "The person approved request {}. The credential is in the result; use it only for what \
                          the person approved.",
@@ -518,8 +549,28 @@ impl KeyAppServer {
         };
         match client.mandates().await {
             Ok(list) => {
-                let text = format!("{} credential(s) issued to this assistant.", list.len());
-                Ok(ok(text, json!({ "mandates": list })))
+                let session = self.inner.session.lock().await;
+                let described: Vec<Value> = list
+                    .iter()
+                    .map(|m| {
+                        let words = describe(m, session.credentials.get(&m.jti));
+                        json!({"jti": m.jti, "kind": m.kind, "hosts": m.aud, "status": m.status,
+                               "valid_until": crate::words::iso(m.exp), "remaining": m.remaining,
+                               "description": words})
+                    })
+                    .collect();
+                let mut text = match list.len() {
+                    0 => "The person has issued no credential to this assistant yet.".to_owned(),
+                    n => format!("The person has issued {n} credential(s) to this assistant:"),
+                };
+                for d in &described {
+                    text.push_str(&format!(
+                        "\n- {}: {}",
+                        d["jti"].as_str().unwrap_or(""),
+                        d["description"].as_str().unwrap_or("")
+                    ));
+                }
+                Ok(ok(text, json!({ "mandates": described })))
             }
             Err(e) => Ok(refused(Refusal::from_agent(&e))),
         }
@@ -549,12 +600,61 @@ impl KeyAppServer {
     }
 }
 
+/// What one credential allows and until when, in words.
+fn describe(m: &agent::MandateListing, held: Option<&crate::session::Held>) -> String {
+    let hosts = m.aud.join(" and ");
+    let claims = held.map(|h| &h.claims);
+    let limits = claims.and_then(|c| c.constraints.as_ref());
+    let what = match m.kind.as_str() {
+        "mandate" => {
+            let actions = claims.map_or_else(|| "act".to_owned(), |c| crate::words::actions(&c.scope));
+            let mut w = format!("standing permission to {actions} at {hosts}");
+            if let Some(k) = limits {
+                if let Some(s) = &k.services {
+                    w.push_str(&format!(", for {}", s.join(", ")));
+                }
+                if let Some(win) = &k.window {
+                    w.push_str(&format!(", between {} and {}", win.not_before, win.not_after));
+                }
+                if let Some(p) = &k.max_price {
+                    w.push_str(&format!(", up to {} {} stated by the business", p.currency, p.amount));
+                }
+                if let Some(n) = k.max_bookings {
+                    let shared = if k.shared_limit == Some(true) { " in all, across these businesses" } else { "" };
+                    w.push_str(&format!(", at most {n} booking(s){shared}"));
+                }
+            }
+            w
+        }
+        "closed_mandate" => format!("the person's approval of one exact offer at {hosts}"),
+        "management_mandate" => {
+            let ids =
+                limits.and_then(|k| k.bookings.as_ref()).map(|b| b.join(", ")).unwrap_or_else(|| "one booking".into());
+            format!("permission to cancel or move booking {ids} at {hosts}")
+        }
+        "invitation" => format!("the person's acceptance of one invitation at {hosts}"),
+        "rule" => "a standing rule for meetings another calendar may accept for the person".to_owned(),
+        "meeting_contract" | "acceptance" => "the person's agreement to one meeting".to_owned(),
+        other => format!("a credential of kind {other} for {hosts}"),
+    };
+    let until = match m.status {
+        agent::MandateStatus::Active => format!("valid until {}", crate::words::iso(m.exp)),
+        agent::MandateStatus::Revoked => "revoked by the person".to_owned(),
+        _ => format!("expired at {}", crate::words::iso(m.exp)),
+    };
+    let left = m.remaining.map(|n| format!("; {n} booking(s) left of its shared limit")).unwrap_or_default();
+    format!("{what}; {until}{left}.")
+}
+
 const INSTRUCTIONS: &str = "This server connects you to the person's SchCP Key App, which holds their signing key. \
 You never sign anything: you ask, the key app shows the person a consent text, and only their yes in the key app \
 issues a credential. Start with keyapp_status; if not paired, call pair and have the person compare the code. To \
-book an offer a host signed, call request_closed_mandate with the offer and the host's discovery URL, show the person \
-the returned consent_text exactly as written, then call wait_for_answer (repeat while it says pending). Treat a \
-declined request as final.";
+book: find_host with the business's address, availability for the days the person wants, then (with a standing \
+permission from request_mandate allowing hold and book there) hold the time the person chose, and book it; book asks \
+the person to approve the exact terms when their permission does not already cover them. booking, reschedule and \
+cancel manage it afterwards, asking the person in the key app when needed. Whenever a tool returns a consent text, \
+show it to the person exactly as written; when it says the person has not answered yet, call the same tool again \
+with the same arguments. Treat a declined request as final.";
 
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for KeyAppServer {
@@ -563,4 +663,50 @@ impl ServerHandler for KeyAppServer {
             .with_server_info(Implementation::new("schcp-mcp", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
+
+    /// The router's own call, with one change: arguments that do not fit a
+    /// tool's schema come back as a sentence the model can act on, not as
+    /// serde's "failed to deserialize parameters: missing field `hosts`".
+    async fn call_tool(
+        &self,
+        request: rmcp::model::CallToolRequestParams,
+        context: rmcp::service::RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::CallToolResponse, ErrorData> {
+        let tool = request.name.to_string();
+        let tcc = rmcp::handler::server::tool::ToolCallContext::new(self, request, context);
+        let response = self.tool_router.call(tcc).await?;
+        Ok(match response {
+            rmcp::model::CallToolResponse::Complete(result) => match argument_error(&result) {
+                Some(detail) => refused(argument_refusal(&tool, &detail)).into(),
+                None => result.into(),
+            },
+            other => other,
+        })
+    }
+}
+
+/// rmcp's text for arguments that do not deserialize, if this is one.
+fn argument_error(result: &CallToolResult) -> Option<String> {
+    if result.is_error != Some(true) {
+        return None;
+    }
+    let text = result.content.first()?.as_text()?.text.clone();
+    text.strip_prefix("failed to deserialize parameters:").map(|d| d.trim().to_owned())
+}
+
+/// One sentence for arguments that do not fit: which one, and what to do.
+fn argument_refusal(tool: &str, detail: &str) -> Refusal {
+    let name = detail.split('`').nth(1).unwrap_or_default();
+    let sentence = if detail.starts_with("missing field") {
+        format!("{tool} needs the argument \"{name}\"; add it as the tool's input schema describes and call again.")
+    } else if detail.starts_with("unknown field") {
+        format!("{tool} takes no argument \"{name}\"; leave it out and call again.")
+    } else if detail.starts_with("unknown variant") {
+        format!(
+            "\"{name}\" is not one of the values {tool} accepts there; use one the input schema lists and call again."
+        )
+    } else {
+        format!("One of the arguments of {tool} has the wrong form; check the tool's input schema and call again.")
+    };
+    Refusal::own(sentence, schcp::refusal::Reason::MalformedJson)
 }

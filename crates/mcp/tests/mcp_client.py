@@ -12,7 +12,17 @@ and the person answering with the `schcp-keyapp` CLI. Checks:
   wait_for_answer returns a closed mandate that jwcrypto verifies against
   /v1/principal's key (and whose cnf.jkt is the MCP agent's key);
 - a decline comes back as declined;
-- a hostile (tampered) offer comes back as a tool error naming the reason;
+- a hostile (tampered) offer comes back as a tool error, its reason in the
+  structured content and not in the sentence;
+- the whole booking path at the example host: find_host Maple Street Auto,
+  availability next week, a standing permission to hold (approved with the
+  CLI), hold, book (the person approves the exact offer; progress while it
+  waits), the management mandate (approved; the receipt is then in the key
+  app's records), reschedule (a change offer the person approves), booking,
+  cancel; list_mandates in words;
+- the refusals on that path, each one sentence saying what to do next: a hold
+  without permission, a time the host refuses, an expired offer, a decline,
+  the cooldown after two declines;
 - cancelling wait_for_answer leaves the request pending and the server alive;
 - the key app stopped (SIGTERM) removes agent-api.json, and a stranger then
   listening on its port is named an impostor by keyapp_status (never "running
@@ -68,7 +78,8 @@ class World:
         host_toml = os.path.join(scratch, "host.toml")
         self.host = subprocess.Popen(
             [os.path.join(bin_dir, "examples", "host"), "--listen", "127.0.0.1:0", "--config-out", host_toml,
-             "--ca-out", os.path.join(scratch, "ca.pem"), "--every", "0"],
+             "--ca-out", os.path.join(scratch, "ca.pem"), "--trust-out", os.path.join(scratch, "trust.toml"),
+             "--every", "0"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.first_offer = self.host.stdout.readline().strip()
         with open(host_toml) as f:
@@ -96,6 +107,28 @@ class World:
         self.host.stdin.write("offer\n")
         self.host.stdin.flush()
         return self.host.stdout.readline().strip()
+
+    def expire(self):
+        """Every hold at the host lapses now."""
+        self.host.stdin.write("expire\n")
+        self.host.stdin.flush()
+        time.sleep(0.3)
+
+    def receipt(self, booking_id):
+        """The host-signed receipt the key app keeps for a booking (its records; no CLI lists them)."""
+        import glob
+        import sqlite3
+
+        for db in glob.glob(os.path.join(self.scratch, "data", "**", "*.db"), recursive=True):
+            con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                row = con.execute("SELECT compact FROM receipts WHERE booking_id = ?", (booking_id,)).fetchone()
+            except sqlite3.Error:
+                row = None
+            con.close()
+            if row:
+                return row[0]
+        return None
 
     def person(self, *args, answer=None):
         out = subprocess.run([self.cli(), "--config", self.config, *args], input=answer, capture_output=True,
@@ -129,7 +162,7 @@ async def run(world, mcp_bin):
     params = StdioServerParameters(
         command=mcp_bin,
         args=["--agent-api", world.agent_api, "--profile-dir", os.path.join(world.scratch, "agent"),
-              "--agent-name", "Python MCP client"],
+              "--agent-name", "Python MCP client", "--host-trust", os.path.join(world.scratch, "trust.toml")],
         env=dict(os.environ),
     )
     async with stdio_client(params) as (read, write):
@@ -139,7 +172,7 @@ async def run(world, mcp_bin):
             check("tools listed", {"keyapp_status", "pair", "request_closed_mandate", "wait_for_answer",
                                    "list_mandates", "withdraw_request"} <= set(tools), sorted(tools))
             check("wait_for_answer is read-only", tools["wait_for_answer"].annotations.read_only_hint is True)
-            check("no tool is destructive", all(t.annotations.destructive_hint is False for t in tools.values()))
+            check("only cancel is destructive", all(t.annotations.destructive_hint is (n == "cancel") for n, t in tools.items()))
 
             # Pairing, approved by the person with the CLI after comparing the code.
             status = structured(await session.call_tool("keyapp_status", {}))
@@ -192,8 +225,9 @@ async def run(world, mcp_bin):
             head, payload, sig = world.offer().split(".")
             tampered = ".".join([head, payload, ("A" if sig[0] != "A" else "B") + sig[1:]])
             r = await session.call_tool("request_closed_mandate", {"offer": tampered, "discovery": DISCOVERY})
-            check("a hostile offer is a tool error naming the reason",
-                  r.is_error is True and "bad_signature" in first_text(r), first_text(r))
+            check("a hostile offer is a tool error with its reason beside the sentence",
+                  r.is_error is True and structured(r)["error"]["reason"] == "bad_signature"
+                  and "bad_signature" not in first_text(r) and "nothing was shown" in first_text(r), first_text(r))
             check("nothing hostile reached the person", world.pending() == [], world.pending())
 
             # Cancelling wait_for_answer leaves the request pending and the server alive.
@@ -214,6 +248,8 @@ async def run(world, mcp_bin):
             r = await session.call_tool("withdraw_request", {"request_id": pending_id})
             check("withdraw_request withdraws it", structured(r).get("status") == "withdrawn", r)
 
+            await booking_path(session, world)
+
             # The key app stops cleanly; a stranger takes its port.
             with open(world.agent_api) as f:
                 url = json.load(f)["url"]
@@ -233,6 +269,144 @@ async def run(world, mcp_bin):
                       first_text(r))
             finally:
                 stranger.close()
+
+
+def plain_sentence(name, text):
+    """One sentence for the model: no section sign, no Unix time, no CODE_WORDS."""
+    import re
+    check(name + ": plain words", "§" not in text and not re.search(r"\b\d{9,}\b", text)
+          and not re.search(r"\b[A-Z]+_[A-Z_]+\b", text), text)
+
+
+async def booking_path(session, world):
+    """The whole path at the example host, then its refusals."""
+    import datetime
+
+    found = await session.call_tool("find_host", {"address": "maplestreetauto.example"})
+    check("find_host finds Maple Street Auto", found.is_error is False
+          and structured(found)["name"] == "Maple Street Auto" and "oil-change" in first_text(found), found)
+    business = structured(found)["business"]
+    today = datetime.date.today()
+    monday = today + datetime.timedelta(days=7 - today.weekday())
+    week = {"business": business, "service": "oil-change", "from": monday.isoformat(),
+            "to": (monday + datetime.timedelta(days=4)).isoformat()}
+    free = await session.call_tool("availability", week)
+    slots = structured(free).get("slots", [])
+    check("availability next week lists times in words", free.is_error is False and len(slots) >= 6
+          and slots[0]["when"] in first_text(free) and "Toronto" in slots[0]["when"], first_text(free))
+
+    # No permission to hold yet: the tool says which to ask for.
+    r = await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[0]["start"]})
+    check("hold without permission says to ask for it", r.is_error is True and "request_mandate" in first_text(r),
+          first_text(r))
+    plain_sentence("hold without permission", first_text(r))
+    r = await session.call_tool("request_mandate", {"hosts": [{"id": business, "discovery": DISCOVERY}],
+                                                    "scope": ["hold"], "lifetime": "P1D"})
+    root_id = structured(r)["request"]["request_id"]
+    world.person("approve", root_id, answer="y\n")
+    r = await session.call_tool("wait_for_answer", {"request_id": root_id})
+    check("the person gave a standing permission to hold", structured(r).get("status") == "approved", r)
+
+    held = await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[0]["start"]})
+    hold_id = structured(held).get("hold_id")
+    check("hold holds the chosen time", held.is_error is False and hold_id and slots[0]["when"] in first_text(held),
+          first_text(held))
+
+    # book: the person is asked for these exact terms; the tool waits with progress.
+    progress = []
+
+    async def on_progress(p, total, message):
+        progress.append((p, total, message))
+
+    r = await session.call_tool("book", {"hold_id": hold_id, "wait_seconds": 2}, progress_callback=on_progress)
+    waiting = structured(r)
+    check("book waits for the person, with progress", waiting.get("status") == "waiting_for_the_person"
+          and len(progress) >= 1, (waiting, progress))
+    check("book relays the consent text verbatim", waiting["consent_text"] in first_text(r)
+          and "exactly as written" in first_text(r), first_text(r))
+    shown = world.person("approve", waiting["request_id"], answer="y\n")
+    check("the person is shown what the model relays", waiting["consent_text"] in shown, shown)
+    booked = await session.call_tool("book", {"hold_id": hold_id})
+    b = structured(booked)
+    check("book books it with the person's approval of the offer", booked.is_error is False
+          and b.get("status") == "confirmed" and b["credential_used"]["standing_permission"] is False
+          and "exact terms" in first_text(booked), first_text(booked))
+    booking_id = b["booking_id"]
+
+    # The management mandate: the person allows managing the booking; its receipt is then in the records.
+    management = b["management"]
+    check("book asks for the management mandate", management.get("status") == "pending"
+          and management["consent_text"] in first_text(booked), management)
+    world.person("approve", management["request_id"], answer="y\n")
+    check("the receipt is in the key app's records", world.receipt(booking_id) == b["receipt"], world.receipt(booking_id))
+
+    # Reschedule: a change offer the person approves, from the old time to the new one.
+    before = world.pending()
+    r = await session.call_tool("reschedule", {"booking_id": booking_id, "new_start": slots[1]["start"],
+                                               "wait_seconds": 2})
+    move = structured(r)
+    check("reschedule makes a change request and waits for the person",
+          move.get("status") == "waiting_for_the_person" and move["request_id"] not in before
+          and move["request_id"] in world.pending(), move)
+    check("reschedule says from and to", move.get("from") and move.get("to") == slots[1]["when"], move)
+    shown = world.person("approve", move["request_id"], answer="y\n")
+    check("the person is shown the change the model relays", move["consent_text"] in shown, shown)
+    moved = await session.call_tool("reschedule", {"booking_id": booking_id, "new_start": slots[1]["start"]})
+    check("reschedule moves the booking", moved.is_error is False and structured(moved)["start"] == slots[1]["start"]
+          and slots[1]["when"] in first_text(moved) and slots[0]["when"] in first_text(moved), first_text(moved))
+    renewal = structured(moved).get("management", {})
+    if renewal.get("status") == "pending":
+        world.person("approve", renewal["request_id"], answer="y\n")
+    now = await session.call_tool("booking", {"booking_id": booking_id})
+    check("booking reads it as the business has it", structured(now).get("start") == slots[1]["start"]
+          and structured(now).get("sequence") == 1, now)
+
+    listed = await session.call_tool("list_mandates", {})
+    text = first_text(listed)
+    check("list_mandates says what each allows and until when", "standing permission to hold times" in text
+          and "permission to cancel or move booking" in text and "valid until 20" in text, text)
+    plain_sentence("list_mandates", text)
+
+    cancelled = await session.call_tool("cancel", {"booking_id": booking_id, "reason": "plans changed"})
+    check("cancel cancels it", cancelled.is_error is False and structured(cancelled)["status"] == "cancelled",
+          first_text(cancelled))
+
+    # A time the host refuses: not one it has free.
+    start = datetime.datetime.fromisoformat(slots[2]["start"]) + datetime.timedelta(minutes=30)
+    r = await session.call_tool("hold", {"business": business, "service": "oil-change", "start": start.isoformat()})
+    check("a host refusal says what to do next", r.is_error is True and "availability" in first_text(r)
+          and structured(r)["error"]["reason"] == "slot_taken", first_text(r))
+    plain_sentence("host refusal", first_text(r))
+
+    # An expired offer.
+    h = structured(await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[2]["start"]}))["hold_id"]
+    r = await session.call_tool("book", {"hold_id": h, "wait_seconds": 1})
+    world.person("approve", structured(r)["request_id"], answer="y\n")
+    world.expire()
+    r = await session.call_tool("book", {"hold_id": h})
+    check("an expired offer says to ask for a new time", r.is_error is True
+          and first_text(r).startswith("The offer has expired") and "availability" in first_text(r), first_text(r))
+    plain_sentence("expired offer", first_text(r))
+
+    # A decline, then another: the cooldown.
+    for n, slot in enumerate(slots[3:5]):
+        h = structured(await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slot["start"]}))["hold_id"]
+        r = await session.call_tool("book", {"hold_id": h, "wait_seconds": 1})
+        world.person("decline", structured(r)["request_id"])
+        r = await session.call_tool("book", {"hold_id": h})
+        check(f"decline {n + 1} says the person said no and not to ask again", r.is_error is True
+              and "declined" in first_text(r) and "Do not ask again" in first_text(r), first_text(r))
+        plain_sentence("decline", first_text(r))
+    h = structured(await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[5]["start"]}))["hold_id"]
+    r = await session.call_tool("book", {"hold_id": h, "wait_seconds": 1})
+    check("the cooldown says not to ask again before then", r.is_error is True
+          and "do not ask again" in first_text(r) and structured(r)["error"]["reason"] == "cooldown", first_text(r))
+    plain_sentence("cooldown", first_text(r))
+
+    # Arguments that do not fit a tool: one sentence naming the argument.
+    r = await session.call_tool("request_mandate", {"scope": ["hold"]})
+    check("a missing argument is named in words", r.is_error is True and '"hosts"' in first_text(r)
+          and "failed to deserialize" not in first_text(r), first_text(r))
 
 
 class Stranger:

@@ -26,7 +26,12 @@
 //!   booked under root mandate JTI, with `consent.approved` as given (default
 //!   `offer`: a closed mandate);
 //! - `rotate KID`: rotate the signing key to a new one named KID;
+//! - `expire`: let every hold of the endpoint lapse now (an expired offer);
 //! - `quit`.
+//!
+//! It is also a SchCP endpoint (crates/testhost endpoint.rs): availability,
+//! holds, confirm, cancel, change offers and reschedule for the oil change,
+//! weekdays 9:00 to 16:00 host time, so an agent can book end to end.
 //!
 //! The CA is new on every run: restart the key app after restarting the host (it
 //! reads `extra_root_certs` when it starts).
@@ -273,8 +278,14 @@ async fn main() {
                         host.rotate_key(kid);
                         eprintln!("now signing with kid {kid}");
                     }
+                    (Some("expire"), _) => {
+                        host.expire_holds();
+                        eprintln!("every hold has lapsed");
+                    }
                     (Some("quit"), _) => break,
-                    _ => eprintln!("commands: offer | open | receipt JTI [offer|limits|contract] | rotate KID | quit"),
+                    _ => eprintln!(
+                        "commands: offer | open | receipt JTI [offer|limits|contract] | rotate KID | expire | quit"
+                    ),
                 }
             }
             // Neither input nor a period: serve until killed.

@@ -13,12 +13,13 @@
 //! told to misbehave on the discovery route (status codes, redirects, oversize or
 //! malformed bodies, `Cache-Control` values) so a client's refusals can be tested.
 //!
-//! Not a whole SchCP endpoint: it serves discovery, the bookings it was given at
-//! `GET {endpoint}/bookings/{id}` (§5.5) so a required participant's agent can read
-//! the booking it is invited to (§5.10), and takes one operation as a host does:
-//! `POST {endpoint}/bookings/{id}/respond` (§5.10), with the request signature,
-//! the mandate and the answer checked (`respond`). It holds nothing and takes no
-//! other operation.
+//! It serves discovery and the bookings it was given at `GET {endpoint}/bookings/{id}`
+//! (§5.5), unsigned, so a required participant's agent can read the booking it is
+//! invited to (§5.10), and takes `POST {endpoint}/bookings/{id}/respond` (§5.10) with
+//! the request signature, the mandate and the answer checked (`respond`). Its
+//! endpoint (`endpoint.rs`) also takes availability, holds, confirm, cancel, change
+//! offers and reschedule for the oil change, each request signed (§3.2) under a
+//! mandate checked as §3.3 says, so an agent can be tested end to end.
 #![forbid(unsafe_code)]
 
 use std::convert::Infallible;
@@ -41,6 +42,7 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 mod claims;
+mod endpoint;
 mod respond;
 mod status_claims;
 mod tls;
@@ -163,6 +165,8 @@ struct Shared {
     next_id: AtomicU64,
     /// §3.2's replay memory for signed requests (respond).
     nonces: respond::Nonces,
+    /// The SchCP endpoint's holds and bookings (`endpoint`).
+    endpoint: endpoint::Endpoint,
 }
 
 impl Shared {
@@ -240,6 +244,7 @@ impl TestHost {
             connections: AtomicUsize::new(0),
             next_id: AtomicU64::new(1),
             nonces: respond::Nonces::default(),
+            endpoint: endpoint::Endpoint::default(),
         });
         let acceptor = tokio_rustls::TlsAcceptor::from(tls.server_config);
         let server = tokio::spawn(serve(listener, acceptor, Arc::clone(&shared)));
@@ -526,6 +531,12 @@ impl TestHost {
         format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
     }
 
+    /// Lets every live hold of the endpoint lapse now, so confirming it is
+    /// refused as expired (§5.3: "the hold not expired").
+    pub fn expire_holds(&self) {
+        self.shared.endpoint.expire_holds();
+    }
+
     /// A signed receipt for a booking made on `offer` under `mandate`.
     pub fn receipt(&self, offer: &str, mandate: &str, approved: Approved, now: i64) -> Result<String, TestHostError> {
         self.sign_receipt(&self.receipt_claims(offer, mandate, approved, now)?)
@@ -555,7 +566,16 @@ async fn serve(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, share
                     let Ok(tls) = acceptor.accept(tcp).await else { return };
                     let service = hyper::service::service_fn(move |req: Request<Incoming>| {
                         let shared = Arc::clone(&shared);
-                        async move { Ok::<_, Infallible>(route(&shared, req).await) }
+                        async move {
+                            // The SchCP operations (endpoint.rs) read a body; an
+                            // invitation's answer (respond) too; discovery does not.
+                            let response = if endpoint::owns(&shared, req.method(), req.uri().path()) {
+                                endpoint::handle(&shared, req).await
+                            } else {
+                                route(&shared, req).await
+                            };
+                            Ok::<_, Infallible>(response)
+                        }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(TokioIo::new(tls), service)

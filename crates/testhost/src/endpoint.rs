@@ -1,0 +1,652 @@
+//! The example host's SchCP endpoint (§5.1–§5.7) for agents to be tested
+//! against: availability, holds, confirm, `GET /bookings/{id}` of what it
+//! booked, cancel, change offers and reschedule. Every request's §3.2
+//! signature is verified (nonces remembered), every mandate chain checked
+//! with `schcp::verify` (§3.3 checks 1–6) before anything changes.
+//!
+//! Simplifications, all on the host's side of the protocol: the oil change is
+//! free on weekdays at every whole hour from 9:00 to 16:00 host time; one
+//! principal's bookings are only theirs to read; no webhooks, reputation or
+//! shared booking limits.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+use chrono::{DateTime, Datelike, Duration as Span, FixedOffset, TimeZone, Timelike, Utc, Weekday};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::header::HeaderValue;
+use hyper::{Method, Request, Response, StatusCode};
+use schcp::claims::{
+    Action, Approved, BookingResponse, BookingStatus, EventStatus, Hold, HoldStatus, Money, Proposal, ProposedBy, Slot,
+};
+use schcp::httpsig::{NonceMemory, RequestParts, SigError};
+use schcp::refusal::{Code, Reason};
+use schcp::verify::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain};
+use serde_json::{json, Value};
+
+use crate::Shared;
+
+/// Where the endpoint is, under the host's origin (§2.1 `endpoint`).
+pub(crate) const ENDPOINT_PATH: &str = "/schcp/v0";
+/// The oil change's length and the first and last starts of a day.
+const SLOT_MINUTES: i64 = 45;
+const FIRST_HOUR: u32 = 9;
+const LAST_HOUR: u32 = 16;
+/// §2.1 policies.holds.max_ttl, and the default a hold gets.
+const MAX_TTL: u64 = 600;
+const DEFAULT_TTL: u64 = 300;
+/// §2.1 booking_window of the oil change.
+const MIN_NOTICE_SECS: i64 = 2 * 3600;
+const MAX_ADVANCE_DAYS: i64 = 60;
+/// Largest request body read.
+const MAX_BODY: usize = 64 * 1024;
+
+struct HeldSlot {
+    hold: Hold,
+    principal: String,
+    expires: i64,
+}
+
+struct Made {
+    response: BookingResponse,
+    principal: String,
+    /// The root mandate's jti the receipt names (§5.3).
+    mandate: String,
+    /// The open change offer (§5.7), with its slot.
+    change: Option<Proposal>,
+}
+
+/// The endpoint's own state, beside the discovery state in `Shared`.
+#[derive(Default)]
+pub(crate) struct Endpoint {
+    holds: Mutex<BTreeMap<String, HeldSlot>>,
+    made: Mutex<BTreeMap<String, Made>>,
+    nonces: Nonces,
+    /// Answers already given, by (agent key, idempotency key) (§9.1).
+    answered: Mutex<HashMap<(String, String), (StatusCode, Value)>>,
+}
+
+#[derive(Default)]
+struct Nonces(Mutex<HashMap<(String, String), i64>>);
+
+impl NonceMemory for Nonces {
+    fn began(&self, _now: i64) -> Option<i64> {
+        None
+    }
+    fn remember(&self, keyid: &str, nonce: &str, until: i64, now: i64) -> Result<(), SigError> {
+        let mut seen = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        seen.retain(|_, until| *until >= now);
+        match seen.get(&(keyid.to_owned(), nonce.to_owned())) {
+            Some(_) => Err(SigError::Replayed),
+            None => {
+                seen.insert((keyid.to_owned(), nonce.to_owned()), until);
+                Ok(())
+            }
+        }
+    }
+}
+
+type Answer = Response<Full<Bytes>>;
+
+/// One §9.2 refusal.
+fn refuse(code: Code, reason: &str, message: &str) -> (StatusCode, Value) {
+    let status = code.status().and_then(|s| StatusCode::from_u16(s).ok()).unwrap_or(StatusCode::CONFLICT);
+    (status, json!({"error": {"code": code, "reason": reason, "message": message}}))
+}
+
+fn from_schcp(e: &schcp::Error) -> (StatusCode, Value) {
+    let r = e.reason();
+    refuse(r.code, r.reason.as_str(), &e.to_string())
+}
+
+fn answer((status, body): (StatusCode, Value)) -> Answer {
+    let mut r = Response::new(Full::new(Bytes::from(serde_json::to_vec(&body).unwrap_or_default())));
+    *r.status_mut() = status;
+    r.headers_mut().insert(hyper::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    // §3.1: every response from a host endpoint carries SchCP-Version.
+    r.headers_mut().insert("schcp-version", HeaderValue::from_static("0.4"));
+    r
+}
+
+/// Whether the endpoint answers `method path`: everything under it but a GET
+/// of a booking it did not make (served as given, `TestHost::serve_booking`).
+pub(crate) fn owns(shared: &Shared, method: &Method, path: &str) -> bool {
+    let Some(rest) = path.strip_prefix(ENDPOINT_PATH) else { return false };
+    match rest.strip_prefix("/bookings/") {
+        Some(id) if method == Method::GET && !id.contains('/') => {
+            shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).contains_key(id)
+        }
+        Some(id) => id.ends_with("/cancel") || id.ends_with("/change-offer") || id.ends_with("/reschedule"),
+        None => true,
+    }
+}
+
+/// A verified request: who signed it, under which chain, with which body.
+struct Caller {
+    jkt: String,
+    chain: Option<VerifiedChain>,
+    body: Value,
+}
+
+/// Answers one request the endpoint owns.
+pub(crate) async fn handle(shared: &Shared, req: Request<Incoming>) -> Answer {
+    let (parts, body) = req.into_parts();
+    let bytes = match Limited::new(body, MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes(),
+        Err(_) => return answer(refuse(Code::InvalidRequest, "too_large", "the body is too large")),
+    };
+    let path = parts.uri.path().to_owned();
+    let now = Utc::now().timestamp();
+    let caller = match verify(shared, &parts, &bytes, now) {
+        Ok(c) => c,
+        Err(e) => return answer(e),
+    };
+    let rest = path.strip_prefix(ENDPOINT_PATH).unwrap_or_default();
+    let segments: Vec<&str> = rest.trim_start_matches('/').split('/').collect();
+    let key = caller.body.get("idempotency_key").and_then(Value::as_str).map(|k| (caller.jkt.clone(), k.to_owned()));
+    if let Some(k) = &key {
+        if let Some(done) = shared.endpoint.answered.lock().unwrap_or_else(|e| e.into_inner()).get(k) {
+            return answer(done.clone());
+        }
+    }
+    let result = match (&parts.method, segments.as_slice()) {
+        (&Method::POST, ["availability"]) => availability(shared, &caller.body, now),
+        (&Method::POST, ["holds"]) => place_hold(shared, &caller, now),
+        (&Method::GET, ["holds", id]) => read_hold(shared, &caller, id, false),
+        (&Method::DELETE, ["holds", id]) => read_hold(shared, &caller, id, true),
+        (&Method::POST, ["holds", id, "confirm"]) => confirm(shared, &caller, id, now),
+        (&Method::GET, ["bookings", id]) => read_booking(shared, &caller, id),
+        (&Method::POST, ["bookings", id, "cancel"]) => cancel(shared, &caller, id, now),
+        (&Method::POST, ["bookings", id, "change-offer"]) => change_offer(shared, &caller, id, now),
+        (&Method::POST, ["bookings", id, "reschedule"]) => reschedule(shared, &caller, id, now),
+        _ => Err(refuse(Code::NotFound, "not_found", "no such operation")),
+    };
+    let result = result.unwrap_or_else(|e| e);
+    if let Some(k) = key {
+        if result.0.is_success() {
+            shared.endpoint.answered.lock().unwrap_or_else(|e| e.into_inner()).insert(k, result.clone());
+        }
+    }
+    answer(result)
+}
+
+/// §3.2 and §3.3 checks 1–4.
+fn verify(
+    shared: &Shared,
+    parts: &hyper::http::request::Parts,
+    body: &[u8],
+    now: i64,
+) -> Result<Caller, (StatusCode, Value)> {
+    // §3.2: the public URL the agent addressed, from the configured origin.
+    let target = format!("https://{}{}", shared.config.domain, parts.uri.path_and_query().map_or("", |p| p.as_str()));
+    let headers = parts.headers.iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
+    let request = RequestParts { method: parts.method.as_str(), target_uri: &target, headers, body };
+    let agent = schcp::httpsig::verify_request(&request, now, &shared.endpoint.nonces).map_err(|e| {
+        let reason = match e {
+            SigError::Stale { .. } | SigError::BeforeMemory { .. } => Reason::StaleSignature,
+            SigError::Replayed => Reason::ReplayedNonce,
+            _ => Reason::BadSignature,
+        };
+        refuse(Code::BadSignature, reason.as_str(), &e.to_string())
+    })?;
+    let chain = match parts.headers.get("schcp-mandate").and_then(|v| v.to_str().ok()) {
+        Some(m) => {
+            let ctx =
+                ChainContext { host_id: &shared.config.host_id, request_jkt: &agent.jkt, now, allow_wildcard: false };
+            Some(verify_mandate_chain(m, &ctx).map_err(|e| from_schcp(&e))?)
+        }
+        None => None,
+    };
+    let body = if body.is_empty() {
+        Value::Null
+    } else {
+        schcp::json::parse(body).map_err(|e| refuse(Code::InvalidRequest, "malformed_json", &e.to_string()))?
+    };
+    Ok(Caller { jkt: agent.jkt, chain, body })
+}
+
+fn need_chain(caller: &Caller) -> Result<&VerifiedChain, (StatusCode, Value)> {
+    caller
+        .chain
+        .as_ref()
+        .ok_or_else(|| refuse(Code::MandateInvalid, "mandate_invalid", "this operation needs a mandate"))
+}
+
+fn tz(shared: &Shared) -> chrono_tz::Tz {
+    shared.config.tz.parse().unwrap_or(chrono_tz::America::Toronto)
+}
+
+fn cad(amount: &str) -> Money {
+    Money::new(amount, "CAD")
+}
+
+/// Whether `start` is one of the oil change's starts and free: not held by a
+/// live hold, not booked, not an open change offer's.
+fn free(shared: &Shared, start: DateTime<FixedOffset>, now: i64) -> bool {
+    let local = start.with_timezone(&tz(shared));
+    let on_grid = !matches!(local.weekday(), Weekday::Sat | Weekday::Sun)
+        && (FIRST_HOUR..=LAST_HOUR).contains(&local.hour())
+        && local.minute() == 0
+        && local.second() == 0;
+    let ts = start.timestamp();
+    if !on_grid || ts < now + MIN_NOTICE_SECS || ts > now + MAX_ADVANCE_DAYS * 86_400 {
+        return false;
+    }
+    let same = |s: &str| schcp::datetime::parse_date_time(s).is_ok_and(|t| t.timestamp() == ts);
+    let held = shared
+        .endpoint
+        .holds
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .any(|h| h.expires > now && matches!(h.hold.status, HoldStatus::Held) && same(&h.hold.start));
+    let booked = shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).values().any(|m| {
+        (!matches!(m.response.booking.status, BookingStatus::Cancelled) && same(&m.response.booking.start))
+            || m.change.as_ref().is_some_and(|p| same(&p.start))
+    });
+    !held && !booked
+}
+
+/// The free starts between `from` and `to`, at most `limit`.
+fn free_starts(shared: &Shared, from: i64, to: i64, limit: usize, now: i64) -> Vec<DateTime<FixedOffset>> {
+    let tz = tz(shared);
+    let mut out = Vec::new();
+    let mut t = (from.max(now) / 3600 + 1) * 3600;
+    while t + SLOT_MINUTES * 60 <= to && out.len() < limit {
+        if let Some(local) = tz.timestamp_opt(t, 0).single() {
+            let fixed = local.fixed_offset();
+            if free(shared, fixed, now) {
+                out.push(fixed);
+            }
+        }
+        t += 3600;
+    }
+    out
+}
+
+fn slot_json(start: DateTime<FixedOffset>) -> Value {
+    let end = start + Span::minutes(SLOT_MINUTES);
+    json!({"start": start.to_rfc3339(), "end": end.to_rfc3339(),
+           "price": cad("79.00"), "total": cad("89.27")})
+}
+
+fn text<'a>(body: &'a Value, key: &str) -> Result<&'a str, (StatusCode, Value)> {
+    body.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| refuse(Code::InvalidRequest, Reason::MissingMember.as_str(), &format!("{key} is required")))
+}
+
+fn date(s: &str) -> Result<DateTime<FixedOffset>, (StatusCode, Value)> {
+    schcp::datetime::parse_date_time(s)
+        .map_err(|e| refuse(Code::InvalidRequest, Reason::DateTimeInvalid.as_str(), &e.to_string()))
+}
+
+fn known_service(body: &Value) -> Result<(), (StatusCode, Value)> {
+    match text(body, "service_id")? {
+        "oil-change" => Ok(()),
+        other => Err(refuse(Code::NotFound, "not_found", &format!("no service {other}"))),
+    }
+}
+
+/// `POST /availability` (§5.1).
+fn availability(shared: &Shared, body: &Value, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    known_service(body)?;
+    let window = body.get("window").unwrap_or(&Value::Null);
+    let (from, to) = (date(text(window, "start")?)?, date(text(window, "end")?)?);
+    let limit = body.get("limit").and_then(Value::as_u64).unwrap_or(20).clamp(1, 100) as usize;
+    let slots: Vec<Value> =
+        free_starts(shared, from.timestamp(), to.timestamp(), limit, now).into_iter().map(slot_json).collect();
+    Ok((
+        StatusCode::OK,
+        json!({"service_id": "oil-change", "timezone": shared.config.tz, "slots": slots,
+               "as_of": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)}),
+    ))
+}
+
+fn check(chain: &VerifiedChain, action: &ActionCheck<'_>) -> Result<(), (StatusCode, Value)> {
+    check_action(chain, action).map_err(|e| from_schcp(&e))
+}
+
+fn action<'a>(scope: Action, start: DateTime<FixedOffset>) -> ActionCheck<'a> {
+    ActionCheck {
+        scope,
+        service_id: Some("oil-change"),
+        start: Some(start),
+        end: Some(start + Span::minutes(SLOT_MINUTES)),
+        total: schcp::money::Amount::parse("89.27", "CAD").ok(),
+        booking_id: None,
+        offer_sha256: None,
+        active_bookings: [0, 0],
+    }
+}
+
+fn utc(ts: i64) -> String {
+    Utc.timestamp_opt(ts, 0).single().unwrap_or_default().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// `POST /holds` (§5.2): a slot held, its offer signed once.
+fn place_hold(shared: &Shared, caller: &Caller, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let chain = need_chain(caller)?;
+    known_service(&caller.body)?;
+    let start = date(text(&caller.body, "start")?)?;
+    check(chain, &action(Action::Hold, start))?;
+    if !free(shared, start, now) {
+        let alternatives: Vec<Value> =
+            free_starts(shared, start.timestamp() - 86_400, start.timestamp() + 7 * 86_400, 5, now)
+                .into_iter()
+                .map(slot_json)
+                .collect();
+        let (status, mut body) = refuse(Code::SlotUnavailable, "slot_taken", "that time cannot be held");
+        body["error"]["alternatives"] = Value::Array(alternatives);
+        return Err((status, body));
+    }
+    let ttl = caller
+        .body
+        .get("ttl")
+        .and_then(Value::as_str)
+        .and_then(|t| schcp::duration::Duration::parse(t).ok())
+        .map_or(DEFAULT_TTL, |d| d.as_seconds())
+        .clamp(1, MAX_TTL) as i64;
+    let hold_id = format!("h_{}", shared.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let end = start + Span::minutes(SLOT_MINUTES);
+    let mut offer = crate::claims::priced_offer(&shared.config, hold_id.clone(), now);
+    offer.exp = now + ttl;
+    offer.slot = Slot { start: start.to_rfc3339(), end: Some(end.to_rfc3339()) };
+    let compact =
+        shared.sign(schcp::jws::Typ::Offer, &offer).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+    let hold = Hold {
+        hold_id: hold_id.clone(),
+        status: HoldStatus::Held,
+        service_id: "oil-change".into(),
+        start: offer.slot.start.clone(),
+        end: offer.slot.end.clone(),
+        open_end: None,
+        expires_at: utc(now + ttl),
+        price: Some(cad("79.00")),
+        total: Some(cad("89.27")),
+        party_size: None,
+        place: None,
+        offer: compact,
+    };
+    let value = serde_json::to_value(&hold).unwrap_or_default();
+    let principal = chain.principal().to_owned();
+    shared
+        .endpoint
+        .holds
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(hold_id, HeldSlot { hold, principal, expires: now + ttl });
+    Ok((StatusCode::CREATED, value))
+}
+
+/// `GET /holds/{id}` and `DELETE /holds/{id}` (§5.4).
+fn read_hold(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    release: bool,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let chain = need_chain(caller)?;
+    let mut holds = shared.endpoint.holds.lock().unwrap_or_else(|e| e.into_inner());
+    let held = holds
+        .get_mut(id)
+        .filter(|h| h.principal == chain.principal())
+        .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such hold"))?;
+    if release && matches!(held.hold.status, HoldStatus::Held) {
+        held.hold.status = HoldStatus::Released;
+    }
+    Ok((StatusCode::OK, serde_json::to_value(&held.hold).unwrap_or_default()))
+}
+
+/// `POST /holds/{id}/confirm` (§5.3): the hold, the hash, the mandate and
+/// the booking written under one lock.
+fn confirm(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let chain = need_chain(caller)?;
+    let hash = text(&caller.body, "offer_sha256")?;
+    let mut holds = shared.endpoint.holds.lock().unwrap_or_else(|e| e.into_inner());
+    let held = holds
+        .get_mut(id)
+        .filter(|h| h.principal == chain.principal())
+        .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such hold"))?;
+    if !matches!(held.hold.status, HoldStatus::Held) || held.expires <= now {
+        return Err(refuse(Code::InvalidState, Reason::Expired.as_str(), "the hold has expired or was released"));
+    }
+    let offer_hash = schcp::hash::jws_sha256(&held.hold.offer);
+    if hash != offer_hash {
+        let (status, mut body) = refuse(Code::ContractMismatch, "contract_mismatch", "that is not this hold's offer");
+        body["error"]["details"] = json!({"offer_sha256": offer_hash});
+        return Err((status, body));
+    }
+    let start = date(&held.hold.start)?;
+    check(chain, &ActionCheck { offer_sha256: Some(&offer_hash), ..action(Action::Book, start) })?;
+    let root = &chain.root.claims;
+    let approved = match root.constraints.as_ref().and_then(|c| c.offer_sha256.as_ref()) {
+        Some(_) => Approved::Offer,
+        None => Approved::Limits,
+    };
+    let booking_id = format!("b_{}", shared.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    let claims = crate::claims::receipt(&shared.config, &held.hold.offer, booking_id.clone(), &root.jti, approved, now)
+        .map_err(|e| refuse(Code::Internal, "internal_error", &e.to_string()))?;
+    let receipt =
+        shared.sign(schcp::jws::Typ::Receipt, &claims).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+    let response = BookingResponse {
+        booking: claims.booking,
+        receipt,
+        offer: Some(held.hold.offer.clone()),
+        contract: None,
+        pending_contract: None,
+    };
+    held.hold.status = HoldStatus::Confirmed;
+    let value = serde_json::to_value(&response).unwrap_or_default();
+    shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        booking_id,
+        Made { response, principal: chain.principal().to_owned(), mandate: root.jti.clone(), change: None },
+    );
+    Ok((StatusCode::CREATED, value))
+}
+
+/// The booking `id` of the chain's principal, with the check of `scope` on it.
+fn with_booking<T>(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    scope: Option<Action>,
+    f: impl FnOnce(&mut Made, &VerifiedChain) -> Result<T, (StatusCode, Value)>,
+) -> Result<T, (StatusCode, Value)> {
+    let chain = need_chain(caller)?;
+    let mut made = shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner());
+    let m = made
+        .get_mut(id)
+        .filter(|m| m.principal == chain.principal())
+        .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such booking"))?;
+    if let Some(scope) = scope {
+        let start = date(&m.response.booking.start)?;
+        check(chain, &ActionCheck { booking_id: Some(id), ..action(scope, start) })?;
+    }
+    f(m, chain)
+}
+
+/// `GET /bookings/{id}` (§5.5).
+fn read_booking(shared: &Shared, caller: &Caller, id: &str) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    with_booking(shared, caller, id, None, |m, _| {
+        let mut v = serde_json::to_value(&m.response).unwrap_or_default();
+        if let Some(p) = &m.change {
+            v["booking"]["proposal"] = serde_json::to_value(p).unwrap_or_default();
+        }
+        Ok((StatusCode::OK, v))
+    })
+}
+
+/// Signs a fresh receipt of `m`'s booking as it now stands.
+fn resign(shared: &Shared, m: &mut Made, now: i64) -> Result<(), (StatusCode, Value)> {
+    let contract = m.response.offer.clone().unwrap_or_default();
+    let mut claims = crate::claims::receipt(
+        &shared.config,
+        &contract,
+        m.response.booking.booking_id.clone(),
+        &m.mandate,
+        Approved::Offer,
+        now,
+    )
+    .map_err(|e| refuse(Code::Internal, "internal_error", &e.to_string()))?;
+    let consent = schcp::jws::parse(&m.response.receipt)
+        .ok()
+        .and_then(|p| p.claims::<schcp::claims::ReceiptClaims>().ok())
+        .and_then(|c| c.consent);
+    claims.consent = consent.or(claims.consent);
+    claims.booking.booking_id = m.response.booking.booking_id.clone();
+    claims.booking.status = m.response.booking.status;
+    claims.booking.sequence = m.response.booking.sequence;
+    claims.booking.event.sequence = m.response.booking.sequence;
+    claims.booking.event.uid = m.response.booking.event.uid.clone();
+    if matches!(claims.booking.status, BookingStatus::Cancelled) {
+        claims.booking.event.status = EventStatus::Cancelled;
+    }
+    m.response.receipt =
+        shared.sign(schcp::jws::Typ::Receipt, &claims).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+    m.response.booking = claims.booking;
+    Ok(())
+}
+
+/// `POST /bookings/{id}/cancel` (§5.6): free and unrecorded before the start.
+fn cancel(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    with_booking(shared, caller, id, Some(Action::Cancel), |m, _| {
+        if matches!(m.response.booking.status, BookingStatus::Cancelled) {
+            return Err(refuse(Code::InvalidState, "invalid_state", "the booking is already cancelled"));
+        }
+        if date(&m.response.booking.start)?.timestamp() <= now {
+            return Err(refuse(Code::InvalidState, Reason::AlreadyStarted.as_str(), "the booking has started"));
+        }
+        m.response.booking.status = BookingStatus::Cancelled;
+        m.response.booking.sequence += 1;
+        m.change = None;
+        resign(shared, m, now)?;
+        Ok((StatusCode::OK, serde_json::to_value(&m.response).unwrap_or_default()))
+    })
+}
+
+/// `POST /bookings/{id}/change-offer` (§5.7 step 1): the new time held, a
+/// change offer chained to the current contract by `prev`.
+fn change_offer(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    now: i64,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let start = date(text(&caller.body, "start")?)?;
+    // The free check takes the bookings lock: done before `with_booking` holds it.
+    let is_free = free(shared, start, now);
+    with_booking(shared, caller, id, Some(Action::Reschedule), |m, chain| {
+        let sequence = caller.body.get("sequence").and_then(Value::as_u64);
+        if sequence != Some(u64::from(m.response.booking.sequence)) {
+            return Err(refuse(Code::StaleSequence, "stale_sequence", "the booking has changed since"));
+        }
+        check(chain, &ActionCheck { booking_id: Some(id), ..action(Action::Reschedule, start) })?;
+        if !is_free {
+            return Err(refuse(Code::SlotUnavailable, "slot_taken", "that time cannot be held"));
+        }
+        let prev = m.response.booking.offer_sha256.clone().unwrap_or_default();
+        let mut offer = crate::claims::change_offer(&shared.config, id, &prev, now);
+        let end = start + Span::minutes(SLOT_MINUTES);
+        offer.exp = now + DEFAULT_TTL as i64;
+        offer.slot = Slot { start: start.to_rfc3339(), end: Some(end.to_rfc3339()) };
+        let compact =
+            shared.sign(schcp::jws::Typ::Offer, &offer).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+        let proposal = Proposal {
+            proposal_id: format!("p_{}", shared.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed)),
+            start: offer.slot.start.clone(),
+            end: offer.slot.end.clone(),
+            expires_at: utc(offer.exp),
+            by: ProposedBy::Guest,
+            place: None,
+            offer: compact,
+            awaiting_host: None,
+            consent: None,
+        };
+        let value = serde_json::to_value(&proposal).unwrap_or_default();
+        m.change = Some(proposal);
+        Ok((StatusCode::CREATED, value))
+    })
+}
+
+/// `POST /bookings/{id}/reschedule` (§5.7 step 2): the open change offer
+/// becomes the booking's contract, sequence + 1.
+fn reschedule(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    now: i64,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let hash = text(&caller.body, "offer_sha256")?.to_owned();
+    with_booking(shared, caller, id, None, |m, chain| {
+        if caller.body.get("sequence").and_then(Value::as_u64) != Some(u64::from(m.response.booking.sequence)) {
+            return Err(refuse(Code::StaleSequence, "stale_sequence", "the booking has changed since"));
+        }
+        let proposal =
+            m.change.clone().filter(|p| schcp::hash::jws_sha256(&p.offer) == hash).ok_or_else(|| {
+                refuse(Code::ContractMismatch, "contract_mismatch", "that is not the open change offer")
+            })?;
+        let start = date(&proposal.start)?;
+        check(
+            chain,
+            &ActionCheck { booking_id: Some(id), offer_sha256: Some(&hash), ..action(Action::Reschedule, start) },
+        )?;
+        if date(&proposal.expires_at)?.timestamp() <= now {
+            return Err(refuse(Code::InvalidState, Reason::Expired.as_str(), "the change offer has expired"));
+        }
+        let sequence = m.response.booking.sequence + 1;
+        let uid = m.response.booking.event.uid.clone();
+        let mut claims = crate::claims::receipt(
+            &shared.config,
+            &proposal.offer,
+            id.to_owned(),
+            &chain.root.claims.jti,
+            if chain.root.claims.constraints.as_ref().is_some_and(|c| c.offer_sha256.is_some()) {
+                Approved::Offer
+            } else {
+                Approved::Limits
+            },
+            now,
+        )
+        .map_err(|e| refuse(Code::Internal, "internal_error", &e.to_string()))?;
+        claims.booking.sequence = sequence;
+        claims.booking.event.sequence = sequence;
+        claims.booking.event.uid = uid;
+        let receipt =
+            shared.sign(schcp::jws::Typ::Receipt, &claims).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+        m.mandate = chain.root.claims.jti.clone();
+        m.response = BookingResponse {
+            booking: claims.booking,
+            receipt,
+            offer: Some(proposal.offer),
+            contract: None,
+            pending_contract: None,
+        };
+        m.change = None;
+        Ok((StatusCode::OK, serde_json::to_value(&m.response).unwrap_or_default()))
+    })
+}
+
+impl Endpoint {
+    /// Lets every live hold lapse now (the example host's `expire` command).
+    pub(crate) fn expire_holds(&self) {
+        for h in self.holds.lock().unwrap_or_else(|e| e.into_inner()).values_mut() {
+            if matches!(h.hold.status, HoldStatus::Held) {
+                h.expires = 0;
+                h.hold.status = HoldStatus::Expired;
+            }
+        }
+    }
+}
+
+impl Shared {
+    /// Signs `claims` as `typ` with the current key and its kid.
+    fn sign<C: serde::Serialize + ?Sized>(&self, typ: schcp::jws::Typ, claims: &C) -> Result<String, String> {
+        let state = self.state();
+        let key = &state.keys[state.signing];
+        let extras = schcp::jws::HeaderExtras { kid: Some(key.kid.clone()), jwk: None };
+        schcp::jws::sign(typ, extras, claims, &key.key).map_err(|e| e.to_string())
+    }
+}
