@@ -66,7 +66,8 @@ pub use invitation::{
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
 pub use meeting::{
-    acceptance_statement, answers_words, meeting_statement, member_name, member_words, render_meeting_contract,
+    acceptance_statement, answers_words, meeting_statement, member_name, member_words, render_acceptance,
+    render_meeting_contract,
 };
 pub use money::{money_words, price_words};
 pub use offer::{
@@ -74,9 +75,9 @@ pub use offer::{
     render_booking_offer, render_change_offer, retention_sentence, what_words, when_words,
 };
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, InvitationRequest, ManagementMandateRequest,
-    MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest, ServiceLabel,
-    VerifiedOffer,
+    AcceptanceRequest, AgentKey, BookingSummary, ConsentRequest, Contacts, CurrentTerms, InvitationRequest,
+    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest,
+    ProposedChange, ReplacedRevision, RuleRequest, ServiceLabel, VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
 pub use when::{date_words, numeric_date_words, slot_words};
@@ -118,11 +119,13 @@ pub fn render_with(
 fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
     let text = match req {
         ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
-        ConsentRequest::ChangeOffer { current, proposed } => render_change_offer(locale, current.as_ref(), proposed),
+        ConsentRequest::ChangeOffer { current, proposed, by } => {
+            render_change_offer(locale, current.as_ref(), proposed, *by)
+        }
         ConsentRequest::OpenMandate(r) => render_open_mandate(locale, r),
         ConsentRequest::ManagementMandate(r) => render_management_mandate(locale, r),
         ConsentRequest::MeetingContract(r) => render_meeting_contract(locale, r, contacts),
-        ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
+        ConsentRequest::Acceptance(r) => render_acceptance(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
         ConsentRequest::Reconfirmation { mandate, confirm_by } => render_reconfirmation(locale, mandate, confirm_by),
