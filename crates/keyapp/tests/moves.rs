@@ -89,7 +89,7 @@ async fn a_move_under_an_open_mandate_asks_for_the_receipt_then_shows_every_chan
     assert!(!text.contains(NO_RECEIPT), "{text}");
     for line in [
         "Time: from ",
-        "Place: from the host's premises to Bay 3, rear entrance.",
+        "Place: from the host's premises to \"Bay 3, rear entrance\".",
         "Party size: from 1 to 2.",
         "Reconfirmation: from none to due 24 hours before the start, else the booking is released.",
         "Records kept after the booking: from 1 year to 2 years.",

@@ -133,7 +133,7 @@ mod tests {
     fn a_change_extends_the_contract_the_receipt_states() {
         assert_eq!(check_prev_chain(&change(CONTRACT, "b_1"), &receipt(Some(CONTRACT))), Ok(()));
         // Violations: another contract, another booking, a booking with no contract.
-        let other = "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB";
+        let other = "BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBA";
         let broken = Err(Error::ReceiptMismatch(ReceiptCheck::PrevNotCurrentContract));
         assert_eq!(check_prev_chain(&change(other, "b_1"), &receipt(Some(CONTRACT))), broken);
         assert_eq!(check_prev_chain(&change(CONTRACT, "b_1"), &receipt(None)), broken);
