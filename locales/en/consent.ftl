@@ -82,7 +82,6 @@ retention-none = { $host } does not keep my booking details past the booking.
 place-host = the host's premises
 price-none = no price
 change-heading = Change my booking { $booking } with { $host }:
-change-no-current = The key app has no record of this booking's current terms, so it cannot show what changes.
 change-what = Service: from { $from } to { $to }.
 change-time = Time: from { $from } to { $to }.
 change-place = Place: from { $from } to { $to }.
@@ -238,3 +237,24 @@ booking-read = I allow the assistant { $agent } to read booking { $booking } at 
 booking-read-only = It can only read it: it cannot answer, book, change or cancel anything with it.
 ## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
 rule-until = This rule lasts until { $until }. My calendar keeps it, so I cannot withdraw it before it expires.
+## Moves shown from and to (§5.7), the host's proposals and counters (§5.8, §5.11),
+## and revisions a member accepts (§5.12).
+change-heading-host = { $host } proposes to change my booking { $booking }:
+change-heading-counter = { $host } has not accepted my booking request { $booking } as I asked it, and counters with its own terms:
+change-no-receipt = The key app has no receipt for this booking, so it cannot show what changes; my assistant can send the booking's receipt with this request to show it.
+change-what-unstated = Service: to { $to }; the receipt does not say what it was before.
+change-resource = Booked with: from { $from } to { $to }.
+change-resource-unstated = Booked with: { $to }; the receipt does not say with whom or what before.
+resource-any = whoever is free
+change-reconfirm = Reconfirmation: from { $from } to { $to }.
+reconfirm-term = due { $before } before the start, else the booking is released
+reconfirm-term-at-start = due by the start, else the booking is released
+reconfirm-term-none = none
+change-retention = Records kept after the booking: from { $from } to { $to }.
+retention-term-none = none
+change-meeting-title = Meeting: from { $from } to { $to }.
+change-attendees = Coming along: from { $from } to { $to }.
+attendees-none = no one
+acceptance-changed = This is revision { $revision } of the meeting; it replaces revision { $accepted }, which I accepted. What changes since then:
+acceptance-replaces = This is revision { $revision } of the meeting, and replaces revision { $previous }, which I have not accepted.
+acceptance-answers = The other members: { $answers }.

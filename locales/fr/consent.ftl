@@ -81,7 +81,6 @@ retention-none = { $host } ne conserve pas les détails de ma réservation au-de
 place-host = les locaux de l’hôte
 price-none = aucun prix
 change-heading = Modifier ma réservation { $booking } avec { $host } :
-change-no-current = L’application de clés n’a pas les conditions actuelles de cette réservation; elle ne peut donc pas montrer ce qui change.
 change-what = Service : était { $from }; sera { $to }.
 change-time = Moment : était { $from }; sera { $to }.
 change-place = Lieu : était { $from }; sera { $to }.
@@ -242,3 +241,24 @@ booking-read = J’autorise l’assistant { $agent } à consulter la réservatio
 booking-read-only = Il peut seulement la consulter : il ne peut rien répondre, réserver, modifier ni annuler avec cette autorisation.
 ## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
 rule-until = Cette règle vaut jusqu’au { $until }. Mon calendrier la garde; je ne pourrai donc pas la retirer avant son expiration.
+## Modifications montrées d’avant en après (§5.7), propositions et contre-propositions
+## de l’hôte (§5.8, §5.11), et révisions qu’un membre accepte (§5.12).
+change-heading-host = { $host } propose de modifier ma réservation { $booking } :
+change-heading-counter = { $host } n’a pas accepté ma demande de réservation { $booking } telle que je l’ai faite, et fait une contre-proposition à ses propres conditions :
+change-no-receipt = L’application de clés n’a pas de reçu pour cette réservation; elle ne peut donc pas montrer ce qui change, mais mon assistant peut joindre le reçu de la réservation à cette demande pour le montrer.
+change-what-unstated = Service : sera { $to }; le reçu ne dit pas ce qu’il était.
+change-resource = Réservé avec : était { $from }; sera { $to }.
+change-resource-unstated = Réservé avec : { $to }; le reçu ne dit pas avec qui ou quoi auparavant.
+resource-any = la personne ou la ressource disponible
+change-reconfirm = Reconfirmation : était { $from }; sera { $to }.
+reconfirm-term = à faire { $before } avant le début, sinon la réservation est libérée
+reconfirm-term-at-start = à faire avant le début, sinon la réservation est libérée
+reconfirm-term-none = aucune
+change-retention = Conservation de mes données après la réservation : était { $from }; sera { $to }.
+retention-term-none = aucune
+change-meeting-title = Rencontre : était { $from }; sera { $to }.
+change-attendees = Viennent aussi : était { $from }; sera { $to }.
+attendees-none = personne
+acceptance-changed = Ceci est la révision { $revision } de la rencontre; elle remplace la révision { $accepted }, que j’ai acceptée. Ce qui change depuis :
+acceptance-replaces = Ceci est la révision { $revision } de la rencontre, et remplace la révision { $previous }, que je n’ai pas acceptée.
+acceptance-answers = Les autres membres : { $answers }.

@@ -70,7 +70,8 @@ pub use invitation::{
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};
 pub use meeting::{
-    acceptance_statement, answers_words, meeting_statement, member_name, member_words, render_meeting_contract,
+    acceptance_statement, answers_words, meeting_statement, member_name, member_words, render_acceptance,
+    render_meeting_contract,
 };
 pub use money::{money_words, price_words};
 pub use offer::{
@@ -79,9 +80,9 @@ pub use offer::{
 };
 pub use own_booking::{own_booking_statement, render_own_booking};
 pub use request::{
-    AcceptanceRequest, AgentKey, BookingReadRequest, BookingSummary, ConsentRequest, Contacts, InvitationRequest,
-    ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest, OpenMandateRequest, RuleRequest,
-    ServiceLabel, VerifiedOffer,
+    AcceptanceRequest, AgentKey, BookingReadRequest, BookingSummary, ConsentRequest, Contacts, CurrentTerms,
+    InvitationRequest, ManagementMandateRequest, MandateConstraints, MandateHost, MeetingContractRequest,
+    OpenMandateRequest, ProposedChange, ReplacedRevision, RuleRequest, ServiceLabel, VerifiedOffer,
 };
 pub use rule::{render_pairing, render_rule};
 pub use summary::summary;
@@ -124,11 +125,13 @@ pub fn render_with(
 fn render_unbounded(req: &ConsentRequest, locale: &Locale, contacts: &Contacts) -> Result<String, ConsentError> {
     let text = match req {
         ConsentRequest::BookingOffer(offer) => render_booking_offer(locale, offer),
-        ConsentRequest::ChangeOffer { current, proposed } => render_change_offer(locale, current.as_ref(), proposed),
+        ConsentRequest::ChangeOffer { current, proposed, by } => {
+            render_change_offer(locale, current.as_ref(), proposed, *by)
+        }
         ConsentRequest::OpenMandate(r) => render_open_mandate(locale, r),
         ConsentRequest::ManagementMandate(r) => render_management_mandate(locale, r),
         ConsentRequest::MeetingContract(r) => render_meeting_contract(locale, r, contacts),
-        ConsentRequest::Acceptance(r) => acceptance_statement(locale, r, contacts),
+        ConsentRequest::Acceptance(r) => render_acceptance(locale, r, contacts),
         ConsentRequest::Rule(r) => render_rule(locale, r, contacts),
         ConsentRequest::Invitation(r) => render_invitation(locale, r, contacts),
         ConsentRequest::OwnBooking(o) => render_own_booking(locale, o),

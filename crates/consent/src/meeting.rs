@@ -30,7 +30,7 @@ use crate::inert;
 use crate::locale::Locale;
 use crate::money::price_words;
 use crate::offer::{closing_lines, host_name, place_words};
-use crate::request::{AcceptanceRequest, Contacts, MeetingContractRequest};
+use crate::request::{AcceptanceRequest, Contacts, MeetingContractRequest, ReplacedRevision};
 use crate::when::{parse_instant, range_words, Clock};
 use crate::{ConsentError, Terms};
 
@@ -53,11 +53,20 @@ pub fn member_words(
     contacts: &Contacts,
     domains: &BTreeMap<String, VerifiedDomain>,
 ) -> Result<String, ConsentError> {
+    let name = member_name(locale, member, contacts)?;
     let calendar = match domains.get(&member.host) {
         Some(domain) => domain.as_ascii().to_owned(),
+        // §5.3: a business is named by its own signed offer; without a domain the
+        // key app verified, that identity is labelled unverified, as any host's is.
+        None if member.is_business() => {
+            return locale.message(
+                "identity-unverified",
+                &[("name", name.into()), ("id", inert::name(locale, &member.host)?.into())],
+            )
+        }
         None => inert::name(locale, &member.host)?,
     };
-    locale.message("member", &[("name", member_name(locale, member, contacts)?.into()), ("calendar", calendar.into())])
+    locale.message("member", &[("name", name.into()), ("calendar", calendar.into())])
 }
 
 fn attendee_words(locale: &Locale, attendee: &Attendee) -> Result<String, ConsentError> {
@@ -80,10 +89,20 @@ pub fn answers_words(
     contract: &MeetingContract,
     contacts: &Contacts,
 ) -> Result<Option<String>, ConsentError> {
+    answers_of_others(locale, contract, contacts, None)
+}
+
+/// [`answers_words`] for the people other than the organizer and `me`.
+fn answers_of_others(
+    locale: &Locale,
+    contract: &MeetingContract,
+    contacts: &Contacts,
+    me: Option<&str>,
+) -> Result<Option<String>, ConsentError> {
     let mut in_person = Vec::new();
     let mut by_rule = Vec::new();
     for member in &contract.members {
-        if member.principal == contract.iss || member.is_business() {
+        if member.principal == contract.iss || member.is_business() || Some(member.principal.as_str()) == me {
             continue;
         }
         let name = member_name(locale, member, contacts)?;
@@ -221,4 +240,85 @@ pub fn acceptance_statement(
     }
     clauses.extend(terms_clauses(locale, contract)?);
     locale.message("meeting-accept", &[("terms", clauses.join(", ").into())])
+}
+
+/// A meeting's time in words, in its own zone.
+fn meeting_time(locale: &Locale, contract: &MeetingContract) -> Result<String, ConsentError> {
+    if contract.is_open_ended() && contract.end.is_some() {
+        return Err(ConsentError::EndConflict(Terms::MeetingContract));
+    }
+    let clock = Clock::zone("tz", &contract.tz)?;
+    let start = parse_instant("start", &contract.start)?;
+    let end = contract.end.as_deref().map(|e| parse_instant("end", e)).transpose()?;
+    range_words(locale, start, end, clock)
+}
+
+fn attendees_term(locale: &Locale, contract: &MeetingContract) -> Result<String, ConsentError> {
+    let attendees = contract.attendees.as_deref().unwrap_or_default();
+    if attendees.is_empty() {
+        return locale.message("attendees-none", &[]);
+    }
+    let names: Vec<String> = attendees.iter().map(|a| attendee_words(locale, a)).collect::<Result<_, _>>()?;
+    locale.and_list(&names)
+}
+
+/// What a revision changes since `old`, in the words a move is shown in (§5.7,
+/// §5.12 "Revisions"): a line per term that differs, or one saying nothing does.
+fn revision_differences(
+    locale: &Locale,
+    old: &MeetingContract,
+    new: &MeetingContract,
+) -> Result<Vec<String>, ConsentError> {
+    let place = |c: &MeetingContract| -> Result<String, ConsentError> {
+        match place_words(locale, &c.place)? {
+            Some(p) => Ok(p),
+            None => locale.message("place-host", &[]),
+        }
+    };
+    let pairs = [
+        ("change-meeting-title", inert::name(locale, &old.title)?, inert::name(locale, &new.title)?),
+        ("change-time", meeting_time(locale, old)?, meeting_time(locale, new)?),
+        ("change-place", place(old)?, place(new)?),
+        ("change-attendees", attendees_term(locale, old)?, attendees_term(locale, new)?),
+    ];
+    let mut lines = Vec::new();
+    for (id, from, to) in pairs {
+        if from != to {
+            lines.push(locale.message(id, &[("from", from.into()), ("to", to.into())])?);
+        }
+    }
+    if lines.is_empty() {
+        lines.push(locale.message("change-nothing", &[])?);
+    }
+    Ok(lines)
+}
+
+/// What a member reads (§5.12 "Acceptances"): the statement they sign, then, for
+/// a revision, what it replaces and what changed since the revision they accepted
+/// (§5.12 "Revisions"), then who else may answer by a rule (§5.12 "answers").
+pub fn render_acceptance(
+    locale: &Locale,
+    req: &AcceptanceRequest,
+    contacts: &Contacts,
+) -> Result<String, ConsentError> {
+    let contract = &req.contract;
+    let mut lines = vec![acceptance_statement(locale, req, contacts)?];
+    match &req.replaces {
+        Some(ReplacedRevision::Accepted(old)) => {
+            lines.push(locale.message(
+                "acceptance-changed",
+                &[("revision", contract.revision.into()), ("accepted", old.revision.into())],
+            )?);
+            lines.extend(revision_differences(locale, old, contract)?);
+        }
+        Some(ReplacedRevision::NotAccepted { revision }) => lines.push(locale.message(
+            "acceptance-replaces",
+            &[("revision", contract.revision.into()), ("previous", (*revision).into())],
+        )?),
+        None => {}
+    }
+    if let Some(answers) = answers_of_others(locale, contract, contacts, Some(&req.me))? {
+        lines.push(locale.message("acceptance-answers", &[("answers", answers.into())])?);
+    }
+    Ok(lines.join("\n"))
 }

@@ -19,13 +19,13 @@
 use chrono::{DateTime, FixedOffset};
 use fluent_bundle::FluentValue;
 
-use crate::claims::{Money, OfferClaims, Place, ReconfirmDefault};
+use crate::claims::{Booking, Money, OfferClaims, Place, ReceiptClaims, Reconfirm, ReconfirmDefault};
 use crate::domain::VerifiedDomain;
 use crate::duration::{duration_delta, duration_words, retention_words};
 use crate::inert;
 use crate::locale::Locale;
 use crate::money::{money_words, price_words};
-use crate::request::VerifiedOffer;
+use crate::request::{CurrentTerms, ProposedChange, VerifiedOffer};
 use crate::when::{instant_words, parse_instant, range_words, Clock};
 use crate::{ChangeOfferMismatch, ConsentError, Terms};
 
@@ -65,18 +65,6 @@ pub fn host_identity(locale: &Locale, offer: &VerifiedOffer) -> Result<String, C
 pub fn host_name(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
     let name = claims.host.as_ref().map_or(claims.iss.as_str(), |h| h.name.as_str());
     inert::name(locale, name)
-}
-
-/// The service, with the chosen resource: "Haircut with Marcus".
-fn service_only(locale: &Locale, claims: &OfferClaims) -> Result<String, ConsentError> {
-    let service = inert::name(locale, &claims.service.name)?;
-    match claims.resource_name.as_ref().or(claims.resource.as_ref()) {
-        Some(resource) => locale.message(
-            "service-resource",
-            &[("service", service.into()), ("resource", inert::name(locale, resource)?.into())],
-        ),
-        None => Ok(service),
-    }
 }
 
 /// What and with whom: "Cleaning and check-up with Harbourview Dental
@@ -233,54 +221,188 @@ fn price_or_none(locale: &Locale, claims: &OfferClaims) -> Result<String, Consen
     }
 }
 
-/// What changes from `old` to `new` terms of one host, a line each ("Time: from …
-/// to …"), or one line saying nothing does (§5.7, and §5.10 "Changes re-ask").
-pub(crate) fn differences(locale: &Locale, old: &OfferClaims, new: &OfferClaims) -> Result<Vec<String>, ConsentError> {
-    if old.iss != new.iss {
-        return Err(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::OtherHost {
-            current: old.iss.clone(),
-            proposed: new.iss.clone(),
-        }));
+/// One side of a move, term by term, in words (§5.7 "from … to …"). `None` is a
+/// term the source does not state: a receipt names no resource, and a service
+/// only by its id.
+struct TermWords {
+    service: Option<String>,
+    resource: Option<String>,
+    /// The offer names a resource (`resource` is then its name, not "whoever is free").
+    resource_named: bool,
+    time: String,
+    place: String,
+    party: String,
+    price: String,
+    reconfirm: String,
+    retention: String,
+}
+
+/// A reconfirmation as a term: "24 hours before the start, else the booking is
+/// released", or that none is asked (§5.10).
+fn reconfirm_term(locale: &Locale, reconfirm: Option<&Reconfirm>) -> Result<String, ConsentError> {
+    let Some(r) = reconfirm else { return locale.message("reconfirm-term-none", &[]) };
+    match (r.default, duration_words(locale, "reconfirm.before", &r.before)?) {
+        (ReconfirmDefault::Release, Some(before)) => locale.message("reconfirm-term", &[("before", before.into())]),
+        (ReconfirmDefault::Release, None) => locale.message("reconfirm-term-at-start", &[]),
     }
-    let mut lines = Vec::new();
-    let mut compare = |id: &str, from: String, to: String| -> Result<(), ConsentError> {
-        if from != to {
-            lines.push(locale.message(id, &[("from", from.into()), ("to", to.into())])?);
-        }
-        Ok(())
+}
+
+/// A retention as a term: "1 year", or not past the booking (§2.1).
+fn retention_term(locale: &Locale, retention: &str) -> Result<String, ConsentError> {
+    match retention_words(locale, retention)? {
+        Some(period) => Ok(period),
+        None => locale.message("retention-term-none", &[]),
+    }
+}
+
+fn resource_of(claims: &OfferClaims) -> Option<&String> {
+    claims.resource_name.as_ref().or(claims.resource.as_ref())
+}
+
+/// An offer's terms, each in words.
+fn offer_terms(locale: &Locale, claims: &OfferClaims) -> Result<TermWords, ConsentError> {
+    let resource = match resource_of(claims) {
+        Some(r) => inert::name(locale, r)?,
+        None => locale.message("resource-any", &[])?,
     };
-    compare("change-what", service_only(locale, old)?, service_only(locale, new)?)?;
-    compare("change-time", when_words(locale, old)?, when_words(locale, new)?)?;
-    compare("change-place", place_or_host(locale, old)?, place_or_host(locale, new)?)?;
-    compare("change-party", old.party_size.unwrap_or(1).to_string(), new.party_size.unwrap_or(1).to_string())?;
-    compare("change-price", price_or_none(locale, old)?, price_or_none(locale, new)?)?;
+    Ok(TermWords {
+        service: Some(inert::name(locale, &claims.service.name)?),
+        resource: Some(resource),
+        resource_named: resource_of(claims).is_some(),
+        time: when_words(locale, claims)?,
+        place: place_or_host(locale, claims)?,
+        party: claims.party_size.unwrap_or(1).to_string(),
+        price: price_or_none(locale, claims)?,
+        reconfirm: reconfirm_term(locale, claims.reconfirm.as_ref())?,
+        retention: retention_term(locale, &claims.retention)?,
+    })
+}
+
+/// A receipt's booking, each term in words, on the clock of the change offer
+/// `new` of the same host. The booking names its service by id only: it is the
+/// new offer's service when the ids agree, and unstated otherwise.
+fn receipt_terms(locale: &Locale, receipt: &ReceiptClaims, new: &OfferClaims) -> Result<TermWords, ConsentError> {
+    let b: &Booking = &receipt.booking;
+    if b.is_open_ended() && b.end.is_some() {
+        return Err(ConsentError::EndConflict(Terms::Offer));
+    }
+    let start = parse_instant("booking.start", &b.start)?;
+    let end = b.end.as_deref().map(|e| parse_instant("booking.end", e)).transpose()?;
+    let place = match b.place.as_ref().map(|p| place_words(locale, p)).transpose()?.flatten() {
+        Some(place) => place,
+        None => locale.message("place-host", &[])?,
+    };
+    let price = match b.total.as_ref().or(b.price.as_ref()) {
+        Some(total) => money_words(locale, "total", total)?,
+        None => locale.message("price-none", &[])?,
+    };
+    let service = (b.service_id == new.service.id).then(|| inert::name(locale, &new.service.name)).transpose()?;
+    Ok(TermWords {
+        service,
+        resource: None,
+        resource_named: false,
+        time: range_words(locale, start, end, clock(new)?)?,
+        place,
+        party: b.party_size.unwrap_or(1).to_string(),
+        price,
+        reconfirm: reconfirm_term(locale, b.reconfirm.as_ref())?,
+        retention: retention_term(locale, &receipt.retention)?,
+    })
+}
+
+/// A line per term that differs ("Time: from … to …"), or one line saying
+/// nothing does. A term the old side does not state is shown with the new
+/// value and says the old one is not known.
+fn compare(locale: &Locale, old: &TermWords, new: &TermWords) -> Result<Vec<String>, ConsentError> {
+    let changed = |id: &str, from: &str, to: &str| -> Result<Option<String>, ConsentError> {
+        (from != to).then(|| locale.message(id, &[("from", from.into()), ("to", to.into())])).transpose()
+    };
+    let mut lines = Vec::new();
+    match (&old.service, &new.service) {
+        (Some(from), Some(to)) => lines.extend(changed("change-what", from, to)?),
+        (None, Some(to)) => lines.push(locale.message("change-what-unstated", &[("to", to.as_str().into())])?),
+        _ => {}
+    }
+    match (&old.resource, &new.resource) {
+        (Some(from), Some(to)) => lines.extend(changed("change-resource", from, to)?),
+        (None, Some(to)) if new.resource_named => {
+            lines.push(locale.message("change-resource-unstated", &[("to", to.as_str().into())])?)
+        }
+        _ => {}
+    }
+    for (id, from, to) in [
+        ("change-time", &old.time, &new.time),
+        ("change-place", &old.place, &new.place),
+        ("change-party", &old.party, &new.party),
+        ("change-price", &old.price, &new.price),
+        ("change-reconfirm", &old.reconfirm, &new.reconfirm),
+        ("change-retention", &old.retention, &new.retention),
+    ] {
+        lines.extend(changed(id, from, to)?);
+    }
     if lines.is_empty() {
         lines.push(locale.message("change-nothing", &[])?);
     }
     Ok(lines)
 }
 
-/// A change offer (§5.7): what changes, from what to what, then the new terms in full.
+fn same_host(old: &str, new: &str) -> Result<(), ConsentError> {
+    if old != new {
+        return Err(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::OtherHost {
+            current: old.to_owned(),
+            proposed: new.to_owned(),
+        }));
+    }
+    Ok(())
+}
+
+/// What changes from `old` to `new` terms of one host, a line each ("Time: from …
+/// to …"), or one line saying nothing does (§5.7, and §5.10 "Changes re-ask").
+pub(crate) fn differences(locale: &Locale, old: &OfferClaims, new: &OfferClaims) -> Result<Vec<String>, ConsentError> {
+    same_host(&old.iss, &new.iss)?;
+    compare(locale, &offer_terms(locale, old)?, &offer_terms(locale, new)?)
+}
+
+/// What changes from the booking's current terms to the change offer `new` (§5.7).
+fn differences_from(locale: &Locale, current: &CurrentTerms, new: &OfferClaims) -> Result<Vec<String>, ConsentError> {
+    match current {
+        CurrentTerms::Offer(old) => differences(locale, &old.claims, new),
+        CurrentTerms::Receipt(receipt) => {
+            same_host(&receipt.iss, &new.iss)?;
+            compare(locale, &receipt_terms(locale, receipt, new)?, &offer_terms(locale, new)?)
+        }
+    }
+}
+
+/// A change offer (§5.7): who proposes it, what changes, from what to what, then
+/// the new terms in full.
 ///
-/// `current` is the booking's current contract, when the key app has it; without it
-/// the text says plainly that it cannot show what changes.
+/// `current` is the booking's current terms, when the key app has them; without
+/// them the text says plainly, in one line, that it has no receipt for the booking,
+/// and that the assistant can send one. `by` says whose change it is: a host's
+/// proposal (§5.8), or its counter to a booking it has not approved (§5.11), is
+/// said to be the host's.
 pub fn render_change_offer(
     locale: &Locale,
-    current: Option<&VerifiedOffer>,
+    current: Option<&CurrentTerms>,
     proposed: &VerifiedOffer,
+    by: ProposedChange,
 ) -> Result<String, ConsentError> {
     let new = &proposed.claims;
     let booking_id =
         new.booking_id.as_deref().ok_or(ConsentError::ChangeOfferMismatch(ChangeOfferMismatch::NoBookingId))?;
+    let heading = match by {
+        ProposedChange::Guest => "change-heading",
+        ProposedChange::HostProposal => "change-heading-host",
+        ProposedChange::HostCounter => "change-heading-counter",
+    };
     let mut lines = vec![locale.message(
-        "change-heading",
+        heading,
         &[("booking", inert::name(locale, booking_id)?.into()), ("host", host_identity(locale, proposed)?.into())],
     )?];
     match current {
-        None => lines.push(locale.message("change-no-current", &[])?),
-        Some(current) => {
-            lines.extend(differences(locale, &current.claims, new)?);
-        }
+        None => lines.push(locale.message("change-no-receipt", &[])?),
+        Some(current) => lines.extend(differences_from(locale, current, new)?),
     }
     lines.push(locale.message("change-new-terms", &[("summary", offer_summary(locale, proposed)?.into())])?);
     lines.extend(closing_lines(locale, new)?);

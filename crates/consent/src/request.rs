@@ -6,8 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::claims::{Action, ConsentMode, MeetingContract, Money, OfferClaims, Participant, Place, RuleClaims, Window};
+use crate::claims::{
+    Action, ConsentMode, MeetingContract, Money, OfferClaims, Participant, Place, ReceiptClaims, RuleClaims, Window,
+};
 use crate::domain::VerifiedDomain;
+pub use schcp::verify::ProposedChange;
 
 /// An offer whose signature, `kid` and closed schema the key app has verified (§5.2),
 /// with the domain the key app itself discovered the host at (§2.2), if it has one.
@@ -184,6 +187,35 @@ pub struct AcceptanceRequest {
     pub me: String,
     /// Domains the key app itself discovered members' calendars at, by host id.
     pub domains: BTreeMap<String, VerifiedDomain>,
+    /// For a revision (§5.12 "Revisions"): the revision it replaces, as this
+    /// person knows it. None for a first revision.
+    pub replaces: Option<ReplacedRevision>,
+}
+
+/// What a member knows of the revision a new one replaces (§5.12 "Revisions").
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // one per prompt; see `ConsentRequest`
+pub enum ReplacedRevision {
+    /// The latest revision this person accepted here: the text says what changed since.
+    Accepted(MeetingContract),
+    /// This person accepted no earlier revision here: the text says which one this replaces.
+    NotAccepted {
+        /// The revision just before the new one.
+        revision: u32,
+    },
+}
+
+/// The terms a booking stands on now, as the key app verified them: what a
+/// change offer is shown "from" (§5.7).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // one per prompt; see `ConsentRequest`
+pub enum CurrentTerms {
+    /// The contract offer the person approved here (every term, the resource included).
+    Offer(VerifiedOffer),
+    /// The booking as the host's verified receipt states it (§5.3): its time, place,
+    /// party, price, reconfirmation and the contract's retention. A receipt names
+    /// no resource.
+    Receipt(ReceiptClaims),
 }
 
 /// A booking someone else made that names this person as a required participant
@@ -248,12 +280,15 @@ pub enum ConsentRequest {
     /// A closed mandate over one booking offer (§5.2, §5.3).
     BookingOffer(VerifiedOffer),
     /// A closed mandate over a change offer (§5.7), shown against the booking's current
-    /// contract when the key app has it.
+    /// terms when the key app has them.
     ChangeOffer {
         /// The booking's current terms, when the key app holds them (§5.7 "from … to …").
-        current: Option<VerifiedOffer>,
+        current: Option<CurrentTerms>,
         /// The proposed change offer.
         proposed: VerifiedOffer,
+        /// Who proposes it: the guest, or the host (§5.8), whose proposal on a booking
+        /// it has not yet approved is its counter (§5.11).
+        by: ProposedChange,
     },
     /// A root mandate (§3.3).
     OpenMandate(OpenMandateRequest),

@@ -31,7 +31,11 @@ fn change_of(current: &VerifiedOffer) -> VerifiedOffer {
 #[test]
 fn a_change_offer_is_shown_only_against_its_own_hosts_booking() {
     let current = haircut();
-    let change = |proposed| ConsentRequest::ChangeOffer { current: Some(current.clone()), proposed };
+    let change = |proposed| ConsentRequest::ChangeOffer {
+        current: Some(CurrentTerms::Offer(current.clone())),
+        proposed,
+        by: ProposedChange::Guest,
+    };
     render(&change(change_of(&current)), &en(), &Contacts::new()).expect("same host");
     let mut other = change_of(&current);
     other.claims.iss = "fades-on-king".into();

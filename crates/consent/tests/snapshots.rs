@@ -159,7 +159,11 @@ fn change_offer_time_and_price() {
     new.claims.price = Some(cad("50.00"));
     check(
         "change_time_and_price",
-        &ConsentRequest::ChangeOffer { current: Some(current), proposed: new },
+        &ConsentRequest::ChangeOffer {
+            current: Some(CurrentTerms::Offer(current)),
+            proposed: new,
+            by: ProposedChange::Guest,
+        },
         &Contacts::new(),
     );
 }
@@ -174,7 +178,11 @@ fn change_offer_place_resource_party() {
     new.claims.resource_name = Some("the sandpit".into());
     check(
         "change_place_resource_party",
-        &ConsentRequest::ChangeOffer { current: Some(current), proposed: new },
+        &ConsentRequest::ChangeOffer {
+            current: Some(CurrentTerms::Offer(current)),
+            proposed: new,
+            by: ProposedChange::Guest,
+        },
         &Contacts::new(),
     );
 }
@@ -184,9 +192,21 @@ fn change_offer_without_current_terms_and_unchanged() {
     let current = oil_change();
     let mut new = change_of(&current);
     new.claims.slot = Slot { start: "2026-10-16T09:00:00-04:00".into(), end: Some("2026-10-16T09:45:00-04:00".into()) };
-    check("change_no_current", &ConsentRequest::ChangeOffer { current: None, proposed: new }, &Contacts::new());
+    check(
+        "change_no_current",
+        &ConsentRequest::ChangeOffer { current: None, proposed: new, by: ProposedChange::Guest },
+        &Contacts::new(),
+    );
     let same = change_of(&current);
-    check("change_nothing", &ConsentRequest::ChangeOffer { current: Some(current), proposed: same }, &Contacts::new());
+    check(
+        "change_nothing",
+        &ConsentRequest::ChangeOffer {
+            current: Some(CurrentTerms::Offer(current)),
+            proposed: same,
+            by: ProposedChange::Guest,
+        },
+        &Contacts::new(),
+    );
 }
 
 // ---- Mandates (§3.3) ----
@@ -479,7 +499,14 @@ fn with_status() -> Vec<(&'static str, ConsentRequest)> {
     let management = || oil_change_management(vec![Action::Cancel, Action::Reschedule]);
     vec![
         ("offer", ConsentRequest::BookingOffer(oil_change())),
-        ("change", ConsentRequest::ChangeOffer { current: Some(current), proposed: change }),
+        (
+            "change",
+            ConsentRequest::ChangeOffer {
+                current: Some(CurrentTerms::Offer(current)),
+                proposed: change,
+                by: ProposedChange::Guest,
+            },
+        ),
         ("mandate", ConsentRequest::OpenMandate(oil_change_mandate())),
         ("management", ConsentRequest::ManagementMandate(management())),
         (

@@ -709,7 +709,7 @@ fn time_change(text: &str) -> (String, String) {
 async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
     let env = start().await;
     let a = paired_agent(&env, 9).await;
-    const NO_RECORD: &str = "has no record of this booking's current terms";
+    const NO_RECORD: &str = "has no receipt for this booking";
 
     // The booking: a closed mandate over the offer, then the host's receipt for it.
     let (_, offer) = future_offer(&env.host, 5);

@@ -221,6 +221,17 @@ pub enum ReceiptCheck {
     /// It is a receipt for another booking.
     #[error("it is a receipt for another booking")]
     AnotherBooking,
+    /// §5.7: it shows a move waiting on the host (`awaiting_host`) whose
+    /// `expires_at` is after the booking's start.
+    #[error("it shows a move waiting on the host past the booking's start (§5.7)")]
+    MoveWaitsPastStart,
+    /// §5.7: the move it shows waiting on the host is not the change offer accepted.
+    #[error("the move it shows waiting on the host is not the change offer accepted (§5.7)")]
+    MoveNotAccepted,
+    /// §5.7: the change offer's `prev` is not the contract the receipt says the
+    /// booking stands on, so the change does not extend the booking's hash chain.
+    #[error("the change offer's prev is not the booking's current contract (§5.7 hash chain)")]
+    PrevNotCurrentContract,
 }
 
 /// Which of §3.3 checks 1–4 (and the §3.4 SD-JWT profile's) a mandate fails; the

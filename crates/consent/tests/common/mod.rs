@@ -232,7 +232,7 @@ pub(crate) fn member_playdate_offer(host: &str, name: &str, owner: &str) -> Veri
 }
 
 pub(crate) fn acceptance_request(contract: MeetingContract, me: &str) -> AcceptanceRequest {
-    AcceptanceRequest { contract, me: me.into(), domains: BTreeMap::new() }
+    AcceptanceRequest { contract, me: me.into(), domains: BTreeMap::new(), replaces: None }
 }
 
 /// §3.3's mandate: one oil change Thursday afternoon, under CAD 100.00.

@@ -3,12 +3,14 @@
 //! the person's own contacts.
 
 use super::issued::{meeting_records, Issued};
-use super::kind::{Context, Kind, Prepared};
-use super::ServiceError;
+use super::kind::{stored_input, Context, Kind, Prepared};
+use super::{corrupt, ServiceError};
 use crate::kind::RequestKind;
+use crate::store::meetings;
+use schcp::claims::MeetingContract;
 use schcp::refusal::Reason;
 use schcp::verify::{verify_meeting_contract, VerifiedContract};
-use schcp_consent::{AcceptanceRequest, ConsentRequest};
+use schcp_consent::{AcceptanceRequest, ConsentRequest, ReplacedRevision};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -59,6 +61,32 @@ pub(super) fn contract_for_member(compact: &str, me: &str, now: i64) -> Result<V
     Ok(contract)
 }
 
+/// What a revision replaces, as this person knows it (§5.12 "Revisions"): the
+/// latest earlier revision of the meeting they accepted here, so the text says
+/// what changed since; or, when they accepted none, the revision just before.
+async fn replaced_revision(
+    ctx: &Context<'_>,
+    contract: &MeetingContract,
+) -> Result<Option<ReplacedRevision>, ServiceError> {
+    if contract.revision < 2 {
+        return Ok(None);
+    }
+    let earlier = meetings::latest_accepted_input(ctx.store, &contract.meeting_id, contract.revision).await?;
+    if let Some(input) = earlier {
+        let input: AcceptanceInput = stored_input(&input)?;
+        // The key app's own record of a contract it verified at that yes; its
+        // deadline has passed since, which does not matter here.
+        let parsed = schcp::jws::parse(&input.contract).map_err(corrupt)?;
+        let old: MeetingContract = parsed.claims().map_err(corrupt)?;
+        // A meeting id is its organizer's choice: another organizer's meeting
+        // of the same id is not the one this revises.
+        if old.iss == contract.iss {
+            return Ok(Some(ReplacedRevision::Accepted(old)));
+        }
+    }
+    Ok(Some(ReplacedRevision::NotAccepted { revision: contract.revision - 1 }))
+}
+
 impl Kind for Acceptance {
     const KIND: RequestKind = RequestKind::Acceptance;
     type Body = AcceptanceBody;
@@ -70,6 +98,7 @@ impl Kind for Acceptance {
         let contract = contract_for_member(&b.contract, me, ctx.now)?;
         // §5.12: exp is the deadline for everyone's answer.
         let not_after = Some(contract.claims.exp);
+        let replaces = replaced_revision(ctx, &contract.claims).await?;
         let consent = ConsentRequest::Acceptance(AcceptanceRequest {
             contract: contract.claims,
             me: me.to_owned(),
@@ -77,6 +106,7 @@ impl Kind for Acceptance {
             // domain would only be one this key app discovered, and it fetches none
             // for an acceptance.
             domains: BTreeMap::new(),
+            replaces,
         });
         Ok(Prepared::asked(consent, AcceptanceInput { contract: b.contract }, not_after))
     }

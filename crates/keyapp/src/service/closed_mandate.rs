@@ -5,11 +5,16 @@
 use super::issued::{booking_mandate_record, Issued};
 use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared, StoredOffer};
 use super::{Service, ServiceError};
+use crate::discovery::DiscoveredHost;
 use crate::kind::RequestKind;
+use crate::store::credentials;
 use crate::store::receipts;
+use schcp::claims::MandateClaims;
 use schcp::claims::{Consent, ConsentMode, OfferClaims, OfferKind};
 use schcp::issue;
-use schcp_consent::{ConsentRequest, VerifiedOffer as ConsentOffer};
+use schcp::refusal::Reason;
+use schcp::verify::{ReceiptExpectations, VerifiedOffer, VerifiedReceipt};
+use schcp_consent::{ConsentRequest, CurrentTerms, ProposedChange, VerifiedOffer as ConsentOffer};
 use serde::{Deserialize, Serialize};
 
 /// A closed mandate lives no longer than its offer, and at most this long.
@@ -20,6 +25,10 @@ pub const MAX_CLOSED_LIFETIME: i64 = 86_400;
 pub(super) struct ClosedBody {
     offer: String,
     discovery: String,
+    /// For a change offer: the host's receipt of the booking it moves (§5.3),
+    /// so the text shows what changes when the key app holds none (§5.7).
+    #[serde(default)]
+    receipt: Option<String>,
 }
 
 /// What the agent receives. Its `offer_sha256` is what migration 0004's
@@ -57,11 +66,28 @@ impl Kind for ClosedMandate {
             new_host: placed.new,
         };
         let consent = match offer.claims.kind {
+            OfferKind::Booking if b.receipt.is_some() => {
+                return Err(ServiceError::invalid(
+                    Reason::Malformed,
+                    "a receipt goes with a change offer, for the booking it moves (§5.7)",
+                ))
+            }
             OfferKind::Booking => ConsentRequest::BookingOffer(shown(offer.claims.clone())),
-            OfferKind::Change => ConsentRequest::ChangeOffer {
-                current: current_contract(ctx, &host.host_id, &offer.claims).await?.map(shown),
-                proposed: shown(offer.claims.clone()),
-            },
+            OfferKind::Change => {
+                let receipt = booking_receipt(ctx, &host, &offer, b.receipt.as_deref()).await?;
+                let contract = current_contract(ctx, &host.host_id, &offer.claims).await?;
+                let by = receipt.as_ref().map_or(ProposedChange::Guest, |r| {
+                    schcp::verify::proposed_by(&r.claims.booking, &offer.offer_sha256)
+                });
+                // The contract the person approved here states every term (its
+                // resource too); a receipt states all but the resource (§5.3).
+                let current = match (contract, receipt) {
+                    (Some(old), _) => Some(CurrentTerms::Offer(shown(old))),
+                    (None, Some(r)) => Some(CurrentTerms::Receipt(r.claims)),
+                    (None, None) => None,
+                };
+                ConsentRequest::ChangeOffer { current, proposed: shown(offer.claims.clone()), by }
+            }
         };
         Ok(Prepared {
             consent,
@@ -101,6 +127,74 @@ impl Kind for ClosedMandate {
             ClosedResult { mandate: issued.compact, jti, exp: issued.claims.exp, offer_sha256: offer.offer_sha256 };
         Ok(Issued::one(result, record))
     }
+}
+
+/// A verified receipt of the booking the change offer `change` moves, that the
+/// change extends (§5.7's `prev` chain) and that shows no move waiting on the
+/// host against §5.7's rules. A receipt the agent sent is verified like any
+/// (§5.3) and any failure refuses the request; without one, the receipt
+/// verified here last is used when it is of the booking's current contract,
+/// and is otherwise treated as none (the booking moved since: the text then
+/// asks for its receipt).
+async fn booking_receipt(
+    ctx: &Context<'_>,
+    host: &DiscoveredHost,
+    change: &VerifiedOffer,
+    sent: Option<&str>,
+) -> Result<Option<VerifiedReceipt>, ServiceError> {
+    let Some(booking_id) = change.claims.booking_id.as_deref() else { return Ok(None) };
+    let expect = ReceiptExpectations { booking_id: Some(booking_id), ..Default::default() };
+    let receipt = match sent {
+        Some(compact) => {
+            let receipt = schcp::verify::verify_receipt(compact, host.host_keys(), expect)?;
+            schcp::verify::check_prev_chain(&change.claims, &receipt.claims)?;
+            receipt
+        }
+        None => {
+            let Some(compact) = receipts::latest_for_booking(ctx.store, &host.host_id, booking_id).await? else {
+                return Ok(None);
+            };
+            // Verified again with the host's keys as discovered now: a receipt
+            // whose key was retired since is not shown as the current terms.
+            let Ok(receipt) = schcp::verify::verify_receipt(&compact, host.host_keys(), expect) else {
+                return Ok(None);
+            };
+            if schcp::verify::check_prev_chain(&change.claims, &receipt.claims).is_err() {
+                return Ok(None);
+            }
+            receipt
+        }
+    };
+    let accepted = accepted_change(ctx, &host.host_id, booking_id, receipt.claims.offer_sha256.as_deref()).await?;
+    schcp::verify::check_awaiting_move(&receipt.claims.booking, accepted.as_deref())?;
+    Ok(Some(receipt))
+}
+
+/// The change offer the person accepted here for `booking_id` over its current
+/// contract (§5.7: a move waiting on the host must be that offer): the newest
+/// closed mandate issued for the booking whose change offer's `prev` is
+/// `contract`. None when the person approved no such change here (the agent
+/// then accepted it under an open mandate).
+async fn accepted_change(
+    ctx: &Context<'_>,
+    host_id: &str,
+    booking_id: &str,
+    contract: Option<&str>,
+) -> Result<Option<String>, ServiceError> {
+    let Some(contract) = contract else { return Ok(None) };
+    for compact in credentials::closed_for_booking(ctx.store, booking_id).await? {
+        // The key app's own signed record.
+        let parsed = schcp::jws::parse(&compact).map_err(super::corrupt)?;
+        let mandate: MandateClaims = parsed.claims().map_err(super::corrupt)?;
+        let Some(hash) = mandate.constraints.and_then(|c| c.offer_sha256) else { continue };
+        for (stored, verified_at) in approved_over_offer::<StoredOffer>(ctx, ClosedMandate::KIND, &hash).await? {
+            let Ok(offer) = stored.verify_at(verified_at) else { continue };
+            if stored.host_id == host_id && offer.claims.prev.as_deref() == Some(contract) {
+                return Ok(Some(hash));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// The booking's current contract, when the person approved it here: the offer

@@ -14,8 +14,10 @@ use schcp_consent::{ConsentRequest, MeetingContractRequest, VerifiedDomain, Veri
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// At most this many members in one meeting.
-pub const MAX_MEMBERS: usize = 20;
+/// At most this many members in one meeting. §5.12: "The organizer's key app
+/// issues one mandate naming every member's calendar", so a meeting has no more
+/// members than one mandate names hosts: both are bounded alike.
+pub const MAX_MEMBERS: usize = super::MAX_HOSTS;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -469,6 +469,19 @@ pub(super) fn shared_max(shared_limit: bool, max_bookings: Option<i64>) -> Resul
     }
 }
 
+/// The closed mandates issued for booking `booking_id` (their compact JWS),
+/// newest first: the changes the person approved here for it (§5.7).
+pub async fn closed_for_booking(store: &Store, booking_id: &str) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<(String,)> = sqlx::query_as(
+        "SELECT compact FROM credentials WHERE kind = 'closed_mandate' AND booking_id = ?
+         ORDER BY created_at DESC, rowid DESC",
+    )
+    .bind(booking_id)
+    .fetch_all(store.pool())
+    .await?;
+    Ok(rows.into_iter().map(|(compact,)| compact).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,3 +44,20 @@ pub async fn latest_contract(store: &Store, meeting_id: &str) -> Result<Option<S
     .await?;
     Ok(row.map(|(compact,)| compact))
 }
+
+/// The stored input (the contract, as JSON) of the acceptance of the highest
+/// revision of `meeting_id` below `below` the person gave here as a member:
+/// what a later revision is shown against (§5.12 "Revisions").
+pub async fn latest_accepted_input(store: &Store, meeting_id: &str, below: u32) -> Result<Option<String>, StoreError> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT r.input FROM meeting_records m JOIN credentials c ON c.jti = m.jti
+         JOIN requests r ON r.request_id = c.request_id
+         WHERE m.meeting_id = ? AND m.revision < ? AND c.kind = 'acceptance'
+         ORDER BY m.revision DESC LIMIT 1",
+    )
+    .bind(meeting_id)
+    .bind(below)
+    .fetch_optional(store.pool())
+    .await?;
+    Ok(row.map(|(input,)| input))
+}

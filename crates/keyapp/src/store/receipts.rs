@@ -46,3 +46,20 @@ pub async fn ties_offer_elsewhere(
             .await?;
     Ok(row.is_some())
 }
+
+/// The receipt of booking `booking_id` at `host` verified here last (§5.7: what
+/// a change offer for the booking is shown "from").
+pub async fn latest_for_booking(
+    store: &super::Store,
+    host: &str,
+    booking_id: &str,
+) -> Result<Option<String>, StoreError> {
+    let row: Option<(String,)> = sqlx::query_as(
+        "SELECT compact FROM receipts WHERE host = ? AND booking_id = ? ORDER BY verified_at DESC, id DESC LIMIT 1",
+    )
+    .bind(host)
+    .bind(booking_id)
+    .fetch_optional(store.pool())
+    .await?;
+    Ok(row.map(|(compact,)| compact))
+}

@@ -6,6 +6,7 @@ mod attestation;
 mod chain;
 mod meeting;
 mod meeting_terms;
+mod moves;
 mod offer;
 mod receipt;
 mod rule;
@@ -24,6 +25,7 @@ pub use meeting_terms::{
     answers_due_before_start, member_named, offer_fits_revision, offer_matches_terms, organizer_is_member,
     premises_are_the_place, MemberName, MemberRefusal, TermsMismatch,
 };
+pub use moves::{check_awaiting_move, check_prev_chain, proposed_by, ProposedChange};
 pub use offer::{verify_offer, HostKeys, VerifiedOffer};
 pub use receipt::{verify_receipt, ReceiptExpectations, VerifiedReceipt};
 pub use rule::{verify_rule, VerifiedRule};
