@@ -48,3 +48,4 @@ stored-management_link = a booking’s management mandate
 stored-host_binding = where a business was verified
 stored-attention = what a request points out
 stored-receipt = a booking's receipt
+stored-database = the records' database

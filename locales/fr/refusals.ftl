@@ -46,3 +46,4 @@ stored-management_link = le mandat de gestion d’une réservation
 stored-host_binding = l’adresse où une entreprise a été vérifiée
 stored-attention = ce qu’une demande signale
 stored-receipt = le reçu d’une réservation
+stored-database = la base des registres

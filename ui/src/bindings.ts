@@ -10,15 +10,30 @@ export type AgentView = { jkt: string, name: string, fingerprint: string, paired
  */
 last_request?: string, last_request_kind?: string, 
 /**
+ * While the agent may not ask (its last two requests declined or left
+ * unanswered): until when, in words; the person may let it ask again.
+ */
+cooldown?: string, 
+/**
  * What unpairing it could take back.
  */
 holds: HoldsView, };
 
 /**
- * One look-twice callout: `unverified_identity`, `price`, `place_away`,
- * `reconfirmation` or `retention`, with its detail in the consent language.
+ * How much a callout weighs (`schcp_consent::attention::Grade`).
  */
-export type AttentionView = { kind: string, detail?: string, };
+export type AttentionGrade = "grave" | "caution" | "notice";
+
+/**
+ * One look-twice callout (`schcp_consent::AttentionKind::as_str`: `wide_mandate`,
+ * `unverified_identity`, `price`, …), its grade, and its detail in the consent
+ * language. Stored with the request, gravest first.
+ */
+export type AttentionView = { kind: string, 
+/**
+ * Callouts stored before grades existed read as notices.
+ */
+grade: AttentionGrade, detail?: string, };
 
 export type AttestationView = { iss: string, exp: number, 
 /**
@@ -30,6 +45,54 @@ expires: string, compact: string, };
  * Which rule of §2.2 authorized the host's document.
  */
 export type Basis = "own_domain" | "operator" | "operator_trust";
+
+/**
+ * One of the person's bookings, from its latest verified receipt (§5.3), in
+ * the person's words: My bookings.
+ */
+export type BookingView = { 
+/**
+ * The host's booking id (shown only under Details).
+ */
+booking_id: string, 
+/**
+ * The host id (shown only under Details).
+ */
+host_id: string, 
+/**
+ * The booked service, as the host's receipt names it.
+ */
+what: string, 
+/**
+ * Its time, in the person's language and zone.
+ */
+when: string, 
+/**
+ * The host: the domain the key app verified it at (§2.2), or its id
+ * marked unverified.
+ */
+host: string, place?: string, price?: string, 
+/**
+ * The booking's state in words (confirmed, cancelled, …).
+ */
+state: string, 
+/**
+ * Still to come (pending, tentative or confirmed, and not yet over).
+ */
+upcoming: boolean, 
+/**
+ * The start, as a NumericDate, for ordering.
+ */
+start: number, 
+/**
+ * What the person approved that it rests on, in one line, when the key
+ * app issued the credential the receipt names.
+ */
+rests_on?: string, 
+/**
+ * The management mandates that let an assistant change it (§3.3).
+ */
+managers: Array<ManagerView>, };
 
 /**
  * What the person chose, in the words Settings uses for it.
@@ -60,7 +123,12 @@ export type CredentialStatus = "active" | "revoked" | "expired";
 /**
  * A credential the key app issued, as the person's surfaces list it.
  */
-export type CredentialView = { jti: string, kind: RequestKind, aud: Array<string>, exp: number, 
+export type CredentialView = { jti: string, kind: RequestKind, 
+/**
+ * What it allows, in one line: the summary of the request the person
+ * approved for it (`schcp_consent::summary`), when there was one.
+ */
+summary?: string, aud: Array<string>, exp: number, 
 /**
  * `exp` in words, in the person's language and time zone.
  */
@@ -101,7 +169,12 @@ export type HistoryEntry = { at: number,
 /**
  * `at` in words, in the person's language and time zone.
  */
-when: string, event: string, subject: string, detail: string, 
+when: string, 
+/**
+ * What happened, in one sentence in the person's language
+ * (`history_words::sentence`); the fields below are its details.
+ */
+sentence: string, event: string, subject: string, detail: string, 
 /**
  * How the OS confirmed the person's yes (`"polkit"`), on an approval's entries.
  */
@@ -152,6 +225,28 @@ export type HostsCanCheck = "reachable" | "this-machine" | "unreachable";
 export type KeystoreKind = "os" | "file";
 
 /**
+ * A management mandate over one booking, on My bookings.
+ */
+export type ManagerView = { jti: string, 
+/**
+ * The assistant it lets change the booking, by the name it paired under.
+ */
+agent_name: string, status: CredentialStatus, 
+/**
+ * Its expiry, in words.
+ */
+expires: string, 
+/**
+ * Whether the person can take it back now.
+ */
+revocable: boolean, 
+/**
+ * Who may change the booking and until when, or that it no longer can,
+ * in one sentence.
+ */
+sentence: string, };
+
+/**
  * The meeting a contract or acceptance record is about (§5.12).
  */
 export type MeetingView = { meeting_id: string, revision: number, contract_sha256: string, 
@@ -180,7 +275,12 @@ export type PendingItem = { id: string,
 /**
  * `pairing`, or the request kind.
  */
-kind: string, agent_name: string, fingerprint: string, created_at: number, 
+kind: string, 
+/**
+ * What is asked, in one line: "Synthetic oil change with Maple Street
+ * Auto …" (`schcp_consent::summary`), in the consent language.
+ */
+summary: string, agent_name: string, fingerprint: string, created_at: number, 
 /**
  * `created_at` in words, in the person's language and time zone.
  */
@@ -254,7 +354,7 @@ words: string, };
  * What an agent asks the person for; each is verified, shown and issued by
  * its own module of `service`.
  */
-export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation";
+export type RequestKind = "mandate" | "closed_mandate" | "management_mandate" | "meeting_contract" | "acceptance" | "rule" | "invitation" | "booking_acceptance" | "booking_read";
 
 /**
  * A status address the config asks for, not yet confirmed.

@@ -269,6 +269,7 @@ pub fn stored_id(stored: Stored) -> &'static str {
         Stored::HostBinding => "stored-host_binding",
         Stored::Attention => "stored-attention",
         Stored::Receipt => "stored-receipt",
+        Stored::Database => "stored-database",
     }
 }
 

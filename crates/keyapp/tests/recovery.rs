@@ -64,6 +64,11 @@ fn every_command() -> Vec<Command> {
         Command::Principal,
         Command::HostChanges,
         Command::AcceptHostDomain { host_id: "h".into(), domain: "example.com".into() },
+        Command::AgentHolds { agent: "7F3A-91C2-K8QD".into() },
+        Command::Unpair { agent: "7F3A-91C2-K8QD".into(), revoke_credentials: true },
+        Command::StatusSetup,
+        Command::ChooseStatus { setup: keyapp::status_address::SetupChoice::NotNow },
+        Command::ConfirmConfiguredStatus,
     ];
     for command in &all {
         match command {
@@ -79,7 +84,12 @@ fn every_command() -> Vec<Command> {
             | Command::AttestationsAdd { .. }
             | Command::Principal
             | Command::HostChanges
-            | Command::AcceptHostDomain { .. } => {}
+            | Command::AcceptHostDomain { .. }
+            | Command::AgentHolds { .. }
+            | Command::Unpair { .. }
+            | Command::StatusSetup
+            | Command::ChooseStatus { .. }
+            | Command::ConfirmConfiguredStatus => {}
         }
     }
     all

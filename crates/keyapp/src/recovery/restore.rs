@@ -143,7 +143,7 @@ async fn prepare(path: &Path, now: i64) -> Result<Paused, RestoreError> {
     snapshot::schema_version_of(path).await?;
     let store = Store::open(path).await?;
     if !snapshot::is_intact(&store).await? {
-        return Err(StoreError::Corrupt("SQLite's integrity check failed".into()).into());
+        return Err(StoreError::corrupt(crate::store::Stored::Database, "SQLite's integrity check failed").into());
     }
     let paused = snapshot::pause_pairings(&store, now).await?;
     snapshot::close_for_move(store).await?;

@@ -29,15 +29,19 @@ impl Service {
     ) -> Result<BookingView, ServiceError> {
         // The receipt was verified against the host's keys when it was kept
         // (§5.3); here it is only read.
-        let claims: ReceiptClaims = schcp::jws::parse(&r.compact)
-            .ok()
-            .and_then(|p| p.claims().ok())
-            .ok_or_else(|| super::corrupt_as(crate::store::Stored::Receipt, format!("receipt of booking {}", r.booking_id)))?;
+        let claims: ReceiptClaims =
+            schcp::jws::parse(&r.compact).ok().and_then(|p| p.claims().ok()).ok_or_else(|| {
+                super::corrupt_as(crate::store::Stored::Receipt, format!("receipt of booking {}", r.booking_id))
+            })?;
         let b = &claims.booking;
         let locale = self.locale();
-        let words = |e: schcp_consent::ConsentError| super::corrupt_as(crate::store::Stored::Receipt, format!("booking {}: {e}", r.booking_id));
+        let words = |e: schcp_consent::ConsentError| {
+            super::corrupt_as(crate::store::Stored::Receipt, format!("booking {}: {e}", r.booking_id))
+        };
         let start = chrono::DateTime::parse_from_rfc3339(&b.start)
-            .map_err(|e| super::corrupt_as(crate::store::Stored::Receipt, format!("booking {} start: {e}", r.booking_id)))?
+            .map_err(|e| {
+                super::corrupt_as(crate::store::Stored::Receipt, format!("booking {} start: {e}", r.booking_id))
+            })?
             .timestamp();
         let end = b.end.as_deref().and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok()).map(|e| e.timestamp());
         let live = matches!(b.status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);

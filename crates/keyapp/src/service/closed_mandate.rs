@@ -284,7 +284,7 @@ mod tests {
     use schcp::verify::{verify_mandate_chain, ChainContext};
 
     fn body(bed: &Bed, offer: &str) -> ClosedBody {
-        ClosedBody { offer: offer.to_owned(), discovery: bed.host.discovery_url() }
+        ClosedBody { offer: offer.to_owned(), discovery: bed.host.discovery_url(), receipt: None }
     }
 
     /// §5.3: a verified offer is shown as the host signed it, at the domain the

@@ -401,7 +401,8 @@ pub(super) mod testing {
         fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)> {
             self.note("consent_words".into());
             Box::pin(async move {
-                let locale = schcp_consent::Locale::new(schcp_consent::Language::English).map_err(ServiceError::Consent)?;
+                let locale =
+                    schcp_consent::Locale::new(schcp_consent::Language::English).map_err(ServiceError::Consent)?;
                 Ok((std::sync::Arc::new(locale), schcp_consent::Contacts::new()))
             })
         }

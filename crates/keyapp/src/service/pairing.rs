@@ -329,7 +329,7 @@ impl Service {
             .into_iter()
             .find(|p| p.agent_jkt == id || p.fingerprint.eq_ignore_ascii_case(id))
             .map(|p| p.agent_jkt)
-            .ok_or(ServiceError::NotFound("paired agent"))
+            .ok_or(ServiceError::NotFound(Missing::PairedAgent))
     }
 
     /// Message `id` with `$count`, in the person's language.
@@ -630,7 +630,7 @@ mod tests {
         assert_eq!(listed[0].holds, holds, "the window's list carries the same question");
         // The agent named by its fingerprint, in any case.
         assert_eq!(svc.paired_agent_key(&p.fingerprint.to_lowercase()).await.unwrap(), me);
-        assert!(matches!(svc.paired_agent_key(&other).await, Err(ServiceError::NotFound("paired agent"))));
+        assert!(matches!(svc.paired_agent_key(&other).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
 
         let done = svc.unpair_revoking(me, true).await.unwrap();
         assert_eq!(done.revoked, ["m1", "c1"]);
@@ -650,7 +650,7 @@ mod tests {
         assert_eq!(events, [("revoked", "c1"), ("revoked", "m1"), ("agent_unpaired", me)]);
         // Not paired any more: refused, and nothing else is written.
         let before = svc.history_entries(50).await.unwrap().len();
-        assert!(matches!(svc.unpair_revoking(me, true).await, Err(ServiceError::NotFound("paired agent"))));
+        assert!(matches!(svc.unpair_revoking(me, true).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
         assert_eq!(svc.history_entries(50).await.unwrap().len(), before);
     }
 

@@ -424,7 +424,8 @@ impl Service {
     /// The statement the person's no to `request_id` would sign, if a no to
     /// its kind signs anything (an invitation's, §5.10).
     pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<String>, ServiceError> {
-        let row = stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?;
+        let row =
+            stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?;
         let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
         (handlers(kind).no_statement)(&row.input)
     }

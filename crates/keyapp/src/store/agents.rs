@@ -42,7 +42,8 @@ pub async fn held(conn: &mut super::Connection, jkt: &str, now: i64) -> Result<V
     .await?;
     rows.into_iter()
         .map(|(jti, kind, exp, status_url)| {
-            let kind = kind.parse().map_err(|e| super::corrupt(format!("{jti}: kind: {e}")))?;
+            let kind =
+                kind.parse().map_err(|e| super::corrupt(super::Stored::Credential, format!("{jti}: kind: {e}")))?;
             Ok(HeldCredential { jti, kind, exp, status_url })
         })
         .collect()

@@ -81,11 +81,13 @@ pub enum Stored {
     Attention,
     /// A host-signed receipt the key app verified and kept (SchCP §5.3).
     Receipt,
+    /// The records' database as a whole (a backup's, or one being restored).
+    Database,
 }
 
 impl Stored {
     /// Every record, for the tests that each has words.
-    pub const ALL: [Stored; 11] = [
+    pub const ALL: [Stored; 12] = [
         Stored::Request,
         Stored::Pairing,
         Stored::History,
@@ -97,6 +99,7 @@ impl Stored {
         Stored::HostBinding,
         Stored::Attention,
         Stored::Receipt,
+        Stored::Database,
     ];
 }
 

@@ -38,8 +38,8 @@ pub async fn schema_version_of(path: &Path) -> Result<i64, StoreError> {
     conn.close().await?;
     match version {
         Ok(Some(v)) => Ok(v),
-        Ok(None) => Err(super::corrupt("no migration was ever applied to it")),
-        Err(sqlx::Error::Database(_)) => Err(super::corrupt("it is not a key app database")),
+        Ok(None) => Err(super::corrupt(super::Stored::Database, "no migration was ever applied to it")),
+        Err(sqlx::Error::Database(_)) => Err(super::corrupt(super::Stored::Database, "it is not a key app database")),
         Err(e) => Err(e.into()),
     }
 }

@@ -30,10 +30,12 @@ fn main() -> ExitCode {
     // person's other programs and its passphrase leaves the environment.
     let passphrase = match cli.command {
         // The recovery commands open the key in this process, as `serve` does.
-        Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. } => match keyapp::app::secure_process() {
-            Ok(passphrase) => passphrase,
-            Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
-        },
+        Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. } => {
+            match keyapp::app::secure_process() {
+                Ok(passphrase) => passphrase,
+                Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
+            }
+        }
         _ => None,
     };
     // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
@@ -87,7 +89,6 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             socket.call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
-        Cmd::Unpair { agent, revoke_credentials } => unpair(&socket, agent, revoke_credentials).await?,
         Cmd::Unpair { agent, revoke_credentials } => ask::unpair(&socket, agent, revoke_credentials).await?,
         Cmd::History => listing::history(socket.view(Command::History).await?),
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
