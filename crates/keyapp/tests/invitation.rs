@@ -132,8 +132,11 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     let prompt = env.app.service.prompt(&rid).await.unwrap();
     assert_eq!(prompt.kind, "invitation");
     let kinds: Vec<&str> = prompt.attention.iter().map(|a| a.kind.as_str()).collect();
-    assert_eq!(kinds, ["price", "answer_by", "retention"]);
-    assert_eq!(prompt.attention[1].detail.as_deref(), Some(lines[2]));
+    assert_eq!(kinds, ["new_host", "price", "answer_by", "retention"]);
+    // The deadline itself, as the text says it, never the text's whole line.
+    let deadline = prompt.attention[2].detail.as_deref().unwrap();
+    assert!(lines[2].contains(deadline) && deadline != lines[2], "{deadline:?} in {:?}", lines[2]);
+    assert!(deadline.contains(&day_words(4)), "{deadline}");
 
     let done = approved(&env, &a, &rid).await;
     let mandate = done["result"]["mandate"].as_str().unwrap();

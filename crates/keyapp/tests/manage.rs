@@ -193,9 +193,13 @@ async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
     let (v, _) = svc.create_request(&Requester { jkt }, body.to_string().as_bytes()).await.unwrap();
     let p = svc.prompt(&v.request_id).await.unwrap();
     let kinds: Vec<&str> = p.attention.iter().map(|a| a.kind.as_str()).collect();
-    assert_eq!(kinds, ["price", "retention"], "{p:?}");
+    // A host met for the first time is called out too (§2.2), with the other
+    // terms; each callout names a value the text says, never a whole line.
+    assert_eq!(kinds, ["new_host", "price", "retention"], "{p:?}");
     for a in &p.attention {
-        assert!(p.consent_text.contains(a.detail.as_deref().unwrap()), "{a:?} not in {}", p.consent_text);
+        let detail = a.detail.as_deref().unwrap();
+        assert!(p.consent_text.contains(detail), "{a:?} not in {}", p.consent_text);
+        assert!(p.consent_text.lines().all(|l| l.trim() != detail.trim()), "{a:?} repeats a line");
     }
 }
 
