@@ -96,7 +96,10 @@ async fn refused(env: &Env, path: &Path, args: &[&str], says: &str) {
     let (ok, _, err) = cli(path, args).await;
     assert!(!ok, "{args:?} was taken");
     assert!(err.contains(says), "{args:?}: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+    // What failed, then what to do (the terminal's two lines for every error).
+    let lines: Vec<&str> = err.trim().lines().collect();
+    assert_eq!(lines.len(), 2, "what failed and what to do: {err}");
+    assert!(lines[0].starts_with("Error: ") && lines[1].starts_with("What to do: "), "{err}");
     let now = before(env, path).await;
     assert_eq!(now.file, was.file, "{args:?}: the config file changed");
     assert_eq!(now.confirmed, was.confirmed, "{args:?}: the records changed");

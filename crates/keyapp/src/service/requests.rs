@@ -478,7 +478,11 @@ impl Service {
         };
         let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now, answer };
         let registered = self.record_approval(&approval, issued).await?;
-        tracing::info!(request_id, %kind, status = answer.as_str(), "request answered; credential issued");
+        // The log names the answer, as operators grep for it ("request approved").
+        match answer {
+            RequestStatus::Approved => tracing::info!(request_id, %kind, "request approved; credential issued"),
+            _ => tracing::info!(request_id, %kind, status = answer.as_str(), "request answered; credential issued"),
+        }
         self.notify();
         if registered {
             // Pushed now, before the agent can receive the credential (the
