@@ -158,15 +158,34 @@ class Env:
         self.driver.find_element(By.ID, "consent-text").click()
         button = self.driver.find_element(By.ID, "approve")
         wait_for("Approve to be enabled", lambda: button.is_enabled(), timeout=10)
+        clicked = button.get_attribute("data-request-id")
         button.click()
-        return wait_for("the outcome", lambda: self.js(
-            "const n = document.getElementById('consent-notice'); return n && n.dataset.outcome"))
+        return wait_for("the outcome", lambda: self.outcome(clicked))
 
     def decline(self):
         # The view may still be swapping in the request just routed to.
-        wait_for("Decline", lambda: self.driver.find_element(By.ID, "decline")).click()
-        return wait_for("the outcome", lambda: self.js(
-            "const n = document.getElementById('consent-notice'); return n && n.dataset.outcome"))
+        button = wait_for("Decline", lambda: self.driver.find_element(By.ID, "decline"))
+        clicked = button.get_attribute("data-request-id")
+        button.click()
+        return wait_for("the outcome", lambda: self.outcome(clicked))
+
+    def outcome(self, clicked):
+        """How `clicked` was answered: the window's notice, or, when the next
+        request replaced it at once (the window learns of a new one without
+        delay), the answer the person's history records for it."""
+        notice = self.js("const n = document.getElementById('consent-notice'); return n && n.dataset.outcome")
+        if notice:
+            return notice
+        shown = self.js("const m = document.querySelector('main.consent'); return m && m.dataset.requestId")
+        if not clicked or shown == clicked:
+            return None
+        for line in self.cli("history").splitlines():
+            fields = line.split("\t")
+            if len(fields) >= 4 and fields[3] == clicked:
+                for answer in ("approved", "declined"):
+                    if fields[2].endswith("_" + answer):
+                        return answer
+        return None
 
     def audit(self, screen):
         """axe-core, injected through WebDriver: no serious or critical violation."""
