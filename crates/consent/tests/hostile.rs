@@ -263,3 +263,34 @@ fn a_text_past_its_bound_is_refused_whole() {
     assert_eq!((what, max), ("the consent text", inert::MAX_TEXT_CHARS));
     assert!(chars > max);
 }
+
+/// The lists' one-line summary, the callouts and the wide-mandate heading are
+/// new places a host's or an agent's names reach the person (Requests, History,
+/// notifications, the consent window's callouts): each is as inert as the text.
+#[test]
+fn summaries_callouts_and_the_wide_heading_are_as_inert_as_the_text() {
+    let mut o = dental();
+    o.claims.service.name = "Cleaning\u{202E}00.01 DAC".into();
+    o.claims.host.as_mut().unwrap().name = "Harbour\u{200B}view\u{2066}".into();
+    o.discovered = None;
+    o.new_host = true;
+    let req = ConsentRequest::BookingOffer(o);
+    for locale in [en(), fr()] {
+        let line = summary(&req, &locale).unwrap();
+        assert_inert(&line);
+        assert!(line.contains("Cleaning\u{FFFD}00.01 DAC"), "{line}");
+        for a in attention(&req, &locale, NOW).unwrap() {
+            assert_inert(a.detail.as_deref().unwrap_or_default());
+        }
+    }
+    let mut m = oil_change_mandate();
+    m.constraints = MandateConstraints::default();
+    m.agent_name = "Cal\u{202E}gnikoob".into();
+    m.hosts[0].name = Some("Maple\u{2028}Street".into());
+    for locale in [en(), fr()] {
+        let heading = schcp_consent::attention::wide_heading(&locale, &m).unwrap().unwrap();
+        assert_inert(&heading);
+        assert!(!heading.contains('\u{202E}') && !heading.contains('\u{2028}'), "{heading}");
+        assert_inert(&summary(&ConsentRequest::OpenMandate(m.clone()), &locale).unwrap());
+    }
+}
