@@ -178,6 +178,10 @@ unlock-failed = The key app could not start:
 ## The consent window: what the person reads cannot be swapped or buried.
 consent-announce = Another request is waiting. It will not replace this one until you choose to see it.
 consent-announce-show = Show the other request
+consent-announce-after = A new request is waiting.
+consent-announce-review = Review it
+consent-ready = You can approve now, with the mouse or with Tab and Enter.
+consent-verify = After Approve, your system asks you to confirm it is you (your password or fingerprint). Nothing is signed before you do.
 ## Host binding (§2.2): a business met at another domain than the one it was first verified at.
 ## host-change and host-change-operator-trust are formatted in Rust, with arguments.
 host-change = { $host } was first verified at { $bound }. On { $seen } a document claiming to be it came from { $domain }, and was refused. Accept { $domain } only if the business told you it moved there.

@@ -177,6 +177,10 @@ unlock-failed = L’appli n’a pas pu démarrer :
 ## La fenêtre de consentement : ce que la personne lit ne peut être remplacé ni enfoui.
 consent-announce = Une autre demande attend. Elle ne remplacera celle-ci que si vous choisissez de la voir.
 consent-announce-show = Voir l’autre demande
+consent-announce-after = Une nouvelle demande attend.
+consent-announce-review = L’examiner
+consent-ready = Vous pouvez approuver maintenant, à la souris ou avec Tab puis Entrée.
+consent-verify = Après « Approuver », votre système vous demande de confirmer que c’est bien vous (mot de passe ou empreinte). Rien n’est signé avant.
 ## Liaison des hôtes (§2.2) : une entreprise rencontrée à une autre adresse que celle où elle a d’abord été vérifiée.
 ## host-change et host-change-operator-trust sont mis en forme en Rust, avec des arguments.
 host-change = { $host } a d’abord été vérifié à { $bound }. Le { $seen }, un document se réclamant de lui est venu de { $domain } et a été refusé. N’acceptez { $domain } que si l’entreprise vous a dit qu’elle y a déménagé.

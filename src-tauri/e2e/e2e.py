@@ -140,12 +140,27 @@ class Env:
         return self.js("const e = document.getElementById(arguments[0]); return e ? e.textContent : null", element_id)
 
     def shown_id(self, wanted):
-        """Opens the consent view on `wanted` and waits for its text."""
+        """Opens the consent view on `wanted` and waits for its text, as a
+        person would: the notice of their last answer stays until dismissed,
+        with a new request announced beside it ("Review it")."""
         def shown():
-            if not self.js("return location.hash").endswith(wanted):
+            state = self.js(
+                "const m = document.querySelector('main.consent'); const a = document.getElementById('consent-announce');"
+                "const t = document.getElementById('consent-text');"
+                "return {shown: m && m.dataset.requestId, notice: !!document.getElementById('consent-notice'),"
+                " announced: a && a.dataset.requestId, text: t && t.textContent};")
+            if state["shown"] == wanted and not state["notice"]:
+                return state["text"]
+            if state["announced"] == wanted:
+                self.driver.find_element(By.ID, "consent-announce-show").click()
+            elif state["notice"]:
+                self.driver.find_element(By.ID, "next").click()
+            elif self.js("return location.hash").endswith(wanted):
+                # Routed here already, but another request is on screen: leave and come back.
+                self.route("#/requests")
+            else:
                 self.route(f"#/consent/{wanted}")
-            return self.js("const p = document.getElementById('consent-text'); "
-                           "return p && document.location.hash.endsWith(arguments[0]) ? p.textContent : null", wanted)
+            return None
         return wait_for(f"the consent text of {wanted}", shown)
 
     def approve(self):
@@ -170,22 +185,10 @@ class Env:
         return wait_for("the outcome", lambda: self.outcome(clicked))
 
     def outcome(self, clicked):
-        """How `clicked` was answered: the window's notice, or, when the next
-        request replaced it at once (the window learns of a new one without
-        delay), the answer the person's history records for it."""
-        notice = self.js("const n = document.getElementById('consent-notice'); return n && n.dataset.outcome")
-        if notice:
-            return notice
-        shown = self.js("const m = document.querySelector('main.consent'); return m && m.dataset.requestId")
-        if not clicked or shown == clicked:
-            return None
-        for line in self.cli("history").splitlines():
-            fields = line.split("\t")
-            if len(fields) >= 4 and fields[3] == clicked:
-                for answer in ("approved", "declined"):
-                    if fields[2].endswith("_" + answer):
-                        return answer
-        return None
+        """How `clicked` was answered, as the window's notice says: it stays in
+        view until dismissed, whatever arrives meanwhile."""
+        return self.js("const n = document.getElementById('consent-notice'); "
+                       "return n && n.dataset.requestId === arguments[0] ? n.dataset.outcome : null", clicked)
 
     def audit(self, screen):
         """axe-core, injected through WebDriver: no serious or critical violation."""

@@ -1,11 +1,13 @@
 // The consent view's guards, in jsdom with the command layer mocked: the text
 // is shown as text, Approve waits for the text to be seen with the window
-// focused, keys never approve, and a request gone while shown is a notice.
+// focused, one activation (pointer or keyboard) pressed after that approves
+// through the `answer` command (whose service asks the OS to confirm the
+// person before signing), and a request gone while shown is a notice.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { Prompt } from "./api";
 
-const calls: { answer: [string, boolean][] } = { answer: [] };
+const calls: { answer: [string, boolean][]; commands: string[] } = { answer: [], commands: [] };
 let current: Prompt;
 /** Other requests by id (the one the window was raised for, a newer one). */
 let others: Record<string, Prompt> = {};
@@ -42,6 +44,7 @@ vi.mock("./api", () => ({
       return { ...(others[id] ?? current) };
     },
     answer: async (id: string, approve: boolean) => {
+      calls.commands.push("answer");
       calls.answer.push([id, approve]);
       return answerResult();
     },
@@ -119,6 +122,7 @@ beforeEach(() => {
   vi.useFakeTimers();
   vi.spyOn(document, "hasFocus").mockReturnValue(true);
   calls.answer = [];
+  calls.commands = [];
   others = {};
   waiting = true;
   current = prompt();
@@ -219,32 +223,13 @@ describe("the consent view", () => {
     expect(approve().disabled).toBe(true);
   });
 
-  it("never approves on Enter or Space; a pointer click does", async () => {
+  it("approves on a pointer's single click pressed after Approve was enabled", async () => {
     await mount();
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(APPROVE_DELAY_MS + 10);
-    });
-    const button = approve();
-    expect(button.disabled).toBe(false);
-    button.focus();
-    for (const key of ["Enter", " "]) {
-      fireEvent.keyDown(button, { key });
-      fireEvent.keyUp(button, { key });
-      fireEvent.keyDown(document.body, { key });
-    }
-    // What a browser makes of Enter/Space on a focused button: a click with detail 0.
-    fireEvent.click(button, { detail: 0 });
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(0);
-    });
-    expect(calls.answer).toEqual([]);
+    await settle(APPROVE_DELAY_MS + 10);
     // Neither button is a default: no submit buttons, nothing autofocused.
     expect(document.querySelectorAll('button[type="submit"], [autofocus]').length).toBe(0);
-
     press(approve());
-    await act(async () => {
-      await vi.advanceTimersByTimeAsync(0);
-    });
+    await settle(0);
     expect(calls.answer).toEqual([["rq_1", true]]);
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
   });
@@ -570,7 +555,7 @@ describe("the request on screen is the one answered", () => {
     expect(calls.answer).toEqual([]);
   });
 
-  it("replaces an answered request at once with the one that raised the window", async () => {
+  it("keeps the notice of the person's answer in view and announces the request that raised the window beside it", async () => {
     const raise = await mount("rq_1");
     await settle(APPROVE_DELAY_MS + 10);
     press(approve());
@@ -578,6 +563,22 @@ describe("the request on screen is the one answered", () => {
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
     others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
     await raise("rq_2");
+    await settle(5000);
+    // The answer stays until the person dismisses it; the new one waits beside it.
+    const notice = document.getElementById("consent-notice")!;
+    expect(notice.dataset.outcome).toBe("approved");
+    expect(notice.dataset.requestId).toBe("rq_1");
+    const announce = document.getElementById("consent-announce")!;
+    expect(notice.contains(announce)).toBe(true);
+    expect(announce.getAttribute("role")).toBe("status");
+    expect(announce.dataset.requestId).toBe("rq_2");
+    expect(announce.textContent).toContain("consent-announce-after");
+    expect(document.getElementById("consent-announce-show")!.textContent).toBe("consent-announce-review");
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(screen.queryByRole("button", { name: "Approve" })).toBeNull();
+    // Review: the new request, with its own delay.
+    fireEvent.click(document.getElementById("consent-announce-show")!);
+    await settle(0);
     expect(document.getElementById("consent-notice")).toBeNull();
     expect(document.getElementById("consent-announce")).toBeNull();
     expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
@@ -585,14 +586,38 @@ describe("the request on screen is the one answered", () => {
     expect(approve().disabled).toBe(true);
   });
 
-  it("replaces an expired request at once, found by looking for new requests", async () => {
+  it("keeps a decline's notice too until dismissed; Next request moves on", async () => {
+    await mount("rq_1");
+    fireEvent.click(screen.getByRole("button", { name: "Decline" }), { detail: 1 });
+    await settle(0);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("declined");
+    waiting = true;
+    current = prompt({ status: "declined" });
+    others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
+    await settle(1100);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("declined");
+    expect(document.getElementById("consent-announce")!.dataset.requestId).toBe("rq_2");
+    // Dismissed with Next request: what waits is shown.
+    // Only rq_2 waits now.
+    current = prompt({ id: "rq_2", consent_text: NEW });
+    others = {};
+    fireEvent.click(document.getElementById("next")!);
+    await settle(0);
+    expect(document.getElementById("consent-notice")).toBeNull();
+    expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
+  });
+
+  it("keeps an expired request's notice in view and announces a new request found meanwhile", async () => {
     await mount("rq_1");
     current = prompt({ status: "expired" });
     await settle(1100);
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
     others = { rq_2: prompt({ id: "rq_2", consent_text: NEW }) };
     await settle(1100);
-    expect(document.getElementById("consent-notice")).toBeNull();
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("expired");
+    expect(document.getElementById("consent-announce")!.dataset.requestId).toBe("rq_2");
+    fireEvent.click(document.getElementById("consent-announce-show")!);
+    await settle(0);
     expect(document.getElementById("consent-text")!.textContent).toBe(NEW);
   });
 
@@ -602,5 +627,82 @@ describe("the request on screen is the one answered", () => {
     await settle(1100);
     expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
     expect(document.getElementById("consent-announce")!.dataset.requestId).toBe("rq_2");
+  });
+});
+
+/** Enter or Space on the focused element as a browser makes it: the press, then a click with detail 0. */
+function key(el: HTMLElement, k: "Enter" | " ", repeat = false) {
+  fireEvent.keyDown(el, { key: k, repeat });
+  fireEvent.click(el, { detail: 0 });
+  fireEvent.keyUp(el, { key: k });
+}
+
+describe("approval for every person: keyboard and screen reader, the OS as the guard", () => {
+  it("is reached by Tab, announced with its hints, and approves on Enter through the verification command", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    const button = approve();
+    // A plain, enabled button in the tab order, named for screen readers and
+    // described by the live hint and by what the OS will ask.
+    expect(button.tagName).toBe("BUTTON");
+    expect(button.disabled).toBe(false);
+    expect(button.tabIndex).toBeGreaterThanOrEqual(0);
+    expect(button.getAttribute("aria-describedby")!.split(" ")).toEqual(["approve-hint", "approve-verify"]);
+    expect(document.getElementById("approve-hint")!.getAttribute("aria-live")).toBe("polite");
+    expect(document.getElementById("approve-hint")!.textContent).toBe("consent-ready");
+    expect(document.getElementById("approve-verify")!.textContent).toBe("consent-verify");
+    button.focus();
+    expect(document.activeElement).toBe(button);
+    key(button, "Enter");
+    await settle(0);
+    // The one command sent is `answer`, whose service has the OS confirm the
+    // person before anything is signed; the window has no way to sign itself.
+    expect(calls.commands).toEqual(["answer"]);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
+  });
+
+  it("approves on Space too, once", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    approve().focus();
+    key(approve(), " ");
+    await settle(0);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+
+  it("never approves on a key pressed before Approve was enabled, nor on a held key's repeats", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS - 100);
+    // Enter goes down while Approve is disabled: the delay starts again.
+    fireEvent.keyDown(document.body, { key: "Enter" });
+    await settle(150);
+    expect(approve().disabled).toBe(true);
+    await settle(APPROVE_DELAY_MS);
+    expect(approve().disabled).toBe(false);
+    // The key, held, repeats onto the enabled button: never an approval.
+    approve().focus();
+    key(approve(), "Enter", true);
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+    // A click with no press at all (synthesized): nothing either.
+    fireEvent.click(approve(), { detail: 0 });
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+  });
+
+  it("shows the OS's refusal (nobody confirmed) and leaves the request waiting", async () => {
+    answerResult = async () => {
+      throw { code: "NOT_PERMITTED", reason: "user_not_verified", message: "Your system did not confirm it was you." };
+    };
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    approve().focus();
+    key(approve(), "Enter");
+    await settle(0);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+    const notice = document.getElementById("consent-notice")!;
+    expect(notice.dataset.outcome).toBe("error");
+    expect(notice.dataset.outcome).not.toBe("approved");
   });
 });

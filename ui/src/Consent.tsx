@@ -1,16 +1,24 @@
 // The consent window. What it guards against: a click or key press meant for
 // another window (a stolen focus), or a burst of clicks that starts as the
 // window pops up, turning into a signature, and a request swapped under the
-// person's pointer. So there is no default button, Enter and Space never
-// approve, and Approve is enabled only once the text has been on screen for
+// person's pointer. The guard against a stolen focus is the OS: every yes
+// goes through the `answer` command, whose service asks the OS to confirm the
+// person (polkit: their password or fingerprint) before anything is signed, so
+// Approve can be reached by keyboard and announced to screen readers like any
+// button. Here, there is still no default button and nothing is autofocused,
+// and Approve is enabled only once the text has been on screen for
 // APPROVE_DELAY_MS, with this window focused and no pointer or key pressed in
 // that time (every press while it is disabled starts the delay again). It
-// approves only on a single click whose own press came after it was enabled,
-// and always the request whose text is on screen: the id travels with the
-// click. The window shows the request that raised it; a new one replaces an
-// answered or expired one at once, but never a pending one, beside which it is
-// announced. A request withdrawn or expired while shown becomes a notice; the
-// service refuses to sign anything not pending in any case.
+// approves only on one activation (a pointer's single click, or Enter or Space
+// on the focused button) whose own press came after it was enabled, never a
+// held key's repeat, and always the request whose text is on screen: the id
+// travels with the activation. The window shows the request that raised it;
+// while a request is on screen, pending or answered, a new one never replaces
+// it: it is announced beside it, and the person's answer (or how the request
+// ended) stays in view until they dismiss it. A request withdrawn or expired
+// while shown becomes a notice; the service refuses to sign anything not
+// pending in any case.
+import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, isCommandError, type Prompt } from "./api";
 import { useT } from "./i18n";
@@ -69,7 +77,7 @@ export function ConsentView(props: { requestedId?: string }) {
   const focused = usePageFocus();
   /** Ids already pending when looked at, so only a new one is an arrival. */
   const known = useRef(new Set<string>());
-  /** When the last pointer press was, and whether it was on Approve. */
+  /** When the last pointer press (or Enter/Space key press) was, and whether it was on Approve. */
   const lastPress = useRef<{ at: number; onApprove: boolean } | null>(null);
   // What the listeners and the click handlers read: this render's values.
   const live = useRef({ prompt, done, shownSince, focused });
@@ -99,12 +107,16 @@ export function ConsentView(props: { requestedId?: string }) {
 
   const fail = (e: unknown) => setDone({ kind: "error", message: String((e as { message?: string })?.message ?? e) });
 
-  /** A request raised this window: shown at once unless a pending one is on screen. */
+  /**
+   * A request raised this window: shown at once when nothing is on screen;
+   * beside a request on screen, pending or answered, announced, so neither a
+   * text being read nor the notice of an answer is swapped away.
+   */
   function arrive(id: string) {
     known.current.add(id);
-    const { prompt: shown, done: answered } = live.current;
+    const { prompt: shown } = live.current;
     if (shown?.id === id) return;
-    if (!shown || answered) {
+    if (!shown) {
       loadNext(id).catch(fail);
     } else {
       setAnnounced((a) => (a.includes(id) ? a : [...a, id]));
@@ -140,16 +152,27 @@ export function ConsentView(props: { requestedId?: string }) {
       const { prompt: shown, shownSince: since, focused: hasFocus } = live.current;
       if (shown && hasFocus && !isReady(since, hasFocus)) setShownSince(Date.now());
     };
+    const onApprove = (e: Event) => !!(e.target as HTMLElement | null)?.closest?.('[data-action="approve"]');
     const onPointer = (e: Event) => {
-      const target = e.target as HTMLElement | null;
-      lastPress.current = { at: Date.now(), onApprove: !!target?.closest?.('[data-action="approve"]') };
+      lastPress.current = { at: Date.now(), onApprove: onApprove(e) };
+      restart();
+    };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Enter" || e.key === " ") {
+        // A held key's repeats are not a new press: they never activate Approve.
+        if (e.repeat) {
+          if (onApprove(e)) e.preventDefault();
+          return;
+        }
+        lastPress.current = { at: Date.now(), onApprove: onApprove(e) };
+      }
       restart();
     };
     window.addEventListener("pointerdown", onPointer, true);
-    window.addEventListener("keydown", restart, true);
+    window.addEventListener("keydown", onKey, true);
     return () => {
       window.removeEventListener("pointerdown", onPointer, true);
-      window.removeEventListener("keydown", restart, true);
+      window.removeEventListener("keydown", onKey, true);
     };
   }, []);
 
@@ -195,20 +218,6 @@ export function ConsentView(props: { requestedId?: string }) {
     [],
   );
 
-  // Enter and Space never approve, wherever the focus is.
-  useEffect(() => {
-    const guard = (e: KeyboardEvent) => {
-      const target = e.target as HTMLElement | null;
-      if ((e.key === "Enter" || e.key === " ") && target?.dataset?.action === "approve") e.preventDefault();
-    };
-    window.addEventListener("keydown", guard, true);
-    window.addEventListener("keyup", guard, true);
-    return () => {
-      window.removeEventListener("keydown", guard, true);
-      window.removeEventListener("keyup", guard, true);
-    };
-  }, []);
-
   const ready = isReady(shownSince, focused);
   const canAnswer = !!prompt && !done && !busy;
 
@@ -244,11 +253,12 @@ export function ConsentView(props: { requestedId?: string }) {
   }
 
   function onApproveClick(e: MouseEvent) {
-    // A click made by the keyboard (Enter/Space on a focused button) has
-    // detail 0, a double or triple click 2 or more: only a pointer's single
-    // click approves, and only one pressed after Approve was enabled (a press
-    // while it was disabled restarted the delay instead).
-    if (e.detail !== 1) return;
+    // A click made by the keyboard (Enter/Space on the focused button) has
+    // detail 0, a pointer's single click 1, a double or triple click 2 or
+    // more: one activation approves, and only one pressed after Approve was
+    // enabled (a press while it was disabled restarted the delay instead).
+    // The OS then asks the person to confirm it is them (`answer`).
+    if (e.detail > 1) return;
     const { shownSince: since, focused: hasFocus } = live.current;
     const press = lastPress.current;
     if (since === null || !isReady(since, hasFocus) || !press?.onApprove) return;
@@ -298,13 +308,12 @@ export function ConsentView(props: { requestedId?: string }) {
   return (
     <main class="consent" aria-labelledby="consent-heading" data-request-id={prompt.id}>
       <h1 id="consent-heading">{t(prompt.kind === "pairing" ? "consent-heading-pairing" : "consent-heading")}</h1>
-      {announced.length > 0 && (
-        <div class="announce" id="consent-announce" role="status" data-request-id={announced[0]}>
-          <p>{t("consent-announce")}</p>
-          <button type="button" id="consent-announce-show" onClick={() => loadNext(announced[0]).catch(fail)}>
-            {t("consent-announce-show")}
-          </button>
-        </div>
+      {announced.length > 0 && !done && (
+        <Announce
+          id={announced[0]}
+          words="consent-announce"
+          button="consent-announce-show"
+          onShow={() => loadNext(announced[0]).catch(fail)} />
       )}
       <dl class="who">
         <dt>{t("consent-from")}</dt>
@@ -364,7 +373,16 @@ export function ConsentView(props: { requestedId?: string }) {
         </div>
       )}
       {done ? (
-        <Notice done={done} onNext={() => void loadNext()} />
+        <Notice done={done} requestId={prompt.id} onNext={() => void loadNext()}>
+          {announced.length > 0 && (
+            <Announce
+              id={announced[0]}
+              words="consent-announce-after"
+              button="consent-announce-review"
+              onShow={() => loadNext(announced[0]).catch(fail)}
+            />
+          )}
+        </Notice>
       ) : (
         <div class="answer" role="group" aria-label={t("consent-text-label")}>
           <button
@@ -385,13 +403,16 @@ export function ConsentView(props: { requestedId?: string }) {
             data-request-id={prompt.id}
             class="approve"
             disabled={!canAnswer || !ready}
-            aria-describedby="approve-hint"
+            aria-describedby="approve-hint approve-verify"
             onClick={onApproveClick}
           >
             {t("consent-approve")}
           </button>
           <p id="approve-hint" class="hint" aria-live="polite">
-            {!ready ? (focused ? t("consent-wait") : t("consent-focus")) : ""}
+            {!ready ? (focused ? t("consent-wait") : t("consent-focus")) : t("consent-ready")}
+          </p>
+          <p id="approve-verify" class="hint">
+            {t("consent-verify")}
           </p>
         </div>
       )}
@@ -404,7 +425,20 @@ function isReady(since: number | null, focused: boolean): boolean {
   return since !== null && focused && Date.now() - since >= APPROVE_DELAY_MS;
 }
 
-function Notice(props: { done: Done; onNext: () => void }) {
+/** A request that arrived beside the one on screen, and the person's way to it. */
+function Announce(props: { id: string; words: string; button: string; onShow: () => void }) {
+  const t = useT();
+  return (
+    <div class="announce" id="consent-announce" role="status" data-request-id={props.id}>
+      <p>{t(props.words)}</p>
+      <button type="button" id="consent-announce-show" onClick={props.onShow}>
+        {t(props.button)}
+      </button>
+    </div>
+  );
+}
+
+function Notice(props: { done: Done; requestId: string; onNext: () => void; children?: ComponentChildren }) {
   const t = useT();
   const d = props.done;
   // The outcome is brought into view and stays there (sticky, style.css) until
@@ -425,8 +459,16 @@ function Notice(props: { done: Done; onNext: () => void }) {
             ? `${t("error-prefix")} ${d.message}`
             : "";
   return (
-    <div ref={box} class="notice" role="status" id="consent-notice" data-outcome={d.kind === "gone" ? d.status : d.kind}>
+    <div
+      ref={box}
+      class="notice"
+      role="status"
+      id="consent-notice"
+      data-request-id={props.requestId}
+      data-outcome={d.kind === "gone" ? d.status : d.kind}
+    >
       <p>{message}</p>
+      {props.children}
       <button type="button" id="next" onClick={props.onNext}>{t("consent-next")}</button>
       <Footer />
     </div>
