@@ -124,6 +124,9 @@ settings-principal = Your principal id
 settings-jwk = Your public key (JWK)
 settings-copy = Copy
 settings-copied = Copied.
+settings-card = Your contact card
+settings-card-hint = Give it to another household so their key app knows you: they paste it into Contacts.
+settings-card-name = Your name on the card
 settings-status-base = Status address hosts check
 settings-status-reachable = Hosts can check your credentials at this address.
 settings-status-this-machine = Only hosts on this computer can check your credentials at this address (hosts_on_this_machine).
@@ -182,6 +185,10 @@ consent-announce-after = A new request is waiting.
 consent-announce-review = Review it
 consent-ready = You can approve now, with the mouse or with Tab and Enter.
 consent-verify = After Approve, your system asks you to confirm it is you (your password or fingerprint). Nothing is signed before you do.
+consent-terms-heading = Price and address
+consent-price = Price, line by line
+consent-total = Total
+consent-address = Address
 ## Host binding (§2.2): a business met at another domain than the one it was first verified at.
 ## host-change and host-change-operator-trust are formatted in Rust, with arguments.
 host-change = { $host } was first verified at { $bound }. On { $seen } a document claiming to be it came from { $domain }, and was refused. Accept { $domain } only if the business told you it moved there.

@@ -123,6 +123,9 @@ settings-principal = Votre identifiant de mandant
 settings-jwk = Votre clé publique (JWK)
 settings-copy = Copier
 settings-copied = Copié.
+settings-card = Votre carte de contact
+settings-card-hint = Donnez-la à un autre foyer pour que son appli de clés vous reconnaisse : il la colle dans Contacts.
+settings-card-name = Votre nom sur la carte
 settings-status-base = Adresse d’état que vérifient les hôtes
 settings-status-reachable = Les hôtes peuvent vérifier vos justificatifs à cette adresse.
 settings-status-this-machine = Seuls les hôtes sur cet ordinateur peuvent vérifier vos justificatifs à cette adresse (hosts_on_this_machine).
@@ -181,6 +184,10 @@ consent-announce-after = Une nouvelle demande attend.
 consent-announce-review = L’examiner
 consent-ready = Vous pouvez approuver maintenant, à la souris ou avec Tab puis Entrée.
 consent-verify = Après « Approuver », votre système vous demande de confirmer que c’est bien vous (mot de passe ou empreinte). Rien n’est signé avant.
+consent-terms-heading = Prix et adresse
+consent-price = Prix, ligne par ligne
+consent-total = Total
+consent-address = Adresse
 ## Liaison des hôtes (§2.2) : une entreprise rencontrée à une autre adresse que celle où elle a d’abord été vérifiée.
 ## host-change et host-change-operator-trust sont mis en forme en Rust, avec des arguments.
 host-change = { $host } a d’abord été vérifié à { $bound }. Le { $seen }, un document se réclamant de lui est venu de { $domain } et a été refusé. N’acceptez { $domain } que si l’entreprise vous a dit qu’elle y a déménagé.

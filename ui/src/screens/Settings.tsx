@@ -110,6 +110,44 @@ function Copy(props: { text: string; label: string }) {
   );
 }
 
+/**
+ * The person's own contact card, `Name <urn:schcp:principal:…>`: the short
+ * text another household pastes into Contacts (`parseCard` reads it back). The
+ * key app keeps no name for the person, so they type the one they want to be
+ * known by; characters that would break the card (angle brackets, line
+ * breaks and other controls) are left out of it.
+ */
+export function cardText(name: string, principal: string): string {
+  const clean = name
+    .replace(/[<>\p{Cc}\p{Cf}\u2028\u2029]/gu, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return clean === "" ? principal : `${clean} <${principal}>`;
+}
+
+export function ContactCard(props: { principal: string }) {
+  const t = useT();
+  const [name, setName] = useState("");
+  const card = cardText(name, props.principal);
+  return (
+    <section aria-labelledby="h-contact-card" id="contact-card">
+      <h2 id="h-contact-card">{t("settings-card")}</h2>
+      <p class="hint">{t("settings-card-hint")}</p>
+      <label for="card-name">{t("settings-card-name")}</label>{" "}
+      <input
+        id="card-name"
+        type="text"
+        maxLength={100}
+        value={name}
+        onInput={(e) => setName(e.currentTarget.value)}
+      />
+      <p>
+        <code id="card-text">{card}</code> <Copy text={card} label={t("settings-card")} />
+      </p>
+    </section>
+  );
+}
+
 export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) => void }) {
   const t = useT();
   const { data, error } = useLoad(api.settings);
@@ -144,6 +182,7 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dd>{data.consent_language === "fr" ? "Français" : "English"}</dd>
         </dl>
       )}
+      {data && <ContactCard principal={data.principal} />}
       <StatusSetup />
       <HostChanges />
     </section>
