@@ -176,6 +176,11 @@ unlock-checking = Checking the passphrase…
 unlock-wrong = That passphrase does not unlock the key. Try again.
 unlock-mismatch = The two passphrases are not the same. Type them again.
 unlock-empty = The passphrase cannot be empty.
+unlock-weak-hint = Weak: this passphrase would be easy to guess. Longer is safer, for example four unrelated words.
+unlock-strong-hint = Not easy to guess.
+unlock-weak-ask = This passphrase is weak: anyone who copies your key file could guess it. Choose a longer one, or use this one anyway.
+unlock-weak-keep = Use it anyway
+unlock-weak-change = Choose another
 unlock-failed = The key app could not start:
 
 ## The consent window: what the person reads cannot be swapped or buried.

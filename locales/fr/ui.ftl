@@ -175,6 +175,11 @@ unlock-checking = Vérification de la phrase de passe…
 unlock-wrong = Cette phrase de passe ne déverrouille pas la clé. Réessayez.
 unlock-mismatch = Les deux phrases de passe diffèrent. Tapez-les à nouveau.
 unlock-empty = La phrase de passe ne peut pas être vide.
+unlock-weak-hint = Faible : cette phrase de passe serait facile à deviner. Plus longue, elle est plus sûre, par exemple quatre mots sans rapport.
+unlock-strong-hint = Difficile à deviner.
+unlock-weak-ask = Cette phrase de passe est faible : quiconque copie votre fichier de clé pourrait la deviner. Choisissez-en une plus longue, ou utilisez quand même celle-ci.
+unlock-weak-keep = L’utiliser quand même
+unlock-weak-change = En choisir une autre
 unlock-failed = L’appli n’a pas pu démarrer :
 
 ## La fenêtre de consentement : ce que la personne lit ne peut être remplacé ni enfoui.

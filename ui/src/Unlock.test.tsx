@@ -54,11 +54,11 @@ describe("the passphrase window", () => {
     expect(document.getElementById("unlock-problem")?.dataset.problem).toBe("mismatch");
     // The fields are emptied once judged; the second try goes through.
     expect((document.getElementById("passphrase") as HTMLInputElement).value).toBe("");
-    await type("passphrase", "same");
-    await type("confirmation", "same");
+    await type("passphrase", "tulip orbit canyon fresco");
+    await type("confirmation", "tulip orbit canyon fresco");
     fireEvent.submit(document.getElementById("unlock-form")!);
-    await settle();
-    expect(sent[1]).toEqual(["same", "same"]);
+    await until(() => sent.length === 2);
+    expect(sent[1]).toEqual(["tulip orbit canyon fresco", "tulip orbit canyon fresco"]);
     expect(location.hash).toBe("#/requests");
   });
 
@@ -80,4 +80,78 @@ describe("the passphrase window", () => {
     expect(document.getElementById("unlock-failed")?.textContent).toContain("port taken");
     expect(document.getElementById("unlock-form")).toBeNull();
   });
+
+  it("says a new passphrase is weak as it is typed, and sends a weak one only once the person confirms it", async () => {
+    state = { state: "asking", purpose: "create", problem: null };
+    verdicts = [{ state: "unlocked", route: "/requests" }];
+    render(<UnlockView />);
+    await settle();
+    await type("passphrase", "soleil");
+    await until(() => document.getElementById("unlock-strength")!.dataset.weak === "true");
+    expect(document.getElementById("unlock-strength")!.textContent).toBe("unlock-weak-hint");
+    expect(document.getElementById("passphrase")!.getAttribute("aria-describedby")).toBe("unlock-strength");
+    await type("confirmation", "soleil");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    // Not sent: the person is told, and asked.
+    expect(sent).toEqual([]);
+    expect(screen.getByRole("alert").id).toBe("unlock-weak");
+    expect(document.getElementById("unlock-submit")).toBeNull();
+    fireEvent.click(document.getElementById("unlock-weak-keep")!);
+    await settle();
+    expect(sent).toEqual([["soleil", "soleil"]]);
+    expect(location.hash).toBe("#/requests");
+  });
+
+  it("lets the person choose another instead, and sends a strong one without asking", async () => {
+    state = { state: "asking", purpose: "create", problem: null };
+    verdicts = [{ state: "unlocked", route: "/requests" }];
+    render(<UnlockView />);
+    await settle();
+    await type("passphrase", "password1");
+    await type("confirmation", "password1");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await until(() => document.getElementById("unlock-weak") !== null);
+    fireEvent.click(document.getElementById("unlock-weak-change")!);
+    await settle();
+    expect(sent).toEqual([]);
+    expect((document.getElementById("passphrase") as HTMLInputElement).value).toBe("");
+    await type("passphrase", "tulip orbit canyon fresco");
+    await until(() => document.getElementById("unlock-strength")!.dataset.weak === "false");
+    await type("confirmation", "tulip orbit canyon fresco");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(document.getElementById("unlock-weak")).toBeNull();
+    expect(sent).toEqual([["tulip orbit canyon fresco", "tulip orbit canyon fresco"]]);
+  });
+
+  it("leaves two different weak fields to the keystore (mismatch first), and never judges an unlock", async () => {
+    state = { state: "asking", purpose: "create", problem: null };
+    verdicts = [{ state: "asking", purpose: "create", problem: "mismatch" }];
+    render(<UnlockView />);
+    await settle();
+    await type("passphrase", "a");
+    await type("confirmation", "b");
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(sent).toEqual([["a", "b"]]);
+    expect(document.getElementById("unlock-problem")?.dataset.problem).toBe("mismatch");
+    cleanup();
+    sent.length = 0;
+    state = { state: "asking", purpose: "unlock", problem: null };
+    verdicts = [{ state: "unlocked", route: "/requests" }];
+    render(<UnlockView />);
+    await settle();
+    await type("passphrase", "a");
+    expect(document.getElementById("unlock-strength")).toBeNull();
+    fireEvent.submit(document.getElementById("unlock-form")!);
+    await settle();
+    expect(sent).toEqual([["a", null]]);
+  });
 });
+
+/** Waits (real timers) until `check` holds: the estimator loads on first use. */
+async function until(check: () => boolean) {
+  for (let i = 0; i < 200 && !check(); i++) await settle();
+  expect(check()).toBe(true);
+}
