@@ -706,3 +706,44 @@ describe("approval for every person: keyboard and screen reader, the OS as the g
     expect(notice.dataset.outcome).not.toBe("approved");
   });
 });
+
+describe("the offer's price lines and the host's address, from the service's typed values", () => {
+  it("shows every line of the total and the address as the service gave them, as text", async () => {
+    current = prompt({
+      terms: {
+        host: "Maple Street Auto",
+        address: "120 Maple St <b>Toronto</b>",
+        lines: [
+          { kind: "service", label: "Synthetic oil change", amount: "CAD 79.00" },
+          { kind: "tax", label: "HST <i>13%</i>", amount: "CAD 10.27" },
+        ],
+        total: "CAD 89.27",
+      },
+    });
+    await mount();
+    const rows = [...document.querySelectorAll("#consent-price tbody tr")].map((r) => [
+      (r as HTMLElement).dataset.kind,
+      r.querySelector("th")!.textContent,
+      r.querySelector("td")!.textContent,
+    ]);
+    expect(rows).toEqual([
+      ["service", "Synthetic oil change", "CAD 79.00"],
+      ["tax", "HST <i>13%</i>", "CAD 10.27"],
+    ]);
+    expect(document.getElementById("consent-total")!.textContent).toBe("CAD 89.27");
+    expect(document.getElementById("consent-address")!.textContent).toBe("Maple Street Auto — 120 Maple St <b>Toronto</b>");
+    // Host strings are text, never markup.
+    expect(document.querySelector("#consent-terms b, #consent-terms i")).toBeNull();
+  });
+
+  it("shows no price table for an offer without a price, and nothing for a request about no offer", async () => {
+    current = prompt({ terms: { host: "Ellis Moreau", lines: [], address: "12 Elm St" } });
+    await mount();
+    expect(document.getElementById("consent-price")).toBeNull();
+    expect(document.getElementById("consent-address")!.textContent).toBe("Ellis Moreau — 12 Elm St");
+    cleanup();
+    current = prompt({ kind: "mandate" });
+    await mount();
+    expect(document.getElementById("consent-terms")).toBeNull();
+  });
+});

@@ -20,7 +20,7 @@
 // pending in any case.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, isCommandError, type Prompt } from "./api";
+import { api, isCommandError, type OfferTermsView, type Prompt } from "./api";
 import { useT } from "./i18n";
 import { useChanges } from "./useChanges";
 
@@ -350,6 +350,7 @@ export function ConsentView(props: { requestedId?: string }) {
       )}
       <h2 id="consent-text-label">{t("consent-text-label")}</h2>
       <PlainText id="consent-text" text={prompt.consent_text} />
+      {prompt.terms && <Terms terms={prompt.terms} />}
       {callouts.length > 0 && (
         <section class="attention" aria-labelledby="attention-heading">
           <h2 id="attention-heading">{t("consent-look-twice")}</h2>
@@ -423,6 +424,60 @@ export function ConsentView(props: { requestedId?: string }) {
 /** Approve's delay has run, with the window focused, since `since`. */
 function isReady(since: number | null, focused: boolean): boolean {
   return since !== null && focused && Date.now() - since >= APPROVE_DELAY_MS;
+}
+
+/**
+ * The offer's price, line by line, and the host's address, laid out from the
+ * service's typed values (`schcp_consent::offer_terms`, computed from the
+ * verified claims), never read back out of the consent text. Every value is
+ * host-supplied or worded by the service and shown as text.
+ */
+function Terms(props: { terms: OfferTermsView }) {
+  const t = useT();
+  const { terms } = props;
+  if (terms.lines.length === 0 && !terms.total && !terms.address) return null;
+  return (
+    <section class="terms" id="consent-terms" aria-labelledby="terms-heading">
+      <h2 id="terms-heading">{t("consent-terms-heading")}</h2>
+      {(terms.lines.length > 0 || terms.total) && (
+        <table id="consent-price">
+          <caption>{t("consent-price")}</caption>
+          <tbody>
+            {terms.lines.map((l, i) => (
+              <tr key={i} data-kind={l.kind}>
+                <th scope="row">
+                  <Text value={l.label} />
+                </th>
+                <td class="amount">
+                  <Text value={l.amount} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          {terms.total && (
+            <tfoot>
+              <tr>
+                <th scope="row">{t("consent-total")}</th>
+                <td class="amount" id="consent-total">
+                  <Text value={terms.total} />
+                </td>
+              </tr>
+            </tfoot>
+          )}
+        </table>
+      )}
+      {terms.address && (
+        <dl class="where">
+          <dt>{t("consent-address")}</dt>
+          <dd id="consent-address">
+            <Text value={terms.host} />
+            {" — "}
+            <Text value={terms.address} />
+          </dd>
+        </dl>
+      )}
+    </section>
+  );
 }
 
 /** A request that arrived beside the one on screen, and the person's way to it. */

@@ -261,6 +261,29 @@ members: Array<string>,
 current: boolean, };
 
 /**
+ * The offer's price lines and the host's address (§5.2), in the consent
+ * language, computed from the verified claims when the request is created and
+ * stored with it, so the window lays them out without reading the text.
+ */
+export type OfferTermsView = { 
+/**
+ * The host's name.
+ */
+host: string, 
+/**
+ * The host's one-line address as it signed it.
+ */
+address?: string, 
+/**
+ * Every line of the total, in the signed order.
+ */
+lines: Array<PriceLineView>, 
+/**
+ * The all-in total in words, when a price is stated.
+ */
+total?: string, };
+
+/**
  * Why the last answer was asked again; the keystore decides, the surface only shows it.
  */
 export type PassphraseProblem = "wrong" | "mismatch" | "empty";
@@ -296,6 +319,12 @@ expires: string,
 churn?: string, };
 
 /**
+ * One line of an offer's total: `kind` is §5.2's (`service`, `fee`,
+ * `surcharge`, `tax`); `label` the host's, inert; `amount` in words.
+ */
+export type PriceLineView = { kind: string, label: string, amount: string, };
+
+/**
  * Everything the consent window shows for one pairing or request.
  */
 export type Prompt = { id: string, kind: string, 
@@ -319,7 +348,13 @@ attention: Array<AttentionView>,
  * A pairing whose local user's earlier pairings keep being declined or
  * going unanswered: the sentence telling the person (`churn_notice`).
  */
-churn?: string, };
+churn?: string, 
+/**
+ * The money and premises of the offer the request is about, from its
+ * verified claims (`schcp_consent::offer_terms`); none for a pairing,
+ * a mandate, a meeting or a rule.
+ */
+terms?: OfferTermsView, };
 
 /**
  * Where a prompt stands: a request's status, or a pairing's.

@@ -6,20 +6,19 @@
 // placeholder). A message missing from the French catalogue shows its id
 // ("consent-approve"), which the list catches too.
 import { act, cleanup, fireEvent, render } from "@testing-library/preact";
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import FR_SOURCE from "../../locales/fr/ui.ftl?raw";
 
 /** locales/fr/ui.ftl's messages, as their source text (the window's messages take no arguments). */
-function catalogue(path: string): Record<string, string> {
+function catalogue(source: string): Record<string, string> {
   const out: Record<string, string> = {};
   let id: string | null = null;
-  for (const line of readFileSync(path, "utf8").split("\n")) {
+  for (const line of source.split("\n")) {
     const m = line.match(/^([a-zA-Z][\w-]*)\s*=\s?(.*)$/);
     if (m) {
       id = m[1];
       out[id] = m[2];
-    } else if (id && /^\s+\S/.test(line)) {
+    } else if (id !== null && /^\s+\S/.test(line)) {
       out[id] += (out[id] ? "\n" : "") + line.trim();
     } else if (!line.startsWith(" ")) {
       id = null;
@@ -28,7 +27,7 @@ function catalogue(path: string): Record<string, string> {
   return out;
 }
 
-const FR = catalogue(resolve(__dirname, "../../locales/fr/ui.ftl"));
+const FR = catalogue(FR_SOURCE);
 
 /**
  * English a French reader must never meet: the screens' own words, and common

@@ -54,6 +54,7 @@ mod own_booking;
 mod request;
 mod rule;
 mod summary;
+mod terms;
 mod when;
 mod withdrawal;
 
@@ -86,6 +87,7 @@ pub use request::{
 };
 pub use rule::{render_pairing, render_rule};
 pub use summary::summary;
+pub use terms::{offer_terms, OfferTerms, PriceLineWords};
 pub use when::{date_words, numeric_date_words, slot_words};
 pub use withdrawal::{carries_status, signs, Signs, Withdrawal};
 

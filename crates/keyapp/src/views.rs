@@ -70,6 +70,54 @@ pub struct Prompt {
     /// going unanswered: the sentence telling the person (`churn_notice`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub churn: Option<String>,
+    /// The money and premises of the offer the request is about, from its
+    /// verified claims (`schcp_consent::offer_terms`); none for a pairing,
+    /// a mandate, a meeting or a rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terms: Option<OfferTermsView>,
+}
+
+/// The offer's price lines and the host's address (§5.2), in the consent
+/// language, computed from the verified claims when the request is created and
+/// stored with it, so the window lays them out without reading the text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct OfferTermsView {
+    /// The host's name.
+    pub host: String,
+    /// The host's one-line address as it signed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// Every line of the total, in the signed order.
+    pub lines: Vec<PriceLineView>,
+    /// The all-in total in words, when a price is stated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<String>,
+}
+
+/// One line of an offer's total: `kind` is §5.2's (`service`, `fee`,
+/// `surcharge`, `tax`); `label` the host's, inert; `amount` in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+pub struct PriceLineView {
+    pub kind: String,
+    pub label: String,
+    pub amount: String,
+}
+
+impl From<schcp_consent::OfferTerms> for OfferTermsView {
+    fn from(t: schcp_consent::OfferTerms) -> Self {
+        let line = |l: schcp_consent::PriceLineWords| PriceLineView {
+            kind: serde_json::to_value(l.kind).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default(),
+            label: l.label,
+            amount: l.amount,
+        };
+        OfferTermsView {
+            host: t.host,
+            address: t.address,
+            lines: t.lines.into_iter().map(line).collect(),
+            total: t.total,
+        }
+    }
 }
 
 /// Where a prompt stands: a request's status, or a pairing's.

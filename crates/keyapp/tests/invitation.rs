@@ -137,6 +137,13 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     let deadline = prompt.attention[2].detail.as_deref().unwrap();
     assert!(lines[2].contains(deadline) && deadline != lines[2], "{deadline:?} in {:?}", lines[2]);
     assert!(deadline.contains(&day_words(4)), "{deadline}");
+    // The offer's price lines and total, typed from the verified claims: the
+    // total is the one the text states, and the lines add up to it (§5.2).
+    let terms = prompt.terms.as_ref().expect("an invitation is about one offer");
+    assert_eq!(terms.host, "Maple Street Auto");
+    assert!(!terms.lines.is_empty(), "{terms:?}");
+    assert!(text.contains(terms.total.as_deref().unwrap()), "{terms:?} in {text}");
+    assert!(terms.lines.iter().all(|l| l.amount.starts_with("CAD ")), "{terms:?}");
 
     let done = approved(&env, &a, &rid).await;
     let mandate = done["result"]["mandate"].as_str().unwrap();

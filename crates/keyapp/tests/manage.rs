@@ -201,6 +201,16 @@ async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
         assert!(p.consent_text.contains(detail), "{a:?} not in {}", p.consent_text);
         assert!(p.consent_text.lines().all(|l| l.trim() != detail.trim()), "{a:?} repeats a line");
     }
+    // Every line of the total, typed from the verified offer (§5.2), beside
+    // the total the text states; the host's address, as it signed it, when it gave one.
+    let terms = p.terms.as_ref().expect("a closed mandate is about one offer");
+    let lines: Vec<(&str, &str, &str)> =
+        terms.lines.iter().map(|l| (l.kind.as_str(), l.label.as_str(), l.amount.as_str())).collect();
+    assert_eq!(lines, [("service", "Synthetic oil change", "CAD 79.00"), ("tax", "HST 13%", "CAD 10.27")]);
+    assert_eq!(terms.total.as_deref(), Some("CAD 89.27"));
+    assert!(p.consent_text.contains("CAD 89.27"), "{}", p.consent_text);
+    assert_eq!(terms.host, "Maple Street Auto");
+    assert_eq!(terms.address, offer.host.as_ref().and_then(|h| h.address.clone()));
 }
 
 /// Whether `jkt` may ask again now: `None`, or the refusal's reason.

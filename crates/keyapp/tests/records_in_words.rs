@@ -37,6 +37,8 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
         "{:?}",
         prompt.attention
     );
+    // A mandate is about no single offer: no price lines, no address.
+    assert_eq!(prompt.terms, None);
 
     let done = approved(&env, &a, &r).await;
     let root_jti = done["result"]["jti"].as_str().unwrap().to_owned();

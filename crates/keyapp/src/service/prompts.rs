@@ -7,7 +7,7 @@ use super::kind::{store_input, stored_input, Kind};
 use super::rule::Rule;
 use super::{corrupt_as, fingerprint, Missing, RequestKind, RequestStatus, Service, ServiceError};
 use crate::store::{self, Stored};
-use crate::views::{AttentionView, PendingItem, Prompt, PromptStatus};
+use crate::views::{AttentionView, OfferTermsView, PendingItem, Prompt, PromptStatus};
 use schcp::claims::RuleClaims;
 use schcp::refusal::Reason;
 use serde::{Deserialize, Serialize};
@@ -77,6 +77,7 @@ impl Service {
                 expires_at: p.created_at + super::pairing::PAIRING_TTL,
                 label: None,
                 attention: Vec::new(),
+                terms: None,
             });
         }
         let r = self.request(id).await?;
@@ -85,7 +86,12 @@ impl Service {
             Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
             None => Vec::new(),
         };
+        let terms = match store::requests::terms(self.store(), id).await? {
+            Some(terms) => Some(serde_json::from_str(&terms).map_err(|e| corrupt_as(Stored::Request, e))?),
+            None => None,
+        };
         Ok(Prompt {
+            terms,
             attention,
             agent_name: self.shown_agent_name(&r.agent_jkt).await?,
             fingerprint: fingerprint(&r.agent_jkt),
@@ -109,6 +115,14 @@ impl Service {
             .map(|a| AttentionView { kind: a.kind.as_str().to_owned(), grade: a.grade().into(), detail: a.detail })
             .collect();
         Ok(serde_json::to_string(&items).expect("callouts serialize"))
+    }
+
+    /// The price lines and host's address of the offer a request about to be
+    /// stored is about (JSON), in the consent language; `None` for a request
+    /// with no single offer.
+    pub(super) fn terms_json(&self, req: &schcp_consent::ConsentRequest) -> Result<Option<String>, ServiceError> {
+        let terms = schcp_consent::offer_terms(req, &self.locale()).map_err(ServiceError::Consent)?;
+        Ok(terms.map(|t| serde_json::to_string(&OfferTermsView::from(t)).expect("terms serialize")))
     }
 
     /// A rule request's stored input, read as the rule kind's own `Input`,

@@ -256,6 +256,7 @@ impl Service {
         let prepared = (handlers(kind).prepare)(&ctx, obj).await?;
         let consent_text = self.render(&prepared.consent).await?;
         let attention = self.attention_items(&prepared.consent)?;
+        let terms = self.terms_json(&prepared.consent)?;
         let summary = schcp_consent::summary(&prepared.consent, &self.locale()).map_err(ServiceError::Consent)?;
         // Never after the offer (or receipt-derived credential) it concerns.
         let expires_at = prepared.not_after.map_or(now + REQUEST_TTL, |limit| (now + REQUEST_TTL).min(limit));
@@ -274,6 +275,7 @@ impl Service {
             hosts: &hosts,
             attention: &attention,
             summary: &summary,
+            terms: terms.as_deref(),
         };
         if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.

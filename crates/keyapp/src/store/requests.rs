@@ -58,6 +58,8 @@ pub struct NewRequest<'a> {
     pub attention: &'a str,
     /// What is asked, in one line (`schcp_consent::summary`).
     pub summary: &'a str,
+    /// The offer's price lines and host's address (JSON, `OfferTermsView`).
+    pub terms: Option<&'a str>,
 }
 
 /// Stores a pending request with its callouts, in one transaction. `false`
@@ -66,8 +68,8 @@ pub struct NewRequest<'a> {
 pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
     let mut tx = store.pool().begin().await?;
     let inserted = sqlx::query(
-        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, terms)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
     )
     .bind(r.request_id)
     .bind(r.agent_jkt)
@@ -80,6 +82,7 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     .bind(r.expires_at)
     .bind(r.hosts)
     .bind(r.summary)
+    .bind(r.terms)
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
@@ -88,6 +91,15 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     super::attention::insert(&mut tx, r.request_id, r.attention).await?;
     tx.commit().await?;
     Ok(true)
+}
+
+/// A request's offer terms (JSON), if it has any stored.
+pub async fn terms(store: &Store, request_id: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<(Option<String>,)> = sqlx::query_as("SELECT terms FROM requests WHERE request_id = ?")
+        .bind(request_id)
+        .fetch_optional(store.pool())
+        .await?;
+    Ok(row.and_then(|(terms,)| terms))
 }
 
 pub async fn by_id(store: &Store, request_id: &str) -> Result<Option<RequestRow>, StoreError> {
@@ -310,6 +322,7 @@ mod tests {
             hosts: "[]",
             attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
             summary: "Oil change with Maple Street Auto",
+            terms: Some("{\"host\":\"Maple Street Auto\",\"lines\":[]}"),
         }
     }
 
@@ -376,10 +389,12 @@ mod tests {
         let row = by_id(&store, "rq_1").await.unwrap().unwrap();
         assert_eq!((row.status.as_str(), row.kind.as_str(), row.result), ("pending", "rule", None));
         assert_eq!(attention(&store, "rq_1").await.as_deref(), Some(new("rq_1", "k").attention));
+        assert_eq!(terms(&store, "rq_1").await.unwrap().as_deref(), new("rq_1", "k").terms);
         // The same key again: nothing stored, not even the callouts.
         assert!(!insert(&store, &new("rq_2", "k")).await.unwrap());
         assert!(by_id(&store, "rq_2").await.unwrap().is_none());
         assert_eq!(attention(&store, "rq_2").await, None);
+        assert_eq!(terms(&store, "rq_2").await.unwrap(), None);
         assert_eq!(by_idempotency_key(&store, "j", "k").await.unwrap().unwrap().request_id, "rq_1");
         // A request for an agent that does not exist fails whole.
         let mut stray = new("rq_3", "k3");
