@@ -682,10 +682,30 @@ describe("approval for every person: keyboard and screen reader, the OS as the g
     expect(approve().disabled).toBe(false);
     // The key, held, repeats onto the enabled button: never an approval.
     approve().focus();
-    key(approve(), "Enter", true);
+    const repeat = fireEvent.keyDown(approve(), { key: "Enter", repeat: true });
+    expect(repeat).toBe(false); // its default (the click) is prevented
     await settle(0);
     expect(calls.answer).toEqual([]);
-    // A click with no press at all (synthesized): nothing either.
+  });
+
+  it("approves on a screen reader's press (a click with no key), only once Approve is enabled", async () => {
+    await mount();
+    fireEvent.click(approve(), { detail: 0 });
+    await settle(0);
+    expect(calls.answer).toEqual([]);
+    await settle(APPROVE_DELAY_MS + 10);
+    fireEvent.click(approve(), { detail: 0 });
+    await settle(0);
+    expect(calls.commands).toEqual(["answer"]);
+    expect(calls.answer).toEqual([["rq_1", true]]);
+  });
+
+  it("never approves while the window does not have the focus, by keyboard either", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    await act(async () => {
+      window.dispatchEvent(new Event("blur"));
+    });
     fireEvent.click(approve(), { detail: 0 });
     await settle(0);
     expect(calls.answer).toEqual([]);

@@ -77,7 +77,7 @@ export function ConsentView(props: { requestedId?: string }) {
   const focused = usePageFocus();
   /** Ids already pending when looked at, so only a new one is an arrival. */
   const known = useRef(new Set<string>());
-  /** When the last pointer press (or Enter/Space key press) was, and whether it was on Approve. */
+  /** When the last pointer press was, and whether it was on Approve. */
   const lastPress = useRef<{ at: number; onApprove: boolean } | null>(null);
   // What the listeners and the click handlers read: this render's values.
   const live = useRef({ prompt, done, shownSince, focused });
@@ -160,11 +160,10 @@ export function ConsentView(props: { requestedId?: string }) {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === "Enter" || e.key === " ") {
         // A held key's repeats are not a new press: they never activate Approve.
-        if (e.repeat) {
-          if (onApprove(e)) e.preventDefault();
+        if (e.repeat && onApprove(e)) {
+          e.preventDefault();
           return;
         }
-        lastPress.current = { at: Date.now(), onApprove: onApprove(e) };
       }
       restart();
     };
@@ -253,16 +252,21 @@ export function ConsentView(props: { requestedId?: string }) {
   }
 
   function onApproveClick(e: MouseEvent) {
-    // A click made by the keyboard (Enter/Space on the focused button) has
-    // detail 0, a pointer's single click 1, a double or triple click 2 or
-    // more: one activation approves, and only one pressed after Approve was
-    // enabled (a press while it was disabled restarted the delay instead).
-    // The OS then asks the person to confirm it is them (`answer`).
+    // A pointer's single click has detail 1, a double or triple click 2 or
+    // more: only a single click approves, and only one pressed after Approve
+    // was enabled (a press while it was disabled restarted the delay instead).
+    // A click with detail 0 is the keyboard's (Enter or Space on the focused
+    // button, which cannot be focused while disabled) or a screen reader's
+    // press: it approves once Approve is enabled; a held key's repeats never
+    // reach it (see onKey). Either way the OS then asks the person to confirm
+    // it is them (`answer`), the guard against a press the person did not make.
     if (e.detail > 1) return;
     const { shownSince: since, focused: hasFocus } = live.current;
-    const press = lastPress.current;
-    if (since === null || !isReady(since, hasFocus) || !press?.onApprove) return;
-    if (press.at < since + APPROVE_DELAY_MS) return;
+    if (since === null || !isReady(since, hasFocus)) return;
+    if (e.detail === 1) {
+      const press = lastPress.current;
+      if (!press?.onApprove || press.at < since + APPROVE_DELAY_MS) return;
+    }
     const id = shownId(e);
     if (id && canAnswer) void answer(id, true);
   }
