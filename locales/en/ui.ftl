@@ -191,7 +191,8 @@ consent-announce-review = Review it
 consent-ready = You can approve now, with the mouse or with Tab and Enter.
 consent-verify = After Approve, your system asks you to confirm it is you (your password or fingerprint). Nothing is signed before you do.
 consent-terms-heading = Price and address
-consent-price = Price, line by line
+consent-price = Line by line
+consent-terms-price = Price
 consent-total = Total
 consent-address = Address
 ## Host binding (§2.2): a business met at another domain than the one it was first verified at.

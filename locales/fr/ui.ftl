@@ -190,7 +190,8 @@ consent-announce-review = L’examiner
 consent-ready = Vous pouvez approuver maintenant, à la souris ou avec Tab puis Entrée.
 consent-verify = Après « Approuver », votre système vous demande de confirmer que c’est bien vous (mot de passe ou empreinte). Rien n’est signé avant.
 consent-terms-heading = Prix et adresse
-consent-price = Prix, ligne par ligne
+consent-price = Ligne par ligne
+consent-terms-price = Prix
 consent-total = Total
 consent-address = Adresse
 ## Liaison des hôtes (§2.2) : une entreprise rencontrée à une autre adresse que celle où elle a d’abord été vérifiée.

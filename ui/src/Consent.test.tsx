@@ -751,6 +751,7 @@ describe("the offer's price lines and the host's address, from the service's typ
       ["tax", "HST <i>13%</i>", "CAD 10.27"],
     ]);
     expect(document.getElementById("consent-total")!.textContent).toBe("CAD 89.27");
+    expect(document.getElementById("terms-heading")!.textContent).toBe("consent-terms-heading");
     expect(document.getElementById("consent-address")!.textContent).toBe("Maple Street Auto — 120 Maple St <b>Toronto</b>");
     // Host strings are text, never markup.
     expect(document.querySelector("#consent-terms b, #consent-terms i")).toBeNull();
@@ -761,6 +762,7 @@ describe("the offer's price lines and the host's address, from the service's typ
     await mount();
     expect(document.getElementById("consent-price")).toBeNull();
     expect(document.getElementById("consent-address")!.textContent).toBe("Ellis Moreau — 12 Elm St");
+    expect(document.getElementById("terms-heading")!.textContent).toBe("consent-address");
     cleanup();
     current = prompt({ kind: "mandate" });
     await mount();

@@ -439,11 +439,13 @@ function isReady(since: number | null, focused: boolean): boolean {
 function Terms(props: { terms: OfferTermsView }) {
   const t = useT();
   const { terms } = props;
-  if (terms.lines.length === 0 && !terms.total && !terms.address) return null;
+  const priced = terms.lines.length > 0 || !!terms.total;
+  if (!priced && !terms.address) return null;
+  const heading = priced && terms.address ? "consent-terms-heading" : priced ? "consent-terms-price" : "consent-address";
   return (
     <section class="terms" id="consent-terms" aria-labelledby="terms-heading">
-      <h2 id="terms-heading">{t("consent-terms-heading")}</h2>
-      {(terms.lines.length > 0 || terms.total) && (
+      <h2 id="terms-heading">{t(heading)}</h2>
+      {priced && (
         <table id="consent-price">
           <caption>{t("consent-price")}</caption>
           <tbody>
