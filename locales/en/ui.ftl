@@ -136,6 +136,7 @@ export-format-json = Data file (JSON)
 export-format-html = Printable page (HTML; open it and print)
 export-submit = Export
 export-done = Your records were written to { $path }.
+export-failed = The file could not be written ({ $detail }); choose a file in a folder you can write to.
 export-title = Your key app records
 export-made = Exported { $when }.
 export-principal = Your principal id:

@@ -135,6 +135,7 @@ export-format-json = Fichier de données (JSON)
 export-format-html = Page à imprimer (HTML ; ouvrez-la et imprimez)
 export-submit = Exporter
 export-done = Vos données ont été écrites dans { $path }.
+export-failed = Le fichier n’a pas pu être écrit ({ $detail }) ; choisissez un fichier dans un dossier où vous pouvez écrire.
 export-title = Vos données de l’appli de clés
 export-made = Exporté { $when }.
 export-principal = Votre identifiant de principal :
