@@ -6,12 +6,12 @@
 use crate::ui_strings::{UiLanguage, UiStrings};
 use crate::unlock::{self, Gate, GateView};
 use crate::windows;
-use keyapp::service::{
-    AgentView, AttestationView, Code, Contact, CredentialView, HostChangeView, PendingItem, Prompt,
-    Reason, Service, ServiceError, Settings,
-};
 use keyapp::export::ExportFormat;
 use keyapp::record_query::{CredentialPage, CredentialQuery, FilterChoices, HistoryPage, HistoryQuery};
+use keyapp::service::{
+    AgentView, AttestationView, Code, Contact, CredentialView, HostChangeView, PendingItem, Prompt, Reason, Service,
+    ServiceError, Settings,
+};
 use keyapp::status_address::SetupChoice;
 use keyapp::views::{StatusSetupView, UnpairedView};
 use serde::Serialize;

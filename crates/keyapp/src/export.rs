@@ -126,20 +126,27 @@ fn html(e: &RecordsExport, language: Language) -> String {
         principal_label = w("export-principal"),
         principal = text(&e.principal),
     );
-    section(&mut out, language, &w("history-heading"), &[w("col-when"), w("col-what")], e.history.iter().map(|h| {
-        let what = match &h.confirmed {
-            Some(c) => format!("{} ({})", text(&h.sentence), text(c)),
-            None => text(&h.sentence),
-        };
-        vec![text(&h.when), what]
-    }));
+    section(
+        &mut out,
+        language,
+        &w("history-heading"),
+        &[w("col-when"), w("col-what")],
+        e.history.iter().map(|h| {
+            let what = match &h.confirmed {
+                Some(c) => format!("{} ({})", text(&h.sentence), text(c)),
+                None => text(&h.sentence),
+            };
+            vec![text(&h.when), what]
+        }),
+    );
     section(
         &mut out,
         language,
         &w("credentials-heading"),
         &[w("col-allows"), w("col-expires"), w("col-status"), w("col-remaining")],
         e.credentials.iter().map(|c| {
-            let allows = c.summary.clone().unwrap_or_else(|| crate::ui_words::text(language, &format!("kind-{}", c.kind)));
+            let allows =
+                c.summary.clone().unwrap_or_else(|| crate::ui_words::text(language, &format!("kind-{}", c.kind)));
             vec![
                 text(&allows),
                 text(&c.expires),

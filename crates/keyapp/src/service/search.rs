@@ -3,7 +3,9 @@
 //! terminal all call, so they find the same entries on the same pages.
 
 use super::{Service, ServiceError};
-use crate::record_query::{CredentialPage, FilterChoice, FilterChoices, CredentialQuery, HistoryCursor, HistoryPage, HistoryQuery};
+use crate::record_query::{
+    CredentialPage, CredentialQuery, FilterChoice, FilterChoices, HistoryCursor, HistoryPage, HistoryQuery,
+};
 use crate::store::{credentials, history};
 use crate::views::Publication;
 
@@ -202,7 +204,9 @@ mod tests {
         let domain = HistoryQuery { text: Some("smile.exa".into()), ..Default::default() };
         assert_eq!(found(&svc, domain).await.len(), 2);
         // A kind is a code, not the person's words: it finds nothing.
-        assert!(found(&svc, HistoryQuery { text: Some("closed_mandate".into()), ..Default::default() }).await.is_empty());
+        assert!(found(&svc, HistoryQuery { text: Some("closed_mandate".into()), ..Default::default() })
+            .await
+            .is_empty());
 
         // Filters together narrow further.
         let both =
@@ -215,13 +219,9 @@ mod tests {
         let (svc, _clock, _dir) = service_at(T0 + 100).await;
         records(&svc).await;
         let before = found(&svc, HistoryQuery::default()).await;
-        for hostile in [
-            "'; DROP TABLE history; --",
-            "\" OR 1=1 --",
-            "%' OR '1'='1",
-            ") UNION SELECT * FROM credentials --",
-            "\\",
-        ] {
+        for hostile in
+            ["'; DROP TABLE history; --", "\" OR 1=1 --", "%' OR '1'='1", ") UNION SELECT * FROM credentials --", "\\"]
+        {
             let q = HistoryQuery { text: Some(hostile.into()), host: Some(hostile.into()), ..Default::default() };
             assert!(found(&svc, q).await.is_empty(), "{hostile}");
             let q = CredentialQuery { text: Some(hostile.into()), agent: Some(hostile.into()), ..Default::default() };

@@ -402,7 +402,8 @@ impl TryFrom<ListingRow> for ListedCredential {
 }
 
 /// A listing's columns (`ListingRow`) and joins, shared by [`listing`] and [`search`].
-const LISTING_COLUMNS: &str = "c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
+const LISTING_COLUMNS: &str =
+    "c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
                 c.agent_jkt, coalesce(n.held, 0) AS held, m.meeting_id, m.revision, m.contract_sha256, m.members,
                 (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id) AS latest_revision,
                 CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')

@@ -92,9 +92,7 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         }
         Cmd::Unpair { agent, revoke_credentials } => ask::unpair(&socket, agent, revoke_credentials).await?,
         Cmd::History { find, answer } => records::history(&socket, find, answer).await?,
-        Cmd::Export { file, format } => {
-            records::export(&socket, file, format, keyapp::app::language(&config)).await?
-        }
+        Cmd::Export { file, format } => records::export(&socket, file, format, keyapp::app::language(&config)).await?,
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
             socket.call(Command::ContactsAdd { principal, name, relationship }).await?;
