@@ -91,7 +91,7 @@ impl RecordsExport {
 }
 
 /// Writes `document` to `path` (absolute), mode 0600: the person's records
-/// are theirs alone (DESIGN.md "Non-negotiables"), wherever they keep a copy.
+/// are theirs alone, wherever they keep a copy.
 pub fn write(path: &Path, document: &str) -> Result<(), ExportError> {
     if !path.is_absolute() {
         return Err(ExportError::NotAbsolute(path.to_owned()));
