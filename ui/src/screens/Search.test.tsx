@@ -105,6 +105,10 @@ function credential(n: number): CredentialView {
   };
 }
 
+function last<T>(list: T[]): T | undefined {
+  return list[list.length - 1];
+}
+
 async function show(node: ComponentChild) {
   render(<StringsContext.Provider value={STRINGS}>{node}</StringsContext.Provider>);
   await act(async () => {});
@@ -162,7 +166,7 @@ describe("History search", () => {
     fireEvent.input(screen.getByLabelText("From"), { target: { value: "2026-12-01" } });
     fireEvent.input(screen.getByLabelText("To"), { target: { value: "2026-12-02" } });
     await click(screen.getByRole("button", { name: "Search" }));
-    expect(historyAsked.at(-1)).toEqual({
+    expect(last(historyAsked)).toEqual({
       text: "oil change",
       host: "maple-street-auto",
       agent: "jkt-cal",
@@ -174,7 +178,7 @@ describe("History search", () => {
     // The choices are named in words: the host's domain, the assistant's name.
     expect(within(screen.getByLabelText("Assistant")).getByText("Calendar Pal")).toBeTruthy();
     await click(screen.getByRole("button", { name: "Clear" }));
-    expect(historyAsked.at(-1)).toEqual({
+    expect(last(historyAsked)).toEqual({
       text: undefined,
       host: undefined,
       agent: undefined,
@@ -192,7 +196,7 @@ describe("History search", () => {
     fireEvent.input(screen.getByLabelText("Words to find"), { target: { value: "oil" } });
     await click(screen.getByRole("button", { name: "Search" }));
     await click(screen.getByRole("button", { name: "Load more" }));
-    expect(historyAsked.at(-1)).toEqual(expect.objectContaining({ text: "oil", cursor: "h1.2" }));
+    expect(last(historyAsked)).toEqual(expect.objectContaining({ text: "oil", cursor: "h1.2" }));
     const rows = screen.getAllByRole("row").slice(1);
     expect(rows.map((r) => r.querySelector(".sentence")!.textContent)).toEqual([1, 2, 3].map(
       (n) => `You declined: Oil change number ${n} at Maple Street Auto`,
@@ -209,7 +213,7 @@ describe("History search", () => {
     historyPages = async () => ({ items: [entry(4)] });
     await click(screen.getByRole("button", { name: "Search" }));
     expect(screen.queryByRole("alert")).toBeNull();
-    expect(historyAsked.at(-1)?.cursor).toBeUndefined();
+    expect(last(historyAsked)?.cursor).toBeUndefined();
   });
 
   it("drops a slow answer to a search the person already replaced", async () => {
@@ -237,10 +241,10 @@ describe("Credentials search", () => {
     await show(<Credentials />);
     fireEvent.change(screen.getByLabelText("State"), { target: { value: "revoked" } });
     await click(screen.getByRole("button", { name: "Search" }));
-    expect(credentialsAsked.at(-1)?.state).toBe("revoked");
-    expect(credentialsAsked.at(-1)?.cursor).toBeUndefined();
+    expect(last(credentialsAsked)?.state).toBe("revoked");
+    expect(last(credentialsAsked)?.cursor).toBeUndefined();
     await click(screen.getByRole("button", { name: "Load more" }));
-    expect(credentialsAsked.at(-1)).toEqual(expect.objectContaining({ state: "revoked", cursor: "c1.5.1" }));
+    expect(last(credentialsAsked)).toEqual(expect.objectContaining({ state: "revoked", cursor: "c1.5.1" }));
     expect(screen.getByText("Oil change number 2 at Maple Street Auto")).toBeTruthy();
     expect(screen.queryByRole("button", { name: "Load more" })).toBeNull();
     expect(visibleText()).not.toMatch(/m-\d|maple-street-auto|c1\.5/);
@@ -255,8 +259,8 @@ describe("Credentials search", () => {
     await click(screen.getByRole("button", { name: "Revoke" }));
     await click(screen.getByRole("button", { name: "Yes" }));
     expect(credentialsAsked.length).toBe(asked + 1);
-    expect(credentialsAsked.at(-1)).toEqual(expect.objectContaining({ text: "oil" }));
-    expect(credentialsAsked.at(-1)?.cursor).toBeUndefined();
+    expect(last(credentialsAsked)).toEqual(expect.objectContaining({ text: "oil" }));
+    expect(last(credentialsAsked)?.cursor).toBeUndefined();
   });
 
   it("says when a search found nothing", async () => {
