@@ -117,39 +117,51 @@ export function RecordSearch(props: {
   };
   return (
     <form class="record-search" role="search" aria-label={t("search-legend")} onSubmit={submit}>
-      <label for={id("text")}>{t("search-text")}</label>
-      <input id={id("text")} type="search" maxLength={200} value={text} onInput={(e) => setText(e.currentTarget.value)} />
-      <label for={id("host")}>{t("search-host")}</label>
-      <select id={id("host")} value={host} onChange={(e) => setHost(e.currentTarget.value)}>
-        <option value="">{t("search-host-any")}</option>
-        {choices.hosts.map((c) => (
-          <option key={c.value} value={c.value}>
-            {c.label}
-          </option>
-        ))}
-      </select>
-      <label for={id("agent")}>{t("search-agent")}</label>
-      <select id={id("agent")} value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
-        <option value="">{t("search-agent-any")}</option>
-        {choices.agents.map((c) => (
-          <option key={c.value} value={c.value}>
-            {c.label}
-          </option>
-        ))}
-      </select>
-      <label for={id("outcome")}>{t(props.outcomeLabel)}</label>
-      <select id={id("outcome")} value={outcome} onChange={(e) => setOutcome(e.currentTarget.value)}>
-        <option value="">{t(props.outcomeAny)}</option>
-        {props.outcomes.map(([value, words]) => (
-          <option key={value} value={value}>
-            {t(words)}
-          </option>
-        ))}
-      </select>
-      <label for={id("since")}>{t("search-since")}</label>
-      <input id={id("since")} type="date" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
-      <label for={id("until")}>{t("search-until")}</label>
-      <input id={id("until")} type="date" value={until} onInput={(e) => setUntil(e.currentTarget.value)} />
+      <div class="field">
+        <label for={id("text")}>{t("search-text")}</label>
+        <input id={id("text")} type="search" maxLength={200} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for={id("host")}>{t("search-host")}</label>
+        <select id={id("host")} value={host} onChange={(e) => setHost(e.currentTarget.value)}>
+          <option value="">{t("search-host-any")}</option>
+          {choices.hosts.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for={id("agent")}>{t("search-agent")}</label>
+        <select id={id("agent")} value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
+          <option value="">{t("search-agent-any")}</option>
+          {choices.agents.map((c) => (
+            <option key={c.value} value={c.value}>
+              {c.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for={id("outcome")}>{t(props.outcomeLabel)}</label>
+        <select id={id("outcome")} value={outcome} onChange={(e) => setOutcome(e.currentTarget.value)}>
+          <option value="">{t(props.outcomeAny)}</option>
+          {props.outcomes.map(([value, words]) => (
+            <option key={value} value={value}>
+              {t(words)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div class="field">
+        <label for={id("since")}>{t("search-since")}</label>
+        <input id={id("since")} type="date" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
+      </div>
+      <div class="field">
+        <label for={id("until")}>{t("search-until")}</label>
+        <input id={id("until")} type="date" value={until} onInput={(e) => setUntil(e.currentTarget.value)} />
+      </div>
       <button type="submit">{t("search-submit")}</button>
       <button type="button" onClick={clear}>
         {t("search-clear")}
