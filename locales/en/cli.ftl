@@ -38,3 +38,7 @@ cli-err-setup = { $detail }
 cli-rec-setup = Run `schcp-keyapp setup` again with another address, or choose "not now"; nothing was changed.
 cli-err-recovery = { $detail }
 cli-rec-recovery = Check the phrase, the file and the data directory named above, then run the command again; nothing was written.
+cli-err-export = The export could not be written: { $detail }
+cli-rec-export = Name a file in a folder that exists and that you can write to, then run `schcp-keyapp export` again.
+cli-err-date = “{ $date }” is not a day; write it as YYYY-MM-DD, e.g. 2026-12-02.
+cli-rec-date = Run the command again with the day written that way.

@@ -49,3 +49,10 @@ stored-host_binding = where a business was verified
 stored-attention = what a request points out
 stored-receipt = a booking's receipt
 stored-database = the records' database
+
+## A search of the person's records the key app will not run (keyapp::record_query::QueryError).
+refusal-query-cursor = This list cannot continue from there; search again from the start.
+refusal-query-too-long = This search is too long; use fewer words.
+refusal-query-control = A search holds only plain text, on one line.
+refusal-query-range = The start date is after the end date; nothing can be between them.
+refusal-query-unknown = This filter is not one the key app knows.

@@ -38,3 +38,7 @@ cli-err-setup = { $detail }
 cli-rec-setup = Relancez `schcp-keyapp setup` avec une autre adresse, ou choisissez « pas maintenant » ; rien n’a été changé.
 cli-err-recovery = { $detail }
 cli-rec-recovery = Vérifiez la phrase, le fichier et le dossier de données nommés ci-dessus, puis relancez la commande ; rien n’a été écrit.
+cli-err-export = L’export n’a pas pu être écrit : { $detail }
+cli-rec-export = Indiquez un fichier dans un dossier qui existe et où vous pouvez écrire, puis relancez `schcp-keyapp export`.
+cli-err-date = « { $date } » n’est pas une date ; écrivez-la AAAA-MM-JJ, par exemple 2026-12-02.
+cli-rec-date = Relancez la commande avec la date écrite ainsi.

@@ -47,3 +47,10 @@ stored-host_binding = l’adresse où une entreprise a été vérifiée
 stored-attention = ce qu’une demande signale
 stored-receipt = le reçu d’une réservation
 stored-database = la base des registres
+
+## A search of the person's records the key app will not run (keyapp::record_query::QueryError).
+refusal-query-cursor = Cette liste ne peut pas reprendre à cet endroit ; relancez la recherche depuis le début.
+refusal-query-too-long = Cette recherche est trop longue ; utilisez moins de mots.
+refusal-query-control = Une recherche ne contient que du texte simple, sur une ligne.
+refusal-query-range = La date de début est après la date de fin ; rien ne peut se trouver entre les deux.
+refusal-query-unknown = Ce filtre n’est pas connu de l’appli de clés.

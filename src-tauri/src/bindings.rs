@@ -32,6 +32,12 @@ pub fn typescript() -> String {
     all.visit::<CredentialView>();
     all.visit::<keyapp::views::BookingView>();
     all.visit::<HistoryEntry>();
+    all.visit::<keyapp::record_query::HistoryQuery>();
+    all.visit::<keyapp::record_query::HistoryPage>();
+    all.visit::<keyapp::record_query::CredentialQuery>();
+    all.visit::<keyapp::record_query::CredentialPage>();
+    all.visit::<keyapp::record_query::FilterChoices>();
+    all.visit::<keyapp::export::ExportFormat>();
     all.visit::<Contact>();
     all.visit::<AttestationView>();
     all.visit::<Settings>();

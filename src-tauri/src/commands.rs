@@ -6,9 +6,11 @@
 use crate::ui_strings::{UiLanguage, UiStrings};
 use crate::unlock::{self, Gate, GateView};
 use crate::windows;
+use keyapp::export::ExportFormat;
+use keyapp::record_query::{CredentialPage, CredentialQuery, FilterChoices, HistoryPage, HistoryQuery};
 use keyapp::service::{
-    AgentView, AttestationView, Code, Contact, CredentialView, HistoryEntry, HostChangeView, PendingItem, Prompt,
-    Reason, Service, ServiceError, Settings,
+    AgentView, AttestationView, Code, Contact, CredentialView, HostChangeView, PendingItem, Prompt, Reason, Service,
+    ServiceError, Settings,
 };
 use keyapp::status_address::SetupChoice;
 use keyapp::views::{StatusSetupView, UnpairedView};
@@ -98,9 +100,55 @@ pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
     svc.revoke(&jti).await.map_err(refused(&svc))
 }
 
+/// One page of History: what the person's search finds (`record_query`),
+/// the same query and pages as `schcp-keyapp history`.
 #[tauri::command(rename_all = "snake_case")]
-pub async fn history(svc: Svc<'_>) -> Answer<Vec<HistoryEntry>> {
-    svc.recent_history().await.map_err(refused(&svc))
+pub async fn search_history(svc: Svc<'_>, query: Option<HistoryQuery>) -> Answer<HistoryPage> {
+    svc.history_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
+}
+
+/// One page of Credentials, as `schcp-keyapp mandates` lists them.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn search_credentials(svc: Svc<'_>, query: Option<CredentialQuery>) -> Answer<CredentialPage> {
+    svc.credential_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
+}
+
+/// The hosts and assistants a search can be narrowed to.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn filter_choices(svc: Svc<'_>) -> Answer<FilterChoices> {
+    svc.filter_choices().await.map_err(refused(&svc))
+}
+
+/// Where an export is written unless the person names another file: their
+/// home folder (the window has no file picker; the person may type any path).
+#[tauri::command(rename_all = "snake_case")]
+pub fn export_path(format: ExportFormat) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_default();
+    let name = match format {
+        ExportFormat::Json => "schcp-records.json",
+        ExportFormat::Html => "schcp-records.html",
+    };
+    home.join(name).display().to_string()
+}
+
+/// Writes the person's records to `path` (absolute, mode 0600) and says
+/// where, in their words. The window's own action: no agent reaches it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn export_records(svc: Svc<'_>, path: String, format: ExportFormat) -> Answer<String> {
+    let document = svc.export_document(format).await.map_err(refused(&svc))?;
+    let path = std::path::PathBuf::from(path.trim());
+    keyapp::export::write(&path, &document).map_err(|e| {
+        let mut args = fluent_bundle::FluentArgs::new();
+        args.set("detail", e.to_string());
+        CommandError {
+            code: Code::InvalidRequest,
+            reason: Reason::BadPath,
+            message: keyapp::ui_words::text_with(svc.language(), "export-failed", &args),
+        }
+    })?;
+    let mut args = fluent_bundle::FluentArgs::new();
+    args.set("path", path.display().to_string());
+    Ok(keyapp::ui_words::text_with(svc.language(), "export-done", &args))
 }
 
 #[tauri::command(rename_all = "snake_case")]
@@ -272,7 +320,11 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         unpair,
         credentials,
         revoke,
-        history,
+        search_history,
+        search_credentials,
+        filter_choices,
+        export_path,
+        export_records,
         contacts,
         add_contact,
         rename_contact,

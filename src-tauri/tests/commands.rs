@@ -186,8 +186,10 @@ fn a_mandate_is_revoked_from_the_window() {
     assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "active");
     call(&e, "revoke", json!({"jti": "m-1"})).unwrap();
     assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "revoked");
-    let events = call(&e, "history", json!({})).unwrap();
-    assert!(events.as_array().unwrap().iter().any(|h| h["subject"] == "m-1"), "{events}");
+    let events = call(&e, "search_history", json!({})).unwrap();
+    assert!(events["items"].as_array().unwrap().iter().any(|h| h["subject"] == "m-1"), "{events}");
+    let revoked = call(&e, "search_credentials", json!({"query": {"state": "revoked"}})).unwrap();
+    assert_eq!(revoked["items"][0]["jti"], "m-1", "{revoked}");
 }
 
 #[test]
@@ -394,10 +396,11 @@ fn the_window_and_the_terminal_list_the_same_pending_items_and_credentials() {
 }
 
 #[test]
-fn the_window_and_the_terminal_list_the_same_history_up_to_the_same_limit() {
+fn the_window_and_the_terminal_page_through_the_same_history_without_a_cap() {
     use keyapp::control::Command;
+    use keyapp::record_query::{HistoryQuery, MAX_PAGE};
     let e = env();
-    let over = keyapp::views::HISTORY_LIMIT + 20;
+    let over = MAX_PAGE as usize + 20;
     let noor = agent_jwk(9).principal_id().unwrap();
     block(async {
         // Each save is one history entry.
@@ -405,12 +408,46 @@ fn the_window_and_the_terminal_list_the_same_history_up_to_the_same_limit() {
             e.svc.add_contact(&noor, &format!("Noor {i}"), None).await.unwrap();
         }
     });
-    let window = call(&e, "history", json!({})).unwrap();
-    let listed = window.as_array().unwrap();
-    assert_eq!(listed.len() as i64, keyapp::views::HISTORY_LIMIT, "one limit for every surface");
+    // The window asks for more than a page holds: it gets the largest page, and the rest after it.
+    let first = call(&e, "search_history", json!({"query": {"limit": 1_000_000}})).unwrap();
+    let listed = first["items"].as_array().unwrap();
+    assert_eq!(listed.len(), MAX_PAGE as usize);
     assert_eq!(listed[0]["detail"], format!("Noor {}", over - 1), "newest first");
     assert!(listed.iter().all(|h| h["when"].as_str().is_some_and(|w| !w.is_empty())));
-    assert_eq!(socket(&e, Command::History), window);
+    let next = first["next"].as_str().expect("a next page").to_owned();
+    let rest = call(&e, "search_history", json!({"query": {"cursor": next}})).unwrap();
+    assert_eq!(rest["items"].as_array().unwrap().len(), 20);
+    assert!(rest.get("next").is_none(), "{rest}");
+    // The terminal's query is the window's: the same page.
+    let query = HistoryQuery { limit: Some(1_000_000), ..Default::default() };
+    assert_eq!(socket(&e, Command::SearchHistory { query }), first);
+    // A forged cursor is refused in the person's words, by code and reason.
+    let refused = call(&e, "search_history", json!({"query": {"cursor": "h1.x"}})).unwrap_err();
+    assert_eq!((refused["code"].as_str(), refused["reason"].as_str()), (Some("INVALID_REQUEST"), Some("bad_query")));
+    assert!(refused["message"].as_str().unwrap().contains("search again"), "{refused}");
+    // A member the query does not have is refused, not ignored.
+    assert!(call(&e, "search_history", json!({"query": {"txt": "Noor"}})).is_err());
+}
+
+#[test]
+fn the_window_exports_the_records_to_the_file_the_person_names() {
+    let e = env();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("records.json");
+    let said = call(&e, "export_records", json!({"path": path.display().to_string(), "format": "json"})).unwrap();
+    assert!(said.as_str().unwrap().contains("records.json"), "{said}");
+    let written: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(written["format"], keyapp::export::FORMAT);
+    let page = dir.path().join("records.html");
+    call(&e, "export_records", json!({"path": page.display().to_string(), "format": "html"})).unwrap();
+    assert!(std::fs::read_to_string(&page).unwrap().starts_with("<!DOCTYPE html>"));
+    // A relative path or a folder that does not exist: refused, nothing written.
+    for bad in ["records.json", "/no/such/folder/records.json"] {
+        let refused = call(&e, "export_records", json!({"path": bad, "format": "json"})).unwrap_err();
+        assert_eq!(refused["reason"], "bad_path", "{refused}");
+        assert!(refused["message"].as_str().unwrap().starts_with("The file could not be written"), "{refused}");
+    }
+    assert!(call(&e, "export_path", json!({"format": "html"})).unwrap().as_str().unwrap().ends_with(".html"));
 }
 
 #[test]

@@ -16,6 +16,8 @@ export function ListScreen<T>(props: {
   row: (item: T, index: number) => ComponentChildren;
   notice?: ComponentChildren;
   children?: ComponentChildren;
+  /** The message id said when the list is empty (`empty-list` unless given). */
+  empty?: string;
 }) {
   const t = useT();
   const { data } = props;
@@ -24,7 +26,7 @@ export function ListScreen<T>(props: {
       <h1 id={`h-${props.name}`}>{t(`${props.name}-heading`)}</h1>
       {props.notice}
       {props.error && <p role="alert">{t("error-prefix")} {props.error}</p>}
-      {data && data.length === 0 && <p>{t("empty-list")}</p>}
+      {data && data.length === 0 && <p>{t(props.empty ?? "empty-list")}</p>}
       {data && data.length > 0 && (
         <table>
           <thead>

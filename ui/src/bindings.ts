@@ -116,6 +116,58 @@ message: string, };
 export type Contact = { principal: string, name: string, relationship?: string, };
 
 /**
+ * One page of Credentials.
+ */
+export type CredentialPage = { items: Array<CredentialView>, 
+/**
+ * Where the next page starts; none on the last page.
+ */
+next?: string, };
+
+/**
+ * What the person looks for in Credentials, newest first.
+ */
+export type CredentialQuery = { 
+/**
+ * Words to find in what it allows (its one-line summary), the
+ * assistant's name or a host's id or domain.
+ */
+text?: string, 
+/**
+ * A host it names, by its id or the domain the key app verified it at.
+ */
+host?: string, 
+/**
+ * The assistant it was issued to, by key thumbprint, fingerprint or name.
+ */
+agent?: string, 
+/**
+ * Its state now.
+ */
+state?: CredentialState, 
+/**
+ * Issued from this instant on (NumericDate, included).
+ */
+since?: number, 
+/**
+ * Issued before this instant (NumericDate, excluded).
+ */
+until?: number, 
+/**
+ * Credentials per page: [`DEFAULT_PAGE`] when none, at most [`MAX_PAGE`].
+ */
+limit?: number, 
+/**
+ * The `next` of the page before, to continue after it.
+ */
+cursor?: string, };
+
+/**
+ * A credential's state as a filter names it (`CredentialStatus`, the status API's word).
+ */
+export type CredentialState = "active" | "revoked" | "expired";
+
+/**
  * Whether hosts are told a credential holds: `GET /status/{jti}`'s word.
  */
 export type CredentialStatus = "active" | "revoked" | "expired";
@@ -161,9 +213,29 @@ confirmed_by?: string,
 confirmed?: string, };
 
 /**
+ * Which document an export writes.
+ */
+export type ExportFormat = "json" | "html";
+
+/**
+ * One choice: the value a query names, and what the person reads.
+ */
+export type FilterChoice = { value: string, label: string, };
+
+/**
+ * What a search can be narrowed to, for the window's choices.
+ */
+export type FilterChoices = { hosts: Array<FilterChoice>, agents: Array<FilterChoice>, };
+
+/**
  * What the window shows.
  */
 export type GateView = { "state": "starting" } | { "state": "asking", purpose: PassphrasePurpose, problem: PassphraseProblem | null, } | { "state": "checking" } | { "state": "unlocked", route: string | null, } | { "state": "failed", message: string, };
+
+/**
+ * What became of what a history entry is about.
+ */
+export type HistoryAnswer = "approved" | "declined" | "expired" | "withdrawn" | "revoked";
 
 export type HistoryEntry = { at: number, 
 /**
@@ -183,6 +255,54 @@ confirmed_by?: string,
  * `confirmed_by` in the person's words (ui.ftl of each locale).
  */
 confirmed?: string, };
+
+/**
+ * One page of History.
+ */
+export type HistoryPage = { items: Array<HistoryEntry>, 
+/**
+ * Where the next page starts; none on the last page.
+ */
+next?: string, };
+
+/**
+ * What the person looks for in History. Every field narrows the list;
+ * a query with none lists everything, newest first.
+ */
+export type HistoryQuery = { 
+/**
+ * Words to find in what an entry is about (the request's one-line
+ * summary), the assistant's name, a contact's name or a host's domain.
+ */
+text?: string, 
+/**
+ * A host, by its id or the domain the key app verified it at.
+ */
+host?: string, 
+/**
+ * An assistant, by its key thumbprint, its fingerprint or the name it paired under.
+ */
+agent?: string, 
+/**
+ * What became of it: the person's answer, or what happened instead.
+ */
+answer?: HistoryAnswer, 
+/**
+ * From this instant on (NumericDate, included).
+ */
+since?: number, 
+/**
+ * Before this instant (NumericDate, excluded).
+ */
+until?: number, 
+/**
+ * Entries per page: [`DEFAULT_PAGE`] when none, at most [`MAX_PAGE`].
+ */
+limit?: number, 
+/**
+ * The `next` of the page before, to continue after it.
+ */
+cursor?: string, };
 
 /**
  * The credentials a paired agent holds, as unpairing asks about them (§3.3

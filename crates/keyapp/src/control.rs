@@ -78,6 +78,20 @@ pub enum Command {
     },
     /// The person confirms the status address the config asks for.
     ConfirmConfiguredStatus,
+    /// One page of History: what the query finds (`record_query`), as the window's History asks.
+    SearchHistory {
+        #[serde(default)]
+        query: crate::record_query::HistoryQuery,
+    },
+    /// One page of the credentials issued, as the window's Credentials asks.
+    SearchCredentials {
+        #[serde(default)]
+        query: crate::record_query::CredentialQuery,
+    },
+    /// The person's records as one document (`export`); the terminal writes it.
+    ExportRecords {
+        format: crate::export::ExportFormat,
+    },
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -210,6 +224,9 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             json!({ "jti": jti, "status": "revoked" })
         }
         Command::History => to_value(service.recent_history().await?),
+        Command::SearchHistory { query } => to_value(service.history_page(&query).await?),
+        Command::SearchCredentials { query } => to_value(service.credential_page(&query).await?),
+        Command::ExportRecords { format } => json!({ "document": service.export_document(format).await? }),
         Command::Contacts => to_value(service.contacts().await?),
         Command::ContactsAdd { principal, name, relationship } => {
             service.add_contact(&principal, &name, relationship.as_deref()).await?;

@@ -283,6 +283,7 @@ pub fn refusal(language: Language, error: &ServiceError) -> String {
     // Typed refusals whose data the wire does not carry have words of their own.
     match error {
         ServiceError::NotFound(missing) => return text(language, not_found_id(*missing)),
+        ServiceError::Query(q) => return text(language, q.message_id()),
         ServiceError::Store(StoreError::Corrupt(c)) => {
             let mut args = FluentArgs::new();
             args.set("what", text(language, stored_id(c.what)));

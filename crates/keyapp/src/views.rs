@@ -17,10 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ts_rs::TS;
 
-/// How many history entries a surface lists, newest first: the window and
-/// the terminal show the same ones.
-pub const HISTORY_LIMIT: i64 = 500;
-
 /// A pending pairing or request, as the Requests screen and `schcp-keyapp
 /// pending` list it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

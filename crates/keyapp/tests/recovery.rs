@@ -69,6 +69,10 @@ fn every_command() -> Vec<Command> {
         Command::StatusSetup,
         Command::ChooseStatus { setup: keyapp::status_address::SetupChoice::NotNow },
         Command::ConfirmConfiguredStatus,
+        Command::SearchHistory { query: Default::default() },
+        Command::SearchCredentials { query: Default::default() },
+        Command::ExportRecords { format: keyapp::export::ExportFormat::Json },
+        Command::ExportRecords { format: keyapp::export::ExportFormat::Html },
     ];
     for command in &all {
         match command {
@@ -89,7 +93,10 @@ fn every_command() -> Vec<Command> {
             | Command::Unpair { .. }
             | Command::StatusSetup
             | Command::ChooseStatus { .. }
-            | Command::ConfirmConfiguredStatus => {}
+            | Command::ConfirmConfiguredStatus
+            | Command::SearchHistory { .. }
+            | Command::SearchCredentials { .. }
+            | Command::ExportRecords { .. } => {}
         }
     }
     all

@@ -14,8 +14,10 @@ const revoked: string[] = [];
 vi.mock("../api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
-    credentials: async () => credentials,
-    history: async () => history,
+    searchCredentials: async () => ({ items: credentials }),
+    searchHistory: async () => ({ items: history }),
+    filterChoices: async () => ({ hosts: [], agents: [] }),
+    exportPath: async () => "/home/you/schcp-records.json",
     revoke: async (jti: string) => {
       revoked.push(jti);
     },

@@ -1,18 +1,50 @@
-import { api } from "../api";
+import { useState } from "preact/hooks";
+import { api, type CredentialQuery, type CredentialState } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { useT } from "../i18n";
 import { ListScreen } from "../ListScreen";
-import { useAction, useLoad } from "../useLoad";
+import { type Filters, LoadMore, RecordSearch, usePaged } from "../RecordSearch";
+import { useAction } from "../useLoad";
+
+/** A credential's state, as the search offers it, in the words its status has. */
+const STATES: [CredentialState, string][] = [
+  ["active", "status-active"],
+  ["revoked", "status-revoked"],
+  ["expired", "status-expired"],
+];
 
 export function Credentials() {
   const t = useT();
-  const { data, error, reload } = useLoad(api.credentials);
-  const { failure, run } = useAction(reload);
+  const list = usePaged(api.searchCredentials, {} as CredentialQuery);
+  const [filtered, setFiltered] = useState(false);
+  // After a revocation the list is asked again, from its first page, with the same search.
+  const { failure, run } = useAction(list.reload);
+  const search = (f: Filters) => {
+    setFiltered(Object.values(f).some((v) => v !== undefined));
+    list.search({
+      text: f.text,
+      host: f.host,
+      agent: f.agent,
+      state: f.outcome as CredentialState | undefined,
+      since: f.since,
+      until: f.until,
+    });
+  };
   return (
     <ListScreen
       name="credentials"
-      data={data}
-      error={error ?? failure}
+      data={list.items}
+      error={list.error ?? failure}
+      empty={filtered ? "search-none" : undefined}
+      notice={
+        <RecordSearch
+          name="credentials"
+          outcomeLabel="search-state"
+          outcomeAny="search-state-any"
+          outcomes={STATES}
+          onSearch={search}
+        />
+      }
       columns={["col-allows", "col-expires", "col-status", "col-remaining", "col-actions"]}
       row={(c) => (
         <tr key={c.jti} data-jti={c.jti}>
@@ -51,6 +83,8 @@ export function Credentials() {
           </td>
         </tr>
       )}
-    />
+    >
+      <LoadMore next={list.next} busy={list.busy} onMore={list.more} />
+    </ListScreen>
   );
 }

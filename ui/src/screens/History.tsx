@@ -1,8 +1,30 @@
 import { useState } from "preact/hooks";
-import { api } from "../api";
+import { api, type HistoryAnswer, type HistoryQuery } from "../api";
+import { ExportForm } from "../ExportForm";
 import { useT } from "../i18n";
 import { ListScreen } from "../ListScreen";
-import { errorText, useLoad } from "../useLoad";
+import { type Filters, LoadMore, RecordSearch, usePaged } from "../RecordSearch";
+import { errorText } from "../useLoad";
+
+/** What became of an entry, as the search offers it: the query's value and its words. */
+const ANSWERS: [HistoryAnswer, string][] = [
+  ["approved", "search-answer-approved"],
+  ["declined", "search-answer-declined"],
+  ["expired", "search-answer-expired"],
+  ["withdrawn", "search-answer-withdrawn"],
+  ["revoked", "search-answer-revoked"],
+];
+
+function historyQuery(f: Filters): HistoryQuery {
+  return {
+    text: f.text,
+    host: f.host,
+    agent: f.agent,
+    answer: f.outcome as HistoryAnswer | undefined,
+    since: f.since,
+    until: f.until,
+  };
+}
 
 /** The exact text shown for a request, fetched from the service when asked. */
 function ShownText(props: { id: string }) {
@@ -33,12 +55,27 @@ function ShownText(props: { id: string }) {
 
 export function History() {
   const t = useT();
-  const { data, error } = useLoad(api.history);
+  const list = usePaged(api.searchHistory, {} as HistoryQuery);
+  const [filtered, setFiltered] = useState(false);
+  const search = (f: Filters) => {
+    setFiltered(Object.values(f).some((v) => v !== undefined));
+    list.search(historyQuery(f));
+  };
   return (
     <ListScreen
       name="history"
-      data={data}
-      error={error}
+      data={list.items}
+      error={list.error}
+      empty={filtered ? "search-none" : undefined}
+      notice={
+        <RecordSearch
+          name="history"
+          outcomeLabel="search-answer"
+          outcomeAny="search-answer-any"
+          outcomes={ANSWERS}
+          onSearch={search}
+        />
+      }
       columns={["col-when", "col-what"]}
       row={(h, i) => (
         <tr key={i}>
@@ -66,6 +103,9 @@ export function History() {
           </td>
         </tr>
       )}
-    />
+    >
+      <LoadMore next={list.next} busy={list.busy} onMore={list.more} />
+      <ExportForm />
+    </ListScreen>
   );
 }

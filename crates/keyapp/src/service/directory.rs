@@ -5,7 +5,7 @@
 
 use super::{Missing, Service, ServiceError};
 use crate::store;
-use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Settings, HISTORY_LIMIT};
+use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Settings};
 use schcp::refusal::Reason;
 
 impl Service {
@@ -65,9 +65,13 @@ impl Service {
             .collect())
     }
 
-    /// The latest history entries, newest first, as many as every surface lists.
+    /// The first page of History with no filter, at its largest: what the
+    /// control socket's `history` answers. Every surface pages further with
+    /// `history_page`.
     pub async fn recent_history(&self) -> Result<Vec<HistoryEntry>, ServiceError> {
-        self.history_entries(HISTORY_LIMIT).await
+        let query =
+            crate::record_query::HistoryQuery { limit: Some(crate::record_query::MAX_PAGE), ..Default::default() };
+        Ok(self.history_page(&query).await?.items)
     }
 
     pub fn settings(&self) -> Settings {

@@ -20,6 +20,7 @@ mod booking_read;
 mod bookings;
 mod closed_mandate;
 mod directory;
+mod export;
 mod hosts;
 mod invitation;
 mod issued;
@@ -34,6 +35,7 @@ mod publication;
 mod records;
 mod requests;
 mod rule;
+mod search;
 mod status_setup;
 #[cfg(test)]
 mod test_support;
@@ -126,6 +128,10 @@ pub enum ServiceError {
     /// signed or paired, and the request stays pending (user_verification).
     #[error("nothing was approved: {0}")]
     NotVerified(#[from] crate::user_verification::Refusal),
+    /// A search of the person's records the key app will not run (a cursor
+    /// it did not make, a text too long): nothing was read.
+    #[error("{0}")]
+    Query(#[from] crate::record_query::QueryError),
 }
 
 /// What an agent or the person named that the records do not hold. Its
@@ -284,6 +290,7 @@ impl ServiceError {
             ServiceError::NotVerified(refusal) => {
                 ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, refusal.reason(), message)
             }
+            ServiceError::Query(_) => ApiError::invalid_request(Reason::BadQuery, message),
         }
     }
 

@@ -87,7 +87,7 @@ impl Service {
         Ok(out)
     }
 
-    fn credential_view(
+    pub(super) fn credential_view(
         &self,
         c: ListedCredential,
         publication: Option<Publication>,
@@ -127,7 +127,7 @@ impl Service {
 
     /// Fills in, for each `(index into out, status URL)`, what the hosted
     /// status service says remains; unknown if it does not answer.
-    async fn hosted_remaining(
+    pub(super) async fn hosted_remaining(
         &self,
         out: &mut [CredentialView],
         lookups: Vec<(usize, String)>,
@@ -203,7 +203,7 @@ impl Service {
         Ok(history::latest(self.store(), limit).await?.into_iter().map(|h| self.history_entry(h)).collect())
     }
 
-    fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
+    pub(super) fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
         HistoryEntry {
             sentence: crate::history_words::sentence(self.language(), &h),
             when: self.instant_words(h.at),

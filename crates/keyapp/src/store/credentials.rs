@@ -5,6 +5,7 @@
 
 use super::{Store, StoreError, Stored};
 use crate::kind::RequestKind;
+use crate::record_query::{CredentialCursor, CredentialState, Filter};
 use schcp::claims::Action;
 
 /// A credential the key app issued, as the request pipeline records it.
@@ -400,12 +401,9 @@ impl TryFrom<ListingRow> for ListedCredential {
     }
 }
 
-/// The credentials issued, oldest first, as one snapshot: all of them, or
-/// with `agent_jkt` the mandates issued to that agent (the kinds an agent
-/// presents; contracts, acceptances and rules are the person's).
-pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<ListedCredential>, StoreError> {
-    let rows: Vec<ListingRow> = sqlx::query_as(
-        "SELECT c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
+/// A listing's columns (`ListingRow`) and joins, shared by [`listing`] and [`search`].
+const LISTING_COLUMNS: &str =
+    "c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
                 c.agent_jkt, coalesce(n.held, 0) AS held, m.meeting_id, m.revision, m.contract_sha256, m.members,
                 (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id) AS latest_revision,
                 CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
@@ -416,18 +414,88 @@ pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<Liste
                   ORDER BY o.id LIMIT 1) AS refused_op,
                 (SELECT o.refusal FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
                   ORDER BY o.id LIMIT 1) AS refused_reason,
-                r.summary
-         FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
+                r.summary";
+const LISTING_FROM: &str = "FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
          LEFT JOIN meeting_records m ON m.jti = c.jti
-         LEFT JOIN requests r ON r.request_id = c.request_id
+         LEFT JOIN requests r ON r.request_id = c.request_id";
+
+/// The credentials issued, oldest first, as one snapshot: all of them, or
+/// with `agent_jkt` the mandates issued to that agent (the kinds an agent
+/// presents; contracts, acceptances and rules are the person's).
+pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<ListedCredential>, StoreError> {
+    let rows: Vec<ListingRow> = sqlx::query_as(&format!(
+        "SELECT {LISTING_COLUMNS} {LISTING_FROM}
          WHERE (?1 IS NULL OR (c.agent_jkt = ?1
                                AND c.kind IN ('mandate', 'closed_mandate', 'management_mandate', 'invitation')))
-         ORDER BY c.created_at",
-    )
+         ORDER BY c.created_at"
+    ))
     .bind(agent_jkt)
     .fetch_all(store.pool())
     .await?;
     rows.into_iter().map(ListedCredential::try_from).collect()
+}
+
+/// The credentials `filter` finds, newest first (issue time, then row), after
+/// `cursor`, at most `filter.limit + 1` (the one past the page says there is
+/// a next), each with its cursor; `state` keeps those in that state at `now`
+/// (`CredentialStatus::of`: revocation wins over expiry). Keyset paging, so a
+/// credential issued while the person pages never shifts the pages after.
+pub async fn search(
+    store: &Store,
+    filter: &Filter,
+    state: Option<CredentialState>,
+    cursor: Option<CredentialCursor>,
+    now: i64,
+) -> Result<Vec<(CredentialCursor, ListedCredential)>, StoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Found {
+        created_at: i64,
+        row_id: i64,
+        #[sqlx(flatten)]
+        row: ListingRow,
+    }
+    // Every value is a bound parameter; the text is a LIKE pattern whose
+    // wildcards `record_query` escaped.
+    let rows: Vec<Found> = sqlx::query_as(&format!(
+        "SELECT c.created_at, c.rowid AS row_id, {LISTING_COLUMNS} {LISTING_FROM}
+         LEFT JOIN agents a ON a.jkt = c.agent_jkt
+         WHERE (?1 IS NULL OR (c.created_at, c.rowid) < (?1, ?2))
+           AND (?3 IS NULL OR c.created_at >= ?3)
+           AND (?4 IS NULL OR c.created_at < ?4)
+           AND (?5 IS NULL
+                OR (?5 = 'revoked' AND c.revoked_at IS NOT NULL)
+                OR (?5 = 'expired' AND c.revoked_at IS NULL AND c.exp <= ?9)
+                OR (?5 = 'active' AND c.revoked_at IS NULL AND c.exp > ?9))
+           AND (?6 IS NULL OR c.agent_jkt = ?6 OR a.fingerprint = ?6 OR a.name = ?6 COLLATE NOCASE)
+           AND (?7 IS NULL
+                OR EXISTS (SELECT 1 FROM json_each(c.aud) j WHERE j.value = ?7)
+                OR EXISTS (SELECT 1 FROM credential_hosts ch
+                           WHERE ch.jti = c.jti AND (ch.host_id = ?7 OR ch.domain = ?7 COLLATE NOCASE)))
+           AND (?8 IS NULL
+                OR COALESCE(r.summary, '') LIKE ?8 ESCAPE '\\'
+                OR COALESCE(a.name, '') LIKE ?8 ESCAPE '\\'
+                OR EXISTS (SELECT 1 FROM json_each(c.aud) j WHERE j.value LIKE ?8 ESCAPE '\\')
+                OR EXISTS (SELECT 1 FROM credential_hosts ch WHERE ch.jti = c.jti AND ch.domain LIKE ?8 ESCAPE '\\'))
+         ORDER BY c.created_at DESC, c.rowid DESC LIMIT ?10"
+    ))
+    .bind(cursor.map(|c| c.created_at))
+    .bind(cursor.map(|c| c.row))
+    .bind(filter.since)
+    .bind(filter.until)
+    .bind(state.map(CredentialState::as_str))
+    .bind(&filter.agent)
+    .bind(&filter.host)
+    .bind(&filter.pattern)
+    .bind(now)
+    .bind(filter.limit + 1)
+    .fetch_all(store.pool())
+    .await?;
+    rows.into_iter()
+        .map(|f| {
+            let cursor = CredentialCursor { created_at: f.created_at, row: f.row_id };
+            Ok((cursor, ListedCredential::try_from(f.row)?))
+        })
+        .collect()
 }
 
 /// What deciding whether a credential can be revoked needs.

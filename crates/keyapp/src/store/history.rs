@@ -3,6 +3,7 @@
 //! state change it tells of, so the history never claims what did not happen.
 
 use super::{corrupt, Connection, Store, StoreError, Stored};
+use crate::record_query::{Filter, HistoryCursor};
 use crate::user_verification::Method;
 
 /// One history entry as stored.
@@ -95,6 +96,91 @@ pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, Sto
     .fetch_all(store.pool())
     .await?;
     rows.into_iter().map(HistoryRecord::try_from).collect()
+}
+
+/// The entries `filter` finds, newest first, after `cursor` (the id of the
+/// last entry of the page before), at most `filter.limit + 1` of them: the
+/// one past the page says that there is a next. `events`, when given, are
+/// the events kept (an answer's, `record_query::HistoryAnswer::events`).
+/// Keyset paging on the entry's id, so an entry written while the person
+/// pages comes before the first page and never shifts the others.
+pub async fn search(
+    store: &Store,
+    filter: &Filter,
+    events: Option<&[&str]>,
+    cursor: Option<HistoryCursor>,
+) -> Result<Vec<(i64, HistoryRecord)>, StoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Found {
+        id: i64,
+        #[sqlx(flatten)]
+        row: Row,
+    }
+    let events = events.map(|e| serde_json::to_string(e).expect("event names serialize"));
+    // Every value is a bound parameter; the text is a LIKE pattern whose
+    // wildcards `record_query` escaped. A request's hosts are the bindings it
+    // was shown with (migration 0010), a credential's its `aud`; a host
+    // matches by id or by the domain it was verified at.
+    let rows: Vec<Found> = sqlx::query_as(
+        "SELECT h.id, h.at, h.event, h.subject, h.detail, h.confirmed_by,
+                COALESCE(r.summary, rc.summary) AS summary,
+                COALESCE(ar.name, ap.name, aj.name) AS agent_name
+         FROM history h
+         LEFT JOIN requests r ON r.request_id = h.subject
+         LEFT JOIN credentials c ON c.jti = h.subject
+         LEFT JOIN requests rc ON rc.request_id = c.request_id
+         LEFT JOIN agents ar ON ar.jkt = COALESCE(r.agent_jkt, rc.agent_jkt, c.agent_jkt)
+         LEFT JOIN agents ap ON ap.pairing_id = h.subject
+         LEFT JOIN agents aj ON aj.jkt = h.subject
+         WHERE (?1 IS NULL OR h.id < ?1)
+           AND (?2 IS NULL OR h.at >= ?2)
+           AND (?3 IS NULL OR h.at < ?3)
+           AND (?4 IS NULL OR h.event IN (SELECT value FROM json_each(?4)))
+           AND (?5 IS NULL OR COALESCE(ar.jkt, ap.jkt, aj.jkt) = ?5
+                OR COALESCE(ar.fingerprint, ap.fingerprint, aj.fingerprint) = ?5
+                OR COALESCE(ar.name, ap.name, aj.name) = ?5 COLLATE NOCASE)
+           AND (?6 IS NULL
+                OR EXISTS (SELECT 1 FROM json_each(COALESCE(r.hosts, rc.hosts, '[]')) j
+                           WHERE j.value->>'host_id' = ?6 OR j.value->>'domain' = ?6 COLLATE NOCASE)
+                OR EXISTS (SELECT 1 FROM json_each(COALESCE(c.aud, '[]')) j WHERE j.value = ?6)
+                OR EXISTS (SELECT 1 FROM credential_hosts ch
+                           WHERE ch.jti = c.jti AND (ch.host_id = ?6 OR ch.domain = ?6 COLLATE NOCASE))
+                OR (h.event = 'host_domain_accepted' AND h.subject = ?6))
+           AND (?7 IS NULL
+                OR COALESCE(r.summary, rc.summary, '') LIKE ?7 ESCAPE '\\'
+                OR COALESCE(ar.name, ap.name, aj.name, '') LIKE ?7 ESCAPE '\\'
+                OR (h.event IN ('contact_added', 'contact_renamed', 'contact_removed', 'pairing_requested',
+                                'host_domain_accepted', 'attestation_added')
+                    AND h.detail LIKE ?7 ESCAPE '\\')
+                OR EXISTS (SELECT 1 FROM json_each(COALESCE(r.hosts, rc.hosts, '[]')) j
+                           WHERE j.value->>'domain' LIKE ?7 ESCAPE '\\' OR j.value->>'host_id' LIKE ?7 ESCAPE '\\'))
+         ORDER BY h.id DESC LIMIT ?8",
+    )
+    .bind(cursor.map(|c| c.0))
+    .bind(filter.since)
+    .bind(filter.until)
+    .bind(events)
+    .bind(&filter.agent)
+    .bind(&filter.host)
+    .bind(&filter.pattern)
+    .bind(filter.limit + 1)
+    .fetch_all(store.pool())
+    .await?;
+    rows.into_iter().map(|f| Ok((f.id, HistoryRecord::try_from(f.row)?))).collect()
+}
+
+/// What the person can narrow a search to: every host the key app verified
+/// (id, domain), and every assistant ever paired (key thumbprint, name).
+pub async fn filter_choices(store: &Store) -> Result<(Vec<(String, String)>, Vec<(String, String)>), StoreError> {
+    let hosts = sqlx::query_as("SELECT host_id, domain FROM host_bindings ORDER BY domain, host_id")
+        .fetch_all(store.pool())
+        .await?;
+    let agents = sqlx::query_as(
+        "SELECT jkt, name FROM agents WHERE status IN ('approved', 'unpaired') ORDER BY name COLLATE NOCASE, jkt",
+    )
+    .fetch_all(store.pool())
+    .await?;
+    Ok((hosts, agents))
 }
 
 #[cfg(test)]

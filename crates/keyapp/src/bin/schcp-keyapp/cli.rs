@@ -2,6 +2,7 @@
 //! of how it runs (`main.rs` dispatches, `error.rs` words what fails).
 
 use clap::{Parser, Subcommand};
+use keyapp::record_query::{CredentialState, HistoryAnswer};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -26,8 +27,14 @@ pub(crate) enum Cmd {
     Approve { id: String },
     /// Decline a pending request or pairing.
     Decline { id: String },
-    /// List issued mandates.
-    Mandates,
+    /// List the credentials you signed, newest first; the options narrow the list.
+    Mandates {
+        #[command(flatten)]
+        find: Find,
+        /// Only those in this state.
+        #[arg(long, value_parser = parse_state)]
+        state: Option<CredentialState>,
+    },
     /// Revoke a mandate now.
     Revoke { jti: String },
     /// Unpair an assistant (its key fingerprint); asks whether to revoke what it holds too.
@@ -37,8 +44,21 @@ pub(crate) enum Cmd {
         #[arg(long)]
         revoke_credentials: bool,
     },
-    /// What was approved, declined, issued and revoked.
-    History,
+    /// What was approved, declined, issued and revoked, newest first; the options narrow the list.
+    History {
+        #[command(flatten)]
+        find: Find,
+        /// Only what became of it: approved, declined, expired, withdrawn or revoked.
+        #[arg(long, value_parser = parse_answer)]
+        answer: Option<HistoryAnswer>,
+    },
+    /// Write your records (history, credentials, bookings, contacts) to FILE,
+    /// as JSON or as a printable page. No key is in it.
+    Export {
+        file: PathBuf,
+        #[arg(long, value_enum, default_value_t = Format::Json)]
+        format: Format,
+    },
     /// List contacts, or add one.
     Contacts {
         #[command(subcommand)]
@@ -73,6 +93,49 @@ pub(crate) enum Cmd {
         #[arg(long)]
         key_seed: bool,
     },
+}
+
+/// What `history` and `mandates` narrow their list to (`keyapp::record_query`).
+#[derive(clap::Args)]
+pub(crate) struct Find {
+    /// Words to find: what it is about, an assistant's or a contact's name, a host's domain.
+    #[arg(long)]
+    pub(crate) text: Option<String>,
+    /// A host, by its id or its domain.
+    #[arg(long)]
+    pub(crate) host: Option<String>,
+    /// An assistant, by its name or its code.
+    #[arg(long)]
+    pub(crate) agent: Option<String>,
+    /// From this day on (YYYY-MM-DD, in your time zone).
+    #[arg(long)]
+    pub(crate) since: Option<String>,
+    /// Up to and including this day (YYYY-MM-DD, in your time zone).
+    #[arg(long)]
+    pub(crate) until: Option<String>,
+}
+
+/// The document `export` writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// The records as JSON (schemas/records-export.schema.json).
+    Json,
+    /// A page to open in a browser and print.
+    Html,
+}
+
+fn parse_answer(s: &str) -> Result<HistoryAnswer, String> {
+    s.parse().map_err(|_| {
+        let all: Vec<&str> = HistoryAnswer::ALL.iter().map(|a| a.as_str()).collect();
+        format!("one of {}", all.join(", "))
+    })
+}
+
+fn parse_state(s: &str) -> Result<CredentialState, String> {
+    s.parse().map_err(|_| {
+        let all: Vec<&str> = CredentialState::ALL.iter().map(|a| a.as_str()).collect();
+        format!("one of {}", all.join(", "))
+    })
 }
 
 #[derive(Subcommand)]

@@ -40,6 +40,10 @@ pub(crate) enum CliError {
     /// A recovery command (phrase, backup, restore) failed; the sentence says
     /// what and that nothing was written.
     Recovery(String),
+    /// `export` could not write its file.
+    Export(String),
+    /// A `--since` or `--until` that is not a day.
+    Date(String),
 }
 
 impl From<ControlError> for CliError {
@@ -129,6 +133,14 @@ impl CliError {
                 args.set("detail", detail.clone());
                 ("cli-err-recovery", "cli-rec-recovery")
             }
+            CliError::Export(detail) => {
+                args.set("detail", detail.clone());
+                ("cli-err-export", "cli-rec-export")
+            }
+            CliError::Date(date) => {
+                args.set("date", date.clone());
+                ("cli-err-date", "cli-rec-date")
+            }
         };
         (what, remedy, args)
     }
@@ -197,6 +209,8 @@ mod tests {
             refused(Reason::NotFound, None),
             CliError::HostNotMet { host: "maple".into(), domain: "maple.example".into() },
             CliError::Terminal(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
+            CliError::Export("/nowhere/records.json: No such file or directory".into()),
+            CliError::Date("2026-13-45".into()),
         ]
     }
 

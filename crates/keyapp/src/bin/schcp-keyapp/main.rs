@@ -18,6 +18,7 @@ mod ask;
 mod cli;
 mod error;
 mod listing;
+mod records;
 mod recovery;
 mod setup;
 mod socket;
@@ -84,13 +85,14 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             socket.call(Command::Decline { id }).await?;
             println!("declined");
         }
-        Cmd::Mandates => listing::credentials(socket.view(Command::Mandates).await?),
+        Cmd::Mandates { find, state } => records::credentials(&socket, find, state).await?,
         Cmd::Revoke { jti } => {
             socket.call(Command::Revoke { jti: jti.clone() }).await?;
             println!("revoked {jti}");
         }
         Cmd::Unpair { agent, revoke_credentials } => ask::unpair(&socket, agent, revoke_credentials).await?,
-        Cmd::History => listing::history(socket.view(Command::History).await?),
+        Cmd::History { find, answer } => records::history(&socket, find, answer).await?,
+        Cmd::Export { file, format } => records::export(&socket, file, format, keyapp::app::language(&config)).await?,
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
             socket.call(Command::ContactsAdd { principal, name, relationship }).await?;
