@@ -25,6 +25,7 @@ pub mod pairings;
 pub mod receipts;
 pub mod requests;
 pub mod snapshot;
+pub mod auto_backup;
 pub mod status_address;
 
 /// A connection inside a caller's transaction: store functions that write one
