@@ -222,7 +222,7 @@ pub async fn first_run_choice<R: Runtime>(
             typed_path(b, &lang)?;
         }
     }
-    gate.choose(choice).await.map_err(|_| {
-        refusal(Code::InvalidState, Reason::NotAsking, text(lang.get(), "refusal-not_asking"))
-    })
+    gate.choose(choice)
+        .await
+        .map_err(|_| refusal(Code::InvalidState, Reason::NotAsking, text(lang.get(), "refusal-not_asking")))
 }

@@ -138,8 +138,7 @@ fn back_up_now_writes_an_encrypted_file_and_refuses_a_path_it_cannot_use() {
     let bytes = std::fs::read(&dest).unwrap();
     assert!(bytes.starts_with(b"age-encryption.org/v1"), "an age file");
     assert!(!bytes.windows(15).any(|w| w == b"SQLite format 3"), "no plaintext records");
-    for (path, reason) in
-        [("relative.age", "bad_path"), ("", "bad_path"), (e.dir.path().to_str().unwrap(), "bad_path")]
+    for (path, reason) in [("relative.age", "bad_path"), ("", "bad_path"), (e.dir.path().to_str().unwrap(), "bad_path")]
     {
         let err = call(&e, "backup_now", json!({ "path": path })).unwrap_err();
         assert_eq!(err["reason"], reason, "{path}: {err}");
@@ -152,7 +151,10 @@ fn back_up_now_writes_an_encrypted_file_and_refuses_a_path_it_cannot_use() {
 #[test]
 fn the_daily_backup_is_chosen_kept_and_a_bad_choice_changes_nothing() {
     let e = env();
-    assert_eq!(call(&e, "auto_backup", json!({})).unwrap(), json!({"folder": null, "keep": 7, "in_config_file": false}));
+    assert_eq!(
+        call(&e, "auto_backup", json!({})).unwrap(),
+        json!({"folder": null, "keep": 7, "in_config_file": false})
+    );
     let folder = e.dir.path().join("daily");
     std::fs::create_dir(&folder).unwrap();
     let folder = folder.to_str().unwrap();
@@ -223,7 +225,11 @@ fn the_first_run_restores_only_what_checks_out_and_writes_nothing_otherwise() {
 
     let nothing_written = || assert!(!data.join(RECORDS_FILE_NAME).exists() && !data.join(KEY_FILE_NAME).exists());
     let restore = |words: &str, backup: Option<&std::path::Path>| {
-        call(&e, "first_run_choice", json!({"choice": {"choice": "restore", "words": words, "backup": backup.map(|b| b.to_str().unwrap())}}))
+        call(
+            &e,
+            "first_run_choice",
+            json!({"choice": {"choice": "restore", "words": words, "backup": backup.map(|b| b.to_str().unwrap())}}),
+        )
     };
     let problem_of = |view: Value| view["problem"].as_str().unwrap_or_default().to_owned();
     // A mistyped word: the checksum fails.

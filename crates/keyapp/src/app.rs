@@ -302,12 +302,15 @@ pub async fn start_verified_by(
     let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
     let key = Arc::new(key);
-    let custody =
-        Arc::new(crate::recovery::custody::Custody::new(key.clone(), verifier.clone(), store.clone(), data_dir.clone()));
-    let service =
-        Service::new(store.clone(), key, Some(es256), config.clone(), discovery, language, system_clock())
-            .map_err(StartError::Service)?
-            .with_user_verifier(verifier);
+    let custody = Arc::new(crate::recovery::custody::Custody::new(
+        key.clone(),
+        verifier.clone(),
+        store.clone(),
+        data_dir.clone(),
+    ));
+    let service = Service::new(store.clone(), key, Some(es256), config.clone(), discovery, language, system_clock())
+        .map_err(StartError::Service)?
+        .with_user_verifier(verifier);
     // Before anything is issued or served: the status address in force is the
     // one the person confirmed to the OS; one the config names beyond it is
     // asked of the OS now (service::status_setup, docs/threat-model.md).

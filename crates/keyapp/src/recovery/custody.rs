@@ -48,12 +48,7 @@ pub const MAX_KEEP: usize = 365;
 impl Custody {
     /// The custody of `key` (from `keystore::open` or `restore`): the
     /// running key app makes one (`app::start`), and tests theirs.
-    pub fn new(
-        key: Arc<PrincipalKey>,
-        verifier: Arc<dyn UserVerifier>,
-        store: Store,
-        data_dir: PathBuf,
-    ) -> Custody {
+    pub fn new(key: Arc<PrincipalKey>, verifier: Arc<dyn UserVerifier>, store: Store, data_dir: PathBuf) -> Custody {
         Custody { key, verifier, store, data_dir, asked: Mutex::new(None), daily: Mutex::new(None) }
     }
 
