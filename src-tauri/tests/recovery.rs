@@ -216,8 +216,7 @@ fn the_first_run_restores_only_what_checks_out_and_writes_nothing_otherwise() {
     // The new computer: an empty data directory.
     let new_dir = tempfile::tempdir().unwrap();
     let data = new_dir.path().join("data");
-    let mut config = Config::default();
-    config.data_dir = Some(data.clone());
+    let mut config = Config { data_dir: Some(data.clone()), ..Default::default() };
     config.keystore.backend = KeystoreBackend::File;
     let (handle, gate) = (e.app.handle().clone(), e.gate.clone());
     let first = std::thread::spawn(move || block(desktop::first_run(&handle, &gate, &config)));
@@ -267,8 +266,7 @@ fn the_first_run_restores_only_what_checks_out_and_writes_nothing_otherwise() {
 fn making_a_new_key_at_first_run_restores_nothing() {
     let e = env();
     let new_dir = tempfile::tempdir().unwrap();
-    let mut config = Config::default();
-    config.data_dir = Some(new_dir.path().join("data"));
+    let config = Config { data_dir: Some(new_dir.path().join("data")), ..Default::default() };
     let (handle, gate) = (e.app.handle().clone(), e.gate.clone());
     let first = std::thread::spawn(move || block(desktop::first_run(&handle, &gate, &config)));
     testkit_wait(|| matches!(e.gate.view(), GateView::Welcome { .. }));
