@@ -24,8 +24,8 @@ pub struct Custody {
     /// The word positions the person was last asked to type back; only these
     /// can be confirmed, so the check cannot be used to read other words.
     asked: Mutex<Option<[usize; 2]>>,
-    /// The daily backup running now, if a folder is chosen.
-    daily: Mutex<Option<(AutoBackup, tokio::task::JoinHandle<()>)>>,
+    /// The daily backup in force, and its task when a folder is chosen.
+    daily: Mutex<Option<(AutoBackup, Option<tokio::task::JoinHandle<()>>)>>,
 }
 
 /// Why the daily backup's choice was not taken.
@@ -93,10 +93,11 @@ impl Custody {
     /// the one running. The caller writes the choice to the configuration.
     pub fn run_daily(&self, choice: AutoBackup, clock: crate::service::Clock) {
         let mut daily = self.daily.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((_, running)) = daily.take() {
+        if let Some((_, Some(running))) = daily.take() {
             running.abort();
         }
         let Some(folder) = choice.folder.clone() else {
+            *daily = Some((choice, None));
             return;
         };
         let schedule = Schedule {
@@ -112,7 +113,7 @@ impl Custody {
                 tracing::warn!(error = %e, "the automatic backup stopped");
             }
         });
-        *daily = Some((choice, task));
+        *daily = Some((choice, Some(task)));
     }
 
     /// Checks the person's choice, keeps it (in the configuration file at
@@ -166,8 +167,87 @@ impl Custody {
 
 impl Drop for Custody {
     fn drop(&mut self) {
-        if let Some((_, task)) = self.daily.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some((_, Some(task))) = self.daily.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
             task.abort();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Config, KeystoreBackend};
+    use crate::keystore::PassphraseSource;
+
+    async fn custody(dir: &Path) -> Custody {
+        let key = crate::keystore::open(KeystoreBackend::File, &dir.join("key"), PassphraseSource::Fixed("pw".into()))
+            .await
+            .unwrap();
+        let store = Store::open(&dir.join("keyapp.db")).await.unwrap();
+        let verifier = crate::user_verification::platform_verifier();
+        Custody::new(Arc::new(key), verifier, store, dir.to_owned())
+    }
+
+    #[tokio::test]
+    async fn the_daily_choice_goes_to_the_config_file_keeping_its_other_lines_and_a_refusal_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = custody(dir.path()).await;
+        let file = dir.path().join("keyapp.toml");
+        let before = "# mine\nlocale = \"fr\"\n[backup]\nkeep = 2\n";
+        std::fs::write(&file, before).unwrap();
+        let clock = crate::service::system_clock();
+        for bad in [
+            AutoBackup { folder: Some(dir.path().to_owned()), keep: 0 },
+            AutoBackup { folder: Some(dir.path().to_owned()), keep: MAX_KEEP + 1 },
+            AutoBackup { folder: Some(dir.path().join("missing")), keep: 3 },
+            AutoBackup { folder: Some(file.clone()), keep: 3 },
+        ] {
+            assert!(c.choose_daily(bad.clone(), Some(&file), clock.clone()).await.is_err(), "{bad:?}");
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), before, "{bad:?}");
+            assert_eq!(c.auto_backup(), AutoBackup::default());
+        }
+        let folder = dir.path().join("daily");
+        std::fs::create_dir(&folder).unwrap();
+        let choice = AutoBackup { folder: Some(folder.clone()), keep: 4 };
+        assert_eq!(c.choose_daily(choice.clone(), Some(&file), clock.clone()).await.unwrap(), choice);
+        let loaded = Config::load(&file).unwrap();
+        assert_eq!(loaded.backup, choice);
+        assert_eq!(loaded.locale.as_deref(), Some("fr"));
+        assert!(std::fs::read_to_string(&file).unwrap().starts_with("# mine\n"));
+        // Not in the records: the config file is where it is kept.
+        assert_eq!(crate::store::auto_backup::chosen(&c.store).await.unwrap(), None);
+        // Off: the folder is removed, the count kept.
+        let off = AutoBackup { folder: None, keep: 4 };
+        c.choose_daily(off.clone(), Some(&file), clock).await.unwrap();
+        assert_eq!(Config::load(&file).unwrap().backup, off);
+        assert_eq!(c.auto_backup(), off);
+    }
+
+    #[tokio::test]
+    async fn without_a_config_file_the_choice_is_kept_in_the_records_and_used_at_the_next_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = custody(dir.path()).await;
+        let choice = AutoBackup { folder: Some(dir.path().to_owned()), keep: 2 };
+        c.choose_daily(choice.clone(), None, crate::service::system_clock()).await.unwrap();
+        assert_eq!(c.daily_at_start(&AutoBackup::default()).await, choice);
+        // A folder the config file names wins.
+        let configured = AutoBackup { folder: Some(dir.path().join("cfg")), keep: 9 };
+        assert_eq!(c.daily_at_start(&configured).await, configured);
+    }
+
+    #[tokio::test]
+    async fn only_the_positions_a_showing_asked_for_confirm() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = custody(dir.path()).await;
+        let words = c.key.kit().words();
+        // Before any showing, even the right words at any place confirm nothing.
+        for p in 0..WORDS - 1 {
+            assert!(!c.confirm(&[words[p].clone(), words[p + 1].clone()]));
+        }
+        let positions = [3, 17];
+        *c.asked.lock().unwrap() = Some(positions);
+        assert!(c.confirm(&[words[3].clone(), words[17].clone()]));
+        assert!(!c.confirm(&[words[17].clone(), words[3].clone()]) || words[3] == words[17]);
+        assert!(!c.confirm(&[words[3].clone()]));
     }
 }
