@@ -129,6 +129,7 @@ async fn start<R: Runtime>(
             // The passphrase window: it goes on to Requests, or closes to the tray.
             Some(window) => {
                 if open_main || notice.is_some() || restored {
+                    windows::grow_to_main(&window);
                     gate.set(GateView::Unlocked { route: Some(route(notice)) });
                 } else {
                     gate.set(GateView::Unlocked { route: None });
