@@ -22,7 +22,7 @@ fn main() {
 }
 
 // The library exports the list; here, in the build script, it is private.
-#[allow(unreachable_pub)]
+#[allow(unreachable_pub, dead_code)]
 mod desktop_commands {
     include!("src/command_names.rs");
 }

@@ -17,6 +17,10 @@ person would see it:
 - an accessibility audit (axe-core) of the consent view and every screen, each also
   checked to reflow at 200 % zoom with no sideways scrolling;
 - screenshots of the consent window, Credentials and History in docs/screenshots/;
+- the first run asks before any key exists (a new key, or a restore: a
+  mistyped phrase is refused in words and writes nothing);
+- the recovery kit shown in Settings after the OS confirmed the person, two of
+  its words typed back, and "Back up now" writing an age file;
 - where no keychain answers, the file keystore's passphrase set and then
   unlocked in the window (a mismatch and a wrong passphrase said and retried);
 - idle in the tray (a stand-in tray host, tray_host.py): once the last window
@@ -97,6 +101,7 @@ class Env:
                                {"application": app or APP, "args": ["--config", self.config, "--open"]})
         self.driver = webdriver.Remote(command_executor=DRIVER, options=options)
         self.driver.set_script_timeout(10)
+        new_key(self.driver, shot=self.shot if lang == "en" else None)
         wait_for("the agent API", lambda: os.path.exists(f"{scratch}/data/run/agent-api.json"))
         wait_for("the main window", lambda: self.js("return !!document.querySelector('nav a')"))
 
@@ -241,6 +246,15 @@ class Env:
         self.driver.save_screenshot(os.path.join(SHOTS, name))
 
 
+def new_key(driver, shot=None):
+    """The first run asks before any key exists: a new key, or one restored
+    from the recovery kit. These scenarios make a new one."""
+    button = wait_for("the first run's question", lambda: driver.find_element(By.ID, "welcome-new"))
+    if shot:
+        shot("first-run-welcome.png")
+    button.click()
+
+
 def read_until(proc, prefix, timeout=60):
     end = time.time() + timeout
     lines = []
@@ -337,7 +351,30 @@ def english(scratch):
             time.sleep(0.3)
             env.audit(screen)
 
-        # 5. The window's language switches at run time.
+        # 5. The recovery kit after the OS confirmed the person (polkit), its
+        # two words typed back, and a backup that is an age file, not records.
+        env.route("#/settings")
+        wait_for("the kit's button", lambda: env.driver.find_element(By.ID, "kit-show")).click()
+        words = wait_for("the kit's words", lambda: env.driver.find_elements(By.CSS_SELECTOR, "#kit-words li") or None)
+        words = [w.text for w in words]
+        assert len(words) == 24, words
+        assert env.text_of("kit-principal") == env.cli("principal").splitlines()[0]
+        for i, label in enumerate(env.driver.find_elements(By.CSS_SELECTOR, "#kit-confirm label")):
+            n = int(label.text.split()[-1])
+            env.driver.find_element(By.ID, f"kit-word-{i}").send_keys(words[n - 1])
+        env.driver.find_element(By.ID, "kit-check").click()
+        wait_for("the words confirmed", lambda: env.driver.find_element(By.ID, "kit-confirmed"))
+        env.driver.find_element(By.ID, "kit-hide").click()
+        backup = f"{env.scratch}/records.age"
+        env.driver.find_element(By.ID, "backup-file").send_keys(backup)
+        env.driver.find_element(By.ID, "backup-now").click()
+        wait_for("the backup's sentence", lambda: env.driver.find_element(By.ID, "backup-written"))
+        with open(backup, "rb") as f:
+            head = f.read(64)
+        assert head.startswith(b"age-encryption.org/v1"), head
+        env.audit("settings-recovery")
+
+        # 6. The window's language switches at run time.
         env.route("#/settings")
         wait_for("the settings", lambda: env.driver.find_element(By.ID, "language"))
         env.js("const s = document.getElementById('language'); s.value = 'fr'; s.dispatchEvent(new Event('change'));")
@@ -420,6 +457,15 @@ def no_keychain(scratch):
 
     driver = session(wrapper, ["--config", config, "--open"])
     try:
+        # The first run: a restore with a mistyped phrase is refused in words,
+        # and nothing is written; then a new key.
+        wait_for("the first run's question", lambda: driver.find_element(By.ID, "welcome-restore")).click()
+        driver.find_element(By.ID, "restore-words").send_keys("abandon " * 23 + "abandon")
+        driver.find_element(By.ID, "restore-submit").click()
+        refused = wait_for("the restore's refusal", lambda: driver.find_element(By.ID, "restore-problem"))
+        assert refused.text.startswith("Those words are not a recovery phrase"), refused.text
+        assert not os.path.exists(f"{scratch}/data/keyapp.db") and not os.path.exists(key_file)
+        driver.find_element(By.ID, "restore-new").click()
         wait_for("the first-run passphrase window", lambda: driver.find_element(By.ID, "confirmation"))
         assert driver.find_element(By.ID, "passphrase").get_attribute("type") == "password"
         assert not os.path.exists(key_file) and not listening(agent_port), "nothing runs before the key opens"

@@ -47,6 +47,9 @@ pub fn typescript() -> String {
     all.visit::<crate::unlock::GateView>();
     all.visit::<crate::ui_strings::UiStrings>();
     all.visit::<crate::commands::CommandError>();
+    all.visit::<crate::recovery::KitView>();
+    all.visit::<crate::recovery::AutoBackupView>();
+    all.visit::<crate::recovery::FirstChoice>();
     let mut out = HEADER.to_owned();
     for decl in all.by_name.values() {
         out.push('\n');

@@ -37,4 +37,15 @@ pub const ALL: &[&str] = &[
     "bookings",
     "open_consent",
     "lift_cooldown",
+    "recovery_kit",
+    "confirm_recovery_words",
+    "backup_now",
+    "auto_backup",
+    "set_auto_backup",
+    "first_run_choice",
 ];
+
+/// The commands granted to the main window alone (capabilities/main.json):
+/// the recovery kit, the backup and the restore (`recovery`).
+pub const MAIN_ONLY: &[&str] =
+    &["recovery_kit", "confirm_recovery_words", "backup_now", "auto_backup", "set_auto_backup", "first_run_choice"];

@@ -347,5 +347,11 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         bookings,
         open_consent,
         lift_cooldown,
+        crate::recovery::recovery_kit,
+        crate::recovery::confirm_recovery_words,
+        crate::recovery::backup_now,
+        crate::recovery::auto_backup,
+        crate::recovery::set_auto_backup,
+        crate::recovery::first_run_choice,
     ])
 }

@@ -7,6 +7,7 @@
 
 pub mod bindings;
 pub mod commands;
+pub mod recovery;
 pub mod ui_strings;
 pub mod unlock;
 pub mod watcher;
@@ -75,6 +76,13 @@ async fn start<R: Runtime>(
     tray: bool,
     open_main: bool,
 ) {
+    // The first run, before any key is made: a new key, or the person's own
+    // from the recovery kit. A start given its passphrase (the demo, tests)
+    // is not a person at a window, and makes its key as before.
+    let restored = match passphrase.is_none() {
+        true => first_run(&app, &gate, &config).await,
+        false => false,
+    };
     let source = passphrase.unwrap_or_else(|| PassphraseSource::Ask(unlock::asker(app.clone(), gate.clone())));
     let running = match keyapp::app::start(config, source).await {
         Ok(running) => running,
@@ -98,6 +106,7 @@ async fn start<R: Runtime>(
         running.status_addr
     );
     app.manage(service.clone());
+    app.manage(running.custody.clone());
     app.manage(Held { _running: Mutex::new(running) });
     let handle = app.clone();
     let _ = app.run_on_main_thread(move || {
@@ -110,14 +119,17 @@ async fn start<R: Runtime>(
         } else {
             notice = Some("no-tray");
         }
-        let route = |n: Option<&str>| match n {
-            Some(n) => format!("/requests?notice={n}"),
-            None => "/requests".to_owned(),
+        // After a restore, Agents says the old computer's assistants are paused.
+        let route = |n: Option<&str>| match (restored, n) {
+            (true, _) => "/agents?notice=restored".to_owned(),
+            (false, Some(n)) => format!("/requests?notice={n}"),
+            (false, None) => "/requests".to_owned(),
         };
         match handle.get_webview_window(windows::MAIN) {
             // The passphrase window: it goes on to Requests, or closes to the tray.
             Some(window) => {
-                if open_main || notice.is_some() {
+                if open_main || notice.is_some() || restored {
+                    windows::grow_to_main(&window);
                     gate.set(GateView::Unlocked { route: Some(route(notice)) });
                 } else {
                     gate.set(GateView::Unlocked { route: None });
@@ -133,4 +145,50 @@ async fn start<R: Runtime>(
         }
         tauri::async_runtime::spawn(watcher::watch(handle, service));
     });
+}
+
+/// The first run (no records in the data directory yet): asks in the window
+/// whether to make a new key or restore the person's own, and restores until
+/// a restore succeeds or the person chooses a new key. A refusal writes
+/// nothing (keyapp::recovery::restore) and is said in the person's words.
+/// Returns whether the key and records came back from a kit.
+pub async fn first_run<R: Runtime>(app: &AppHandle<R>, gate: &Arc<Gate>, config: &Config) -> bool {
+    let Ok(data_dir) = keyapp::app::data_dir(config) else {
+        return false;
+    };
+    if data_dir.join(keyapp::keystore::RECORDS_FILE_NAME).exists() {
+        return false;
+    }
+    let handle = app.clone();
+    let _ = app.run_on_main_thread(move || windows::open_unlock(&handle));
+    let language = keyapp::app::language(config);
+    let mut problem = None;
+    loop {
+        let Some(choice) = gate.welcome(problem.take()).await else {
+            return false;
+        };
+        let recovery::FirstChoice::Restore { words, backup, key_seed } = choice else {
+            gate.set(GateView::Starting);
+            return false;
+        };
+        let request = keyapp::recovery::restore::Restore {
+            data_dir: data_dir.clone(),
+            backend: config.keystore.backend,
+            passphrase: PassphraseSource::Ask(unlock::asker(app.clone(), gate.clone())),
+            words: keyapp::keystore::SecretString::from(words),
+            backup: backup.filter(|b| !b.trim().is_empty()).map(|b| std::path::PathBuf::from(b.trim())),
+            key_seed,
+        };
+        match keyapp::recovery::restore::restore(request, chrono::Utc::now().timestamp()).await {
+            Ok(restored) => {
+                eprintln!("schcp-keyapp-desktop: restored principal {} from the recovery kit", restored.principal);
+                gate.set(GateView::Starting);
+                return true;
+            }
+            Err(e) => {
+                eprintln!("schcp-keyapp-desktop: nothing was restored: {e}");
+                problem = Some(keyapp::ui_words::text(language, e.message_id()));
+            }
+        }
+    }
 }

@@ -6,6 +6,7 @@
 //! the window reads with two commands. Nothing of the service runs until the
 //! key opens: `keyapp::app::start` waits on this gate before it binds anything.
 
+use crate::recovery::FirstChoice;
 use crate::windows;
 use keyapp::keystore::{
     PassphraseAnswer, PassphraseAsker, PassphraseProblem, PassphrasePrompt, PassphrasePurpose, SecretString,
@@ -30,17 +31,24 @@ pub enum GateView {
     Unlocked { route: Option<String> },
     /// The service did not start; the sentence says why and what to do.
     Failed { message: String },
+    /// The first run, before any key exists: a new key, or the person's own
+    /// from the recovery kit. `problem`: why the last restore wrote nothing.
+    Welcome { problem: Option<String> },
+    /// A restore is under way (words checked, backup opened, key kept).
+    Restoring,
 }
 
 /// Between the keystore's question (on a blocking thread) and the window.
 pub struct Gate {
     view: watch::Sender<GateView>,
     reply: Mutex<Option<mpsc::Sender<Option<PassphraseAnswer>>>>,
+    /// The first run's answer, awaited by [`Gate::welcome`].
+    first: Mutex<Option<tokio::sync::oneshot::Sender<FirstChoice>>>,
 }
 
 impl Default for Gate {
     fn default() -> Self {
-        Gate { view: watch::Sender::new(GateView::Starting), reply: Mutex::new(None) }
+        Gate { view: watch::Sender::new(GateView::Starting), reply: Mutex::new(None), first: Mutex::new(None) }
     }
 }
 
@@ -68,6 +76,33 @@ impl Gate {
         loop {
             let now = changes.borrow_and_update().clone();
             if now != GateView::Checking {
+                return Ok(now);
+            }
+            if changes.changed().await.is_err() {
+                return Ok(self.view());
+            }
+        }
+    }
+
+    /// Shows the first run's question (with `problem`, why the last restore
+    /// wrote nothing) and waits for the person's answer.
+    pub async fn welcome(&self, problem: Option<String>) -> Option<FirstChoice> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        *self.first.lock().expect("the gate lock is never poisoned") = Some(tx);
+        self.set(GateView::Welcome { problem });
+        rx.await.ok()
+    }
+
+    /// The window's answer to the first run's question; then waits until the
+    /// key app has acted on it (asks again, asks a passphrase, or started).
+    pub async fn choose(&self, choice: FirstChoice) -> Result<GateView, NotAsking> {
+        let mut changes = self.view.subscribe();
+        let reply = self.first.lock().expect("the gate lock is never poisoned").take().ok_or(NotAsking)?;
+        self.set(GateView::Restoring);
+        reply.send(choice).map_err(|_| NotAsking)?;
+        loop {
+            let now = changes.borrow_and_update().clone();
+            if now != GateView::Restoring {
                 return Ok(now);
             }
             if changes.changed().await.is_err() {

@@ -98,7 +98,17 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
         Some(n) => format!("/requests?notice={n}"),
         None => "/requests".to_owned(),
     };
-    open(app, MAIN, "app-title", &route, 960.0, 680.0);
+    open(app, MAIN, "app-title", &route, MAIN_SIZE.0, MAIN_SIZE.1);
+}
+
+/// The main window's size on its screens (the passphrase and first-run
+/// questions open it smaller, [`open_unlock`]).
+pub const MAIN_SIZE: (f64, f64) = (960.0, 680.0);
+
+/// The passphrase or first-run window becomes the main window: its screens get
+/// the main window's room.
+pub fn grow_to_main<R: Runtime>(window: &tauri::WebviewWindow<R>) {
+    let _ = window.set_size(tauri::LogicalSize::new(MAIN_SIZE.0, MAIN_SIZE.1));
 }
 
 /// The consent window, on the pairing or request that raised it (else the

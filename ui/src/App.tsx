@@ -62,13 +62,22 @@ export function App() {
             {firstRun && <FirstRun onDone={() => setFirstRun(false)} />}
             {route.view === "requests" && <Requests notice={route.notice} />}
             {route.view === "bookings" && <Bookings />}
+            {route.view === "agents" && route.notice === "restored" && (
+              <p role="status" class="notice" id="restored-notice">
+                {t("restore-done-notice")}
+              </p>
+            )}
             {route.view === "agents" && <Agents />}
             {route.view === "credentials" && <Credentials />}
             {route.view === "history" && <History />}
             {route.view === "contacts" && <Contacts />}
             {route.view === "attestations" && <Attestations />}
             {route.view === "settings" && (
-              <SettingsScreen lang={lang} onLanguage={(tag) => void api.setLanguage(tag).then(setUi)} />
+              <SettingsScreen
+                lang={lang}
+                onLanguage={(tag) => void api.setLanguage(tag).then(setUi)}
+                onIntro={() => setFirstRun(true)}
+              />
             )}
           </main>
         </div>

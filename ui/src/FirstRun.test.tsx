@@ -20,6 +20,9 @@ const VIEW: StatusSetupView = {
   refused: [],
 };
 
+let keystore = "os";
+let kitAsked = 0;
+
 vi.mock("./api", () => ({
   isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
   api: {
@@ -28,13 +31,30 @@ vi.mock("./api", () => ({
       sent.push(setup);
       return VIEW;
     },
+    settings: async () => ({ keystore }),
+    recoveryKit: async () => {
+      kitAsked += 1;
+      throw { code: "NOT_PERMITTED", reason: "user_not_verified", message: "not confirmed" };
+    },
   },
 }));
 
-import { FirstRun } from "./FirstRun";
+import { FirstRun, StatusChoiceForm } from "./FirstRun";
 import { StringsContext } from "./i18n";
 
 const STRINGS = {
+  "welcome-heading": "Welcome",
+  "welcome-what": "This app holds your signing key.",
+  "welcome-can": "An assistant can ask.",
+  "welcome-cannot": "An assistant cannot sign anything itself.",
+  "welcome-key-os": "In this computer's keychain.",
+  "welcome-key-file": "In a file encrypted under your passphrase.",
+  "welcome-next": "Next",
+  "welcome-back": "Back",
+  "welcome-skip": "Skip the introduction",
+  "welcome-done": "Done",
+  "kit-heading": "Your recovery kit",
+  "kit-show": "Show my recovery kit",
   "first-run-heading": "Where will hosts check your credentials?",
   "first-run-hosted": "A hosted status service",
   "first-run-own-base": "My own public address",
@@ -47,11 +67,28 @@ const STRINGS = {
 async function show(onDone: () => void) {
   render(
     <StringsContext.Provider value={STRINGS}>
+      <StatusChoiceForm onDone={onDone} onSkip={onDone} />
+    </StringsContext.Provider>,
+  );
+  await act(async () => {});
+}
+
+async function sequence(onDone: () => void) {
+  render(
+    <StringsContext.Provider value={STRINGS}>
       <FirstRun onDone={onDone} />
     </StringsContext.Provider>,
   );
   await act(async () => {});
 }
+
+async function click(text: string) {
+  await act(async () => {
+    fireEvent.click(screen.getByText(text));
+  });
+}
+
+const step = () => document.getElementById("first-run")?.dataset.step;
 
 async function save() {
   await act(async () => {
@@ -63,6 +100,67 @@ afterEach(() => {
   cleanup();
   sent.length = 0;
   refuse = null;
+  keystore = "os";
+  kitAsked = 0;
+});
+
+describe("the first-run sequence", () => {
+  it("says what the app is and what an assistant can and cannot do, then where the key is, then asks, then the kit", async () => {
+    const done = vi.fn();
+    await sequence(done);
+    expect(step()).toBe("about");
+    expect(screen.getByText("An assistant can ask.")).toBeTruthy();
+    expect(screen.getByText("An assistant cannot sign anything itself.")).toBeTruthy();
+    await click("Next");
+    expect(step()).toBe("key");
+    expect(screen.getByText("In this computer's keychain.")).toBeTruthy();
+    await click("Next");
+    expect(step()).toBe("status");
+    fireEvent.click(screen.getByLabelText("Not now"));
+    await save();
+    expect(sent).toEqual([{ choice: "not_now" }]);
+    expect(step()).toBe("kit");
+    // The kit is not asked for until the person asks to see it.
+    expect(kitAsked).toBe(0);
+    expect(screen.getByText("Show my recovery kit")).toBeTruthy();
+    expect(screen.queryByText("Skip the introduction")).toBeNull();
+    await click("Done");
+    expect(done).toHaveBeenCalledTimes(1);
+  });
+
+  it("says a file-kept key is in a file", async () => {
+    keystore = "file";
+    await sequence(() => {});
+    await click("Next");
+    expect(screen.getByText("In a file encrypted under your passphrase.")).toBeTruthy();
+    expect(screen.queryByText("In this computer's keychain.")).toBeNull();
+  });
+
+  it("can be skipped whole from any step before the kit, sending nothing", async () => {
+    const done = vi.fn();
+    await sequence(done);
+    await click("Skip the introduction");
+    expect(done).toHaveBeenCalledTimes(1);
+    cleanup();
+    const again = vi.fn();
+    await sequence(again);
+    await click("Next");
+    await click("Next");
+    await click("Skip the introduction");
+    expect(again).toHaveBeenCalledTimes(1);
+    expect(sent).toEqual([]);
+  });
+
+  it("skipping the status question goes on to the kit and goes back", async () => {
+    await sequence(() => {});
+    await click("Next");
+    await click("Next");
+    await click("Skip for now");
+    expect(step()).toBe("kit");
+    expect(sent).toEqual([]);
+    await click("Back");
+    expect(step()).toBe("status");
+  });
 });
 
 describe("FirstRun", () => {

@@ -3,9 +3,10 @@
 // answers are the service's (keyapp::service::status_setup): it checks a
 // hosted service, asks the OS to confirm a change, and writes nothing on a
 // refusal, whose sentence is shown as it is.
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, type SetupChoice, type StatusSetupView } from "./api";
 import { useT } from "./i18n";
+import { RecoveryKitPanel } from "./RecoveryKit";
 import { errorText } from "./useLoad";
 
 type Kind = SetupChoice["choice"];
@@ -82,14 +83,79 @@ export function StatusChoiceForm(props: { onDone: (view: StatusSetupView) => voi
   );
 }
 
-/** The first-run step: shown until the person answers; skippable, and in Settings later. */
-export function FirstRun(props: { onDone: () => void }) {
+export const STEPS = ["about", "key", "status", "kit"] as const;
+export type Step = (typeof STEPS)[number];
+
+/**
+ * The first run explains itself, in four short steps, each skippable: what
+ * the key app is and what an assistant can and cannot do; where the key is
+ * kept; where hosts check credentials (the form above); the recovery kit.
+ * Shown until the status question is answered, and from Settings later.
+ */
+export function FirstRun(props: { onDone: () => void; start?: Step }) {
   const t = useT();
+  const [step, setStep] = useState<Step>(props.start ?? "about");
+  const [keystore, setKeystore] = useState<string | null>(null);
+  useEffect(() => {
+    api.settings().then(
+      (s) => setKeystore(s.keystore),
+      () => setKeystore(null),
+    );
+  }, []);
+  const at = STEPS.indexOf(step);
+  const next = () => (at + 1 < STEPS.length ? setStep(STEPS[at + 1]) : props.onDone());
   return (
-    <section aria-labelledby="h-first-run" id="first-run">
-      <h2 id="h-first-run">{t("first-run-heading")}</h2>
-      <p>{t("first-run-intro")}</p>
-      <StatusChoiceForm onDone={() => props.onDone()} onSkip={props.onDone} />
+    <section aria-labelledby="h-first-run" id="first-run" data-step={step}>
+      <h2 id="h-first-run">{t("welcome-heading")}</h2>
+      <ol class="steps" aria-label={t("welcome-heading")}>
+        {STEPS.map((s) => (
+          <li key={s} aria-current={s === step ? "step" : undefined}>
+            {t(`welcome-step-${s}`)}
+          </li>
+        ))}
+      </ol>
+      {step === "about" && (
+        <div id="first-run-about">
+          <h3>{t("welcome-step-about")}</h3>
+          <p>{t("welcome-what")}</p>
+          <p>{t("welcome-can")}</p>
+          <p>{t("welcome-cannot")}</p>
+        </div>
+      )}
+      {step === "key" && (
+        <div id="first-run-key">
+          <h3>{t("welcome-step-key")}</h3>
+          <p>{t(keystore === "file" ? "welcome-key-file" : "welcome-key-os")}</p>
+        </div>
+      )}
+      {step === "status" && (
+        <div id="first-run-status">
+          <p>{t("first-run-intro")}</p>
+          <StatusChoiceForm onDone={next} onSkip={next} />
+        </div>
+      )}
+      {step === "kit" && <RecoveryKitPanel />}
+      <p class="steps-nav">
+        {at > 0 && (
+          <>
+            <button type="button" id="first-run-back" onClick={() => setStep(STEPS[at - 1])}>
+              {t("welcome-back")}
+            </button>{" "}
+          </>
+        )}
+        {step !== "status" && (
+          <>
+            <button type="button" id="first-run-next" onClick={next}>
+              {t(step === "kit" ? "welcome-done" : "welcome-next")}
+            </button>{" "}
+          </>
+        )}
+        {step !== "kit" && (
+          <button type="button" id="first-run-skip-all" onClick={props.onDone}>
+            {t("welcome-skip")}
+          </button>
+        )}
+      </p>
     </section>
   );
 }

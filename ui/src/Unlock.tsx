@@ -9,6 +9,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, isCommandError, type GateView } from "./api";
 import { useT } from "./i18n";
+import { FirstKeyChoice } from "./Restore";
 
 const PROBLEM: Record<string, string> = { wrong: "unlock-wrong", mismatch: "unlock-mismatch", empty: "unlock-empty" };
 
@@ -29,7 +30,7 @@ export function UnlockView() {
   const [askWeak, setAskWeak] = useState(false);
 
   useEffect(() => {
-    if (view.state !== "starting") return;
+    if (view.state !== "starting" && view.state !== "restoring") return;
     const timer = setTimeout(() => void api.unlockState().then(setView), STATE_POLL_MS);
     return () => clearTimeout(timer);
   }, [view]);
@@ -81,7 +82,17 @@ export function UnlockView() {
 
   return (
     <main id="unlock" class="unlock">
-      <h1 id="h-unlock">{t(creating ? "unlock-create-heading" : "unlock-heading")}</h1>
+      <h1 id="h-unlock">
+        {t(view.state === "welcome" ? "welcome-heading" : creating ? "unlock-create-heading" : "unlock-heading")}
+      </h1>
+      {(view.state === "welcome" || view.state === "restoring") && (
+        <FirstKeyChoice problem={view.state === "welcome" ? view.problem : null} onView={setView} />
+      )}
+      {view.state === "restoring" && (
+        <p role="status" id="restore-working">
+          {t("restore-working")}
+        </p>
+      )}
       {view.state === "asking" && (
         <form onSubmit={submit} id="unlock-form">
           <p>{t(creating ? "unlock-create-intro" : "unlock-intro")}</p>

@@ -5,6 +5,9 @@
 import { invoke } from "@tauri-apps/api/core";
 import type {
   AgentView,
+  AutoBackupView,
+  FirstChoice,
+  KitView,
   BookingView,
   AttestationView,
   CommandError,
@@ -30,6 +33,9 @@ import type {
 // Every type the commands return, generated from the Rust views (bindings.ts).
 export type {
   AgentView,
+  AutoBackupView,
+  FirstChoice,
+  KitView,
   BookingView,
   ManagerView,
   AttentionView,
@@ -114,6 +120,15 @@ export const api = {
   closeWindow: () => invoke<void>("close_window"),
   /** Answers once the service's records change after `seen` (src-tauri commands.rs). */
   waitChange: (seen: number | null) => invoke<number>("wait_change", { seen }),
+  /** The recovery kit, after the OS confirmed the person (main window only; src-tauri recovery.rs). */
+  recoveryKit: () => invoke<KitView>("recovery_kit"),
+  confirmRecoveryWords: (words: string[]) => invoke<boolean>("confirm_recovery_words", { words }),
+  backupNow: (path: string) => invoke<string>("backup_now", { path }),
+  autoBackup: () => invoke<AutoBackupView>("auto_backup"),
+  setAutoBackup: (folder: string | null, keep: number) =>
+    invoke<AutoBackupView>("set_auto_backup", { folder, keep }),
+  /** The first run's answer before any key exists: a new key, or a restore. */
+  firstRunChoice: (choice: FirstChoice) => invoke<GateView>("first_run_choice", { choice }),
 };
 
 export type Api = typeof api;

@@ -177,6 +177,9 @@ pub fn language(config: &Config) -> schcp_consent::Language {
 pub struct Running {
     /// The service every surface calls.
     pub service: Service,
+    /// The key's recovery kit and the records backup, for the desktop window
+    /// only (recovery::custody); no agent-facing surface holds it.
+    pub custody: Arc<crate::recovery::custody::Custody>,
     /// Where the agent API listens.
     pub agent_addr: SocketAddr,
     /// Where the status API listens.
@@ -298,11 +301,16 @@ pub async fn start_verified_by(
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
     let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
-    let (backup_recipient, principal) = (key.backup_recipient(), key.principal_id().to_owned());
-    let service =
-        Service::new(store.clone(), Arc::new(key), Some(es256), config.clone(), discovery, language, system_clock())
-            .map_err(StartError::Service)?
-            .with_user_verifier(verifier);
+    let key = Arc::new(key);
+    let custody = Arc::new(crate::recovery::custody::Custody::new(
+        key.clone(),
+        verifier.clone(),
+        store.clone(),
+        data_dir.clone(),
+    ));
+    let service = Service::new(store.clone(), key, Some(es256), config.clone(), discovery, language, system_clock())
+        .map_err(StartError::Service)?
+        .with_user_verifier(verifier);
     // Before anything is issued or served: the status address in force is the
     // one the person confirmed to the OS; one the config names beyond it is
     // asked of the OS now (service::status_setup, docs/threat-model.md).
@@ -374,19 +382,9 @@ pub async fn start_verified_by(
     });
     tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
     // The automatic daily backup, into the folder the person chose (recovery::schedule).
-    if let Some(folder) = config.backup.folder.clone() {
-        let schedule = crate::recovery::schedule::Schedule {
-            store: store.clone(),
-            recipient: backup_recipient,
-            principal,
-            work_dir: data_dir.clone(),
-            folder,
-            keep: config.backup.keep,
-        };
-        tasks.spawn(async move { ("automatic backup", schedule.run(system_clock()).await) });
-    }
+    custody.run_daily(custody.daily_at_start(&config.backup).await, system_clock());
     tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
-    Ok(Running { service, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
+    Ok(Running { service, custody, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
 }
 
 /// An `agent-api.json` left by a key app that did not stop cleanly is replaced

@@ -283,6 +283,35 @@ impl Config {
         std::fs::rename(&tmp, path).map_err(read)
     }
 
+    /// Writes the daily backup's choice into `[backup]` of the config file at
+    /// `path` (the folder removed when none), every other line kept, replaced
+    /// whole as [`Config::write_status_address`] does.
+    pub fn write_auto_backup(path: &Path, choice: &crate::recovery::schedule::AutoBackup) -> Result<(), ConfigError> {
+        let read = |source| ConfigError::Read { path: path.to_owned(), source };
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(read(e)),
+        };
+        let mut doc: toml_edit::Document =
+            text.parse().map_err(|e: toml_edit::TomlError| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
+        let table = doc
+            .entry("backup")
+            .or_insert_with(toml_edit::table)
+            .as_table_mut()
+            .ok_or_else(|| ConfigError::Invalid(format!("{}: backup is not a table", path.display())))?;
+        match choice.folder.as_deref().and_then(Path::to_str) {
+            Some(folder) => table["folder"] = toml_edit::value(folder),
+            None => drop(table.remove("folder")),
+        }
+        table["keep"] = toml_edit::value(i64::try_from(choice.keep).unwrap_or(i64::MAX));
+        let text = doc.to_string();
+        Config::parse(&text, path)?;
+        let tmp = path.with_extension("toml.new");
+        crate::private_files::write(&tmp, text.as_bytes()).map_err(read)?;
+        std::fs::rename(&tmp, path).map_err(read)
+    }
+
     /// The agent API is loopback only (docs/agent-api.md §1), whatever the file says.
     fn check(&self) -> Result<(), ConfigError> {
         if !self.agent_api.listen.ip().is_loopback() {

@@ -1,9 +1,10 @@
-import { useState } from "preact/hooks";
-import { api } from "../api";
+import { useEffect, useState } from "preact/hooks";
+import { api, type AutoBackupView } from "../api";
 import { ConfirmButton } from "../Confirm";
 import { StatusChoiceForm } from "../FirstRun";
 import { useT } from "../i18n";
-import { useAction, useLoad } from "../useLoad";
+import { RecoveryKitPanel } from "../RecoveryKit";
+import { errorText, useAction, useLoad } from "../useLoad";
 
 /** §2.2: businesses met at another domain; only the person accepts a move. */
 function HostChanges() {
@@ -93,6 +94,103 @@ export function StatusSetup() {
   );
 }
 
+/**
+ * Backups of the records (keyapp::recovery::backup): one now, into a file the
+ * person names, and the daily one into a folder, keeping the newest N. Both
+ * are encrypted to the recovery kit; a refusal is the key app's sentence.
+ */
+export function Backups() {
+  const t = useT();
+  const [file, setFile] = useState("");
+  const [said, setSaid] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [auto, setAuto] = useState<AutoBackupView | null>(null);
+  const [folder, setFolder] = useState("");
+  const [keep, setKeep] = useState("7");
+  const [autoSaid, setAutoSaid] = useState<string | null>(null);
+  const [autoFailure, setAutoFailure] = useState<string | null>(null);
+  const shown = (view: AutoBackupView) => {
+    setAuto(view);
+    setFolder(view.folder ?? "");
+    setKeep(String(view.keep));
+  };
+  useEffect(() => {
+    api.autoBackup().then(shown, (err) => setAutoFailure(errorText(err)));
+  }, []);
+  const backUp = async (e: Event) => {
+    e.preventDefault();
+    try {
+      setSaid(await api.backupNow(file.trim()));
+      setFailure(null);
+    } catch (err) {
+      setSaid(null);
+      setFailure(errorText(err));
+    }
+  };
+  const saveAuto = async (e: Event) => {
+    e.preventDefault();
+    try {
+      const trimmed = folder.trim();
+      shown(await api.setAutoBackup(trimmed === "" ? null : trimmed, Number.parseInt(keep, 10) || 0));
+      setAutoSaid(trimmed === "" ? t("backup-auto-off") : t("backup-auto-saved"));
+      setAutoFailure(null);
+    } catch (err) {
+      setAutoSaid(null);
+      setAutoFailure(errorText(err));
+    }
+  };
+  return (
+    <section aria-labelledby="h-backups" id="backups">
+      <h2 id="h-backups">{t("backup-heading")}</h2>
+      <p>{t("backup-intro")}</p>
+      <form onSubmit={backUp} id="backup-now-form">
+        <label for="backup-file">{t("backup-file")}</label>{" "}
+        <input id="backup-file" value={file} placeholder="/" onInput={(e) => setFile(e.currentTarget.value)} />{" "}
+        <button type="submit" id="backup-now">
+          {t("backup-now")}
+        </button>
+        {said && (
+          <p role="status" id="backup-written">
+            {said}
+          </p>
+        )}
+        {failure && (
+          <p role="alert" id="backup-failed">
+            {failure}
+          </p>
+        )}
+      </form>
+      <form onSubmit={saveAuto} id="backup-auto-form" data-folder={auto?.folder ?? ""}>
+        <h3>{t("backup-auto-heading")}</h3>
+        <label for="backup-folder">{t("backup-auto-folder")}</label>{" "}
+        <input id="backup-folder" value={folder} placeholder="/" onInput={(e) => setFolder(e.currentTarget.value)} />{" "}
+        <label for="backup-keep">{t("backup-auto-keep")}</label>{" "}
+        <input
+          id="backup-keep"
+          type="number"
+          min={1}
+          max={365}
+          value={keep}
+          onInput={(e) => setKeep(e.currentTarget.value)}
+        />{" "}
+        <button type="submit" id="backup-auto-save">
+          {t("backup-auto-save")}
+        </button>
+        {autoSaid && (
+          <p role="status" id="backup-auto-said">
+            {autoSaid}
+          </p>
+        )}
+        {autoFailure && (
+          <p role="alert" id="backup-auto-failed">
+            {autoFailure}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}
+
 function Copy(props: { text: string; label: string }) {
   const t = useT();
   const [copied, setCopied] = useState(false);
@@ -148,7 +246,7 @@ export function ContactCard(props: { principal: string }) {
   );
 }
 
-export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) => void }) {
+export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) => void; onIntro?: () => void }) {
   const t = useT();
   const { data, error } = useLoad(api.settings);
   const jwk = data ? JSON.stringify(data.jwk) : "";
@@ -184,7 +282,16 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
       )}
       {data && <ContactCard principal={data.principal} />}
       <StatusSetup />
+      <RecoveryKitPanel />
+      <Backups />
       <HostChanges />
+      {props.onIntro && (
+        <p>
+          <button type="button" id="show-intro" onClick={props.onIntro}>
+            {t("welcome-show-again")}
+          </button>
+        </p>
+      )}
     </section>
   );
 }

@@ -8,6 +8,7 @@
 //! `schcp-keyapp recovery-phrase`, which opens the keystore itself.
 
 pub mod backup;
+pub mod custody;
 mod kit;
 pub mod page;
 pub mod restore;

@@ -17,6 +17,20 @@ fn escape(s: &str) -> String {
 
 /// The page for `kit`, in `language`, dated `date` (the person's words for the day).
 pub fn html(kit: &RecoveryKit, language: Language, date: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{title}</title>\
+<style>body{{font-family:sans-serif;max-width:40em;margin:2em auto}}ol{{columns:3;font:1.2em monospace}}\
+.n{{display:inline-block;width:2em;color:#666}}.note{{border:2px solid #000;padding:.5em}}</style></head>\n\
+<body>{body}</body></html>\n",
+        lang = language.tag(),
+        title = escape(&text(language, "recovery-page-title")),
+        body = body(kit, language, date),
+    )
+}
+
+/// The page's content alone (no style, no script), for the window's print
+/// view, whose stylesheet lays it out as [`html`]'s does.
+pub fn body(kit: &RecoveryKit, language: Language, date: &str) -> String {
     let t = |id: &str| escape(&text(language, id));
     let mut args = FluentArgs::new();
     args.set("date", date.to_owned());
@@ -32,14 +46,10 @@ pub fn html(kit: &RecoveryKit, language: Language, date: &str) -> String {
         KitKind::Phrase => String::new(),
     };
     format!(
-        "<!doctype html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\"><title>{title}</title>\
-<style>body{{font-family:sans-serif;max-width:40em;margin:2em auto}}ol{{columns:3;font:1.2em monospace}}\
-.n{{display:inline-block;width:2em;color:#666}}.note{{border:2px solid #000;padding:.5em}}</style></head>\n\
-<body><h1>{title}</h1><p>{dated}</p><ol>{words}</ol>{seed_note}\
+        "<h1>{title}</h1><p>{dated}</p><ol>{words}</ol>{seed_note}\
 <p>{principal_label}<br><code>{principal}</code></p>\
 <h2>{keep_title}</h2><p class=\"note\">{keep}</p>\
-<h2>{restore_title}</h2><p>{restore}</p></body></html>\n",
-        lang = language.tag(),
+<h2>{restore_title}</h2><p>{restore}</p>",
         title = t("recovery-page-title"),
         principal_label = t("recovery-page-principal"),
         principal = escape(&kit.principal_id()),

@@ -63,6 +63,24 @@ pub enum RestoreError {
     Io { action: &'static str, path: PathBuf, error: std::io::Error },
 }
 
+impl RestoreError {
+    /// The window's sentence for this refusal (locales/*/ui.ftl): the
+    /// person's words, without paths or versions.
+    pub fn message_id(&self) -> &'static str {
+        match self {
+            RestoreError::Phrase(_) => "restore-refused-phrase",
+            RestoreError::Backup(BackupError::WrongPhrase { .. }) => "restore-refused-wrong-phrase",
+            RestoreError::Backup(BackupError::Tampered { .. }) => "restore-refused-tampered",
+            RestoreError::Backup(BackupError::NotABackup { .. }) => "restore-refused-not-backup",
+            RestoreError::Backup(BackupError::NewerSchema { .. }) => "restore-refused-newer",
+            RestoreError::Backup(_) => "restore-refused-backup-unreadable",
+            RestoreError::AnotherPrincipal { .. } => "restore-refused-another-principal",
+            RestoreError::RecordsExist { .. } => "restore-refused-records-exist",
+            RestoreError::Keystore(_) | RestoreError::Store(_) | RestoreError::Io { .. } => "restore-refused-failed",
+        }
+    }
+}
+
 fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> RestoreError {
     let path = path.to_owned();
     move |error| RestoreError::Io { action, path, error }

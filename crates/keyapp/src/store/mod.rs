@@ -14,6 +14,7 @@ pub mod bookings;
 /// The booking-claim ledger's former path, for callers outside the workspace.
 #[doc(hidden)]
 pub use booking_claims as claims;
+pub mod auto_backup;
 pub mod contacts;
 pub mod credentials;
 pub mod history;
