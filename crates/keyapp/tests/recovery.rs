@@ -69,6 +69,7 @@ fn every_command() -> Vec<Command> {
         Command::StatusSetup,
         Command::ChooseStatus { setup: keyapp::status_address::SetupChoice::NotNow },
         Command::ConfirmConfiguredStatus,
+        Command::RevokeEverything,
     ];
     for command in &all {
         match command {
@@ -89,7 +90,8 @@ fn every_command() -> Vec<Command> {
             | Command::Unpair { .. }
             | Command::StatusSetup
             | Command::ChooseStatus { .. }
-            | Command::ConfirmConfiguredStatus => {}
+            | Command::ConfirmConfiguredStatus
+            | Command::RevokeEverything => {}
         }
     }
     all
