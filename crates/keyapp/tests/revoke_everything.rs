@@ -247,9 +247,8 @@ async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_
     assert!(matches!(refused, Err(recovery::PhraseSwitchError::NotVerified(Refusal::Cancelled))), "{refused:?}");
     assert_eq!(status_at(&url).await, "active");
 
-    let revoked = recovery::revoke_all_with_kit(&kit, &server.base(), yes.as_ref(), asker(), "x".into(), now)
-        .await
-        .unwrap();
+    let revoked =
+        recovery::revoke_all_with_kit(&kit, &server.base(), yes.as_ref(), asker(), "x".into(), now).await.unwrap();
     assert_eq!(revoked, vec![jti]);
     assert_eq!(status_at(&url).await, "revoked");
 }
