@@ -818,7 +818,8 @@ mod tests {
             verify(&raw(&s, &hdr(&s), &p), &thumb(&s), NOW)
         };
         assert!(all(&|_| {}).is_ok());
-        let bad: [(&str, &dyn Fn(&mut Value)); 6] = [
+        type Edit = dyn Fn(&mut Value);
+        let bad: [(&str, &Edit); 6] = [
             ("after its iat", &|p| p["before"] = json!(NOW + 1)),
             ("negative", &|p| p["before"] = json!(-1)),
             ("not a number", &|p| p["before"] = json!("now")),

@@ -126,6 +126,9 @@ async fn a_forged_or_foreign_switch_changes_nothing() {
     assert_eq!(status_of(&s, &victim, "m-1").await, "active");
 }
 
+/// A change made to a good payload before it is signed.
+type Edit = dyn Fn(&mut Value);
+
 /// Signs `payload` with `p`'s key as is: shapes `status_update::sign` never makes.
 fn signed_raw(p: &Principal, payload: &Value) -> String {
     let jwk = p.key.public_key().to_jwk();
@@ -141,7 +144,7 @@ async fn malformed_stale_and_oversized_switches_change_nothing() {
     registered_ago(&s, &p, "m-1", 60).await;
     let jwk = p.key.public_key().to_jwk();
     let base = || status_update::payload(&jwk, now(), &Principal::update_jti(), &revoke_all(now())).unwrap();
-    let edits: [(&str, &dyn Fn(&mut Value)); 5] = [
+    let edits: [(&str, &Edit); 5] = [
         ("reaching past its iat", &|v| v["before"] = json!(now() + 120)),
         ("without before", &|v| {
             v.as_object_mut().unwrap().remove("before");
