@@ -208,13 +208,13 @@ fn restore_ids(e: &RestoreError, args: &mut FluentArgs<'static>) -> (&'static st
     match e {
         RestoreError::Phrase(PhraseError::WordCount { found }) => {
             args.set("found", *found);
-            ("cli-err-phrase-word-count", "cli-rec-phrase")
+            ("cli-err-phrase-word-count", "cli-rec-phrase-word-count")
         }
         RestoreError::Phrase(PhraseError::UnknownWord { position }) => {
             args.set("position", *position);
-            ("cli-err-phrase-unknown-word", "cli-rec-phrase")
+            ("cli-err-phrase-unknown-word", "cli-rec-phrase-unknown-word")
         }
-        RestoreError::Phrase(PhraseError::Checksum) => ("cli-err-phrase-checksum", "cli-rec-phrase"),
+        RestoreError::Phrase(PhraseError::Checksum) => ("cli-err-phrase-checksum", "cli-rec-phrase-checksum"),
         RestoreError::Backup(b) => backup_ids(b, args),
         RestoreError::AnotherPrincipal { path, .. } => {
             args.set("path", path.display().to_string());
@@ -235,7 +235,7 @@ fn restore_ids(e: &RestoreError, args: &mut FluentArgs<'static>) -> (&'static st
         RestoreError::Io { path, error, .. } => {
             args.set("path", path.display().to_string());
             args.set("detail", error.to_string());
-            ("cli-err-restore-io", "cli-rec-backup-io")
+            ("cli-err-restore-io", "cli-rec-restore-io")
         }
         other => {
             args.set("detail", other.to_string());
