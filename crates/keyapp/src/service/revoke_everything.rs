@@ -183,3 +183,73 @@ impl Service {
         lines
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::service_at;
+    use super::*;
+    use crate::kind::RequestKind;
+    use crate::store::testing;
+    use crate::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, VerdictFuture};
+    use std::sync::Arc;
+
+    const T0: i64 = 1_792_000_000;
+
+    struct Says(Result<Method, Refusal>);
+    impl UserVerifier for Says {
+        fn verify<'a>(&'a self, _: &'a Approval) -> VerdictFuture<'a> {
+            let verdict = self.0.clone();
+            Box::pin(async move { verdict })
+        }
+    }
+
+    async fn revoked(svc: &Service, jti: &str) -> bool {
+        sqlx::query_scalar("SELECT revoked_at IS NOT NULL FROM credentials WHERE jti = ?")
+            .bind(jti)
+            .fetch_one(svc.store().pool())
+            .await
+            .unwrap()
+    }
+
+    /// Without a hosted status service: the OS's refusal revokes nothing; its
+    /// yes revokes what the records hold, and the person is told, in their
+    /// language, which credentials only the old computer answered for, that
+    /// those issued after the backup cannot be found, and what no one can
+    /// take back.
+    #[tokio::test]
+    async fn without_a_status_service_the_person_is_told_what_cannot_be_reached() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        for c in [
+            testing::credential(1, "m-1", RequestKind::Mandate, "a"),
+            testing::credential(2, "r-1", RequestKind::Rule, "a"),
+        ] {
+            credentials::record(svc.store(), c).await.unwrap();
+        }
+        let asker = Asker::this_process(Surface::Window).unwrap();
+        let refusing = svc.clone().with_user_verifier(Arc::new(Says(Err(Refusal::NotAuthorized))));
+        let err = refusing.revoke_everything_from(&asker).await.unwrap_err();
+        assert!(matches!(err, ServiceError::NotVerified(Refusal::NotAuthorized)), "{err:?}");
+        assert!(!revoked(&svc, "m-1").await, "nothing without the OS's yes");
+
+        let svc = svc.with_user_verifier(Arc::new(Says(Ok(Method::Polkit))));
+        svc.set_language(Language::French).unwrap();
+        let done = svc.revoke_everything_from(&asker).await.unwrap();
+        assert_eq!(done.in_records, ["m-1"]);
+        assert!(done.services.is_empty());
+        assert_eq!(done.served_by_old_computer, ["m-1"]);
+        assert_eq!(done.not_revocable, ["r-1"]);
+        assert!(revoked(&svc, "m-1").await && !revoked(&svc, "r-1").await);
+        let words = done.words.join("\n");
+        assert!(words.starts_with("La seule autorisation en vigueur dans vos données est révoquée."), "{words}");
+        assert!(words.contains("Aucun service de statut ne détient vos autorisations"), "{words}");
+        assert!(words.contains("à l'adresse propre de votre ancien ordinateur"), "{words}");
+        assert!(words.contains("• Mandat pour maple-street-auto, fin :"), "{words}");
+        assert!(words.contains("ne peut pas être reprise"), "{words}");
+        // No id reaches the person.
+        assert!(!words.contains("m-1") && !words.contains("r-1"), "{words}");
+        // Run again: nothing more to revoke, and it says so.
+        let again = svc.revoke_everything_from(&asker).await.unwrap();
+        assert!(again.in_records.is_empty());
+        assert!(again.words[0].starts_with("Vos données ne contenaient aucune autorisation encore en vigueur."));
+    }
+}
