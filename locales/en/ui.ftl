@@ -500,3 +500,35 @@ backup-auto-save = Save
 backup-auto-saved = Saved. The automatic backup runs once a day while the key app runs.
 backup-auto-off = No automatic backup.
 recovery-window-backup-failed = Your records could not be written to { $file }. Check that the folder exists and that you may write there.
+## A lost computer's switch: revoke everything the old computer issued (schcp-keyapp revoke-everything; the Recovery window).
+verification-revoke-everything-summary = Revoke everything your old computer issued
+revoke-everything-records = { $count ->
+    [0] Your records held no credential still in force.
+    [one] The one credential in force in your records is revoked.
+   *[other] The { $count } credentials in force in your records are revoked.
+}
+revoke-everything-service-done = The status service at { $base } revoked { $count ->
+    [0] nothing more: every credential registered there under your key was revoked already.
+    [one] one credential registered under your key; hosts checking it read “revoked” from now on.
+   *[other] { $count } credentials registered under your key; hosts checking them read “revoked” from now on.
+}
+revoke-everything-service-unknown = { $count ->
+    [one] One of them was not in your records: your old computer issued it after your last backup.
+   *[other] { $count } of them were not in your records: your old computer issued them after your last backup.
+}
+revoke-everything-service-unreached = The status service at { $base } could not be reached, so what your old computer issued after your last backup is still in force there. What your records hold will be revoked there as soon as it answers; run this again then, to reach the rest.
+revoke-everything-no-service = No status service holds your credentials, so those your old computer issued after your last backup cannot be found from here: they stay valid until they end on their own, within 30 days for a mandate and 180 for a rule.
+revoke-everything-served-here = { $count ->
+    [one] Hosts checked this one at your old computer's own address, so they read it as revoked only if that address now reaches this computer:
+   *[other] Hosts checked these { $count } at your old computer's own address, so they read them as revoked only if that address now reaches this computer:
+}
+revoke-everything-not-revocable = { $count ->
+    [one] This one cannot be taken back, since no host ever checks it; it ends on its own:
+   *[other] These { $count } cannot be taken back, since no host ever checks them; they end on their own:
+}
+revoke-everything-item = • { $kind }, ends { $end }
+revoke-everything-item-hosts = • { $kind } for { $hosts }, ends { $end }
+revoke-everything-not-verified = Your OS did not confirm it was you, so nothing was revoked; run the command again and confirm with your password or fingerprint.
+revoke-everything-phrase-no-service = Without your records, only a status service can find what your old computer issued, and none is named; add --hosted and the address of your status service, or restore your records and run schcp-keyapp revoke-everything.
+revoke-everything-phrase-records = Credentials whose status only your old computer answered for are not reached from the phrase alone: restore your latest backup and run schcp-keyapp revoke-everything to revoke them too.
+revoke-everything-phrase-unreached = The status service at { $base } did not take the revocation, so nothing was revoked there; check the address and your connection, then run the command again.

@@ -499,3 +499,35 @@ backup-auto-save = Enregistrer
 backup-auto-saved = Enregistré. La sauvegarde automatique a lieu une fois par jour tant que l'app de clé tourne.
 backup-auto-off = Pas de sauvegarde automatique.
 recovery-window-backup-failed = Vos données n'ont pas pu être écrites dans { $file }. Vérifiez que le dossier existe et que vous pouvez y écrire.
+## A lost computer's switch: revoke everything the old computer issued (schcp-keyapp revoke-everything; the Recovery window).
+verification-revoke-everything-summary = Révoquer tout ce que votre ancien ordinateur a émis
+revoke-everything-records = { $count ->
+    [0] Vos données ne contenaient aucune autorisation encore en vigueur.
+    [one] La seule autorisation en vigueur dans vos données est révoquée.
+   *[other] Les { $count } autorisations en vigueur dans vos données sont révoquées.
+}
+revoke-everything-service-done = Le service de statut { $base } { $count ->
+    [0] n'avait plus rien à révoquer : tout ce qui y était enregistré sous votre clé l'était déjà.
+    [one] a révoqué une autorisation enregistrée sous votre clé ; les établissements qui la vérifient lisent « révoquée » dès maintenant.
+   *[other] a révoqué { $count } autorisations enregistrées sous votre clé ; les établissements qui les vérifient lisent « révoquée » dès maintenant.
+}
+revoke-everything-service-unknown = { $count ->
+    [one] L'une d'elles n'était pas dans vos données : votre ancien ordinateur l'a émise après votre dernière sauvegarde.
+   *[other] { $count } d'entre elles n'étaient pas dans vos données : votre ancien ordinateur les a émises après votre dernière sauvegarde.
+}
+revoke-everything-service-unreached = Le service de statut { $base } n'a pas pu être joint : ce que votre ancien ordinateur a émis après votre dernière sauvegarde y reste donc en vigueur. Ce que contiennent vos données y sera révoqué dès qu'il répondra ; relancez alors cette commande pour atteindre le reste.
+revoke-everything-no-service = Aucun service de statut ne détient vos autorisations : celles que votre ancien ordinateur a émises après votre dernière sauvegarde sont donc introuvables d'ici, et restent valables jusqu'à leur fin, sous 30 jours pour un mandat et 180 pour une règle.
+revoke-everything-served-here = { $count ->
+    [one] Les établissements vérifiaient celle-ci à l'adresse propre de votre ancien ordinateur : ils ne la liront révoquée que si cette adresse mène maintenant à cet ordinateur-ci :
+   *[other] Les établissements vérifiaient ces { $count } autorisations à l'adresse propre de votre ancien ordinateur : ils ne les liront révoquées que si cette adresse mène maintenant à cet ordinateur-ci :
+}
+revoke-everything-not-revocable = { $count ->
+    [one] Celle-ci ne peut pas être reprise, car aucun établissement ne la vérifie ; elle prend fin d'elle-même :
+   *[other] Ces { $count } autorisations ne peuvent pas être reprises, car aucun établissement ne les vérifie ; elles prennent fin d'elles-mêmes :
+}
+revoke-everything-item = • { $kind }, fin : { $end }
+revoke-everything-item-hosts = • { $kind } pour { $hosts }, fin : { $end }
+revoke-everything-not-verified = Votre système n'a pas confirmé que c'était vous, rien n'a donc été révoqué ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
+revoke-everything-phrase-no-service = Sans vos données, seul un service de statut peut retrouver ce que votre ancien ordinateur a émis, et aucun n'est indiqué ; ajoutez --hosted et l'adresse de votre service de statut, ou restaurez vos données et lancez schcp-keyapp revoke-everything.
+revoke-everything-phrase-records = Les autorisations dont seul votre ancien ordinateur donnait le statut ne sont pas atteintes avec la seule phrase : restaurez votre dernière sauvegarde et lancez schcp-keyapp revoke-everything pour les révoquer aussi.
+revoke-everything-phrase-unreached = Le service de statut { $base } n'a pas accepté la révocation, rien n'y a donc été révoqué ; vérifiez l'adresse et votre connexion, puis relancez la commande.

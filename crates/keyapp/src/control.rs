@@ -92,6 +92,10 @@ pub enum Command {
     ExportRecords {
         format: crate::export::ExportFormat,
     },
+    /// A lost computer's switch: revokes every credential in the records and,
+    /// at each hosted status service, every one registered under the key up
+    /// to now. The OS confirms the person first, as for an approval.
+    RevokeEverything,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -258,6 +262,11 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         Command::ConfirmConfiguredStatus => {
             let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
             to_value(service.confirm_requested_status_from(asker).await?)
+        }
+        // Stronger than any one yes: it takes back everything at once.
+        Command::RevokeEverything => {
+            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
+            to_value(service.revoke_everything_from(asker).await?)
         }
     })
 }

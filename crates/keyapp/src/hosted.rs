@@ -13,6 +13,9 @@ const UPDATE_TIMEOUT: Duration = Duration::from_secs(10);
 const STATUS_TIMEOUT: Duration = Duration::from_secs(3);
 /// A status answer is a few hundred bytes; anything far larger is not one.
 const MAX_STATUS_BODY: usize = 16 * 1024;
+/// A revoke-all's answer lists the credentials it revoked: at most a
+/// namespace's worth (10 000 by default, ids of up to 255 characters).
+const MAX_REVOKE_ALL_BODY: usize = 4 * 1024 * 1024;
 
 /// Why an update was not acknowledged. Every one of them is retried.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +74,47 @@ impl HostedClient {
         }
         let body = bounded_body(response, MAX_STATUS_BODY).await;
         let body: Option<serde_json::Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
+        let error = body.as_ref().and_then(|b| b.get("error"));
+        let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
+        Err(PublishError::Refused {
+            status,
+            reason: text("reason"),
+            message: text("message").unwrap_or_else(|| "no §9 error body".to_owned()),
+        })
+    }
+
+    /// `POST {base}/status/{thumb}` with one signed revoke-all update
+    /// (docs/hosted-status.md "Revoking everything"): the credentials the
+    /// service revoked now, as it listed them. A 409 `update_replayed` is not
+    /// "done" here: each attempt is signed afresh, so it never happens unless
+    /// something else sent these bytes.
+    pub async fn post_revoke_all(&self, base: &str, thumb: &str, jws: &str) -> Result<Vec<String>, PublishError> {
+        let url = format!("{}/status/{thumb}", base.trim_end_matches('/'));
+        let response = self
+            .http
+            .post(&url)
+            .header(reqwest::header::CONTENT_TYPE, "application/jose")
+            .timeout(UPDATE_TIMEOUT)
+            .body(jws.to_owned())
+            .send()
+            .await
+            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: crate::outbound::error_chain(&e) })?;
+        let status = response.status().as_u16();
+        let limit = if status == 200 { MAX_REVOKE_ALL_BODY } else { MAX_STATUS_BODY };
+        let body: Option<serde_json::Value> =
+            bounded_body(response, limit).await.and_then(|b| serde_json::from_slice(&b).ok());
+        if status == 200 {
+            let listed = body
+                .as_ref()
+                .and_then(|b| b.get("revoked"))
+                .and_then(|r| r.as_array())
+                .and_then(|a| a.iter().map(|j| j.as_str().map(str::to_owned)).collect::<Option<Vec<String>>>());
+            return listed.ok_or(PublishError::Refused {
+                status,
+                reason: None,
+                message: "the answer does not list the credentials it revoked".to_owned(),
+            });
+        }
         let error = body.as_ref().and_then(|b| b.get("error"));
         let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
         Err(PublishError::Refused {

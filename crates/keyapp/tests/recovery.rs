@@ -73,6 +73,7 @@ fn every_command() -> Vec<Command> {
         Command::SearchCredentials { query: Default::default() },
         Command::ExportRecords { format: keyapp::export::ExportFormat::Json },
         Command::ExportRecords { format: keyapp::export::ExportFormat::Html },
+        Command::RevokeEverything,
     ];
     for command in &all {
         match command {
@@ -96,7 +97,8 @@ fn every_command() -> Vec<Command> {
             | Command::ConfirmConfiguredStatus
             | Command::SearchHistory { .. }
             | Command::SearchCredentials { .. }
-            | Command::ExportRecords { .. } => {}
+            | Command::ExportRecords { .. }
+            | Command::RevokeEverything => {}
         }
     }
     all
@@ -177,5 +179,107 @@ async fn a_running_key_app_never_answers_with_the_kit() {
         for secret in &secrets {
             assert!(!answer.contains(secret.as_str()), "the kit was in: {answer}");
         }
+    }
+}
+
+/// `schcp-keyapp restore` in a terminal, the phrase on standard input, with a
+/// configuration in `locale`: (exit success, stdout, stderr).
+fn restore_in(locale: &str, dir: &Path, data_dir: &Path, backup: &Path, phrase: &str) -> (bool, String, String) {
+    use std::io::Write;
+    let config = dir.join(format!("keyapp-{locale}.toml"));
+    std::fs::write(
+        &config,
+        format!("data_dir = \"{}\"\nlocale = \"{locale}\"\n[keystore]\nbackend = \"file\"\n", data_dir.display()),
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
+        .arg("--config")
+        .arg(&config)
+        .arg("restore")
+        .arg("--backup")
+        .arg(backup)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{phrase}\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A wrong phrase and a tampered backup are refused in the person's language,
+/// as the terminal's two lines ("Error: …" / "What to do: …"), never as the
+/// error type's English, and nothing is written.
+#[tokio::test]
+async fn a_wrong_phrase_and_a_tampered_backup_are_refused_in_french_and_english() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old");
+    let key =
+        keystore::open(KeystoreBackend::File, &old, PassphraseSource::Fixed("pw".to_owned().into())).await.unwrap();
+    let store = keyapp::store::Store::open(&old.join(keystore::RECORDS_FILE_NAME)).await.unwrap();
+    let file = dir.path().join("records.age");
+    keyapp::recovery::backup::write(&store, &key.backup_recipient(), key.principal_id(), &old, &file, 1_800_000_000)
+        .await
+        .unwrap();
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let (kit, _) = recovery::reveal(&key, &Yes, asker, "Show".into()).await.unwrap();
+    let mut tampered = std::fs::read(&file).unwrap();
+    let at = tampered.len() / 2;
+    tampered[at] ^= 0x01;
+    let tampered_file = dir.path().join("tampered.age");
+    std::fs::write(&tampered_file, &tampered).unwrap();
+    let other = RecoveryKit::generate(&mut rand::rngs::OsRng).phrase();
+    let new_data = dir.path().join("new");
+
+    let cases = [
+        (
+            "en",
+            &file,
+            other.expose_secret().to_owned(),
+            "Error: Your recovery phrase does not open",
+            "What to do: Check each word against your recovery kit",
+        ),
+        (
+            "fr",
+            &file,
+            other.expose_secret().to_owned(),
+            "Erreur : Votre phrase de récupération n’ouvre pas",
+            "Que faire : Vérifiez chaque mot",
+        ),
+        (
+            "en",
+            &tampered_file,
+            kit.phrase().expose_secret().to_owned(),
+            "was changed or damaged after it was written, so nothing was restored from it.",
+            "What to do: Use another backup",
+        ),
+        (
+            "fr",
+            &tampered_file,
+            kit.phrase().expose_secret().to_owned(),
+            "a été modifié ou abîmé après son écriture : rien n’en a été restauré.",
+            "Que faire : Utilisez une autre sauvegarde",
+        ),
+    ];
+    for (locale, backup, phrase, what, remedy) in cases {
+        let (ok, _, stderr) = restore_in(locale, dir.path(), &new_data, backup, &phrase);
+        assert!(!ok, "{locale}: {stderr}");
+        let lines: Vec<&str> = stderr
+            .lines()
+            .filter(|l| {
+                l.starts_with("Error") || l.starts_with("Erreur") || l.starts_with("What") || l.starts_with("Que")
+            })
+            .collect();
+        assert_eq!(lines.len(), 2, "{locale}: {stderr}");
+        assert!(lines[0].contains(what), "{locale}: {stderr}");
+        assert!(lines[1].starts_with(remedy), "{locale}: {stderr}");
+        // Not the error type's English sentence, and nothing written.
+        assert!(!stderr.contains("; check each word") && !stderr.contains("; use another backup"), "{stderr}");
+        assert!(!new_data.join(keystore::RECORDS_FILE_NAME).exists(), "{locale}: records were written");
     }
 }

@@ -1,7 +1,8 @@
 //! Updates a key app publishes to a hosted status service
-//! (docs/hosted-status.md): "register this credential's status" and "this
-//! credential is revoked", each a compact JWS of type `schcp-status-update+jwt`
-//! signed by the principal's own key.
+//! (docs/hosted-status.md): "register this credential's status", "this
+//! credential is revoked" and "every credential registered up to this instant
+//! is revoked" (a lost computer's switch), each a compact JWS of type
+//! `schcp-status-update+jwt` signed by the principal's own key.
 //!
 //! A status URL is namespaced by the principal's RFC 7638 thumbprint because a
 //! `jti` is the signer's choice (§3.3: usage is keyed by (iss, jti)); so the
@@ -56,14 +57,25 @@ pub enum Operation {
         /// The credential's `jti`.
         jti: String,
     },
+    /// Revoke every credential of the namespace registered at or before
+    /// `before` (unix seconds, by the service's clock), and none registered
+    /// after: a lost computer's credentials, found by the service even when
+    /// the person's records never held them. `before` is at most the
+    /// update's `iat`, so a signed update never reaches a credential
+    /// registered after it was signed, however it is replayed.
+    RevokeAll {
+        /// The last registration instant it reaches.
+        before: i64,
+    },
 }
 
 impl Operation {
-    /// The credential `jti` the update is about.
-    pub fn credential_jti(&self) -> &str {
+    /// The credential `jti` the update is about; none for [`Operation::RevokeAll`].
+    pub fn credential_jti(&self) -> Option<&str> {
         match self {
-            Operation::Register(r) => &r.jti,
-            Operation::Revoke { jti } => jti,
+            Operation::Register(r) => Some(&r.jti),
+            Operation::Revoke { jti } => Some(jti),
+            Operation::RevokeAll { .. } => None,
         }
     }
 }
@@ -197,14 +209,20 @@ struct WirePayload {
     iat: i64,
     jti: String,
     op: WireOp,
-    credential: WireCredential,
+    /// Register and revoke: the credential. Absent from a revoke_all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    credential: Option<WireCredential>,
+    /// A revoke_all's reach; absent from every other update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    before: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 enum WireOp {
     Register,
     Revoke,
+    RevokeAll,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -286,7 +304,25 @@ pub fn is_thumbprint(s: &str) -> bool {
 
 impl WirePayload {
     fn operation(self) -> Result<Operation, UpdateCheck> {
-        let c = self.credential;
+        if self.op == WireOp::RevokeAll {
+            if self.credential.is_some() {
+                return Err(UpdateCheck::Malformed("a revoke_all names no credential".into()));
+            }
+            let before = self.before.ok_or_else(|| UpdateCheck::Malformed("a revoke_all needs before".into()))?;
+            // Never past the update's own iat: what was registered after the
+            // person signed is not theirs to take back with it.
+            if before < 0 || before > self.iat {
+                return Err(UpdateCheck::Malformed(format!(
+                    "a revoke_all's before ({before}) must be 0 to its iat ({})",
+                    self.iat
+                )));
+            }
+            return Ok(Operation::RevokeAll { before });
+        }
+        if self.before.is_some() {
+            return Err(UpdateCheck::Malformed("only a revoke_all names before".into()));
+        }
+        let c = self.credential.ok_or_else(|| UpdateCheck::Malformed("the update needs credential".into()))?;
         match self.op {
             WireOp::Revoke => {
                 if c.exp.is_some()
@@ -313,6 +349,7 @@ impl WirePayload {
                 check_registration(&r)?;
                 Ok(Operation::Register(r))
             }
+            WireOp::RevokeAll => Err(UpdateCheck::Malformed("a revoke_all names no credential".into())),
         }
     }
 }
@@ -332,7 +369,8 @@ pub fn payload(principal: &Jwk, iat: i64, update_jti: &str, op: &Operation) -> R
     let key = principal.public_key()?;
     let bare = key.to_jwk();
     let credential = match op {
-        Operation::Register(r) => WireCredential {
+        Operation::RevokeAll { .. } => None,
+        Operation::Register(r) => Some(WireCredential {
             jti: r.jti.clone(),
             exp: Some(r.exp),
             aud: Some(r.aud.clone()),
@@ -340,15 +378,15 @@ pub fn payload(principal: &Jwk, iat: i64, update_jti: &str, op: &Operation) -> R
             shared_limit: Some(r.shared_limit),
             // Left out when empty, as a credential without them was always sent.
             host_keys: (!r.host_keys.is_empty()).then(|| r.host_keys.clone()),
-        },
-        Operation::Revoke { jti } => WireCredential {
+        }),
+        Operation::Revoke { jti } => Some(WireCredential {
             jti: jti.clone(),
             exp: None,
             aud: None,
             max_bookings: None,
             shared_limit: None,
             host_keys: None,
-        },
+        }),
     };
     let wire = WirePayload {
         iss: bare.principal_id()?,
@@ -358,8 +396,13 @@ pub fn payload(principal: &Jwk, iat: i64, update_jti: &str, op: &Operation) -> R
         op: match op {
             Operation::Register(_) => WireOp::Register,
             Operation::Revoke { .. } => WireOp::Revoke,
+            Operation::RevokeAll { .. } => WireOp::RevokeAll,
         },
         credential,
+        before: match op {
+            Operation::RevokeAll { before } => Some(*before),
+            _ => None,
+        },
     };
     Ok(serde_json::to_value(wire).expect("the payload types always serialize"))
 }
@@ -750,6 +793,54 @@ mod tests {
         p["principal_jwk"]["crv"] = json!("X25519");
         let err = verify(&raw(&s, &hdr(&s), &p), &thumb(&s), NOW).unwrap_err();
         assert!(matches!(err, UpdateCheck::BadKey(_)), "{err:?}");
+    }
+
+    /// A lost computer's switch: one update, `before` at most its `iat`,
+    /// no credential; every other shape of it is refused, and `before` is
+    /// refused on the other operations.
+    #[test]
+    fn revoke_all_reaches_back_from_its_iat_only() {
+        let signers: [Box<dyn Signer>; 2] = [Box::new(ed(1)), Box::new(es(1))];
+        for s in &signers {
+            let s = s.as_ref();
+            let op = Operation::RevokeAll { before: NOW };
+            let v = verify(&sign(s, NOW, "u_all", &op).unwrap(), &thumb(s), NOW).unwrap();
+            assert_eq!(v.op.credential_jti(), None);
+            assert_eq!(v.op, op);
+            let p = payload(&s.public_key().to_jwk(), NOW, "u_all", &Operation::RevokeAll { before: NOW - 5 }).unwrap();
+            assert_eq!((p["op"].as_str(), p["before"].as_i64()), (Some("revoke_all"), Some(NOW - 5)));
+            assert!(p.get("credential").is_none(), "{p}");
+        }
+        let s = ed(1);
+        let all = |edit: &dyn Fn(&mut Value)| {
+            let mut p = payload(&s.public_key().to_jwk(), NOW, "u_all", &Operation::RevokeAll { before: NOW }).unwrap();
+            edit(&mut p);
+            verify(&raw(&s, &hdr(&s), &p), &thumb(&s), NOW)
+        };
+        assert!(all(&|_| {}).is_ok());
+        type Edit = dyn Fn(&mut Value);
+        let bad: [(&str, &Edit); 6] = [
+            ("after its iat", &|p| p["before"] = json!(NOW + 1)),
+            ("negative", &|p| p["before"] = json!(-1)),
+            ("not a number", &|p| p["before"] = json!("now")),
+            ("without before", &|p| {
+                p.as_object_mut().unwrap().remove("before");
+            }),
+            ("with a credential", &|p| p["credential"] = json!({"jti": "m_1"})),
+            ("unknown op", &|p| p["op"] = json!("revoke_everything")),
+        ];
+        for (what, edit) in bad {
+            assert_eq!(all(edit).unwrap_err().reason(), "malformed_update", "{what}");
+        }
+        // `before` belongs to revoke_all alone; a revoke still needs its credential.
+        let err = verify_edited(&s, &|p| p["before"] = json!(NOW)).unwrap_err();
+        assert!(matches!(err, UpdateCheck::Malformed(m) if m.contains("only a revoke_all")));
+        let err = verify_edited(&s, &|p| {
+            p["op"] = json!("revoke");
+            p.as_object_mut().unwrap().remove("credential");
+        })
+        .unwrap_err();
+        assert!(matches!(err, UpdateCheck::Malformed(m) if m.contains("needs credential")));
     }
 
     #[test]

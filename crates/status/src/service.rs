@@ -8,7 +8,8 @@
 //!   per client with trusted proxies, time bounds, `no-store`, no CORS, §9
 //!   refusals).
 //! - `POST {base}/status/{thumb}`: a `schcp-status-update+jwt` signed by the
-//!   namespace's key ([`schcp::status_update`]), registering or revoking.
+//!   namespace's key ([`schcp::status_update`]), registering, revoking one
+//!   credential, or revoking every one registered up to an instant.
 //!
 //! `Host` must be the configured `public_base`'s or a loopback address (421);
 //! claims and releases may be signed by the claiming host (docs/hosted-status.md
@@ -354,6 +355,12 @@ async fn apply_update(
             match store::revoke(&st.pool, &thumb, &update.update_jti, keep_until, jti, now).await {
                 // The contract's answer is `{"jti", "status": "revoked"}`, nothing more.
                 Ok(v) => (StatusCode::OK, json!({ "jti": jti, "status": v.status.as_str() })),
+                Err(e) => return Err(refusal_of(e)),
+            }
+        }
+        Operation::RevokeAll { before } => {
+            match store::revoke_all(&st.pool, &thumb, &update.update_jti, keep_until, *before, now).await {
+                Ok(done) => (StatusCode::OK, json!({ "before": done.before, "revoked": done.revoked })),
                 Err(e) => return Err(refusal_of(e)),
             }
         }

@@ -510,6 +510,60 @@ pub async fn revoke(
     Ok(view(true, row.get(0), row.get(1), now))
 }
 
+/// What a revoke_all did: the credentials it revoked now, in `jti` order
+/// (those revoked before stay as they were and are not listed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevokedAll {
+    /// The registration instant it reached back from: the smaller of the
+    /// update's `before` and the service's clock.
+    pub before: i64,
+    /// The credentials it revoked.
+    pub revoked: Vec<String>,
+}
+
+/// Revokes every credential of namespace `thumb` registered at or before
+/// `before` (and not after `now`), in one transaction with the update's replay
+/// record and its `namespace_revocations` row. A registration committed after
+/// it is never reached; one running at once waits for the namespace's
+/// advisory lock, which registrations take too, so it lands wholly before or
+/// wholly after.
+pub async fn revoke_all(
+    pool: &PgPool,
+    thumb: &str,
+    update_jti: &str,
+    keep_until: i64,
+    before: i64,
+    now: i64,
+) -> Result<RevokedAll, UpdateRefusal> {
+    let before = before.min(now);
+    let mut tx = pool.begin().await?;
+    first_use(&mut tx, thumb, update_jti, keep_until, now).await?;
+    sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))").bind(thumb).execute(&mut *tx).await?;
+    let mut revoked: Vec<String> = sqlx::query_scalar(
+        "UPDATE credentials SET revoked_at = $3
+          WHERE thumb = $1 AND revoked_at IS NULL AND registered_at <= $2
+         RETURNING jti",
+    )
+    .bind(thumb)
+    .bind(before)
+    .bind(now)
+    .fetch_all(&mut *tx)
+    .await?;
+    revoked.sort();
+    sqlx::query(
+        "INSERT INTO namespace_revocations (thumb, update_jti, before, applied_at, revoked) VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(thumb)
+    .bind(update_jti)
+    .bind(before)
+    .bind(now)
+    .bind(revoked.len() as i64)
+    .execute(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(RevokedAll { before, revoked })
+}
+
 /// How long a credential is kept after its `exp`: a host that checks late
 /// still reads `expired`, not 404. Past that no host can use it (§3.3 step 2
 /// refuses it on its own `exp`), and a re-registration of the jti could only
@@ -552,6 +606,11 @@ pub async fn purge(pool: &PgPool, now: i64) -> Result<Purged, DbError> {
         .await?
         .rows_affected();
     sqlx::query("DELETE FROM seen_nonces WHERE keep_until < $1").bind(now).execute(&mut *tx).await?;
+    // A revoke_all's record outlives every credential it could have named.
+    sqlx::query("DELETE FROM namespace_revocations WHERE applied_at < $1")
+        .bind(cutoff - schcp::status_update::MAX_REGISTERED_LIFETIME)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(Purged { credentials, claims, updates })
 }

@@ -32,6 +32,54 @@ pub async fn reveal(
     Ok((key.kit().clone(), method))
 }
 
+/// Why a lost computer's switch from the phrase alone did not reach its
+/// status service; nothing was revoked there.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PhraseSwitchError {
+    /// The OS did not confirm the person.
+    #[error("the OS did not confirm the person: {0}")]
+    NotVerified(Refusal),
+    /// The update could not be signed, or the client made.
+    #[error("the update could not be made: {0}")]
+    Build(String),
+    /// The status service did not take it.
+    #[error(transparent)]
+    NotReached(#[from] crate::hosted::PublishError),
+}
+
+/// A lost computer's switch from the recovery kit alone, with no records:
+/// once the OS confirmed the person, one update signed by the key the kit
+/// derives revokes, at the hosted status service at `base`, every credential
+/// registered under it up to `now` (docs/hosted-status.md "Revoking
+/// everything"). Returns the credentials it revoked. The key lives in this
+/// call only; nothing is written on this computer.
+pub async fn revoke_all_with_kit(
+    kit: &RecoveryKit,
+    base: &str,
+    verifier: &dyn UserVerifier,
+    asker: Asker,
+    summary: String,
+    now: i64,
+) -> Result<Vec<String>, PhraseSwitchError> {
+    verifier.verify(&Approval { asker, summary }).await.map_err(PhraseSwitchError::NotVerified)?;
+    let key = ed25519_dalek::SigningKey::from_bytes(&kit.ed25519_seed());
+    let thumb = schcp::jws::Signer::public_key(&key)
+        .to_jwk()
+        .thumbprint()
+        .map_err(|e| PhraseSwitchError::Build(e.to_string()))?;
+    let mut id = [0u8; 16];
+    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut id);
+    let update_jti = format!("u-{}", schcp::b64::encode(id));
+    let jws =
+        schcp::status_update::sign(&key, now, &update_jti, &schcp::status_update::Operation::RevokeAll { before: now })
+            .map_err(|e| PhraseSwitchError::Build(e.to_string()))?;
+    let client = crate::hosted::HostedClient::new().map_err(|e| PhraseSwitchError::Build(e.to_string()))?;
+    let revoked = client.post_revoke_all(base, &thumb, &jws).await?;
+    tracing::warn!(base, revoked = revoked.len(), "revoked everything registered under this key, from the kit alone");
+    Ok(revoked)
+}
+
 /// Two distinct word positions (0-based, ascending) the person is asked to
 /// type back after writing the phrase down, so a kit never read is caught.
 pub fn confirmation_positions(rng: &mut impl rand_core::RngCore) -> [usize; 2] {

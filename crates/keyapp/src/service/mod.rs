@@ -34,6 +34,7 @@ mod proof;
 mod publication;
 mod records;
 mod requests;
+mod revoke_everything;
 mod rule;
 mod search;
 mod status_setup;
@@ -54,6 +55,7 @@ pub use prompts::MAX_LABEL;
 pub use publication::{Round, PUBLISHER_IDLE};
 pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
+pub use revoke_everything::{RevokedEverything, ServiceReach};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 /// The §9.2 code and reason every refusal carries (SchCP §9.2).
 pub use schcp::refusal::{Code, Reason};

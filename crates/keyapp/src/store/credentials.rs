@@ -550,6 +550,69 @@ pub async fn closed_for_booking(store: &Store, booking_id: &str) -> Result<Vec<S
     Ok(rows.into_iter().map(|(compact,)| compact).collect())
 }
 
+/// One credential a lost computer's switch revoked in the records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchedOff {
+    pub jti: String,
+    pub kind: RequestKind,
+    pub exp: i64,
+    /// The host ids it named (`aud`).
+    pub aud: Vec<String>,
+    /// The hosted status service it was registered with (its outbox
+    /// registration's base, not refused for good); `None`: only this key app's
+    /// own status API answered for it.
+    pub hosted_base: Option<String>,
+}
+
+/// A lost computer's switch in the records: every credential not yet revoked
+/// whose kind can be revoked and that names a status URL is revoked now, in
+/// one transaction, each with its history entry and, when it was registered
+/// with a hosted status service, its revocation owed there (the outbox, in
+/// case the one signed update does not reach it). Returns those revoked, and
+/// the live ones that cannot be (never published: a rule, §7.9, or no status
+/// URL) as (jti, kind, exp).
+pub async fn revoke_everything(
+    store: &Store,
+    now: i64,
+) -> Result<(Vec<SwitchedOff>, Vec<(String, RequestKind, i64)>), StoreError> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        jti: String,
+        kind: String,
+        exp: i64,
+        aud: String,
+        status_url: Option<String>,
+        hosted_base: Option<String>,
+    }
+    let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT c.jti, c.kind, c.exp, c.aud, c.status_url,
+                (SELECT o.base FROM status_outbox o
+                  WHERE o.jti = c.jti AND o.op = 'register' AND o.refused_at IS NULL) AS hosted_base
+           FROM credentials c WHERE c.revoked_at IS NULL ORDER BY c.created_at, c.jti",
+    )
+    .fetch_all(&mut *tx)
+    .await?;
+    let (mut revoked, mut kept) = (Vec::new(), Vec::new());
+    for r in rows {
+        let kind: RequestKind =
+            r.kind.parse().map_err(|e| StoreError::corrupt(Stored::Credential, format!("{}: kind: {e}", r.jti)))?;
+        if !kind.revocable() || r.status_url.is_none() {
+            if r.exp > now {
+                kept.push((r.jti, kind, r.exp));
+            }
+            continue;
+        }
+        let aud: Vec<String> = serde_json::from_str(&r.aud)
+            .map_err(|e| StoreError::corrupt(Stored::Credential, format!("{}: aud: {e}", r.jti)))?;
+        if revoke_in(&mut tx, &r.jti, now, true).await? == RevokeOutcome::Revoked {
+            revoked.push(SwitchedOff { jti: r.jti, kind, exp: r.exp, aud, hosted_base: r.hosted_base });
+        }
+    }
+    tx.commit().await?;
+    Ok((revoked, kept))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

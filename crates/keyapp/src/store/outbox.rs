@@ -339,6 +339,39 @@ pub async fn withheld_from_agent(store: &Store, request_id: &str) -> Result<bool
     .await?)
 }
 
+/// Every hosted status service this key app's records registered a
+/// credential with (not refused for good), in order: where a lost computer's
+/// switch must go, beside the one in force.
+pub async fn registered_bases(store: &Store) -> Result<Vec<String>, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT DISTINCT base FROM status_outbox WHERE op = 'register' AND refused_at IS NULL ORDER BY base",
+    )
+    .fetch_all(store.pool())
+    .await?)
+}
+
+/// The revocations owed to `base` that one signed revoke-all update there
+/// carried (`jtis`, as the service listed them): acknowledged at `now`, so
+/// they are not sent again one by one. Returns how many.
+pub async fn covered_by_revoke_all(store: &Store, base: &str, jtis: &[String], now: i64) -> Result<u64, StoreError> {
+    let mut tx = store.pool().begin().await?;
+    let mut done = 0;
+    for jti in jtis {
+        done += sqlx::query(
+            "UPDATE status_outbox SET acked_at = ?1, last_error = NULL
+              WHERE jti = ?2 AND base = ?3 AND op = 'revoke' AND acked_at IS NULL AND refused_at IS NULL",
+        )
+        .bind(now)
+        .bind(jti)
+        .bind(base)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+    }
+    tx.commit().await?;
+    Ok(done)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::credentials::{self, CredentialRecord, RevokeOutcome};

@@ -96,6 +96,11 @@ pub(crate) fn revocation(jti: &str) -> Operation {
     Operation::Revoke { jti: jti.into() }
 }
 
+/// Every credential of the namespace registered at or before `before`.
+pub(crate) fn revoke_all(before: i64) -> Operation {
+    Operation::RevokeAll { before }
+}
+
 /// schcp-status served in this process on a loopback port.
 pub(crate) struct InProcess {
     pub(crate) addr: SocketAddr,
@@ -161,7 +166,8 @@ pub(crate) async fn snapshot(pool: &PgPool, thumb: &str) -> Vec<String> {
     let mut rows: Vec<String> = sqlx::query_scalar(
         "SELECT 'c ' || row_to_json(c)::text FROM credentials c WHERE thumb = $1
          UNION ALL SELECT 'h ' || row_to_json(h)::text FROM claims h WHERE thumb = $1
-         UNION ALL SELECT 's ' || row_to_json(s)::text FROM seen_updates s WHERE thumb = $1",
+         UNION ALL SELECT 's ' || row_to_json(s)::text FROM seen_updates s WHERE thumb = $1
+         UNION ALL SELECT 'r ' || row_to_json(r)::text FROM namespace_revocations r WHERE thumb = $1",
     )
     .bind(thumb)
     .fetch_all(pool)

@@ -93,6 +93,21 @@ pub(crate) enum Cmd {
         #[arg(long)]
         key_seed: bool,
     },
+    /// Revoke everything your lost computer issued: every credential in your
+    /// records and, at your status service, every one registered under your
+    /// key until now (you are asked to confirm).
+    RevokeEverything {
+        /// Without the key app's records: the recovery phrase, read from
+        /// standard input (one line), signs the one update to the status service.
+        #[arg(long)]
+        phrase: bool,
+        /// With --phrase: the kit is the key seed of a key made before recovery phrases.
+        #[arg(long, requires = "phrase")]
+        key_seed: bool,
+        /// With --phrase: the status service's address (else the configuration's).
+        #[arg(long, requires = "phrase")]
+        hosted: Option<String>,
+    },
 }
 
 /// What `history` and `mandates` narrow their list to (`keyapp::record_query`).

@@ -7,6 +7,9 @@ use fluent_bundle::FluentArgs;
 use keyapp::app::StartError;
 use keyapp::config::{Config, ConfigError};
 use keyapp::control::ControlError;
+use keyapp::recovery::backup::BackupError;
+use keyapp::recovery::restore::RestoreError;
+use keyapp::recovery::PhraseError;
 use keyapp::ui_words;
 use schcp::refusal::Reason;
 use schcp_consent::Language;
@@ -44,6 +47,10 @@ pub(crate) enum CliError {
     Export(String),
     /// A `--since` or `--until` that is not a day.
     Date(String),
+    /// A backup was not written or not read.
+    Backup(BackupError),
+    /// Nothing was restored.
+    Restore(RestoreError),
 }
 
 impl From<ControlError> for CliError {
@@ -73,6 +80,20 @@ impl From<std::io::Error> for CliError {
 }
 
 impl CliError {
+    /// A recovery command's failure: a backup's or a restore's typed error
+    /// gets its own two sentences; any other is already in the person's words.
+    pub(crate) fn recovery(e: anyhow::Error) -> CliError {
+        let e = match e.downcast::<RestoreError>() {
+            Ok(RestoreError::Backup(b)) => return CliError::Backup(b),
+            Ok(r) => return CliError::Restore(r),
+            Err(e) => e,
+        };
+        match e.downcast::<BackupError>() {
+            Ok(b) => CliError::Backup(b),
+            Err(e) => CliError::Recovery(e.to_string()),
+        }
+    }
+
     /// The message ids of its two lines, and their arguments.
     fn ids(&self, language: Language) -> (&'static str, &'static str, FluentArgs<'static>) {
         let mut args = FluentArgs::new();
@@ -141,6 +162,8 @@ impl CliError {
                 args.set("date", date.clone());
                 ("cli-err-date", "cli-rec-date")
             }
+            CliError::Backup(e) => backup_ids(e, &mut args),
+            CliError::Restore(e) => restore_ids(e, &mut args),
         };
         (what, remedy, args)
     }
@@ -154,6 +177,82 @@ impl CliError {
             ui_words::text_with(language, label, &outer)
         };
         format!("{}\n{}", line("cli-error", "what", what), line("cli-remedy", "remedy", remedy))
+    }
+}
+
+/// A backup's failure, worded: which file, and what to do.
+fn backup_ids(e: &BackupError, args: &mut FluentArgs<'static>) -> (&'static str, &'static str) {
+    match e {
+        BackupError::NotABackup { path } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-backup-not-a-backup", "cli-rec-backup-not-a-backup")
+        }
+        BackupError::WrongPhrase { path } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-backup-wrong-phrase", "cli-rec-backup-wrong-phrase")
+        }
+        BackupError::Tampered { path } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-backup-tampered", "cli-rec-backup-tampered")
+        }
+        BackupError::NewerSchema { path, .. } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-backup-newer", "cli-rec-backup-newer")
+        }
+        BackupError::Store(e) => {
+            args.set("detail", e.to_string());
+            ("cli-err-backup-store", "cli-rec-backup-store")
+        }
+        BackupError::Io { path, error, .. } => {
+            args.set("path", path.display().to_string());
+            args.set("detail", error.to_string());
+            ("cli-err-backup-io", "cli-rec-backup-io")
+        }
+        other => {
+            args.set("detail", other.to_string());
+            ("cli-err-recovery", "cli-rec-recovery")
+        }
+    }
+}
+
+/// A restore's failure, worded: nothing was restored, and what to do.
+fn restore_ids(e: &RestoreError, args: &mut FluentArgs<'static>) -> (&'static str, &'static str) {
+    match e {
+        RestoreError::Phrase(PhraseError::WordCount { found }) => {
+            args.set("found", *found);
+            ("cli-err-phrase-word-count", "cli-rec-phrase-word-count")
+        }
+        RestoreError::Phrase(PhraseError::UnknownWord { position }) => {
+            args.set("position", *position);
+            ("cli-err-phrase-unknown-word", "cli-rec-phrase-unknown-word")
+        }
+        RestoreError::Phrase(PhraseError::Checksum) => ("cli-err-phrase-checksum", "cli-rec-phrase-checksum"),
+        RestoreError::Backup(b) => backup_ids(b, args),
+        RestoreError::AnotherPrincipal { path, .. } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-restore-another-principal", "cli-rec-restore-another-principal")
+        }
+        RestoreError::RecordsExist { path } => {
+            args.set("path", path.display().to_string());
+            ("cli-err-restore-records-exist", "cli-rec-restore-records-exist")
+        }
+        RestoreError::Keystore(e) => {
+            args.set("detail", e.to_string());
+            ("cli-err-restore-keystore", "cli-rec-restore-keystore")
+        }
+        RestoreError::Store(e) => {
+            args.set("detail", e.to_string());
+            ("cli-err-restore-store", "cli-rec-restore-store")
+        }
+        RestoreError::Io { path, error, .. } => {
+            args.set("path", path.display().to_string());
+            args.set("detail", error.to_string());
+            ("cli-err-restore-io", "cli-rec-restore-io")
+        }
+        other => {
+            args.set("detail", other.to_string());
+            ("cli-err-recovery", "cli-rec-recovery")
+        }
     }
 }
 
@@ -211,7 +310,61 @@ mod tests {
             CliError::Terminal(std::io::Error::from(std::io::ErrorKind::BrokenPipe)),
             CliError::Export("/nowhere/records.json: No such file or directory".into()),
             CliError::Date("2026-13-45".into()),
+            CliError::Backup(BackupError::NotABackup { path: path.clone() }),
+            CliError::Backup(BackupError::WrongPhrase { path: path.clone() }),
+            CliError::Backup(BackupError::Tampered { path: path.clone() }),
+            CliError::Backup(BackupError::NewerSchema { path: path.clone(), found: 99, supported: 17 }),
+            CliError::Backup(BackupError::Io {
+                action: "write",
+                path: path.clone(),
+                error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            }),
+            CliError::Restore(RestoreError::Phrase(PhraseError::WordCount { found: 23 })),
+            CliError::Restore(RestoreError::Phrase(PhraseError::UnknownWord { position: 7 })),
+            CliError::Restore(RestoreError::Phrase(PhraseError::Checksum)),
+            CliError::Restore(RestoreError::AnotherPrincipal {
+                path: path.clone(),
+                found: "urn:a".into(),
+                expected: "urn:b".into(),
+            }),
+            CliError::Restore(RestoreError::RecordsExist { path: path.clone() }),
+            CliError::Restore(RestoreError::Io {
+                action: "create",
+                path: path.clone(),
+                error: std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+            }),
         ]
+    }
+
+    /// A wrong phrase and a tampered backup reach the person as the
+    /// catalogue's two sentences in their language, never the English of
+    /// the error type.
+    #[test]
+    fn a_wrong_phrase_and_a_tampered_backup_are_worded_in_both_languages() {
+        let file = PathBuf::from("/media/usb/records.age");
+        let wrong = CliError::recovery(RestoreError::from(BackupError::WrongPhrase { path: file.clone() }).into());
+        assert_eq!(
+            wrong.worded(Language::English),
+            "Error: Your recovery phrase does not open /media/usb/records.age, so nothing was restored.\n\
+             What to do: Check each word against your recovery kit, and that this backup was made with it."
+        );
+        assert_eq!(
+            wrong.worded(Language::French),
+            "Erreur : Votre phrase de récupération n’ouvre pas /media/usb/records.age : rien n’a été restauré.\n\
+             Que faire : Vérifiez chaque mot sur votre kit de récupération, et que cette sauvegarde a bien été faite avec lui."
+        );
+        let tampered = CliError::recovery(RestoreError::from(BackupError::Tampered { path: file }).into());
+        let (en, fr) = (tampered.worded(Language::English), tampered.worded(Language::French));
+        assert!(en.starts_with("Error: /media/usb/records.age was changed or damaged after it was written"), "{en}");
+        assert!(fr.starts_with("Erreur : /media/usb/records.age a été modifié ou abîmé"), "{fr}");
+        // The English of the error type is not what the person reads.
+        let english = BackupError::Tampered { path: "/media/usb/records.age".into() }.to_string();
+        assert!(!en.contains(&english) && !fr.contains("so nothing was restored from it"), "{en}\n{fr}");
+        let typo = CliError::recovery(RestoreError::from(PhraseError::UnknownWord { position: 7 }).into());
+        assert_eq!(
+            typo.worded(Language::French).lines().next().unwrap(),
+            "Erreur : Le mot 7 n’est pas un mot de phrase de récupération : rien n’a été restauré."
+        );
     }
 
     #[test]

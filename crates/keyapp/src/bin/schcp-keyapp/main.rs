@@ -31,12 +31,14 @@ fn main() -> ExitCode {
     // person's other programs and its passphrase leaves the environment.
     let passphrase = match cli.command {
         // The recovery commands open the key in this process, as `serve` does.
-        Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. } => {
-            match keyapp::app::secure_process() {
-                Ok(passphrase) => passphrase,
-                Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
-            }
-        }
+        Cmd::Serve
+        | Cmd::RecoveryPhrase
+        | Cmd::Backup { .. }
+        | Cmd::Restore { .. }
+        | Cmd::RevokeEverything { phrase: true, .. } => match keyapp::app::secure_process() {
+            Ok(passphrase) => passphrase,
+            Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
+        },
         _ => None,
     };
     // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
@@ -106,15 +108,20 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Hosts { action: Some(HostsCmd::Accept { host_id, domain }) } => {
             ask::accept_host(&socket, host_id, domain).await?
         }
-        Cmd::RecoveryPhrase => {
-            recovery::recovery_phrase(&config, passphrase).await.map_err(|e| CliError::Recovery(e.to_string()))?
+        Cmd::RecoveryPhrase => recovery::recovery_phrase(&config, passphrase).await.map_err(CliError::recovery)?,
+        Cmd::Backup { file } => recovery::backup(&config, passphrase, file).await.map_err(CliError::recovery)?,
+        Cmd::Restore { backup, key_seed } => {
+            recovery::restore(&config, passphrase, backup, key_seed).await.map_err(CliError::recovery)?
         }
-        Cmd::Backup { file } => {
-            recovery::backup(&config, passphrase, file).await.map_err(|e| CliError::Recovery(e.to_string()))?
+        Cmd::RevokeEverything { phrase: false, .. } => {
+            let done: keyapp::service::RevokedEverything = socket.view(Command::RevokeEverything).await?;
+            for line in done.words {
+                println!("{line}");
+            }
         }
-        Cmd::Restore { backup, key_seed } => recovery::restore(&config, passphrase, backup, key_seed)
-            .await
-            .map_err(|e| CliError::Recovery(e.to_string()))?,
+        Cmd::RevokeEverything { phrase: true, key_seed, hosted } => {
+            recovery::revoke_with_phrase(&config, key_seed, hosted).await.map_err(CliError::recovery)?
+        }
         Cmd::Setup(args) => setup::run(socket.path(), keyapp::app::language(&config), args)
             .await
             .map_err(|e| CliError::Setup(e.to_string()))?,

@@ -123,6 +123,45 @@ pub(crate) async fn restore(
     Ok(())
 }
 
+/// `schcp-keyapp revoke-everything --phrase [--key-seed] [--hosted URL]`: a
+/// lost computer's switch with no records, from the recovery phrase alone
+/// (standard input, one line), after the OS confirmed the person.
+pub(crate) async fn revoke_with_phrase(config: &Config, key_seed: bool, hosted: Option<String>) -> Result<()> {
+    let language = keyapp::app::language(config);
+    let Some(base) = hosted.or_else(|| config.status_api.hosted.clone()) else {
+        bail!(text(language, "revoke-everything-phrase-no-service"));
+    };
+    eprintln!("{}", text(language, "recovery-restore-ask"));
+    let words = read_phrase(language)?;
+    let kind = if key_seed { KitKind::KeySeed } else { KitKind::Phrase };
+    let kit = recovery::RecoveryKit::parse(secrecy::ExposeSecret::expose_secret(&words), kind)
+        .map_err(restore::RestoreError::from)?;
+    let asker = Asker::this_process(Surface::Terminal)?;
+    let agent = tty_agent::start().await;
+    let verifier = platform_verifier();
+    let summary = text(language, "verification-revoke-everything-summary");
+    let done =
+        recovery::revoke_all_with_kit(&kit, &base, verifier.as_ref(), asker, summary, chrono::Utc::now().timestamp())
+            .await;
+    agent.stop().await;
+    let mut args = FluentArgs::new();
+    args.set("base", base.clone());
+    match done {
+        Ok(revoked) => {
+            args.set("count", revoked.len());
+            println!("{}", text_with(language, "revoke-everything-service-done", &args));
+            println!("{}", text(language, "revoke-everything-phrase-records"));
+            Ok(())
+        }
+        Err(recovery::PhraseSwitchError::NotVerified(_)) => bail!(text(language, "revoke-everything-not-verified")),
+        Err(e) => {
+            tracing::warn!(error = %e, "the revoke-all update did not reach the status service");
+            args.set("count", 0);
+            bail!(text_with(language, "revoke-everything-phrase-unreached", &args))
+        }
+    }
+}
+
 /// One line of standard input, bounded: a phrase is a few hundred bytes, and
 /// nothing longer is one. Moved into the secret as it is, never copied.
 fn read_phrase(language: schcp_consent::Language) -> Result<SecretString> {
