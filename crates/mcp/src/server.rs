@@ -186,9 +186,9 @@ impl KeyAppServer {
 
     /// Keeps the credential of an approved request for the tools that use it.
     async fn remember(&self, req: &Request) {
-        if let Some(c) = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str) {
+        if let Some(result) = req.result.as_ref().filter(|_| req.status == RequestStatus::Approved) {
             let mut s = self.inner.session.lock().await;
-            s.remember(c);
+            s.remember(result, &self.inner.key);
             let _ = s.save(&self.inner.session_file);
         }
     }
