@@ -271,7 +271,12 @@ impl KeyAppServer {
 
     /// Asks the key app for `request` and waits for the person as `w` says,
     /// reporting progress.
-    async fn ask_and_wait(&self, request: NewRequest, what_ends: &str, w: &Waiter<'_>) -> Result<Asked, CallToolResult> {
+    async fn ask_and_wait(
+        &self,
+        request: NewRequest,
+        what_ends: &str,
+        w: &Waiter<'_>,
+    ) -> Result<Asked, CallToolResult> {
         let client = self.client().map_err(refused)?;
         let mut req =
             client.request(&idempotency_key(&request), &request).await.map_err(|e| refused(Refusal::from_agent(&e)))?;
@@ -338,7 +343,13 @@ impl KeyAppServer {
 
     /// The credential to act on booking `id` with (`scope`), from the session
     /// or asked of the person: `Err` is the tool's answer meanwhile.
-    async fn manage(&self, memo: &BookingMemo, host: &Host, scope: Action, w: &Waiter<'_>) -> Result<String, CallToolResult> {
+    async fn manage(
+        &self,
+        memo: &BookingMemo,
+        host: &Host,
+        scope: Action,
+        w: &Waiter<'_>,
+    ) -> Result<String, CallToolResult> {
         let id = memo.response.booking.booking_id.clone();
         let contract = memo.response.offer.as_deref().and_then(offer_claims);
         if let Some(offer) = &contract {
@@ -395,11 +406,13 @@ fn settled(req: Request, again: &str, what_ends: &str) -> Result<Asked, CallTool
             Ok(Asked::Waiting(ok(text, v)))
         }
         // §5.10: a declined invitation carries the person's signed no.
-        RequestStatus::Declined if req.result.as_ref().is_some_and(|r| r.get("mandate").is_some()) => Ok(Asked::No(req)),
+        RequestStatus::Declined if req.result.as_ref().is_some_and(|r| r.get("mandate").is_some()) => {
+            Ok(Asked::No(req))
+        }
         RequestStatus::Declined => Err(declined(&req, what_ends)),
         RequestStatus::Expired => Err(ended(
             &req,
-            format!("The person did not answer in time; {what_ends}. Ask the person whether to try again."),
+            format!("The person did not answer in time, so {what_ends}; ask the person whether to try again."),
         )),
         _ => Err(ended(&req, format!("The request was withdrawn; {what_ends}."))),
     }
@@ -409,8 +422,8 @@ fn declined(req: &Request, what_ends: &str) -> CallToolResult {
     ended(
         req,
         format!(
-            "The person declined in the key app; {what_ends}. Do not ask again for the same thing unless the person \
-             tells you to."
+            "The person declined in the key app, so {what_ends}; do not ask again for the same thing unless the \
+             person tells you to."
         ),
     )
 }
@@ -589,7 +602,12 @@ impl KeyAppServer {
             limit: Some(20),
             party_size: None,
         };
-        let a = self.hosts().map_err(refused)?.availability(&host, &query, None).await.map_err(at(HostStep::Availability))?;
+        let a = self
+            .hosts()
+            .map_err(refused)?
+            .availability(&host, &query, None)
+            .await
+            .map_err(at(HostStep::Availability))?;
         let slots: Vec<Value> = a
             .slots
             .iter()
@@ -648,7 +666,8 @@ impl KeyAppServer {
             "mcp-hold-{}",
             schcp::hash::sha256_b64(format!("{}|{}|{}", host.host_id, args.start, held.claims.jti))
         );
-        let hold = self.hosts().map_err(refused)?.hold(&host, &shown, &key, &request).await.map_err(at(HostStep::Hold))?;
+        let hold =
+            self.hosts().map_err(refused)?.hold(&host, &shown, &key, &request).await.map_err(at(HostStep::Hold))?;
         let when = words::slot(&hold.start, hold.end.as_deref(), &host.tz);
         let memo = HoldMemo {
             discovery: host.url.clone(),
@@ -700,8 +719,10 @@ impl KeyAppServer {
                 (shown, h.claims.jti, open)
             }
             None => {
-                let request =
-                    NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: memo.discovery.clone() });
+                let request = NewRequest::ClosedMandate(ClosedMandateRequest {
+                    offer: offer.clone(),
+                    discovery: memo.discovery.clone(),
+                });
                 let c = self.yes(request, "nothing was booked", w).await?;
                 let jti = Held::read(&c).map(|h| h.claims.jti).unwrap_or_default();
                 (c, jti, false)
@@ -777,8 +798,12 @@ impl KeyAppServer {
             );
             return Ok(ok(text, v));
         };
-        memo.response =
-            self.hosts().map_err(refused)?.booking(&host, &shown, &args.booking_id).await.map_err(at(HostStep::Read))?;
+        memo.response = self
+            .hosts()
+            .map_err(refused)?
+            .booking(&host, &shown, &args.booking_id)
+            .await
+            .map_err(at(HostStep::Read))?;
         self.store_booking(memo.clone()).await;
         let v = booking_value(&memo, &host.tz);
         let text = format!(
@@ -895,7 +920,11 @@ impl KeyAppServer {
                 .values()
                 .filter(|h| h.claims.exp > now() + 30)
                 .find(|h| {
-                    h.claims.constraints.as_ref().and_then(|c| c.bookings.as_ref()).is_some_and(|b| b == &[args.booking_id.clone()])
+                    h.claims
+                        .constraints
+                        .as_ref()
+                        .and_then(|c| c.bookings.as_ref())
+                        .is_some_and(|b| b == &[args.booking_id.clone()])
                         && h.claims.aud.hosts().iter().any(|a| *a == host.host_id)
                 })
                 .and_then(|h| h.for_host(&host.host_id).map(str::to_owned))
@@ -937,8 +966,8 @@ impl KeyAppServer {
             format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name)
         } else {
             format!(
-                "The person declined the invitation for {when} at {}; the business has their no, and the booking is \
-                 off. Do not ask again unless the person tells you to.",
+                "The person declined the invitation for {when} at {}; the business has their no, the booking is off, \
+                 and you should not ask again unless the person tells you to.",
                 host.name
             )
         };

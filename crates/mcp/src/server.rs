@@ -125,12 +125,12 @@ pub(crate) fn refused(r: Refusal) -> CallToolResult {
 fn ended(req: &Request) -> CallToolResult {
     let sentence = match req.status {
         RequestStatus::Declined => format!(
-            "The person declined request {}; nothing was signed. Do not ask again for the same thing unless \
+            "The person declined request {}, so nothing was signed; do not ask again for the same thing unless \
              the person tells you to.",
             req.request_id
         ),
         RequestStatus::Expired => format!(
-            "Request {} expired before the person answered; nothing was signed. Ask the person whether to \
+            "Request {} expired before the person answered, so nothing was signed; ask the person whether to \
              try again.",
             req.request_id
         ),
