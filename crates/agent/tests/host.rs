@@ -273,8 +273,12 @@ async fn a_shared_limit_is_claimed_at_confirm_and_given_back_at_cancel() {
     let hash = schcp::hash::jws_sha256(&hold.offer);
     let confirm = ConfirmRequest { offer_sha256: hash.clone(), notes: None };
     let booked = w.client.confirm(&host, &m, "k-b1", &hold.hold_id, &confirm).await.unwrap();
-    let claimed = format!("POST /status/m-shared/claims");
-    assert_eq!(status.seen.lock().unwrap().clone(), [claimed.clone()], "§3.3: one claim before the confirm");
+    let claimed = "POST /status/m-shared/claims".to_owned();
+    assert_eq!(
+        status.seen.lock().unwrap().as_slice(),
+        std::slice::from_ref(&claimed),
+        "§3.3: one claim before the confirm"
+    );
     let id = booked.booking.booking_id.clone();
     w.client.cancel(&host, &m, "k-c1", &id, None).await.unwrap();
     let released = format!("DELETE /status/m-shared/claims/maple-street-auto/{}", hold.hold_id);

@@ -149,7 +149,6 @@ type Outcome = Result<CallToolResult, CallToolResult>;
 
 /// A tool's answer, refusal or not (refusals are results the model reads,
 /// never protocol errors).
-#[allow(clippy::unnecessary_wraps)]
 fn done(outcome: Outcome) -> Result<CallToolResult, ErrorData> {
     Ok(outcome.unwrap_or_else(|r| r))
 }
@@ -924,8 +923,8 @@ impl KeyAppServer {
                         .constraints
                         .as_ref()
                         .and_then(|c| c.bookings.as_ref())
-                        .is_some_and(|b| b == &[args.booking_id.clone()])
-                        && h.claims.aud.hosts().iter().any(|a| *a == host.host_id)
+                        .is_some_and(|b| b == std::slice::from_ref(&args.booking_id))
+                        && h.claims.aud.hosts().contains(&host.host_id)
                 })
                 .and_then(|h| h.for_host(&host.host_id).map(str::to_owned))
         };
