@@ -18,8 +18,16 @@ and the person answering with the `schcp-keyapp` CLI. Checks:
   availability next week, a standing permission to hold (approved with the
   CLI), hold, book (the person approves the exact offer; progress while it
   waits), the management mandate (approved; the receipt is then in the key
-  app's records), reschedule (a change offer the person approves), booking,
-  cancel; list_mandates in words;
+  app's records), reschedule (a change offer the person approves; the text they
+  read says the old time and the new one), booking, cancel; list_mandates in
+  words;
+- a booking limit shared across hosts, issued as an SD-JWT VC (each call
+  presents this host's part with a fresh Key Binding JWT): book needs no new
+  yes, the host claims the unit (list_mandates: 0 left) and cancel gives it
+  back (1 left);
+- invitations (SchCP §5.10): answer_invitation asks to read that one booking
+  (booking_read), then asks the person; one accepted (the host confirms it),
+  one declined (the host records declined at once);
 - the refusals on that path, each one sentence saying what to do next: a hold
   without permission, a time the host refuses, an expired offer, a decline,
   the cooldown after two declines;
