@@ -229,3 +229,29 @@ async fn an_invitee_reads_with_a_typed_booking_read_and_a_typed_no_declines_at_t
     assert_eq!(declined.booking.status, schcp::claims::BookingStatus::Declined);
     assert_eq!(env.host.served_booking(&booking_id).unwrap().booking.status, schcp::claims::BookingStatus::Declined);
 }
+
+#[tokio::test]
+async fn a_typed_booking_acceptance_for_a_business_is_refused_as_not_the_persons_calendar() {
+    let env = start().await;
+    let a = AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[25; 32]));
+    let p = a.pair("Typed Agent").await.unwrap();
+    person(&env, Command::Approve { id: p.pairing_id }).await.unwrap();
+    // §7.7: the person's own yes is for their own calendar only; Maple Street
+    // Auto is a business, so nothing reaches the person.
+    let offer = future_offer(&env.host, 4).1;
+    let own =
+        NewRequest::BookingAcceptance(agent::BookingAcceptanceRequest { offer, discovery: env.host.discovery_url() });
+    let e = api(a.request("own-1", &own).await.unwrap_err());
+    assert_eq!((e.status, e.reason.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "not_my_calendar"));
+    assert!(pending_ids(&env).await.is_empty());
+    // A tampered offer never gets that far.
+    let mut parts: Vec<String> = future_offer(&env.host, 4).1.split('.').map(str::to_owned).collect();
+    let first = if parts[2].starts_with('A') { 'B' } else { 'A' };
+    parts[2] = format!("{first}{}", &parts[2][1..]);
+    let bad = NewRequest::BookingAcceptance(agent::BookingAcceptanceRequest {
+        offer: parts.join("."),
+        discovery: env.host.discovery_url(),
+    });
+    let e = api(a.request("own-2", &bad).await.unwrap_err());
+    assert_eq!(e.code, ErrorCode::VerificationFailed, "{e:?}");
+}
