@@ -22,11 +22,11 @@ pub use profile::{
     AgentProfile, KeyBackend, KeyLocation, ProfileError, KEYCHAIN_SERVICE, KEY_FILE, PRINCIPAL_PIN_FILE,
 };
 pub use requests::{
-    AcceptanceRequest, AcceptanceResult, Action, Answers, Attendee, ClosedMandateRequest, ClosedMandateResult,
-    ConsentMode, Constraints, Credential, HostRef, InvitationRequest, InvitationResult, ManagementMandateRequest,
-    ManagementMandateResult, MandateFormat, MandateRequest, MandateResult, Meeting, MeetingContractRequest,
-    MeetingContractResult, Member, Money, NewRequest, Place, Request, RequestKind, RequestStatus, RuleRequest,
-    RuleResult, Weekday, Window,
+    AcceptanceRequest, AcceptanceResult, Action, Answers, Attendee, BookingAcceptanceRequest, BookingAcceptanceResult,
+    BookingReadRequest, BookingReadResult, ClosedMandateRequest, ClosedMandateResult, ConsentMode, Constraints,
+    Credential, HostRef, InvitationRequest, InvitationResult, ManagementMandateRequest, ManagementMandateResult,
+    MandateFormat, MandateRequest, MandateResult, Meeting, MeetingContractRequest, MeetingContractResult, Member,
+    Money, NewRequest, Place, Request, RequestKind, RequestStatus, RuleRequest, RuleResult, Weekday, Window,
 };
 
 /// The error `send` and `call` returned before the typed client; the same type.

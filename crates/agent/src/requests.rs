@@ -33,6 +33,10 @@ pub enum NewRequest {
     Rule(RuleRequest),
     /// An answer to someone else's booking that names this person (§5.10).
     Invitation(InvitationRequest),
+    /// The person's own yes to a booking on their own calendar (§7.7, §7.9).
+    BookingAcceptance(BookingAcceptanceRequest),
+    /// A credential to read one booking and nothing else (§5.5, §5.10).
+    BookingRead(BookingReadRequest),
 }
 
 impl NewRequest {
@@ -46,6 +50,8 @@ impl NewRequest {
             NewRequest::Acceptance(_) => RequestKind::Acceptance,
             NewRequest::Rule(_) => RequestKind::Rule,
             NewRequest::Invitation(_) => RequestKind::Invitation,
+            NewRequest::BookingAcceptance(_) => RequestKind::BookingAcceptance,
+            NewRequest::BookingRead(_) => RequestKind::BookingRead,
         }
     }
 
@@ -78,6 +84,10 @@ pub enum RequestKind {
     Rule,
     /// `invitation`.
     Invitation,
+    /// `booking_acceptance`.
+    BookingAcceptance,
+    /// `booking_read`.
+    BookingRead,
     /// A kind this client does not know (a newer key app).
     #[serde(untagged)]
     Other(String),
@@ -407,6 +417,35 @@ pub struct InvitationRequest {
     pub discovery: String,
 }
 
+/// `booking_acceptance`: the person's own yes to a booking someone made on
+/// their own calendar (a host of kind `person` they own) that waits for them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BookingAcceptanceRequest {
+    /// The booking's offer as the calendar signed it (a compact JWS), exactly as received.
+    pub offer: String,
+    /// The https URL of the calendar's discovery document.
+    pub discovery: String,
+}
+
+/// `booking_read`: a credential that lets this agent read one booking at one
+/// host and do nothing else (for an invitee's agent, before it answers).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct BookingReadRequest {
+    /// The host's id, as its discovery document names it.
+    pub host: String,
+    /// The https URL of the host's discovery document.
+    pub discovery: String,
+    /// The booking to read (1 to 128 of `A-Z a-z 0-9 _ -`).
+    pub booking_id: String,
+    /// ISO 8601 duration (an hour by default, at most a day).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifetime: Option<String>,
+}
+
 /// Where a request stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -451,7 +490,8 @@ pub struct Request {
     /// When an unanswered request expires (RFC 3339), where the key app says.
     #[serde(default)]
     pub expires_at: Option<String>,
-    /// What was issued, exactly when `status` is `approved`.
+    /// What was issued: when `status` is `approved`, and for a declined
+    /// `invitation` the credential that says no.
     #[serde(default)]
     pub result: Option<Value>,
 }
@@ -552,6 +592,32 @@ pub struct InvitationResult {
     pub offer_sha256: String,
     /// The booking it answers.
     pub booking_id: String,
+    /// `false` on a declined invitation: the mandate then lets the agent say
+    /// no (`respond` with `accept: false`) and nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<bool>,
+}
+
+/// The result of an approved `booking_acceptance`: the person's signed yes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BookingAcceptanceResult {
+    /// The acceptance (`schcp-acceptance+jwt`, compact JWS).
+    pub acceptance: String,
+    /// The hash of the offer it accepts.
+    pub offer_sha256: String,
+}
+
+/// The result of an approved `booking_read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BookingReadResult {
+    /// The mandate (compact JWS): reads that booking at that host, nothing else.
+    pub mandate: String,
+    /// Its id.
+    pub jti: String,
+    /// Its expiry (Unix time).
+    pub exp: i64,
+    /// The booking it reads.
+    pub booking_id: String,
 }
 
 /// What an approved request issued, by kind.
@@ -570,8 +636,12 @@ pub enum Credential {
     Acceptance(AcceptanceResult),
     /// See [`RuleResult`].
     Rule(RuleResult),
-    /// See [`InvitationResult`].
+    /// See [`InvitationResult`] (also a declined invitation's no).
     Invitation(InvitationResult),
+    /// See [`BookingAcceptanceResult`].
+    BookingAcceptance(BookingAcceptanceResult),
+    /// See [`BookingReadResult`].
+    BookingRead(BookingReadResult),
     /// A kind this client does not know: the result as it came.
     Other(Value),
 }
@@ -588,6 +658,8 @@ impl Credential {
             RequestKind::Acceptance => Credential::Acceptance(serde_json::from_value(r)?),
             RequestKind::Rule => Credential::Rule(serde_json::from_value(r)?),
             RequestKind::Invitation => Credential::Invitation(serde_json::from_value(r)?),
+            RequestKind::BookingAcceptance => Credential::BookingAcceptance(serde_json::from_value(r)?),
+            RequestKind::BookingRead => Credential::BookingRead(serde_json::from_value(r)?),
             RequestKind::Other(_) => Credential::Other(r),
         })
     }
@@ -657,6 +729,53 @@ mod tests {
         let inv = json!({"mandate": "eyJ", "jti": "m-2", "exp": 5, "offer_sha256": "h", "booking_id": "b_7"});
         let c = Credential::from_result(&RequestKind::Invitation, &inv).unwrap();
         assert!(matches!(c, Credential::Invitation(InvitationResult { ref booking_id, .. }) if booking_id == "b_7"));
+    }
+
+    #[test]
+    fn booking_acceptance_and_booking_read_are_typed_both_ways() {
+        let own = NewRequest::BookingAcceptance(BookingAcceptanceRequest {
+            offer: "eyJ.o.s".into(),
+            discovery: "https://calendars.example/m/ellis/scheduling.json".into(),
+        });
+        assert_eq!(
+            own.body("own-1"),
+            json!({"kind": "booking_acceptance", "idempotency_key": "own-1", "offer": "eyJ.o.s",
+                   "discovery": "https://calendars.example/m/ellis/scheduling.json"})
+        );
+        let read = NewRequest::BookingRead(BookingReadRequest {
+            host: "maple-street-auto".into(),
+            discovery: "https://m/".into(),
+            booking_id: "b_7".into(),
+            lifetime: None,
+        });
+        assert_eq!(
+            read.body("read-1"),
+            json!({"kind": "booking_read", "idempotency_key": "read-1", "host": "maple-street-auto",
+                   "discovery": "https://m/", "booking_id": "b_7"})
+        );
+        assert_eq!(read.kind(), RequestKind::BookingRead);
+        // Nothing the key app computes, and nothing wider than one booking.
+        for bad in [
+            json!({"kind": "booking_read", "host": "h", "discovery": "d", "booking_id": "b", "scope": ["book"]}),
+            json!({"kind": "booking_acceptance", "offer": "o", "discovery": "d", "by": "rule"}),
+            json!({"kind": "booking_read", "host": "h", "discovery": "d"}),
+        ] {
+            assert!(serde_json::from_value::<NewRequest>(bad.clone()).is_err(), "{bad}");
+        }
+        let kind: RequestKind = serde_json::from_value(json!("booking_acceptance")).unwrap();
+        let c = Credential::from_result(&kind, &json!({"acceptance": "eyJ.a.s", "offer_sha256": "h"})).unwrap();
+        assert!(
+            matches!(c, Credential::BookingAcceptance(BookingAcceptanceResult { ref offer_sha256, .. }) if offer_sha256 == "h")
+        );
+        let kind: RequestKind = serde_json::from_value(json!("booking_read")).unwrap();
+        let r = json!({"mandate": "eyJ", "jti": "m-3", "exp": 5, "booking_id": "b_7"});
+        assert!(matches!(Credential::from_result(&kind, &r).unwrap(), Credential::BookingRead(_)));
+        assert!(Credential::from_result(&kind, &json!({"acceptance": "x", "offer_sha256": "h"})).is_err());
+        // A declined invitation's no names itself.
+        let no = json!({"mandate": "eyJ", "jti": "m-4", "exp": 5, "offer_sha256": "h", "booking_id": "b_7",
+                        "accept": false});
+        let c = Credential::from_result(&RequestKind::Invitation, &no).unwrap();
+        assert!(matches!(c, Credential::Invitation(InvitationResult { accept: Some(false), .. })));
     }
 
     #[test]

@@ -205,3 +205,191 @@ async fn discovery_follows_the_outbound_policy() {
     let e = untrusting.discover(&w.host.discovery_url()).await.unwrap_err();
     assert!(matches!(e, HostError::Unreachable { .. }), "{e}");
 }
+
+/// A status API (§3.3) on loopback that records each claim and release and
+/// answers claims with `claim_answer`.
+struct FakeStatus {
+    base: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    claim_answer: std::sync::Arc<std::sync::atomic::AtomicU16>,
+}
+
+async fn fake_status() -> FakeStatus {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let claim_answer = std::sync::Arc::new(std::sync::atomic::AtomicU16::new(201));
+    let (s, a) = (seen.clone(), claim_answer.clone());
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut tcp, _)) = listener.accept().await else { return };
+            let mut buf = vec![0u8; 4096];
+            let n = tcp.read(&mut buf).await.unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let line = head.lines().next().unwrap_or_default().to_owned();
+            let method_path: Vec<&str> = line.split(' ').take(2).collect();
+            s.lock().unwrap().push(method_path.join(" "));
+            let code = if line.starts_with("POST") { a.load(std::sync::atomic::Ordering::SeqCst) } else { 204 };
+            let answer = format!("HTTP/1.1 {code} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let _ = tcp.write_all(answer.as_bytes()).await;
+        }
+    });
+    FakeStatus { base, seen, claim_answer }
+}
+
+fn shared_limit() -> Option<Constraints> {
+    Some(Constraints { max_bookings: Some(1), shared_limit: Some(true), ..Default::default() })
+}
+
+/// A root mandate with a status URL at `status`.
+fn mandate_at(w: &World, jti: &str, constraints: Option<Constraints>, status: &str) -> String {
+    let now = Utc::now().timestamp();
+    let m = RootMandate {
+        aud: Audience::One("maple-street-auto".into()),
+        sub: "p-1".into(),
+        jti: jti.into(),
+        iat: now,
+        exp: now + 3600,
+        agent_jkt: jkt(&w.agent),
+        scope: all(),
+        constraints,
+        consent: Consent { mode: None, statement: "Book one oil change at either shop.".into() },
+        contact: None,
+        status: Some(format!("{status}/status/{jti}")),
+        attestations: vec![],
+    };
+    root_mandate(m, &w.principal).unwrap().compact
+}
+
+#[tokio::test]
+async fn a_shared_limit_is_claimed_at_confirm_and_given_back_at_cancel() {
+    let w = world().await;
+    let status = fake_status().await;
+    let host = w.client.discover(&w.host.discovery_url()).await.unwrap();
+    let slots = next_week(&w, &host).await;
+    let m = mandate_at(&w, "m-shared", shared_limit(), &status.base);
+    let hold = w.client.hold(&host, &m, "k-h1", &hold_at(&slots[0])).await.unwrap();
+    let hash = schcp::hash::jws_sha256(&hold.offer);
+    let confirm = ConfirmRequest { offer_sha256: hash.clone(), notes: None };
+    let booked = w.client.confirm(&host, &m, "k-b1", &hold.hold_id, &confirm).await.unwrap();
+    let claimed = "POST /status/m-shared/claims".to_owned();
+    assert_eq!(
+        status.seen.lock().unwrap().as_slice(),
+        std::slice::from_ref(&claimed),
+        "§3.3: one claim before the confirm"
+    );
+    let id = booked.booking.booking_id.clone();
+    w.client.cancel(&host, &m, "k-c1", &id, None).await.unwrap();
+    let released = format!("DELETE /status/m-shared/claims/maple-street-auto/{}", hold.hold_id);
+    assert_eq!(status.seen.lock().unwrap().clone(), [claimed.clone(), released], "given back before the answer");
+
+    // §3.3: a refused claim (409, no bookings left) refuses the confirm, and
+    // nothing is booked: the hold still stands.
+    status.claim_answer.store(409, std::sync::atomic::Ordering::SeqCst);
+    let hold = w.client.hold(&host, &m, "k-h2", &hold_at(&slots[1])).await.unwrap();
+    let confirm = ConfirmRequest { offer_sha256: schcp::hash::jws_sha256(&hold.offer), notes: None };
+    let e = w.client.confirm(&host, &m, "k-b2", &hold.hold_id, &confirm).await.unwrap_err();
+    assert_eq!(refusal(e), (Some(Code::MandateLimit), "shared_limit_reached".into()));
+    assert_eq!(w.client.get_hold(&host, &m, &hold.hold_id).await.unwrap().status, schcp::claims::HoldStatus::Held);
+    assert_eq!(status.seen.lock().unwrap().len(), 3, "a refused claim is not released");
+
+    // A status URL the host cannot reach is a key app that does not answer.
+    let far = mandate_at(&w, "m-far", shared_limit(), "https://keyapp.example");
+    let hold = w.client.hold(&host, &far, "k-h3", &hold_at(&slots[2])).await.unwrap();
+    let confirm = ConfirmRequest { offer_sha256: schcp::hash::jws_sha256(&hold.offer), notes: None };
+    let e = w.client.confirm(&host, &far, "k-b3", &hold.hold_id, &confirm).await.unwrap_err();
+    assert_eq!(refusal(e), (Some(Code::MandateLimit), "shared_limit_reached".into()));
+    // Without a shared limit no claim is made.
+    status.claim_answer.store(201, std::sync::atomic::Ordering::SeqCst);
+    let own = mandate_at(&w, "m-own", None, &status.base);
+    let hold = w.client.hold(&host, &own, "k-h4", &hold_at(&slots[3])).await.unwrap();
+    let confirm = ConfirmRequest { offer_sha256: schcp::hash::jws_sha256(&hold.offer), notes: None };
+    w.client.confirm(&host, &own, "k-b4", &hold.hold_id, &confirm).await.unwrap();
+    assert_eq!(status.seen.lock().unwrap().len(), 3);
+}
+
+/// An SD-JWT VC mandate (§3.4) for this host and another, as the key app
+/// issues one: the presentation for this host, without a KB-JWT.
+fn sd_jwt(w: &World, scope: Vec<Action>) -> String {
+    let now = Utc::now().timestamp();
+    let hosts = ["maple-street-auto", "other-garage"];
+    let m = schcp::issue::SdJwtMandate {
+        sub: "p-1".into(),
+        jti: "m-sd".into(),
+        iat: now,
+        exp: now + 3600,
+        agent_jwk: schcp::jwk::Jwk::ed25519(&w.agent.verifying_key()),
+        scope,
+        constraints: Constraints { services: Some(vec!["oil-change".into()]), ..Default::default() },
+        host_constraints: hosts.iter().map(|h| (h.to_string(), Constraints::default())).collect(),
+        consent: Consent { mode: None, statement: "Book one oil change.".into() },
+        contact: None,
+        schcp_status: None,
+        padded_to: 4,
+        attestations: Default::default(),
+    };
+    let issued = schcp::issue::sd_jwt_mandate(m, &mut rand_core::OsRng, &w.principal).unwrap();
+    issued.presentation_for("maple-street-auto").unwrap()
+}
+
+#[tokio::test]
+async fn an_sd_jwt_mandate_is_presented_with_a_fresh_key_binding_per_call() {
+    let w = world().await;
+    let host = w.client.discover(&w.host.discovery_url()).await.unwrap();
+    let slots = next_week(&w, &host).await;
+    let p = sd_jwt(&w, all());
+    assert!(p.ends_with('~'));
+    let hold = w.client.hold(&host, &p, "k-sd-h", &hold_at(&slots[0])).await.unwrap();
+    let confirm = ConfirmRequest { offer_sha256: schcp::hash::jws_sha256(&hold.offer), notes: None };
+    let booked = w.client.confirm(&host, &p, "k-sd-b", &hold.hold_id, &confirm).await.unwrap();
+    let id = booked.booking.booking_id.clone();
+    // The same presentation again: each call binds it afresh (§3.4), so
+    // nothing is replayed.
+    assert_eq!(w.client.booking(&host, &p, &id).await.unwrap().booking.booking_id, id);
+    let cancelled = w.client.cancel(&host, &p, "k-sd-c", &id, None).await.unwrap();
+    assert_eq!(cancelled.booking.status, BookingStatus::Cancelled);
+    // A presentation already bound is not bound twice.
+    let bound = format!("{p}eyJ.a.b");
+    let e = w.client.booking(&host, &bound, &id).await.unwrap_err();
+    assert!(matches!(e, HostError::BadMandate(_)), "{e}");
+    // Without hold in scope, the host refuses the hold.
+    let narrow = sd_jwt(&w, vec![Action::Book]);
+    let e = w.client.hold(&host, &narrow, "k-sd-n", &hold_at(&slots[1])).await.unwrap_err();
+    assert_eq!(refusal(e).0, Some(Code::MandateScope));
+}
+
+#[tokio::test]
+async fn an_invitee_reads_the_booking_under_a_read_mandate_naming_it_alone() {
+    use schcp::claims::{Participant, ParticipantRole, ParticipantStatus};
+    let w = world().await;
+    let host = w.client.discover(&w.host.discovery_url()).await.unwrap();
+    let me = schcp::jwk::Jwk::ed25519(&w.principal.verifying_key()).principal_id().unwrap();
+    let invitee = |who: &str| Participant {
+        who: Some(who.to_owned()),
+        name: None,
+        role: ParticipantRole::Invitee,
+        relationship: None,
+        confirm_within: Some("P1D".into()),
+        confirm_by: Some((Utc::now() + Duration::days(4)).to_rfc3339()),
+        default: None,
+        status: Some(ParticipantStatus::Pending),
+    };
+    let offer = w.host.offer(Utc::now().timestamp());
+    let mine = w.host.tentative_booking(&offer, "m-booker", vec![invitee(&me)], Utc::now().timestamp()).unwrap();
+    let id = mine.booking.booking_id.clone();
+    let read = |bookings: Vec<String>| {
+        mandate(&w, "m-read", vec![Action::Hold], Some(Constraints { bookings: Some(bookings), ..Default::default() }))
+    };
+    let served = w.client.booking_as_served(&host, Some(&read(vec![id.clone()])), &id).await.unwrap();
+    assert_eq!(served["booking"]["booking_id"], id.as_str());
+    // §3.3 "Constraints bind reads too": a read mandate for another booking is refused.
+    let e = w.client.booking_as_served(&host, Some(&read(vec!["b_other".into()])), &id).await.unwrap_err();
+    assert_eq!(refusal(e), (Some(Code::MandateLimit), "constraint_not_met".into()));
+    // A booking that does not name this principal is not found for them (§5.5).
+    let theirs =
+        w.host.tentative_booking(&offer, "m-booker", vec![invitee("urn:schcp:principal:jwk-thumbprint:x")], 0).unwrap();
+    let other = theirs.booking.booking_id.clone();
+    let e = w.client.booking_as_served(&host, Some(&read(vec![other.clone()])), &other).await.unwrap_err();
+    assert_eq!(refusal(e).0, Some(Code::NotFound));
+}

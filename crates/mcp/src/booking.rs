@@ -11,7 +11,8 @@ use agent::host::{
     AvailabilityQuery, ChangeRequest, ConfirmRequest, HoldRequest, Host, HostError, RespondRequest, TimeRange,
 };
 use agent::{
-    AgentClient, ClosedMandateRequest, InvitationRequest, ManagementMandateRequest, NewRequest, Request, RequestStatus,
+    AgentClient, BookingReadRequest, ClosedMandateRequest, InvitationRequest, ManagementMandateRequest, NewRequest,
+    Request, RequestStatus,
 };
 use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone};
 use rmcp::handler::server::wrapper::Parameters;
@@ -19,7 +20,7 @@ use rmcp::model::{CallToolResult, ProgressNotificationParam, RequestMetaObject};
 use rmcp::{tool, tool_router, ErrorData, Peer, RoleServer};
 use schcp::claims::{Action, OfferClaims};
 use schcp::refusal::Reason;
-use schcp::verify::{check_action, verify_mandate_chain, ActionCheck, ChainContext};
+use schcp::verify::{check_action, ActionCheck};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -124,10 +125,37 @@ pub(crate) struct InvitationArgs {
 
 /// Where a tool stands after asking the person.
 enum Asked {
-    /// Approved: the compact credential.
+    /// Approved: the request, and the credential to send the host.
     Yes(Request, String),
+    /// Declined with a credential that says no (an invitation, §5.10).
+    No(Request),
     /// Not answered yet: the tool returns this.
     Waiting(CallToolResult),
+}
+
+/// What every tool that may wait for the person takes from its call: the
+/// progress token, the peer to report to, the client's cancellation, how long
+/// to wait, and the tool to call again while the person has not answered.
+struct Waiter<'a> {
+    meta: &'a RequestMetaObject,
+    peer: &'a Peer<RoleServer>,
+    ct: &'a CancellationToken,
+    wait: Option<u32>,
+    again: &'static str,
+}
+
+/// A tool's body: `Err` is the tool's refusal, returned as its result.
+type Outcome = Result<CallToolResult, CallToolResult>;
+
+/// A tool's answer, refusal or not (refusals are results the model reads,
+/// never protocol errors).
+fn done(outcome: Outcome) -> Result<CallToolResult, ErrorData> {
+    Ok(outcome.unwrap_or_else(|r| r))
+}
+
+/// A failure at the host during `step`, as the tool's refusal.
+fn at(step: HostStep) -> impl Fn(HostError) -> CallToolResult {
+    move |e| refused(Refusal::from_host(&e, step))
 }
 
 fn now() -> i64 {
@@ -211,16 +239,21 @@ impl KeyAppServer {
     }
 
     /// The newest credential of the person that lets this agent take `action`
-    /// at `host_id`, checked here as the host will (§3.3 checks 1–6).
-    fn covering(&self, s: &Session, host_id: &str, action: &ActionCheck<'_>, exclude_closed: bool) -> Option<Held> {
-        let jkt = schcp::jwk::Jwk::ed25519(&self.inner.key.verifying_key()).thumbprint().ok()?;
-        let ctx = ChainContext { host_id, request_jkt: &jkt, now: now(), allow_wildcard: false };
+    /// at `host_id`, checked here as the host will (§3.3 checks 1–6, or §3.4
+    /// for an SD-JWT VC mandate): what to send there, and the credential.
+    fn covering(
+        &self,
+        s: &Session,
+        host_id: &str,
+        action: &ActionCheck<'_>,
+        exclude_closed: bool,
+    ) -> Option<(String, Held)> {
         let mut all: Vec<&Held> = s.credentials.values().collect();
         all.sort_by_key(|h| std::cmp::Reverse(h.claims.iat));
         all.into_iter()
             .filter(|h| !(exclude_closed && h.claims.constraints.as_ref().is_some_and(|c| c.offer_sha256.is_some())))
             .find(|h| {
-                verify_mandate_chain(&h.compact, &ctx).is_ok_and(|chain| {
+                h.verified_at(host_id, &self.inner.key).is_some_and(|chain| {
                     let used = s
                         .bookings
                         .values()
@@ -232,32 +265,27 @@ impl KeyAppServer {
                     check_action(&chain, &ActionCheck { active_bookings: [used, 0], ..action.clone() }).is_ok()
                 })
             })
-            .cloned()
+            .and_then(|h| Some((h.for_host(host_id)?.to_owned(), h.clone())))
     }
 
-    /// Asks the key app for `request` and waits up to `wait` seconds for the
-    /// person, reporting progress; `again` says which call keeps waiting.
-    #[allow(clippy::too_many_arguments)]
+    /// Asks the key app for `request` and waits for the person as `w` says,
+    /// reporting progress.
     async fn ask_and_wait(
         &self,
         request: NewRequest,
-        wait: Option<u32>,
-        again: &str,
         what_ends: &str,
-        meta: &RequestMetaObject,
-        peer: &Peer<RoleServer>,
-        ct: &CancellationToken,
+        w: &Waiter<'_>,
     ) -> Result<Asked, CallToolResult> {
         let client = self.client().map_err(refused)?;
         let mut req =
             client.request(&idempotency_key(&request), &request).await.map_err(|e| refused(Refusal::from_agent(&e)))?;
-        let total = wait.unwrap_or(MAX_WAIT_SECONDS).clamp(1, MAX_WAIT_SECONDS);
-        let token = meta.get_progress_token();
+        let total = w.wait.unwrap_or(MAX_WAIT_SECONDS).clamp(1, MAX_WAIT_SECONDS);
+        let token = w.meta.get_progress_token();
         let mut waited = 0;
         while req.status == RequestStatus::Pending && waited < total {
             let step = PROGRESS_EVERY_SECONDS.min(total - waited);
             req = tokio::select! {
-                _ = ct.cancelled() => return Err(refused(Refusal::own(
+                _ = w.ct.cancelled() => return Err(refused(Refusal::own(
                     "The wait was cancelled; the request still waits for the person in the key app.", Reason::Timeout))),
                 r = client.request_status(&req.request_id, step) => r.map_err(|e| refused(Refusal::from_agent(&e)))?,
             };
@@ -266,57 +294,29 @@ impl KeyAppServer {
                 let note = ProgressNotificationParam::new(token.clone(), f64::from(waited))
                     .with_total(f64::from(total))
                     .with_message(format!("waiting for the person's answer in the key app ({waited} of {total} s)"));
-                let _ = peer.notify_progress(note).await;
+                let _ = w.peer.notify_progress(note).await;
             }
         }
-        self.settled(req, again, what_ends)
+        settled(req, w.again, what_ends)
     }
 
-    fn settled(&self, req: Request, again: &str, what_ends: &str) -> Result<Asked, CallToolResult> {
-        match req.status {
-            RequestStatus::Approved => {
-                let compact = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str);
-                match compact {
-                    Some(c) => {
-                        let c = c.to_owned();
-                        Ok(Asked::Yes(req, c))
-                    }
-                    None => Err(refused(Refusal::own(
-                        "The key app's answer carries no credential this assistant can use; report it.",
-                        Reason::Malformed,
-                    ))),
-                }
+    /// Asks and waits as `ask_and_wait`, for a credential only a yes gives:
+    /// the credential, or the tool's answer (waiting, or how it ended).
+    async fn yes(&self, request: NewRequest, what_ends: &str, w: &Waiter<'_>) -> Result<String, CallToolResult> {
+        match self.ask_and_wait(request, what_ends, w).await? {
+            Asked::Yes(req, c) => {
+                self.keep(&req).await;
+                Ok(c)
             }
-            RequestStatus::Pending => {
-                let text = format!(
-                    "{RELAY_TEXT} The person has not answered yet; when they have, call {again} again with the same \
-                     arguments (it picks up this same request).\n\nrequest_id: {}\n\nConsent text:\n{}",
-                    req.request_id, req.consent_text
-                );
-                let v = json!({"status": "waiting_for_the_person", "request_id": req.request_id,
-                               "consent_text": req.consent_text, "expires_at": req.expires_at,
-                               "instruction": RELAY_TEXT});
-                Ok(Asked::Waiting(ok(text, v)))
-            }
-            RequestStatus::Declined => Err(ended(
-                &req,
-                format!(
-                    "The person declined in the key app; {what_ends}. Do not ask again for the same thing unless the \
-                 person tells you to."
-                ),
-            )),
-            RequestStatus::Expired => Err(ended(
-                &req,
-                format!("The person did not answer in time; {what_ends}. Ask the person whether to try again."),
-            )),
-            _ => Err(ended(&req, format!("The request was withdrawn; {what_ends}."))),
+            Asked::No(req) => Err(declined(&req, what_ends)),
+            Asked::Waiting(r) => Err(r),
         }
     }
 
-    /// Keeps an issued credential.
-    async fn keep(&self, compact: &str) -> Option<Held> {
+    /// Keeps the credential of an approved request.
+    async fn keep(&self, req: &Request) -> Option<Held> {
         let mut s = self.session().await;
-        let held = s.remember(compact).cloned();
+        let held = s.remember(req.result.as_ref()?, &self.inner.key).cloned();
         self.save(&s);
         held
     }
@@ -332,9 +332,7 @@ impl KeyAppServer {
         });
         match client.request(&idempotency_key(&request), &request).await {
             Ok(req) if req.status == RequestStatus::Approved => {
-                if let Some(c) = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str) {
-                    self.keep(c).await;
-                }
+                self.keep(&req).await;
                 json!({"status": "issued", "request_id": req.request_id})
             }
             Ok(req) => json!({"status": req.status, "request_id": req.request_id, "consent_text": req.consent_text}),
@@ -343,38 +341,27 @@ impl KeyAppServer {
     }
 
     /// The credential to act on booking `id` with (`scope`), from the session
-    /// or asked of the person.
-    #[allow(clippy::too_many_arguments)]
+    /// or asked of the person: `Err` is the tool's answer meanwhile.
     async fn manage(
         &self,
         memo: &BookingMemo,
         host: &Host,
         scope: Action,
-        wait: Option<u32>,
-        again: &str,
-        meta: &RequestMetaObject,
-        peer: &Peer<RoleServer>,
-        ct: &CancellationToken,
-    ) -> Result<Result<String, CallToolResult>, CallToolResult> {
+        w: &Waiter<'_>,
+    ) -> Result<String, CallToolResult> {
         let id = memo.response.booking.booking_id.clone();
         let contract = memo.response.offer.as_deref().and_then(offer_claims);
         if let Some(offer) = &contract {
             let check = check_of(scope, offer, Some(&id), None);
-            if let Some(h) = self.covering(&*self.session().await, &host.host_id, &check, true) {
-                return Ok(Ok(h.compact));
+            if let Some((shown, _)) = self.covering(&*self.session().await, &host.host_id, &check, true) {
+                return Ok(shown);
             }
         }
         let request = NewRequest::ManagementMandate(ManagementMandateRequest {
             receipt: memo.response.receipt.clone(),
             discovery: memo.discovery.clone(),
         });
-        match self.ask_and_wait(request, wait, again, "nothing was changed", meta, peer, ct).await? {
-            Asked::Yes(_, compact) => {
-                self.keep(&compact).await;
-                Ok(Ok(compact))
-            }
-            Asked::Waiting(r) => Ok(Err(r)),
-        }
+        self.yes(request, "nothing was changed", w).await
     }
 
     async fn booking_memo(&self, id: &str) -> Result<BookingMemo, CallToolResult> {
@@ -393,6 +380,53 @@ impl KeyAppServer {
     }
 }
 
+/// Where a request the person was asked stands, as a tool reads it.
+fn settled(req: Request, again: &str, what_ends: &str) -> Result<Asked, CallToolResult> {
+    match req.status {
+        RequestStatus::Approved => match req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str) {
+            Some(c) => {
+                let c = c.to_owned();
+                Ok(Asked::Yes(req, c))
+            }
+            None => Err(refused(Refusal::own(
+                "The key app's answer carries no credential this assistant can use; report it.",
+                Reason::Malformed,
+            ))),
+        },
+        RequestStatus::Pending => {
+            let text = format!(
+                "{RELAY_TEXT} The person has not answered yet; when they have, call {again} again with the same \
+                 arguments (it picks up this same request).\n\nrequest_id: {}\n\nConsent text:\n{}",
+                req.request_id, req.consent_text
+            );
+            let v = json!({"status": "waiting_for_the_person", "request_id": req.request_id,
+                           "consent_text": req.consent_text, "expires_at": req.expires_at,
+                           "instruction": RELAY_TEXT});
+            Ok(Asked::Waiting(ok(text, v)))
+        }
+        // §5.10: a declined invitation carries the person's signed no.
+        RequestStatus::Declined if req.result.as_ref().is_some_and(|r| r.get("mandate").is_some()) => {
+            Ok(Asked::No(req))
+        }
+        RequestStatus::Declined => Err(declined(&req, what_ends)),
+        RequestStatus::Expired => Err(ended(
+            &req,
+            format!("The person did not answer in time, so {what_ends}; ask the person whether to try again."),
+        )),
+        _ => Err(ended(&req, format!("The request was withdrawn; {what_ends}."))),
+    }
+}
+
+fn declined(req: &Request, what_ends: &str) -> CallToolResult {
+    ended(
+        req,
+        format!(
+            "The person declined in the key app, so {what_ends}; do not ask again for the same thing unless the \
+             person tells you to."
+        ),
+    )
+}
+
 fn ended(req: &Request, sentence: String) -> CallToolResult {
     let mut out = CallToolResult::error(vec![rmcp::model::ContentBlock::text(sentence.clone())]);
     out.structured_content = Some(json!({"request_id": req.request_id, "status": req.status, "message": sentence}));
@@ -406,19 +440,9 @@ fn booking_value(memo: &BookingMemo, tz: &str) -> Value {
            "total": b.total, "receipt": memo.response.receipt})
 }
 
-macro_rules! tri {
-    ($e:expr) => {
-        match $e {
-            Ok(v) => v,
-            Err(r) => return Ok(r),
-        }
-    };
-}
-
 #[tool_router(router = booking_router, vis = "pub(crate)")]
 impl KeyAppServer {
-    /// Finds the business the person named and says what it offers (services, prices, time zone), so you can look
-    /// for a time there. It reads the business's public booking document; nothing is sent about the person.
+    /// Finds the business the person named and says what it offers, with its prices and time zone.
     #[tool(annotations(
         title = "Find a business",
         read_only_hint = true,
@@ -426,7 +450,119 @@ impl KeyAppServer {
         open_world_hint = true
     ))]
     async fn find_host(&self, Parameters(args): Parameters<FindArgs>) -> Result<CallToolResult, ErrorData> {
-        let host = tri!(self.host(&args.address).await.map_err(refused));
+        done(self.find_host_(args).await)
+    }
+
+    /// Lists the times the business has free for what the person wants between two days.
+    #[tool(annotations(title = "Free times", read_only_hint = true, destructive_hint = false, open_world_hint = true))]
+    async fn availability(&self, Parameters(args): Parameters<AvailabilityArgs>) -> Result<CallToolResult, ErrorData> {
+        done(self.availability_(args).await)
+    }
+
+    /// Holds the time the person chose for a few minutes, under the permission they gave to hold times there.
+    #[tool(annotations(
+        title = "Hold a time",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn hold(&self, Parameters(args): Parameters<HoldArgs>) -> Result<CallToolResult, ErrorData> {
+        done(self.hold_(args).await)
+    }
+
+    /// Books the held time for the person, asking them in the key app to approve these exact terms when needed.
+    #[tool(annotations(
+        title = "Book",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn book(
+        &self,
+        Parameters(args): Parameters<BookArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        ct: CancellationToken,
+    ) -> Result<CallToolResult, ErrorData> {
+        let w = Waiter { meta: &meta, peer: &peer, ct: &ct, wait: args.wait_seconds, again: "book" };
+        done(self.book_(args, &w).await)
+    }
+
+    /// Tells the person where their booking stands now, as the business has it.
+    #[tool(annotations(
+        title = "Booking status",
+        read_only_hint = true,
+        destructive_hint = false,
+        open_world_hint = true
+    ))]
+    async fn booking(&self, Parameters(args): Parameters<BookingArgs>) -> Result<CallToolResult, ErrorData> {
+        done(self.booking_(args).await)
+    }
+
+    /// Cancels the person's booking free of charge, asking them in the key app for permission when needed.
+    #[tool(annotations(
+        title = "Cancel a booking",
+        read_only_hint = false,
+        destructive_hint = true,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn cancel(
+        &self,
+        Parameters(args): Parameters<CancelArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        ct: CancellationToken,
+    ) -> Result<CallToolResult, ErrorData> {
+        let w = Waiter { meta: &meta, peer: &peer, ct: &ct, wait: args.wait_seconds, again: "cancel" };
+        done(self.cancel_(args, &w).await)
+    }
+
+    /// Moves the person's booking to the new time they chose, once they approve the move in the key app.
+    #[tool(annotations(
+        title = "Move a booking",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn reschedule(
+        &self,
+        Parameters(args): Parameters<RescheduleArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        ct: CancellationToken,
+    ) -> Result<CallToolResult, ErrorData> {
+        let w = Waiter { meta: &meta, peer: &peer, ct: &ct, wait: args.wait_seconds, again: "reschedule" };
+        done(self.reschedule_(args, &w).await)
+    }
+
+    /// Asks the person in the key app whether to accept a booking someone else made for them, and tells the business.
+    #[tool(annotations(
+        title = "Answer an invitation",
+        read_only_hint = false,
+        destructive_hint = false,
+        idempotent_hint = true,
+        open_world_hint = true
+    ))]
+    async fn answer_invitation(
+        &self,
+        Parameters(args): Parameters<InvitationArgs>,
+        meta: RequestMetaObject,
+        peer: Peer<RoleServer>,
+        ct: CancellationToken,
+    ) -> Result<CallToolResult, ErrorData> {
+        let w = Waiter { meta: &meta, peer: &peer, ct: &ct, wait: args.wait_seconds, again: "answer_invitation" };
+        done(self.answer_invitation_(args, &w).await)
+    }
+}
+
+/// The tools' bodies: each returns its answer, or its refusal as `Err`.
+impl KeyAppServer {
+    async fn find_host_(&self, args: FindArgs) -> Outcome {
+        let host = self.host(&args.address).await.map_err(refused)?;
         let services: Vec<Value> = host
             .document
             .services
@@ -436,7 +572,8 @@ impl KeyAppServer {
         let names: Vec<String> = host.document.services.iter().map(|s| format!("{} ({})", s.name, s.id)).collect();
         let domain = host.domain.clone().unwrap_or_else(|| "an address it does not own (unverified)".into());
         let text = format!(
-            "Found {} at {domain}, in the {} time zone. It offers: {}. Use its id {} with availability.",
+            "Found {} at {domain}, in the {} time zone. It offers: {}. Use its id {} with availability; nothing was \
+             sent about the person.",
             host.name,
             host.tz,
             names.join(", "),
@@ -445,18 +582,15 @@ impl KeyAppServer {
         Ok(ok(
             text,
             json!({"business": host.host_id, "name": host.name, "verified_domain": host.domain,
-                           "timezone": host.tz, "services": services, "discovery": host.url}),
+                   "timezone": host.tz, "services": services, "discovery": host.url}),
         ))
     }
 
-    /// Lists the times the business has free for what the person wants, between two days, in the business's time
-    /// zone. A snapshot: a time is only the person's once it is held and booked.
-    #[tool(annotations(title = "Free times", read_only_hint = true, destructive_hint = false, open_world_hint = true))]
-    async fn availability(&self, Parameters(args): Parameters<AvailabilityArgs>) -> Result<CallToolResult, ErrorData> {
-        let host = tri!(self.host(&args.business).await.map_err(refused));
-        let service = tri!(service_of(&host, args.service.as_deref()));
+    async fn availability_(&self, args: AvailabilityArgs) -> Outcome {
+        let host = self.host(&args.business).await.map_err(refused)?;
+        let service = service_of(&host, args.service.as_deref())?;
         let (Some(from), Some(to)) = (moment(&args.from, &host.tz, false), moment(&args.to, &host.tz, true)) else {
-            return Ok(refused(Refusal::own(
+            return Err(refused(Refusal::own(
                 "Give from and to as days (2026-12-07) or date-times with their offset; then call availability again.",
                 Reason::DateTimeInvalid,
             )));
@@ -467,17 +601,18 @@ impl KeyAppServer {
             limit: Some(20),
             party_size: None,
         };
-        let found = tri!(self.hosts().map_err(refused));
-        let a = tri!(found
+        let a = self
+            .hosts()
+            .map_err(refused)?
             .availability(&host, &query, None)
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Availability))));
+            .map_err(at(HostStep::Availability))?;
         let slots: Vec<Value> = a
             .slots
             .iter()
             .map(|s| {
                 json!({"start": s.start, "end": s.end, "when": words::slot(&s.start, s.end.as_deref(), &a.timezone),
-                            "total": s.total})
+                       "total": s.total})
             })
             .collect();
         let text = if slots.is_empty() {
@@ -485,7 +620,8 @@ impl KeyAppServer {
         } else {
             let list: Vec<String> = slots.iter().filter_map(|s| s["when"].as_str().map(str::to_owned)).collect();
             format!(
-                "{} has {} free time(s): {}. To take one, call hold with its start.",
+                "{} has {} free time(s): {}. A time is only the person's once it is held and booked; to take one, \
+                 call hold with its start.",
                 host.name,
                 slots.len(),
                 list.join("; ")
@@ -494,20 +630,11 @@ impl KeyAppServer {
         Ok(ok(text, json!({"business": host.host_id, "service": service, "timezone": a.timezone, "slots": slots})))
     }
 
-    /// Holds the time the person chose for a few minutes, so nobody else takes it while they decide, and returns the
-    /// business's signed terms for it. Uses the standing permission the person gave to hold times here.
-    #[tool(annotations(
-        title = "Hold a time",
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = true
-    ))]
-    async fn hold(&self, Parameters(args): Parameters<HoldArgs>) -> Result<CallToolResult, ErrorData> {
-        let host = tri!(self.host(&args.business).await.map_err(refused));
-        let service = tri!(service_of(&host, args.service.as_deref()));
+    async fn hold_(&self, args: HoldArgs) -> Outcome {
+        let host = self.host(&args.business).await.map_err(refused)?;
+        let service = service_of(&host, args.service.as_deref())?;
         let Some(start) = schcp::datetime::parse_date_time(&args.start).ok() else {
-            return Ok(refused(Refusal::own(
+            return Err(refused(Refusal::own(
                 "Give start exactly as availability listed it (a date-time with its offset).",
                 Reason::DateTimeInvalid,
             )));
@@ -522,8 +649,8 @@ impl KeyAppServer {
             offer_sha256: None,
             active_bookings: [0, 0],
         };
-        let Some(held) = self.covering(&*self.session().await, &host.host_id, &check, true) else {
-            return Ok(refused(Refusal::own(
+        let Some((shown, held)) = self.covering(&*self.session().await, &host.host_id, &check, true) else {
+            return Err(refused(Refusal::own(
                 format!(
                     "The person has not given this assistant permission to hold times at {}; ask for it with \
                      request_mandate (scope hold and book, this business), and relay the consent text.",
@@ -538,11 +665,8 @@ impl KeyAppServer {
             "mcp-hold-{}",
             schcp::hash::sha256_b64(format!("{}|{}|{}", host.host_id, args.start, held.claims.jti))
         );
-        let found = tri!(self.hosts().map_err(refused));
-        let hold = tri!(found
-            .hold(&host, &held.compact, &key, &request)
-            .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Hold))));
+        let hold =
+            self.hosts().map_err(refused)?.hold(&host, &shown, &key, &request).await.map_err(at(HostStep::Hold))?;
         let when = words::slot(&hold.start, hold.end.as_deref(), &host.tz);
         let memo = HoldMemo {
             discovery: host.url.clone(),
@@ -568,71 +692,54 @@ impl KeyAppServer {
         Ok(ok(
             text,
             json!({"hold_id": hold.hold_id, "business": host.host_id, "when": when, "start": hold.start,
-                           "end": hold.end, "total": hold.total, "expires_at": hold.expires_at,
-                           "credential_used": held.claims.jti}),
+                   "end": hold.end, "total": hold.total, "expires_at": hold.expires_at,
+                   "credential_used": held.claims.jti}),
         ))
     }
 
-    /// Books the held time for the person. If their standing permission covers it, no new approval is needed;
-    /// otherwise the key app asks them to approve these exact terms, and this waits for their answer.
-    #[tool(annotations(
-        title = "Book",
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = true
-    ))]
-    async fn book(
-        &self,
-        Parameters(args): Parameters<BookArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        ct: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
+    async fn book_(&self, args: BookArgs, w: &Waiter<'_>) -> Outcome {
         let Some(memo) = self.session().await.holds.get(&args.hold_id).cloned() else {
-            return Ok(refused(Refusal::own(
+            return Err(refused(Refusal::own(
                 "This assistant holds no time with that id; hold one with hold first.",
                 Reason::NotFound,
             )));
         };
-        let host = tri!(self.host(&memo.discovery).await.map_err(refused));
+        let host = self.host(&memo.discovery).await.map_err(refused)?;
         let offer = memo.hold.offer.clone();
         let hash = schcp::hash::jws_sha256(&offer);
         let Some(claims) = offer_claims(&offer) else {
-            return Ok(refused(Refusal::from_host(&HostError::BadId(args.hold_id), HostStep::Book)));
+            return Err(refused(Refusal::from_host(&HostError::BadId(args.hold_id), HostStep::Book)));
         };
         let check = check_of(Action::Book, &claims, None, Some(&hash));
         let standing = self.covering(&*self.session().await, &host.host_id, &check, false);
-        let (compact, how) = match standing {
-            Some(h) if h.claims.constraints.as_ref().is_none_or(|c| c.offer_sha256.is_none()) => (
-                h.compact.clone(),
-                format!("under the standing permission the person already gave (credential {}), so no new approval was needed", h.claims.jti),
-            ),
-            Some(h) => (h.compact.clone(), format!("with the person's approval of these exact terms (credential {})", h.claims.jti)),
+        let (shown, used, standing) = match standing {
+            Some((shown, h)) => {
+                let open = h.claims.constraints.as_ref().is_none_or(|c| c.offer_sha256.is_none());
+                (shown, h.claims.jti, open)
+            }
             None => {
-                let request = NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: memo.discovery.clone() });
-                match tri!(self.ask_and_wait(request, args.wait_seconds, "book", "nothing was booked", &meta, &peer, &ct).await) {
-                    Asked::Yes(_, c) => {
-                        let jti = self.keep(&c).await.map(|h| h.claims.jti).unwrap_or_default();
-                        (c, format!("with the person's approval of these exact terms in the key app (credential {jti})"))
-                    }
-                    Asked::Waiting(r) => return Ok(r),
-                }
+                let request = NewRequest::ClosedMandate(ClosedMandateRequest {
+                    offer: offer.clone(),
+                    discovery: memo.discovery.clone(),
+                });
+                let c = self.yes(request, "nothing was booked", w).await?;
+                let jti = Held::read(&c).map(|h| h.claims.jti).unwrap_or_default();
+                (c, jti, false)
             }
         };
-        let found = tri!(self.hosts().map_err(refused));
+        let how = if standing {
+            format!("under the standing permission the person already gave (credential {used}), so no new approval was needed")
+        } else {
+            format!("with the person's approval of these exact terms in the key app (credential {used})")
+        };
         let key = format!("mcp-book-{hash}");
-        let response = tri!(found
-            .confirm(
-                &host,
-                &compact,
-                &key,
-                &memo.hold.hold_id,
-                &ConfirmRequest { offer_sha256: hash.clone(), notes: None }
-            )
+        let confirm = ConfirmRequest { offer_sha256: hash.clone(), notes: None };
+        let response = self
+            .hosts()
+            .map_err(refused)?
+            .confirm(&host, &shown, &key, &memo.hold.hold_id, &confirm)
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Book))));
-        let used = Held::read(&compact).map(|h| h.claims.jti).unwrap_or_default();
+            .map_err(at(HostStep::Book))?;
         let booked = BookingMemo {
             discovery: memo.discovery.clone(),
             host_name: host.name.clone(),
@@ -646,7 +753,7 @@ impl KeyAppServer {
             s.holds.remove(&args.hold_id);
             self.save(&s);
         }
-        let client = tri!(self.client().map_err(refused));
+        let client = self.client().map_err(refused)?;
         let management = self.ask_management(&client, &booked).await;
         let b = &booked.response.booking;
         let when = words::slot(&b.start, b.end.as_deref(), &host.tz);
@@ -657,21 +764,14 @@ impl KeyAppServer {
             ));
         }
         let mut v = booking_value(&booked, &host.tz);
-        v["credential_used"] = json!({"jti": used, "standing_permission": how.starts_with("under")});
+        v["credential_used"] = json!({"jti": used, "standing_permission": standing});
         v["management"] = management;
         Ok(ok(text, v))
     }
 
-    /// Tells the person where their booking stands now (confirmed, moved or cancelled), as the business has it.
-    #[tool(annotations(
-        title = "Booking status",
-        read_only_hint = true,
-        destructive_hint = false,
-        open_world_hint = true
-    ))]
-    async fn booking(&self, Parameters(args): Parameters<BookingArgs>) -> Result<CallToolResult, ErrorData> {
-        let mut memo = tri!(self.booking_memo(&args.booking_id).await);
-        let host = tri!(self.host(&memo.discovery).await.map_err(refused));
+    async fn booking_(&self, args: BookingArgs) -> Outcome {
+        let mut memo = self.booking_memo(&args.booking_id).await?;
+        let host = self.host(&memo.discovery).await.map_err(refused)?;
         let credential = {
             let s = self.session().await;
             let mut mine: Vec<&Held> = s.credentials.values().filter(|h| h.claims.exp > now()).collect();
@@ -685,9 +785,9 @@ impl KeyAppServer {
                         .is_some_and(|b| b.contains(&args.booking_id))
                 })
                 .or_else(|| mine.iter().find(|h| h.claims.jti == memo.mandate))
-                .map(|h| h.compact.clone())
+                .and_then(|h| h.for_host(&host.host_id).map(str::to_owned))
         };
-        let Some(compact) = credential else {
+        let Some(shown) = credential else {
             let v = booking_value(&memo, &host.tz);
             let text = format!(
                 "As this assistant last heard, the booking is {} for {}; it holds no current permission to ask the \
@@ -697,11 +797,12 @@ impl KeyAppServer {
             );
             return Ok(ok(text, v));
         };
-        let found = tri!(self.hosts().map_err(refused));
-        memo.response = tri!(found
-            .booking(&host, &compact, &args.booking_id)
+        memo.response = self
+            .hosts()
+            .map_err(refused)?
+            .booking(&host, &shown, &args.booking_id)
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Read))));
+            .map_err(at(HostStep::Read))?;
         self.store_booking(memo.clone()).await;
         let v = booking_value(&memo, &host.tz);
         let text = format!(
@@ -713,36 +814,17 @@ impl KeyAppServer {
         Ok(ok(text, v))
     }
 
-    /// Cancels the person's booking (free of charge through SchCP), with their permission to manage it; asks them
-    /// for that permission in the key app first if this assistant does not have it, and waits for their answer.
-    #[tool(annotations(
-        title = "Cancel a booking",
-        read_only_hint = false,
-        destructive_hint = true,
-        idempotent_hint = true,
-        open_world_hint = true
-    ))]
-    async fn cancel(
-        &self,
-        Parameters(args): Parameters<CancelArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        ct: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        let mut memo = tri!(self.booking_memo(&args.booking_id).await);
-        let host = tri!(self.host(&memo.discovery).await.map_err(refused));
-        let compact =
-            match tri!(self.manage(&memo, &host, Action::Cancel, args.wait_seconds, "cancel", &meta, &peer, &ct).await)
-            {
-                Ok(c) => c,
-                Err(waiting) => return Ok(waiting),
-            };
-        let found = tri!(self.hosts().map_err(refused));
+    async fn cancel_(&self, args: CancelArgs, w: &Waiter<'_>) -> Outcome {
+        let mut memo = self.booking_memo(&args.booking_id).await?;
+        let host = self.host(&memo.discovery).await.map_err(refused)?;
+        let shown = self.manage(&memo, &host, Action::Cancel, w).await?;
         let key = format!("mcp-cancel-{}-{}", args.booking_id, memo.response.booking.sequence);
-        memo.response = tri!(found
-            .cancel(&host, &compact, &key, &args.booking_id, args.reason.as_deref())
+        memo.response = self
+            .hosts()
+            .map_err(refused)?
+            .cancel(&host, &shown, &key, &args.booking_id, args.reason.as_deref())
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Cancel))));
+            .map_err(at(HostStep::Cancel))?;
         memo.change = None;
         self.store_booking(memo.clone()).await;
         let v = booking_value(&memo, &host.tz);
@@ -754,25 +836,10 @@ impl KeyAppServer {
         Ok(ok(text, v))
     }
 
-    /// Moves the person's booking to the new time they chose: the business holds it, the key app shows the person
-    /// the move from the old time to the new one, and once they approve the booking is moved; this waits for them.
-    #[tool(annotations(
-        title = "Move a booking",
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = true
-    ))]
-    async fn reschedule(
-        &self,
-        Parameters(args): Parameters<RescheduleArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        ct: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        let mut memo = tri!(self.booking_memo(&args.booking_id).await);
-        let host = tri!(self.host(&memo.discovery).await.map_err(refused));
-        let found = tri!(self.hosts().map_err(refused));
+    async fn reschedule_(&self, args: RescheduleArgs, w: &Waiter<'_>) -> Outcome {
+        let mut memo = self.booking_memo(&args.booking_id).await?;
+        let host = self.host(&memo.discovery).await.map_err(refused)?;
+        let found = self.hosts().map_err(refused)?;
         let from = words::slot(&memo.response.booking.start, memo.response.booking.end.as_deref(), &host.tz);
         let same = |s: &str| {
             let d = |x: &str| schcp::datetime::parse_date_time(x).ok().map(|t| t.timestamp());
@@ -784,13 +851,7 @@ impl KeyAppServer {
         let proposal = match open {
             Some(p) => p,
             None => {
-                let compact = match tri!(
-                    self.manage(&memo, &host, Action::Reschedule, args.wait_seconds, "reschedule", &meta, &peer, &ct)
-                        .await
-                ) {
-                    Ok(c) => c,
-                    Err(waiting) => return Ok(waiting),
-                };
+                let shown = self.manage(&memo, &host, Action::Reschedule, w).await?;
                 let change = ChangeRequest {
                     sequence: memo.response.booking.sequence,
                     start: Some(args.new_start.clone()),
@@ -803,10 +864,10 @@ impl KeyAppServer {
                         args.booking_id, memo.response.booking.sequence, args.new_start
                     ))
                 );
-                let p = tri!(found
-                    .change_offer(&host, &compact, &key, &args.booking_id, &change)
+                let p = found
+                    .change_offer(&host, &shown, &key, &args.booking_id, &change)
                     .await
-                    .map_err(|e| refused(Refusal::from_host(&e, HostStep::Reschedule))));
+                    .map_err(at(HostStep::Reschedule))?;
                 memo.change = Some(p.clone());
                 self.store_booking(memo.clone()).await;
                 p
@@ -817,32 +878,26 @@ impl KeyAppServer {
             offer: proposal.offer.clone(),
             discovery: memo.discovery.clone(),
         });
-        let closed = match tri!(
-            self.ask_and_wait(request, args.wait_seconds, "reschedule", "the booking was not moved", &meta, &peer, &ct)
-                .await
-        ) {
-            Asked::Yes(_, c) => {
-                self.keep(&c).await;
-                c
-            }
-            Asked::Waiting(mut r) => {
-                if let Some(v) = r.structured_content.as_mut() {
+        let closed = match self.yes(request, "the booking was not moved", w).await {
+            Ok(c) => c,
+            Err(mut r) => {
+                if let Some(v) = r.structured_content.as_mut().filter(|v| v.get("consent_text").is_some()) {
                     v["from"] = json!(from);
                     v["to"] = json!(to);
                 }
-                return Ok(r);
+                return Err(r);
             }
         };
         let hash = schcp::hash::jws_sha256(&proposal.offer);
         let key = format!("mcp-move-{hash}");
-        memo.response = tri!(found
+        memo.response = found
             .reschedule(&host, &closed, &key, &args.booking_id, memo.response.booking.sequence, &hash)
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Reschedule))));
+            .map_err(at(HostStep::Reschedule))?;
         memo.change = None;
         memo.mandate = Held::read(&closed).map(|h| h.claims.jti).unwrap_or_default();
         self.store_booking(memo.clone()).await;
-        let client = tri!(self.client().map_err(refused));
+        let client = self.client().map_err(refused)?;
         let management = self.ask_management(&client, &memo).await;
         let mut v = booking_value(&memo, &host.tz);
         v["from"] = json!(from);
@@ -852,55 +907,70 @@ impl KeyAppServer {
         Ok(ok(text, v))
     }
 
-    /// Asks the person, in the key app, whether to accept a booking someone else made that names them, and sends
-    /// their acceptance to the business if they say yes; this waits for their answer.
-    #[tool(annotations(
-        title = "Answer an invitation",
-        read_only_hint = false,
-        destructive_hint = false,
-        idempotent_hint = true,
-        open_world_hint = true
-    ))]
-    async fn answer_invitation(
-        &self,
-        Parameters(args): Parameters<InvitationArgs>,
-        meta: RequestMetaObject,
-        peer: Peer<RoleServer>,
-        ct: CancellationToken,
-    ) -> Result<CallToolResult, ErrorData> {
-        let host = tri!(self.host(&args.business).await.map_err(refused));
-        let found = tri!(self.hosts().map_err(refused));
-        let served = tri!(found
-            .booking_as_served(&host, None, &args.booking_id)
-            .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Read))));
+    /// §5.10: the invitee's agent reads the booking under a credential that
+    /// reads that booking alone (`booking_read`), asks the person, and tells
+    /// the host their answer, yes or no, at once.
+    async fn answer_invitation_(&self, args: InvitationArgs, w: &Waiter<'_>) -> Outcome {
+        let host = self.host(&args.business).await.map_err(refused)?;
+        let found = self.hosts().map_err(refused)?;
+        let reader = {
+            let s = self.session().await;
+            s.credentials
+                .values()
+                .filter(|h| h.claims.exp > now() + 30)
+                .find(|h| {
+                    h.claims
+                        .constraints
+                        .as_ref()
+                        .and_then(|c| c.bookings.as_ref())
+                        .is_some_and(|b| b == std::slice::from_ref(&args.booking_id))
+                        && h.claims.aud.hosts().contains(&host.host_id)
+                })
+                .and_then(|h| h.for_host(&host.host_id).map(str::to_owned))
+        };
+        let reader = match reader {
+            Some(r) => r,
+            None => {
+                let request = NewRequest::BookingRead(BookingReadRequest {
+                    host: host.host_id.clone(),
+                    discovery: host.url.clone(),
+                    booking_id: args.booking_id.clone(),
+                    lifetime: None,
+                });
+                self.yes(request, "nothing was read or sent to the business", w).await?
+            }
+        };
+        let served =
+            found.booking_as_served(&host, Some(&reader), &args.booking_id).await.map_err(at(HostStep::Read))?;
         let request = NewRequest::Invitation(InvitationRequest { booking: served, discovery: host.url.clone() });
-        let (req, compact) = match tri!(
-            self.ask_and_wait(
-                request,
-                args.wait_seconds,
-                "answer_invitation",
-                "nothing was sent to the business, and the booking follows its default at its deadline",
-                &meta,
-                &peer,
-                &ct
-            )
-            .await
-        ) {
-            Asked::Yes(req, c) => (req, c),
+        let what_ends = "nothing was sent to the business, and the booking follows its default at its deadline";
+        let (req, compact, accept) = match self.ask_and_wait(request, what_ends, w).await? {
+            Asked::Yes(req, c) => (req, c, true),
+            Asked::No(req) => {
+                let c = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str).unwrap_or_default();
+                let c = c.to_owned();
+                (req, c, false)
+            }
             Asked::Waiting(r) => return Ok(r),
         };
         let hash = req.result.as_ref().and_then(|r| r.get("offer_sha256")).and_then(Value::as_str).map(str::to_owned);
-        let key = format!("mcp-respond-{}", args.booking_id);
-        let response = tri!(found
-            .respond(&host, &compact, &key, &args.booking_id, &RespondRequest { accept: true, offer_sha256: hash })
+        let key = format!("mcp-respond-{}-{accept}", args.booking_id);
+        let response = found
+            .respond(&host, &compact, &key, &args.booking_id, &RespondRequest { accept, offer_sha256: hash })
             .await
-            .map_err(|e| refused(Refusal::from_host(&e, HostStep::Respond))));
+            .map_err(at(HostStep::Respond))?;
         let b = &response.booking;
         let when = words::slot(&b.start, b.end.as_deref(), &host.tz);
-        let text =
-            format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name);
-        Ok(ok(text, json!({"booking_id": b.booking_id, "status": b.status, "when": when})))
+        let text = if accept {
+            format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name)
+        } else {
+            format!(
+                "The person declined the invitation for {when} at {}; the business has their no, the booking is off, \
+                 and you should not ask again unless the person tells you to.",
+                host.name
+            )
+        };
+        Ok(ok(text, json!({"booking_id": b.booking_id, "status": b.status, "when": when, "accepted": accept})))
     }
 }
 

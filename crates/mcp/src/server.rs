@@ -125,12 +125,12 @@ pub(crate) fn refused(r: Refusal) -> CallToolResult {
 fn ended(req: &Request) -> CallToolResult {
     let sentence = match req.status {
         RequestStatus::Declined => format!(
-            "The person declined request {}; nothing was signed. Do not ask again for the same thing unless \
+            "The person declined request {}, so nothing was signed; do not ask again for the same thing unless \
              the person tells you to.",
             req.request_id
         ),
         RequestStatus::Expired => format!(
-            "Request {} expired before the person answered; nothing was signed. Ask the person whether to \
+            "Request {} expired before the person answered, so nothing was signed; ask the person whether to \
              try again.",
             req.request_id
         ),
@@ -186,9 +186,9 @@ impl KeyAppServer {
 
     /// Keeps the credential of an approved request for the tools that use it.
     async fn remember(&self, req: &Request) {
-        if let Some(c) = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str) {
+        if let Some(result) = req.result.as_ref().filter(|_| req.status == RequestStatus::Approved) {
             let mut s = self.inner.session.lock().await;
-            s.remember(c);
+            s.remember(result, &self.inner.key);
             let _ = s.save(&self.inner.session_file);
         }
     }
@@ -242,8 +242,8 @@ impl KeyAppServer {
 
 #[tool_router]
 impl KeyAppServer {
-    /// Whether the key app is running, whether this assistant is paired with it (paired, pending, or not paired)
-    /// and, once paired, whom it signs for (the principal id). Call it first; it changes nothing.
+    /// Says whether the person's key app is running, whether this assistant is paired with it, and whom it signs for;
+    /// call it first.
     #[tool(annotations(
         title = "Key app status",
         read_only_hint = true,
@@ -310,9 +310,8 @@ impl KeyAppServer {
         }
     }
 
-    /// Asks the person to pair this assistant with their key app. Returns a short code (the fingerprint): tell the
-    /// person to check that the key app shows the same code next to this assistant's name before they approve.
-    /// Then call keyapp_status until it says paired. Pairing is needed once per assistant.
+    /// Asks the person to pair this assistant with their key app, and gives the short code they should see beside this
+    /// assistant's name before they approve.
     #[tool(annotations(
         title = "Pair with the key app",
         read_only_hint = false,
@@ -344,10 +343,8 @@ impl KeyAppServer {
         Ok(ok(text, json!({"pairing_id": p.pairing_id, "status": p.status, "fingerprint": fp, "agent_name": name})))
     }
 
-    /// Asks the person for a root mandate: standing permission for this assistant to hold, book, cancel or
-    /// reschedule at the named hosts, within limits (services, time window, price, number of bookings) and for a
-    /// lifetime (1 day by default, at most 30). Returns the request_id, its expiry and the consent text the key app
-    /// shows the person: relay that text to them unchanged. Then call wait_for_answer.
+    /// Asks the person in the key app for standing permission for this assistant to hold, book, cancel or move bookings
+    /// at the businesses named, within the limits and for the time they approve.
     #[tool(annotations(
         title = "Ask for a mandate",
         read_only_hint = false,
@@ -359,10 +356,8 @@ impl KeyAppServer {
         self.ask(NewRequest::Mandate(args)).await
     }
 
-    /// Asks the person to approve exactly one offer a host signed (a booking or change offer, as a compact JWS),
-    /// found through the host's discovery document URL. The key app verifies the offer before anything is shown.
-    /// Returns the request_id, its expiry and the consent text the key app shows the person: relay that text to them
-    /// unchanged. Then call wait_for_answer; once approved, the closed mandate books exactly that offer.
+    /// Asks the person in the key app to approve exactly one time and price a business offered (its signed offer,
+    /// passed unchanged), so that it can be booked.
     #[tool(annotations(
         title = "Ask to book one offer",
         read_only_hint = false,
@@ -377,10 +372,8 @@ impl KeyAppServer {
         self.ask(NewRequest::ClosedMandate(args)).await
     }
 
-    /// Asks for a management mandate to cancel or reschedule one booking, from the receipt the host signed for it.
-    /// When the booking was made under the person's own root mandate allowing cancel and reschedule, it is issued at
-    /// once; otherwise the person is asked. Returns the request_id, its expiry and the consent text: relay it
-    /// unchanged. Then call wait_for_answer.
+    /// Asks the person in the key app for permission to cancel or move one booking, from the receipt the business
+    /// signed for it.
     #[tool(annotations(
         title = "Ask to manage a booking",
         read_only_hint = false,
@@ -395,9 +388,8 @@ impl KeyAppServer {
         self.ask(NewRequest::ManagementMandate(args)).await
     }
 
-    /// Asks the person to organize a meeting of several people: the meeting's terms and, for each member, the offer
-    /// their calendar (or a business) signed for it. Returns the request_id, its expiry and the consent text: relay it
-    /// unchanged. Then call wait_for_answer; once approved, the result holds the signed meeting contract.
+    /// Asks the person in the key app to organize a meeting of several people on the terms each of their calendars
+    /// offered.
     #[tool(annotations(
         title = "Ask to organize a meeting",
         read_only_hint = false,
@@ -412,8 +404,7 @@ impl KeyAppServer {
         self.ask(NewRequest::MeetingContract(args)).await
     }
 
-    /// Asks the person to accept a meeting someone else organized, from the organizer's signed meeting contract.
-    /// Returns the request_id, its expiry and the consent text: relay it unchanged. Then call wait_for_answer.
+    /// Asks the person in the key app whether to join a meeting someone else organized.
     #[tool(annotations(
         title = "Ask to accept a meeting",
         read_only_hint = false,
@@ -428,14 +419,8 @@ impl KeyAppServer {
         self.ask(NewRequest::Acceptance(args)).await
     }
 
-    /// Asks the person whether to accept a booking someone else made that names them as an invitee (for example a
-    /// family member booked a visit the person must confirm). Pass the host's booking response exactly as you fetched
-    /// it from GET /bookings/{id} (the object with booking, receipt and offer; do not edit, trim or rebuild it) and
-    /// the host's discovery document URL; the key app checks the host's signatures, that the booking names this person
-    /// and that its deadline has not passed before anything is shown. Returns the request_id, its expiry (never after
-    /// the booking's answer deadline) and the consent text: relay it unchanged. Then call wait_for_answer; once
-    /// approved, the result holds a closed mandate to POST /bookings/{id}/respond with accept true and the given
-    /// offer_sha256. If the person declines, nothing is signed and the booking follows its default at the deadline.
+    /// Asks the person in the key app whether to accept a booking someone else made that names them, from the
+    /// business's booking passed unchanged; then call wait_for_answer.
     #[tool(annotations(
         title = "Ask to accept an invitation",
         read_only_hint = false,
@@ -450,10 +435,8 @@ impl KeyAppServer {
         self.ask(NewRequest::Invitation(args)).await
     }
 
-    /// Asks the person for a standing rule: their yes, in advance, to meetings a given calendar agent (named by its
-    /// key thumbprint) may accept for them, narrowed by services, weekdays and organizers, for a lifetime (30 days by
-    /// default, at most 180). Returns the request_id, its expiry and the consent text: relay it unchanged. Then call
-    /// wait_for_answer.
+    /// Asks the person in the key app for a standing rule that lets a calendar assistant they name accept meetings for
+    /// them, within the limits they set.
     #[tool(annotations(
         title = "Ask for a rule",
         read_only_hint = false,
@@ -465,10 +448,8 @@ impl KeyAppServer {
         self.ask(NewRequest::Rule(args)).await
     }
 
-    /// Waits for the person's answer to a request, for at most 45 seconds, reporting progress while it waits.
-    /// Returns status "approved" with the credential, or "pending" when the person has not answered yet (call it
-    /// again, or tell the person the request waits in the key app). Declined, expired and withdrawn requests come
-    /// back as errors saying so. Cancelling this call leaves the request pending.
+    /// Waits up to 45 seconds for the person's answer in the key app, reporting progress, and returns what they issued
+    /// or how the request ended.
     #[tool(annotations(
         title = "Wait for the person's answer",
         read_only_hint = true,
@@ -534,8 +515,8 @@ impl KeyAppServer {
         }
     }
 
-    /// Lists the credentials the person has issued to this assistant, oldest first: each one's id (jti), kind,
-    /// hosts, expiry and status (active, revoked or expired), and the bookings left under a shared limit.
+    /// Lists what the person has allowed this assistant, in words: what each permission allows, until when, and the
+    /// bookings left under a shared limit.
     #[tool(annotations(
         title = "List mandates",
         read_only_hint = true,
@@ -576,8 +557,7 @@ impl KeyAppServer {
         }
     }
 
-    /// Withdraws a pending request of this assistant, so the person is no longer asked (for example when the plan
-    /// changed). A withdrawn request does not count against the assistant. Nothing already issued is affected.
+    /// Withdraws a request of this assistant that still waits for the person, so that they are no longer asked.
     #[tool(annotations(
         title = "Withdraw a request",
         read_only_hint = false,

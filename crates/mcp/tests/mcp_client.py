@@ -18,8 +18,16 @@ and the person answering with the `schcp-keyapp` CLI. Checks:
   availability next week, a standing permission to hold (approved with the
   CLI), hold, book (the person approves the exact offer; progress while it
   waits), the management mandate (approved; the receipt is then in the key
-  app's records), reschedule (a change offer the person approves), booking,
-  cancel; list_mandates in words;
+  app's records), reschedule (a change offer the person approves; the text they
+  read says the old time and the new one), booking, cancel; list_mandates in
+  words;
+- a booking limit shared across hosts, issued as an SD-JWT VC (each call
+  presents this host's part with a fresh Key Binding JWT): book needs no new
+  yes, the host claims the unit (list_mandates: 0 left) and cancel gives it
+  back (1 left);
+- invitations (SchCP §5.10): answer_invitation asks to read that one booking
+  (booking_read), then asks the person; one accepted (the host confirms it),
+  one declined (the host records declined at once);
 - the refusals on that path, each one sentence saying what to do next: a hold
   without permission, a time the host refuses, an expired offer, a decline,
   the cooldown after two declines;
@@ -85,9 +93,13 @@ class World:
         with open(host_toml) as f:
             discovery = f.read()
         data = os.path.join(scratch, "data")
+        # The status API where the example host claims and gives back shared-limit
+        # units (SchCP §3.3): on this machine, so hosts_on_this_machine.
+        self.status_port = free_port()
         with open(self.config, "w") as f:
             f.write(f'data_dir = "{data}"\nlocale = "en"\n[agent_api]\nlisten = "127.0.0.1:0"\n'
-                    f'[status_api]\nlisten = "127.0.0.1:0"\npublic_base = "https://keyapp.example"\n\n{discovery}')
+                    f'[status_api]\nlisten = "127.0.0.1:{self.status_port}"\n'
+                    f'public_base = "http://127.0.0.1:{self.status_port}"\nhosts_on_this_machine = true\n\n{discovery}')
         self.keyapp_log = open(os.path.join(scratch, "keyapp.log"), "w")
         self.keyapp = subprocess.Popen([self.cli(), "--config", self.config, "serve"],
                                        stdin=subprocess.DEVNULL, stdout=self.keyapp_log, stderr=self.keyapp_log)
@@ -105,6 +117,12 @@ class World:
     def offer(self):
         """A fresh offer from the host."""
         self.host.stdin.write("offer\n")
+        self.host.stdin.flush()
+        return self.host.stdout.readline().strip()
+
+    def command(self, line):
+        """One command to the example host, and the one line it answers."""
+        self.host.stdin.write(line + "\n")
         self.host.stdin.flush()
         return self.host.stdout.readline().strip()
 
@@ -148,6 +166,14 @@ class World:
             except subprocess.TimeoutExpired:
                 p.kill()
         self.keyapp_log.close()
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def structured(result):
@@ -271,11 +297,13 @@ async def run(world, mcp_bin):
                 stranger.close()
 
 
-def plain_sentence(name, text):
+def plain_sentence(name, text, one=True):
     """One sentence for the model: no section sign, no Unix time, no CODE_WORDS."""
     import re
     check(name + ": plain words", "§" not in text and not re.search(r"\b\d{9,}\b", text)
           and not re.search(r"\b[A-Z]+_[A-Z_]+\b", text), text)
+    if one:
+        check(name + ": one sentence", text.endswith(".") and ". " not in text.rstrip(".") and "\n" not in text, text)
 
 
 async def booking_path(session, world):
@@ -348,7 +376,11 @@ async def booking_path(session, world):
     check("reschedule makes a change request and waits for the person",
           move.get("status") == "waiting_for_the_person" and move["request_id"] not in before
           and move["request_id"] in world.pending(), move)
-    check("reschedule says from and to", move.get("from") and move.get("to") == slots[1]["when"], move)
+    check("reschedule says from and to", move.get("from") == slots[0]["when"] and move.get("to") == slots[1]["when"],
+          move)
+    print("--- the move's consent text:\n" + move["consent_text"] + "\n---")
+    check("the person sees the move from the old time to the new one", shows_move(move["consent_text"], slots[0], slots[1]),
+          move["consent_text"])
     shown = world.person("approve", move["request_id"], answer="y\n")
     check("the person is shown the change the model relays", move["consent_text"] in shown, shown)
     moved = await session.call_tool("reschedule", {"booking_id": booking_id, "new_start": slots[1]["start"]})
@@ -365,11 +397,14 @@ async def booking_path(session, world):
     text = first_text(listed)
     check("list_mandates says what each allows and until when", "standing permission to hold times" in text
           and "permission to cancel or move booking" in text and "valid until 20" in text, text)
-    plain_sentence("list_mandates", text)
+    plain_sentence("list_mandates", text, one=False)
 
     cancelled = await session.call_tool("cancel", {"booking_id": booking_id, "reason": "plans changed"})
     check("cancel cancels it", cancelled.is_error is False and structured(cancelled)["status"] == "cancelled",
           first_text(cancelled))
+
+    await shared_limit_path(session, world, business, slots)
+    await invitations(session, world, business)
 
     # A time the host refuses: not one it has free.
     start = datetime.datetime.fromisoformat(slots[2]["start"]) + datetime.timedelta(minutes=30)
@@ -395,7 +430,7 @@ async def booking_path(session, world):
         world.person("decline", structured(r)["request_id"])
         r = await session.call_tool("book", {"hold_id": h})
         check(f"decline {n + 1} says the person said no and not to ask again", r.is_error is True
-              and "declined" in first_text(r) and "Do not ask again" in first_text(r), first_text(r))
+              and "declined" in first_text(r) and "do not ask again" in first_text(r), first_text(r))
         plain_sentence("decline", first_text(r))
     h = structured(await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[5]["start"]}))["hold_id"]
     r = await session.call_tool("book", {"hold_id": h, "wait_seconds": 1})
@@ -407,6 +442,94 @@ async def booking_path(session, world):
     r = await session.call_tool("request_mandate", {"scope": ["hold"]})
     check("a missing argument is named in words", r.is_error is True and '"hosts"' in first_text(r)
           and "failed to deserialize" not in first_text(r), first_text(r))
+
+
+def shows_move(text, old, new):
+    """The key app's text names the old time and the new one (their days and clock times)."""
+    import datetime
+    import zoneinfo
+
+    def words(slot):
+        t = datetime.datetime.fromisoformat(slot["start"]).astimezone(zoneinfo.ZoneInfo("America/Toronto"))
+        return t.strftime("%-d %B %Y"), t.strftime("%-I:%M")
+
+    (old_day, old_clock), (new_day, new_clock) = words(old), words(new)
+    return (old_day in text and new_day in text and old_clock in text and new_clock in text
+            and "from" in text.lower() and " to " in text)
+
+
+async def remaining(session, jti):
+    listed = structured(await session.call_tool("list_mandates", {}))
+    return next((m.get("remaining") for m in listed["mandates"] if m["jti"] == jti), "not listed")
+
+
+async def shared_limit_path(session, world, business, slots):
+    """One booking in all, shared across hosts (SchCP §3.3), issued as an SD-JWT VC (§3.4): the example
+    host claims the unit at confirm and gives it back at cancel; the key app's count says so."""
+    r = await session.call_tool("request_mandate", {
+        "hosts": [{"id": business, "discovery": DISCOVERY}], "scope": ["hold", "book", "cancel"],
+        # Its window is one slot, so it covers nothing the refusals below try.
+        "constraints": {"max_bookings": 1, "shared_limit": True,
+                        "window": {"not_before": slots[6]["start"], "not_after": slots[6]["end"]}},
+        "lifetime": "P1D", "format": "dc+sd-jwt"})
+    check("a shared-limit SD-JWT mandate is asked for", r.is_error is False, first_text(r))
+    rid = structured(r)["request"]["request_id"]
+    world.person("approve", rid, answer="y\n")
+    r = await session.call_tool("wait_for_answer", {"request_id": rid})
+    credential = structured(r).get("credential", {})
+    jti = credential.get("jti")
+    presentation = credential.get("presentations", {}).get(business, "")
+    check("the key app issues it as an SD-JWT VC with this host's presentation",
+          "~" in presentation and presentation.endswith("~") and "~" not in credential.get("mandate", "~"), credential)
+    check("one booking left before booking", await remaining(session, jti) == 1, await remaining(session, jti))
+
+    held = await session.call_tool("hold", {"business": business, "service": "oil-change", "start": slots[6]["start"]})
+    check("hold under the SD-JWT mandate", held.is_error is False and structured(held)["credential_used"] == jti,
+          first_text(held))
+    booked = await session.call_tool("book", {"hold_id": structured(held)["hold_id"], "wait_seconds": 1})
+    b = structured(booked)
+    check("book under the shared limit needs no new yes and says which credential",
+          booked.is_error is False and b.get("status") == "confirmed" and b["credential_used"]["jti"] == jti
+          and b["credential_used"]["standing_permission"] is True and jti in first_text(booked), first_text(booked))
+    check("the host claimed the unit: none left", await remaining(session, jti) == 0, await remaining(session, jti))
+
+    cancelled = await session.call_tool("cancel", {"booking_id": b["booking_id"], "wait_seconds": 1})
+    check("cancel cancels the shared-limit booking", cancelled.is_error is False
+          and structured(cancelled).get("status") == "cancelled", first_text(cancelled))
+    check("cancel gave the unit back", await remaining(session, jti) == 1, await remaining(session, jti))
+    listed = first_text(await session.call_tool("list_mandates", {}))
+    check("list_mandates says the booking left, in words", "1 booking(s) left of its shared limit" in listed, listed)
+
+
+async def invitations(session, world, business):
+    """Bookings someone else made that name the person (SchCP §5.10): one they accept, one they decline."""
+    me = structured(await session.call_tool("keyapp_status", {}))["principal"]
+    for accept in (True, False):
+        booking_id = world.command(f"invite {me}")
+        check("the host has a booking naming the person", booking_id.startswith("b_"), booking_id)
+        args = {"business": business, "booking_id": booking_id, "wait_seconds": 1}
+        r = await session.call_tool("answer_invitation", args)
+        read = structured(r)
+        check("answer_invitation first asks to read that booking alone", read.get("status") == "waiting_for_the_person"
+              and booking_id in read.get("consent_text", "") and read["consent_text"] in first_text(r), first_text(r))
+        world.person("approve", read["request_id"], answer="y\n")
+        r = await session.call_tool("answer_invitation", args)
+        ask = structured(r)
+        check("then asks the person about the invitation, shown in full",
+              ask.get("status") == "waiting_for_the_person" and ask["request_id"] != read["request_id"]
+              and "invitation" in ask.get("consent_text", "") and ask["consent_text"] in first_text(r), first_text(r))
+        world.person("approve" if accept else "decline", ask["request_id"], answer="y\n")
+        r = await session.call_tool("answer_invitation", args)
+        done = structured(r)
+        if accept:
+            check("an accepted invitation: the business has the yes", r.is_error is False
+                  and done.get("accepted") is True and done.get("status") == "confirmed", first_text(r))
+            check("the host records the yes", world.command(f"status {booking_id}") == "confirmed")
+        else:
+            check("a declined invitation: the business has the no at once", r.is_error is False
+                  and done.get("accepted") is False and done.get("status") == "declined"
+                  and "do not ask again" not in first_text(r), first_text(r))
+            check("the host records declined", world.command(f"status {booking_id}") == "declined")
 
 
 class Stranger:

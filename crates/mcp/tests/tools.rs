@@ -131,7 +131,10 @@ async fn the_tools_their_schemas_and_annotations() {
         let read_only = ["keyapp_status", "list_mandates", "wait_for_answer", "find_host", "availability", "booking"]
             .contains(&t.name.as_ref());
         assert_eq!(a.read_only_hint, Some(read_only), "{}", t.name);
-        assert!(t.description.as_deref().unwrap_or_default().len() > 80, "{} is described", t.name);
+        // One sentence, in the person's words, saying what it does for them.
+        let d = t.description.as_deref().unwrap_or_default();
+        assert!(d.len() > 50 && d.ends_with('.') && !d.trim_end_matches('.').contains(". "), "{}: {d:?}", t.name);
+        assert!(!d.contains('§') && !d.contains("JWS") && !d.contains("mandate"), "{}: {d:?}", t.name);
         assert!(!t.name.contains("sign") && !t.name.contains("approve"), "no tool signs or approves: {}", t.name);
     }
     let schema = |name: &str| Value::Object((*tools.iter().find(|t| t.name == name).unwrap().input_schema).clone());

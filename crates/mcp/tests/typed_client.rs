@@ -157,3 +157,101 @@ async fn the_typed_client_answers_an_invitation_with_a_closed_mandate_for_respon
     );
     assert!(pending_ids(&env).await.is_empty());
 }
+
+/// A host client that reaches the test host beside `env`, signing with `key`.
+fn host_client(env: &Env, key: &SigningKey, dir: &std::path::Path) -> agent::host::HostClient {
+    let ca = dir.join("host-ca.pem");
+    std::fs::write(&ca, env.host.ca_pem()).unwrap();
+    let (name, addr) = env.host.resolve();
+    let trust = agent::host::HostTrust { extra_root_certs: vec![ca], resolve: [(name, addr)].into_iter().collect() };
+    agent::host::HostClient::new(key.clone(), &trust).unwrap()
+}
+
+#[tokio::test]
+async fn an_invitee_reads_with_a_typed_booking_read_and_a_typed_no_declines_at_the_host() {
+    let env = start().await;
+    let key = SigningKey::from_bytes(&[24; 32]);
+    let a = AgentClient::new(format!("http://{}", env.app.agent_addr), key.clone());
+    let p = a.pair("Typed Agent").await.unwrap();
+    person(&env, Command::Approve { id: p.pairing_id }).await.unwrap();
+    let me = a.principal().await.unwrap().principal;
+    let dir = tempfile::tempdir().unwrap();
+    let hosts = host_client(&env, &key, dir.path());
+    let host = hosts.discover(&env.host.discovery_url()).await.unwrap();
+
+    // booking_read: a credential for that one booking, and the host serves it under it.
+    let (served, _) = served_invitation(&env.host, &me, 5).await;
+    let booking_id = served["booking"]["booking_id"].as_str().unwrap().to_owned();
+    let read = NewRequest::BookingRead(agent::BookingReadRequest {
+        host: "maple-street-auto".into(),
+        discovery: env.host.discovery_url(),
+        booking_id: booking_id.clone(),
+        lifetime: None,
+    });
+    let r = a.request("read-1", &read).await.unwrap();
+    assert_eq!((r.kind.clone(), r.status.clone()), (RequestKind::BookingRead, RequestStatus::Pending));
+    person(&env, Command::Approve { id: r.request_id.clone() }).await.unwrap();
+    let done = a.request_status(&r.request_id, 5).await.unwrap();
+    let Some(Ok(Credential::BookingRead(m))) = done.credential() else { panic!("{done:?}") };
+    assert_eq!(m.booking_id, booking_id);
+    let got = hosts.booking_as_served(&host, Some(&m.mandate), &booking_id).await.unwrap();
+    assert_eq!(Value::Object(got.clone()), served, "the host serves it to the invitee under that credential");
+    // It reads that booking alone (§3.3 "Constraints bind reads too") and holds nothing.
+    let (other, _) = served_invitation(&env.host, &me, 6).await;
+    let other_id = other["booking"]["booking_id"].as_str().unwrap();
+    let e = hosts.booking_as_served(&host, Some(&m.mandate), other_id).await.unwrap_err();
+    assert_eq!(e.refusal().map(|r| r.reason_text.as_str()), Some("constraint_not_met"), "{e}");
+    let slot = agent::host::HoldRequest {
+        service_id: "oil-change".into(),
+        start: (chrono::Utc::now() + chrono::Duration::days(8)).format("%Y-%m-%dT10:00:00-05:00").to_string(),
+        ttl: None,
+        party_size: None,
+        place: None,
+    };
+    let e = hosts.hold(&host, &m.mandate, "hold-1", &slot).await.unwrap_err();
+    assert_eq!(e.refusal().and_then(|r| r.code()), Some(schcp::refusal::Code::MandateLimit), "{e}");
+
+    // The person's no: the declined request carries a typed no, and the host declines at once.
+    let ask = NewRequest::Invitation(InvitationRequest { booking: got, discovery: env.host.discovery_url() });
+    let r = a.request("inv-no", &ask).await.unwrap();
+    person(&env, Command::Decline { id: r.request_id.clone() }).await.unwrap();
+    let done = a.request_status(&r.request_id, 5).await.unwrap();
+    assert_eq!(done.status, RequestStatus::Declined);
+    let Some(Ok(Credential::Invitation(no))) = done.credential() else { panic!("{done:?}") };
+    assert_eq!((no.accept, no.booking_id.as_str()), (Some(false), booking_id.as_str()));
+    // The no cannot say yes (accepting is `book`, §5.10) ...
+    let yes = agent::host::RespondRequest { accept: true, offer_sha256: Some(no.offer_sha256.clone()) };
+    let e = hosts.respond(&host, &no.mandate, "answer-yes", &booking_id, &yes).await.unwrap_err();
+    assert_eq!(e.refusal().and_then(|r| r.code()), Some(schcp::refusal::Code::MandateScope), "{e}");
+    // ... and its no declines the booking.
+    let answer = agent::host::RespondRequest { accept: false, offer_sha256: Some(no.offer_sha256.clone()) };
+    let declined = hosts.respond(&host, &no.mandate, "answer-no", &booking_id, &answer).await.unwrap();
+    assert_eq!(declined.booking.status, schcp::claims::BookingStatus::Declined);
+    assert_eq!(env.host.served_booking(&booking_id).unwrap().booking.status, schcp::claims::BookingStatus::Declined);
+}
+
+#[tokio::test]
+async fn a_typed_booking_acceptance_for_a_business_is_refused_as_not_the_persons_calendar() {
+    let env = start().await;
+    let a = AgentClient::new(format!("http://{}", env.app.agent_addr), SigningKey::from_bytes(&[25; 32]));
+    let p = a.pair("Typed Agent").await.unwrap();
+    person(&env, Command::Approve { id: p.pairing_id }).await.unwrap();
+    // §7.7: the person's own yes is for their own calendar only; Maple Street
+    // Auto is a business, so nothing reaches the person.
+    let offer = future_offer(&env.host, 4).1;
+    let own =
+        NewRequest::BookingAcceptance(agent::BookingAcceptanceRequest { offer, discovery: env.host.discovery_url() });
+    let e = api(a.request("own-1", &own).await.unwrap_err());
+    assert_eq!((e.status, e.reason.as_str()), (StatusCode::UNPROCESSABLE_ENTITY, "not_my_calendar"));
+    assert!(pending_ids(&env).await.is_empty());
+    // A tampered offer never gets that far.
+    let mut parts: Vec<String> = future_offer(&env.host, 4).1.split('.').map(str::to_owned).collect();
+    let first = if parts[2].starts_with('A') { 'B' } else { 'A' };
+    parts[2] = format!("{first}{}", &parts[2][1..]);
+    let bad = NewRequest::BookingAcceptance(agent::BookingAcceptanceRequest {
+        offer: parts.join("."),
+        discovery: env.host.discovery_url(),
+    });
+    let e = api(a.request("own-2", &bad).await.unwrap_err());
+    assert_eq!(e.code, ErrorCode::VerificationFailed, "{e:?}");
+}

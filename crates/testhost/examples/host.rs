@@ -27,6 +27,11 @@
 //!   `offer`: a closed mandate);
 //! - `rotate KID`: rotate the signing key to a new one named KID;
 //! - `expire`: let every hold of the endpoint lapse now (an expired offer);
+//! - `invite PRINCIPAL`: a tentative booking (§5.10) in five days that someone
+//!   else made, naming PRINCIPAL as an invitee who must answer within four
+//!   days; prints its booking id;
+//! - `status BOOKING_ID`: prints the status of a booking it was given (as
+//!   `invite` made it, or as an invitee's answer left it);
 //! - `quit`.
 //!
 //! It is also a SchCP endpoint (crates/testhost endpoint.rs): availability,
@@ -42,7 +47,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{Days, TimeZone, Utc};
-use schcp::claims::{Approved, OfferClaims, Slot};
+use schcp::claims::{Approved, OfferClaims, Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault, Slot};
 use testhost::{TestHost, TestHostConfig};
 use tokio::io::AsyncBufReadExt;
 
@@ -137,6 +142,47 @@ fn tomorrow_slot(tz: &str, open_end: bool) -> Slot {
         .expect("13:00 exists on every day");
     let end = start + chrono::TimeDelta::minutes(45);
     Slot { start: start.to_rfc3339(), end: (!open_end).then(|| end.to_rfc3339()) }
+}
+
+/// The booker's principal in `invite` bookings: someone the person does not know.
+const BOOKER: &str = "urn:schcp:principal:jwk-thumbprint:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";
+
+/// `invite PRINCIPAL`: a priced oil change in five days at 13:00 host time,
+/// booked by someone else and tentative until PRINCIPAL answers (§5.10).
+fn invite(host: &TestHost, principal: &str) -> Result<String, String> {
+    let tz: chrono_tz::Tz = host.config().tz.parse().unwrap_or(chrono_tz::America::Toronto);
+    let at = |days: u64, h: u32, m: u32| {
+        let today = Utc::now().with_timezone(&tz).date_naive();
+        let day = today.checked_add_days(Days::new(days)).unwrap_or(today);
+        day.and_hms_opt(h, m, 0).and_then(|t| tz.from_local_datetime(&t).earliest()).map(|t| t.to_rfc3339())
+    };
+    let mut claims = host.priced_offer(now());
+    claims.slot = Slot { start: at(5, 13, 0).ok_or("no such day")?, end: at(5, 13, 45) };
+    let offer = host.sign_offer(&claims).map_err(|e| e.to_string())?;
+    let participants = vec![
+        Participant {
+            who: Some(BOOKER.into()),
+            name: Some("Sam R.".into()),
+            role: ParticipantRole::Booker,
+            relationship: None,
+            confirm_within: None,
+            confirm_by: None,
+            default: None,
+            status: Some(ParticipantStatus::NotRequired),
+        },
+        Participant {
+            who: Some(principal.to_owned()),
+            name: None,
+            role: ParticipantRole::Invitee,
+            relationship: Some("brother".into()),
+            confirm_within: Some("P4D".into()),
+            confirm_by: at(4, 13, 0),
+            default: Some(ReconfirmDefault::Release),
+            status: Some(ParticipantStatus::Pending),
+        },
+    ];
+    let served = host.tentative_booking(&offer, "m-booker-1", participants, now()).map_err(|e| e.to_string())?;
+    Ok(served.booking.booking_id)
 }
 
 fn new_offer(host: &TestHost, kind: Kind) -> String {
@@ -282,9 +328,18 @@ async fn main() {
                         host.expire_holds();
                         eprintln!("every hold has lapsed");
                     }
+                    (Some("invite"), Some(principal)) => match invite(&host, principal) {
+                        Ok(id) => emit(&id),
+                        Err(e) => eprintln!("no invitation: {e}"),
+                    },
+                    (Some("status"), Some(id)) => match host.served_booking(id) {
+                        Some(b) => emit(serde_json::to_value(b.booking.status).ok().and_then(|v| v.as_str().map(str::to_owned)).as_deref().unwrap_or("unknown")),
+                        None => emit("unknown"),
+                    },
                     (Some("quit"), _) => break,
                     _ => eprintln!(
-                        "commands: offer | open | receipt JTI [offer|limits|contract] | rotate KID | expire | quit"
+                        "commands: offer | open | receipt JTI [offer|limits|contract] | rotate KID | expire | invite PRINCIPAL | \
+                         status BOOKING_ID | quit"
                     ),
                 }
             }

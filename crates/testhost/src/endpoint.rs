@@ -6,8 +6,13 @@
 //!
 //! Simplifications, all on the host's side of the protocol: the oil change is
 //! free on weekdays at every whole hour from 9:00 to 16:00 host time; one
-//! principal's bookings are only theirs to read; no webhooks, reputation or
-//! shared booking limits.
+//! principal's bookings are only theirs to read; no webhooks or reputation.
+//! Mandates come compact (§3.3) or as SD-JWT VC presentations (§3.4). A
+//! shared booking limit (§3.3 "One consent, several hosts") is claimed at the
+//! principal's status API before a confirm and released at a cancel, on status
+//! URLs this host can reach (`status_claims`: loopback only); a release that
+//! fails is not retried, so the principal has one booking fewer left, never
+//! one more.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -23,7 +28,9 @@ use schcp::claims::{
 };
 use schcp::httpsig::{NonceMemory, RequestParts, SigError};
 use schcp::refusal::{Code, Reason};
-use schcp::verify::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain};
+use schcp::verify::{
+    check_action, verify_mandate_chain, verify_sd_jwt_mandate, ActionCheck, ChainContext, VerifiedChain,
+};
 use serde_json::{json, Value};
 
 use crate::Shared;
@@ -56,6 +63,9 @@ struct Made {
     mandate: String,
     /// The open change offer (§5.7), with its slot.
     change: Option<Proposal>,
+    /// The shared-limit claims this booking holds (§3.3): each status URL,
+    /// with the hold id that names the claim.
+    claims: Vec<(String, String)>,
 }
 
 /// The endpoint's own state, beside the discovery state in `Shared`.
@@ -110,13 +120,15 @@ fn answer((status, body): (StatusCode, Value)) -> Answer {
     r
 }
 
-/// Whether the endpoint answers `method path`: everything under it but a GET
-/// of a booking it did not make (served as given, `TestHost::serve_booking`).
-pub(crate) fn owns(shared: &Shared, method: &Method, path: &str) -> bool {
+/// Whether the endpoint answers `method path`: everything under it but an
+/// unsigned GET of a booking it did not make (served as given,
+/// `TestHost::serve_booking`). A GET with a mandate is checked here, whoever
+/// made the booking (§5.5, §5.10: a participant reads it under their own).
+pub(crate) fn owns(shared: &Shared, method: &Method, path: &str, with_mandate: bool) -> bool {
     let Some(rest) = path.strip_prefix(ENDPOINT_PATH) else { return false };
     match rest.strip_prefix("/bookings/") {
         Some(id) if method == Method::GET && !id.contains('/') => {
-            shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).contains_key(id)
+            with_mandate || shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).contains_key(id)
         }
         Some(id) => id.ends_with("/cancel") || id.ends_with("/change-offer") || id.ends_with("/reschedule"),
         None => true,
@@ -156,9 +168,9 @@ pub(crate) async fn handle(shared: &Shared, req: Request<Incoming>) -> Answer {
         (&Method::POST, ["holds"]) => place_hold(shared, &caller, now),
         (&Method::GET, ["holds", id]) => read_hold(shared, &caller, id, false),
         (&Method::DELETE, ["holds", id]) => read_hold(shared, &caller, id, true),
-        (&Method::POST, ["holds", id, "confirm"]) => confirm(shared, &caller, id, now),
+        (&Method::POST, ["holds", id, "confirm"]) => confirm(shared, &caller, id, now).await,
         (&Method::GET, ["bookings", id]) => read_booking(shared, &caller, id),
-        (&Method::POST, ["bookings", id, "cancel"]) => cancel(shared, &caller, id, now),
+        (&Method::POST, ["bookings", id, "cancel"]) => cancel(shared, &caller, id, now).await,
         (&Method::POST, ["bookings", id, "change-offer"]) => change_offer(shared, &caller, id, now),
         (&Method::POST, ["bookings", id, "reschedule"]) => reschedule(shared, &caller, id, now),
         _ => Err(refuse(Code::NotFound, "not_found", "no such operation")),
@@ -195,7 +207,7 @@ fn verify(
         Some(m) => {
             let ctx =
                 ChainContext { host_id: &shared.config.host_id, request_jkt: &agent.jkt, now, allow_wildcard: false };
-            Some(verify_mandate_chain(m, &ctx).map_err(|e| from_schcp(&e))?)
+            Some(verify_mandate(m, &ctx).map_err(|e| from_schcp(&e))?)
         }
         None => None,
     };
@@ -205,6 +217,17 @@ fn verify(
         schcp::json::parse(body).map_err(|e| refuse(Code::InvalidRequest, "malformed_json", &e.to_string()))?
     };
     Ok(Caller { jkt: agent.jkt, chain, body })
+}
+
+/// §3.4: "A verifier tells the formats apart by ~, which a compact JWS never
+/// contains"; an SD-JWT VC presentation is evaluated as the one-link chain of
+/// the mandate it discloses to this host.
+pub(crate) fn verify_mandate(m: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChain, schcp::Error> {
+    if m.contains('~') {
+        verify_sd_jwt_mandate(m, ctx)
+    } else {
+        verify_mandate_chain(m, ctx)
+    }
 }
 
 fn need_chain(caller: &Caller) -> Result<&VerifiedChain, (StatusCode, Value)> {
@@ -400,14 +423,86 @@ fn read_hold(
     Ok((StatusCode::OK, serde_json::to_value(&held.hold).unwrap_or_default()))
 }
 
-/// `POST /holds/{id}/confirm` (§5.3): the hold, the hash, the mandate and
-/// the booking written under one lock.
-fn confirm(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+/// The shared-limit links of a chain (§3.3): the status URL of each link
+/// with `shared_limit`, `None` for such a link without one.
+fn shared_limits(chain: &VerifiedChain) -> Vec<Option<String>> {
+    chain
+        .links()
+        .filter(|l| l.claims.constraints.as_ref().is_some_and(|c| c.shared_limit == Some(true)))
+        .map(|l| l.claims.status.clone())
+        .collect()
+}
+
+/// §3.3: "A refusal, a link without a status URL, or a key app that does not
+/// answer refuses the confirm with 403 MANDATE_LIMIT, reason shared_limit_reached."
+fn limit_reached(message: &str) -> (StatusCode, Value) {
+    refuse(Code::MandateLimit, Reason::SharedLimitReached.as_str(), message)
+}
+
+/// `POST /holds/{id}/confirm` (§5.3): the checks, then a unit claimed for each
+/// shared-limit link (§3.3), then the hold, the hash, the mandate and the
+/// booking written under one lock. A confirm that then fails gives back only
+/// the claims it made (201), never one another call made (200).
+async fn confirm(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    now: i64,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let chain = need_chain(caller)?;
+    confirmable(shared, caller, id, now)?;
+    let mut made = Vec::new();
+    let mut holding = Vec::new();
+    for status in shared_limits(chain) {
+        let Some(status) = status else {
+            give_back(shared, &made).await;
+            return Err(limit_reached("a shared booking limit without a status URL"));
+        };
+        let claim = shared.claim_request(&status, id, crate::Signing::Unsigned, now);
+        match crate::status_claims::send(&claim).await {
+            Ok(201) => made.push((status.clone(), id.to_owned())),
+            Ok(200) => {}
+            Ok(409) => {
+                give_back(shared, &made).await;
+                return Err(limit_reached("no bookings are left under the shared limit"));
+            }
+            Ok(other) => {
+                give_back(shared, &made).await;
+                return Err(limit_reached(&format!("the status API refused the claim ({other})")));
+            }
+            Err(e) => {
+                give_back(shared, &made).await;
+                return Err(limit_reached(&e.to_string()));
+            }
+        }
+        holding.push((status, id.to_owned()));
+    }
+    match commit_confirm(shared, caller, id, now, holding) {
+        Ok(v) => Ok(v),
+        Err(e) => {
+            give_back(shared, &made).await;
+            Err(e)
+        }
+    }
+}
+
+/// Gives back each claim (status URL, hold id), once; a status API that
+/// does not answer keeps its unit (module doc).
+async fn give_back(shared: &Shared, claims: &[(String, String)]) {
+    for (status, hold_id) in claims {
+        let release = shared.release_request(status, hold_id, crate::Signing::Unsigned, Utc::now().timestamp());
+        let _ = crate::status_claims::send(&release).await;
+    }
+}
+
+/// The confirm's checks before any unit is claimed: the hold, its hash and
+/// the action under the mandate.
+fn confirmable(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(), (StatusCode, Value)> {
     let chain = need_chain(caller)?;
     let hash = text(&caller.body, "offer_sha256")?;
-    let mut holds = shared.endpoint.holds.lock().unwrap_or_else(|e| e.into_inner());
+    let holds = shared.endpoint.holds.lock().unwrap_or_else(|e| e.into_inner());
     let held = holds
-        .get_mut(id)
+        .get(id)
         .filter(|h| h.principal == chain.principal())
         .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such hold"))?;
     if !matches!(held.hold.status, HoldStatus::Held) || held.expires <= now {
@@ -420,19 +515,40 @@ fn confirm(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(Stat
         return Err((status, body));
     }
     let start = date(&held.hold.start)?;
-    check(chain, &ActionCheck { offer_sha256: Some(&offer_hash), ..action(Action::Book, start) })?;
+    check(chain, &ActionCheck { offer_sha256: Some(&offer_hash), ..action(Action::Book, start) })
+}
+
+/// The booking written, the checks made again under the lock (the hold may
+/// have lapsed while the units were claimed).
+fn commit_confirm(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    now: i64,
+    claims: Vec<(String, String)>,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    confirmable(shared, caller, id, now)?;
+    let chain = need_chain(caller)?;
+    let mut holds = shared.endpoint.holds.lock().unwrap_or_else(|e| e.into_inner());
+    let held = holds
+        .get_mut(id)
+        .filter(|h| h.principal == chain.principal())
+        .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such hold"))?;
     let root = &chain.root.claims;
     let approved = match root.constraints.as_ref().and_then(|c| c.offer_sha256.as_ref()) {
         Some(_) => Approved::Offer,
         None => Approved::Limits,
     };
     let booking_id = format!("b_{}", shared.next_id.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    let claims = crate::claims::receipt(&shared.config, &held.hold.offer, booking_id.clone(), &root.jti, approved, now)
-        .map_err(|e| refuse(Code::Internal, "internal_error", &e.to_string()))?;
-    let receipt =
-        shared.sign(schcp::jws::Typ::Receipt, &claims).map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
+    let claims_made = claims;
+    let receipt_claims =
+        crate::claims::receipt(&shared.config, &held.hold.offer, booking_id.clone(), &root.jti, approved, now)
+            .map_err(|e| refuse(Code::Internal, "internal_error", &e.to_string()))?;
+    let receipt = shared
+        .sign(schcp::jws::Typ::Receipt, &receipt_claims)
+        .map_err(|e| refuse(Code::Internal, "internal_error", &e))?;
     let response = BookingResponse {
-        booking: claims.booking,
+        booking: receipt_claims.booking,
         receipt,
         offer: Some(held.hold.offer.clone()),
         contract: None,
@@ -442,7 +558,13 @@ fn confirm(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(Stat
     let value = serde_json::to_value(&response).unwrap_or_default();
     shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).insert(
         booking_id,
-        Made { response, principal: chain.principal().to_owned(), mandate: root.jti.clone(), change: None },
+        Made {
+            response,
+            principal: chain.principal().to_owned(),
+            mandate: root.jti.clone(),
+            change: None,
+            claims: claims_made,
+        },
     );
     Ok((StatusCode::CREATED, value))
 }
@@ -468,8 +590,36 @@ fn with_booking<T>(
     f(m, chain)
 }
 
-/// `GET /bookings/{id}` (§5.5).
+/// `GET /bookings/{id}` (§5.5): a booking this endpoint made, for its
+/// principal; or one it was given to serve, for a participant it names with
+/// `who` (§5.10), under a mandate whose every link admits the booking (§3.3
+/// "Constraints bind reads too": a `bookings` list must name it).
 fn read_booking(shared: &Shared, caller: &Caller, id: &str) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let is_made = shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).contains_key(id);
+    if !is_made {
+        let chain = need_chain(caller)?;
+        let served = shared.state().bookings.get(id).cloned();
+        let Some(served) = served else { return Err(refuse(Code::NotFound, "not_found", "no such booking")) };
+        let named = served.booking.participants.as_deref().unwrap_or_default().iter().any(|p| {
+            p.who.as_deref() == Some(chain.principal())
+                && !matches!(p.status, Some(schcp::claims::ParticipantStatus::Declined))
+        });
+        if !named {
+            // §5.5: nothing is said about a booking to someone it does not name.
+            return Err(refuse(Code::NotFound, "not_found", "no such booking"));
+        }
+        let admitted = chain.links().all(|l| {
+            l.claims.constraints.as_ref().and_then(|c| c.bookings.as_ref()).is_none_or(|b| b.iter().any(|x| x == id))
+        });
+        if !admitted {
+            return Err(refuse(
+                Code::MandateLimit,
+                schcp::refusal::Reason::ConstraintNotMet.as_str(),
+                "the mandate does not name this booking",
+            ));
+        }
+        return Ok((StatusCode::OK, serde_json::to_value(&served).unwrap_or_default()));
+    }
     with_booking(shared, caller, id, None, |m, _| {
         let mut v = serde_json::to_value(&m.response).unwrap_or_default();
         if let Some(p) = &m.change {
@@ -511,8 +661,15 @@ fn resign(shared: &Shared, m: &mut Made, now: i64) -> Result<(), (StatusCode, Va
 }
 
 /// `POST /bookings/{id}/cancel` (§5.6): free and unrecorded before the start.
-fn cancel(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(StatusCode, Value), (StatusCode, Value)> {
-    with_booking(shared, caller, id, Some(Action::Cancel), |m, _| {
+/// §3.3: "A guest's cancel gives the unit back before the endpoint answers, so
+/// the agent can book again at once."
+async fn cancel(
+    shared: &Shared,
+    caller: &Caller,
+    id: &str,
+    now: i64,
+) -> Result<(StatusCode, Value), (StatusCode, Value)> {
+    let (answer, claims) = with_booking(shared, caller, id, Some(Action::Cancel), |m, _| {
         if matches!(m.response.booking.status, BookingStatus::Cancelled) {
             return Err(refuse(Code::InvalidState, "invalid_state", "the booking is already cancelled"));
         }
@@ -523,8 +680,12 @@ fn cancel(shared: &Shared, caller: &Caller, id: &str, now: i64) -> Result<(Statu
         m.response.booking.sequence += 1;
         m.change = None;
         resign(shared, m, now)?;
-        Ok((StatusCode::OK, serde_json::to_value(&m.response).unwrap_or_default()))
-    })
+        // Each claim is given back once: it leaves the booking here.
+        let claims = std::mem::take(&mut m.claims);
+        Ok(((StatusCode::OK, serde_json::to_value(&m.response).unwrap_or_default()), claims))
+    })?;
+    give_back(shared, &claims).await;
+    Ok(answer)
 }
 
 /// `POST /bookings/{id}/change-offer` (§5.7 step 1): the new time held, a

@@ -48,7 +48,7 @@ mod status_claims;
 mod tls;
 
 pub use claims::{OFFER_LIFETIME, SPEC_SLOT_END, SPEC_SLOT_START};
-pub use status_claims::{Signing, StatusRequest};
+pub use status_claims::{send as send_status_request, Signing, StatusRequest, StatusSendError};
 
 /// The path of a host's own discovery document (§2.1).
 pub const WELL_KNOWN_PATH: &str = "/.well-known/scheduling.json";
@@ -526,6 +526,11 @@ impl TestHost {
         self.shared.state().bookings.insert(response.booking.booking_id.clone(), response);
     }
 
+    /// The booking `booking_id` as it is served now (after any answers), if it is.
+    pub fn served_booking(&self, booking_id: &str) -> Option<BookingResponse> {
+        self.shared.state().bookings.get(booking_id).cloned()
+    }
+
     /// Where the booking `booking_id` is served: `https://{domain}/schcp/v0/bookings/{id}`.
     pub fn booking_url(&self, booking_id: &str) -> String {
         format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
@@ -569,7 +574,8 @@ async fn serve(listener: TcpListener, acceptor: tokio_rustls::TlsAcceptor, share
                         async move {
                             // The SchCP operations (endpoint.rs) read a body; an
                             // invitation's answer (respond) too; discovery does not.
-                            let response = if endpoint::owns(&shared, req.method(), req.uri().path()) {
+                            let with_mandate = req.headers().contains_key("schcp-mandate");
+                            let response = if endpoint::owns(&shared, req.method(), req.uri().path(), with_mandate) {
                                 endpoint::handle(&shared, req).await
                             } else {
                                 route(&shared, req).await

@@ -18,7 +18,7 @@ use hyper::StatusCode;
 use schcp::claims::{Action, BookingResponse, BookingStatus, EventStatus, ParticipantStatus, ReceiptClaims, Refusal};
 use schcp::httpsig::{NonceMemory, RequestParts, SigError};
 use schcp::money::Amount;
-use schcp::verify::{check_action, verify_mandate_chain, ActionCheck, ChainContext, VerifiedChain};
+use schcp::verify::{check_action, ActionCheck, ChainContext, VerifiedChain};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -95,7 +95,7 @@ fn verified(r: &Respond<'_>, nonces: &Nonces) -> Result<(VerifiedChain, String, 
         .and_then(|(_, v)| std::str::from_utf8(v).ok())
         .ok_or_else(|| refused(StatusCode::UNAUTHORIZED, "MANDATE_INVALID", "mandate_invalid", "no SchCP-Mandate"))?;
     let ctx = ChainContext { host_id: r.host_id, request_jkt: &agent.jkt, now: r.now, allow_wildcard: false };
-    let chain = verify_mandate_chain(mandate, &ctx).map_err(|e| {
+    let chain = crate::endpoint::verify_mandate(mandate, &ctx).map_err(|e| {
         let w = e.reason();
         refused(StatusCode::UNAUTHORIZED, w.code.as_str(), w.reason.as_str(), e.to_string())
     })?;

@@ -126,17 +126,19 @@ impl HostClient {
         let url = host.url_of(path);
         self.check_url(&url)?;
         let bytes = body.map(|b| serde_json::to_vec(&b).expect("JSON serializes")).unwrap_or_default();
-        let mut nonce = [0u8; 16];
-        rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut nonce);
         let created = chrono::Utc::now().timestamp();
+        let presented = match mandate {
+            Some(m) => Some(self.present(m, &host.host_id, created)?),
+            None => None,
+        };
         let headers = schcp::httpsig::sign_request(
             method.as_str(),
             &url,
             &bytes,
-            mandate,
+            presented.as_deref(),
             &self.key,
             created,
-            &schcp::b64::encode(nonce),
+            &fresh_nonce(),
         );
         let mut req = self.http.request(method, &url).header(reqwest::header::ACCEPT, "application/json");
         for (name, value) in headers {
@@ -151,6 +153,25 @@ impl HostClient {
             return Err(HostError::Refused(Box::new(HostRefusal::from_response(status, &value))));
         }
         Ok((status, value))
+    }
+
+    /// The `SchCP-Mandate` value for one request to `host_id`: a compact
+    /// mandate as it is; an SD-JWT VC presentation (§3.4: the issuer JWT and
+    /// this host's disclosures, ending in `~`, as the key app hands it out per
+    /// host) with a fresh Key Binding JWT by this agent's key for this host,
+    /// since "Agents therefore present a fresh KB-JWT with every request".
+    fn present(&self, mandate: &str, host_id: &str, now: i64) -> Result<String, HostError> {
+        if !mandate.contains('~') {
+            return Ok(mandate.to_owned());
+        }
+        if !mandate.ends_with('~') {
+            // A presentation already bound: binding it again would be a second
+            // KB-JWT the host refuses; this client makes its own for each call.
+            return Err(HostError::BadMandate("an SD-JWT presentation is passed without its Key Binding JWT".into()));
+        }
+        schcp::sdjwt::key_binding_jwt(mandate, host_id, &fresh_nonce(), now, &self.key)
+            .map(|kb| format!("{mandate}{kb}"))
+            .map_err(|e| HostError::BadMandate(e.to_string()))
     }
 
     /// A success answer checked against its closed schema, then typed.
@@ -348,6 +369,13 @@ impl HostClient {
         }
         Ok(r)
     }
+}
+
+/// 128 random bits, base64url: a §3.2 nonce, or a KB-JWT's (§3.4).
+fn fresh_nonce() -> String {
+    let mut nonce = [0u8; 16];
+    rand_core::RngCore::fill_bytes(&mut rand_core::OsRng, &mut nonce);
+    schcp::b64::encode(nonce)
 }
 
 fn to_value<T: Serialize>(v: &T) -> Value {

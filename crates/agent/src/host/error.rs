@@ -140,6 +140,10 @@ pub enum HostError {
         /// What did not fit.
         detail: String,
     },
+    /// A mandate this client cannot present: an SD-JWT VC presentation that
+    /// already carries a Key Binding JWT, or one that cannot be bound (§3.4).
+    #[error("the mandate cannot be presented: {0}")]
+    BadMandate(String),
     /// An id that would change the path it is put in.
     #[error("{0:?} is not a hold, booking or proposal id")]
     BadId(String),
