@@ -15,6 +15,7 @@
 
 mod acceptance;
 mod answers;
+mod attestations;
 mod booking_acceptance;
 mod booking_read;
 mod bookings;
@@ -40,6 +41,7 @@ mod test_support;
 
 pub use crate::kind::RequestKind;
 pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
+pub use attestations::{AttestationRefusal, MAX_ATTESTATION_BYTES};
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
 pub use hosts::{HostChangeView, MAX_NOTED_CHANGES};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
@@ -126,6 +128,9 @@ pub enum ServiceError {
     /// signed or paired, and the request stays pending (user_verification).
     #[error("nothing was approved: {0}")]
     NotVerified(#[from] crate::user_verification::Refusal),
+    /// An attestation the person added that a host would not honour (§7.5).
+    #[error(transparent)]
+    Attestation(AttestationRefusal),
 }
 
 /// What an agent or the person named that the records do not hold. Its
@@ -283,6 +288,11 @@ impl ServiceError {
             }
             ServiceError::NotVerified(refusal) => {
                 ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, refusal.reason(), message)
+            }
+            ServiceError::Attestation(refusal) => {
+                let (code, reason) = refusal.code_and_reason();
+                let status = code.status().and_then(|s| StatusCode::from_u16(s).ok());
+                ApiError::new(status.unwrap_or(StatusCode::BAD_REQUEST), code, reason, message)
             }
         }
     }

@@ -251,6 +251,18 @@ pub async fn approved_over_offer(
     .await?)
 }
 
+/// The verified inputs (JSON) of the latest `limit` requests of `kind`,
+/// whatever their status, newest first.
+pub async fn latest_inputs(store: &Store, kind: &str, limit: i64) -> Result<Vec<String>, StoreError> {
+    let rows: Vec<(String,)> =
+        sqlx::query_as("SELECT input FROM requests WHERE kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
+            .bind(kind)
+            .bind(limit)
+            .fetch_all(store.pool())
+            .await?;
+    Ok(rows.into_iter().map(|(input,)| input).collect())
+}
+
 /// The stored verified input (JSON) of rule request `request_id`, whatever its status.
 pub async fn rule_input(store: &Store, request_id: &str) -> Result<Option<String>, StoreError> {
     let row: Option<(String,)> = sqlx::query_as("SELECT input FROM requests WHERE request_id = ? AND kind = 'rule'")
