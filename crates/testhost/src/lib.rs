@@ -76,6 +76,9 @@ pub struct TestHostConfig {
     /// The operator the document names (`"operator": {"domain": …}`, §2.2 rule 2);
     /// `null` when `None`.
     pub operator: Option<String>,
+    /// The attesters whose attestations the host honours (§7.5
+    /// `trust.attesters`); the document has no `trust` when empty.
+    pub attesters: Vec<schcp::claims::Attester>,
 }
 
 impl Default for TestHostConfig {
@@ -89,6 +92,7 @@ impl Default for TestHostConfig {
             kid: "msa-2026-10".into(),
             signing_seed: None,
             operator: None,
+            attesters: Vec::new(),
         }
     }
 }
@@ -529,6 +533,13 @@ impl TestHost {
     /// Where the booking `booking_id` is served: `https://{domain}/schcp/v0/bookings/{id}`.
     pub fn booking_url(&self, booking_id: &str) -> String {
         format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
+    }
+
+    /// The attester whose pool hold `hold_id` counts against (§7.5
+    /// `max_active_per_attester`): the first attestation of its mandate the
+    /// host honoured. `None` for a hold in the new-guest pool, or no such hold.
+    pub fn vouched_by(&self, hold_id: &str) -> Option<String> {
+        self.shared.endpoint.vouched_by(hold_id)
     }
 
     /// Lets every live hold of the endpoint lapse now, so confirming it is
