@@ -445,6 +445,23 @@ impl Service {
     pub fn principal(&self) -> &str {
         &self.inner.principal
     }
+    /// Message `id` of the window's catalogue, in the person's language (`ui_words`).
+    pub(super) fn words(&self, id: &str) -> String {
+        crate::ui_words::text(self.language(), id)
+    }
+    /// Message `id` with `args`, in the person's language: the one way the
+    /// service fills in a sentence of the catalogue.
+    pub(super) fn words_with<'a>(
+        &self,
+        id: &str,
+        args: impl IntoIterator<Item = (&'a str, fluent_bundle::FluentValue<'a>)>,
+    ) -> String {
+        let mut fluent = fluent_bundle::FluentArgs::new();
+        for (name, value) in args {
+            fluent.set(name, value);
+        }
+        crate::ui_words::text_with(self.language(), id, &fluent)
+    }
     /// The principal's RFC 7638 thumbprint: the hosted status service's namespace
     /// for this key app's credentials (docs/hosted-status.md).
     pub fn principal_thumbprint(&self) -> String {

@@ -118,9 +118,7 @@ impl Service {
     /// What the status service lacks, in the person's words; a refusal for
     /// good says why (`namespace_full`: no room for more of their credentials).
     fn publication_words(&self, p: Publication, why: Option<Reason>) -> String {
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("why", why.map_or("other", Reason::as_str));
-        crate::ui_words::text_with(self.language(), p.message_id(), &args)
+        self.words_with(p.message_id(), [("why", why.map_or("other", Reason::as_str).into())])
     }
 
     /// Fills in, for each `(index into out, status URL)`, what the hosted
