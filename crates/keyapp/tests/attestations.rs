@@ -30,7 +30,11 @@ fn attester_key() -> SigningKey {
 
 /// `trust.attesters` naming PhoneCheck with `key`.
 fn phonecheck(key: &SigningKey) -> Vec<Attester> {
-    vec![Attester { id: ATTESTER.into(), name: Some("PhoneCheck".into()), keys: vec![Jwk::ed25519(&key.verifying_key())] }]
+    vec![Attester {
+        id: ATTESTER.into(),
+        name: Some("PhoneCheck".into()),
+        keys: vec![Jwk::ed25519(&key.verifying_key())],
+    }]
 }
 
 /// An attestation by `iss`, signed with `key`, about `sub`, for a day from now.
@@ -41,8 +45,8 @@ fn attestation(key: &SigningKey, iss: &str, sub: &str) -> String {
 
 /// The garage trusts PhoneCheck; the salon trusts no attester.
 async fn garage_and_salon() -> (Env, TestHost) {
-    let garage = TestHost::start(TestHostConfig { attesters: phonecheck(&attester_key()), ..TestHostConfig::default() })
-        .await;
+    let garage =
+        TestHost::start(TestHostConfig { attesters: phonecheck(&attester_key()), ..TestHostConfig::default() }).await;
     let salon = TestHost::start(TestHostConfig {
         host_id: SALON.into(),
         name: "Salon Lumière".into(),
@@ -110,7 +114,13 @@ async fn free_start(client: &HostClient, host: &Host) -> String {
 }
 
 fn hold_at(start: &str) -> agent::host::HoldRequest {
-    agent::host::HoldRequest { service_id: "oil-change".into(), start: start.into(), ttl: None, party_size: None, place: None }
+    agent::host::HoldRequest {
+        service_id: "oil-change".into(),
+        start: start.into(),
+        ttl: None,
+        party_size: None,
+        place: None,
+    }
 }
 
 #[tokio::test]
@@ -148,7 +158,8 @@ async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_
 
     // A compact mandate is one credential for all its hosts: it carries the
     // attestation when one of them honours it, and never when none does.
-    let both = a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-2", "jws", &[&env.host, &salon]))).await;
+    let both =
+        a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-2", "jws", &[&env.host, &salon]))).await;
     let both = approved(&env, &a, &both.unwrap()).await;
     let both = both["result"]["mandate"].as_str().unwrap().to_owned();
     assert_eq!(carried(&as_host_reads(&both, GARAGE, &a)), [good.clone()]);

@@ -398,7 +398,9 @@ fn place_hold(shared: &Shared, caller: &Caller, now: i64) -> Result<(StatusCode,
 fn vouched_by(shared: &Shared, chain: &VerifiedChain, now: i64) -> Option<String> {
     let held = chain.root.claims.attestations.as_deref().unwrap_or_default();
     held.iter().find_map(|a| {
-        schcp::verify::verify_attestation(a, &shared.config.attesters, chain.principal(), now).ok().map(|v| v.claims.iss)
+        schcp::verify::verify_attestation(a, &shared.config.attesters, chain.principal(), now)
+            .ok()
+            .map(|v| v.claims.iss)
     })
 }
 

@@ -132,7 +132,8 @@ pub(crate) fn participant_read(
     let not_found = || refused(StatusCode::NOT_FOUND, "NOT_FOUND", "not_found", "no such booking");
     let Some(current) = bookings.get(booking_id) else { return not_found() };
     let b = &current.booking;
-    let reader = b.participants.as_deref().unwrap_or_default().iter().find(|p| p.who.as_deref() == Some(chain.principal()));
+    let reader =
+        b.participants.as_deref().unwrap_or_default().iter().find(|p| p.who.as_deref() == Some(chain.principal()));
     // Neither a stranger nor one who declined learns the booking exists.
     if reader.is_none_or(|p| p.status == Some(ParticipantStatus::Declined)) {
         return not_found();
@@ -142,7 +143,12 @@ pub(crate) fn participant_read(
         let outside = c.bookings.as_ref().is_some_and(|ids| !ids.iter().any(|id| id == booking_id))
             || c.services.as_ref().is_some_and(|s| !s.iter().any(|id| *id == b.service_id));
         if outside {
-            return refused(StatusCode::FORBIDDEN, "MANDATE_SCOPE", "out_of_scope", "the mandate does not cover this booking");
+            return refused(
+                StatusCode::FORBIDDEN,
+                "MANDATE_SCOPE",
+                "out_of_scope",
+                "the mandate does not cover this booking",
+            );
         }
     }
     (StatusCode::OK, serde_json::to_value(current).unwrap_or_default())

@@ -136,8 +136,8 @@ impl Service {
         }
         let known = self.known_attesters().await?;
         let now = self.now();
-        let verified = schcp::verify::verify_attestation(jws, &known, self.principal(), now)
-            .map_err(AttestationRefusal::from)?;
+        let verified =
+            schcp::verify::verify_attestation(jws, &known, self.principal(), now).map_err(AttestationRefusal::from)?;
         let row = AttestationRow { iss: verified.claims.iss, exp: verified.claims.exp, compact: verified.compact };
         if !attestations::add(self.store(), &row, now).await? {
             return Err(AttestationRefusal::AlreadyHeld.into());
@@ -219,10 +219,7 @@ mod tests {
         let good = signed(&key, Typ::Attestation, &me, T0 - 60, T0 + 3600);
 
         // No host trusts the attester yet: there is no key to check it with.
-        assert_eq!(
-            refusal(svc.add_attestation(&good).await),
-            AttestationRefusal::UnknownAttester(ATTESTER.into())
-        );
+        assert_eq!(refusal(svc.add_attestation(&good).await), AttestationRefusal::UnknownAttester(ATTESTER.into()));
 
         shown_for_host_trusting(&svc, &key).await;
         let before = history_len(&svc).await;

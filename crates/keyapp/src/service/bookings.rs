@@ -91,9 +91,10 @@ impl Service {
         let agent_name = m.agent_name.as_deref().map_or_else(|| self.words("history-an-assistant"), inert::inert);
         let expires = self.instant_words(m.exp);
         let sentence = match status {
-            CredentialStatus::Active => {
-                self.words_with("bookings-managed-by", [("agent", agent_name.clone().into()), ("until", expires.clone().into())])
-            }
+            CredentialStatus::Active => self.words_with(
+                "bookings-managed-by",
+                [("agent", agent_name.clone().into()), ("until", expires.clone().into())],
+            ),
             _ => self.words_with("bookings-manager-ended", [("agent", agent_name.clone().into())]),
         };
         ManagerView {

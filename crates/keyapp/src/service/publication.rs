@@ -21,25 +21,18 @@ const BATCH: i64 = 32;
 /// at once when an approval or a revocation adds a row.
 pub const PUBLISHER_IDLE: u64 = 5;
 
+/// The service's answer to one update: its HTTP status, or why there was none.
+pub(super) type Posted<'a> = Pin<Box<dyn Future<Output = Result<u16, PublishError>> + Send + 'a>>;
+
 /// Where a round's updates go: the hosted status service's client, or a
 /// unit test's fake.
 pub(super) trait UpdateSink: Send + Sync {
     /// Posts one signed update for namespace `thumb` to the service at `base`.
-    fn post_update<'a>(
-        &'a self,
-        base: &'a str,
-        thumb: &'a str,
-        jws: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<u16, PublishError>> + Send + 'a>>;
+    fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a>;
 }
 
 impl UpdateSink for HostedClient {
-    fn post_update<'a>(
-        &'a self,
-        base: &'a str,
-        thumb: &'a str,
-        jws: &'a str,
-    ) -> Pin<Box<dyn Future<Output = Result<u16, PublishError>> + Send + 'a>> {
+    fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a> {
         Box::pin(HostedClient::post_update(self, base, thumb, jws))
     }
 }
@@ -260,12 +253,7 @@ mod tests {
     }
 
     impl UpdateSink for FakeService {
-        fn post_update<'a>(
-            &'a self,
-            base: &'a str,
-            thumb: &'a str,
-            jws: &'a str,
-        ) -> Pin<Box<dyn Future<Output = Result<u16, PublishError>> + Send + 'a>> {
+        fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a> {
             assert_eq!(thumb.len(), 43, "the principal's namespace");
             self.posted.lock().unwrap().push((base.to_owned(), jws.to_owned()));
             let answer = self.answers.lock().unwrap().pop_front().expect("a scripted answer");

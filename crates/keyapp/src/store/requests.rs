@@ -254,13 +254,8 @@ pub async fn approved_over_offer(
 /// The verified inputs (JSON) of the latest `limit` requests of `kind`,
 /// whatever their status, newest first.
 pub async fn latest_inputs(store: &Store, kind: &str, limit: i64) -> Result<Vec<String>, StoreError> {
-    let rows: Vec<(String,)> =
-        sqlx::query_as("SELECT input FROM requests WHERE kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
-            .bind(kind)
-            .bind(limit)
-            .fetch_all(store.pool())
-            .await?;
-    Ok(rows.into_iter().map(|(input,)| input).collect())
+    let newest_first = "SELECT input FROM requests WHERE kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+    Ok(sqlx::query_scalar(newest_first).bind(kind).bind(limit).fetch_all(store.pool()).await?)
 }
 
 /// The stored verified input (JSON) of rule request `request_id`, whatever its status.
