@@ -152,7 +152,7 @@ async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_
     let presentations = &done["result"]["presentations"];
     let at_garage = presented(presentations[GARAGE].as_str().unwrap(), GARAGE, &a);
     let at_salon = presented(presentations[SALON].as_str().unwrap(), SALON, &a);
-    assert_eq!(carried(&as_host_reads(&at_garage, GARAGE, &a)), [good.clone()]);
+    assert_eq!(carried(&as_host_reads(&at_garage, GARAGE, &a)), [good.as_str()]);
     assert_eq!(carried(&as_host_reads(&at_salon, SALON, &a)), Vec::<String>::new());
     assert!(!at_salon.contains(&good), "not even as a disclosure the salon could read");
 
@@ -162,7 +162,7 @@ async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_
         a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-2", "jws", &[&env.host, &salon]))).await;
     let both = approved(&env, &a, &both.unwrap()).await;
     let both = both["result"]["mandate"].as_str().unwrap().to_owned();
-    assert_eq!(carried(&as_host_reads(&both, GARAGE, &a)), [good.clone()]);
+    assert_eq!(carried(&as_host_reads(&both, GARAGE, &a)), [good.as_str()]);
     let salon_only = a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-1", "jws", &[&salon]))).await;
     let salon_only = approved(&env, &a, &salon_only.unwrap()).await;
     let salon_only = salon_only["result"]["mandate"].as_str().unwrap().to_owned();

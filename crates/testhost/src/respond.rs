@@ -141,7 +141,7 @@ pub(crate) fn participant_read(
     for link in chain.links() {
         let Some(c) = &link.claims.constraints else { continue };
         let outside = c.bookings.as_ref().is_some_and(|ids| !ids.iter().any(|id| id == booking_id))
-            || c.services.as_ref().is_some_and(|s| !s.iter().any(|id| *id == b.service_id));
+            || c.services.as_ref().is_some_and(|s| !s.contains(&b.service_id));
         if outside {
             return refused(
                 StatusCode::FORBIDDEN,
