@@ -12,6 +12,14 @@ refusal-bad_name = A contact’s name cannot be empty or hold control characters
 refusal-bad_principal = A contact is named by a principal id beginning with { $prefix }.
 refusal-not_revocable = This credential cannot be revoked: no host could learn of it. It lapses on its own when it expires.
 refusal-wrong_subject = This attestation is about someone else, so it was not added.
+## An attestation the person adds is checked as a host that trusts its verifier would check it (SchCP §7.5).
+refusal-not_an_attestation = This is not a verifier’s code the key app can read: check that you pasted all of it and nothing else. Nothing was added.
+refusal-attestation_too_large = This is far longer than any verifier’s code, so it was not added.
+refusal-unknown_attester = No business your assistant has asked you about trusts this verifier yet, so the key app cannot check its code. Nothing was added; add it again once one that trusts it has been asked about.
+refusal-attestation_forged = This code was not signed by the verifier it names, so it was not added.
+refusal-attestation_not_yet_valid = This code is dated later than now, so it was not added; check your computer’s clock, or ask your verifier for a new code.
+refusal-attestation_expired = This code has expired, so it was not added; ask your verifier for a new one.
+refusal-attestation_held = This code is already among your attestations; nothing was added.
 refusal-verification = This could not be verified ({ $reason }), so nothing was changed.
 refusal-other = The key app could not do this ({ $reason }): { $message }
 refusal-not_asking = The key app is not asking for a passphrase now.

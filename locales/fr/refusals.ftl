@@ -10,6 +10,14 @@ refusal-bad_name = Le nom d’un contact ne peut pas être vide ni contenir de c
 refusal-bad_principal = Un contact est désigné par un identifiant de principal commençant par { $prefix }.
 refusal-not_revocable = Ce justificatif ne peut pas être révoqué : aucun hôte ne pourrait l’apprendre. Il prend fin de lui-même à son expiration.
 refusal-wrong_subject = Cette attestation concerne quelqu’un d’autre ; elle n’a pas été ajoutée.
+## An attestation the person adds is checked as a host that trusts its verifier would check it (SchCP §7.5).
+refusal-not_an_attestation = Ce n’est pas un code de vérificateur que l’appli de clés sait lire : vérifiez que vous l’avez collé en entier, et rien d’autre. Rien n’a été ajouté.
+refusal-attestation_too_large = C’est bien plus long qu’un code de vérificateur ; rien n’a été ajouté.
+refusal-unknown_attester = Aucun commerce au sujet duquel votre assistant vous a sollicité ne fait encore confiance à ce vérificateur : l’appli de clés ne peut pas vérifier son code. Rien n’a été ajouté ; ajoutez-le de nouveau quand un commerce qui lui fait confiance aura été demandé.
+refusal-attestation_forged = Ce code n’a pas été signé par le vérificateur qu’il nomme ; il n’a pas été ajouté.
+refusal-attestation_not_yet_valid = Ce code est daté d’après maintenant ; il n’a pas été ajouté. Vérifiez l’horloge de votre ordinateur, ou demandez un nouveau code à votre vérificateur.
+refusal-attestation_expired = Ce code a expiré ; il n’a pas été ajouté. Demandez-en un nouveau à votre vérificateur.
+refusal-attestation_held = Ce code fait déjà partie de vos attestations ; rien n’a été ajouté.
 refusal-verification = Ceci n’a pas pu être vérifié ({ $reason }) ; rien n’a été modifié.
 refusal-other = L’appli de clés n’a pas pu le faire ({ $reason }) : { $message }
 refusal-not_asking = L’appli de clés ne demande pas de phrase de passe en ce moment.

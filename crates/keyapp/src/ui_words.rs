@@ -92,6 +92,13 @@ pub fn words(reason: Reason) -> Words {
         R::BadPrincipal => Words::Own("refusal-bad_principal"),
         R::NotRevocable => Words::Own("refusal-not_revocable"),
         R::WrongSubject => Words::Own("refusal-wrong_subject"),
+        R::NotAnAttestation => Words::Own("refusal-not_an_attestation"),
+        R::AttestationTooLarge => Words::Own("refusal-attestation_too_large"),
+        R::UnknownAttester => Words::Own("refusal-unknown_attester"),
+        R::AttestationForged => Words::Own("refusal-attestation_forged"),
+        R::AttestationNotYetValid => Words::Own("refusal-attestation_not_yet_valid"),
+        R::AttestationExpired => Words::Own("refusal-attestation_expired"),
+        R::AttestationHeld => Words::Own("refusal-attestation_held"),
         R::NotAsking => Words::Own("refusal-not_asking"),
         R::UnknownLanguage => Words::Own("refusal-unknown_language"),
         R::UserNotVerified => Words::Own("refusal-user_not_verified"),
@@ -332,7 +339,7 @@ fn worded(language: Language, reason: Reason, message: &str, status: Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::Publication;
+    use crate::service::{AttestationRefusal, Publication};
 
     #[test]
     fn every_publication_state_has_words_in_english_and_french() {
@@ -397,6 +404,13 @@ mod tests {
             ServiceError::invalid(Reason::NotRevocable, "This rule cannot be revoked: it is never published"),
             ServiceError::invalid(Reason::WrongSubject, "the attestation is about another principal"),
             ServiceError::Verification(expired),
+            ServiceError::Attestation(AttestationRefusal::Malformed("bad".into())),
+            ServiceError::Attestation(AttestationRefusal::TooLarge { len: 5000, max: 4096 }),
+            ServiceError::Attestation(AttestationRefusal::UnknownAttester("phonecheck.example".into())),
+            ServiceError::Attestation(AttestationRefusal::Forged("phonecheck.example".into())),
+            ServiceError::Attestation(AttestationRefusal::NotYetValid { iat: 2, now: 1 }),
+            ServiceError::Attestation(AttestationRefusal::Expired { exp: 1, now: 2 }),
+            ServiceError::Attestation(AttestationRefusal::AlreadyHeld),
         ];
         for e in &cases {
             let (en, fr) = (refusal(Language::English, e), refusal(Language::French, e));

@@ -806,3 +806,79 @@ async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
     }
     assert!(pending_ids(&env).await.is_empty());
 }
+
+/// The invitee's agent's own HTTPS client for the test host.
+fn host_client(env: &Env, a: &AgentClient, dir: &std::path::Path) -> agent::host::HostClient {
+    let ca = dir.join("agent-ca.pem");
+    std::fs::write(&ca, env.host.ca_pem()).unwrap();
+    let (name, addr) = env.host.resolve();
+    let trust = agent::host::HostTrust { extra_root_certs: vec![ca], resolve: [(name, addr)].into_iter().collect() };
+    agent::host::HostClient::new(a.key().clone(), &trust).unwrap()
+}
+
+/// The refusal a host answered with: its code and reason.
+fn host_refusal(e: agent::host::HostError) -> (StatusCode, String) {
+    let r = e.refusal().unwrap_or_else(|| panic!("not a host refusal: {e}")).clone();
+    (r.status, r.reason_text)
+}
+
+/// A `booking_read` credential for `booking_id`, approved; its mandate.
+async fn read_credential(env: &Env, a: &AgentClient, booking_id: &str, key: &str, lifetime: Option<&str>) -> String {
+    let mut body = json!({"kind": "booking_read", "idempotency_key": key, "host": HOST,
+                          "discovery": env.host.discovery_url(), "booking_id": booking_id});
+    if let Some(l) = lifetime {
+        body["lifetime"] = json!(l);
+    }
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let done = approved(env, a, r["request_id"].as_str().unwrap()).await;
+    done["result"]["mandate"].as_str().unwrap().to_owned()
+}
+
+/// §5.5 and §3.3 "Constraints bind reads too", at the host: the invitee's agent
+/// reads the booking it was invited to with the narrow credential, and gets
+/// what the booker would; the same credential is refused for another booking
+/// the person is also invited to, for a write (`respond`, §5.10), and once
+/// it has expired. A refused write leaves the booking as it was.
+#[tokio::test]
+async fn the_read_credential_reads_its_booking_at_the_host_and_nothing_else() {
+    let env = start().await;
+    let a = paired_agent(&env, 51).await;
+    let me = my_principal(&a).await;
+    let (served, offer) = testkit::invitation::served_invitation(&env.host, &me, 5).await;
+    let booking_id = served["booking"]["booking_id"].as_str().unwrap().to_owned();
+    let (other, _) = testkit::invitation::served_invitation(&env.host, &me, 6).await;
+    let other_id = other["booking"]["booking_id"].as_str().unwrap().to_owned();
+    assert_ne!(booking_id, other_id);
+    let mandate = read_credential(&env, &a, &booking_id, "read-host-1", None).await;
+
+    let dir = tempfile::tempdir().unwrap();
+    let client = host_client(&env, &a, dir.path());
+    let host = client.discover(&env.host.discovery_url()).await.unwrap();
+    // The read: the booking and its contract, exactly as served to the booker.
+    let read = client.booking_as_served(&host, Some(&mandate), &booking_id).await.unwrap();
+    assert_eq!(Value::Object(read.clone()), served);
+    assert_eq!(read["offer"], offer.as_str(), "the contract, to verify and hash (§5.10)");
+
+    // Another booking, even one the person is invited to: outside `bookings`.
+    let e = client.booking_as_served(&host, Some(&mandate), &other_id).await.unwrap_err();
+    assert_eq!(host_refusal(e), (StatusCode::FORBIDDEN, "out_of_scope".to_owned()));
+    // A write: the answer §5.10 asks for needs `book` (or `cancel`), never `hold`.
+    let contract = schcp::hash::jws_sha256(&offer);
+    for accept in [true, false] {
+        let body = json!({"idempotency_key": format!("w-{accept}"), "accept": accept, "offer_sha256": contract});
+        let (status, err) = respond(&env.host, a.key(), &mandate, &booking_id, &body, &fresh_nonce()).await;
+        assert_eq!((status, &err["error"]["code"]), (StatusCode::FORBIDDEN, &json!("MANDATE_SCOPE")), "{err}");
+    }
+    assert_eq!(as_host_has_it(&env, &booking_id, &me).await, (json!("tentative"), json!("pending")));
+    // A host refuses a read credential for someone else's agent key (§3.3 check 4).
+    let stranger = paired_agent(&env, 52).await;
+    let e = host_client(&env, &stranger, dir.path()).booking_as_served(&host, Some(&mandate), &booking_id).await;
+    assert_eq!(host_refusal(e.unwrap_err()).0, StatusCode::UNAUTHORIZED);
+
+    // After its expiry: refused as expired, so the agent knows to ask again (§3.3 check 3).
+    let short = read_credential(&env, &a, &booking_id, "read-host-2", Some("PT2S")).await;
+    assert!(client.booking_as_served(&host, Some(&short), &booking_id).await.is_ok());
+    tokio::time::sleep(std::time::Duration::from_millis(3_100)).await;
+    let e = client.booking_as_served(&host, Some(&short), &booking_id).await.unwrap_err();
+    assert_eq!(host_refusal(e), (StatusCode::UNAUTHORIZED, "mandate_expired".to_owned()));
+}

@@ -291,6 +291,14 @@ registry! {
         NotAsking = "not_asking",
         UnknownLanguage = "unknown_language",
         TooLarge = "too_large",
+        // An attestation the person adds (§7.5).
+        NotAnAttestation = "not_an_attestation",
+        AttestationTooLarge = "attestation_too_large",
+        UnknownAttester = "unknown_attester",
+        AttestationForged = "attestation_forged",
+        AttestationNotYetValid = "attestation_not_yet_valid",
+        AttestationExpired = "attestation_expired",
+        AttestationHeld = "attestation_held",
         // The OS did not confirm the person (user verification).
         UserNotVerified = "user_not_verified",
         VerificationCancelled = "verification_cancelled",

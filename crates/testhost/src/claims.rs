@@ -25,6 +25,14 @@ const OPEN_END_SET_ASIDE: &str = "PT2H";
 
 /// The Maple Street Auto discovery document of §2.1, with `keys` as given.
 pub(crate) fn discovery_document(cfg: &TestHostConfig, keys: &[schcp::jwk::Jwk]) -> Value {
+    let mut document = spec_document(cfg, keys);
+    if !cfg.attesters.is_empty() {
+        document["trust"] = json!({ "attesters": cfg.attesters });
+    }
+    document
+}
+
+fn spec_document(cfg: &TestHostConfig, keys: &[schcp::jwk::Jwk]) -> Value {
     json!({
         "schcp": schcp::VERSION,
         "host": {

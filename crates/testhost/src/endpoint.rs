@@ -2,7 +2,9 @@
 //! against: availability, holds, confirm, `GET /bookings/{id}` of what it
 //! booked, cancel, change offers and reschedule. Every request's §3.2
 //! signature is verified (nonces remembered), every mandate chain checked
-//! with `schcp::verify` (§3.3 checks 1–6) before anything changes.
+//! with `schcp::verify` (§3.3 checks 1–6; a compact or an SD-JWT VC mandate,
+//! §3.4) before anything changes. A hold is vouched for by the first
+//! attestation the host honours (§7.5), which it records and counts nothing by.
 //!
 //! Simplifications, all on the host's side of the protocol: the oil change is
 //! free on weekdays at every whole hour from 9:00 to 16:00 host time; one
@@ -54,6 +56,8 @@ struct HeldSlot {
     hold: Hold,
     principal: String,
     expires: i64,
+    /// The attester whose pool the hold counts against (§7.5).
+    vouched_by: Option<String>,
 }
 
 struct Made {
@@ -207,6 +211,7 @@ fn verify(
         Some(m) => {
             let ctx =
                 ChainContext { host_id: &shared.config.host_id, request_jkt: &agent.jkt, now, allow_wildcard: false };
+            // §3.4: an SD-JWT VC mandate (issuer JWT, disclosures, key binding) or a compact one.
             Some(verify_mandate(m, &ctx).map_err(|e| from_schcp(&e))?)
         }
         None => None,
@@ -400,8 +405,21 @@ fn place_hold(shared: &Shared, caller: &Caller, now: i64) -> Result<(StatusCode,
         .holds
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(hold_id, HeldSlot { hold, principal, expires: now + ttl });
+        .insert(hold_id, HeldSlot { hold, principal, expires: now + ttl, vouched_by: vouched_by(shared, chain, now) });
     Ok((StatusCode::CREATED, value))
+}
+
+/// §7.5: the attester of the first attestation in the root (§3.3: a host
+/// reads them from the root only) that this host honours: its `iss` in
+/// `trust.attesters`, its signature by that attester's keys, about the
+/// mandate's principal, `iat ≤ now < exp`. Any other is ignored, never refused.
+fn vouched_by(shared: &Shared, chain: &VerifiedChain, now: i64) -> Option<String> {
+    let held = chain.root.claims.attestations.as_deref().unwrap_or_default();
+    held.iter().find_map(|a| {
+        schcp::verify::verify_attestation(a, &shared.config.attesters, chain.principal(), now)
+            .ok()
+            .map(|v| v.claims.iss)
+    })
 }
 
 /// `GET /holds/{id}` and `DELETE /holds/{id}` (§5.4).
@@ -792,6 +810,10 @@ fn reschedule(
 
 impl Endpoint {
     /// Lets every live hold lapse now (the example host's `expire` command).
+    pub(crate) fn vouched_by(&self, hold_id: &str) -> Option<String> {
+        self.holds.lock().unwrap_or_else(|e| e.into_inner()).get(hold_id).and_then(|h| h.vouched_by.clone())
+    }
+
     pub(crate) fn expire_holds(&self) {
         for h in self.holds.lock().unwrap_or_else(|e| e.into_inner()).values_mut() {
             if matches!(h.hold.status, HoldStatus::Held) {

@@ -15,7 +15,8 @@
 //!
 //! It serves discovery and the bookings it was given at `GET {endpoint}/bookings/{id}`
 //! (§5.5), unsigned, so a required participant's agent can read the booking it is
-//! invited to (§5.10), and takes `POST {endpoint}/bookings/{id}/respond` (§5.10) with
+//! invited to (§5.10); a read that presents a mandate has it checked as §5.5 and
+//! §3.3 "Constraints bind reads too" say (`respond::participant_read`), and takes `POST {endpoint}/bookings/{id}/respond` (§5.10) with
 //! the request signature, the mandate and the answer checked (`respond`). Its
 //! endpoint (`endpoint.rs`) also takes availability, holds, confirm, cancel, change
 //! offers and reschedule for the oil change, each request signed (§3.2) under a
@@ -76,6 +77,9 @@ pub struct TestHostConfig {
     /// The operator the document names (`"operator": {"domain": …}`, §2.2 rule 2);
     /// `null` when `None`.
     pub operator: Option<String>,
+    /// The attesters whose attestations the host honours (§7.5
+    /// `trust.attesters`); the document has no `trust` when empty.
+    pub attesters: Vec<schcp::claims::Attester>,
 }
 
 impl Default for TestHostConfig {
@@ -89,6 +93,7 @@ impl Default for TestHostConfig {
             kid: "msa-2026-10".into(),
             signing_seed: None,
             operator: None,
+            attesters: Vec::new(),
         }
     }
 }
@@ -536,6 +541,13 @@ impl TestHost {
         format!("https://{}{}/{booking_id}", self.shared.config.domain, BOOKINGS_PATH)
     }
 
+    /// The attester whose pool hold `hold_id` counts against (§7.5
+    /// `max_active_per_attester`): the first attestation of its mandate the
+    /// host honoured. `None` for a hold in the new-guest pool, or no such hold.
+    pub fn vouched_by(&self, hold_id: &str) -> Option<String> {
+        self.shared.endpoint.vouched_by(hold_id)
+    }
+
     /// Lets every live hold of the endpoint lapse now, so confirming it is
     /// refused as expired (§5.3: "the hold not expired").
     pub fn expire_holds(&self) {
@@ -655,6 +667,9 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let operator_path = format!("/m/{}/scheduling.json", cfg.host_id);
     let is_discovery = path == WELL_KNOWN_PATH || path == operator_path || path == "/moved/scheduling.json";
     if let Some(id) = path.strip_prefix(BOOKINGS_PATH).and_then(|rest| rest.strip_prefix('/')) {
+        if req.method() == Method::GET && req.headers().contains_key("schcp-mandate") {
+            return signed_booking_read(shared, req, id);
+        }
         return booking_response(shared, req, id);
     }
     if !is_discovery {
@@ -700,7 +715,25 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     r
 }
 
-/// `GET /bookings/{id}` (§5.5): the booking as it was given to `serve_booking`.
+/// `GET /bookings/{id}` under a mandate (§5.5): the participant's read,
+/// checked (`respond::participant_read`).
+fn signed_booking_read(shared: &Shared, req: &Request<Incoming>, id: &str) -> Response<Full<Bytes>> {
+    let headers: Vec<(String, Vec<u8>)> =
+        req.headers().iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
+    // §3.2: the URL the agent addressed, from the host's own origin, never the Host header.
+    let target_uri =
+        format!("https://{}{}", shared.config.domain, req.uri().path_and_query().map_or("", |p| p.as_str()));
+    let r = respond::Respond {
+        host_id: &shared.config.host_id,
+        req: schcp::httpsig::RequestParts { method: "GET", target_uri: &target_uri, headers, body: &[] },
+        now: chrono::Utc::now().timestamp(),
+    };
+    let answer = respond::participant_read(&r, id, &shared.state().bookings, &shared.nonces);
+    json_response(answer)
+}
+
+/// `GET /bookings/{id}` (§5.5): the booking as it was given to `serve_booking`;
+/// unsigned, and so unchecked, when no mandate is presented.
 fn booking_response(shared: &Shared, req: &Request<Incoming>, id: &str) -> Response<Full<Bytes>> {
     if req.method() != Method::GET {
         return response(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "GET only\n");

@@ -79,6 +79,17 @@ pub(crate) struct Respond<'a> {
 /// Checks everything before the booking is looked at: the signature, the
 /// mandate chain and the body. Returns the verified chain, the agent key and the body.
 fn verified(r: &Respond<'_>, nonces: &Nonces) -> Result<(VerifiedChain, String, RespondBody), Answer> {
+    let (chain, jkt) = signed_under_mandate(r, nonces)?;
+    let body = schcp::json::parse(r.req.body)
+        .map_err(|e| e.to_string())
+        .and_then(|v| serde_json::from_value::<RespondBody>(v).map_err(|e| e.to_string()))
+        .map_err(|e| refused(StatusCode::BAD_REQUEST, "INVALID_REQUEST", "invalid_request", e))?;
+    Ok((chain, jkt, body))
+}
+
+/// §3.2 and §3.3 checks 1–4: the request's signature and its mandate chain.
+/// Returns the verified chain and the agent key.
+fn signed_under_mandate(r: &Respond<'_>, nonces: &Nonces) -> Result<(VerifiedChain, String), Answer> {
     let agent = schcp::httpsig::verify_request(&r.req, r.now, nonces).map_err(|e| {
         let reason = match e {
             SigError::Stale { .. } => "stale_signature",
@@ -99,11 +110,48 @@ fn verified(r: &Respond<'_>, nonces: &Nonces) -> Result<(VerifiedChain, String, 
         let w = e.reason();
         refused(StatusCode::UNAUTHORIZED, w.code.as_str(), w.reason.as_str(), e.to_string())
     })?;
-    let body = schcp::json::parse(r.req.body)
-        .map_err(|e| e.to_string())
-        .and_then(|v| serde_json::from_value::<RespondBody>(v).map_err(|e| e.to_string()))
-        .map_err(|e| refused(StatusCode::BAD_REQUEST, "INVALID_REQUEST", "invalid_request", e))?;
-    Ok((chain, agent.jkt, body))
+    Ok((chain, agent.jkt))
+}
+
+/// `GET /bookings/{id}` signed under a participant's mandate (§5.5: "A
+/// required participant may read the booking too, and gets the same response
+/// as the booker"). Checked as a host checks it: the signature and the chain
+/// (§3.2, §3.3 checks 1–4), the reader a participant named with `who` who has
+/// not declined (§5.10 "Privacy"), and §3.3 "Constraints bind reads too": the
+/// booking within every link's `bookings` and `services`.
+pub(crate) fn participant_read(
+    r: &Respond<'_>,
+    booking_id: &str,
+    bookings: &BTreeMap<String, BookingResponse>,
+    nonces: &Nonces,
+) -> Answer {
+    let (chain, _) = match signed_under_mandate(r, nonces) {
+        Ok(v) => v,
+        Err(a) => return a,
+    };
+    let not_found = || refused(StatusCode::NOT_FOUND, "NOT_FOUND", "not_found", "no such booking");
+    let Some(current) = bookings.get(booking_id) else { return not_found() };
+    let b = &current.booking;
+    let reader =
+        b.participants.as_deref().unwrap_or_default().iter().find(|p| p.who.as_deref() == Some(chain.principal()));
+    // Neither a stranger nor one who declined learns the booking exists.
+    if reader.is_none_or(|p| p.status == Some(ParticipantStatus::Declined)) {
+        return not_found();
+    }
+    for link in chain.links() {
+        let Some(c) = &link.claims.constraints else { continue };
+        let outside = c.bookings.as_ref().is_some_and(|ids| !ids.iter().any(|id| id == booking_id))
+            || c.services.as_ref().is_some_and(|s| !s.contains(&b.service_id));
+        if outside {
+            return refused(
+                StatusCode::FORBIDDEN,
+                "MANDATE_SCOPE",
+                "out_of_scope",
+                "the mandate does not cover this booking",
+            );
+        }
+    }
+    (StatusCode::OK, serde_json::to_value(current).unwrap_or_default())
 }
 
 /// The respond operation over `bookings`, with `sign` signing a fresh receipt.

@@ -111,10 +111,10 @@ impl Service {
         if p.status != PairingStatus::Pending {
             return Err(ServiceError::PairingNotPending(p.status));
         }
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("agent", p.agent_name.clone());
-        args.set("code", p.fingerprint.clone());
-        let summary = crate::ui_words::text_with(self.language(), "verification-pairing-summary", &args);
+        let summary = self.words_with(
+            "verification-pairing-summary",
+            [("agent", p.agent_name.clone().into()), ("code", p.fingerprint.clone().into())],
+        );
         let method = self.confirm(asker, summary).await?;
         self.settle_pairing(pairing_id, true, Some(method)).await
     }

@@ -47,7 +47,7 @@ impl Service {
         let live = matches!(b.status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);
         let host = match &r.host_domain {
             Some(domain) => domain.clone(),
-            None => self.words_with("bookings-host-unverified", &[("host", inert::inert(&r.host))]),
+            None => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
         };
         let rests_on = match (&r.mandate_summary, &r.mandate_kind) {
             (Some(summary), _) if !summary.is_empty() => Some(summary.clone()),
@@ -91,10 +91,11 @@ impl Service {
         let agent_name = m.agent_name.as_deref().map_or_else(|| self.words("history-an-assistant"), inert::inert);
         let expires = self.instant_words(m.exp);
         let sentence = match status {
-            CredentialStatus::Active => {
-                self.words_with("bookings-managed-by", &[("agent", agent_name.clone()), ("until", expires.clone())])
-            }
-            _ => self.words_with("bookings-manager-ended", &[("agent", agent_name.clone())]),
+            CredentialStatus::Active => self.words_with(
+                "bookings-managed-by",
+                [("agent", agent_name.clone().into()), ("until", expires.clone().into())],
+            ),
+            _ => self.words_with("bookings-manager-ended", [("agent", agent_name.clone().into())]),
         };
         ManagerView {
             jti: m.jti.clone(),
@@ -104,18 +105,6 @@ impl Service {
             revocable: CredentialView::can_revoke(RequestKind::ManagementMandate, status),
             sentence,
         }
-    }
-
-    fn words(&self, id: &str) -> String {
-        crate::ui_words::text(self.language(), id)
-    }
-
-    fn words_with(&self, id: &str, args: &[(&str, String)]) -> String {
-        let mut fluent = fluent_bundle::FluentArgs::new();
-        for (k, v) in args {
-            fluent.set(*k, v.clone());
-        }
-        crate::ui_words::text_with(self.language(), id, &fluent)
     }
 }
 

@@ -31,10 +31,8 @@ impl Service {
     }
 
     fn cooldown_words(&self, until: i64) -> String {
-        let mut args = fluent_bundle::FluentArgs::new();
         // Said to the minute, rounded up: never earlier than it ends.
-        args.set("until", self.instant_words(until + 59));
-        crate::ui_words::text_with(self.language(), "agents-cooldown", &args)
+        self.words_with("agents-cooldown", [("until", self.instant_words(until + 59).into())])
     }
 
     /// Renames a contact; the consent texts already shown keep the name they showed.

@@ -127,7 +127,8 @@ impl Kind for ManagementMandate {
         let (first, host) =
             ctx.discovery.verify_receipt(&b.discovery, &b.receipt, ReceiptExpectations::default()).await?;
         let placed = ctx.records.place(&host).await?;
-        still_manageable(&first.claims.booking)?;
+        check_booking_live(&first.claims.booking)?;
+        check_awaiting_move(&first.claims.booking)?;
         named_only_as_guest(&first.claims.booking, ctx.principal.id)?;
         let chain = chain_for(ctx, &host, &placed, &first).await?;
         // §5.3: the receipt names the mandate it cites and the contract's retention,
@@ -225,9 +226,8 @@ fn summary(receipt: &VerifiedReceipt, host: &DiscoveredHost, new_host: bool) -> 
     }
 }
 
-/// §3.3: nothing to manage on a booking that will not happen, and §5.7: a
-/// receipt whose move waits on the host past the booking's start is refused.
-fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
+/// §3.3: nothing to manage on a booking that will not happen.
+fn check_booking_live(booking: &Booking) -> Result<(), ServiceError> {
     if matches!(
         booking.status,
         BookingStatus::Cancelled | BookingStatus::Declined | BookingStatus::Expired | BookingStatus::Completed
@@ -237,6 +237,13 @@ fn still_manageable(booking: &Booking) -> Result<(), ServiceError> {
             "the receipt's booking is cancelled, declined, expired or over; there is nothing to manage (§3.3)",
         ));
     }
+    Ok(())
+}
+
+/// §5.7: a receipt whose move waits on the host (`awaiting_host`) past the
+/// booking's start is refused: the held new time is "never past the
+/// booking's own start".
+fn check_awaiting_move(booking: &Booking) -> Result<(), ServiceError> {
     if let Some(p) = booking.proposal.as_ref().filter(|p| p.awaiting_host == Some(true)) {
         let at = |s: &str| schcp::datetime::parse_date_time(s).map(|t| t.timestamp()).map_err(schcp::Error::from);
         if at(&p.expires_at)? > at(&booking.start)? {
@@ -417,6 +424,47 @@ fn reconfirm_by(booking: &Booking, me: &str, now: i64) -> Option<String> {
 mod tests {
     use super::*;
     use crate::service::kind::testing::{parse, refusal, round_trips};
+
+    fn booking(status: &str, awaiting_until: Option<&str>) -> Booking {
+        let mut b = serde_json::json!({
+            "booking_id": "b_1", "status": status, "sequence": 0, "service_id": "oil-change",
+            "start": "2026-10-15T13:00:00-04:00", "end": "2026-10-15T13:45:00-04:00",
+            "offer_sha256": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+            "event": {"@type": "Event", "uid": "b_1@h.example", "start": "2026-10-15T13:00:00",
+                      "timeZone": "America/Toronto", "duration": "PT45M", "title": "Oil change",
+                      "sequence": 0, "updated": "2026-10-13T13:00:00Z", "status": "confirmed"}
+        });
+        if let Some(expires_at) = awaiting_until {
+            b["proposal"] = serde_json::json!({"proposal_id": "p_1", "start": "2026-10-15T14:00:00-04:00",
+                "end": "2026-10-15T14:45:00-04:00", "expires_at": expires_at, "by": "guest", "offer": "o.f.f",
+                "awaiting_host": true, "consent": {"approved": "limits", "mandate": "m-1"}});
+        }
+        serde_json::from_value(b).unwrap()
+    }
+
+    fn reason(r: Result<(), ServiceError>) -> Reason {
+        r.expect_err("refused").to_api().reason
+    }
+
+    /// §3.3: a booking that will not happen has nothing to manage.
+    #[test]
+    fn only_a_live_booking_is_managed() {
+        for live in ["confirmed", "tentative", "pending_host"] {
+            assert!(check_booking_live(&booking(live, None)).is_ok(), "{live}");
+        }
+        for over in ["cancelled", "declined", "expired", "completed"] {
+            assert_eq!(reason(check_booking_live(&booking(over, None))), Reason::BookingNotConfirmed, "{over}");
+        }
+    }
+
+    /// §5.7: the held new time is "never past the booking's own start".
+    #[test]
+    fn a_move_awaiting_the_host_past_the_start_is_refused() {
+        assert!(check_awaiting_move(&booking("confirmed", None)).is_ok());
+        assert!(check_awaiting_move(&booking("confirmed", Some("2026-10-15T17:00:00Z"))).is_ok(), "at the start");
+        let late = booking("confirmed", Some("2026-10-15T17:00:01Z"));
+        assert_eq!(reason(check_awaiting_move(&late)), Reason::BookingNotConfirmed);
+    }
 
     #[test]
     fn the_body_is_a_receipt_and_its_discovery_url() {

@@ -98,6 +98,20 @@ pub(super) struct MandateInput {
     host_keys: status_edge::HostKeys,
 }
 
+/// The part of a stored mandate input an attestation is checked against:
+/// each host's `trust.attesters` as verified when the request was shown
+/// (§7.5). Read on its own, so the rest of the input's shape does not matter.
+#[derive(Deserialize)]
+struct StoredTrust {
+    #[serde(default)]
+    host_trust: Vec<HostTrust>,
+}
+
+/// The hosts' trust lists kept in a mandate request's verified `input`.
+pub(super) fn host_trust_of(input: &str) -> Result<Vec<HostTrust>, ServiceError> {
+    Ok(serde_json::from_str::<StoredTrust>(input).map_err(corrupt)?.host_trust)
+}
+
 /// What the agent receives.
 #[derive(Debug, Serialize)]
 pub(super) struct MandateResult {

@@ -15,6 +15,7 @@
 
 mod acceptance;
 mod answers;
+mod attestations;
 mod booking_acceptance;
 mod booking_read;
 mod bookings;
@@ -43,6 +44,7 @@ mod test_support;
 
 pub use crate::kind::RequestKind;
 pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
+pub use attestations::{AttestationRefusal, MAX_ATTESTATION_BYTES};
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
 pub use hosts::{HostChangeView, MAX_NOTED_CHANGES};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
@@ -134,6 +136,9 @@ pub enum ServiceError {
     /// it did not make, a text too long): nothing was read.
     #[error("{0}")]
     Query(#[from] crate::record_query::QueryError),
+    /// An attestation the person added that a host would not honour (§7.5).
+    #[error(transparent)]
+    Attestation(AttestationRefusal),
 }
 
 /// What an agent or the person named that the records do not hold. Its
@@ -293,6 +298,11 @@ impl ServiceError {
                 ApiError::new(StatusCode::FORBIDDEN, Code::NotPermitted, refusal.reason(), message)
             }
             ServiceError::Query(_) => ApiError::invalid_request(Reason::BadQuery, message),
+            ServiceError::Attestation(refusal) => {
+                let (code, reason) = refusal.code_and_reason();
+                let status = code.status().and_then(|s| StatusCode::from_u16(s).ok());
+                ApiError::new(status.unwrap_or(StatusCode::BAD_REQUEST), code, reason, message)
+            }
         }
     }
 
@@ -443,6 +453,23 @@ impl Service {
     }
     pub fn principal(&self) -> &str {
         &self.inner.principal
+    }
+    /// Message `id` of the window's catalogue, in the person's language (`ui_words`).
+    pub(super) fn words(&self, id: &str) -> String {
+        crate::ui_words::text(self.language(), id)
+    }
+    /// Message `id` with `args`, in the person's language: the one way the
+    /// service fills in a sentence of the catalogue.
+    pub(super) fn words_with<'a>(
+        &self,
+        id: &str,
+        args: impl IntoIterator<Item = (&'a str, fluent_bundle::FluentValue<'a>)>,
+    ) -> String {
+        let mut fluent = fluent_bundle::FluentArgs::new();
+        for (name, value) in args {
+            fluent.set(name, value);
+        }
+        crate::ui_words::text_with(self.language(), id, &fluent)
     }
     /// The principal's RFC 7638 thumbprint: the hosted status service's namespace
     /// for this key app's credentials (docs/hosted-status.md).

@@ -221,10 +221,7 @@ impl Service {
         if n < CHURN_NOTICE_FROM {
             return Ok(None);
         }
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("count", n);
-        args.set("minutes", CHURN_WINDOW / 60);
-        Ok(Some(crate::ui_words::text_with(self.language(), "pairing-churn", &args)))
+        Ok(Some(self.words_with("pairing-churn", [("count", n.into()), ("minutes", (CHURN_WINDOW / 60).into())])))
     }
 
     /// A pairing as its own agent sees it; another agent's is "not found".
@@ -334,20 +331,16 @@ impl Service {
 
     /// Message `id` with `$count`, in the person's language.
     fn counted(&self, id: &str, count: u32) -> String {
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("count", count);
-        crate::ui_words::text_with(self.language(), id, &args)
+        self.words_with(id, [("count", count.into())])
     }
 
     /// One credential an unpaired agent keeps, in a sentence: that it cannot
     /// be revoked, or (not revoked when asked) that it stays in force, and
     /// until when.
     fn kept_words(&self, c: &HeldCredential) -> String {
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("kind", crate::ui_words::text(self.language(), &format!("kind-{}", c.kind)));
-        args.set("until", self.instant_words(c.exp));
         let id = if c.revocable() { "agents-unpair-kept" } else { "agents-unpair-not-revocable" };
-        crate::ui_words::text_with(self.language(), id, &args)
+        let kind = self.words(&format!("kind-{}", c.kind));
+        self.words_with(id, [("kind", kind.into()), ("until", self.instant_words(c.exp).into())])
     }
 
     /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the

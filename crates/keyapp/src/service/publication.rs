@@ -12,12 +12,30 @@ use super::{HostedFailure, Service, ServiceError};
 use crate::hosted::{HostedClient, PublishError};
 use crate::store::outbox::{self, Due, Op};
 use schcp::status_update::{self, Operation, Registration};
+use std::future::Future;
+use std::pin::Pin;
 
 /// Rows taken per round.
 const BATCH: i64 = 32;
 /// The publisher task looks at the outbox at least this often (seconds), and
 /// at once when an approval or a revocation adds a row.
 pub const PUBLISHER_IDLE: u64 = 5;
+
+/// The service's answer to one update: its HTTP status, or why there was none.
+pub(super) type Posted<'a> = Pin<Box<dyn Future<Output = Result<u16, PublishError>> + Send + 'a>>;
+
+/// Where a round's updates go: the hosted status service's client, or a
+/// unit test's fake.
+pub(super) trait UpdateSink: Send + Sync {
+    /// Posts one signed update for namespace `thumb` to the service at `base`.
+    fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a>;
+}
+
+impl UpdateSink for HostedClient {
+    fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a> {
+        Box::pin(HostedClient::post_update(self, base, thumb, jws))
+    }
+}
 
 /// What one round did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -56,6 +74,15 @@ impl Service {
     /// credential). A service that does not answer ends the round: the other
     /// rows would only wait out the same timeout.
     pub async fn publish_due(&self) -> Result<Round, ServiceError> {
+        self.publish_due_to(|| Ok(self.hosted_client()? as &dyn UpdateSink)).await
+    }
+
+    /// [`Service::publish_due`], its updates sent to the sink `sink` gives,
+    /// asked for only when there is an update to send.
+    async fn publish_due_to<'s>(
+        &'s self,
+        sink: impl Fn() -> Result<&'s dyn UpdateSink, ServiceError>,
+    ) -> Result<Round, ServiceError> {
         let _one = self.inner.publishing.lock().await;
         let mut round = Round::default();
         let rows = outbox::due(self.store(), self.now(), BATCH).await?;
@@ -65,7 +92,7 @@ impl Service {
         let thumb = self.principal_thumbprint();
         for row in rows {
             let sent = match self.update_jws(&row) {
-                Ok(jws) => self.hosted_client()?.post_update(&row.base, &thumb, &jws).await.map(|_| ()),
+                Ok(jws) => sink()?.post_update(&row.base, &thumb, &jws).await.map(|_| ()),
                 Err(e) => Err(PublishError::Refused { status: 0, reason: None, message: e.to_string() }),
             };
             let now = self.now();
@@ -196,6 +223,98 @@ mod tests {
         // Another principal's namespace does not take it.
         let other = "A".repeat(43);
         assert!(status_update::verify(&svc.update_jws(&due(Op::Revoke)).unwrap(), &other, T0).is_err());
+    }
+
+    /// A fake status service: answers each post with the next scripted
+    /// answer, and keeps the updates it was sent.
+    struct FakeService {
+        answers: std::sync::Mutex<std::collections::VecDeque<Result<u16, PublishError>>>,
+        posted: std::sync::Mutex<Vec<(String, String)>>,
+    }
+
+    impl FakeService {
+        fn answering(answers: Vec<Result<u16, PublishError>>) -> FakeService {
+            FakeService { answers: std::sync::Mutex::new(answers.into()), posted: Default::default() }
+        }
+        /// The jti of each update posted, in order, checked as the service checks it.
+        fn posted_jtis(&self, thumb: &str) -> Vec<String> {
+            let posted = self.posted.lock().unwrap();
+            posted
+                .iter()
+                .map(|(base, jws)| {
+                    assert_eq!(base, "https://status.example", "the row's own service");
+                    match status_update::verify(jws, thumb, T0).unwrap().op {
+                        Operation::Register(r) => r.jti,
+                        Operation::Revoke { jti } => jti,
+                    }
+                })
+                .collect()
+        }
+    }
+
+    impl UpdateSink for FakeService {
+        fn post_update<'a>(&'a self, base: &'a str, thumb: &'a str, jws: &'a str) -> Posted<'a> {
+            assert_eq!(thumb.len(), 43, "the principal's namespace");
+            self.posted.lock().unwrap().push((base.to_owned(), jws.to_owned()));
+            let answer = self.answers.lock().unwrap().pop_front().expect("a scripted answer");
+            Box::pin(async move { answer })
+        }
+    }
+
+    /// Credentials `jtis`, each owing its registration, as the pipeline records them.
+    async fn owed(svc: &Service, jtis: &[&str]) {
+        for (n, jti) in jtis.iter().enumerate() {
+            let mut tx = svc.store().pool().begin().await.unwrap();
+            let c = crate::store::testing::credential(n as i64, jti, crate::kind::RequestKind::Mandate, "agent");
+            crate::store::credentials::insert(&mut tx, &c).await.unwrap();
+            outbox::enqueue_register(&mut tx, jti, "https://status.example", T0).await.unwrap();
+            tx.commit().await.unwrap();
+        }
+    }
+
+    async fn due_jtis(svc: &Service, at: i64) -> Vec<String> {
+        outbox::due(svc.store(), at, 10).await.unwrap().into_iter().map(|d| d.jti).collect()
+    }
+
+    fn refused(status: u16, reason: Option<&str>) -> Result<u16, PublishError> {
+        Err(PublishError::Refused { status, reason: reason.map(str::to_owned), message: "no".into() })
+    }
+
+    /// A round sends every due row in order: one acknowledged is done, one
+    /// refused for good is never sent again, one that failed waits its backoff.
+    #[tokio::test]
+    async fn a_round_acknowledges_keeps_refusals_and_retries_failures() {
+        let (svc, clock, _dir) = service_at(T0).await;
+        owed(&svc, &["m-1", "m-2", "m-3"]).await;
+        let fake = FakeService::answering(vec![Ok(201), refused(403, Some("namespace_full")), refused(500, None)]);
+        let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
+        assert_eq!(round, Round { acknowledged: 1, failed: 1, refused: 1 });
+        assert_eq!(fake.posted_jtis(&svc.principal_thumbprint()), ["m-1", "m-2", "m-3"]);
+        assert!(due_jtis(&svc, T0).await.is_empty(), "nothing is due again at once");
+        assert_eq!(due_jtis(&svc, T0 + outbox::backoff(1)).await, ["m-3"], "only the failure, after its backoff");
+        // The next round sends only that one.
+        clock.store(T0 + outbox::backoff(1), std::sync::atomic::Ordering::SeqCst);
+        let fake = FakeService::answering(vec![Ok(200)]);
+        let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
+        assert_eq!(round, Round { acknowledged: 1, failed: 0, refused: 0 });
+        assert_eq!(fake.posted.lock().unwrap().len(), 1);
+        assert!(due_jtis(&svc, T0 + 86_400).await.is_empty());
+    }
+
+    /// A service that does not answer ends the round: the other rows would
+    /// only wait out the same timeout. An empty outbox asks for no client.
+    #[tokio::test]
+    async fn an_unreachable_service_ends_the_round_and_an_empty_outbox_sends_nothing() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let never = || -> Result<&dyn UpdateSink, ServiceError> { panic!("no client is needed") };
+        assert_eq!(svc.publish_due_to(never).await.unwrap(), Round::default());
+        owed(&svc, &["m-1", "m-2"]).await;
+        let down = PublishError::Unreachable { url: "https://status.example".into(), reason: "timeout".into() };
+        let fake = FakeService::answering(vec![Err(down)]);
+        let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
+        assert_eq!(round, Round { acknowledged: 0, failed: 1, refused: 0 });
+        assert_eq!(fake.posted.lock().unwrap().len(), 1, "the second row was not tried");
+        assert_eq!(due_jtis(&svc, T0).await, ["m-2"], "and is still due");
     }
 
     /// Only a refusal no retry could change stops the retries: anything

@@ -3,14 +3,12 @@
 
 use super::{Missing, Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::store::attestations::{self, AttestationRow};
 use crate::store::contacts::{self, ContactRow};
 use crate::store::credentials::{self, CredentialStatus, ListedCredential, MeetingRecord};
 use crate::store::pairings::{self, PairingStatus};
 use crate::store::{history, history::HistoryRecord};
 use crate::user_verification::Method;
 use schcp::refusal::Reason;
-use serde_json::{json, Value};
 
 pub use crate::views::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 
@@ -120,9 +118,7 @@ impl Service {
     /// What the status service lacks, in the person's words; a refusal for
     /// good says why (`namespace_full`: no room for more of their credentials).
     fn publication_words(&self, p: Publication, why: Option<Reason>) -> String {
-        let mut args = fluent_bundle::FluentArgs::new();
-        args.set("why", why.map_or("other", Reason::as_str));
-        crate::ui_words::text_with(self.language(), p.message_id(), &args)
+        self.words_with(p.message_id(), [("why", why.map_or("other", Reason::as_str).into())])
     }
 
     /// Fills in, for each `(index into out, status URL)`, what the hosted
@@ -257,32 +253,6 @@ impl Service {
         };
         contacts::save(self.store(), &contact, self.now()).await?;
         Ok(())
-    }
-
-    /// Stores an attestation about this principal (§7.5). Its signature is
-    /// checked by each host against the attesters it trusts; here the shape,
-    /// the subject and the expiry are.
-    pub async fn add_attestation(&self, jws: &str) -> Result<Value, ServiceError> {
-        let parsed = schcp::jws::parse(jws).map_err(|e| ServiceError::Verification(e.into()))?;
-        parsed.expect_typ(schcp::jws::Typ::Attestation).map_err(|e| ServiceError::Verification(e.into()))?;
-        schcp::schema::validate(schcp::schema::Def::Attestation, &parsed.payload)
-            .map_err(|e| ServiceError::Verification(e.into()))?;
-        let claims: schcp::claims::AttestationClaims =
-            parsed.claims().map_err(|e| ServiceError::invalid(Reason::Malformed, e.to_string()))?;
-        if claims.sub != self.principal() {
-            return Err(ServiceError::invalid(Reason::WrongSubject, "the attestation is about another principal"));
-        }
-        let now = self.now();
-        if claims.exp <= now {
-            return Err(ServiceError::Verification(schcp::Error::Expired {
-                what: "attestation",
-                exp: claims.exp,
-                now,
-            }));
-        }
-        let row = AttestationRow { iss: claims.iss, exp: claims.exp, compact: jws.to_owned() };
-        attestations::add(self.store(), &row, now).await?;
-        Ok(json!({ "iss": row.iss, "exp": row.exp }))
     }
 }
 
@@ -421,40 +391,5 @@ mod tests {
         assert!(Publication::RegistrationRefused.withheld_from_agent());
         assert!(Publication::RegistrationPending.withheld_from_agent());
         assert!(!Publication::RevocationRefused.withheld_from_agent());
-    }
-
-    /// An attestation signed by `[3; 32]` about `sub`, valid until `exp`.
-    fn attestation(typ: schcp::jws::Typ, sub: &str, exp: i64) -> String {
-        let attester = ed25519_dalek::SigningKey::from_bytes(&[3; 32]);
-        let claims = json!({"iss": "phone-check.example", "sub": sub, "iat": T0 - 60, "exp": exp,
-                            "assurance": "unique_phone"});
-        schcp::jws::sign(typ, Default::default(), &claims, &attester).unwrap()
-    }
-
-    /// §7.5: an attestation is kept only when it is one, about this
-    /// principal, and not expired; a refused one changes nothing.
-    #[tokio::test]
-    async fn only_a_live_attestation_about_the_person_is_kept() {
-        let (svc, _clock, _dir) = service_at(T0).await;
-        let me = svc.principal().to_owned();
-        let other = ed25519_dalek::SigningKey::from_bytes(&[5; 32]);
-        let someone_else = schcp::jwk::Jwk::ed25519(&other.verifying_key()).principal_id().unwrap();
-        let refused = [
-            (attestation(schcp::jws::Typ::Attestation, &someone_else, T0 + 60), Reason::WrongSubject),
-            (attestation(schcp::jws::Typ::Attestation, &me, T0), Reason::Expired),
-            (attestation(schcp::jws::Typ::Offer, &me, T0 + 60), Reason::WrongTyp),
-            ("not.a.jws".to_owned(), Reason::Malformed),
-        ];
-        for (jws, expected) in &refused {
-            let r = svc.add_attestation(jws).await.map(drop);
-            assert_eq!(reason(r), *expected, "{jws}");
-        }
-        assert!(svc.attestations().await.unwrap().is_empty(), "a refused attestation is not kept");
-
-        let good = attestation(schcp::jws::Typ::Attestation, &me, T0 + 60);
-        let added = svc.add_attestation(&good).await.unwrap();
-        assert_eq!(added, json!({"iss": "phone-check.example", "exp": T0 + 60}));
-        let kept = svc.attestations().await.unwrap();
-        assert_eq!((kept.len(), kept[0].compact.as_str()), (1, good.as_str()));
     }
 }

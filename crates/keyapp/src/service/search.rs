@@ -113,6 +113,7 @@ mod tests {
             expires_at: T0 + n + 600,
             hosts: &hosts,
             attention: "[]",
+            terms: None,
             summary,
         };
         assert!(requests::insert(svc.store(), &new).await.unwrap());

@@ -13,19 +13,24 @@ pub struct AttestationRow {
     pub compact: String,
 }
 
-/// Keeps an attestation, with its history entry, in one transaction. The
-/// same attestation again adds nothing but the entry.
-pub async fn add(store: &Store, a: &AttestationRow, now: i64) -> Result<(), StoreError> {
+/// Keeps an attestation, with its history entry, in one transaction.
+/// `false` when the same attestation is already kept: nothing is written,
+/// not even an entry.
+pub async fn add(store: &Store, a: &AttestationRow, now: i64) -> Result<bool, StoreError> {
     let mut tx = store.begin().await?;
-    sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")
-        .bind(&a.iss)
-        .bind(a.exp)
-        .bind(&a.compact)
-        .execute(&mut *tx)
-        .await?;
+    let inserted =
+        sqlx::query("INSERT INTO attestations (iss, exp, compact) VALUES (?, ?, ?) ON CONFLICT (compact) DO NOTHING")
+            .bind(&a.iss)
+            .bind(a.exp)
+            .bind(&a.compact)
+            .execute(&mut *tx)
+            .await?;
+    if inserted.rows_affected() == 0 {
+        return Ok(false);
+    }
     history::append(&mut tx, now, "attestation_added", &a.iss, "", None).await?;
     tx.commit().await?;
-    Ok(())
+    Ok(true)
 }
 
 /// Every attestation, in the order they were added.
@@ -54,11 +59,12 @@ mod tests {
     #[tokio::test]
     async fn attestations_are_kept_once_in_the_order_added() {
         let (_dir, store) = testing::store().await;
-        add(&store, &attestation("urn:b", "b.b.b"), 1).await.unwrap();
-        add(&store, &attestation("urn:a", "a.a.a"), 2).await.unwrap();
-        add(&store, &attestation("urn:b", "b.b.b"), 3).await.unwrap();
+        assert!(add(&store, &attestation("urn:b", "b.b.b"), 1).await.unwrap());
+        assert!(add(&store, &attestation("urn:a", "a.a.a"), 2).await.unwrap());
+        assert!(!add(&store, &attestation("urn:b", "b.b.b"), 3).await.unwrap(), "kept already");
         assert_eq!(all(&store).await.unwrap(), [attestation("urn:b", "b.b.b"), attestation("urn:a", "a.a.a")]);
+        // The one added again wrote no entry either.
         let events: Vec<_> = history::latest(&store, 10).await.unwrap().into_iter().map(|h| h.subject).collect();
-        assert_eq!(events, ["urn:b", "urn:a", "urn:b"]);
+        assert_eq!(events, ["urn:a", "urn:b"]);
     }
 }

@@ -263,6 +263,13 @@ pub async fn approved_over_offer(
     .await?)
 }
 
+/// The verified inputs (JSON) of the latest `limit` requests of `kind`,
+/// whatever their status, newest first.
+pub async fn latest_inputs(store: &Store, kind: &str, limit: i64) -> Result<Vec<String>, StoreError> {
+    let newest_first = "SELECT input FROM requests WHERE kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
+    Ok(sqlx::query_scalar(newest_first).bind(kind).bind(limit).fetch_all(store.pool()).await?)
+}
+
 /// The stored verified input (JSON) of rule request `request_id`, whatever its status.
 pub async fn rule_input(store: &Store, request_id: &str) -> Result<Option<String>, StoreError> {
     let row: Option<(String,)> = sqlx::query_as("SELECT input FROM requests WHERE request_id = ? AND kind = 'rule'")
