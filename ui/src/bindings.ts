@@ -42,6 +42,15 @@ export type AttestationView = { iss: string, exp: number,
 expires: string, compact: string, };
 
 /**
+ * The daily backup as Settings shows it.
+ */
+export type AutoBackupView = { folder: string | null, keep: number, 
+/**
+ * Where the choice is kept: in the config file the key app read, or in the records.
+ */
+in_config_file: boolean, };
+
+/**
  * Which rule of §2.2 authorized the host's document.
  */
 export type Basis = "own_domain" | "operator" | "operator_trust";
@@ -228,9 +237,15 @@ export type FilterChoice = { value: string, label: string, };
 export type FilterChoices = { hosts: Array<FilterChoice>, agents: Array<FilterChoice>, };
 
 /**
+ * The first run's question, before any key exists: a new key, or the
+ * person's own, brought back from the recovery kit (and a backup).
+ */
+export type FirstChoice = { "choice": "new" } | { "choice": "restore", words: string, backup: string | null, key_seed: boolean, };
+
+/**
  * What the window shows.
  */
-export type GateView = { "state": "starting" } | { "state": "asking", purpose: PassphrasePurpose, problem: PassphraseProblem | null, } | { "state": "checking" } | { "state": "unlocked", route: string | null, } | { "state": "failed", message: string, };
+export type GateView = { "state": "starting" } | { "state": "asking", purpose: PassphrasePurpose, problem: PassphraseProblem | null, } | { "state": "checking" } | { "state": "unlocked", route: string | null, } | { "state": "failed", message: string, } | { "state": "welcome", problem: string | null, } | { "state": "restoring" };
 
 /**
  * What became of what a history entry is about.
@@ -343,6 +358,24 @@ export type HostsCanCheck = "reachable" | "this-machine" | "unreachable";
  * Where the principal key is kept.
  */
 export type KeystoreKind = "os" | "file";
+
+/**
+ * The kit as the window shows it once: the words, what they restore, the two
+ * places to type back, and the printable page's content (keyapp::recovery::page).
+ */
+export type KitView = { words: Array<string>, principal: string, 
+/**
+ * The key was made before recovery phrases: the words are its seed.
+ */
+key_seed: boolean, 
+/**
+ * Word numbers (1-based) the person types back.
+ */
+confirm: Array<number>, 
+/**
+ * The printable page's body (escaped HTML, no script, no outside resource).
+ */
+page: string, };
 
 /**
  * A management mandate over one booking, on My bookings.

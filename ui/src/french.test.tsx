@@ -49,14 +49,16 @@ const PATTERN = new RegExp(`(?<![\\p{L}\\p{N}_])(${ENGLISH.join("|")})(?![\\p{L}
 /**
  * A message's words as a person reads them: without Fluent's syntax
  * (placeables, variables, selector keys) and without command-line flags
- * (`--key-seed`), which are typed as they are in every language.
+ * (`--key-seed`) or commands (`schcp-keyapp revoke-everything`), which are
+ * typed as they are in every language.
  */
 function sayable(text: string): string {
   return text
     .replace(/\{\s*\$[\w-]+\s*(->)?\s*\}?/g, " ")
     .replace(/\*?\[[\w-]+\]/g, " ")
     .replace(/\$[\w-]+/g, " ")
-    .replace(/(^|\s)--[\w-]+/g, " ");
+    .replace(/(^|\s)--[\w-]+/g, " ")
+    .replace(/schcp-keyapp\s+[\w-]+/g, " ");
 }
 
 /** Every English word a person (or their screen reader) meets on screen now. */
@@ -143,6 +145,38 @@ vi.mock("./api", () => {
         },
       ],
       revoke: async () => {},
+      searchCredentials: async () => ({
+        items: [
+          {
+            jti: "m-1", kind: "mandate", aud: ["garage-maple"], exp: 1_796_604_800, expires: "mardi 1 décembre, 9 h 00",
+            status: "active", revocable: true, summary: "Vidange chez Garage Maple", hosts: "Garage Maple",
+            remaining: "1 réservation restante", can_do: "annuler ou déplacer",
+          },
+        ],
+      }),
+      searchHistory: async () => ({
+        items: [
+          {
+            at: 1_796_000_000, when: "mardi 1 décembre, 13 h 00", sentence: "Vous avez refusé : vidange chez Garage Maple.",
+            event: "request_declined", subject: "rq_1", detail: "",
+          },
+        ],
+      }),
+      filterChoices: async () => ({
+        hosts: [{ value: "garage-maple", label: "Garage Maple" }],
+        agents: [{ value: "j1", label: "Assistant Exemple" }],
+      }),
+      exportPath: async () => "/home/moi/donnees.json",
+      exportRecords: async (path: string) => path,
+      recoveryKit: async () => ({
+        words: Array.from({ length: 24 }, (_, i) => `mot${i + 1}`), principal: PRINCIPAL, key_seed: false,
+        confirm: [3, 17], page: "<p>Kit</p>",
+      }),
+      confirmRecoveryWords: async () => true,
+      backupNow: async (path: string) => path,
+      autoBackup: async () => ({ folder: null, keep: 7, in_config_file: false }),
+      setAutoBackup: async () => ({ folder: null, keep: 7, in_config_file: false }),
+      firstRunChoice: async () => ({ state: "unlocked", route: null }),
       history: async () => [
         {
           at: 1_796_000_000, when: "mardi 1 décembre, 13 h 00", sentence: "Vous avez refusé : vidange chez Garage Maple.",

@@ -193,6 +193,7 @@ mod tests {
             hosts: "[]",
             attention: "[]",
             summary: "",
+            terms: None,
         };
         assert!(requests::insert(svc.store(), &r).await.unwrap());
     }

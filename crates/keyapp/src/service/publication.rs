@@ -246,6 +246,7 @@ mod tests {
                     match status_update::verify(jws, thumb, T0).unwrap().op {
                         Operation::Register(r) => r.jti,
                         Operation::Revoke { jti } => jti,
+                        Operation::RevokeAll { .. } => panic!("the outbox never sends a revoke_all"),
                     }
                 })
                 .collect()
