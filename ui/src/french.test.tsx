@@ -6,7 +6,7 @@
 // placeholder). A message missing from the French catalogue shows its id
 // ("consent-approve"), which the list catches too.
 import { act, cleanup, fireEvent, render } from "@testing-library/preact";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import FR_SOURCE from "../../locales/fr/ui.ftl?raw";
 
 /** locales/fr/ui.ftl's messages, as their source text (the window's messages take no arguments). */
@@ -254,6 +254,12 @@ afterEach(() => {
   cleanup();
   location.hash = "";
   vi.restoreAllMocks();
+});
+// Preact runs a hook's effects after paint, on a timer of its own (up to
+// 100 ms without animation frames): let the last screen's run before the
+// test environment (and its window) goes away.
+afterAll(async () => {
+  await new Promise((r) => setTimeout(r, 300));
 });
 
 describe("every screen in French", () => {
