@@ -1,4 +1,4 @@
-//! The daily backup chosen in the window (migration 0018), kept in the
+//! The daily backup chosen in the window (migration 0019), kept in the
 //! records when there is no config file to write it to (recovery::custody).
 
 use super::{Store, StoreError};
