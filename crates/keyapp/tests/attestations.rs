@@ -175,10 +175,14 @@ async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_
     let garage_host = client.discover(&env.host.discovery_url()).await.unwrap();
     let salon_host = client.discover(&salon.discovery_url()).await.unwrap();
     let start = free_start(&client, &garage_host).await;
-    let hold = client.hold(&garage_host, &at_garage, "h-garage", &hold_at(&start)).await.unwrap();
+    // The client binds its own fresh KB-JWT to each call (§3.4): it takes the
+    // presentation as the key app handed it out.
+    let hold =
+        client.hold(&garage_host, presentations[GARAGE].as_str().unwrap(), "h-garage", &hold_at(&start)).await.unwrap();
     assert_eq!(env.host.vouched_by(&hold.hold_id).as_deref(), Some(ATTESTER));
     let start = free_start(&client, &salon_host).await;
-    let hold = client.hold(&salon_host, &at_salon, "h-salon", &hold_at(&start)).await.unwrap();
+    let hold =
+        client.hold(&salon_host, presentations[SALON].as_str().unwrap(), "h-salon", &hold_at(&start)).await.unwrap();
     assert_eq!(salon.vouched_by(&hold.hold_id), None);
     // The compact one too, at the host that trusts its attester.
     let start = free_start(&client, &garage_host).await;
