@@ -861,7 +861,7 @@ async fn the_read_credential_reads_its_booking_at_the_host_and_nothing_else() {
 
     // Another booking, even one the person is invited to: outside `bookings`.
     let e = client.booking_as_served(&host, Some(&mandate), &other_id).await.unwrap_err();
-    assert_eq!(host_refusal(e), (StatusCode::FORBIDDEN, "out_of_scope".to_owned()));
+    assert_eq!(host_refusal(e), (StatusCode::FORBIDDEN, "constraint_not_met".to_owned()));
     // A write: the answer §5.10 asks for needs `book` (or `cancel`), never `hold`.
     let contract = schcp::hash::jws_sha256(&offer);
     for accept in [true, false] {

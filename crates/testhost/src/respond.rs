@@ -145,8 +145,8 @@ pub(crate) fn participant_read(
         if outside {
             return refused(
                 StatusCode::FORBIDDEN,
-                "MANDATE_SCOPE",
-                "out_of_scope",
+                "MANDATE_LIMIT",
+                "constraint_not_met",
                 "the mandate does not cover this booking",
             );
         }
