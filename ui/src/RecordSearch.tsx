@@ -3,7 +3,7 @@
 // service pages, with "Load more". The window never filters or caps a list
 // itself: every page is the service's answer to the same query the terminal sends.
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { api, type FilterChoices } from "./api";
+import { api, type FilterChoice, type FilterChoices } from "./api";
 import { useT } from "./i18n";
 import { errorText } from "./useLoad";
 
@@ -121,39 +121,30 @@ export function RecordSearch(props: {
         <label for={id("text")}>{t("search-text")}</label>
         <input id={id("text")} type="search" maxLength={200} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
-      <div class="field">
-        <label for={id("host")}>{t("search-host")}</label>
-        <select id={id("host")} value={host} onChange={(e) => setHost(e.currentTarget.value)}>
-          <option value="">{t("search-host-any")}</option>
-          {choices.hosts.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for={id("agent")}>{t("search-agent")}</label>
-        <select id={id("agent")} value={agent} onChange={(e) => setAgent(e.currentTarget.value)}>
-          <option value="">{t("search-agent-any")}</option>
-          {choices.agents.map((c) => (
-            <option key={c.value} value={c.value}>
-              {c.label}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="field">
-        <label for={id("outcome")}>{t(props.outcomeLabel)}</label>
-        <select id={id("outcome")} value={outcome} onChange={(e) => setOutcome(e.currentTarget.value)}>
-          <option value="">{t(props.outcomeAny)}</option>
-          {props.outcomes.map(([value, words]) => (
-            <option key={value} value={value}>
-              {t(words)}
-            </option>
-          ))}
-        </select>
-      </div>
+      <ChoiceField
+        id={id("host")}
+        label={t("search-host")}
+        any={t("search-host-any")}
+        choices={choices.hosts}
+        value={host}
+        onChange={setHost}
+      />
+      <ChoiceField
+        id={id("agent")}
+        label={t("search-agent")}
+        any={t("search-agent-any")}
+        choices={choices.agents}
+        value={agent}
+        onChange={setAgent}
+      />
+      <ChoiceField
+        id={id("outcome")}
+        label={t(props.outcomeLabel)}
+        any={t(props.outcomeAny)}
+        choices={props.outcomes.map(([value, words]) => ({ value, label: t(words) }))}
+        value={outcome}
+        onChange={setOutcome}
+      />
       <div class="field">
         <label for={id("since")}>{t("search-since")}</label>
         <input id={id("since")} type="date" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
@@ -167,6 +158,30 @@ export function RecordSearch(props: {
         {t("search-clear")}
       </button>
     </form>
+  );
+}
+
+/** One filter chosen from a list; its first choice, `any`, narrows nothing. */
+function ChoiceField(props: {
+  id: string;
+  label: string;
+  any: string;
+  choices: FilterChoice[];
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        <option value="">{props.any}</option>
+        {props.choices.map((c) => (
+          <option key={c.value} value={c.value}>
+            {c.label}
+          </option>
+        ))}
+      </select>
+    </div>
   );
 }
 

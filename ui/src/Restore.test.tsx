@@ -1,7 +1,7 @@
 // The first run before any key exists: a new key, or a restore from the
 // recovery kit (and a backup file). What is typed is sent as it is; a refusal
 // comes back as the gate's problem, in the key app's words, and the form stays.
-import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
+import { cleanup, fireEvent, screen } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { FirstChoice, GateView } from "./api";
 
@@ -20,7 +20,7 @@ vi.mock("./api", () => ({
   },
 }));
 
-import { StringsContext } from "./i18n";
+import { click, showWith } from "./testing/screen";
 import { UnlockView } from "./Unlock";
 
 const TAMPERED = "That backup was changed or damaged after it was written, so nothing was restored from it.";
@@ -36,20 +36,7 @@ const STRINGS = {
   "unlock-checking": "Checking…",
 };
 
-async function show() {
-  render(
-    <StringsContext.Provider value={STRINGS}>
-      <UnlockView />
-    </StringsContext.Provider>,
-  );
-  await act(async () => {});
-}
-
-async function click(text: string) {
-  await act(async () => {
-    fireEvent.click(screen.getByText(text));
-  });
-}
+const show = () => showWith(STRINGS, <UnlockView />);
 
 afterEach(() => {
   cleanup();

@@ -2,7 +2,7 @@
 // revoke" or "Unpair only" when a revocation can reach its hosts, the
 // credentials nothing can revoke named, and what was done said after, all in
 // the service's words.
-import { act, cleanup, fireEvent, render, screen, within } from "@testing-library/preact";
+import { act, cleanup, fireEvent, screen, within } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AgentView, UnpairedView } from "../api";
 
@@ -30,7 +30,7 @@ vi.mock("../api", () => ({
   },
 }));
 
-import { StringsContext } from "../i18n";
+import { showWith } from "../testing/screen";
 import { Agents } from "./Agents";
 
 const STRINGS = {
@@ -54,14 +54,7 @@ function agent(jkt: string, over: Partial<AgentView["holds"]> = {}): AgentView {
   };
 }
 
-async function show() {
-  render(
-    <StringsContext.Provider value={STRINGS}>
-      <Agents />
-    </StringsContext.Provider>,
-  );
-  await act(async () => {});
-}
+const show = () => showWith(STRINGS, <Agents />);
 
 const row = (jkt: string) => document.querySelector(`tr[data-jkt="${jkt}"]`) as HTMLElement;
 
@@ -130,12 +123,7 @@ describe("an agent's cooldown", () => {
       { ...agent("j1"), cooldown: "It may not ask again until 1:05 p.m." },
       agent("j2"),
     ];
-    render(
-      <StringsContext.Provider value={{ "agents-lift-cooldown": "Let it ask again now" }}>
-        <Agents />
-      </StringsContext.Provider>,
-    );
-    await act(async () => {});
+    await showWith({ "agents-lift-cooldown": "Let it ask again now" }, <Agents />);
     expect(document.querySelector('[data-cooldown="j2"]')).toBeNull();
     const row = document.querySelector('[data-cooldown="j1"]') as HTMLElement;
     expect(row.textContent).toContain("It may not ask again until 1:05 p.m.");

@@ -2,7 +2,7 @@
 // app's sentence; the daily backup's folder and count are sent as typed (an
 // empty folder turns it off); every refusal is the key app's sentence, and
 // the fields keep what is in force.
-import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
+import { cleanup, fireEvent, screen } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { AutoBackupView } from "../api";
 
@@ -29,7 +29,7 @@ vi.mock("../api", () => ({
   },
 }));
 
-import { StringsContext } from "../i18n";
+import { click, showWith } from "../testing/screen";
 import { Backups } from "./Settings";
 
 const STRINGS = {
@@ -42,20 +42,7 @@ const STRINGS = {
   "backup-auto-off": "No automatic backup.",
 };
 
-async function show() {
-  render(
-    <StringsContext.Provider value={STRINGS}>
-      <Backups />
-    </StringsContext.Provider>,
-  );
-  await act(async () => {});
-}
-
-async function click(text: string) {
-  await act(async () => {
-    fireEvent.click(screen.getByText(text));
-  });
-}
+const show = () => showWith(STRINGS, <Backups />);
 
 afterEach(() => {
   cleanup();

@@ -1,6 +1,6 @@
 // My bookings shows what the service says of each booking, and its one action
 // revokes the management mandate that lets an assistant change it.
-import { act, cleanup, fireEvent, render, within } from "@testing-library/preact";
+import { act, cleanup, fireEvent, within } from "@testing-library/preact";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { BookingView } from "../api";
 
@@ -17,7 +17,7 @@ vi.mock("../api", () => ({
   },
 }));
 
-import { StringsContext } from "../i18n";
+import { showWith } from "../testing/screen";
 import { Bookings } from "./Bookings";
 
 const STRINGS = { "bookings-stop-manager": "Stop", "confirm-yes": "Yes", "confirm-no": "No" };
@@ -39,14 +39,7 @@ function booking(over: Partial<BookingView>): BookingView {
   };
 }
 
-async function show() {
-  render(
-    <StringsContext.Provider value={STRINGS}>
-      <Bookings />
-    </StringsContext.Provider>,
-  );
-  await act(async () => {});
-}
+const show = () => showWith(STRINGS, <Bookings />);
 
 const row = (id: string) => document.querySelector(`tr[data-booking="${id}"]`) as HTMLElement;
 
