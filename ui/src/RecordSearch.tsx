@@ -71,12 +71,12 @@ export function dayStart(day: string, after = 0): number | undefined {
 
 /**
  * The search form: words, host, assistant, what became of it (`outcomes`:
- * value → message id) and a range of days; "To" includes its day.
+ * value → message id, under the label `outcomeLabel`, "any" being
+ * `outcomeLabel`-any) and a range of days; "To" includes its day.
  */
 export function RecordSearch(props: {
   name: string;
   outcomeLabel: string;
-  outcomeAny: string;
   outcomes: [string, string][];
   onSearch: (f: Filters) => void;
 }) {
@@ -95,6 +95,7 @@ export function RecordSearch(props: {
       .catch(() => {});
   }, []);
   const id = (field: string) => `${props.name}-search-${field}`;
+  const outcomes = props.outcomes.map(([value, words]) => ({ value, label: t(words) }));
   const submit = (e: Event) => {
     e.preventDefault();
     props.onSearch({
@@ -121,30 +122,9 @@ export function RecordSearch(props: {
         <label for={id("text")}>{t("search-text")}</label>
         <input id={id("text")} type="search" maxLength={200} value={text} onInput={(e) => setText(e.currentTarget.value)} />
       </div>
-      <ChoiceField
-        id={id("host")}
-        label={t("search-host")}
-        any={t("search-host-any")}
-        choices={choices.hosts}
-        value={host}
-        onChange={setHost}
-      />
-      <ChoiceField
-        id={id("agent")}
-        label={t("search-agent")}
-        any={t("search-agent-any")}
-        choices={choices.agents}
-        value={agent}
-        onChange={setAgent}
-      />
-      <ChoiceField
-        id={id("outcome")}
-        label={t(props.outcomeLabel)}
-        any={t(props.outcomeAny)}
-        choices={props.outcomes.map(([value, words]) => ({ value, label: t(words) }))}
-        value={outcome}
-        onChange={setOutcome}
-      />
+      <ChoiceField id={id("host")} words="search-host" choices={choices.hosts} value={host} onChange={setHost} />
+      <ChoiceField id={id("agent")} words="search-agent" choices={choices.agents} value={agent} onChange={setAgent} />
+      <ChoiceField id={id("outcome")} words={props.outcomeLabel} choices={outcomes} value={outcome} onChange={setOutcome} />
       <div class="field">
         <label for={id("since")}>{t("search-since")}</label>
         <input id={id("since")} type="date" value={since} onInput={(e) => setSince(e.currentTarget.value)} />
@@ -161,20 +141,23 @@ export function RecordSearch(props: {
   );
 }
 
-/** One filter chosen from a list; its first choice, `any`, narrows nothing. */
+/**
+ * One filter chosen from a list, labelled by the message `words`; its first
+ * choice, `words`-any, narrows nothing.
+ */
 function ChoiceField(props: {
   id: string;
-  label: string;
-  any: string;
+  words: string;
   choices: FilterChoice[];
   value: string;
   onChange: (value: string) => void;
 }) {
+  const t = useT();
   return (
     <div class="field">
-      <label for={props.id}>{props.label}</label>
+      <label for={props.id}>{t(props.words)}</label>
       <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
-        <option value="">{props.any}</option>
+        <option value="">{t(`${props.words}-any`)}</option>
         {props.choices.map((c) => (
           <option key={c.value} value={c.value}>
             {c.label}

@@ -40,7 +40,6 @@ export function Credentials() {
         <RecordSearch
           name="credentials"
           outcomeLabel="search-state"
-          outcomeAny="search-state-any"
           outcomes={STATES}
           onSearch={search}
         />

@@ -71,7 +71,6 @@ export function History() {
         <RecordSearch
           name="history"
           outcomeLabel="search-answer"
-          outcomeAny="search-answer-any"
           outcomes={ANSWERS}
           onSearch={search}
         />
