@@ -58,29 +58,11 @@ impl HostedClient {
     /// `POST {base}/status/{thumb}` with one compact JWS. `Ok` only on 200 or
     /// 201: the service recorded the update, or had already (a retry).
     pub async fn post_update(&self, base: &str, thumb: &str, jws: &str) -> Result<u16, PublishError> {
-        let url = format!("{}/status/{thumb}", base.trim_end_matches('/'));
-        let response = self
-            .http
-            .post(&url)
-            .header(reqwest::header::CONTENT_TYPE, "application/jose")
-            .timeout(UPDATE_TIMEOUT)
-            .body(jws.to_owned())
-            .send()
-            .await
-            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: crate::outbound::error_chain(&e) })?;
-        let status = response.status().as_u16();
-        if matches!(status, 200 | 201) {
-            return Ok(status);
+        let response = self.post_jws(base, thumb, jws).await?;
+        match response.status().as_u16() {
+            status @ (200 | 201) => Ok(status),
+            _ => Err(refusal(response).await),
         }
-        let body = bounded_body(response, MAX_STATUS_BODY).await;
-        let body: Option<serde_json::Value> = body.and_then(|b| serde_json::from_slice(&b).ok());
-        let error = body.as_ref().and_then(|b| b.get("error"));
-        let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-        Err(PublishError::Refused {
-            status,
-            reason: text("reason"),
-            message: text("message").unwrap_or_else(|| "no §9 error body".to_owned()),
-        })
     }
 
     /// `POST {base}/status/{thumb}` with one signed revoke-all update
@@ -89,39 +71,37 @@ impl HostedClient {
     /// "done" here: each attempt is signed afresh, so it never happens unless
     /// something else sent these bytes.
     pub async fn post_revoke_all(&self, base: &str, thumb: &str, jws: &str) -> Result<Vec<String>, PublishError> {
+        let response = self.post_jws(base, thumb, jws).await?;
+        let status = response.status().as_u16();
+        if status != 200 {
+            return Err(refusal(response).await);
+        }
+        let body: Option<serde_json::Value> =
+            bounded_body(response, MAX_REVOKE_ALL_BODY).await.and_then(|b| serde_json::from_slice(&b).ok());
+        let listed = body
+            .as_ref()
+            .and_then(|b| b.get("revoked"))
+            .and_then(|r| r.as_array())
+            .and_then(|a| a.iter().map(|j| j.as_str().map(str::to_owned)).collect::<Option<Vec<String>>>());
+        listed.ok_or(PublishError::Refused {
+            status,
+            reason: None,
+            message: "the answer does not list the credentials it revoked".to_owned(),
+        })
+    }
+
+    /// `POST {base}/status/{thumb}` with one compact JWS (`application/jose`):
+    /// the answer, whatever its status, or why there was none.
+    async fn post_jws(&self, base: &str, thumb: &str, jws: &str) -> Result<reqwest::Response, PublishError> {
         let url = format!("{}/status/{thumb}", base.trim_end_matches('/'));
-        let response = self
-            .http
+        self.http
             .post(&url)
             .header(reqwest::header::CONTENT_TYPE, "application/jose")
             .timeout(UPDATE_TIMEOUT)
             .body(jws.to_owned())
             .send()
             .await
-            .map_err(|e| PublishError::Unreachable { url: url.clone(), reason: crate::outbound::error_chain(&e) })?;
-        let status = response.status().as_u16();
-        let limit = if status == 200 { MAX_REVOKE_ALL_BODY } else { MAX_STATUS_BODY };
-        let body: Option<serde_json::Value> =
-            bounded_body(response, limit).await.and_then(|b| serde_json::from_slice(&b).ok());
-        if status == 200 {
-            let listed = body
-                .as_ref()
-                .and_then(|b| b.get("revoked"))
-                .and_then(|r| r.as_array())
-                .and_then(|a| a.iter().map(|j| j.as_str().map(str::to_owned)).collect::<Option<Vec<String>>>());
-            return listed.ok_or(PublishError::Refused {
-                status,
-                reason: None,
-                message: "the answer does not list the credentials it revoked".to_owned(),
-            });
-        }
-        let error = body.as_ref().and_then(|b| b.get("error"));
-        let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
-        Err(PublishError::Refused {
-            status,
-            reason: text("reason"),
-            message: text("message").unwrap_or_else(|| "no §9 error body".to_owned()),
-        })
+            .map_err(|e| PublishError::Unreachable { reason: crate::outbound::error_chain(&e), url })
     }
 
     /// A client that reaches public addresses only, checked at connect time
@@ -164,6 +144,21 @@ impl HostedClient {
         }
         let body = bounded_body(response, MAX_STATUS_BODY).await?;
         serde_json::from_slice(&body).ok()
+    }
+}
+
+/// An answer that is not a success, as a refusal: its §9 `error.reason` and
+/// `error.message` when its (bounded) body has them.
+async fn refusal(response: reqwest::Response) -> PublishError {
+    let status = response.status().as_u16();
+    let body: Option<serde_json::Value> =
+        bounded_body(response, MAX_STATUS_BODY).await.and_then(|b| serde_json::from_slice(&b).ok());
+    let error = body.as_ref().and_then(|b| b.get("error"));
+    let text = |k: &str| error.and_then(|e| e.get(k)).and_then(|v| v.as_str()).map(str::to_owned);
+    PublishError::Refused {
+        status,
+        reason: text("reason"),
+        message: text("message").unwrap_or_else(|| "no §9 error body".to_owned()),
     }
 }
 

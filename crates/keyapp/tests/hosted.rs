@@ -10,9 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use keyapp::app;
 use keyapp::control::Command;
-use keyapp::keystore::PassphraseSource;
 use reqwest::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -109,14 +107,26 @@ async fn stand_in() -> (Arc<Stand>, String) {
 }
 
 async fn start_hosted(url: &str) -> Env {
-    let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let mut config = config_for(dir.path(), &host);
-    config.status_api.hosted = Some(format!("{url}/"));
-    // The stand-in is on this machine, over http: hosts here can read it.
-    config.status_api.hosts_on_this_machine = true;
-    let app = app::start(config.clone(), PassphraseSource::default()).await.expect("the key app starts");
-    Env { _dir: dir, host, config, app }
+    start_with(|config| {
+        config.status_api.hosted = Some(format!("{url}/"));
+        // The stand-in is on this machine, over http: hosts here can read it.
+        config.status_api.hosts_on_this_machine = true;
+    })
+    .await
+}
+
+/// The stand-in, answering, and the key app publishing to it.
+async fn up_and_hosted() -> (Arc<Stand>, String, Env) {
+    let (stand, url) = stand_in().await;
+    stand.up.store(true, Ordering::SeqCst);
+    let env = start_hosted(&url).await;
+    (stand, url, env)
+}
+
+/// The agent asks for a shared-limit mandate (idempotency `key`): the request's id.
+async fn ask_mandate(env: &Env, a: &agent::AgentClient, key: &str) -> String {
+    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(env, key))).await.unwrap();
+    r["request_id"].as_str().unwrap().to_owned()
 }
 
 fn shared_mandate(env: &Env, key: &str) -> Value {
@@ -152,8 +162,7 @@ async fn the_agent_receives_the_mandate_only_once_the_service_has_it() {
     let thumb = me["principal"].as_str().unwrap().rsplit(':').next().unwrap().to_owned();
 
     // The service is down when the person approves.
-    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s1"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let rid = ask_mandate(&env, &a, "s1").await;
     let approved = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     assert_eq!(approved["status"], "approved", "the person's answer is recorded");
     let jti = approved["result"]["jti"].as_str().unwrap().to_owned();
@@ -214,12 +223,9 @@ async fn the_agent_receives_the_mandate_only_once_the_service_has_it() {
 
 #[tokio::test]
 async fn a_revocation_made_while_the_service_is_down_arrives_when_it_is_up() {
-    let (stand, url) = stand_in().await;
-    stand.up.store(true, Ordering::SeqCst);
-    let env = start_hosted(&url).await;
+    let (stand, url, env) = up_and_hosted().await;
     let a = paired_agent(&env, 41).await;
-    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s2"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let rid = ask_mandate(&env, &a, "s2").await;
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     // Published before approve returned: the agent has it at once.
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
@@ -257,17 +263,14 @@ async fn a_revocation_made_while_the_service_is_down_arrives_when_it_is_up() {
 async fn the_french_person_reads_the_note_in_french() {
     let (stand, url) = stand_in().await;
     stand.up.store(true, Ordering::SeqCst);
-    let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let mut config = config_for(dir.path(), &host);
-    config.status_api.hosted = Some(url.clone());
-    config.status_api.hosts_on_this_machine = true;
-    config.locale = Some("fr".into());
-    let app = app::start(config.clone(), PassphraseSource::default()).await.unwrap();
-    let env = Env { _dir: dir, host, config, app };
+    let env = start_with(|config| {
+        config.status_api.hosted = Some(url.clone());
+        config.status_api.hosts_on_this_machine = true;
+        config.locale = Some("fr".into());
+    })
+    .await;
     let a = paired_agent(&env, 42).await;
-    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s3"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let rid = ask_mandate(&env, &a, "s3").await;
     let jti = person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();
     stand.up.store(false, Ordering::SeqCst);
     person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
@@ -278,13 +281,10 @@ async fn the_french_person_reads_the_note_in_french() {
 /// reason and is not retried; a refusal that may pass later is retried.
 #[tokio::test]
 async fn a_registration_refused_for_good_is_answered_and_not_retried() {
-    let (stand, url) = stand_in().await;
-    stand.up.store(true, Ordering::SeqCst);
+    let (stand, url, env) = up_and_hosted().await;
     *stand.refuse.lock().unwrap() = Some("namespace_full");
-    let env = start_hosted(&url).await;
     let a = paired_agent(&env, 43).await;
-    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s4"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let rid = ask_mandate(&env, &a, "s4").await;
     let poll = {
         let a = agent(&env, 43);
         let rid = rid.clone();
@@ -307,8 +307,7 @@ async fn a_registration_refused_for_good_is_answered_and_not_retried() {
 
     // A refusal whose reason may pass later is retried as before.
     *stand.refuse.lock().unwrap() = Some("store_unavailable");
-    let r = a.call(Method::POST, "/v1/requests", Some(&shared_mandate(&env, "s5"))).await.unwrap();
-    let rid = r["request_id"].as_str().unwrap().to_owned();
+    let rid = ask_mandate(&env, &a, "s5").await;
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     assert!(eventually(10, || async { stand.posted.load(Ordering::SeqCst) >= 3 }).await, "retried");
     let seen = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
