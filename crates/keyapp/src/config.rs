@@ -248,45 +248,43 @@ impl Config {
         path: &Path,
         address: &crate::status_address::StatusAddress,
     ) -> Result<(), ConfigError> {
-        let read = |source| ConfigError::Read { path: path.to_owned(), source };
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(read(e)),
-        };
-        let mut doc: toml_edit::Document =
-            text.parse().map_err(|e: toml_edit::TomlError| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
-        let table = doc
-            .entry("status_api")
-            .or_insert_with(toml_edit::table)
-            .as_table_mut()
-            .ok_or_else(|| ConfigError::Invalid(format!("{}: status_api is not a table", path.display())))?;
-        let defaults = StatusApi::default();
-        match &address.hosted {
-            Some(h) => table["hosted"] = toml_edit::value(h.as_str()),
-            None => drop(table.remove("hosted")),
-        }
-        if address.public_base == defaults.public_base {
-            table.remove("public_base");
-        } else {
-            table["public_base"] = toml_edit::value(address.public_base.as_str());
-        }
-        if address.hosts_on_this_machine {
-            table["hosts_on_this_machine"] = toml_edit::value(true);
-        } else {
-            table.remove("hosts_on_this_machine");
-        }
-        let text = doc.to_string();
-        Config::parse(&text, path)?;
-        let tmp = path.with_extension("toml.new");
-        crate::private_files::write(&tmp, text.as_bytes()).map_err(read)?;
-        std::fs::rename(&tmp, path).map_err(read)
+        Config::edit_table(path, "status_api", |table| {
+            let defaults = StatusApi::default();
+            match &address.hosted {
+                Some(h) => table["hosted"] = toml_edit::value(h.as_str()),
+                None => drop(table.remove("hosted")),
+            }
+            if address.public_base == defaults.public_base {
+                table.remove("public_base");
+            } else {
+                table["public_base"] = toml_edit::value(address.public_base.as_str());
+            }
+            if address.hosts_on_this_machine {
+                table["hosts_on_this_machine"] = toml_edit::value(true);
+            } else {
+                table.remove("hosts_on_this_machine");
+            }
+        })
     }
 
     /// Writes the daily backup's choice into `[backup]` of the config file at
     /// `path` (the folder removed when none), every other line kept, replaced
     /// whole as [`Config::write_status_address`] does.
     pub fn write_auto_backup(path: &Path, choice: &crate::recovery::schedule::AutoBackup) -> Result<(), ConfigError> {
+        Config::edit_table(path, "backup", |table| {
+            match choice.folder.as_deref().and_then(Path::to_str) {
+                Some(folder) => table["folder"] = toml_edit::value(folder),
+                None => drop(table.remove("folder")),
+            }
+            table["keep"] = toml_edit::value(i64::try_from(choice.keep).unwrap_or(i64::MAX));
+        })
+    }
+
+    /// Changes the table `name` of the config file at `path` (made when the
+    /// file or the table is missing) with `edit`, every other line, comment
+    /// and key kept. The new text must parse as a config before it replaces
+    /// the file, and replaces it whole (a temporary file renamed over it).
+    fn edit_table(path: &Path, name: &str, edit: impl FnOnce(&mut toml_edit::Table)) -> Result<(), ConfigError> {
         let read = |source| ConfigError::Read { path: path.to_owned(), source };
         let text = match std::fs::read_to_string(path) {
             Ok(t) => t,
@@ -296,15 +294,11 @@ impl Config {
         let mut doc: toml_edit::Document =
             text.parse().map_err(|e: toml_edit::TomlError| ConfigError::Invalid(format!("{}: {e}", path.display())))?;
         let table = doc
-            .entry("backup")
+            .entry(name)
             .or_insert_with(toml_edit::table)
             .as_table_mut()
-            .ok_or_else(|| ConfigError::Invalid(format!("{}: backup is not a table", path.display())))?;
-        match choice.folder.as_deref().and_then(Path::to_str) {
-            Some(folder) => table["folder"] = toml_edit::value(folder),
-            None => drop(table.remove("folder")),
-        }
-        table["keep"] = toml_edit::value(i64::try_from(choice.keep).unwrap_or(i64::MAX));
+            .ok_or_else(|| ConfigError::Invalid(format!("{}: {name} is not a table", path.display())))?;
+        edit(table);
         let text = doc.to_string();
         Config::parse(&text, path)?;
         let tmp = path.with_extension("toml.new");
