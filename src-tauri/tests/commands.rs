@@ -404,7 +404,7 @@ fn the_window_and_the_terminal_list_the_same_pending_items_and_credentials() {
 #[test]
 fn the_window_and_the_terminal_page_through_the_same_history_without_a_cap() {
     use keyapp::control::Command;
-    use keyapp::record_query::{HistoryQuery, MAX_PAGE};
+    use keyapp::record_query::{HistoryQuery, RecordSearch, MAX_PAGE};
     let e = env();
     let over = MAX_PAGE as usize + 20;
     let noor = agent_jwk(9).principal_id().unwrap();
@@ -425,7 +425,7 @@ fn the_window_and_the_terminal_page_through_the_same_history_without_a_cap() {
     assert_eq!(rest["items"].as_array().unwrap().len(), 20);
     assert!(rest.get("next").is_none(), "{rest}");
     // The terminal's query is the window's: the same page.
-    let query = HistoryQuery { limit: Some(1_000_000), ..Default::default() };
+    let query = HistoryQuery::from(RecordSearch { limit: Some(1_000_000), ..Default::default() });
     assert_eq!(socket(&e, Command::SearchHistory { query }), first);
     // A forged cursor is refused in the person's words, by code and reason.
     let refused = call(&e, "search_history", json!({"query": {"cursor": "h1.x"}})).unwrap_err();

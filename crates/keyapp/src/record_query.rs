@@ -24,14 +24,15 @@ pub const MAX_TEXT: usize = 200;
 /// The longest host or assistant named in a filter, in characters.
 const MAX_NAME: usize = 300;
 
-/// What the person looks for in History. Every field narrows the list;
-/// a query with none lists everything, newest first.
+/// What History and Credentials are both searched by: words, a host, an
+/// assistant, a range of instants, and the page. Every field narrows the list;
+/// a search with none lists everything, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 #[ts(optional_fields)]
-pub struct HistoryQuery {
-    /// Words to find in what an entry is about (the request's one-line
-    /// summary), the assistant's name, a contact's name or a host's domain.
+pub struct RecordSearch {
+    /// Words to find in what it is about (its one-line summary), the
+    /// assistant's name, a contact's name, or a host's id or domain.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// A host, by its id or the domain the key app verified it at.
@@ -40,10 +41,8 @@ pub struct HistoryQuery {
     /// An assistant, by its key thumbprint, its fingerprint or the name it paired under.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
-    /// What became of it: the person's answer, or what happened instead.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub answer: Option<HistoryAnswer>,
-    /// From this instant on (NumericDate, included).
+    /// From this instant on (NumericDate, included): when an entry happened,
+    /// when a credential was issued.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub since: Option<i64>,
     /// Before this instant (NumericDate, excluded).
@@ -57,36 +56,41 @@ pub struct HistoryQuery {
     pub cursor: Option<String>,
 }
 
+/// What the person looks for in History. The list's members and the search's
+/// stand side by side on the wire (`flatten`), and no other member is read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(default, deny_unknown_fields)]
+#[ts(optional_fields)]
+pub struct HistoryQuery {
+    #[serde(flatten)]
+    pub search: RecordSearch,
+    /// What became of it: the person's answer, or what happened instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<HistoryAnswer>,
+}
+
 /// What the person looks for in Credentials, newest first.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(default, deny_unknown_fields)]
 #[ts(optional_fields)]
 pub struct CredentialQuery {
-    /// Words to find in what it allows (its one-line summary), the
-    /// assistant's name or a host's id or domain.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// A host it names, by its id or the domain the key app verified it at.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub host: Option<String>,
-    /// The assistant it was issued to, by key thumbprint, fingerprint or name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub agent: Option<String>,
+    #[serde(flatten)]
+    pub search: RecordSearch,
     /// Its state now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<CredentialState>,
-    /// Issued from this instant on (NumericDate, included).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub since: Option<i64>,
-    /// Issued before this instant (NumericDate, excluded).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub until: Option<i64>,
-    /// Credentials per page: [`DEFAULT_PAGE`] when none, at most [`MAX_PAGE`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<u64>,
-    /// The `next` of the page before, to continue after it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cursor: Option<String>,
+}
+
+impl From<RecordSearch> for HistoryQuery {
+    fn from(search: RecordSearch) -> HistoryQuery {
+        HistoryQuery { search, answer: None }
+    }
+}
+
+impl From<RecordSearch> for CredentialQuery {
+    fn from(search: RecordSearch) -> CredentialQuery {
+        CredentialQuery { search, state: None }
+    }
 }
 
 /// What became of what a history entry is about.
@@ -337,18 +341,18 @@ fn parts(s: &str, tag: &str) -> Result<Vec<i64>, QueryError> {
 }
 
 impl HistoryQuery {
-    /// The checked filter, the answer's events and where the page starts.
+    /// The checked filter and where the page starts.
     pub fn check(&self) -> Result<(Filter, Option<HistoryCursor>), QueryError> {
-        let filter = filter(&self.text, &self.host, &self.agent, self.since, self.until, self.limit)?;
-        let cursor = self.cursor.as_deref().map(HistoryCursor::parse).transpose()?;
+        let filter = self.search.filter()?;
+        let cursor = self.search.cursor.as_deref().map(HistoryCursor::parse).transpose()?;
         Ok((filter, cursor))
     }
 }
 
 impl CredentialQuery {
     pub fn check(&self) -> Result<(Filter, Option<CredentialCursor>), QueryError> {
-        let filter = filter(&self.text, &self.host, &self.agent, self.since, self.until, self.limit)?;
-        let cursor = self.cursor.as_deref().map(CredentialCursor::parse).transpose()?;
+        let filter = self.search.filter()?;
+        let cursor = self.search.cursor.as_deref().map(CredentialCursor::parse).transpose()?;
         Ok((filter, cursor))
     }
 }
@@ -361,37 +365,35 @@ pub fn page_size(limit: Option<u64>) -> i64 {
     i64::try_from(n).unwrap_or(MAX_PAGE as i64)
 }
 
-fn filter(
-    text: &Option<String>,
-    host: &Option<String>,
-    agent: &Option<String>,
-    since: Option<i64>,
-    until: Option<i64>,
-    limit: Option<u64>,
-) -> Result<Filter, QueryError> {
-    // An empty or blank field is no filter: a cleared search box lists everything.
-    let given = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
-    let text = given(text);
-    if let Some(t) = &text {
-        if t.chars().count() > MAX_TEXT {
-            return Err(QueryError::TextTooLong);
+impl RecordSearch {
+    /// The search checked, as the store runs it; the cursor is the list's own to read.
+    fn filter(&self) -> Result<Filter, QueryError> {
+        // An empty or blank field is no filter: a cleared search box lists everything.
+        let given = |s: &Option<String>| s.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+        let text = given(&self.text);
+        if let Some(t) = &text {
+            if t.chars().count() > MAX_TEXT {
+                return Err(QueryError::TextTooLong);
+            }
         }
+        let (host, agent) = (given(&self.host), given(&self.agent));
+        for s in [&text, &host, &agent].into_iter().flatten() {
+            if s.chars().count() > MAX_NAME {
+                return Err(QueryError::NameTooLong);
+            }
+            if s.chars().any(char::is_control) {
+                return Err(QueryError::ControlCharacter);
+            }
+        }
+        let (since, until) = (self.since, self.until);
+        if let (Some(s), Some(u)) = (since, until) {
+            if s > u {
+                return Err(QueryError::EmptyRange);
+            }
+        }
+        let pattern = text.map(|t| like_pattern(&t));
+        Ok(Filter { pattern, host, agent, since, until, limit: page_size(self.limit) })
     }
-    let (host, agent) = (given(host), given(agent));
-    for s in [&text, &host, &agent].into_iter().flatten() {
-        if s.chars().count() > MAX_NAME {
-            return Err(QueryError::NameTooLong);
-        }
-        if s.chars().any(char::is_control) {
-            return Err(QueryError::ControlCharacter);
-        }
-    }
-    if let (Some(s), Some(u)) = (since, until) {
-        if s > u {
-            return Err(QueryError::EmptyRange);
-        }
-    }
-    Ok(Filter { pattern: text.map(|t| like_pattern(&t)), host, agent, since, until, limit: page_size(limit) })
 }
 
 /// `text` anywhere, as an SQL `LIKE` pattern with `\` as its escape: the
@@ -456,9 +458,9 @@ mod tests {
 
     #[test]
     fn a_hostile_query_is_refused_before_anything_is_read() {
-        let q = |f: fn(&mut HistoryQuery)| {
+        let q = |f: fn(&mut RecordSearch)| {
             let mut q = HistoryQuery::default();
-            f(&mut q);
+            f(&mut q.search);
             q.check().map(drop)
         };
         assert_eq!(q(|q| q.text = Some("x".repeat(MAX_TEXT + 1))), Err(QueryError::TextTooLong));
@@ -467,7 +469,8 @@ mod tests {
         assert_eq!(q(|q| (q.since, q.until) = (Some(10), Some(9))), Err(QueryError::EmptyRange));
         assert_eq!(q(|q| q.cursor = Some("c1.1.1".into())), Err(QueryError::MalformedCursor));
         assert_eq!(q(|q| q.text = Some("   ".into())), Ok(()), "a blank box is no filter");
-        let (f, _) = HistoryQuery { text: Some("  oil ".into()), ..Default::default() }.check().unwrap();
+        let oil = RecordSearch { text: Some("  oil ".into()), ..Default::default() };
+        let (f, _) = HistoryQuery::from(oil).check().unwrap();
         assert_eq!(f.pattern.as_deref(), Some("%oil%"));
     }
 
@@ -482,5 +485,24 @@ mod tests {
         assert_eq!((q.state, q.check().unwrap().0.limit), (Some(CredentialState::Revoked), MAX_PAGE as i64));
         assert_eq!("declined".parse(), Ok(HistoryAnswer::Declined));
         assert_eq!("nope".parse::<CredentialState>(), Err(QueryError::UnknownState));
+        // One list's own member is unknown to the other's query.
+        assert!(serde_json::from_str::<CredentialQuery>(r#"{"answer": "declined"}"#).is_err());
+        assert!(serde_json::from_str::<HistoryQuery>(r#"{"state": "revoked"}"#).is_err());
+    }
+
+    #[test]
+    fn the_shared_search_stands_beside_the_lists_own_members_on_the_wire() {
+        let search = RecordSearch {
+            text: Some("oil".into()),
+            limit: Some(5),
+            cursor: Some("h1.3".into()),
+            ..Default::default()
+        };
+        let q = HistoryQuery { search, answer: Some(HistoryAnswer::Declined) };
+        let wire = serde_json::json!({"text": "oil", "limit": 5, "cursor": "h1.3", "answer": "declined"});
+        assert_eq!(serde_json::to_value(&q).unwrap(), wire);
+        assert_eq!(serde_json::from_value::<HistoryQuery>(wire).unwrap(), q);
+        let c: CredentialQuery = serde_json::from_str(r#"{"host": "maple-street-auto", "state": "active"}"#).unwrap();
+        assert_eq!((c.search.host.as_deref(), c.state), (Some("maple-street-auto"), Some(CredentialState::Active)));
     }
 }

@@ -67,8 +67,10 @@ impl Service {
     /// control socket's `history` answers. Every surface pages further with
     /// `history_page`.
     pub async fn recent_history(&self) -> Result<Vec<HistoryEntry>, ServiceError> {
-        let query =
-            crate::record_query::HistoryQuery { limit: Some(crate::record_query::MAX_PAGE), ..Default::default() };
+        let query = crate::record_query::HistoryQuery::from(crate::record_query::RecordSearch {
+            limit: Some(crate::record_query::MAX_PAGE),
+            ..Default::default()
+        });
         Ok(self.history_page(&query).await?.items)
     }
 

@@ -3,19 +3,19 @@
 
 use super::{Service, ServiceError};
 use crate::export::{AttestationSummary, ExportFormat, RecordsExport, FORMAT};
-use crate::record_query::{HistoryQuery, MAX_PAGE};
+use crate::record_query::{HistoryQuery, RecordSearch, MAX_PAGE};
 
 impl Service {
     /// Every record the person can look back at, at this moment.
     pub async fn records_export(&self) -> Result<RecordsExport, ServiceError> {
         // History page by page, all of it: an export has no cap.
         let mut history = Vec::new();
-        let mut query = HistoryQuery { limit: Some(MAX_PAGE), ..HistoryQuery::default() };
+        let mut query = HistoryQuery::from(RecordSearch { limit: Some(MAX_PAGE), ..Default::default() });
         loop {
             let page = self.history_page(&query).await?;
             history.extend(page.items);
             match page.next {
-                Some(next) => query.cursor = Some(next),
+                Some(next) => query.search.cursor = Some(next),
                 None => break,
             }
         }

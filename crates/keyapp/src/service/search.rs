@@ -74,7 +74,7 @@ mod tests {
     use super::super::test_support::service_at;
     use super::*;
     use crate::kind::RequestKind;
-    use crate::record_query::{CredentialState, HistoryAnswer, QueryError, MAX_PAGE};
+    use crate::record_query::{CredentialState, HistoryAnswer, QueryError, RecordSearch, MAX_PAGE};
     use crate::store::requests::{self, NewRequest};
     use crate::store::testing;
     use std::collections::BTreeSet;
@@ -176,42 +176,50 @@ mod tests {
             ("request_created", "rq_1"),
         ]);
         for name in ["calendar pal", "jkt-cal", "AAAA-BBBB"] {
-            let q = HistoryQuery { agent: Some(name.into()), ..Default::default() };
+            let q = HistoryQuery::from(RecordSearch { agent: Some(name.into()), ..Default::default() });
             assert_eq!(found(&svc, q).await, cal, "{name}");
         }
-        assert!(found(&svc, HistoryQuery { agent: Some("Calendar".into()), ..Default::default() }).await.is_empty());
+        assert!(found(&svc, HistoryQuery::from(RecordSearch { agent: Some("Calendar".into()), ..Default::default() }))
+            .await
+            .is_empty());
 
         // A host by its id or the domain it was verified at.
         let smile = pairs(&[("request_declined", "rq_2"), ("request_created", "rq_2")]);
         for host in ["smile-dental", "SMILE.example"] {
-            let q = HistoryQuery { host: Some(host.into()), ..Default::default() };
+            let q = HistoryQuery::from(RecordSearch { host: Some(host.into()), ..Default::default() });
             assert_eq!(found(&svc, q).await, smile, "{host}");
         }
         // A credential's entry names its hosts by its aud.
-        let maple = HistoryQuery { host: Some("maple-street-auto".into()), ..Default::default() };
+        let maple = HistoryQuery::from(RecordSearch { host: Some("maple-street-auto".into()), ..Default::default() });
         assert!(found(&svc, maple).await.contains(&("credential_issued".into(), "m-1".into())));
 
         // Dates: from included, until excluded.
-        let window = HistoryQuery { since: Some(T0 + 10), until: Some(T0 + 30), ..Default::default() };
+        let window =
+            HistoryQuery::from(RecordSearch { since: Some(T0 + 10), until: Some(T0 + 30), ..Default::default() });
         let got: BTreeSet<_> = found(&svc, window).await.into_iter().map(|(e, _)| e).collect();
         assert_eq!(got, ["credential_issued", "request_approved", "request_declined"].map(String::from).into());
 
         // Words: the summary (any case), the assistant's name, a contact's name, a host's domain.
-        let oil = HistoryQuery { text: Some("OIL".into()), ..Default::default() };
+        let oil = HistoryQuery::from(RecordSearch { text: Some("OIL".into()), ..Default::default() });
         let subjects: BTreeSet<_> = found(&svc, oil).await.into_iter().map(|(_, s)| s).collect();
         assert_eq!(subjects, ["rq_1", "m-1", "rq_2"].map(String::from).into(), "rq_2 by Oil Bot's name");
-        let ellis = HistoryQuery { text: Some("o'brien".into()), ..Default::default() };
+        let ellis = HistoryQuery::from(RecordSearch { text: Some("o'brien".into()), ..Default::default() });
         assert_eq!(found(&svc, ellis).await, pairs(&[("contact_added", "urn:x")]));
-        let domain = HistoryQuery { text: Some("smile.exa".into()), ..Default::default() };
+        let domain = HistoryQuery::from(RecordSearch { text: Some("smile.exa".into()), ..Default::default() });
         assert_eq!(found(&svc, domain).await.len(), 2);
         // A kind is a code, not the person's words: it finds nothing.
-        assert!(found(&svc, HistoryQuery { text: Some("closed_mandate".into()), ..Default::default() })
-            .await
-            .is_empty());
+        assert!(found(
+            &svc,
+            HistoryQuery::from(RecordSearch { text: Some("closed_mandate".into()), ..Default::default() })
+        )
+        .await
+        .is_empty());
 
         // Filters together narrow further.
-        let both =
-            HistoryQuery { agent: Some("Oil Bot".into()), answer: Some(HistoryAnswer::Approved), ..Default::default() };
+        let both = HistoryQuery {
+            search: RecordSearch { agent: Some("Oil Bot".into()), ..Default::default() },
+            answer: Some(HistoryAnswer::Approved),
+        };
         assert!(found(&svc, both).await.is_empty());
     }
 
@@ -223,17 +231,25 @@ mod tests {
         for hostile in
             ["'; DROP TABLE history; --", "\" OR 1=1 --", "%' OR '1'='1", ") UNION SELECT * FROM credentials --", "\\"]
         {
-            let q = HistoryQuery { text: Some(hostile.into()), host: Some(hostile.into()), ..Default::default() };
+            let q = HistoryQuery::from(RecordSearch {
+                text: Some(hostile.into()),
+                host: Some(hostile.into()),
+                ..Default::default()
+            });
             assert!(found(&svc, q).await.is_empty(), "{hostile}");
-            let q = CredentialQuery { text: Some(hostile.into()), agent: Some(hostile.into()), ..Default::default() };
+            let q = CredentialQuery::from(RecordSearch {
+                text: Some(hostile.into()),
+                agent: Some(hostile.into()),
+                ..Default::default()
+            });
             assert!(svc.credential_page(&q).await.unwrap().items.is_empty(), "{hostile}");
         }
         assert_eq!(found(&svc, HistoryQuery::default()).await, before, "nothing changed");
         // `%` and `_` match only themselves.
-        let pct = HistoryQuery { text: Some("50%_".into()), ..Default::default() };
+        let pct = HistoryQuery::from(RecordSearch { text: Some("50%_".into()), ..Default::default() });
         assert_eq!(found(&svc, pct).await.iter().map(|(_, s)| s.as_str()).collect::<BTreeSet<_>>(), ["rq_3"].into());
         for wildcard in ["%", "_"] {
-            let q = HistoryQuery { text: Some(wildcard.into()), ..Default::default() };
+            let q = HistoryQuery::from(RecordSearch { text: Some(wildcard.into()), ..Default::default() });
             assert!(found(&svc, q).await.iter().all(|(_, s)| s == "rq_3"), "{wildcard}");
         }
     }
@@ -248,7 +264,7 @@ mod tests {
         }
         tx.commit().await.unwrap();
         let mut seen = Vec::new();
-        let mut query = HistoryQuery { limit: Some(5), ..Default::default() };
+        let mut query = HistoryQuery::from(RecordSearch { limit: Some(5), ..Default::default() });
         let mut pages = 0;
         loop {
             let page = svc.history_page(&query).await.unwrap();
@@ -261,14 +277,17 @@ mod tests {
                 entry(&svc, 50, "contact_added", "urn:new", "x").await;
             }
             match page.next {
-                Some(next) => query.cursor = Some(next),
+                Some(next) => query.search.cursor = Some(next),
                 None => break,
             }
         }
         let expected: Vec<String> = (0..23).rev().map(|i| format!("urn:{i}")).collect();
         assert_eq!((seen, pages), (expected, 5));
         // A page that ends exactly at the last entry says so.
-        let all = svc.history_page(&HistoryQuery { limit: Some(24), ..Default::default() }).await.unwrap();
+        let all = svc
+            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(24), ..Default::default() }))
+            .await
+            .unwrap();
         assert_eq!((all.items.len(), all.next), (24, None));
     }
 
@@ -280,13 +299,19 @@ mod tests {
             history::append(&mut tx, T0, "contact_added", &format!("urn:{i}"), "x", None).await.unwrap();
         }
         tx.commit().await.unwrap();
-        let page = svc.history_page(&HistoryQuery { limit: Some(u64::MAX), ..Default::default() }).await.unwrap();
+        let page = svc
+            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(u64::MAX), ..Default::default() }))
+            .await
+            .unwrap();
         assert_eq!(page.items.len() as u64, MAX_PAGE);
-        let rest = svc.history_page(&HistoryQuery { cursor: page.next, ..Default::default() }).await.unwrap();
+        let rest = svc
+            .history_page(&HistoryQuery::from(RecordSearch { cursor: page.next, ..Default::default() }))
+            .await
+            .unwrap();
         assert_eq!((rest.items.len(), rest.next), (3, None));
 
         for bad in ["h1.abc", "c1.1.1", "h1.0", "", "h1.1; DELETE FROM history"] {
-            let q = HistoryQuery { cursor: Some(bad.into()), ..Default::default() };
+            let q = HistoryQuery::from(RecordSearch { cursor: Some(bad.into()), ..Default::default() });
             let e = svc.history_page(&q).await.expect_err(bad);
             assert!(matches!(e, ServiceError::Query(QueryError::MalformedCursor)), "{bad}: {e:?}");
             assert_eq!(e.to_api().reason, schcp::refusal::Reason::BadQuery);
@@ -294,11 +319,11 @@ mod tests {
             assert!(words.contains("relancez la recherche"), "{words}");
         }
         for bad in ["c1.abc.1", "h1.5", "c1.1", "c1.1.0", "", "c1.1.1 OR 1=1"] {
-            let q = CredentialQuery { cursor: Some(bad.into()), ..Default::default() };
+            let q = CredentialQuery::from(RecordSearch { cursor: Some(bad.into()), ..Default::default() });
             let e = svc.credential_page(&q).await.expect_err(bad);
             assert!(matches!(e, ServiceError::Query(QueryError::MalformedCursor)), "{bad}: {e:?}");
         }
-        let long = HistoryQuery { text: Some("x".repeat(10_000)), ..Default::default() };
+        let long = HistoryQuery::from(RecordSearch { text: Some("x".repeat(10_000)), ..Default::default() });
         assert!(matches!(svc.history_page(&long).await, Err(ServiceError::Query(QueryError::TextTooLong))));
     }
 
@@ -329,24 +354,26 @@ mod tests {
         let active = ids(svc.credential_page(&state(CredentialState::Active)).await.unwrap());
         assert_eq!(active, ["z-5", "z-4", "z-3", "z-2", "z-1", "m-1"]);
 
-        let maple = CredentialQuery { host: Some("maple-street-auto".into()), ..Default::default() };
+        let maple =
+            CredentialQuery::from(RecordSearch { host: Some("maple-street-auto".into()), ..Default::default() });
         assert_eq!(ids(svc.credential_page(&maple).await.unwrap()), ["m-1"]);
-        let cal = CredentialQuery { agent: Some("CALENDAR PAL".into()), ..Default::default() };
+        let cal = CredentialQuery::from(RecordSearch { agent: Some("CALENDAR PAL".into()), ..Default::default() });
         assert_eq!(ids(svc.credential_page(&cal).await.unwrap()), ["m-1"]);
-        let words = CredentialQuery { text: Some("synthetic".into()), ..Default::default() };
+        let words = CredentialQuery::from(RecordSearch { text: Some("synthetic".into()), ..Default::default() });
         let page = svc.credential_page(&words).await.unwrap();
         assert_eq!(page.items[0].summary.as_deref(), Some("Synthetic oil change at Maple"));
         assert_eq!(ids(page), ["m-1"]);
-        let dated = CredentialQuery { since: Some(T0 + 21), until: Some(T0 + 22), ..Default::default() };
+        let dated =
+            CredentialQuery::from(RecordSearch { since: Some(T0 + 21), until: Some(T0 + 22), ..Default::default() });
         assert_eq!(ids(svc.credential_page(&dated).await.unwrap()), ["z-5", "z-4", "z-3"]);
 
         let mut seen = Vec::new();
-        let mut q = CredentialQuery { limit: Some(3), ..Default::default() };
+        let mut q = CredentialQuery::from(RecordSearch { limit: Some(3), ..Default::default() });
         loop {
             let page = svc.credential_page(&q).await.unwrap();
             seen.extend(page.items.into_iter().map(|c| c.jti));
             match page.next {
-                Some(next) => q.cursor = Some(next),
+                Some(next) => q.search.cursor = Some(next),
                 None => break,
             }
         }

@@ -8,56 +8,60 @@ use crate::socket::Socket;
 use chrono::{Days, NaiveDate, TimeZone};
 use keyapp::control::Command;
 use keyapp::export::ExportFormat;
-use keyapp::record_query::{
-    CredentialPage, CredentialQuery, CredentialState, HistoryAnswer, HistoryPage, HistoryQuery, MAX_PAGE,
-};
+use keyapp::record_query::{CredentialQuery, CredentialState, HistoryAnswer, HistoryQuery, RecordSearch, MAX_PAGE};
 use schcp_consent::Language;
 use std::path::PathBuf;
 
 /// Prints every history entry the options find, newest first, page by page.
 pub(crate) async fn history(socket: &Socket, find: Find, answer: Option<HistoryAnswer>) -> Result<(), CliError> {
-    let (since, until) = days(&find)?;
-    let mut query = HistoryQuery {
-        text: find.text,
-        host: find.host,
-        agent: find.agent,
-        answer,
-        since,
-        until,
-        limit: Some(MAX_PAGE),
-        cursor: None,
-    };
+    let ask = |search| Command::SearchHistory { query: HistoryQuery { search, answer } };
+    every_page(socket, search(find)?, ask, crate::listing::history).await
+}
+
+/// Prints every credential the options find, newest first, page by page.
+pub(crate) async fn credentials(socket: &Socket, find: Find, state: Option<CredentialState>) -> Result<(), CliError> {
+    let ask = |search| Command::SearchCredentials { query: CredentialQuery { search, state } };
+    every_page(socket, search(find)?, ask, crate::listing::credentials).await
+}
+
+/// One page of either list, as the service sends it (`HistoryPage`, `CredentialPage`).
+#[derive(serde::Deserialize)]
+struct Page<T> {
+    items: Vec<T>,
+    next: Option<String>,
+}
+
+/// Prints the first page `ask` gets for `search`, then each page after it,
+/// until the service says none follows.
+async fn every_page<T: serde::de::DeserializeOwned>(
+    socket: &Socket,
+    mut search: RecordSearch,
+    ask: impl Fn(RecordSearch) -> Command,
+    print: fn(Vec<T>),
+) -> Result<(), CliError> {
     loop {
-        let page: HistoryPage = socket.view(Command::SearchHistory { query: query.clone() }).await?;
-        crate::listing::history(page.items);
+        let page: Page<T> = socket.view(ask(search.clone())).await?;
+        print(page.items);
         match page.next {
-            Some(next) => query.cursor = Some(next),
+            Some(next) => search.cursor = Some(next),
             None => return Ok(()),
         }
     }
 }
 
-/// Prints every credential the options find, newest first, page by page.
-pub(crate) async fn credentials(socket: &Socket, find: Find, state: Option<CredentialState>) -> Result<(), CliError> {
+/// The options as the service's search, from the first page, as many on a
+/// page as the service gives.
+fn search(find: Find) -> Result<RecordSearch, CliError> {
     let (since, until) = days(&find)?;
-    let mut query = CredentialQuery {
+    Ok(RecordSearch {
         text: find.text,
         host: find.host,
         agent: find.agent,
-        state,
         since,
         until,
         limit: Some(MAX_PAGE),
         cursor: None,
-    };
-    loop {
-        let page: CredentialPage = socket.view(Command::SearchCredentials { query: query.clone() }).await?;
-        crate::listing::credentials(page.items);
-        match page.next {
-            Some(next) => query.cursor = Some(next),
-            None => return Ok(()),
-        }
-    }
+    })
 }
 
 /// Writes the records to `file` (mode 0600) and says where, in `language`.
