@@ -105,13 +105,7 @@ impl Kind for BookingAcceptance {
             discovered: verified_domain(&host.domain),
             new_host: placed.new,
         });
-        Ok(Prepared {
-            consent,
-            input: StoredOffer::of(b.offer, &host),
-            not_after: Some(not_after),
-            auto_approve: false,
-            hosts: vec![placed.binding],
-        })
+        Ok(Prepared::asked(consent, StoredOffer::of(b.offer, &host), Some(not_after)).at(vec![placed.binding]))
     }
 
     async fn issue(
@@ -137,7 +131,7 @@ impl Kind for BookingAcceptance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::kind::testing::{parse, refusal};
+    use crate::service::kind::testing::{all_malformed, parse};
 
     #[test]
     fn the_body_is_an_offer_and_its_discovery_url() {
@@ -146,12 +140,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!((ok.offer.as_str(), ok.discovery.as_str()), ("a.b.c", "d"));
-        for bad in [
+        all_malformed::<BookingAcceptance>(&[
             r#"{"kind":"booking_acceptance","idempotency_key":"k","discovery":"d"}"#,
             r#"{"kind":"booking_acceptance","idempotency_key":"k","offer":"a.b.c","discovery":"d","by":"rule"}"#,
             r#"{"kind":"booking_acceptance","idempotency_key":"k","offer":"a","offer":"b","discovery":"d"}"#,
-        ] {
-            assert_eq!(refusal(parse::<BookingAcceptance>(bad)), Reason::Malformed, "{bad}");
-        }
+        ]);
     }
 }

@@ -86,7 +86,7 @@ impl Kind for BookingRead {
             tz: Some(host.tz.clone()),
         });
         let input = BookingReadInput { host_id: host.host_id.clone(), booking_id: b.booking_id, exp_in };
-        Ok(Prepared { consent, input, not_after: None, auto_approve: false, hosts: vec![placed.binding] })
+        Ok(Prepared::asked(consent, input, None).at(vec![placed.binding]))
     }
 
     async fn issue(
@@ -120,7 +120,7 @@ impl Kind for BookingRead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::service::kind::testing::{parse, refusal, round_trips};
+    use crate::service::kind::testing::{all_malformed, parse, refusal, round_trips};
 
     #[test]
     fn the_body_names_a_host_its_discovery_and_one_booking() {
@@ -129,12 +129,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.booking_id, "b_7");
-        for bad in [
+        all_malformed::<BookingRead>(&[
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d"}"#,
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d","booking_id":"b","scope":["book"]}"#,
-        ] {
-            assert_eq!(refusal(parse::<BookingRead>(bad)), Reason::Malformed, "{bad}");
-        }
+        ]);
         round_trips(&BookingReadInput { host_id: "h".into(), booking_id: "b_7".into(), exp_in: 60 });
     }
 

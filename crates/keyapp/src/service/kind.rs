@@ -149,6 +149,11 @@ impl<I> Prepared<I> {
     pub(super) fn asked(consent: ConsentRequest, input: I, not_after: Option<i64>) -> Prepared<I> {
         Prepared { consent, input, not_after, auto_approve: false, hosts: Vec::new() }
     }
+
+    /// The same request, bound to where its hosts were verified (§2.2).
+    pub(super) fn at(self, hosts: Vec<HostBinding>) -> Prepared<I> {
+        Prepared { hosts, ..self }
+    }
 }
 
 /// One request kind (docs/agent-api.md "The kinds").
@@ -324,6 +329,15 @@ pub(super) mod testing {
         match r {
             Ok(_) => panic!("accepted"),
             Err(e) => e.code_and_reason().1,
+        }
+    }
+
+    /// Each of `bodies` is refused as malformed: a body outside the kind's
+    /// closed shape is read no further.
+    pub(in crate::service) fn all_malformed<K: Kind>(bodies: &[impl AsRef<str>]) {
+        for bad in bodies {
+            let bad = bad.as_ref();
+            assert_eq!(refusal(parse::<K>(bad)), Reason::Malformed, "{bad}");
         }
     }
 

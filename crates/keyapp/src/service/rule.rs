@@ -124,7 +124,7 @@ mod tests {
         ));
     }
 
-    use crate::service::kind::testing::{parse, refusal, round_trips};
+    use crate::service::kind::testing::{all_malformed, parse, refusal, round_trips};
 
     const BODY: &str = r#"{"kind":"rule","idempotency_key":"k","agent_jkt":"abc","label":"Playdates"#;
 
@@ -135,14 +135,12 @@ mod tests {
             (ok.agent_jkt.as_str(), ok.label.as_str(), ok.lifetime.as_deref()),
             ("abc", "Playdates", Some("P7D"))
         );
-        for bad in [
+        all_malformed::<Rule>(&[
             r#"{"kind":"rule","idempotency_key":"k","label":"x"}"#.to_owned(),
             format!(r#"{BODY}","weekdays":"sat"}}"#),
             format!(r#"{BODY}","scope":["book"]}}"#),
             format!(r#"{BODY}","label":"again"}}"#),
-        ] {
-            assert_eq!(refusal(parse::<Rule>(&bad)), Reason::Malformed, "{bad}");
-        }
+        ]);
     }
 
     fn draft() -> RuleClaims {
