@@ -16,8 +16,8 @@
 //! It serves discovery and the bookings it was given at `GET {endpoint}/bookings/{id}`
 //! (§5.5), unsigned, so a required participant's agent can read the booking it is
 //! invited to (§5.10); a read that presents a mandate has it checked as §5.5 and
-//! §3.3 "Constraints bind reads too" say (`respond::participant_read`), and takes `POST {endpoint}/bookings/{id}/respond` (§5.10) with
-//! the request signature, the mandate and the answer checked (`respond`). Its
+//! §3.3 "Constraints bind reads too" say (`endpoint::read_booking`), and it
+//! takes `POST {endpoint}/bookings/{id}/respond` (§5.10) with the request signature, the mandate and the answer checked (`respond`). Its
 //! endpoint (`endpoint.rs`) also takes availability, holds, confirm, cancel, change
 //! offers and reschedule for the oil change, each request signed (§3.2) under a
 //! mandate checked as §3.3 says, so an agent can be tested end to end.
@@ -667,9 +667,6 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     let operator_path = format!("/m/{}/scheduling.json", cfg.host_id);
     let is_discovery = path == WELL_KNOWN_PATH || path == operator_path || path == "/moved/scheduling.json";
     if let Some(id) = path.strip_prefix(BOOKINGS_PATH).and_then(|rest| rest.strip_prefix('/')) {
-        if req.method() == Method::GET && req.headers().contains_key("schcp-mandate") {
-            return signed_booking_read(shared, req, id);
-        }
         return booking_response(shared, req, id);
     }
     if !is_discovery {
@@ -715,25 +712,9 @@ fn handle(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
     r
 }
 
-/// `GET /bookings/{id}` under a mandate (§5.5): the participant's read,
-/// checked (`respond::participant_read`).
-fn signed_booking_read(shared: &Shared, req: &Request<Incoming>, id: &str) -> Response<Full<Bytes>> {
-    let headers: Vec<(String, Vec<u8>)> =
-        req.headers().iter().map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec())).collect();
-    // §3.2: the URL the agent addressed, from the host's own origin, never the Host header.
-    let target_uri =
-        format!("https://{}{}", shared.config.domain, req.uri().path_and_query().map_or("", |p| p.as_str()));
-    let r = respond::Respond {
-        host_id: &shared.config.host_id,
-        req: schcp::httpsig::RequestParts { method: "GET", target_uri: &target_uri, headers, body: &[] },
-        now: chrono::Utc::now().timestamp(),
-    };
-    let answer = respond::participant_read(&r, id, &shared.state().bookings, &shared.nonces);
-    json_response(answer)
-}
-
 /// `GET /bookings/{id}` (§5.5): the booking as it was given to `serve_booking`;
-/// unsigned, and so unchecked, when no mandate is presented.
+/// unsigned, and so unchecked. A read under a mandate is the endpoint's
+/// (`endpoint::owns`), which checks the reader and the mandate's `bookings`.
 fn booking_response(shared: &Shared, req: &Request<Incoming>, id: &str) -> Response<Full<Bytes>> {
     if req.method() != Method::GET {
         return response(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "GET only\n");

@@ -113,47 +113,6 @@ fn signed_under_mandate(r: &Respond<'_>, nonces: &Nonces) -> Result<(VerifiedCha
     Ok((chain, agent.jkt))
 }
 
-/// `GET /bookings/{id}` signed under a participant's mandate (§5.5: "A
-/// required participant may read the booking too, and gets the same response
-/// as the booker"). Checked as a host checks it: the signature and the chain
-/// (§3.2, §3.3 checks 1–4), the reader a participant named with `who` who has
-/// not declined (§5.10 "Privacy"), and §3.3 "Constraints bind reads too": the
-/// booking within every link's `bookings` and `services`.
-pub(crate) fn participant_read(
-    r: &Respond<'_>,
-    booking_id: &str,
-    bookings: &BTreeMap<String, BookingResponse>,
-    nonces: &Nonces,
-) -> Answer {
-    let (chain, _) = match signed_under_mandate(r, nonces) {
-        Ok(v) => v,
-        Err(a) => return a,
-    };
-    let not_found = || refused(StatusCode::NOT_FOUND, "NOT_FOUND", "not_found", "no such booking");
-    let Some(current) = bookings.get(booking_id) else { return not_found() };
-    let b = &current.booking;
-    let reader =
-        b.participants.as_deref().unwrap_or_default().iter().find(|p| p.who.as_deref() == Some(chain.principal()));
-    // Neither a stranger nor one who declined learns the booking exists.
-    if reader.is_none_or(|p| p.status == Some(ParticipantStatus::Declined)) {
-        return not_found();
-    }
-    for link in chain.links() {
-        let Some(c) = &link.claims.constraints else { continue };
-        let outside = c.bookings.as_ref().is_some_and(|ids| !ids.iter().any(|id| id == booking_id))
-            || c.services.as_ref().is_some_and(|s| !s.contains(&b.service_id));
-        if outside {
-            return refused(
-                StatusCode::FORBIDDEN,
-                "MANDATE_LIMIT",
-                "constraint_not_met",
-                "the mandate does not cover this booking",
-            );
-        }
-    }
-    (StatusCode::OK, serde_json::to_value(current).unwrap_or_default())
-}
-
 /// The respond operation over `bookings`, with `sign` signing a fresh receipt.
 pub(crate) fn respond(
     r: &Respond<'_>,
