@@ -266,36 +266,9 @@ pub async fn start_verified_by(
     verifier: Arc<dyn crate::user_verification::UserVerifier>,
 ) -> Result<Running, StartError> {
     let data_dir = data_dir(&config)?;
-    let dir_error = |source| StartError::DataDir { path: data_dir.clone(), source };
-    // The person's records are theirs alone: 0700 here, 0600 for each file.
-    private_files::create_dir(&data_dir).map_err(dir_error)?;
-    // First, before the keychain is asked or a port taken: a second key app on
-    // the same records is told which one runs (docs/decisions.md).
-    let mut lock = lock_data_dir(&data_dir)?;
-    tracing::info!(data_dir = %data_dir.display(), "starting");
-    let loosened = private_files::tighten(&data_dir).map_err(dir_error)?;
-    if !loosened.is_empty() {
-        tracing::warn!(
-            data_dir = %data_dir.display(),
-            entries = loosened.len(),
-            "the data directory was readable by other users; now 0700 (directories) and 0600 (files)"
-        );
-    }
-    // One clear sentence when no keychain is reachable, and no start.
-    let key = keystore::open(config.keystore.backend, &data_dir, passphrase).await?;
-    // `auto` settles here: Settings and the log name the backend that holds the key.
+    let mut lock = claim_data_dir(&data_dir)?;
     let mut config = config;
-    config.keystore.backend = match key.location() {
-        keystore::KeyLocation::File(_) => KeystoreBackend::File,
-        _ => KeystoreBackend::Os,
-    };
-    tracing::info!(
-        backend = match config.keystore.backend {
-            KeystoreBackend::File => "passphrase-encrypted file",
-            _ => "OS keychain",
-        },
-        "principal key loaded"
-    );
+    let key = open_key(&mut config, &data_dir, passphrase).await?;
     let db = data_dir.join(keystore::RECORDS_FILE_NAME);
     let store = Store::open(&db).await.map_err(|source| StartError::Store { path: db.clone(), source })?;
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
@@ -329,16 +302,86 @@ pub async fn start_verified_by(
     let owner =
         control::owner_uid(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
 
-    // docs/agent-api.md: local agents find the API through this file.
     let agent_url = format!("http://{agent_addr}");
+    let announced = announce(info_path, &agent_url, &mut lock, &data_dir)?;
+
+    let mut tasks = JoinSet::new();
+    spawn_apis(&mut tasks, &service, &store, &config, (agent_listener, agent_addr), status_listener);
+    let control_service = service.clone();
+    tasks.spawn(async move {
+        control::serve(control_listener, control_service, owner).await;
+        ("control socket", Ok(()))
+    });
+    spawn_background(&mut tasks, &service, &config);
+    // The automatic daily backup, into the folder the person chose (recovery::schedule).
+    custody.run_daily(custody.daily_at_start(&config.backup).await, system_clock());
+    tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
+    Ok(Running { service, custody, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
+}
+
+/// Makes the data directory (the person's records are theirs alone: 0700
+/// here, 0600 for each file) and locks it, before the keychain is asked or a
+/// port taken: a second key app on the same records is told which one runs
+/// (docs/decisions.md). What other users could read is tightened.
+fn claim_data_dir(data_dir: &Path) -> Result<File, StartError> {
+    let dir_error = |source| StartError::DataDir { path: data_dir.to_owned(), source };
+    private_files::create_dir(data_dir).map_err(dir_error)?;
+    let lock = lock_data_dir(data_dir)?;
+    tracing::info!(data_dir = %data_dir.display(), "starting");
+    let loosened = private_files::tighten(data_dir).map_err(dir_error)?;
+    if !loosened.is_empty() {
+        tracing::warn!(
+            data_dir = %data_dir.display(),
+            entries = loosened.len(),
+            "the data directory was readable by other users; now 0700 (directories) and 0600 (files)"
+        );
+    }
+    Ok(lock)
+}
+
+/// The principal key, from the keystore `config` names: one clear sentence
+/// when no keychain is reachable, and no start. `auto` settles here, in
+/// `config`: Settings and the log name the backend that holds the key.
+async fn open_key(
+    config: &mut Config,
+    data_dir: &Path,
+    passphrase: PassphraseSource,
+) -> Result<keystore::PrincipalKey, StartError> {
+    let key = keystore::open(config.keystore.backend, data_dir, passphrase).await?;
+    config.keystore.backend = match key.location() {
+        keystore::KeyLocation::File(_) => KeystoreBackend::File,
+        _ => KeystoreBackend::Os,
+    };
+    tracing::info!(
+        backend = match config.keystore.backend {
+            KeystoreBackend::File => "passphrase-encrypted file",
+            _ => "OS keychain",
+        },
+        "principal key loaded"
+    );
+    Ok(key)
+}
+
+/// Tells local agents where the agent API is (docs/agent-api.md: they find it
+/// through `info_path`), and the lock which instance holds the records.
+fn announce(info_path: PathBuf, agent_url: &str, lock: &mut File, data_dir: &Path) -> Result<Announced, StartError> {
     let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
     private_files::write(&info_path, info.to_string().as_bytes())
         .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
-    let announced = Announced::new(info_path, agent_url.clone());
-    describe_instance(&mut lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.clone()) })
+    describe_instance(lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.to_owned()) })
         .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
+    Ok(Announced::new(info_path, agent_url.to_owned()))
+}
 
-    let mut tasks = JoinSet::new();
+/// Serves the agent API and the status API on their bound listeners.
+fn spawn_apis(
+    tasks: &mut JoinSet<(&'static str, Result<(), String>)>,
+    service: &Service,
+    store: &Store,
+    config: &Config,
+    (agent_listener, agent_addr): (tokio::net::TcpListener, SocketAddr),
+    status_listener: tokio::net::TcpListener,
+) {
     let app = crate::agent_api::routes::router(service.clone(), agent_addr.port());
     let agent_api_config = config.agent_api.clone();
     tasks.spawn(async move {
@@ -354,11 +397,11 @@ pub async fn start_verified_by(
     tasks.spawn(async move {
         ("status API", crate::status_api::serve(status_listener, status_state).await.map_err(|e| e.to_string()))
     });
-    let control_service = service.clone();
-    tasks.spawn(async move {
-        control::serve(control_listener, control_service, owner).await;
-        ("control socket", Ok(()))
-    });
+}
+
+/// The work no listener does: the sweeper that expires what nobody answered,
+/// and the publisher.
+fn spawn_background(tasks: &mut JoinSet<(&'static str, Result<(), String>)>, service: &Service, config: &Config) {
     let sweeper = service.clone();
     tasks.spawn(async move {
         loop {
@@ -381,10 +424,6 @@ pub async fn start_verified_by(
         ("status publisher", Ok(()))
     });
     tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
-    // The automatic daily backup, into the folder the person chose (recovery::schedule).
-    custody.run_daily(custody.daily_at_start(&config.backup).await, system_clock());
-    tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
-    Ok(Running { service, custody, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
 }
 
 /// An `agent-api.json` left by a key app that did not stop cleanly is replaced

@@ -332,12 +332,26 @@ async fn apply_update(
         tracing::info!(?thumb, reason = e.reason().as_str(), "update refused");
         update_refused(&e)
     })?;
+    let (status, body) = store_update(st, &thumb, &update, now).await?;
+    st.metrics.update_applied(update.iat, now);
+    tracing::info!(?thumb, jti = ?update.op.credential_jti(), status = status.as_u16(), "update applied");
+    Ok((status, Json(body)).into_response())
+}
+
+/// Records a verified update, each operation in the store's one transaction:
+/// the answer the contract gives for it.
+async fn store_update(
+    st: &ServiceState,
+    thumb: &str,
+    update: &status_update::VerifiedUpdate,
+    now: i64,
+) -> Result<(StatusCode, serde_json::Value), ApiError> {
     let keep_until = update.replay_keep_until(now);
-    let (status, body) = match &update.op {
+    let answer = match &update.op {
         Operation::Register(reg) => {
             match store::register(
                 &st.pool,
-                &thumb,
+                thumb,
                 &update.update_jti,
                 keep_until,
                 reg,
@@ -352,20 +366,18 @@ async fn apply_update(
             }
         }
         Operation::Revoke { jti } => {
-            match store::revoke(&st.pool, &thumb, &update.update_jti, keep_until, jti, now).await {
+            match store::revoke(&st.pool, thumb, &update.update_jti, keep_until, jti, now).await {
                 // The contract's answer is `{"jti", "status": "revoked"}`, nothing more.
                 Ok(v) => (StatusCode::OK, json!({ "jti": jti, "status": v.status.as_str() })),
                 Err(e) => return Err(refusal_of(e)),
             }
         }
         Operation::RevokeAll { before } => {
-            match store::revoke_all(&st.pool, &thumb, &update.update_jti, keep_until, *before, now).await {
+            match store::revoke_all(&st.pool, thumb, &update.update_jti, keep_until, *before, now).await {
                 Ok(done) => (StatusCode::OK, json!({ "before": done.before, "revoked": done.revoked })),
                 Err(e) => return Err(refusal_of(e)),
             }
         }
     };
-    st.metrics.update_applied(update.iat, now);
-    tracing::info!(?thumb, jti = ?update.op.credential_jti(), status = status.as_u16(), "update applied");
-    Ok((status, Json(body)).into_response())
+    Ok(answer)
 }

@@ -457,29 +457,43 @@ pub async fn register(
         tx.commit().await?;
         return Ok(Registered::Created(view(false, reg.exp, remaining, now)));
     }
+    match registered_again(&mut tx, thumb, reg, now).await? {
+        Some(v) => {
+            tx.commit().await?;
+            Ok(Registered::Unchanged(v))
+        }
+        None => {
+            tx.rollback().await?;
+            Err(UpdateRefusal::Conflict(reg.jti.clone()))
+        }
+    }
+}
+
+/// A credential the namespace holds already, registered again: its view when
+/// the registration states the same limits and host keys, `None` when they differ.
+async fn registered_again(
+    c: &mut PgConnection,
+    thumb: &str,
+    reg: &Registration,
+    now: i64,
+) -> Result<Option<StatusView>, UpdateRefusal> {
     let row = sqlx::query(
         "SELECT exp, aud, max_bookings, shared_limit, revoked_at IS NOT NULL, remaining, host_keys::text
            FROM credentials WHERE thumb = $1 AND jti = $2",
     )
     .bind(thumb)
     .bind(&reg.jti)
-    .fetch_one(&mut *tx)
+    .fetch_one(&mut *c)
     .await?;
     let (exp, aud, max, shared): (i64, Vec<String>, Option<i64>, bool) =
         (row.get(0), row.get(1), row.get(2), row.get(3));
     let same_keys = host_keys(row.get(6))? == reg.host_keys;
-    if exp != reg.exp
-        || aud != reg.aud
-        || max != reg.max_bookings.map(i64::from)
-        || shared != reg.shared_limit
-        || !same_keys
-    {
-        tx.rollback().await?;
-        return Err(UpdateRefusal::Conflict(reg.jti.clone()));
-    }
-    let v = view(row.get(4), exp, row.get(5), now);
-    tx.commit().await?;
-    Ok(Registered::Unchanged(v))
+    let same = exp == reg.exp
+        && aud == reg.aud
+        && max == reg.max_bookings.map(i64::from)
+        && shared == reg.shared_limit
+        && same_keys;
+    Ok(same.then(|| view(row.get(4), exp, row.get(5), now)))
 }
 
 /// Revokes a credential; revoked is final, so revoking again changes nothing.
