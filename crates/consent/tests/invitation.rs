@@ -25,29 +25,13 @@ fn check(case: &str, req: &ConsentRequest, contacts: &Contacts) -> String {
 }
 
 fn booker(name: Option<&str>) -> Participant {
-    Participant {
-        who: Some(SAM.into()),
-        name: name.map(Into::into),
-        role: ParticipantRole::Booker,
-        relationship: None,
-        confirm_within: None,
-        confirm_by: None,
-        default: None,
-        status: Some(ParticipantStatus::NotRequired),
-    }
+    Participant::booker(SAM.into(), name.map(Into::into))
 }
 
 fn me() -> Participant {
-    Participant {
-        who: Some(ME.into()),
-        name: Some("Alex".into()),
-        role: ParticipantRole::Invitee,
-        relationship: Some("brother".into()),
-        confirm_within: Some("PT24H".into()),
-        confirm_by: Some("2026-10-14T13:00:00-04:00".into()),
-        default: Some(ReconfirmDefault::Release),
-        status: Some(ParticipantStatus::Pending),
-    }
+    let by = Some("2026-10-14T13:00:00-04:00".into());
+    let me = Participant::invitee(ME.into(), "PT24H".into(), by, ReconfirmDefault::Release);
+    Participant { name: Some("Alex".into()), relationship: Some("brother".into()), ..me }
 }
 
 fn invitation() -> InvitationRequest {

@@ -43,29 +43,7 @@ fn receipt_of(offer: &OfferClaims, status: BookingStatus) -> ReceiptClaims {
         status: EventStatus::Confirmed,
         locations: None,
     };
-    let booking = Booking {
-        booking_id: "b_7Qx2".into(),
-        status,
-        sequence: 0,
-        service_id: offer.service.id.clone(),
-        start: offer.slot.start.clone(),
-        end: offer.slot.end.clone(),
-        open_end: offer.open_end,
-        price: offer.price.clone(),
-        total: offer.total.clone(),
-        lines: offer.lines.clone(),
-        offer_sha256: Some("prev-hash".into()),
-        event,
-        place: offer.place.clone(),
-        party_size: offer.party_size,
-        reconfirm: offer.reconfirm.clone(),
-        refusal: None,
-        proposal: None,
-        declined_change: None,
-        answer: None,
-        meeting: None,
-        participants: None,
-    };
+    let booking = Booking::of_offer("b_7Qx2".into(), status, 0, offer, Some("prev-hash".into()), event);
     ReceiptClaims {
         v: "0.4".into(),
         iss: offer.iss.clone(),

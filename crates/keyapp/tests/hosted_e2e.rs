@@ -10,35 +10,10 @@ use keyapp::control::Command;
 use keyapp::keystore::PassphraseSource;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use testkit::env::*;
 use testkit::status_process::StatusProcess;
-
-fn database_url() -> String {
-    match std::env::var("DATABASE_URL") {
-        Ok(u) if !u.is_empty() => u,
-        _ => panic!(
-            "DATABASE_URL is not set: hosted mode is tested against a real PostgreSQL. Run under \
-             scripts/with-postgres (scripts/test does)"
-        ),
-    }
-}
-
-/// target/debug/schcp-status, beside this test's own directory.
-fn status_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(|deps| deps.parent()).unwrap().join("schcp-status");
-    assert!(bin.exists(), "{} is not built: run `cargo build -p schcp-status` (scripts/test builds it)", bin.display());
-    bin
-}
-
-/// Migrates the database (idempotent), then serves `schcp-status` on `listen`.
-fn start_status(listen: &str) -> StatusProcess {
-    StatusProcess::migrate(&status_bin(), &database_url());
-    StatusProcess::spawn(&status_bin(), &database_url(), listen, None)
-}
 
 async fn start_keyapp(dir: &std::path::Path, host: &testhost::TestHost, hosted: &str) -> app::Running {
     let mut config = config_for(dir, host);
@@ -103,7 +78,7 @@ async fn cli_mandates(env: &Env) -> String {
 
 #[tokio::test]
 async fn a_mandate_is_claimable_at_the_service_while_the_key_app_is_stopped_and_revoking_flips_it() {
-    let server = start_status("127.0.0.1:0");
+    let server = StatusProcess::start("127.0.0.1:0", None);
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
     let app = start_keyapp(dir.path(), &host, &server.base()).await;
@@ -142,7 +117,7 @@ async fn a_mandate_is_claimable_at_the_service_while_the_key_app_is_stopped_and_
 
 #[tokio::test]
 async fn a_revocation_made_while_the_service_is_down_arrives_once_it_is_up() {
-    let mut server = start_status("127.0.0.1:0");
+    let mut server = StatusProcess::start("127.0.0.1:0", None);
     let addr = server.addr;
     let env = {
         let dir = tempfile::tempdir().unwrap();
@@ -160,7 +135,7 @@ async fn a_revocation_made_while_the_service_is_down_arrives_once_it_is_up() {
     assert!(line.contains("\trevoked\t") && line.contains("(revocation not yet published)"), "{said}");
 
     // The service comes back on the same address, still saying active until told.
-    let _server = start_status(&addr.to_string());
+    let _server = StatusProcess::start(&addr.to_string(), None);
     let mut arrived = false;
     for _ in 0..150 {
         if get(&url).await.1["status"] == "revoked" {
@@ -214,10 +189,7 @@ async fn approve_and_poll(env: &Env, a: &agent::AgentClient, key: &str) -> (Stri
 /// registration is not retried, the refusal is kept, and nothing is owed.
 #[tokio::test]
 async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
-    let server = {
-        StatusProcess::migrate(&status_bin(), &database_url());
-        StatusProcess::spawn(&status_bin(), &database_url(), "127.0.0.1:0", Some("max_credentials_per_namespace = 1\n"))
-    };
+    let server = StatusProcess::start("127.0.0.1:0", Some("max_credentials_per_namespace = 1\n"));
     let env = hosted_env(&server).await;
     let a = paired_agent(&env, 52).await;
     // The first fits.
@@ -263,15 +235,7 @@ async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
 #[tokio::test]
 async fn a_namespace_the_service_does_not_serve_is_refused_for_good() {
     let other = testkit::principal_of(&ed25519_dalek::SigningKey::from_bytes(&[9; 32]));
-    let server = {
-        StatusProcess::migrate(&status_bin(), &database_url());
-        StatusProcess::spawn(
-            &status_bin(),
-            &database_url(),
-            "127.0.0.1:0",
-            Some(&format!("namespaces = [\"{other}\"]\n")),
-        )
-    };
+    let server = StatusProcess::start("127.0.0.1:0", Some(&format!("namespaces = [\"{other}\"]\n")));
     let env = hosted_env(&server).await;
     let a = paired_agent(&env, 53).await;
     let (rid, answer, status, body) = approve_and_poll(&env, &a, "foreign-1").await;

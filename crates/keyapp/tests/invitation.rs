@@ -87,13 +87,22 @@ print(token.payload.decode())
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-#[tokio::test]
-async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_mandate_for_respond() {
-    let env = start().await;
-    let a = paired_agent(&env, 40).await;
-    let me = my_principal(&a).await;
-    person(&env, Command::ContactsAdd { principal: sam(), name: "Sam".into(), relationship: None }).await.unwrap();
+/// An invitation as §5.10's example has it, from Sam, whom the person keeps
+/// as a contact: the principal it names, the contract's offer (a slot five
+/// days ahead), the deadline (the day before), and the booking as the host
+/// serves it and as the agent fetched it.
+struct Invited {
+    me: String,
+    offer: String,
+    confirm_by: String,
+    served: BookingResponse,
+    booking_id: String,
+    fetched: Value,
+}
 
+async fn invited_by_sam(env: &Env, a: &AgentClient) -> Invited {
+    let me = my_principal(a).await;
+    person(env, Command::ContactsAdd { principal: sam(), name: "Sam".into(), relationship: None }).await.unwrap();
     let offer = offer_in(&env.host, 5);
     let confirm_by = at_one_pm(4);
     let served = env
@@ -102,6 +111,14 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
         .unwrap();
     let booking_id = served.booking.booking_id.clone();
     let fetched = fetch_booking(&env.host, &booking_id).await;
+    Invited { me, offer, confirm_by, served, booking_id, fetched }
+}
+
+#[tokio::test]
+async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_mandate_for_respond() {
+    let env = start().await;
+    let a = paired_agent(&env, 40).await;
+    let Invited { me, offer, confirm_by, served, booking_id, fetched } = invited_by_sam(&env, &a).await;
     assert_eq!(fetched, to_value(&served), "served over HTTPS as given");
 
     let (status, r) = a.send(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "inv-1"))).await.unwrap();
@@ -485,16 +502,7 @@ async fn as_host_has_it(env: &Env, booking_id: &str, me: &str) -> (Value, Value)
 async fn a_no_is_signed_and_the_host_hears_it_at_once() {
     let env = start().await;
     let a = paired_agent(&env, 45).await;
-    let me = my_principal(&a).await;
-    person(&env, Command::ContactsAdd { principal: sam(), name: "Sam".into(), relationship: None }).await.unwrap();
-    let offer = offer_in(&env.host, 5);
-    let confirm_by = at_one_pm(4);
-    let served = env
-        .host
-        .tentative_booking(&offer, BOOKERS_MANDATE, participants(&me, Some("Sam R."), &confirm_by), now())
-        .unwrap();
-    let booking_id = served.booking.booking_id.clone();
-    let fetched = fetch_booking(&env.host, &booking_id).await;
+    let Invited { me, offer, confirm_by, booking_id, fetched, .. } = invited_by_sam(&env, &a).await;
     let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "no-1"))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
     assert!(text.contains("If I decline, my no is signed and my assistant tells the host at once;"), "{text}");

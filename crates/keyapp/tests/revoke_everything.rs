@@ -17,7 +17,7 @@ use keyapp::service::{RevokedEverything, ServiceReach};
 use keyapp::user_verification::{Asker, Method, Refusal, Surface};
 use reqwest::{Method as Http, StatusCode};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use testkit::env::*;
 use testkit::status_process::StatusProcess;
@@ -27,25 +27,6 @@ const PASSPHRASE: &str = "correct horse battery staple";
 
 fn passphrase() -> PassphraseSource {
     PassphraseSource::Fixed(PASSPHRASE.to_owned().into())
-}
-
-fn database_url() -> String {
-    match std::env::var("DATABASE_URL") {
-        Ok(u) if !u.is_empty() => u,
-        _ => panic!("DATABASE_URL is not set: run under scripts/with-postgres (scripts/test does)"),
-    }
-}
-
-fn status_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(|deps| deps.parent()).unwrap().join("schcp-status");
-    assert!(bin.exists(), "{} is not built: run `cargo build -p schcp-status`", bin.display());
-    bin
-}
-
-fn start_status() -> StatusProcess {
-    StatusProcess::migrate(&status_bin(), &database_url());
-    StatusProcess::spawn(&status_bin(), &database_url(), "127.0.0.1:0", None)
 }
 
 /// A computer: the key app in hosted mode on `data`, the key in the file
@@ -102,7 +83,7 @@ async fn revoked_in_records(app: &app::Running, jti: &str) -> bool {
 
 #[tokio::test]
 async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app() {
-    let server = start_status();
+    let server = StatusProcess::start("127.0.0.1:0", None);
     let yes = Scripted::new(Ok(Method::Polkit));
 
     // The old computer: two credentials, a backup, then a third.
@@ -226,7 +207,7 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
 /// yes revokes everything registered under the key.
 #[tokio::test]
 async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_confirms() {
-    let server = start_status();
+    let server = StatusProcess::start("127.0.0.1:0", None);
     let yes = Scripted::new(Ok(Method::Polkit));
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;

@@ -18,26 +18,6 @@ use std::path::{Path, PathBuf};
 use testkit::env::*;
 use testkit::status_process::StatusProcess;
 
-fn database_url() -> String {
-    match std::env::var("DATABASE_URL") {
-        Ok(u) if !u.is_empty() => u,
-        _ => panic!("DATABASE_URL is not set: run under scripts/with-postgres (scripts/test does)"),
-    }
-}
-
-/// target/debug/schcp-status, beside this test's own directory.
-fn status_bin() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let bin = exe.parent().and_then(|deps| deps.parent()).unwrap().join("schcp-status");
-    assert!(bin.exists(), "{} is not built: run `cargo build -p schcp-status` (scripts/test builds it)", bin.display());
-    bin
-}
-
-fn start_status(config: Option<&str>) -> StatusProcess {
-    StatusProcess::migrate(&status_bin(), &database_url());
-    StatusProcess::spawn(&status_bin(), &database_url(), "127.0.0.1:0", config)
-}
-
 /// A key app started from a config file (so setup writes its choice there),
 /// beside a test host; `here` says whether its hosts run on this machine.
 async fn start_from_file(here: bool) -> (Env, PathBuf) {
@@ -116,7 +96,7 @@ fn shared_request(env: &Env, key: &str) -> Value {
 
 #[tokio::test]
 async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publishes() {
-    let server = start_status(None);
+    let server = StatusProcess::start("127.0.0.1:0", None);
     let (env, path) = start_from_file(true).await;
     let was: Value = person(&env, Command::StatusSetup).await.unwrap();
     assert_eq!((was["choice"].as_str(), was["base"].as_str()), (Some("own_base"), Some("https://keyapp.example")));
@@ -167,7 +147,7 @@ async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publi
     drop(closed);
     refused(&env, &path, &["setup", "--hosted", &nobody], "did not answer over https").await;
     // The operator serves one other principal only.
-    let strict = start_status(Some(&format!("namespaces = [\"{}\"]\n", "A".repeat(43))));
+    let strict = StatusProcess::start("127.0.0.1:0", Some(&format!("namespaces = [\"{}\"]\n", "A".repeat(43))));
     refused(&env, &path, &["setup", "--hosted", &strict.base()], "does not serve your key").await;
     refused(&env, &path, &["setup", "--own-base", "http://10.0.0.5"], "10.0.0.5").await;
 }
@@ -175,7 +155,7 @@ async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publi
 #[tokio::test]
 async fn setup_refuses_every_address_hosts_could_not_read_and_writes_nothing() {
     let (env, path) = start_from_file(false).await;
-    let server = start_status(None);
+    let server = StatusProcess::start("127.0.0.1:0", None);
     for (url, says) in [
         ("http://status.example", "it is not https"),
         (server.base().as_str(), "it is this computer"),

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 use testkit::now;
-use testkit::status::{answer, client, refusal, Embedded};
+use testkit::status::{answer, claim_from_a_page, client, preflight_from_a_page, refusal, Embedded};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
@@ -255,58 +255,29 @@ async fn hostile_bodies_get_specific_refusals_and_change_nothing() {
     s.mandate("m", &[MAPLE], Some(1), true, now() + 3600).await;
     let url = s.url("/status/m/claims");
     let big = format!("{{\"claim_id\": \"maple-street-auto/{}\"}}", "h".repeat(5000));
-    let cases: Vec<(Option<&str>, Vec<u8>, StatusCode, &str)> = vec![
-        (None, br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type"),
-        (
-            Some("text/plain"),
-            br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "bad_content_type",
-        ),
-        (
-            Some("application/json; charset=latin1"),
-            br#"{"claim_id": "maple-street-auto/h_1"}"#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "bad_content_type",
-        ),
-        (Some("application/json"), b"".to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (
-            Some("application/json"),
-            br#"{"claim_id": "maple-street-auto/h_1""#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-        ),
-        (
-            Some("application/json"),
-            br#"{"claim_id": "maple-street-auto/h_1"} {}"#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-        ),
-        (
-            Some("application/json"),
-            b"{\"claim_id\": \"maple-street-auto/h_\xff\"}".to_vec(),
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-        ),
-        (Some("application/json"), br#"["maple-street-auto/h_1"]"#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (Some("application/json"), br#""maple-street-auto/h_1""#.to_vec(), StatusCode::BAD_REQUEST, "malformed_json"),
-        (
-            Some("application/json"),
-            br#"{"claim_id": "maple-street-auto/h_1", "claim_id": "maple-street-auto/h_2"}"#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "duplicate_member",
-        ),
-        (
-            Some("application/json"),
-            br#"{"claim_id": "maple-street-auto/h_1", "payment": {"card": "4111"}}"#.to_vec(),
-            StatusCode::BAD_REQUEST,
-            "unknown_member",
-        ),
-        (Some("application/json"), br#"{}"#.to_vec(), StatusCode::BAD_REQUEST, "missing_member"),
-        (Some("application/json"), br#"{"claim_id": 7}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_claim_id"),
-        (Some("application/json"), br#"{"claim_id": null}"#.to_vec(), StatusCode::BAD_REQUEST, "bad_claim_id"),
-        (Some("application/json"), big.into_bytes(), StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"),
+    // A well-formed claim under a content type that is not JSON's.
+    let claim: &[u8] = br#"{"claim_id": "maple-street-auto/h_1"}"#;
+    let not_json = [None, Some("text/plain"), Some("application/json; charset=latin1")];
+    let mut cases: Vec<(Option<&str>, Vec<u8>, StatusCode, &str)> =
+        not_json.into_iter().map(|ct| (ct, claim.to_vec(), StatusCode::BAD_REQUEST, "bad_content_type")).collect();
+    // JSON's content type over a body that is not one claim.
+    let bodies: [(&[u8], &str); 11] = [
+        (b"", "malformed_json"),
+        (br#"{"claim_id": "maple-street-auto/h_1""#, "malformed_json"),
+        (br#"{"claim_id": "maple-street-auto/h_1"} {}"#, "malformed_json"),
+        (b"{\"claim_id\": \"maple-street-auto/h_\xff\"}", "malformed_json"),
+        (br#"["maple-street-auto/h_1"]"#, "malformed_json"),
+        (br#""maple-street-auto/h_1""#, "malformed_json"),
+        (br#"{"claim_id": "maple-street-auto/h_1", "claim_id": "maple-street-auto/h_2"}"#, "duplicate_member"),
+        (br#"{"claim_id": "maple-street-auto/h_1", "payment": {"card": "4111"}}"#, "unknown_member"),
+        (br#"{}"#, "missing_member"),
+        (br#"{"claim_id": 7}"#, "bad_claim_id"),
+        (br#"{"claim_id": null}"#, "bad_claim_id"),
     ];
+    cases.extend(
+        bodies.iter().map(|(body, reason)| (Some("application/json"), body.to_vec(), StatusCode::BAD_REQUEST, *reason)),
+    );
+    cases.push((Some("application/json"), big.into_bytes(), StatusCode::PAYLOAD_TOO_LARGE, "body_too_large"));
     for (ct, body, want_status, want_reason) in cases {
         let mut req = c.post(&url).body(body.clone());
         if let Some(ct) = ct {
@@ -359,24 +330,10 @@ async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors() {
     let (st, _, _, _) = refusal(c.get(s.url("/status/m/claims")).send().await.unwrap()).await;
     assert_eq!(st, StatusCode::METHOD_NOT_ALLOWED);
     // A CORS preflight from a web page gets no CORS headers.
-    let r = c
-        .request(reqwest::Method::OPTIONS, s.url("/status/m/claims"))
-        .header("origin", "https://evil.example")
-        .header("access-control-request-method", "POST")
-        .send()
-        .await
-        .unwrap();
-    let (st, _, _, _) = refusal(r).await;
+    let (st, _, _, _) = refusal(preflight_from_a_page(&c, s.url("/status/m/claims")).await).await;
     assert_eq!(st, StatusCode::METHOD_NOT_ALLOWED);
     // A claim with an Origin is served like any other, still without CORS headers.
-    let r = c
-        .post(s.url("/status/m/claims"))
-        .header("origin", "https://evil.example")
-        .json(&json!({"claim_id": "maple-street-auto/h_1"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer(r).await.0, StatusCode::CREATED);
+    assert_eq!(answer(claim_from_a_page(&c, s.url("/status/m/claims")).await).await.0, StatusCode::CREATED);
 }
 
 #[tokio::test]

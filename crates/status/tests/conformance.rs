@@ -15,7 +15,7 @@ use reqwest::{Client, StatusCode};
 use serde_json::{json, Value};
 use std::time::Duration;
 use testhost::{Signing, StatusRequest, TestHost, TestHostConfig};
-use testkit::status::{mandate, Embedded};
+use testkit::status::{claim_from_a_page, mandate, preflight_from_a_page, Embedded};
 
 const MAPLE: &str = "maple-street-auto";
 const OAK: &str = "oak-lane-garage";
@@ -529,22 +529,8 @@ async fn unknown_routes_and_methods_get_the_section_9_shape_and_no_cors(t: Targe
     assert_eq!((st, code.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND"));
     let (st, _, reason) = refusal(c.put(t.url("m", "")).send().await.unwrap()).await;
     assert_eq!((st, reason.as_str()), (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"));
-    let r = c
-        .request(reqwest::Method::OPTIONS, t.url("m", "/claims"))
-        .header("origin", "https://evil.example")
-        .header("access-control-request-method", "POST")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refusal(r).await.0, StatusCode::METHOD_NOT_ALLOWED);
-    let r = c
-        .post(t.url("m", "/claims"))
-        .header("origin", "https://evil.example")
-        .json(&json!({"claim_id": "maple-street-auto/h_1"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer(r).await.0, StatusCode::CREATED);
+    assert_eq!(refusal(preflight_from_a_page(&c, t.url("m", "/claims")).await).await.0, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer(claim_from_a_page(&c, t.url("m", "/claims")).await).await.0, StatusCode::CREATED);
 }
 
 /// The per-client rate limit, the same edge in both: a burst, then 429 with

@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use chrono::{Days, TimeZone, Utc};
-use schcp::claims::{Approved, OfferClaims, Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault, Slot};
+use schcp::claims::{Approved, OfferClaims, Participant, ReconfirmDefault, Slot};
 use testhost::{TestHost, TestHostConfig};
 use tokio::io::AsyncBufReadExt;
 
@@ -159,27 +159,10 @@ fn invite(host: &TestHost, principal: &str) -> Result<String, String> {
     let mut claims = host.priced_offer(now());
     claims.slot = Slot { start: at(5, 13, 0).ok_or("no such day")?, end: at(5, 13, 45) };
     let offer = host.sign_offer(&claims).map_err(|e| e.to_string())?;
+    let invitee = Participant::invitee(principal.to_owned(), "P4D".into(), at(4, 13, 0), ReconfirmDefault::Release);
     let participants = vec![
-        Participant {
-            who: Some(BOOKER.into()),
-            name: Some("Sam R.".into()),
-            role: ParticipantRole::Booker,
-            relationship: None,
-            confirm_within: None,
-            confirm_by: None,
-            default: None,
-            status: Some(ParticipantStatus::NotRequired),
-        },
-        Participant {
-            who: Some(principal.to_owned()),
-            name: None,
-            role: ParticipantRole::Invitee,
-            relationship: Some("brother".into()),
-            confirm_within: Some("P4D".into()),
-            confirm_by: at(4, 13, 0),
-            default: Some(ReconfirmDefault::Release),
-            status: Some(ParticipantStatus::Pending),
-        },
+        Participant::booker(BOOKER.into(), Some("Sam R.".into())),
+        Participant { relationship: Some("brother".into()), ..invitee },
     ];
     let served = host.tentative_booking(&offer, "m-booker-1", participants, now()).map_err(|e| e.to_string())?;
     Ok(served.booking.booking_id)

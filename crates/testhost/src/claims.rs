@@ -156,6 +156,7 @@ pub(crate) fn change_offer(cfg: &TestHostConfig, booking_id: &str, prev: &str, n
 
 /// A receipt (§5.3) for a booking made on `offer` (its exact compact JWS) under the
 /// root mandate `mandate`, approved as `approved`.
+// Long by design: one receipt's claims written out member by member, as §5.3 lists them.
 pub(crate) fn receipt(
     cfg: &TestHostConfig,
     offer_compact: &str,
@@ -204,29 +205,8 @@ pub(crate) fn receipt(
         status: EventStatus::Confirmed,
         locations,
     };
-    let booking = Booking {
-        booking_id,
-        status: BookingStatus::Confirmed,
-        sequence,
-        service_id: offer.service.id.clone(),
-        start: offer.slot.start.clone(),
-        end: offer.slot.end.clone(),
-        open_end: offer.open_end,
-        price: offer.price.clone(),
-        total: offer.total.clone(),
-        lines: offer.lines.clone(),
-        offer_sha256: Some(offer_sha256.clone()),
-        event,
-        place: offer.place.clone(),
-        party_size: offer.party_size,
-        reconfirm: offer.reconfirm.clone(),
-        refusal: None,
-        proposal: None,
-        declined_change: None,
-        answer: None,
-        meeting: None,
-        participants: None,
-    };
+    let booking =
+        Booking::of_offer(booking_id, BookingStatus::Confirmed, sequence, &offer, Some(offer_sha256.clone()), event);
     Ok(ReceiptClaims {
         v: schcp::VERSION.into(),
         iss: cfg.host_id.clone(),

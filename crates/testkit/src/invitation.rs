@@ -5,7 +5,7 @@
 use crate::env::future_offer;
 use crate::{now, principal_of};
 use ed25519_dalek::SigningKey;
-use schcp::claims::{Participant, ParticipantRole, ParticipantStatus, ReconfirmDefault};
+use schcp::claims::{Participant, ReconfirmDefault};
 use serde_json::Value;
 use testhost::TestHost;
 
@@ -20,38 +20,17 @@ pub fn sam() -> String {
 /// The booker Sam (named `booker_name`) and `me` invited as §5.10's example
 /// has it: a brother, answering by `confirm_by` (within a day), released by default.
 pub fn invited(me: &str, booker_name: Option<&str>, confirm_by: &str) -> Vec<Participant> {
+    let invitee =
+        Participant::invitee(me.to_owned(), "P1D".into(), Some(confirm_by.to_owned()), ReconfirmDefault::Release);
     vec![
-        Participant {
-            who: Some(sam()),
-            name: booker_name.map(Into::into),
-            role: ParticipantRole::Booker,
-            relationship: None,
-            confirm_within: None,
-            confirm_by: None,
-            default: None,
-            status: Some(ParticipantStatus::NotRequired),
-        },
-        Participant {
-            who: Some(me.to_owned()),
-            name: Some("Alex".into()),
-            role: ParticipantRole::Invitee,
-            relationship: Some("brother".into()),
-            confirm_within: Some("P1D".into()),
-            confirm_by: Some(confirm_by.to_owned()),
-            default: Some(ReconfirmDefault::Release),
-            status: Some(ParticipantStatus::Pending),
-        },
+        Participant::booker(sam(), booker_name.map(Into::into)),
+        Participant { name: Some("Alex".into()), relationship: Some("brother".into()), ..invitee },
     ]
 }
 
 /// `GET /bookings/{id}` at `host` over HTTPS, trusting only the test host's CA.
 pub async fn fetch_booking(host: &TestHost, booking_id: &str) -> Value {
-    let (domain, addr) = host.resolve();
-    let client = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
-        .resolve(&domain, addr)
-        .build()
-        .unwrap();
+    let client = https_client(host);
     let r = client.get(host.booking_url(booking_id)).send().await.unwrap();
     assert_eq!(r.status(), reqwest::StatusCode::OK);
     r.json().await.unwrap()
@@ -70,6 +49,17 @@ pub async fn served_invitation(host: &TestHost, me: &str, days_ahead: i64) -> (V
     let booking_id = response.booking.booking_id.clone();
     host.serve_booking(response);
     (fetch_booking(host, &booking_id).await, offer)
+}
+
+/// A client that reaches `host` over HTTPS at its domain, trusting only the
+/// test host's CA.
+fn https_client(host: &TestHost) -> reqwest::Client {
+    let (domain, addr) = host.resolve();
+    reqwest::Client::builder()
+        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
+        .resolve(&domain, addr)
+        .build()
+        .unwrap()
 }
 
 /// A fresh §3.2 nonce (32 bytes, base64url): unique per call and per process;
@@ -93,12 +83,7 @@ pub async fn respond(
     body: &Value,
     nonce: &str,
 ) -> (reqwest::StatusCode, Value) {
-    let (domain, addr) = host.resolve();
-    let client = reqwest::Client::builder()
-        .add_root_certificate(reqwest::Certificate::from_pem(host.ca_pem().as_bytes()).unwrap())
-        .resolve(&domain, addr)
-        .build()
-        .unwrap();
+    let client = https_client(host);
     let url = format!("{}/respond", host.booking_url(booking_id));
     let bytes = serde_json::to_vec(body).unwrap();
     let headers = schcp::httpsig::sign_request("POST", &url, &bytes, Some(mandate), agent, now(), nonce);

@@ -134,3 +134,25 @@ pub async fn refusal(r: reqwest::Response) -> (StatusCode, String, String, Value
     let reason = e["reason"].as_str().unwrap().to_owned();
     (status, code, reason, body)
 }
+
+/// A web page's CORS preflight for a claim at `url` (the status API answers
+/// it as any other OPTIONS, with no CORS headers).
+pub async fn preflight_from_a_page(c: &Client, url: impl reqwest::IntoUrl) -> reqwest::Response {
+    c.request(reqwest::Method::OPTIONS, url)
+        .header("origin", "https://evil.example")
+        .header("access-control-request-method", "POST")
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A claim of `maple-street-auto/h_1` at `url`, sent with a web page's Origin
+/// (served like any other claim, still without CORS headers).
+pub async fn claim_from_a_page(c: &Client, url: impl reqwest::IntoUrl) -> reqwest::Response {
+    c.post(url)
+        .header("origin", "https://evil.example")
+        .json(&serde_json::json!({"claim_id": "maple-street-auto/h_1"}))
+        .send()
+        .await
+        .unwrap()
+}

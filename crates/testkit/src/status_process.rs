@@ -4,8 +4,26 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+
+/// The PostgreSQL the suites run on: `DATABASE_URL`, which
+/// scripts/with-postgres sets (scripts/test does).
+pub fn database_url() -> String {
+    match std::env::var("DATABASE_URL") {
+        Ok(u) if !u.is_empty() => u,
+        _ => panic!("DATABASE_URL is not set: run under scripts/with-postgres (scripts/test does)"),
+    }
+}
+
+/// target/debug/schcp-status, beside the running test's own directory: a
+/// suite of another crate cannot name it with `CARGO_BIN_EXE_`.
+pub fn status_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe.parent().and_then(|deps| deps.parent()).unwrap().join("schcp-status");
+    assert!(bin.exists(), "{} is not built: run `cargo build -p schcp-status` (scripts/test builds it)", bin.display());
+    bin
+}
 
 /// A running `schcp-status serve`.
 pub struct StatusProcess {
@@ -45,6 +63,13 @@ impl StatusProcess {
             .parse()
             .unwrap();
         StatusProcess { child, addr, _config: file }
+    }
+
+    /// The built `schcp-status` ([`status_bin`]) on [`database_url`], migrated
+    /// first, serving on `listen` with `config` as its config file when given.
+    pub fn start(listen: &str, config: Option<&str>) -> StatusProcess {
+        StatusProcess::migrate(&status_bin(), &database_url());
+        StatusProcess::spawn(&status_bin(), &database_url(), listen, config)
     }
 
     /// `bin migrate` on `database_url` (idempotent), asserting it succeeded.

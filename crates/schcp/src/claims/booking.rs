@@ -269,6 +269,40 @@ wire! {
 }
 
 impl Participant {
+    /// The booker as their booking names them (§5.10): nothing to answer.
+    pub fn booker(who: String, name: Option<String>) -> Participant {
+        Participant {
+            who: Some(who),
+            name,
+            role: ParticipantRole::Booker,
+            relationship: None,
+            confirm_within: None,
+            confirm_by: None,
+            default: None,
+            status: Some(ParticipantStatus::NotRequired),
+        }
+    }
+
+    /// An invitee who has yet to answer (§5.10), within `confirm_within` and by
+    /// `confirm_by`; `default` is what their silence does at the deadline.
+    pub fn invitee(
+        who: String,
+        confirm_within: String,
+        confirm_by: Option<String>,
+        default: ReconfirmDefault,
+    ) -> Participant {
+        Participant {
+            who: Some(who),
+            name: None,
+            role: ParticipantRole::Invitee,
+            relationship: None,
+            confirm_within: Some(confirm_within),
+            confirm_by,
+            default: Some(default),
+            status: Some(ParticipantStatus::Pending),
+        }
+    }
+
     fn check(&self) -> Result<(), &'static str> {
         if self.who.is_none() && self.name.is_none() {
             return Err("a participant has a who or a name");
@@ -566,6 +600,41 @@ wire! {
 }
 
 impl Booking {
+    /// The booking `offer` becomes (§5.3): its service, slot, price and place
+    /// as the offer states them, nothing answered, proposed or refused yet.
+    pub fn of_offer(
+        booking_id: String,
+        status: BookingStatus,
+        sequence: u32,
+        offer: &super::OfferClaims,
+        offer_sha256: Option<String>,
+        event: Event,
+    ) -> Booking {
+        Booking {
+            booking_id,
+            status,
+            sequence,
+            service_id: offer.service.id.clone(),
+            start: offer.slot.start.clone(),
+            end: offer.slot.end.clone(),
+            open_end: offer.open_end,
+            price: offer.price.clone(),
+            total: offer.total.clone(),
+            lines: offer.lines.clone(),
+            offer_sha256,
+            event,
+            place: offer.place.clone(),
+            party_size: offer.party_size,
+            reconfirm: offer.reconfirm.clone(),
+            refusal: None,
+            proposal: None,
+            declined_change: None,
+            answer: None,
+            meeting: None,
+            participants: None,
+        }
+    }
+
     /// §4.2: `open_end: true`.
     pub fn is_open_ended(&self) -> bool {
         self.open_end == Some(true)
