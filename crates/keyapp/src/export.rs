@@ -107,6 +107,7 @@ fn text(s: &str) -> String {
 
 /// The printable page: one table per kind of record, in the person's words,
 /// with a print style; no script and nothing fetched.
+// Long by design: one straight-line template of the page, a table per kind of record.
 fn html(e: &RecordsExport, language: Language) -> String {
     let w = |id: &str| text(&crate::ui_words::text(language, id));
     let mut out = String::new();

@@ -630,6 +630,7 @@ impl KeyAppServer {
         Ok(ok(text, json!({"business": host.host_id, "service": service, "timezone": a.timezone, "slots": slots})))
     }
 
+    // Long by design: one tool call, from the agent's words to the host's hold.
     async fn hold_(&self, args: HoldArgs) -> Outcome {
         let host = self.host(&args.business).await.map_err(refused)?;
         let service = service_of(&host, args.service.as_deref())?;
@@ -697,6 +698,7 @@ impl KeyAppServer {
         ))
     }
 
+    // Long by design: one tool call, from the hold through the person's yes to the host's confirm.
     async fn book_(&self, args: BookArgs, w: &Waiter<'_>) -> Outcome {
         let Some(memo) = self.session().await.holds.get(&args.hold_id).cloned() else {
             return Err(refused(Refusal::own(
@@ -836,6 +838,7 @@ impl KeyAppServer {
         Ok(ok(text, v))
     }
 
+    // Long by design: one tool call, from the booking through the person's yes to the host's answer.
     async fn reschedule_(&self, args: RescheduleArgs, w: &Waiter<'_>) -> Outcome {
         let mut memo = self.booking_memo(&args.booking_id).await?;
         let host = self.host(&memo.discovery).await.map_err(refused)?;
@@ -910,6 +913,7 @@ impl KeyAppServer {
     /// §5.10: the invitee's agent reads the booking under a credential that
     /// reads that booking alone (`booking_read`), asks the person, and tells
     /// the host their answer, yes or no, at once.
+    // Long by design: one tool call, from the booking read through the person's answer to the host.
     async fn answer_invitation_(&self, args: InvitationArgs, w: &Waiter<'_>) -> Outcome {
         let host = self.host(&args.business).await.map_err(refused)?;
         let found = self.hosts().map_err(refused)?;

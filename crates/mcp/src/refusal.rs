@@ -151,6 +151,7 @@ impl Refusal {
     }
 
     /// A failure at a host, for `step`.
+    // Long by design: one arm per way a host call fails, each with the assistant's sentence.
     pub fn from_host(e: &HostError, step: HostStep) -> Refusal {
         let (sentence, reason, code) = match e {
             HostError::Refused(r) => return Refusal::from_host_refusal(r, step),
@@ -254,6 +255,7 @@ fn reqwest_host(url: &str) -> Option<String> {
     Some(rest.split(['/', ':', '?', '#']).next()?.to_owned()).filter(|h| !h.is_empty())
 }
 
+// Long by design: one arm per key app refusal, each the assistant's sentence.
 fn api_sentence(e: &ApiError, retry: Option<u64>) -> String {
     let reason = e.registered_reason();
     match (e.code.code(), reason) {
@@ -316,6 +318,7 @@ fn api_sentence(e: &ApiError, retry: Option<u64>) -> String {
     }
 }
 
+// Long by design: one arm per §9 code or reason a host gives, each the assistant's sentence.
 fn host_sentence(r: &HostRefusal, step: HostStep, retry: Option<u64>) -> String {
     let reason = r.reason();
     match (r.code(), reason) {

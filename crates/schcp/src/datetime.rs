@@ -156,6 +156,7 @@ pub enum DateTimeError {
 }
 
 /// Parses an RFC 3339 date-time with a time-zone offset, strictly (§2.1 Formats).
+// Long by design: one pass over RFC 3339's grammar, field after field, at one position.
 pub fn parse_date_time(input: &str) -> Result<chrono::DateTime<FixedOffset>, DateTimeError> {
     let mut cursor = Cursor { input, at: 0 };
 

@@ -428,6 +428,7 @@ fn refuse_char(at: usize, c: char) -> DurationError {
     }
 }
 
+// Long by design: one pass over the ISO 8601 duration grammar, a branch per rule, at one position.
 fn scan(input: &str) -> Result<Scanned, DurationError> {
     let bytes = input.as_bytes();
     let char_at = |i: usize| input.get(i..).and_then(|rest| rest.chars().next());

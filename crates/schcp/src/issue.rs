@@ -332,6 +332,7 @@ impl IssuedSdJwt {
 /// Issues an SD-JWT VC mandate (§3.4): one aud element and one host_constraints member per host,
 /// each selectively disclosable, padded with decoys to `padded_to` digests; each host's
 /// evaluated constraints are checked first.
+// Long by design: §3.4's issuance in order: checks, disclosures and decoys, signature.
 pub fn sd_jwt_mandate(
     m: SdJwtMandate,
     rng: &mut dyn CryptoRngCore,

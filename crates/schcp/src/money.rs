@@ -131,6 +131,7 @@ pub struct Currency {
 
 impl Currency {
     /// Looks up an alphabetic ISO 4217 code. Codes are upper case: `cad` is refused.
+    // Long by design: one pass over the amount grammar, at one position.
     pub fn parse(code: &str) -> Result<Currency, MoneyError> {
         if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(MoneyError::MalformedCurrency);

@@ -222,6 +222,7 @@ pub struct VerifiedPresentation {
 
 /// RFC 9901 §7.1 and §7.3 with SchCP's rules (§3.4): self-certifying issuer,
 /// sha-256 only, a KB-JWT always, aud = `audience`, iat window, sd_hash.
+// Long by design: RFC 9901 §7.1 and §7.3's checks in their order, each its own error.
 pub fn verify_presentation(presentation: &str, audience: &str, now: i64) -> Result<VerifiedPresentation, SdJwtError> {
     let (prefix, kb) = match presentation.rfind('~') {
         Some(i) => (&presentation[..=i], &presentation[i + 1..]),
@@ -289,6 +290,7 @@ pub fn verify_presentation(presentation: &str, audience: &str, now: i64) -> Resu
 
 /// Replaces digests by disclosed values, depth first, refusing every
 /// ambiguity RFC 9901 §7.1 names.
+// Long by design: one recursive walk refusing each RFC 9901 §7.1 ambiguity where met.
 fn apply_disclosures(
     value: &mut Value,
     by_digest: &HashMap<String, Disclosure>,

@@ -195,6 +195,7 @@ fn strip_cors(headers: &mut HeaderMap) {
     }
 }
 
+// Long by design: the checks in the order docs/agent-api.md §2 fixes, kept in view.
 async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     // 1. A loopback peer. The listener binds 127.0.0.1 already (config.rs); this
     //    is the second lock, and it fails closed when the server was started

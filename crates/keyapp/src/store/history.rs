@@ -104,6 +104,7 @@ pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, Sto
 /// the events kept (an answer's, `record_query::HistoryAnswer::events`).
 /// Keyset paging on the entry's id, so an entry written while the person
 /// pages comes before the first page and never shifts the others.
+// Long by design: one SQL statement built clause by clause, each beside its binding.
 pub async fn search(
     store: &Store,
     filter: &Filter,

@@ -104,6 +104,7 @@ enum ParamValue {
 }
 
 /// Parses `Signature-Input` and holds it to the exact form for this request.
+// Long by design: one pass over the one Signature-Input form §3.2 allows.
 pub(super) fn parse_signature_input(value: &str, has_digest: bool, has_mandate: bool) -> Result<SigParams, SigError> {
     const SECOND: &str = "a second signature: a request carries exactly one, labelled schcp (§3.2)";
     let mut c = Cursor::new(value);

@@ -149,6 +149,7 @@ fn acceptance_invalid(check: AcceptanceCheck) -> Error {
 /// §5.12 "It is valid for a member when…": checks an acceptance against the
 /// contract it names and the member who gives it. `terms_iat` is the contract's
 /// iat (or, for an ordinary booking, when it was made).
+// Long by design: §5.12's conditions in the spec's order, each with its own reason.
 pub fn verify_acceptance(
     compact: &str,
     contract: &VerifiedContract,

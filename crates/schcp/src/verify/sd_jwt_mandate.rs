@@ -16,6 +16,7 @@ fn invalid(check: MandateCheck) -> Error {
 /// Verifies a presentation for `ctx.host_id` and returns the evaluated mandate
 /// as a one-link chain: aud = this host, constraints = the shared ones plus
 /// this host's member, cnf.jkt = thumbprint of cnf.jwk, status = schcp_status.
+// Long by design: §3.4's checks in the spec's order, each with its own reason.
 pub fn verify_sd_jwt_mandate(presentation: &str, ctx: &ChainContext<'_>) -> Result<VerifiedChain, Error> {
     let inner = || -> Result<VerifiedChain, Error> {
         // The issuer-signed claims themselves must be closed-schema valid,

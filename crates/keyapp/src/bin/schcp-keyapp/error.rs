@@ -95,6 +95,7 @@ impl CliError {
     }
 
     /// The message ids of its two lines, and their arguments.
+    // Long by design: one arm per error, naming its two messages and their arguments.
     fn ids(&self, language: Language) -> (&'static str, &'static str, FluentArgs<'static>) {
         let mut args = FluentArgs::new();
         let (what, remedy) = match self {

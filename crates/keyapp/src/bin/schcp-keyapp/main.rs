@@ -72,6 +72,7 @@ fn start(cli: Cli, passphrase: Option<PassphraseSource>) -> Result<(), CliError>
     runtime.block_on(run(cli.command, config, passphrase))
 }
 
+// Long by design: the dispatch, one arm per subcommand.
 async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> Result<(), CliError> {
     let data_dir = keyapp::app::data_dir(&config)?;
     let socket = Socket::new(control::runtime_dir(&config, &data_dir));
