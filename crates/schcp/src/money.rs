@@ -131,7 +131,6 @@ pub struct Currency {
 
 impl Currency {
     /// Looks up an alphabetic ISO 4217 code. Codes are upper case: `cad` is refused.
-    // Long by design: one pass over the amount grammar, at one position.
     pub fn parse(code: &str) -> Result<Currency, MoneyError> {
         if code.len() != 3 || !code.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(MoneyError::MalformedCurrency);
@@ -380,6 +379,7 @@ impl Percent {
     /// Parses the literal text of a JSON number (RFC 8259 §6): `13`, `12.5`, `1.25e1`.
     /// A negative number is refused, and so is one with more than 19 significant
     /// digits or finer than 10^-36 per cent, which could not be applied exactly.
+    // Long by design: one pass over a JSON number's grammar, at one position.
     pub fn parse(literal: &str) -> Result<Percent, MoneyError> {
         let bytes = literal.as_bytes();
         let digit_run = |from: usize| {
