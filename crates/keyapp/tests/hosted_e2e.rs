@@ -59,21 +59,9 @@ async fn claim(url: &str, claim_id: &str) -> (StatusCode, Value) {
 
 /// `schcp-keyapp mandates`, the real terminal program, on the running key app.
 async fn cli_mandates(env: &Env) -> String {
-    let config_path = env._dir.path().join("keyapp.toml");
-    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display()))
-        .unwrap();
-    tokio::task::spawn_blocking(move || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
-            .arg("--config")
-            .arg(&config_path)
-            .arg("mandates")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    })
-    .await
-    .unwrap()
+    let (ok, out, err) = terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), &["mandates"]).await;
+    assert!(ok, "{err}");
+    out
 }
 
 #[tokio::test]

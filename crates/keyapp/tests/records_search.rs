@@ -8,25 +8,7 @@ use testkit::env::*;
 
 /// Runs `schcp-keyapp ARGS` against the running key app: success, stdout, stderr.
 async fn cli(env: &Env, args: &[&str]) -> (bool, String, String) {
-    let config_path = env._dir.path().join("keyapp.toml");
-    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display()))
-        .unwrap();
-    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
-            .arg("--config")
-            .arg(&config_path)
-            .args(&args)
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
+    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), args).await
 }
 
 #[tokio::test]

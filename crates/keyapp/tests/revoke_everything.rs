@@ -17,7 +17,7 @@ use keyapp::service::{RevokedEverything, ServiceReach};
 use keyapp::user_verification::{Asker, Method, Refusal, Surface};
 use reqwest::{Method as Http, StatusCode};
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use testkit::env::*;
 use testkit::status_process::StatusProcess;
@@ -43,6 +43,17 @@ fn computer_config(dir: &Path, host: &testhost::TestHost, hosted: &str, data: &P
 
 async fn start(config: Config, verifier: Arc<Scripted>) -> app::Running {
     app::start_verified_by(config, passphrase(), verifier).await.expect("the key app starts")
+}
+
+/// A computer of its own beside a test host, publishing to `server`: the
+/// running key app, and the folder of its records.
+async fn computer(server: &StatusProcess, verifier: Arc<Scripted>) -> (Env, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let data = dir.path().join("data");
+    let config = computer_config(dir.path(), &host, &server.base(), &data);
+    let app = start(config.clone(), verifier).await;
+    (Env { _dir: dir, host, config, app }, data)
 }
 
 /// A shared-limit mandate the person approves; its (jti, status URL).
@@ -87,12 +98,7 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
     let yes = Scripted::new(Ok(Method::Polkit));
 
     // The old computer: two credentials, a backup, then a third.
-    let old_dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let old_data = old_dir.path().join("data");
-    let config = computer_config(old_dir.path(), &host, &server.base(), &old_data);
-    let app = start(config.clone(), yes.clone()).await;
-    let env = Env { _dir: old_dir, host, config, app };
+    let (env, old_data) = computer(&server, yes.clone()).await;
     let a = paired_agent(&env, 60).await;
     let (first, first_url) = issue(&env, &a, "lost-1").await;
     let (second, second_url) = issue(&env, &a, "lost-2").await;
@@ -209,12 +215,7 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
 async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_confirms() {
     let server = StatusProcess::start("127.0.0.1:0", None);
     let yes = Scripted::new(Ok(Method::Polkit));
-    let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let data = dir.path().join("data");
-    let config = computer_config(dir.path(), &host, &server.base(), &data);
-    let app = start(config.clone(), yes.clone()).await;
-    let env = Env { _dir: dir, host, config, app };
+    let (env, data) = computer(&server, yes.clone()).await;
     let a = paired_agent(&env, 62).await;
     let (jti, url) = issue(&env, &a, "phrase-1").await;
     let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();

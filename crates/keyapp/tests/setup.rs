@@ -36,24 +36,7 @@ async fn start_from_file(here: bool) -> (Env, PathBuf) {
 
 /// `schcp-keyapp --config FILE ARGS…`: (success, stdout, stderr).
 async fn cli(config: &Path, args: &[&str]) -> (bool, String, String) {
-    let config = config.to_owned();
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    tokio::task::spawn_blocking(move || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
-            .arg("--config")
-            .arg(&config)
-            .args(&args)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
+    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), config, args).await
 }
 
 /// What a refusal must leave as it was: the file, the records, the address in force.

@@ -14,7 +14,7 @@ use reqwest::Method;
 use schcp::claims::OfferClaims;
 use schcp::jwk::Jwk;
 use serde_json::{json, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use testhost::{TestHost, TestHostConfig};
 
 /// A running key app, the host it trusts, and the folder holding its records.
@@ -100,4 +100,27 @@ pub fn future_offer(host: &TestHost, days_ahead: i64) -> (OfferClaims, String) {
 /// A `closed_mandate` request over `offer`.
 pub fn closed_request(env: &Env, offer: &str, key: &str) -> Value {
     json!({"kind": "closed_mandate", "idempotency_key": key, "offer": offer, "discovery": env.host.discovery_url()})
+}
+
+/// A config file for the terminal program beside `env`'s records, naming
+/// their folder only (the program finds the running key app from it).
+pub fn terminal_config(env: &Env) -> PathBuf {
+    let path = env._dir.path().join("keyapp.toml");
+    let data_dir = env.config.data_dir.as_ref().expect("the test config names its data_dir");
+    std::fs::write(&path, format!("data_dir = \"{}\"\n", data_dir.display())).unwrap();
+    path
+}
+
+/// `bin --config CONFIG ARGS…`, the key app's terminal program (the suite
+/// names it: `env!("CARGO_BIN_EXE_schcp-keyapp")`), with nothing on its
+/// stdin: whether it succeeded, its stdout and its stderr.
+pub async fn terminal(bin: &str, config: &Path, args: &[&str]) -> (bool, String, String) {
+    let mut command = std::process::Command::new(bin);
+    command.arg("--config").arg(config).args(args).stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
