@@ -14,22 +14,9 @@ use serde_json::json;
 
 const MAPLE: &str = "maple-street-auto";
 
-async fn server() -> InProcess {
-    InProcess::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
-}
-
-/// Publishes `compact` and expects a refusal with this status and reason, the
-/// namespace's rows unchanged.
-async fn refused(s: &InProcess, p: &Principal, compact: String, want: (StatusCode, &str)) {
-    let before = snapshot(&s.pool, &p.thumb).await;
-    let (st, _, reason) = refusal(publish(&client(), &s.base(), &p.thumb, compact).await).await;
-    assert_eq!((st, reason.as_str()), want);
-    assert_eq!(snapshot(&s.pool, &p.thumb).await, before, "a refusal wrote something");
-}
-
 #[tokio::test]
 async fn register_then_the_same_again_then_revoke() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let reg = registration("m", &[MAPLE], Some(2), true, now() + 3600);
     let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
@@ -45,7 +32,7 @@ async fn register_then_the_same_again_then_revoke() {
 
 #[tokio::test]
 async fn an_es256_principal_publishes_too() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::es256();
     let reg = registration("m", &[MAPLE], None, false, now() + 3600);
     let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await).await;
@@ -54,21 +41,21 @@ async fn an_es256_principal_publishes_too() {
 
 #[tokio::test]
 async fn updates_signed_by_another_key_are_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let (victim, attacker) = (Principal::ed25519(), Principal::ed25519());
     let reg = registration("m", &[MAPLE], Some(9), true, now() + 3600);
     // The attacker's own, valid update, written into the victim's namespace.
-    refused(&s, &victim, attacker.update(&reg), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
+    s.refuses(&victim, attacker.update(&reg), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
     // The victim's key named in the payload, signed by the attacker.
     let payload =
         status_update::payload(&victim.key.public_key().to_jwk(), now(), &Principal::update_jti(), &reg).unwrap();
     let header = status_update::header(&victim.key.public_key().to_jwk()).unwrap();
     let input = status_update::signing_input(&header, &payload);
     let forged = status_update::assemble(&input, &attacker.key.sign(input.as_bytes()).unwrap());
-    refused(&s, &victim, forged, (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
+    s.refuses(&victim, forged, (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
     // Nor can the attacker revoke the victim's credential.
     victim_registers(&s, &victim).await;
-    refused(&s, &victim, attacker.update(&revocation("m")), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
+    s.refuses(&victim, attacker.update(&revocation("m")), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
 }
 
 async fn victim_registers(s: &InProcess, p: &Principal) {
@@ -78,32 +65,32 @@ async fn victim_registers(s: &InProcess, p: &Principal) {
 
 #[tokio::test]
 async fn a_replayed_update_is_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
     let once = p.update(&reg);
     assert_eq!(publish(&client(), &s.base(), &p.thumb, once.clone()).await.status(), StatusCode::CREATED);
-    refused(&s, &p, once, (StatusCode::CONFLICT, "update_replayed")).await;
+    s.refuses(&p, once, (StatusCode::CONFLICT, "update_replayed")).await;
     // The same update jti on another operation is a replay too.
     let jti = Principal::update_jti();
     assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update_at(now(), &jti, &reg)).await.status(), StatusCode::OK);
-    refused(&s, &p, p.update_at(now(), &jti, &revocation("m")), (StatusCode::CONFLICT, "update_replayed")).await;
+    s.refuses(&p, p.update_at(now(), &jti, &revocation("m")), (StatusCode::CONFLICT, "update_replayed")).await;
 }
 
 #[tokio::test]
 async fn updates_outside_the_iat_window_are_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
     for iat in [now() - 400, now() + 400] {
         let update = p.update_at(iat, &Principal::update_jti(), &reg);
-        refused(&s, &p, update, (StatusCode::BAD_REQUEST, "update_iat_out_of_window")).await;
+        s.refuses(&p, update, (StatusCode::BAD_REQUEST, "update_iat_out_of_window")).await;
     }
 }
 
 #[tokio::test]
 async fn revoked_is_final() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
     assert_eq!(publish(&client(), &s.base(), &p.thumb, p.update(&reg)).await.status(), StatusCode::CREATED);
@@ -120,7 +107,7 @@ async fn revoked_is_final() {
 
 #[tokio::test]
 async fn a_registration_that_changes_limits_is_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let exp = now() + 3600;
     let reg = registration("m", &[MAPLE], Some(1), true, exp);
@@ -131,7 +118,7 @@ async fn a_registration_that_changes_limits_is_refused() {
         registration("m", &[MAPLE, "oak-lane-garage"], Some(1), true, exp),
         registration("m", &[MAPLE], Some(1), true, exp + 1),
     ] {
-        refused(&s, &p, p.update(&changed), (StatusCode::CONFLICT, "registration_conflict")).await;
+        s.refuses(&p, p.update(&changed), (StatusCode::CONFLICT, "registration_conflict")).await;
     }
 }
 
@@ -139,7 +126,7 @@ async fn a_registration_that_changes_limits_is_refused() {
 /// same keys again are the retry's 200.
 #[tokio::test]
 async fn host_keys_are_part_of_the_registration() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let exp = now() + 3600;
     let with_keys = |keys: &[&str]| {
@@ -155,9 +142,9 @@ async fn host_keys_are_part_of_the_registration() {
     assert_eq!(publish(&client(), &s.base(), &p.thumb, first).await.status(), StatusCode::CREATED);
     let again = p.update(&with_keys(&[k1]));
     assert_eq!(publish(&client(), &s.base(), &p.thumb, again).await.status(), StatusCode::OK);
-    refused(&s, &p, p.update(&with_keys(&[k1, k2])), (StatusCode::CONFLICT, "registration_conflict")).await;
+    s.refuses(&p, p.update(&with_keys(&[k1, k2])), (StatusCode::CONFLICT, "registration_conflict")).await;
     let none = registration("m", &[MAPLE], Some(1), true, exp);
-    refused(&s, &p, p.update(&none), (StatusCode::CONFLICT, "registration_conflict")).await;
+    s.refuses(&p, p.update(&none), (StatusCode::CONFLICT, "registration_conflict")).await;
 }
 
 /// A registration lives at most 181 days from the service's clock (the key
@@ -165,11 +152,11 @@ async fn host_keys_are_part_of_the_registration() {
 /// is refused with its own reason and nothing written; the bound itself passes.
 #[tokio::test]
 async fn a_registration_exp_past_the_bound_is_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     for exp in [now() + status_update::MAX_REGISTERED_LIFETIME + 120, 4_102_444_800] {
         let far = registration("far", &[MAPLE], Some(1), true, exp);
-        refused(&s, &p, p.update(&far), (StatusCode::BAD_REQUEST, "exp_too_far")).await;
+        s.refuses(&p, p.update(&far), (StatusCode::BAD_REQUEST, "exp_too_far")).await;
     }
     let c = client();
     assert_eq!(
@@ -183,10 +170,10 @@ async fn a_registration_exp_past_the_bound_is_refused() {
 
 #[tokio::test]
 async fn oversized_malformed_and_mistyped_bodies_are_refused() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
-    refused(&s, &p, "a".repeat(MAX_UPDATE_BYTES + 1), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")).await;
-    refused(&s, &p, "not.a.jws".into(), (StatusCode::BAD_REQUEST, "malformed_update")).await;
+    s.refuses(&p, "a".repeat(MAX_UPDATE_BYTES + 1), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")).await;
+    s.refuses(&p, "not.a.jws".into(), (StatusCode::BAD_REQUEST, "malformed_update")).await;
     // An unknown member in the payload (closed), signed properly.
     let mut payload = status_update::payload(
         &p.key.public_key().to_jwk(),
@@ -199,7 +186,7 @@ async fn oversized_malformed_and_mistyped_bodies_are_refused() {
     let header = status_update::header(&p.key.public_key().to_jwk()).unwrap();
     let input = status_update::signing_input(&header, &payload);
     let extra = status_update::assemble(&input, &p.key.sign(input.as_bytes()).unwrap());
-    refused(&s, &p, extra, (StatusCode::BAD_REQUEST, "malformed_update")).await;
+    s.refuses(&p, extra, (StatusCode::BAD_REQUEST, "malformed_update")).await;
     // Wrong Content-Type.
     let before = snapshot(&s.pool, &p.thumb).await;
     let good = p.update(&registration("m", &[MAPLE], Some(1), true, now() + 3600));
@@ -213,7 +200,7 @@ async fn oversized_malformed_and_mistyped_bodies_are_refused() {
     assert_eq!(refusal(r).await.2, "bad_content_type");
     assert_eq!(snapshot(&s.pool, &p.thumb).await, before);
     // A revoke of a credential never registered.
-    refused(&s, &p, p.update(&revocation("never")), (StatusCode::NOT_FOUND, "unknown_mandate")).await;
+    s.refuses(&p, p.update(&revocation("never")), (StatusCode::NOT_FOUND, "unknown_mandate")).await;
 }
 
 /// Anyone can open a namespace with a fresh key, so what no answer needs any
@@ -223,7 +210,7 @@ async fn oversized_malformed_and_mistyped_bodies_are_refused() {
 #[tokio::test]
 async fn the_purge_drops_only_what_no_answer_needs() {
     use schcp_status::store::{purge, EXPIRED_KEPT};
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let t = now();
     for (jti, exp) in [("long-gone", t - EXPIRED_KEPT - 60), ("just-expired", t - 60), ("live", t + 3600)] {
@@ -266,7 +253,7 @@ async fn the_purge_drops_only_what_no_answer_needs() {
     let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, replay.clone()).await).await;
     assert_eq!(st, StatusCode::CREATED);
     purge(&s.pool, now()).await.unwrap();
-    refused(&s, &p, replay, (StatusCode::CONFLICT, "update_replayed")).await;
+    s.refuses(&p, replay, (StatusCode::CONFLICT, "update_replayed")).await;
 }
 
 fn policy(allowed: Option<&[&Principal]>, max_credentials: u32) -> NamespacePolicy {
@@ -283,8 +270,8 @@ async fn a_namespace_the_operator_does_not_list_cannot_publish() {
     let s = server_with(policy(Some(&[&listed]), 10)).await;
     let reg = registration("m", &[MAPLE], Some(1), true, now() + 3600);
     // A valid update, correctly signed by its own namespace's key, still refused.
-    refused(&s, &other, other.update(&reg), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
-    refused(&s, &other, "not even a JWS".into(), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
+    s.refuses(&other, other.update(&reg), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
+    s.refuses(&other, "not even a JWS".into(), (StatusCode::FORBIDDEN, "namespace_not_allowed")).await;
     let (st, _) = answer(publish(&client(), &s.base(), &listed.thumb, listed.update(&reg)).await).await;
     assert_eq!(st, StatusCode::CREATED);
 }
@@ -298,7 +285,7 @@ async fn a_full_namespace_refuses_new_credentials_but_not_retries_or_revocations
         let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg(jti))).await).await;
         assert_eq!(st, StatusCode::CREATED, "{jti}");
     }
-    refused(&s, &p, p.update(&reg("c")), (StatusCode::FORBIDDEN, "namespace_full")).await;
+    s.refuses(&p, p.update(&reg("c")), (StatusCode::FORBIDDEN, "namespace_full")).await;
     // What is already held stays manageable: a retried registration, a revocation.
     let (st, _) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&reg("a"))).await).await;
     assert_eq!(st, StatusCode::OK);

@@ -8,16 +8,11 @@
 mod common;
 
 use common::{answer, client, now, publish, refusal, registration, revoke_all, snapshot, InProcess, Principal};
-use keyapp::status_api::StatusOptions;
 use reqwest::StatusCode;
 use schcp::status_update::{self, MAX_UPDATE_BYTES};
 use serde_json::{json, Value};
 
 const MAPLE: &str = "maple-street-auto";
-
-async fn server() -> InProcess {
-    InProcess::start(StatusOptions { rate_limit: None, ..StatusOptions::default() }).await
-}
 
 async fn register(s: &InProcess, p: &Principal, jti: &str) {
     let reg = registration(jti, &[MAPLE], Some(2), true, now() + 3600);
@@ -42,16 +37,9 @@ async fn status_of(s: &InProcess, p: &Principal, jti: &str) -> Value {
     body["status"].clone()
 }
 
-async fn refused(s: &InProcess, p: &Principal, compact: String, want: (StatusCode, &str)) {
-    let before = snapshot(&s.pool, &p.thumb).await;
-    let (st, _, reason) = refusal(publish(&client(), &s.base(), &p.thumb, compact).await).await;
-    assert_eq!((st, reason.as_str()), want);
-    assert_eq!(snapshot(&s.pool, &p.thumb).await, before, "a refusal wrote something");
-}
-
 #[tokio::test]
 async fn one_update_revokes_every_credential_registered_before_it_and_none_after() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let (p, neighbour) = (Principal::ed25519(), Principal::ed25519());
     for jti in ["m-1", "m-2", "m-3"] {
         register(&s, &p, jti).await;
@@ -90,13 +78,13 @@ async fn one_update_revokes_every_credential_registered_before_it_and_none_after
         .unwrap();
     assert_eq!((n, before), (2, signed_at));
     // Replayed, even at once: refused, and "after" stays active.
-    refused(&s, &p, switch, (StatusCode::CONFLICT, "update_replayed")).await;
+    s.refuses(&p, switch, (StatusCode::CONFLICT, "update_replayed")).await;
     assert_eq!(status_of(&s, &p, "after").await, "active");
 }
 
 #[tokio::test]
 async fn an_empty_namespace_is_revoked_to_nothing() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     let (st, body) = answer(publish(&client(), &s.base(), &p.thumb, p.update(&revoke_all(now()))).await).await;
     assert_eq!((st, body["revoked"].clone()), (StatusCode::OK, json!([])));
@@ -104,25 +92,25 @@ async fn an_empty_namespace_is_revoked_to_nothing() {
 
 #[tokio::test]
 async fn a_forged_or_foreign_switch_changes_nothing() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let (victim, attacker) = (Principal::ed25519(), Principal::ed25519());
     register(&s, &victim, "m-1").await;
     registered_ago(&s, &victim, "m-1", 60).await;
     // The attacker's own valid switch, sent to the victim's namespace.
-    refused(&s, &victim, attacker.update(&revoke_all(now())), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
+    s.refuses(&victim, attacker.update(&revoke_all(now())), (StatusCode::UNAUTHORIZED, "namespace_mismatch")).await;
     // The victim's key named, the attacker's signature.
     let jwk = victim.key.public_key().to_jwk();
     let payload = status_update::payload(&jwk, now(), &Principal::update_jti(), &revoke_all(now())).unwrap();
     let input = status_update::signing_input(&status_update::header(&jwk).unwrap(), &payload);
     let forged = status_update::assemble(&input, &attacker.key.sign(input.as_bytes()).unwrap());
-    refused(&s, &victim, forged, (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
+    s.refuses(&victim, forged, (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
     // The victim's real switch with one byte of its payload changed.
     let good = victim.update(&revoke_all(now()));
     let mut parts: Vec<String> = good.split('.').map(str::to_owned).collect();
     let mut p: Value = serde_json::from_slice(&schcp::b64::decode(&parts[1]).unwrap()).unwrap();
     p["before"] = json!(now() - 1);
     parts[1] = schcp::b64::encode(serde_json::to_vec(&p).unwrap());
-    refused(&s, &victim, parts.join("."), (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
+    s.refuses(&victim, parts.join("."), (StatusCode::UNAUTHORIZED, "update_signature_invalid")).await;
     assert_eq!(status_of(&s, &victim, "m-1").await, "active");
 }
 
@@ -138,7 +126,7 @@ fn signed_raw(p: &Principal, payload: &Value) -> String {
 
 #[tokio::test]
 async fn malformed_stale_and_oversized_switches_change_nothing() {
-    let s = server().await;
+    let s = InProcess::unlimited().await;
     let p = Principal::ed25519();
     register(&s, &p, "m-1").await;
     registered_ago(&s, &p, "m-1", 60).await;
@@ -164,9 +152,9 @@ async fn malformed_stale_and_oversized_switches_change_nothing() {
     // Signed long ago (a switch kept and sent later) or in the future.
     for iat in [now() - 3600, now() + 400] {
         let stale = p.update_at(iat, &Principal::update_jti(), &revoke_all(iat));
-        refused(&s, &p, stale, (StatusCode::BAD_REQUEST, "update_iat_out_of_window")).await;
+        s.refuses(&p, stale, (StatusCode::BAD_REQUEST, "update_iat_out_of_window")).await;
     }
-    refused(&s, &p, "a".repeat(MAX_UPDATE_BYTES + 1), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")).await;
-    refused(&s, &p, "revoke.all.now".into(), (StatusCode::BAD_REQUEST, "malformed_update")).await;
+    s.refuses(&p, "a".repeat(MAX_UPDATE_BYTES + 1), (StatusCode::PAYLOAD_TOO_LARGE, "body_too_large")).await;
+    s.refuses(&p, "revoke.all.now".into(), (StatusCode::BAD_REQUEST, "malformed_update")).await;
     assert_eq!(status_of(&s, &p, "m-1").await, "active");
 }

@@ -115,6 +115,20 @@ impl Drop for InProcess {
 }
 
 impl InProcess {
+    /// The service with its rate limit off: the suites are one client address.
+    pub(crate) async fn unlimited() -> InProcess {
+        Self::start(keyapp::status_api::StatusOptions { rate_limit: None, ..Default::default() }).await
+    }
+
+    /// Publishes `compact` as `p` and expects a refusal with this status and
+    /// reason, the namespace's rows unchanged.
+    pub(crate) async fn refuses(&self, p: &Principal, compact: String, want: (StatusCode, &str)) {
+        let before = snapshot(&self.pool, &p.thumb).await;
+        let (st, _, reason) = refusal(publish(&client(), &self.base(), &p.thumb, compact).await).await;
+        assert_eq!((st, reason.as_str()), want);
+        assert_eq!(snapshot(&self.pool, &p.thumb).await, before, "a refusal wrote something");
+    }
+
     pub(crate) async fn start(options: keyapp::status_api::StatusOptions) -> InProcess {
         Self::start_with(options, Default::default()).await
     }
