@@ -39,8 +39,13 @@ fn jkt(key: &SigningKey) -> String {
 
 /// A root mandate the principal signs for this agent.
 fn mandate(w: &World, jti: &str, scope: Vec<Action>, constraints: Option<Constraints>) -> String {
+    root_mandate(claims(w, jti, scope, constraints), &w.principal).unwrap().compact
+}
+
+/// The claims of an hour's root mandate for this agent at Maple Street Auto.
+fn claims(w: &World, jti: &str, scope: Vec<Action>, constraints: Option<Constraints>) -> RootMandate {
     let now = Utc::now().timestamp();
-    let m = RootMandate {
+    RootMandate {
         aud: Audience::One("maple-street-auto".into()),
         sub: "p-1".into(),
         jti: jti.into(),
@@ -53,8 +58,7 @@ fn mandate(w: &World, jti: &str, scope: Vec<Action>, constraints: Option<Constra
         contact: None,
         status: None,
         attestations: vec![],
-    };
-    root_mandate(m, &w.principal).unwrap().compact
+    }
 }
 
 fn all() -> Vec<Action> {
@@ -244,21 +248,9 @@ fn shared_limit() -> Option<Constraints> {
 
 /// A root mandate with a status URL at `status`.
 fn mandate_at(w: &World, jti: &str, constraints: Option<Constraints>, status: &str) -> String {
-    let now = Utc::now().timestamp();
-    let m = RootMandate {
-        aud: Audience::One("maple-street-auto".into()),
-        sub: "p-1".into(),
-        jti: jti.into(),
-        iat: now,
-        exp: now + 3600,
-        agent_jkt: jkt(&w.agent),
-        scope: all(),
-        constraints,
-        consent: Consent { mode: None, statement: "Book one oil change at either shop.".into() },
-        contact: None,
-        status: Some(format!("{status}/status/{jti}")),
-        attestations: vec![],
-    };
+    let mut m = claims(w, jti, all(), constraints);
+    m.consent.statement = "Book one oil change at either shop.".into();
+    m.status = Some(format!("{status}/status/{jti}"));
     root_mandate(m, &w.principal).unwrap().compact
 }
 
