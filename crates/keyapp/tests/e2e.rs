@@ -527,29 +527,13 @@ async fn the_terminal_approves_only_on_yes() {
     let (_, offer) = future_offer(&env.host, 10);
     let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "cli"))).await.unwrap();
     let rid = r["request_id"].as_str().unwrap().to_owned();
-    let config_path = env._dir.path().join("keyapp.toml");
-    std::fs::write(&config_path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display()))
-        .unwrap();
+    let config_path = terminal_config(&env);
     let run = |args: Vec<String>, input: &'static str| {
         let config_path = config_path.clone();
         async move {
-            tokio::task::spawn_blocking(move || {
-                use std::io::Write;
-                let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
-                    .arg("--config")
-                    .arg(&config_path)
-                    .args(&args)
-                    .stdin(std::process::Stdio::piped())
-                    .stdout(std::process::Stdio::piped())
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .unwrap();
-                child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-                let out = child.wait_with_output().unwrap();
-                (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
-            })
-            .await
-            .unwrap()
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (ok, out, _) = terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &config_path, &args, input).await;
+            (ok, out)
         }
     };
     let (ok, listed) = run(vec!["pending".into()], "").await;

@@ -59,7 +59,7 @@ async fn claim(url: &str, claim_id: &str) -> (StatusCode, Value) {
 
 /// `schcp-keyapp mandates`, the real terminal program, on the running key app.
 async fn cli_mandates(env: &Env) -> String {
-    let (ok, out, err) = terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), &["mandates"]).await;
+    let (ok, out, err) = terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), &["mandates"], "").await;
     assert!(ok, "{err}");
     out
 }

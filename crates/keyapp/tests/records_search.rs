@@ -8,7 +8,7 @@ use testkit::env::*;
 
 /// Runs `schcp-keyapp ARGS` against the running key app: success, stdout, stderr.
 async fn cli(env: &Env, args: &[&str]) -> (bool, String, String) {
-    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), args).await
+    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &terminal_config(env), args, "").await
 }
 
 #[tokio::test]

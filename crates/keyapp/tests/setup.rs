@@ -36,7 +36,7 @@ async fn start_from_file(here: bool) -> (Env, PathBuf) {
 
 /// `schcp-keyapp --config FILE ARGS…`: (success, stdout, stderr).
 async fn cli(config: &Path, args: &[&str]) -> (bool, String, String) {
-    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), config, args).await
+    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), config, args, "").await
 }
 
 /// What a refusal must leave as it was: the file, the records, the address in force.

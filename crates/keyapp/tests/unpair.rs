@@ -33,36 +33,14 @@ async fn status_of(env: &Env, jti: &str) -> String {
 
 /// `schcp-keyapp ARGS` against the running service, `input` on standard input.
 async fn cli(config: PathBuf, args: Vec<String>, input: &'static str) -> (bool, String, String) {
-    tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
-            .arg("--config")
-            .arg(&config)
-            .args(&args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
-        let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
-        (out.status.success(), text(out.stdout), text(out.stderr))
-    })
-    .await
-    .unwrap()
-}
-
-fn config_file(env: &Env) -> PathBuf {
-    let path = env._dir.path().join("keyapp.toml");
-    std::fs::write(&path, format!("data_dir = \"{}\"\n", env.config.data_dir.as_ref().unwrap().display())).unwrap();
-    path
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    terminal(env!("CARGO_BIN_EXE_schcp-keyapp"), &config, &args, input).await
 }
 
 #[tokio::test]
 async fn the_terminal_asks_and_a_yes_revokes_everything_a_status_url_names() {
     let env = start().await;
-    let config = config_file(&env);
+    let config = terminal_config(&env);
     let a = paired_agent(&env, 31).await;
     let (mandate, rule) = holds_a_mandate_and_a_rule(&env, &a, "a").await;
     let fingerprint = keyapp::service::fingerprint(&jkt(&a));
@@ -93,7 +71,7 @@ async fn the_terminal_asks_and_a_yes_revokes_everything_a_status_url_names() {
 #[tokio::test]
 async fn no_answer_unpairs_only_and_the_flag_revokes_without_asking() {
     let env = start().await;
-    let config = config_file(&env);
+    let config = terminal_config(&env);
     let kept = paired_agent(&env, 32).await;
     let (kept_mandate, _) = holds_a_mandate_and_a_rule(&env, &kept, "k").await;
     let (ok, out, err) = cli(config.clone(), vec!["unpair".into(), jkt(&kept)], "\n").await;

@@ -112,12 +112,22 @@ pub fn terminal_config(env: &Env) -> PathBuf {
 }
 
 /// `bin --config CONFIG ARGS…`, the key app's terminal program (the suite
-/// names it: `env!("CARGO_BIN_EXE_schcp-keyapp")`), with nothing on its
-/// stdin: whether it succeeded, its stdout and its stderr.
-pub async fn terminal(bin: &str, config: &Path, args: &[&str]) -> (bool, String, String) {
+/// names it: `env!("CARGO_BIN_EXE_schcp-keyapp")`), with `input` on its
+/// stdin, then closed: whether it succeeded, its stdout and its stderr.
+pub async fn terminal(bin: &str, config: &Path, args: &[&str], input: &str) -> (bool, String, String) {
+    use std::process::Stdio;
     let mut command = std::process::Command::new(bin);
-    command.arg("--config").arg(config).args(args).stdin(std::process::Stdio::null());
-    let out = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
+    command.arg("--config").arg(config).args(args);
+    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let input = input.to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        use std::io::Write;
+        let mut child = command.spawn().unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
     (
         out.status.success(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
