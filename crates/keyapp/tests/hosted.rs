@@ -223,7 +223,7 @@ async fn the_agent_receives_the_mandate_only_once_the_service_has_it() {
 
 #[tokio::test]
 async fn a_revocation_made_while_the_service_is_down_arrives_when_it_is_up() {
-    let (stand, url, env) = up_and_hosted().await;
+    let (stand, _, env) = up_and_hosted().await;
     let a = paired_agent(&env, 41).await;
     let rid = ask_mandate(&env, &a, "s2").await;
     person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
