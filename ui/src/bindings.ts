@@ -138,32 +138,33 @@ next?: string, };
  */
 export type CredentialQuery = { 
 /**
- * Words to find in what it allows (its one-line summary), the
- * assistant's name or a host's id or domain.
- */
-text?: string, 
-/**
- * A host it names, by its id or the domain the key app verified it at.
- */
-host?: string, 
-/**
- * The assistant it was issued to, by key thumbprint, fingerprint or name.
- */
-agent?: string, 
-/**
  * Its state now.
  */
 state?: CredentialState, 
 /**
- * Issued from this instant on (NumericDate, included).
+ * Words to find in what it is about (its one-line summary), the
+ * assistant's name, a contact's name, or a host's id or domain.
+ */
+text?: string, 
+/**
+ * A host, by its id or the domain the key app verified it at.
+ */
+host?: string, 
+/**
+ * An assistant, by its key thumbprint, its fingerprint or the name it paired under.
+ */
+agent?: string, 
+/**
+ * From this instant on (NumericDate, included): when an entry happened,
+ * when a credential was issued.
  */
 since?: number, 
 /**
- * Issued before this instant (NumericDate, excluded).
+ * Before this instant (NumericDate, excluded).
  */
 until?: number, 
 /**
- * Credentials per page: [`DEFAULT_PAGE`] when none, at most [`MAX_PAGE`].
+ * Entries per page: [`DEFAULT_PAGE`] when none, at most [`MAX_PAGE`].
  */
 limit?: number, 
 /**
@@ -281,13 +282,17 @@ export type HistoryPage = { items: Array<HistoryEntry>,
 next?: string, };
 
 /**
- * What the person looks for in History. Every field narrows the list;
- * a query with none lists everything, newest first.
+ * What the person looks for in History. The list's members and the search's
+ * stand side by side on the wire (`flatten`), and no other member is read.
  */
 export type HistoryQuery = { 
 /**
- * Words to find in what an entry is about (the request's one-line
- * summary), the assistant's name, a contact's name or a host's domain.
+ * What became of it: the person's answer, or what happened instead.
+ */
+answer?: HistoryAnswer, 
+/**
+ * Words to find in what it is about (its one-line summary), the
+ * assistant's name, a contact's name, or a host's id or domain.
  */
 text?: string, 
 /**
@@ -299,11 +304,8 @@ host?: string,
  */
 agent?: string, 
 /**
- * What became of it: the person's answer, or what happened instead.
- */
-answer?: HistoryAnswer, 
-/**
- * From this instant on (NumericDate, included).
+ * From this instant on (NumericDate, included): when an entry happened,
+ * when a credential was issued.
  */
 since?: number, 
 /**
