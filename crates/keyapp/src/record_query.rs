@@ -391,7 +391,14 @@ fn filter(
             return Err(QueryError::EmptyRange);
         }
     }
-    Ok(Filter { pattern: text.map(|t| like_pattern(&t)), host, agent, since, until, limit: page_size(limit) })
+    Ok(Filter {
+        pattern: text.map(|t| like_pattern(&crate::search_fold::fold(&t))),
+        host,
+        agent,
+        since,
+        until,
+        limit: page_size(limit),
+    })
 }
 
 /// `text` anywhere, as an SQL `LIKE` pattern with `\` as its escape: the

@@ -252,3 +252,91 @@ async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_
     assert_eq!(revoked, vec![jti]);
     assert_eq!(status_at(&url).await, "revoked");
 }
+
+/// `schcp-keyapp revoke-everything --phrase --hosted BASE` as a person runs
+/// it: the binary, its configuration in English, the phrase on one line of
+/// standard input, the OS's confirmation from the real polkit
+/// (scripts/with-polkit; root is confirmed, the test user, with no agent to
+/// ask, is not): (exit success, stdout, stderr).
+fn revoke_with_phrase_cli(
+    dir: &Path,
+    base: &str,
+    phrase: &str,
+    user: Option<&testkit::local_user::TestUser>,
+) -> (bool, String, String) {
+    use std::io::Write;
+    use std::os::unix::process::CommandExt;
+    let config = dir.join("phrase-only.toml");
+    // No records here: the phrase alone, on a computer that never had them.
+    std::fs::write(&config, format!("data_dir = \"{}\"\nlocale = \"en\"\n", dir.join("none").display())).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"));
+    command.arg("--config").arg(&config).args(["revoke-everything", "--phrase", "--hosted", base]);
+    if let Some(user) = user {
+        std::os::unix::fs::chown(dir, Some(user.uid), Some(user.gid)).unwrap();
+        std::os::unix::fs::chown(&config, Some(user.uid), Some(user.gid)).unwrap();
+        command.uid(user.uid).gid(user.gid).env("HOME", dir);
+    }
+    let mut child = command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(format!("{phrase}\n").as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The terminal's switch, run as the binary: words that are no phrase, and a
+/// person the OS does not confirm, revoke nothing; the person's own phrase,
+/// confirmed, revokes every credential registered under the key, and says so.
+#[tokio::test]
+async fn the_terminal_command_revokes_everything_from_the_phrase_on_standard_input() {
+    let server = start_status();
+    let yes = Scripted::new(Ok(Method::Polkit));
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let data = dir.path().join("data");
+    let config = computer_config(dir.path(), &host, &server.base(), &data);
+    let app = start(config.clone(), yes.clone()).await;
+    let env = Env { _dir: dir, host, config, app };
+    let a = paired_agent(&env, 63).await;
+    let (_, first) = issue(&env, &a, "cli-1").await;
+    let (_, second) = issue(&env, &a, "cli-2").await;
+    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker, "Show".into()).await.unwrap();
+    let words = secrecy::ExposeSecret::expose_secret(&kit.phrase()).to_owned();
+    let elsewhere = tempfile::Builder::new().prefix("schcp-phrase.").tempdir_in("/tmp").unwrap();
+    let base = server.base();
+
+    // Not a phrase: refused in words, before anyone is asked; nothing revoked.
+    let (ok, _, err) = revoke_with_phrase_cli(elsewhere.path(), &base, "these are not the words", None);
+    assert!(!ok && err.contains("Error:"), "{err}");
+    assert_eq!((status_at(&first).await, status_at(&second).await), ("active".into(), "active".into()));
+
+    // The right words, but the OS does not confirm the person: nothing revoked.
+    if let Some(user) = testkit::local_user::TestUser::from_env() {
+        let (ok, out, err) = revoke_with_phrase_cli(elsewhere.path(), &base, &words, Some(&user));
+        assert!(!ok, "{out}{err}");
+        assert!(err.contains("did not confirm it was you, so nothing was revoked"), "{err}");
+        assert_eq!((status_at(&first).await, status_at(&second).await), ("active".into(), "active".into()));
+    }
+
+    // Confirmed: both, at once, and the person is told how many.
+    let (ok, out, err) = revoke_with_phrase_cli(elsewhere.path(), &base, &words, None);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains(&format!("The status service at {base} revoked 2 credentials registered under your key")),
+        "{out}"
+    );
+    assert!(out.contains("restore your latest backup and run schcp-keyapp revoke-everything"), "{out}");
+    assert!(!out.contains(&words) && !err.contains(&words), "the phrase is never echoed");
+    assert_eq!((status_at(&first).await, status_at(&second).await), ("revoked".into(), "revoked".into()));
+    let (code, body) = claim(&first).await;
+    assert_eq!((code, body["error"]["reason"].as_str()), (StatusCode::FORBIDDEN, Some("mandate_revoked")));
+}
