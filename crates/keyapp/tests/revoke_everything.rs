@@ -64,6 +64,26 @@ async fn start(config: Config, verifier: Arc<Scripted>) -> app::Running {
     app::start_verified_by(config, passphrase(), verifier).await.expect("the key app starts")
 }
 
+/// A computer whose key app issues to the hosted service `server`, the OS
+/// confirming the person; with a paired agent (`seed`) and the recovery kit.
+async fn computer_with_kit(
+    server: &StatusProcess,
+    seed: u8,
+) -> (Env, agent::AgentClient, recovery::RecoveryKit, Arc<Scripted>) {
+    let yes = Scripted::new(Ok(Method::Polkit));
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let data = dir.path().join("data");
+    let config = computer_config(dir.path(), &host, &server.base(), &data);
+    let app = start(config.clone(), yes.clone()).await;
+    let env = Env { _dir: dir, host, config, app };
+    let a = paired_agent(&env, seed).await;
+    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker, "Show".into()).await.unwrap();
+    (env, a, kit, yes)
+}
+
 /// A shared-limit mandate the person approves; its (jti, status URL).
 async fn issue(env: &Env, a: &agent::AgentClient, key: &str) -> (String, String) {
     let body = json!({
@@ -227,19 +247,10 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
 #[tokio::test]
 async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_confirms() {
     let server = start_status();
-    let yes = Scripted::new(Ok(Method::Polkit));
-    let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let data = dir.path().join("data");
-    let config = computer_config(dir.path(), &host, &server.base(), &data);
-    let app = start(config.clone(), yes.clone()).await;
-    let env = Env { _dir: dir, host, config, app };
-    let a = paired_agent(&env, 62).await;
+    let (env, a, kit, yes) = computer_with_kit(&server, 62).await;
     let (jti, url) = issue(&env, &a, "phrase-1").await;
-    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
     let asker = || Asker::this_process(Surface::Terminal).unwrap();
-    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker(), "Show".into()).await.unwrap();
-    assert!(data.join(RECORDS_FILE_NAME).exists());
+    assert!(env.config.data_dir.as_ref().unwrap().join(RECORDS_FILE_NAME).exists());
 
     let no = Scripted::new(Err(Refusal::Cancelled));
     let now = chrono::Utc::now().timestamp();
@@ -264,7 +275,6 @@ fn revoke_with_phrase_cli(
     phrase: &str,
     user: Option<&testkit::local_user::TestUser>,
 ) -> (bool, String, String) {
-    use std::io::Write;
     use std::os::unix::process::CommandExt;
     let config = dir.join("phrase-only.toml");
     // No records here: the phrase alone, on a computer that never had them.
@@ -276,19 +286,7 @@ fn revoke_with_phrase_cli(
         std::os::unix::fs::chown(&config, Some(user.uid), Some(user.gid)).unwrap();
         command.uid(user.uid).gid(user.gid).env("HOME", dir);
     }
-    let mut child = command
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(format!("{phrase}\n").as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    testkit::terminal::typed(&mut command, phrase)
 }
 
 /// The terminal's switch, run as the binary: words that are no phrase, and a
@@ -297,19 +295,9 @@ fn revoke_with_phrase_cli(
 #[tokio::test]
 async fn the_terminal_command_revokes_everything_from_the_phrase_on_standard_input() {
     let server = start_status();
-    let yes = Scripted::new(Ok(Method::Polkit));
-    let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let data = dir.path().join("data");
-    let config = computer_config(dir.path(), &host, &server.base(), &data);
-    let app = start(config.clone(), yes.clone()).await;
-    let env = Env { _dir: dir, host, config, app };
-    let a = paired_agent(&env, 63).await;
+    let (env, a, kit, _) = computer_with_kit(&server, 63).await;
     let (_, first) = issue(&env, &a, "cli-1").await;
     let (_, second) = issue(&env, &a, "cli-2").await;
-    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
-    let asker = Asker::this_process(Surface::Terminal).unwrap();
-    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker, "Show".into()).await.unwrap();
     let words = secrecy::ExposeSecret::expose_secret(&kit.phrase()).to_owned();
     let elsewhere = tempfile::Builder::new().prefix("schcp-phrase.").tempdir_in("/tmp").unwrap();
     let base = server.base();

@@ -5,6 +5,10 @@
 
 use super::{Store, StoreError};
 
+/// Each searched text, as (table, column); its folded copy is `{column}_fold`.
+/// Names of the key app's own schema, never a caller's input.
+const FOLDED: [(&str, &str); 3] = [("requests", "summary"), ("agents", "name"), ("history", "detail")];
+
 /// Folds every searched text stored without its folded copy, in one
 /// transaction. Run on each open, after the migrations: a look through the
 /// partial indexes when nothing is left, so only the first open after an
@@ -21,34 +25,18 @@ pub(crate) async fn fill(store: &Store) -> Result<(), StoreError> {
         return Ok(());
     }
     let mut tx = store.begin_immediate().await?;
-    let requests: Vec<(String, String)> =
-        sqlx::query_as("SELECT request_id, summary FROM requests WHERE summary_fold IS NULL")
-            .fetch_all(&mut *tx)
-            .await?;
-    for (id, text) in requests {
-        sqlx::query("UPDATE requests SET summary_fold = ? WHERE request_id = ?")
-            .bind(crate::search_fold::fold(&text))
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let agents: Vec<(String, String)> =
-        sqlx::query_as("SELECT jkt, name FROM agents WHERE name_fold IS NULL").fetch_all(&mut *tx).await?;
-    for (jkt, text) in agents {
-        sqlx::query("UPDATE agents SET name_fold = ? WHERE jkt = ?")
-            .bind(crate::search_fold::fold(&text))
-            .bind(jkt)
-            .execute(&mut *tx)
-            .await?;
-    }
-    let history: Vec<(i64, String)> =
-        sqlx::query_as("SELECT id, detail FROM history WHERE detail_fold IS NULL").fetch_all(&mut *tx).await?;
-    for (id, text) in history {
-        sqlx::query("UPDATE history SET detail_fold = ? WHERE id = ?")
-            .bind(crate::search_fold::fold(&text))
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+    for (table, column) in FOLDED {
+        let unfolded: Vec<(i64, String)> =
+            sqlx::query_as(&format!("SELECT rowid, {column} FROM {table} WHERE {column}_fold IS NULL"))
+                .fetch_all(&mut *tx)
+                .await?;
+        for (row, text) in unfolded {
+            sqlx::query(&format!("UPDATE {table} SET {column}_fold = ? WHERE rowid = ?"))
+                .bind(crate::search_fold::fold(&text))
+                .bind(row)
+                .execute(&mut *tx)
+                .await?;
+        }
     }
     tx.commit().await?;
     Ok(())
