@@ -10,6 +10,7 @@
 //! or a text too long is a [`QueryError`], and the text is matched as text
 //! (an SQL `LIKE` with its wildcards escaped, bound as a parameter).
 
+use crate::search_fold::fold;
 use crate::store::credentials::CredentialStatus;
 use crate::views::{CredentialView, HistoryEntry};
 use serde::{Deserialize, Serialize};
@@ -265,7 +266,7 @@ impl QueryError {
 /// A query checked, as the store runs it: every value a bound parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filter {
-    /// A `LIKE` pattern (escape character `\`) matching the text anywhere.
+    /// A `LIKE` pattern (escape character `\`) matching the text, folded ([`fold`]), anywhere.
     pub pattern: Option<String>,
     pub host: Option<String>,
     pub agent: Option<String>,
@@ -391,14 +392,7 @@ fn filter(
             return Err(QueryError::EmptyRange);
         }
     }
-    Ok(Filter {
-        pattern: text.map(|t| like_pattern(&crate::search_fold::fold(&t))),
-        host,
-        agent,
-        since,
-        until,
-        limit: page_size(limit),
-    })
+    Ok(Filter { pattern: text.map(|t| like_pattern(&fold(&t))), host, agent, since, until, limit: page_size(limit) })
 }
 
 /// `text` anywhere, as an SQL `LIKE` pattern with `\` as its escape: the
