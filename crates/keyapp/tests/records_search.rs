@@ -110,9 +110,9 @@ async fn the_terminal_searches_the_records_and_exports_them_without_a_signed_cre
 async fn words_are_found_without_their_case_or_accents_on_every_surface() {
     let env = start().await;
     let a = agent(&env, 62);
-    let p =
-        a.call(Method::POST, "/v1/pairings", Some(&serde_json::json!({"agent_name": "Assistant de la Fête ÉLODIE"})));
-    let pairing = p.await.unwrap()["pairing_id"].as_str().unwrap().to_owned();
+    let name = serde_json::json!({"agent_name": "Assistant de la Fête ÉLODIE"});
+    let p = a.call(Method::POST, "/v1/pairings", Some(&name)).await.unwrap();
+    let pairing = p["pairing_id"].as_str().unwrap().to_owned();
     person(&env, keyapp::control::Command::Approve { id: pairing.clone() }).await.unwrap();
     let (_, offer) = future_offer(&env.host, 10);
     let yes = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "fete"))).await.unwrap();
