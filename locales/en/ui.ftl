@@ -427,7 +427,7 @@ recovery-page-date = Made on { $date }
 recovery-page-principal = These words bring back this principal:
 recovery-page-keep-title = How to keep it
 recovery-page-restore-title = How to restore
-recovery-page-restore = On a new computer, install the SchCP key app, then run schcp-keyapp restore in a terminal and type the words on one line. To bring your records back too, add --backup and your latest backup file.
+recovery-page-restore = On a new computer, install the SchCP key app and open it, choose “{ welcome-have-kit }” and type the words. To bring your records back too, choose your latest backup file there. In a terminal instead, run schcp-keyapp restore and type the words on one line, adding --backup and your latest backup file for your records.
 recovery-confirm-ask = To check that you wrote the words down, type word { $first } and word { $second }.
 recovery-confirm-wrong = Those are not the words at those places. Look at what you wrote down and try again.
 
@@ -532,3 +532,12 @@ revoke-everything-not-verified = Your OS did not confirm it was you, so nothing 
 revoke-everything-phrase-no-service = Without your records, only a status service can find what your old computer issued, and none is named; add --hosted and the address of your status service, or restore your records and run schcp-keyapp revoke-everything.
 revoke-everything-phrase-records = Credentials whose status only your old computer answered for are not reached from the phrase alone: restore your latest backup and run schcp-keyapp revoke-everything to revoke them too.
 revoke-everything-phrase-unreached = The status service at { $base } did not take the revocation, so nothing was revoked there; check the address and your connection, then run the command again.
+
+# Choosing a path in the system's own file window
+choose-file = Choose a file…
+choose-folder = Choose a folder…
+choose-failed = The file window could not open here; type the full path in the field instead.
+choose-export-title = Where to write your records
+choose-backup-title = Where to write the backup
+choose-folder-title = The folder for the daily backups
+choose-restore-title = Your backup file

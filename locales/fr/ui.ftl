@@ -426,7 +426,7 @@ recovery-page-date = Établi le { $date }
 recovery-page-principal = Ces mots restaurent ce principal :
 recovery-page-keep-title = Comment le conserver
 recovery-page-restore-title = Comment restaurer
-recovery-page-restore = Sur un nouvel ordinateur, installez l'app de clé SchCP, puis lancez schcp-keyapp restore dans un terminal et tapez les mots sur une ligne. Pour retrouver aussi vos données, ajoutez --backup et votre dernier fichier de sauvegarde.
+recovery-page-restore = Sur un nouvel ordinateur, installez l’app de clé SchCP et ouvrez-la, choisissez « { welcome-have-kit } » et tapez les mots. Pour retrouver aussi vos données, choisissez-y votre dernier fichier de sauvegarde. Ou bien, dans un terminal, lancez schcp-keyapp restore et tapez les mots sur une ligne, en ajoutant --backup et votre dernier fichier de sauvegarde pour vos données.
 recovery-confirm-ask = Pour vérifier que vous avez noté les mots, tapez le mot { $first } et le mot { $second }.
 recovery-confirm-wrong = Ce ne sont pas les mots à ces places. Relisez ce que vous avez noté et réessayez.
 
@@ -531,3 +531,12 @@ revoke-everything-not-verified = Votre système n'a pas confirmé que c'était v
 revoke-everything-phrase-no-service = Sans vos données, seul un service de statut peut retrouver ce que votre ancien ordinateur a émis, et aucun n'est indiqué ; ajoutez --hosted et l'adresse de votre service de statut, ou restaurez vos données et lancez schcp-keyapp revoke-everything.
 revoke-everything-phrase-records = Les autorisations dont seul votre ancien ordinateur donnait le statut ne sont pas atteintes avec la seule phrase : restaurez votre dernière sauvegarde et lancez schcp-keyapp revoke-everything pour les révoquer aussi.
 revoke-everything-phrase-unreached = Le service de statut { $base } n'a pas accepté la révocation, rien n'y a donc été révoqué ; vérifiez l'adresse et votre connexion, puis relancez la commande.
+
+# Choisir un chemin dans la fenêtre de fichiers du système
+choose-file = Choisir un fichier…
+choose-folder = Choisir un dossier…
+choose-failed = La fenêtre de fichiers n’a pas pu s’ouvrir ici ; tapez plutôt le chemin complet dans le champ.
+choose-export-title = Où écrire vos données
+choose-backup-title = Où écrire la sauvegarde
+choose-folder-title = Le dossier des sauvegardes quotidiennes
+choose-restore-title = Votre fichier de sauvegarde

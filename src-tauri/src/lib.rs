@@ -40,6 +40,7 @@ pub fn run(config: Config, passphrase: Option<PassphraseSource>, open_main: bool
     let gate = Arc::new(Gate::default());
     let app = commands::register(tauri::Builder::default())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
         .manage(language)
         .manage(gate.clone())
         .setup(move |app| {

@@ -269,6 +269,46 @@ fn the_capabilities_grant_exactly_the_commands_the_handler_has() {
     }
 }
 
+/// The system's file windows ("Choose…") are the main window's alone: the
+/// consent window, which shows what an agent sent, can open none, and neither
+/// window may open a message box or anything else of the dialog plugin.
+#[test]
+fn only_the_main_window_may_open_the_file_windows() {
+    let dialog: Value = serde_json::from_str(include_str!("../capabilities/dialog.json")).unwrap();
+    assert_eq!(dialog["windows"], json!(["main"]));
+    assert_eq!(dialog["permissions"], json!(["dialog:allow-open", "dialog:allow-save"]));
+    for other in [include_str!("../capabilities/default.json"), include_str!("../capabilities/main.json")] {
+        assert!(!other.contains("dialog"), "{other}");
+    }
+
+    let app = desktop::commands::register(mock_builder())
+        .plugin(tauri_plugin_dialog::init())
+        .build(tauri::generate_context!(test = true))
+        .expect("the mock app builds");
+    let consent = tauri::WebviewWindowBuilder::new(&app, "consent", Default::default()).build().unwrap();
+    let main = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+    let invoke = |window: &WebviewWindow<MockRuntime>, cmd: &str| {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: InvokeBody::Json(json!({"options": {}})),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        tauri::test::get_ipc_response(window, request).map(|b| b.deserialize::<Value>().unwrap())
+    };
+    for cmd in ["plugin:dialog|open", "plugin:dialog|save", "plugin:dialog|message"] {
+        let err = invoke(&consent, cmd).unwrap_err();
+        assert!(err.to_string().contains("not allowed"), "{cmd}: {err}");
+    }
+    // The main window: what it is granted is not refused (not opened here,
+    // with no display), and a message box is.
+    let err = invoke(&main, "plugin:dialog|message").unwrap_err();
+    assert!(err.to_string().contains("not allowed"), "{err}");
+}
+
 #[test]
 fn unknown_commands_are_refused() {
     let e = env();

@@ -1,8 +1,10 @@
 // Export: the person's records written to a file they name, as JSON or as a
 // page to print (crates/keyapp/src/export.rs builds both). The file name is
-// suggested by the key app; the person may type any full path.
+// suggested by the key app; the person may type any full path or choose one
+// in the system's save window.
 import { useEffect, useState } from "preact/hooks";
 import { api, type ExportFormat } from "./api";
+import { ChoosePath } from "./ChoosePath";
 import { useT } from "./i18n";
 import { errorText } from "./useLoad";
 
@@ -58,7 +60,17 @@ export function ExportForm() {
             setEdited(true);
             setPath(e.currentTarget.value);
           }}
-        />
+        />{" "}
+        <ChoosePath
+          kind="save"
+          id="export-choose"
+          current={path}
+          title="choose-export-title"
+          onChosen={(chosen) => {
+            setEdited(true);
+            setPath(chosen);
+          }}
+        />{" "}
         <button type="submit" disabled={busy || path.trim() === ""}>
           {t("export-submit")}
         </button>

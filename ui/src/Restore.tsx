@@ -4,6 +4,7 @@
 // gate's `problem`, in the person's words, and nothing was written.
 import { useState } from "preact/hooks";
 import { api, type GateView } from "./api";
+import { ChoosePath } from "./ChoosePath";
 import { useT } from "./i18n";
 import { errorText } from "./useLoad";
 
@@ -68,7 +69,8 @@ export function FirstKeyChoice(props: { problem: string | null; onView: (view: G
         onInput={(e) => setWords(e.currentTarget.value)}
       />
       <label for="restore-backup">{t("restore-backup")}</label>
-      <input id="restore-backup" value={backup} placeholder="/" onInput={(e) => setBackup(e.currentTarget.value)} />
+      <input id="restore-backup" value={backup} placeholder="/" onInput={(e) => setBackup(e.currentTarget.value)} />{" "}
+      <ChoosePath kind="open" id="restore-backup-choose" current={backup} title="choose-restore-title" onChosen={setBackup} />
       <p>
         <input
           type="checkbox"

@@ -28,6 +28,7 @@ pub mod outbound;
 pub mod private_files;
 pub mod record_query;
 pub mod recovery;
+pub mod search_fold;
 pub mod service;
 pub mod status_address;
 pub mod status_api;

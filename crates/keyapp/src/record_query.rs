@@ -10,6 +10,7 @@
 //! or a text too long is a [`QueryError`], and the text is matched as text
 //! (an SQL `LIKE` with its wildcards escaped, bound as a parameter).
 
+use crate::search_fold::fold;
 use crate::store::credentials::CredentialStatus;
 use crate::views::{CredentialView, HistoryEntry};
 use serde::{Deserialize, Serialize};
@@ -269,7 +270,7 @@ impl QueryError {
 /// A query checked, as the store runs it: every value a bound parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Filter {
-    /// A `LIKE` pattern (escape character `\`) matching the text anywhere.
+    /// A `LIKE` pattern (escape character `\`) matching the text, folded ([`fold`]), anywhere.
     pub pattern: Option<String>,
     pub host: Option<String>,
     pub agent: Option<String>,
@@ -391,7 +392,7 @@ impl RecordSearch {
                 return Err(QueryError::EmptyRange);
             }
         }
-        let pattern = text.map(|t| like_pattern(&t));
+        let pattern = text.map(|t| like_pattern(&fold(&t)));
         Ok(Filter { pattern, host, agent, since, until, limit: page_size(self.limit) })
     }
 }

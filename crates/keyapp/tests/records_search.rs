@@ -84,3 +84,48 @@ async fn the_terminal_searches_the_records_and_exports_them_without_a_signed_cre
     let (ok, _, err) = cli(&env, &["export", "/no/such/folder/records.json"]).await;
     assert!(!ok && err.contains("could not be written"), "{err}");
 }
+
+/// The text search ignores case and accents for every letter, alike on every
+/// surface: the control socket (the window's History and Credentials ask the
+/// same service query) and the terminal's `history --text`.
+#[tokio::test]
+async fn words_are_found_without_their_case_or_accents_on_every_surface() {
+    let env = start().await;
+    let a = agent(&env, 62);
+    let name = serde_json::json!({"agent_name": "Assistant de la Fête ÉLODIE"});
+    let p = a.call(Method::POST, "/v1/pairings", Some(&name)).await.unwrap();
+    let pairing = p["pairing_id"].as_str().unwrap().to_owned();
+    person(&env, keyapp::control::Command::Approve { id: pairing.clone() }).await.unwrap();
+    let (_, offer) = future_offer(&env.host, 10);
+    let yes = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "fete"))).await.unwrap();
+    let jti = approved(&env, &a, &yes).await["result"]["jti"].as_str().unwrap().to_owned();
+    let other = paired_agent(&env, 63).await;
+    let (_, offer2) = future_offer(&env.host, 11);
+    let theirs = other.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer2, "other"))).await.unwrap();
+    let theirs = theirs["request_id"].as_str().unwrap().to_owned();
+
+    let history = |text: &str| {
+        let query = serde_json::from_value(serde_json::json!({"text": text})).unwrap();
+        person(&env, keyapp::control::Command::SearchHistory { query })
+    };
+    for text in ["fete", "FÊTE", "Fête", "élodie", "ELODIE", "de la fete elodie"] {
+        let page = history(text).await.unwrap();
+        let items = page["items"].as_array().unwrap();
+        assert!(!items.is_empty() && page.to_string().contains(&pairing), "{text}: {page}");
+        // Only what the accented assistant did: nothing of the other one.
+        assert!(!page.to_string().contains(&theirs), "{text}: {page}");
+    }
+    assert!(history("fêtes").await.unwrap()["items"].as_array().unwrap().is_empty());
+    let credentials = |text: &str| {
+        let query = serde_json::from_value(serde_json::json!({"text": text})).unwrap();
+        person(&env, keyapp::control::Command::SearchCredentials { query })
+    };
+    let page = credentials("elodie").await.unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 1, "{page}");
+    assert!(page.to_string().contains(&jti), "{page}");
+
+    let (ok, out, err) = cli(&env, &["history", "--text", "FETE"]).await;
+    assert!(ok && out.contains(&pairing), "{out}{err}");
+    let (ok, out, err) = cli(&env, &["history", "--text", "fête élodie"]).await;
+    assert!(ok && out.contains(&pairing), "{out}{err}");
+}

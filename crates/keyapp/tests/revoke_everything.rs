@@ -45,15 +45,24 @@ async fn start(config: Config, verifier: Arc<Scripted>) -> app::Running {
     app::start_verified_by(config, passphrase(), verifier).await.expect("the key app starts")
 }
 
-/// A computer of its own beside a test host, publishing to `server`: the
-/// running key app, and the folder of its records.
-async fn computer(server: &StatusProcess, verifier: Arc<Scripted>) -> (Env, PathBuf) {
+/// A computer whose key app issues to the hosted service `server`, the OS
+/// confirming the person; with a paired agent (`seed`) and the recovery kit.
+async fn computer_with_kit(
+    server: &StatusProcess,
+    seed: u8,
+) -> (Env, agent::AgentClient, recovery::RecoveryKit, Arc<Scripted>) {
+    let yes = Scripted::new(Ok(Method::Polkit));
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
     let data = dir.path().join("data");
     let config = computer_config(dir.path(), &host, &server.base(), &data);
-    let app = start(config.clone(), verifier).await;
-    (Env { _dir: dir, host, config, app }, data)
+    let app = start(config.clone(), yes.clone()).await;
+    let env = Env { _dir: dir, host, config, app };
+    let a = paired_agent(&env, seed).await;
+    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker, "Show".into()).await.unwrap();
+    (env, a, kit, yes)
 }
 
 /// A shared-limit mandate the person approves; its (jti, status URL).
@@ -98,7 +107,12 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
     let yes = Scripted::new(Ok(Method::Polkit));
 
     // The old computer: two credentials, a backup, then a third.
-    let (env, old_data) = computer(&server, yes.clone()).await;
+    let old_dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let old_data = old_dir.path().join("data");
+    let config = computer_config(old_dir.path(), &host, &server.base(), &old_data);
+    let app = start(config.clone(), yes.clone()).await;
+    let env = Env { _dir: old_dir, host, config, app };
     let a = paired_agent(&env, 60).await;
     let (first, first_url) = issue(&env, &a, "lost-1").await;
     let (second, second_url) = issue(&env, &a, "lost-2").await;
@@ -214,14 +228,10 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
 #[tokio::test]
 async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_confirms() {
     let server = StatusProcess::start("127.0.0.1:0", None);
-    let yes = Scripted::new(Ok(Method::Polkit));
-    let (env, data) = computer(&server, yes.clone()).await;
-    let a = paired_agent(&env, 62).await;
+    let (env, a, kit, yes) = computer_with_kit(&server, 62).await;
     let (jti, url) = issue(&env, &a, "phrase-1").await;
-    let key = keystore::open(KeystoreBackend::File, &data, passphrase()).await.unwrap();
     let asker = || Asker::this_process(Surface::Terminal).unwrap();
-    let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker(), "Show".into()).await.unwrap();
-    assert!(data.join(RECORDS_FILE_NAME).exists());
+    assert!(env.config.data_dir.as_ref().unwrap().join(RECORDS_FILE_NAME).exists());
 
     let no = Scripted::new(Err(Refusal::Cancelled));
     let now = chrono::Utc::now().timestamp();
@@ -233,4 +243,69 @@ async fn the_phrase_alone_revokes_everything_at_the_status_service_after_the_os_
         recovery::revoke_all_with_kit(&kit, &server.base(), yes.as_ref(), asker(), "x".into(), now).await.unwrap();
     assert_eq!(revoked, vec![jti]);
     assert_eq!(status_at(&url).await, "revoked");
+}
+
+/// `schcp-keyapp revoke-everything --phrase --hosted BASE` as a person runs
+/// it: the binary, its configuration in English, the phrase on one line of
+/// standard input, the OS's confirmation from the real polkit
+/// (scripts/with-polkit; root is confirmed, the test user, with no agent to
+/// ask, is not): (exit success, stdout, stderr).
+fn revoke_with_phrase_cli(
+    dir: &Path,
+    base: &str,
+    phrase: &str,
+    user: Option<&testkit::local_user::TestUser>,
+) -> (bool, String, String) {
+    use std::os::unix::process::CommandExt;
+    let config = dir.join("phrase-only.toml");
+    // No records here: the phrase alone, on a computer that never had them.
+    std::fs::write(&config, format!("data_dir = \"{}\"\nlocale = \"en\"\n", dir.join("none").display())).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"));
+    command.arg("--config").arg(&config).args(["revoke-everything", "--phrase", "--hosted", base]);
+    if let Some(user) = user {
+        std::os::unix::fs::chown(dir, Some(user.uid), Some(user.gid)).unwrap();
+        std::os::unix::fs::chown(&config, Some(user.uid), Some(user.gid)).unwrap();
+        command.uid(user.uid).gid(user.gid).env("HOME", dir);
+    }
+    testkit::terminal::typed(&mut command, phrase)
+}
+
+/// The terminal's switch, run as the binary: words that are no phrase, and a
+/// person the OS does not confirm, revoke nothing; the person's own phrase,
+/// confirmed, revokes every credential registered under the key, and says so.
+#[tokio::test]
+async fn the_terminal_command_revokes_everything_from_the_phrase_on_standard_input() {
+    let server = StatusProcess::start("127.0.0.1:0", None);
+    let (env, a, kit, _) = computer_with_kit(&server, 63).await;
+    let (_, first) = issue(&env, &a, "cli-1").await;
+    let (_, second) = issue(&env, &a, "cli-2").await;
+    let words = secrecy::ExposeSecret::expose_secret(&kit.phrase()).to_owned();
+    let elsewhere = tempfile::Builder::new().prefix("schcp-phrase.").tempdir_in("/tmp").unwrap();
+    let base = server.base();
+
+    // Not a phrase: refused in words, before anyone is asked; nothing revoked.
+    let (ok, _, err) = revoke_with_phrase_cli(elsewhere.path(), &base, "these are not the words", None);
+    assert!(!ok && err.contains("Error:"), "{err}");
+    assert_eq!((status_at(&first).await, status_at(&second).await), ("active".into(), "active".into()));
+
+    // The right words, but the OS does not confirm the person: nothing revoked.
+    if let Some(user) = testkit::local_user::TestUser::from_env() {
+        let (ok, out, err) = revoke_with_phrase_cli(elsewhere.path(), &base, &words, Some(&user));
+        assert!(!ok, "{out}{err}");
+        assert!(err.contains("did not confirm it was you, so nothing was revoked"), "{err}");
+        assert_eq!((status_at(&first).await, status_at(&second).await), ("active".into(), "active".into()));
+    }
+
+    // Confirmed: both, at once, and the person is told how many.
+    let (ok, out, err) = revoke_with_phrase_cli(elsewhere.path(), &base, &words, None);
+    assert!(ok, "{out}{err}");
+    assert!(
+        out.contains(&format!("The status service at {base} revoked 2 credentials registered under your key")),
+        "{out}"
+    );
+    assert!(out.contains("restore your latest backup and run schcp-keyapp revoke-everything"), "{out}");
+    assert!(!out.contains(&words) && !err.contains(&words), "the phrase is never echoed");
+    assert_eq!((status_at(&first).await, status_at(&second).await), ("revoked".into(), "revoked".into()));
+    let (code, body) = claim(&first).await;
+    assert_eq!((code, body["error"]["reason"].as_str()), (StatusCode::FORBIDDEN, Some("mandate_revoked")));
 }

@@ -115,22 +115,8 @@ pub fn terminal_config(env: &Env) -> PathBuf {
 /// names it: `env!("CARGO_BIN_EXE_schcp-keyapp")`), with `input` on its
 /// stdin, then closed: whether it succeeded, its stdout and its stderr.
 pub async fn terminal(bin: &str, config: &Path, args: &[&str], input: &str) -> (bool, String, String) {
-    use std::process::Stdio;
     let mut command = std::process::Command::new(bin);
     command.arg("--config").arg(config).args(args);
-    command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let input = input.to_owned();
-    let out = tokio::task::spawn_blocking(move || {
-        use std::io::Write;
-        let mut child = command.spawn().unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    tokio::task::spawn_blocking(move || crate::terminal::with_input(&mut command, &input)).await.unwrap()
 }

@@ -4,7 +4,8 @@
 //! moves (`service`), hosts' offers and bookings (`calendar`,
 //! `invitation`), other local users and strangers on the key app's ports
 //! (`local_user`, `stranger`), and the status API as hosts call it (`status`,
-//! `status_process`, `load`), and a user verifier a test scripts (`verifier`).
+//! `status_process`, `load`), a user verifier a test scripts (`verifier`), and
+//! a program run with a line typed on its standard input (`terminal`).
 //!
 //! The layout rule holds here too: whatever acts as an agent or a host reaches
 //! the key app over HTTP only ([`agent::AgentClient`], the test host); the key
@@ -24,6 +25,7 @@ pub mod service;
 pub mod status;
 pub mod status_process;
 pub mod stranger;
+pub mod terminal;
 pub mod verifier;
 
 /// Seconds since the epoch, now.

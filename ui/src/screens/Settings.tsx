@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type AutoBackupView } from "../api";
 import { ConfirmButton } from "../Confirm";
+import { ChoosePath } from "../ChoosePath";
 import { StatusChoiceForm } from "../FirstRun";
 import { useT } from "../i18n";
 import { RecoveryKitPanel } from "../RecoveryKit";
@@ -146,6 +147,7 @@ export function Backups() {
       <form onSubmit={backUp} id="backup-now-form">
         <label for="backup-file">{t("backup-file")}</label>{" "}
         <input id="backup-file" value={file} placeholder="/" onInput={(e) => setFile(e.currentTarget.value)} />{" "}
+        <ChoosePath kind="save" id="backup-file-choose" current={file} title="choose-backup-title" onChosen={setFile} />{" "}
         <button type="submit" id="backup-now">
           {t("backup-now")}
         </button>
@@ -164,6 +166,13 @@ export function Backups() {
         <h3>{t("backup-auto-heading")}</h3>
         <label for="backup-folder">{t("backup-auto-folder")}</label>{" "}
         <input id="backup-folder" value={folder} placeholder="/" onInput={(e) => setFolder(e.currentTarget.value)} />{" "}
+        <ChoosePath
+          kind="folder"
+          id="backup-folder-choose"
+          current={folder}
+          title="choose-folder-title"
+          onChosen={setFolder}
+        />{" "}
         <label for="backup-keep">{t("backup-auto-keep")}</label>{" "}
         <input
           id="backup-keep"

@@ -88,6 +88,19 @@ mod tests {
         assert!(fr.contains("avant l'existence des phrases"), "{fr}");
     }
 
+    /// How to restore names both ways back: the first-run window's own
+    /// button, by its label, and the terminal command.
+    #[test]
+    fn how_to_restore_names_the_window_and_the_terminal() {
+        for language in [Language::English, Language::French] {
+            let page = html(&kit(KitKind::Phrase), language, "d");
+            let restore = &page[page.find(&escape(&text(language, "recovery-page-restore-title"))).unwrap()..];
+            let button = escape(&text(language, "welcome-have-kit"));
+            assert!(restore.contains(&button), "{language:?}: {restore}");
+            assert!(restore.contains("schcp-keyapp restore") && restore.contains("--backup"), "{restore}");
+        }
+    }
+
     #[test]
     fn the_page_has_every_word_in_order_and_no_script() {
         let k = kit(KitKind::Phrase);

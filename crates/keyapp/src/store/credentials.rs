@@ -455,7 +455,9 @@ pub async fn search(
         row: ListingRow,
     }
     // Every value is a bound parameter; the text is a LIKE pattern whose
-    // wildcards `record_query` escaped.
+    // wildcards `record_query` escaped, folded (`search_fold`) as the
+    // `*_fold` copies it is matched against (search_folds; a row not folded
+    // yet is matched as stored).
     let rows: Vec<Found> = sqlx::query_as(&format!(
         "SELECT c.created_at, c.rowid AS row_id, {LISTING_COLUMNS} {LISTING_FROM}
          LEFT JOIN agents a ON a.jkt = c.agent_jkt
@@ -472,8 +474,8 @@ pub async fn search(
                 OR EXISTS (SELECT 1 FROM credential_hosts ch
                            WHERE ch.jti = c.jti AND (ch.host_id = ?7 OR ch.domain = ?7 COLLATE NOCASE)))
            AND (?8 IS NULL
-                OR COALESCE(r.summary, '') LIKE ?8 ESCAPE '\\'
-                OR COALESCE(a.name, '') LIKE ?8 ESCAPE '\\'
+                OR COALESCE(r.summary_fold, r.summary, '') LIKE ?8 ESCAPE '\\'
+                OR COALESCE(a.name_fold, a.name, '') LIKE ?8 ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM json_each(c.aud) j WHERE j.value LIKE ?8 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM credential_hosts ch WHERE ch.jti = c.jti AND ch.domain LIKE ?8 ESCAPE '\\'))
          ORDER BY c.created_at DESC, c.rowid DESC LIMIT ?10"

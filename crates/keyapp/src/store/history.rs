@@ -64,14 +64,17 @@ pub async fn append(
     detail: &str,
     confirmed_by: Option<Method>,
 ) -> Result<(), StoreError> {
-    sqlx::query("INSERT INTO history (at, event, subject, detail, confirmed_by) VALUES (?, ?, ?, ?, ?)")
-        .bind(at)
-        .bind(event)
-        .bind(subject)
-        .bind(detail)
-        .bind(confirmed_by.map(Method::as_str))
-        .execute(conn)
-        .await?;
+    sqlx::query(
+        "INSERT INTO history (at, event, subject, detail, detail_fold, confirmed_by) VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(at)
+    .bind(event)
+    .bind(subject)
+    .bind(detail)
+    .bind(crate::search_fold::fold(detail))
+    .bind(confirmed_by.map(Method::as_str))
+    .execute(conn)
+    .await?;
     Ok(())
 }
 
@@ -119,7 +122,9 @@ pub async fn search(
     }
     let events = events.map(|e| serde_json::to_string(e).expect("event names serialize"));
     // Every value is a bound parameter; the text is a LIKE pattern whose
-    // wildcards `record_query` escaped. A request's hosts are the bindings it
+    // wildcards `record_query` escaped, folded (`search_fold`) as the
+    // `*_fold` copies it is matched against (search_folds; a row not folded
+    // yet is matched as stored). A request's hosts are the bindings it
     // was shown with (migration 0010), a credential's its `aud`; a host
     // matches by id or by the domain it was verified at.
     let rows: Vec<Found> = sqlx::query_as(
@@ -148,11 +153,11 @@ pub async fn search(
                            WHERE ch.jti = c.jti AND (ch.host_id = ?6 OR ch.domain = ?6 COLLATE NOCASE))
                 OR (h.event = 'host_domain_accepted' AND h.subject = ?6))
            AND (?7 IS NULL
-                OR COALESCE(r.summary, rc.summary, '') LIKE ?7 ESCAPE '\\'
-                OR COALESCE(ar.name, ap.name, aj.name, '') LIKE ?7 ESCAPE '\\'
+                OR COALESCE(r.summary_fold, r.summary, rc.summary_fold, rc.summary, '') LIKE ?7 ESCAPE '\\'
+                OR COALESCE(ar.name_fold, ar.name, ap.name_fold, ap.name, aj.name_fold, aj.name, '') LIKE ?7 ESCAPE '\\'
                 OR (h.event IN ('contact_added', 'contact_renamed', 'contact_removed', 'pairing_requested',
                                 'host_domain_accepted', 'attestation_added')
-                    AND h.detail LIKE ?7 ESCAPE '\\')
+                    AND COALESCE(h.detail_fold, h.detail) LIKE ?7 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM json_each(COALESCE(r.hosts, rc.hosts, '[]')) j
                            WHERE j.value->>'domain' LIKE ?7 ESCAPE '\\' OR j.value->>'host_id' LIKE ?7 ESCAPE '\\'))
          ORDER BY h.id DESC LIMIT ?8",

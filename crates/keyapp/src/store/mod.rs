@@ -25,6 +25,7 @@ pub mod outbox;
 pub mod pairings;
 pub mod receipts;
 pub mod requests;
+pub mod search_folds;
 pub mod snapshot;
 pub mod status_address;
 
@@ -172,7 +173,9 @@ impl Store {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
-        Ok(Store { pool })
+        let store = Store { pool };
+        search_folds::fill(&store).await?;
+        Ok(store)
     }
 
     pub fn pool(&self) -> &SqlitePool {

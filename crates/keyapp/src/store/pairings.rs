@@ -171,17 +171,18 @@ pub struct PendingBounds {
 pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: PendingBounds) -> Result<bool, StoreError> {
     let uid = p.peer_uid.map(i64::from);
     let done = sqlx::query(
-        "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at, peer_uid)
-         SELECT ?, ?, ?, ?, ?, 'pending', ?, ?
+        "INSERT INTO agents (jkt, jwk, name, name_fold, pairing_id, fingerprint, status, created_at, peer_uid)
+         SELECT ?, ?, ?, ?, ?, ?, 'pending', ?, ?
          WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending' AND peer_uid IS ?) < ?
            AND (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
-         ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, pairing_id = excluded.pairing_id,
+         ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, name_fold = excluded.name_fold, pairing_id = excluded.pairing_id,
            status = 'pending', created_at = excluded.created_at, decided_at = NULL,
            peer_uid = excluded.peer_uid",
     )
     .bind(p.jkt)
     .bind(p.jwk)
     .bind(p.name)
+    .bind(crate::search_fold::fold(p.name))
     .bind(p.pairing_id)
     .bind(p.fingerprint)
     .bind(p.created_at)

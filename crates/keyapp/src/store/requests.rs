@@ -68,8 +68,8 @@ pub struct NewRequest<'a> {
 pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
     let mut tx = store.pool().begin().await?;
     let inserted = sqlx::query(
-        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, terms)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, summary_fold, terms)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
     )
     .bind(r.request_id)
     .bind(r.agent_jkt)
@@ -82,6 +82,7 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     .bind(r.expires_at)
     .bind(r.hosts)
     .bind(r.summary)
+    .bind(crate::search_fold::fold(r.summary))
     .bind(r.terms)
     .execute(&mut *tx)
     .await?;
@@ -216,8 +217,9 @@ pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
     // the same transaction as the change it tells of.
     let mut tx = store.begin().await?;
     sqlx::query(
-        "INSERT INTO history (at, event, subject, detail)
-         SELECT expires_at, 'request_expired', request_id, kind FROM requests
+        // The detail is the kind, an ASCII word, which lower() folds as search_fold does.
+        "INSERT INTO history (at, event, subject, detail, detail_fold)
+         SELECT expires_at, 'request_expired', request_id, kind, lower(kind) FROM requests
          WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at",
     )
     .bind(now)
