@@ -17,7 +17,7 @@ use keyapp::service::{RevokedEverything, ServiceReach};
 use keyapp::user_verification::{Asker, Method, Refusal, Surface};
 use reqwest::{Method as Http, StatusCode};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use testkit::env::*;
 use testkit::status_process::StatusProcess;
