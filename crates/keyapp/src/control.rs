@@ -259,7 +259,7 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         Command::ChooseStatus { setup } => to_value(service.status().choose_status(setup, origin).await?),
         Command::ConfirmConfiguredStatus => to_value(service.status().confirm_requested_status(origin).await?),
         // Stronger than any one yes: it takes back everything at once.
-        Command::RevokeEverything => to_value(service.recovery().revoke_everything(origin).await?),
+        Command::RevokeEverything => to_value(service.records().revoke_everything(origin).await?),
     })
 }
 

@@ -22,9 +22,8 @@
 //! | `svc.requests()` → `Requests` | `requests`, `prompts`, `answers` | a request's views, the window's prompts, withdrawals, cooldowns |
 //! | `svc.pairings()` → `Pairings` | `pairing` | agents asking to pair, paired, unpaired |
 //! | `svc.directory()` → `Directory` | `directory`, `attestations`, `hosts` | agents as listed, contacts, attestations, hosts' new domains |
-//! | `svc.records()` → `Records` | `records`, `search`, `export`, `bookings` | credentials, revocation, history, searches, exports |
+//! | `svc.records()` → `Records` | `records`, `search`, `export`, `bookings`, `revoke_everything` | credentials, revocation (a lost computer's switch too), history, searches, exports |
 //! | `svc.status()` → `Status` | `status_setup`, `publication` | the status address hosts check, publishing to it |
-//! | `svc.recovery()` → `Recovery` | `revoke_everything` | a lost computer's switch |
 //! | `svc.profile()` → `Profile` | `profile` | the principal, the config in force, language, Settings |
 //! | `svc.changes()` → `Changes` | `changes` | the counter long polls wait on |
 //!
@@ -82,7 +81,7 @@ pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publicatio
 pub use requests::{
     RequestStatus, RequestView, Requester, Requests, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL,
 };
-pub use revoke_everything::{Recovery, RevokedEverything, ServiceReach};
+pub use revoke_everything::{RevokedEverything, ServiceReach};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 /// The §9.2 code and reason every refusal carries (SchCP §9.2).
 pub use schcp::refusal::{Code, Reason};
@@ -467,7 +466,7 @@ impl Service {
         Requests { svc: self }
     }
 
-    /// Agents asking to pair, paired and unpaired (SchCP §4).
+    /// Agents asking to pair, paired and unpaired (docs/agent-api.md §4).
     pub fn pairings(&self) -> Pairings<'_> {
         Pairings { svc: self }
     }
@@ -478,8 +477,9 @@ impl Service {
         Directory { svc: self }
     }
 
-    /// The person's records: credentials issued and revoked, history,
-    /// bookings, searches, exports, and the store they live in.
+    /// The person's records: credentials issued and revoked (one by one, or
+    /// all at once after a lost computer), history, bookings, searches,
+    /// exports, and the store they live in.
     pub fn records(&self) -> Records<'_> {
         Records { svc: self }
     }
@@ -488,11 +488,6 @@ impl Service {
     /// status updates to a hosted status service.
     pub fn status(&self) -> Status<'_> {
         Status { svc: self }
-    }
-
-    /// A lost computer's switch: revoke everything the old one issued.
-    pub fn recovery(&self) -> Recovery<'_> {
-        Recovery { svc: self }
     }
 
     /// Who the key app is (its principal) and how it speaks to the person.
@@ -509,9 +504,13 @@ impl Service {
         self.verifier.as_ref()
     }
 
+    /// The service's clock (seconds since the epoch): every step reads time
+    /// from it, so tests can move it.
     pub fn now(&self) -> i64 {
         (self.inner.clock)()
     }
+    // The accessors below are the concept modules' own; surfaces reach the
+    // same through the handles (`Records::store`, `Profile`).
     fn store(&self) -> &Store {
         &self.inner.store
     }

@@ -201,7 +201,7 @@ impl Service {
     }
 }
 
-/// Agents' pairings with this key app (SchCP §4): `Service::pairings`.
+/// Agents' pairings with this key app (docs/agent-api.md §4): `Service::pairings`.
 #[derive(Clone, Copy)]
 pub struct Pairings<'a> {
     pub(super) svc: &'a Service,

@@ -20,7 +20,8 @@ pub struct Profile<'a> {
 }
 
 impl<'a> Profile<'a> {
-    /// The principal id (`did:jwk`-style, SchCP §3.1) every credential is issued under.
+    /// The principal id (`urn:schcp:principal:jwk-thumbprint:…`, self-certifying,
+    /// SchCP §3.3) every credential is issued under.
     pub fn principal(self) -> &'a str {
         self.svc.principal()
     }

@@ -8,7 +8,7 @@
 //! credentials the old computer issued after the last backup too, which the
 //! records never held. What neither reaches is said in words.
 
-use super::{Origin, Service, ServiceError};
+use super::{Origin, Records, Service, ServiceError};
 use crate::store::{credentials, outbox};
 use crate::ui_words::{text, text_with};
 use fluent_bundle::FluentArgs;
@@ -143,13 +143,7 @@ impl Service {
     }
 }
 
-/// A lost computer's switch: `Service::recovery`.
-#[derive(Clone, Copy)]
-pub struct Recovery<'a> {
-    pub(super) svc: &'a Service,
-}
-
-impl Recovery<'_> {
+impl Records<'_> {
     /// "Revoke everything the old computer issued", asked from `origin` (the
     /// window's process, or a terminal's, through the control socket): the
     /// OS confirms the person first, or nothing is revoked.
@@ -232,13 +226,13 @@ mod tests {
         }
         let asker = Asker::this_process(Surface::Window).unwrap();
         let refusing = svc.clone().with_user_verifier(Arc::new(Says(Err(Refusal::NotAuthorized))));
-        let err = refusing.recovery().revoke_everything(super::Origin::Peer(&asker)).await.unwrap_err();
+        let err = refusing.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap_err();
         assert!(matches!(err, ServiceError::NotVerified(Refusal::NotAuthorized)), "{err:?}");
         assert!(!revoked(&svc, "m-1").await, "nothing without the OS's yes");
 
         let svc = svc.with_user_verifier(Arc::new(Says(Ok(Method::Polkit))));
         svc.profile().set_language(Language::French).unwrap();
-        let done = svc.recovery().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
+        let done = svc.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
         assert_eq!(done.in_records, ["m-1"]);
         assert!(done.services.is_empty());
         assert_eq!(done.served_by_old_computer, ["m-1"]);
@@ -253,7 +247,7 @@ mod tests {
         // No id reaches the person.
         assert!(!words.contains("m-1") && !words.contains("r-1"), "{words}");
         // Run again: nothing more to revoke, and it says so.
-        let again = svc.recovery().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
+        let again = svc.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
         assert!(again.in_records.is_empty());
         assert!(again.words[0].starts_with("Vos données ne contenaient aucune autorisation encore en vigueur."));
     }
