@@ -9,8 +9,8 @@ use crate::windows;
 use keyapp::export::ExportFormat;
 use keyapp::record_query::{CredentialPage, CredentialQuery, FilterChoices, HistoryPage, HistoryQuery};
 use keyapp::service::{
-    AgentView, AttestationView, Code, Contact, CredentialView, HostChangeView, PendingItem, Prompt, Reason, Service,
-    ServiceError, Settings,
+    AgentView, AttestationView, Code, Contact, CredentialView, HostChangeView, Origin, PendingItem, Prompt, Reason,
+    Service, ServiceError, Settings,
 };
 use keyapp::status_address::SetupChoice;
 use keyapp::views::{StatusSetupView, UnpairedView};
@@ -39,7 +39,7 @@ pub struct CommandError {
 fn refused(svc: &Service) -> impl Fn(ServiceError) -> CommandError + '_ {
     move |e| {
         let (code, reason) = e.code_and_reason();
-        CommandError { code, reason, message: keyapp::ui_words::refusal(svc.language(), &e) }
+        CommandError { code, reason, message: keyapp::ui_words::refusal(svc.profile().language(), &e) }
     }
 }
 
@@ -48,75 +48,79 @@ type Answer<T> = Result<T, CommandError>;
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn pending(svc: Svc<'_>) -> Answer<Vec<PendingItem>> {
-    svc.pending_items().await.map_err(refused(&svc))
+    svc.requests().pending_items().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn prompt(svc: Svc<'_>, id: String) -> Answer<Prompt> {
-    svc.prompt(&id).await.map_err(refused(&svc))
+    svc.requests().prompt(&id).await.map_err(refused(&svc))
 }
 
 /// The person's yes or no. The service refuses anything not pending, so a
 /// request withdrawn or expired while shown is never signed.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
-    svc.answer(&id, approve).await.map_err(refused(&svc))
+    let answered = match approve {
+        true => svc.approve(&id, Origin::ThisProcess).await,
+        false => svc.decline(&id, Origin::ThisProcess).await,
+    };
+    answered.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn relabel_rule(svc: Svc<'_>, id: String, label: String) -> Answer<Prompt> {
-    svc.relabel_rule(&id, &label).await.map_err(refused(&svc))
+    svc.requests().relabel_rule(&id, &label).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn agents(svc: Svc<'_>) -> Answer<Vec<AgentView>> {
-    svc.agents().await.map_err(refused(&svc))
+    svc.directory().agents().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn unpair(svc: Svc<'_>, jkt: String, revoke_credentials: Option<bool>) -> Answer<UnpairedView> {
-    svc.unpair_revoking(&jkt, revoke_credentials.unwrap_or(false)).await.map_err(refused(&svc))
+    svc.pairings().unpair_revoking(&jkt, revoke_credentials.unwrap_or(false)).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn credentials(svc: Svc<'_>) -> Answer<Vec<CredentialView>> {
-    svc.credentials(None).await.map_err(refused(&svc))
+    svc.records().credentials(None).await.map_err(refused(&svc))
 }
 
 /// The person lets a paired agent in its cooldown ask again (Agents).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn lift_cooldown(svc: Svc<'_>, jkt: String) -> Answer<()> {
-    svc.lift_cooldown(&jkt).await.map_err(refused(&svc))
+    svc.requests().lift_cooldown(&jkt).await.map_err(refused(&svc))
 }
 
 /// My bookings: every booking the key app holds a verified receipt for.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn bookings(svc: Svc<'_>) -> Answer<Vec<keyapp::views::BookingView>> {
-    svc.bookings().await.map_err(refused(&svc))
+    svc.records().bookings().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn revoke(svc: Svc<'_>, jti: String) -> Answer<()> {
-    svc.revoke(&jti).await.map_err(refused(&svc))
+    svc.records().revoke(&jti).await.map_err(refused(&svc))
 }
 
 /// One page of History: what the person's search finds (`record_query`),
 /// the same query and pages as `schcp-keyapp history`.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn search_history(svc: Svc<'_>, query: Option<HistoryQuery>) -> Answer<HistoryPage> {
-    svc.history_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
+    svc.records().history_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
 }
 
 /// One page of Credentials, as `schcp-keyapp mandates` lists them.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn search_credentials(svc: Svc<'_>, query: Option<CredentialQuery>) -> Answer<CredentialPage> {
-    svc.credential_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
+    svc.records().credential_page(&query.unwrap_or_default()).await.map_err(refused(&svc))
 }
 
 /// The hosts and assistants a search can be narrowed to.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn filter_choices(svc: Svc<'_>) -> Answer<FilterChoices> {
-    svc.filter_choices().await.map_err(refused(&svc))
+    svc.records().filter_choices().await.map_err(refused(&svc))
 }
 
 /// Where an export is written unless the person names another file: their
@@ -135,7 +139,7 @@ pub fn export_path(format: ExportFormat) -> String {
 /// where, in their words. The window's own action: no agent reaches it.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn export_records(svc: Svc<'_>, path: String, format: ExportFormat) -> Answer<String> {
-    let document = svc.export_document(format).await.map_err(refused(&svc))?;
+    let document = svc.records().export_document(format).await.map_err(refused(&svc))?;
     let path = std::path::PathBuf::from(path.trim());
     keyapp::export::write(&path, &document).map_err(|e| {
         let mut args = fluent_bundle::FluentArgs::new();
@@ -143,77 +147,77 @@ pub async fn export_records(svc: Svc<'_>, path: String, format: ExportFormat) ->
         CommandError {
             code: Code::InvalidRequest,
             reason: Reason::BadPath,
-            message: keyapp::ui_words::text_with(svc.language(), "export-failed", &args),
+            message: keyapp::ui_words::text_with(svc.profile().language(), "export-failed", &args),
         }
     })?;
     let mut args = fluent_bundle::FluentArgs::new();
     args.set("path", path.display().to_string());
-    Ok(keyapp::ui_words::text_with(svc.language(), "export-done", &args))
+    Ok(keyapp::ui_words::text_with(svc.profile().language(), "export-done", &args))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn contacts(svc: Svc<'_>) -> Answer<Vec<Contact>> {
-    svc.contacts().await.map_err(refused(&svc))
+    svc.directory().contacts().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_contact(svc: Svc<'_>, principal: String, name: String, relationship: Option<String>) -> Answer<()> {
-    svc.add_contact(&principal, &name, relationship.as_deref()).await.map_err(refused(&svc))
+    svc.directory().add_contact(&principal, &name, relationship.as_deref()).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rename_contact(svc: Svc<'_>, principal: String, name: String) -> Answer<()> {
-    svc.rename_contact(&principal, &name).await.map_err(refused(&svc))
+    svc.directory().rename_contact(&principal, &name).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn remove_contact(svc: Svc<'_>, principal: String) -> Answer<()> {
-    svc.remove_contact(&principal).await.map_err(refused(&svc))
+    svc.directory().remove_contact(&principal).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn attestations(svc: Svc<'_>) -> Answer<Vec<AttestationView>> {
-    svc.attestations().await.map_err(refused(&svc))
+    svc.directory().attestations().await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_attestation(svc: Svc<'_>, jws: String) -> Answer<Value> {
-    svc.add_attestation(&jws).await.map_err(refused(&svc))
+    svc.directory().add_attestation(&jws).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub fn settings(svc: Svc<'_>) -> Settings {
-    svc.settings()
+    svc.profile().settings()
 }
 
 /// Businesses met at another domain than they were first verified at (§2.2).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn host_changes(svc: Svc<'_>) -> Answer<Vec<HostChangeView>> {
-    svc.host_domain_changes().await.map_err(refused(&svc))
+    svc.directory().host_domain_changes().await.map_err(refused(&svc))
 }
 
 /// The person accepts a business's move; no agent request can (§2.2).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn accept_host_domain(svc: Svc<'_>, host_id: String, domain: String) -> Answer<()> {
-    svc.accept_host_domain(&host_id, &domain).await.map_err(refused(&svc))
+    svc.directory().accept_host_domain(&host_id, &domain, Origin::ThisProcess).await.map_err(refused(&svc))
 }
 
 /// Where hosts check the person's credentials (Settings, the first run).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn status_setup(svc: Svc<'_>) -> Answer<StatusSetupView> {
-    svc.status_setup().await.map_err(refused(&svc))
+    svc.status().status_setup().await.map_err(refused(&svc))
 }
 
 /// Setup's answer; a change of address is confirmed by the OS first.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn choose_status(svc: Svc<'_>, setup: SetupChoice) -> Answer<StatusSetupView> {
-    svc.choose_status(setup).await.map_err(setup_refused(&svc))
+    svc.status().choose_status(setup, Origin::ThisProcess).await.map_err(setup_refused(&svc))
 }
 
 /// The person confirms the status address their config file names.
 #[tauri::command(rename_all = "snake_case")]
 pub async fn confirm_configured_status(svc: Svc<'_>) -> Answer<StatusSetupView> {
-    svc.confirm_requested_status().await.map_err(setup_refused(&svc))
+    svc.status().confirm_requested_status(Origin::ThisProcess).await.map_err(setup_refused(&svc))
 }
 
 /// Setup's refusals already carry the person's sentence, in their language,
@@ -245,7 +249,7 @@ pub fn set_language<R: Runtime>(app: AppHandle<R>, lang: State<'_, UiLanguage>, 
         message: keyapp::ui_words::text(lang.get(), "refusal-unknown_language"),
     })?;
     if let Some(svc) = app.try_state::<Service>() {
-        svc.set_language(lang.get()).map_err(refused(&svc))?;
+        svc.profile().set_language(lang.get()).map_err(refused(&svc))?;
     }
     windows::language_changed(&app);
     Ok(strings)
@@ -296,7 +300,7 @@ pub fn open_consent<R: Runtime>(app: AppHandle<R>, id: String) {
 /// the key app's own commands and nothing else).
 #[tauri::command(rename_all = "snake_case")]
 pub async fn wait_change(svc: Svc<'_>, seen: Option<u64>) -> Answer<u64> {
-    Ok(svc.wait_past(seen.unwrap_or(u64::MAX), CHANGE_WAIT).await)
+    Ok(svc.changes().wait_past(seen.unwrap_or(u64::MAX), CHANGE_WAIT).await)
 }
 
 /// How long one `wait_change` waits: long enough that an idle window asks

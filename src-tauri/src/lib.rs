@@ -102,7 +102,7 @@ async fn start<R: Runtime>(
     let service = running.service.clone();
     eprintln!(
         "schcp-keyapp-desktop: principal {}\n  agent API  http://{}\n  status API http://{}",
-        service.principal(),
+        service.profile().principal(),
         running.agent_addr,
         running.status_addr
     );

@@ -173,7 +173,7 @@ pub fn auto_backup<R: Runtime>(
     lang: State<'_, UiLanguage>,
 ) -> Answer<AutoBackupView> {
     main_window_only(&window, &lang)?;
-    Ok(auto_view(&custody.auto_backup(), svc.config().source.is_some()))
+    Ok(auto_view(&custody.auto_backup(), svc.profile().config().source.is_some()))
 }
 
 /// The person's daily backup: a folder (none: off) and how many to keep.
@@ -192,7 +192,7 @@ pub async fn set_auto_backup<R: Runtime>(
         Some(f) => Some(typed_path(f, &lang)?),
     };
     let choice = AutoBackup { folder, keep: keep as usize };
-    let config_file = svc.config().source.clone();
+    let config_file = svc.profile().config().source.clone();
     let chosen = custody.choose_daily(choice, config_file.as_deref(), keyapp::service::system_clock()).await;
     let chosen = chosen.map_err(|e| {
         let id = match e {

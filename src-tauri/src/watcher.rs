@@ -17,7 +17,7 @@ pub fn new_items<'a>(seen: &BTreeSet<String>, now: &'a [PendingItem]) -> Vec<&'a
 pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
     let mut seen = BTreeSet::new();
     loop {
-        if let Ok(items) = service.pending_items().await {
+        if let Ok(items) = service.requests().pending_items().await {
             windows::set_pending_count(&app, items.len());
             let fresh = new_items(&seen, &items);
             if let Some(first) = fresh.first() {
@@ -29,7 +29,7 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
             seen = items.into_iter().map(|i| i.id).collect();
         }
         // Woken by any change; the timeout only bounds a missed wake-up.
-        service.wait_for_change(Duration::from_secs(2)).await;
+        service.changes().wait_for_change(Duration::from_secs(2)).await;
     }
 }
 

@@ -72,7 +72,7 @@ fn agent_jwk(seed: u8) -> Jwk {
 /// A pairing the person approved through the window; returns the agent's thumbprint.
 fn paired(e: &Env, seed: u8) -> String {
     let jwk = agent_jwk(seed);
-    let p = block(e.svc.request_pairing(&jwk, "Calendar Assistant")).unwrap();
+    let p = block(e.svc.pairings().request_pairing(&jwk, "Calendar Assistant")).unwrap();
     call(e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap();
     jwk.thumbprint().unwrap()
 }
@@ -87,7 +87,7 @@ fn rule(e: &Env, jkt: &str, key: &str) -> String {
 fn a_pairing_is_listed_shown_verbatim_and_answered_once() {
     let e = env();
     let jwk = agent_jwk(3);
-    let p = block(e.svc.request_pairing(&jwk, "Calendar <img src=x onerror=alert(1)>")).unwrap();
+    let p = block(e.svc.pairings().request_pairing(&jwk, "Calendar <img src=x onerror=alert(1)>")).unwrap();
     let pending = call(&e, "pending", json!({})).unwrap();
     assert_eq!(pending.as_array().unwrap().len(), 1);
     assert_eq!(pending[0]["id"], p.pairing_id.as_str());
@@ -95,7 +95,7 @@ fn a_pairing_is_listed_shown_verbatim_and_answered_once() {
     assert_eq!(pending[0]["fingerprint"], p.fingerprint.as_str());
 
     let shown = call(&e, "prompt", json!({"id": p.pairing_id})).unwrap();
-    assert_eq!(shown["consent_text"], block(e.svc.consent_text(&p.pairing_id)).unwrap().as_str());
+    assert_eq!(shown["consent_text"], block(e.svc.requests().consent_text(&p.pairing_id)).unwrap().as_str());
     assert_eq!(shown["agent_name"], "Calendar <img src=x onerror=alert(1)>");
     assert_eq!(shown["status"], "pending");
 
@@ -180,7 +180,7 @@ fn a_mandate_is_revoked_from_the_window() {
         host_keys: Default::default(),
     };
     block(async {
-        let mut conn = e.svc.store().pool().acquire().await.unwrap();
+        let mut conn = e.svc.records().store().pool().acquire().await.unwrap();
         keyapp::store::credentials::insert(&mut conn, &rec).await.unwrap();
     });
     assert_eq!(call(&e, "credentials", json!({})).unwrap()[0]["status"], "active");
@@ -224,8 +224,8 @@ fn contacts_attestations_and_settings() {
     assert!(call(&e, "attestations", json!({})).unwrap().as_array().unwrap().is_empty());
 
     let s = call(&e, "settings", json!({})).unwrap();
-    assert_eq!(s["principal"], e.svc.principal());
-    assert_eq!(s["jwk"], serde_json::to_value(e.svc.principal_jwk()).unwrap());
+    assert_eq!(s["principal"], e.svc.profile().principal());
+    assert_eq!(s["jwk"], serde_json::to_value(e.svc.profile().principal_jwk()).unwrap());
     assert_eq!(s["keystore"], "os");
 }
 
@@ -391,7 +391,7 @@ fn a_pending_request_keeps_its_text_across_a_language_switch_and_new_ones_follow
     let english = call(&e, "prompt", json!({"id": before})).unwrap()["consent_text"].as_str().unwrap().to_owned();
 
     call(&e, "set_language", json!({"tag": "fr"})).unwrap();
-    assert_eq!(e.svc.language(), schcp_consent::Language::French);
+    assert_eq!(e.svc.profile().language(), schcp_consent::Language::French);
     let shown = call(&e, "prompt", json!({"id": before})).unwrap();
     assert_eq!(shown["consent_text"], english.as_str(), "a pending request's text does not change under the person");
 
@@ -408,7 +408,7 @@ fn a_pending_request_keeps_its_text_across_a_language_switch_and_new_ones_follow
     call(&e, "answer", json!({"id": before, "approve": true})).unwrap();
     let kept = call(&e, "prompt", json!({"id": before})).unwrap();
     assert_eq!((kept["status"].as_str(), kept["consent_text"].as_str()), (Some("approved"), Some(english.as_str())));
-    assert_eq!(block(e.svc.consent_text(&before)).unwrap(), english);
+    assert_eq!(block(e.svc.requests().consent_text(&before)).unwrap(), english);
 }
 
 /// The terminal's answer to one control-socket command (`control::execute`,
@@ -423,7 +423,7 @@ fn the_window_and_the_terminal_list_the_same_pending_items_and_credentials() {
     let e = env();
     let jkt = paired(&e, 7);
     rule(&e, &jkt, "k1");
-    block(e.svc.request_pairing(&agent_jwk(8), "Second Assistant")).unwrap();
+    block(e.svc.pairings().request_pairing(&agent_jwk(8), "Second Assistant")).unwrap();
     let window = call(&e, "pending", json!({})).unwrap();
     assert_eq!(window.as_array().unwrap().len(), 2, "{window}");
     assert_eq!(socket(&e, Command::Pending), window);
@@ -451,7 +451,7 @@ fn the_window_and_the_terminal_page_through_the_same_history_without_a_cap() {
     block(async {
         // Each save is one history entry.
         for i in 0..over {
-            e.svc.add_contact(&noor, &format!("Noor {i}"), None).await.unwrap();
+            e.svc.directory().add_contact(&noor, &format!("Noor {i}"), None).await.unwrap();
         }
     });
     // The window asks for more than a page holds: it gets the largest page, and the rest after it.
@@ -526,5 +526,5 @@ fn the_first_run_and_settings_say_where_hosts_check_and_refuse_an_address_they_c
     assert!(err["message"].as_str().unwrap().contains("did not answer"), "{err}");
     let after = call(&e, "status_setup", json!({})).unwrap();
     assert_eq!(after, view, "nothing written");
-    assert_eq!(e.svc.config().status_base(), "http://127.0.0.1:7412");
+    assert_eq!(e.svc.profile().config().status_base(), "http://127.0.0.1:7412");
 }

@@ -40,7 +40,8 @@ fn env() -> Env {
     let svc = block(testkit::service::open(dir.path(), keyapp::service::system_clock()));
     let key_dir = dir.path().join("key");
     let key = block(keystore::open(KeystoreBackend::File, &key_dir, PassphraseSource::Fixed("pw".into()))).unwrap();
-    let custody = Arc::new(Custody::new(Arc::new(key), verifier.clone(), svc.store().clone(), dir.path().to_owned()));
+    let custody =
+        Arc::new(Custody::new(Arc::new(key), verifier.clone(), svc.records().store().clone(), dir.path().to_owned()));
     let gate = Arc::new(Gate::default());
     let app = desktop::commands::register(mock_builder())
         .manage(svc.clone())
@@ -172,7 +173,7 @@ fn the_daily_backup_is_chosen_kept_and_a_bad_choice_changes_nothing() {
     assert_eq!(chosen, json!({"folder": folder, "keep": 3, "in_config_file": false}));
     assert_eq!(call(&e, "auto_backup", json!({})).unwrap(), chosen);
     // Kept in the records (no config file), for the next start.
-    let kept = block(keyapp::store::auto_backup::chosen(e.svc.store())).unwrap().unwrap();
+    let kept = block(keyapp::store::auto_backup::chosen(e.svc.records().store())).unwrap().unwrap();
     assert_eq!((kept.folder.unwrap().to_str().unwrap(), kept.keep), (folder, 3));
     // The schedule runs at once: the first backup is in the folder.
     testkit_wait(|| std::fs::read_dir(folder).unwrap().count() == 1);

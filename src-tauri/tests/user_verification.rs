@@ -59,7 +59,7 @@ fn answer_with(e: &Env, verdict: Verdict) {
 /// A paired agent (approved with the verifier saying yes) and one pending rule request.
 fn pending_rule(e: &Env) -> String {
     let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[3; 32]).verifying_key());
-    let p = tauri::async_runtime::block_on(e.svc.request_pairing(&jwk, "Calendar Assistant")).unwrap();
+    let p = tauri::async_runtime::block_on(e.svc.pairings().request_pairing(&jwk, "Calendar Assistant")).unwrap();
     assert_eq!(call(e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap()["status"], "approved");
     let jkt = jwk.thumbprint().unwrap();
     let body = json!({"kind": "rule", "idempotency_key": "k1", "agent_jkt": jkt, "label": "Weekend playdates"});
@@ -140,7 +140,7 @@ fn a_status_address_chosen_in_the_window_is_confirmed_by_the_os_first_and_a_no_w
         call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://me.example/"}})).unwrap_err();
     assert_eq!(err["reason"], "user_not_verified", "{err}");
     assert_eq!(call(&e, "status_setup", json!({})).unwrap(), before);
-    assert_eq!(e.svc.config().status_base(), "http://127.0.0.1:7412");
+    assert_eq!(e.svc.profile().config().status_base(), "http://127.0.0.1:7412");
     // The OS says yes: asked about this process, naming the address; then in force.
     e.verifier.answer(Ok(Method::Polkit));
     let view =
@@ -151,7 +151,7 @@ fn a_status_address_chosen_in_the_window_is_confirmed_by_the_os_first_and_a_no_w
     let last = e.verifier.asked().pop().unwrap();
     assert_eq!(last.summary, "Let hosts check your credentials at https://me.example");
     assert_eq!((last.asker.pid, last.asker.surface), (std::process::id(), Surface::Window));
-    assert_eq!(e.svc.config().status_base(), "https://me.example");
+    assert_eq!(e.svc.profile().config().status_base(), "https://me.example");
     // Choosing what is in force again asks nothing.
     let asked = e.verifier.asked().len();
     call(&e, "choose_status", json!({"setup": {"choice": "own_base", "url": "https://me.example"}})).unwrap();

@@ -265,10 +265,8 @@ pub async fn start_verified_by(
     passphrase: PassphraseSource,
     verifier: Arc<dyn crate::user_verification::UserVerifier>,
 ) -> Result<Running, StartError> {
-    let data_dir = data_dir(&config)?;
-    let mut lock = claim_data_dir(&data_dir)?;
-    let mut config = config;
-    let key = open_key(&mut config, &data_dir, passphrase).await?;
+    let (data_dir, mut lock) = open_data_dir(&config)?;
+    let (key, config) = open_key(config, &data_dir, passphrase).await?;
     let db = data_dir.join(keystore::RECORDS_FILE_NAME);
     let store = Store::open(&db).await.map_err(|source| StartError::Store { path: db.clone(), source })?;
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
@@ -288,10 +286,11 @@ pub async fn start_verified_by(
     // one the person confirmed to the OS; one the config names beyond it is
     // asked of the OS now (service::status_setup, docs/threat-model.md).
     service
+        .status()
         .settle_status_address(&crate::status_address::StatusAddress::of(&config))
         .await
         .map_err(StartError::Service)?;
-    let config = Config::clone(&service.config());
+    let config = Config::clone(&service.profile().config());
 
     let runtime_dir = control::runtime_dir(&config, &data_dir);
     let info_path = runtime_dir.join(announce::FILE_NAME);
@@ -302,33 +301,36 @@ pub async fn start_verified_by(
     let owner =
         control::owner_uid(&data_dir).map_err(|source| StartError::DataDir { path: data_dir.clone(), source })?;
 
+    // docs/agent-api.md: local agents find the API through this file.
     let agent_url = format!("http://{agent_addr}");
-    let announced = announce(info_path, &agent_url, &mut lock, &data_dir)?;
+    let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
+    private_files::write(&info_path, info.to_string().as_bytes())
+        .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
+    let announced = Announced::new(info_path, agent_url.clone());
+    describe_instance(&mut lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.clone()) })
+        .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
 
-    let mut tasks = JoinSet::new();
-    spawn_apis(&mut tasks, &service, &store, &config, (agent_listener, agent_addr), status_listener);
-    let control_service = service.clone();
-    tasks.spawn(async move {
-        control::serve(control_listener, control_service, owner).await;
-        ("control socket", Ok(()))
-    });
-    spawn_background(&mut tasks, &service, &config);
+    let listeners =
+        Listeners { agent_api: agent_listener, agent_addr, status_api: status_listener, control: control_listener };
+    let tasks = spawn_tasks(&service, &store, &config, listeners, owner);
     // The automatic daily backup, into the folder the person chose (recovery::schedule).
     custody.run_daily(custody.daily_at_start(&config.backup).await, system_clock());
     tracing::info!(agent_api = %agent_url, status_api = %status_addr, control = %control::socket_path(&runtime_dir).display(), "listening");
     Ok(Running { service, custody, agent_addr, status_addr, runtime_dir, tasks, announced, _lock: lock })
 }
 
-/// Makes the data directory (the person's records are theirs alone: 0700
-/// here, 0600 for each file) and locks it, before the keychain is asked or a
-/// port taken: a second key app on the same records is told which one runs
-/// (docs/decisions.md). What other users could read is tightened.
-fn claim_data_dir(data_dir: &Path) -> Result<File, StartError> {
-    let dir_error = |source| StartError::DataDir { path: data_dir.to_owned(), source };
-    private_files::create_dir(data_dir).map_err(dir_error)?;
-    let lock = lock_data_dir(data_dir)?;
+/// The data directory, made private to the person and locked for this key
+/// app alone.
+fn open_data_dir(config: &Config) -> Result<(PathBuf, File), StartError> {
+    let data_dir = data_dir(config)?;
+    let dir_error = |source| StartError::DataDir { path: data_dir.clone(), source };
+    // The person's records are theirs alone: 0700 here, 0600 for each file.
+    private_files::create_dir(&data_dir).map_err(dir_error)?;
+    // First, before the keychain is asked or a port taken: a second key app on
+    // the same records is told which one runs (docs/decisions.md).
+    let lock = lock_data_dir(&data_dir)?;
     tracing::info!(data_dir = %data_dir.display(), "starting");
-    let loosened = private_files::tighten(data_dir).map_err(dir_error)?;
+    let loosened = private_files::tighten(&data_dir).map_err(dir_error)?;
     if !loosened.is_empty() {
         tracing::warn!(
             data_dir = %data_dir.display(),
@@ -336,18 +338,19 @@ fn claim_data_dir(data_dir: &Path) -> Result<File, StartError> {
             "the data directory was readable by other users; now 0700 (directories) and 0600 (files)"
         );
     }
-    Ok(lock)
+    Ok((data_dir, lock))
 }
 
-/// The principal key, from the keystore `config` names: one clear sentence
-/// when no keychain is reachable, and no start. `auto` settles here, in
-/// `config`: Settings and the log name the backend that holds the key.
+/// The principal key, and the config with `auto` settled to the backend
+/// that holds it.
 async fn open_key(
-    config: &mut Config,
+    mut config: Config,
     data_dir: &Path,
     passphrase: PassphraseSource,
-) -> Result<keystore::PrincipalKey, StartError> {
+) -> Result<(keystore::PrincipalKey, Config), StartError> {
+    // One clear sentence when no keychain is reachable, and no start.
     let key = keystore::open(config.keystore.backend, data_dir, passphrase).await?;
+    // `auto` settles here: Settings and the log name the backend that holds the key.
     config.keystore.backend = match key.location() {
         keystore::KeyLocation::File(_) => KeystoreBackend::File,
         _ => KeystoreBackend::Os,
@@ -359,31 +362,30 @@ async fn open_key(
         },
         "principal key loaded"
     );
-    Ok(key)
+    Ok((key, config))
 }
 
-/// Tells local agents where the agent API is (docs/agent-api.md: they find it
-/// through `info_path`), and the lock which instance holds the records.
-fn announce(info_path: PathBuf, agent_url: &str, lock: &mut File, data_dir: &Path) -> Result<Announced, StartError> {
-    let info = serde_json::json!({ "url": agent_url, "schcp": schcp::VERSION });
-    private_files::write(&info_path, info.to_string().as_bytes())
-        .map_err(|source| StartError::RuntimeFile { path: info_path.clone(), source })?;
-    describe_instance(lock, &Instance { pid: std::process::id(), agent_api: Some(agent_url.to_owned()) })
-        .map_err(|source| StartError::DataDir { path: data_dir.join(LOCK_FILE), source })?;
-    Ok(Announced::new(info_path, agent_url.to_owned()))
+/// The listeners bound before the service's tasks start.
+struct Listeners {
+    agent_api: tokio::net::TcpListener,
+    agent_addr: SocketAddr,
+    status_api: tokio::net::TcpListener,
+    control: tokio::net::UnixListener,
 }
 
-/// Serves the agent API and the status API on their bound listeners.
-fn spawn_apis(
-    tasks: &mut JoinSet<(&'static str, Result<(), String>)>,
+/// Every task the running key app keeps: the agent API, the status API, the
+/// control socket, the sweeper and the status publisher.
+fn spawn_tasks(
     service: &Service,
     store: &Store,
     config: &Config,
-    (agent_listener, agent_addr): (tokio::net::TcpListener, SocketAddr),
-    status_listener: tokio::net::TcpListener,
-) {
-    let app = crate::agent_api::routes::router(service.clone(), agent_addr.port());
+    listeners: Listeners,
+    owner: u32,
+) -> JoinSet<(&'static str, Result<(), String>)> {
+    let mut tasks = JoinSet::new();
+    let app = crate::agent_api::routes::router(service.clone(), listeners.agent_addr.port());
     let agent_api_config = config.agent_api.clone();
+    let agent_listener = listeners.agent_api;
     tasks.spawn(async move {
         let served = crate::agent_api::routes::serve(agent_listener, app, &agent_api_config).await;
         ("agent API", served.map_err(|e| e.to_string()))
@@ -394,24 +396,23 @@ fn spawn_apis(
         ..Default::default()
     };
     let status_state = crate::status_api::StatusState::with_options(store.clone(), status_options);
+    let status_listener = listeners.status_api;
     tasks.spawn(async move {
         ("status API", crate::status_api::serve(status_listener, status_state).await.map_err(|e| e.to_string()))
     });
-}
-
-/// The work no listener does: the sweeper that expires what nobody answered,
-/// and the publisher.
-fn spawn_background(tasks: &mut JoinSet<(&'static str, Result<(), String>)>, service: &Service, config: &Config) {
+    let control_service = service.clone();
+    let control_listener = listeners.control;
+    tasks.spawn(async move {
+        control::serve(control_listener, control_service, owner).await;
+        ("control socket", Ok(()))
+    });
     let sweeper = service.clone();
     tasks.spawn(async move {
         loop {
             tokio::time::sleep(std::time::Duration::from_secs(5)).await;
             // A busy database now is not a dead sweeper: the next round retries.
-            if let Err(e) = sweeper.expire_requests(sweeper.now()).await {
-                tracing::warn!(error = %e, "expiring requests failed; retrying");
-            }
-            if let Err(e) = sweeper.expire_pairings(sweeper.now()).await {
-                tracing::warn!(error = %e, "expiring pairings failed; retrying");
+            if let Err(e) = sweeper.expire().await {
+                tracing::warn!(error = %e, "expiring requests and pairings failed; retrying");
             }
         }
     });
@@ -420,10 +421,11 @@ fn spawn_background(tasks: &mut JoinSet<(&'static str, Result<(), String>)>, ser
     // config says now: rows written under an earlier `hosted` still go out.
     let publisher = service.clone();
     tasks.spawn(async move {
-        publisher.run_publisher().await;
+        publisher.status().run_publisher().await;
         ("status publisher", Ok(()))
     });
     tracing::info!(hosted = config.status_api.hosted.as_deref(), "status publisher started");
+    tasks
 }
 
 /// An `agent-api.json` left by a key app that did not stop cleanly is replaced
@@ -432,7 +434,7 @@ fn spawn_background(tasks: &mut JoinSet<(&'static str, Result<(), String>)>, ser
 /// which the person is told of in one sentence before the file is removed,
 /// so it never sends an agent there again.
 async fn settle_previous(info_path: &Path, service: &Service) -> Result<(), StartError> {
-    match announce::check(info_path, &service.principal_jwk()).await {
+    match announce::check(info_path, &service.profile().principal_jwk()).await {
         Previous::Absent => return Ok(()),
         Previous::Ours(url) => return Err(StartError::AlreadyAnswering { url, path: info_path.to_owned() }),
         Previous::Stranger(url) => tracing::warn!(

@@ -12,8 +12,8 @@
 //! or a prompt is the view the window gets for it (`crate::views`), which the
 //! terminal reads back as that type.
 
-use crate::service::{Service, ServiceError};
-use crate::user_verification::{self, Asker, Refusal};
+use crate::service::{Origin, Service, ServiceError};
+use crate::user_verification::{self, Asker};
 use schcp::refusal::{Code, Reason};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -186,7 +186,7 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                         let api = e.to_api();
                         // A person reads this one at the terminal: their words.
                         let message = match &e {
-                            ServiceError::NotVerified(_) => crate::ui_words::refusal(service.language(), &e),
+                            ServiceError::NotVerified(_) => crate::ui_words::refusal(service.profile().language(), &e),
                             _ => api.message,
                         };
                         error_value(api.code, api.reason, &message)
@@ -212,62 +212,54 @@ fn error_value(code: Code, reason: Reason, message: &str) -> Value {
 /// `asker` is the peer process, whose approvals the OS is asked to confirm; a
 /// peer whose process the kernel did not name can approve nothing.
 pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> Result<Value, ServiceError> {
+    let origin = asker.map_or(Origin::UnknownPeer, Origin::Peer);
     Ok(match cmd {
         // The window's views, as the window receives them (`views`).
-        Command::Pending => to_value(service.pending_items().await?),
-        Command::Show { id } => to_value(service.prompt(&id).await?),
-        Command::Approve { id } => {
-            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
-            service.answer_from(&id, true, asker).await?
-        }
+        Command::Pending => to_value(service.requests().pending_items().await?),
+        Command::Show { id } => to_value(service.requests().prompt(&id).await?),
+        Command::Approve { id } => service.approve(&id, origin).await?,
         // A no that signs (an invitation's, §5.10) is confirmed for the peer.
-        Command::Decline { id } => service.decline(&id, asker).await?,
-        Command::Mandates => to_value(service.credentials(None).await?),
+        Command::Decline { id } => service.decline(&id, origin).await?,
+        Command::Mandates => to_value(service.records().credentials(None).await?),
         Command::Revoke { jti } => {
-            service.revoke(&jti).await?;
+            service.records().revoke(&jti).await?;
             json!({ "jti": jti, "status": "revoked" })
         }
-        Command::History => to_value(service.recent_history().await?),
-        Command::SearchHistory { query } => to_value(service.history_page(&query).await?),
-        Command::SearchCredentials { query } => to_value(service.credential_page(&query).await?),
-        Command::ExportRecords { format } => json!({ "document": service.export_document(format).await? }),
-        Command::Contacts => to_value(service.contacts().await?),
+        Command::History => to_value(service.records().recent_history().await?),
+        Command::SearchHistory { query } => to_value(service.records().history_page(&query).await?),
+        Command::SearchCredentials { query } => to_value(service.records().credential_page(&query).await?),
+        Command::ExportRecords { format } => json!({ "document": service.records().export_document(format).await? }),
+        Command::Contacts => to_value(service.directory().contacts().await?),
         Command::ContactsAdd { principal, name, relationship } => {
-            service.add_contact(&principal, &name, relationship.as_deref()).await?;
+            service.directory().add_contact(&principal, &name, relationship.as_deref()).await?;
             json!({ "principal": principal, "name": name })
         }
-        Command::AttestationsAdd { jws } => service.add_attestation(&jws).await?,
-        Command::Principal => json!({ "principal": service.principal(), "jwk": service.principal_jwk() }),
-        Command::AgentHolds { agent } => to_value(service.agent_holds(&service.paired_agent_key(&agent).await?).await?),
-        Command::Unpair { agent, revoke_credentials } => {
-            let jkt = service.paired_agent_key(&agent).await?;
-            to_value(service.unpair_revoking(&jkt, revoke_credentials).await?)
+        Command::AttestationsAdd { jws } => service.directory().add_attestation(&jws).await?,
+        Command::Principal => {
+            json!({ "principal": service.profile().principal(), "jwk": service.profile().principal_jwk() })
         }
-        Command::HostChanges => to_value(service.host_domain_changes().await?),
+        Command::AgentHolds { agent } => {
+            to_value(service.pairings().agent_holds(&service.pairings().paired_agent_key(&agent).await?).await?)
+        }
+        Command::Unpair { agent, revoke_credentials } => {
+            let jkt = service.pairings().paired_agent_key(&agent).await?;
+            to_value(service.pairings().unpair_revoking(&jkt, revoke_credentials).await?)
+        }
+        Command::HostChanges => to_value(service.directory().host_domain_changes().await?),
         Command::AcceptHostDomain { host_id, domain } => {
             // Re-binding a host id is as strong as a yes: a process of the
             // person's that could do it unconfirmed could lend a look-alike
             // domain a host's id (SchCP §2.2).
-            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
-            service.accept_host_domain_from(&host_id, &domain, asker).await?;
+            service.directory().accept_host_domain(&host_id, &domain, origin).await?;
             json!({ "host_id": host_id, "domain": domain })
         }
-        Command::StatusSetup => to_value(service.status_setup().await?),
+        Command::StatusSetup => to_value(service.status().status_setup().await?),
         // The status address decides who answers hosts for the person: a
         // change is as strong as a yes (service::status_setup).
-        Command::ChooseStatus { setup } => {
-            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
-            to_value(service.choose_status_from(setup, asker).await?)
-        }
-        Command::ConfirmConfiguredStatus => {
-            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
-            to_value(service.confirm_requested_status_from(asker).await?)
-        }
+        Command::ChooseStatus { setup } => to_value(service.status().choose_status(setup, origin).await?),
+        Command::ConfirmConfiguredStatus => to_value(service.status().confirm_requested_status(origin).await?),
         // Stronger than any one yes: it takes back everything at once.
-        Command::RevokeEverything => {
-            let asker = asker.ok_or_else(|| Refusal::Unavailable { why: "the peer's process is not known".into() })?;
-            to_value(service.revoke_everything_from(asker).await?)
-        }
+        Command::RevokeEverything => to_value(service.records().revoke_everything(origin).await?),
     })
 }
 

@@ -234,7 +234,7 @@ async fn root_mandate_then_management_mandate_without_a_prompt() {
     assert_eq!(bookings, vec![m["result"]["booking_id"].as_str().unwrap().to_owned()]);
     // The verified receipt is kept with what was issued on it.
     let (kept_jti, kept_booking): (String, String) = sqlx::query_as("SELECT mandate_jti, booking_id FROM receipts")
-        .fetch_one(env.app.service.store().pool())
+        .fetch_one(env.app.service.records().store().pool())
         .await
         .unwrap();
     assert_eq!((kept_jti.as_str(), kept_booking.as_str()), (jti.as_str(), m["result"]["booking_id"].as_str().unwrap()));
@@ -357,8 +357,10 @@ async fn every_hostile_offer_vector_is_refused_before_the_person_sees_it() {
     }
     assert!(checked >= 60, "only {checked} vectors found");
     assert!(pending_ids(&env).await.is_empty(), "no refused offer is pending");
-    let (count,): (i64,) =
-        sqlx::query_as("SELECT COUNT(*) FROM requests").fetch_one(env.app.service.store().pool()).await.unwrap();
+    let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM requests")
+        .fetch_one(env.app.service.records().store().pool())
+        .await
+        .unwrap();
     assert_eq!(count, 0, "and none was stored");
 }
 
@@ -1127,7 +1129,7 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     // reported revoked: nobody could learn of it.
     sqlx::query("UPDATE credentials SET status_url = NULL, revoked_at = NULL WHERE jti = ?")
         .bind(&jti)
-        .execute(env.app.service.store().pool())
+        .execute(env.app.service.records().store().pool())
         .await
         .unwrap();
     let err = person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap_err();
@@ -1136,7 +1138,7 @@ async fn a_revoked_closed_mandate_is_revoked_where_hosts_look() {
     assert!(message.contains("no status URL") && message.contains("lapses on its own on "), "{message}");
     let (revoked,): (Option<i64>,) = sqlx::query_as("SELECT revoked_at FROM credentials WHERE jti = ?")
         .bind(&jti)
-        .fetch_one(env.app.service.store().pool())
+        .fetch_one(env.app.service.records().store().pool())
         .await
         .unwrap();
     assert_eq!(revoked, None, "the refusal changed nothing");

@@ -52,7 +52,7 @@ impl keyapp::user_verification::UserVerifier for Refuses {
 
 async fn count(env: &Env, table: &str) -> i64 {
     let (n,): (i64,) = sqlx::query_as(&format!("SELECT count(*) FROM {table}"))
-        .fetch_one(env.app.service.store().pool())
+        .fetch_one(env.app.service.records().store().pool())
         .await
         .unwrap();
     n
@@ -164,7 +164,12 @@ async fn a_look_alike_domain_cannot_borrow_the_host_id_of_a_root_mandate() {
     // An assistant's `echo y` is not the person: without the OS's yes the move
     // is refused and stays waiting for the person.
     let unconfirmed = env.app.service.clone().with_user_verifier(std::sync::Arc::new(Refuses));
-    let err = unconfirmed.accept_host_domain("maple-street-auto", LOOK_ALIKE).await.unwrap_err().to_api();
+    let err = unconfirmed
+        .directory()
+        .accept_host_domain("maple-street-auto", LOOK_ALIKE, keyapp::service::Origin::ThisProcess)
+        .await
+        .unwrap_err()
+        .to_api();
     assert_eq!((err.code.as_str(), err.reason.as_str()), ("NOT_PERMITTED", "user_not_verified"), "{}", err.message);
     let still = person(&env, Command::HostChanges).await.unwrap();
     assert_eq!(still.as_array().unwrap().len(), 1, "the refused acceptance changed nothing: {still}");
@@ -389,8 +394,10 @@ async fn an_operator_both_sides_name_binds_its_host_by_rule_two() {
     let r = a.call(Method::POST, "/v1/requests", Some(&body("op-1"))).await.unwrap();
     assert!(r["consent_text"].as_str().unwrap().contains("You have not dealt with Fades on Queen"), "{r}");
     person(&env, Command::Approve { id: r["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
-    let bound =
-        keyapp::store::host_bindings::binding(env.app.service.store(), "fades-on-queen").await.unwrap().unwrap();
+    let bound = keyapp::store::host_bindings::binding(env.app.service.records().store(), "fades-on-queen")
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!((bound.domain.as_str(), bound.basis), ("platform.example", keyapp::host_binding::Basis::Operator));
 
     // The operator no longer lists it: operator-trust, another place.

@@ -158,7 +158,7 @@ async fn hosted_env(server: &StatusProcess) -> Env {
 async fn outbox_rows(env: &Env, jti: &str) -> Vec<(String, i64, Option<String>, bool)> {
     sqlx::query_as("SELECT op, attempts, refusal, acked_at IS NOT NULL FROM status_outbox WHERE jti = ? ORDER BY id")
         .bind(jti)
-        .fetch_all(env.app.service.store().pool())
+        .fetch_all(env.app.service.records().store().pool())
         .await
         .unwrap()
 }
@@ -199,15 +199,16 @@ async fn a_full_namespace_refuses_for_good_and_the_agent_stops_waiting() {
     // Nothing of it reaches the agent: not in its listing, not at the service.
     let listed = a.call(Method::GET, "/v1/mandates", None).await.unwrap();
     assert!(listed.as_array().unwrap().iter().all(|m| m["jti"] != jti.as_str()), "{listed}");
-    let (code, _) = get(&format!("{}/status/{}/{jti}", server.base(), env.app.service.principal_thumbprint())).await;
+    let (code, _) =
+        get(&format!("{}/status/{}/{jti}", server.base(), env.app.service.profile().principal_thumbprint())).await;
     assert_eq!(code, StatusCode::NOT_FOUND);
 
     // Not retried: one attempt, however long the backoff would have been.
     tokio::time::sleep(Duration::from_secs(4)).await;
     assert_eq!(outbox_rows(&env, &jti).await, [("register".to_owned(), 1, Some("namespace_full".to_owned()), false)]);
-    assert_eq!(keyapp::store::outbox::next_due_at(env.app.service.store()).await.unwrap(), None);
+    assert_eq!(keyapp::store::outbox::next_due_at(env.app.service.records().store()).await.unwrap(), None);
     // The person's Credentials say so, and why, never "not yet published".
-    let listed = env.app.service.credentials(None).await.unwrap();
+    let listed = env.app.service.records().credentials(None).await.unwrap();
     let refused = listed.iter().find(|c| c.jti == jti).unwrap();
     assert_eq!(refused.publication, Some(keyapp::service::Publication::RegistrationRefused));
     let note = refused.publication_note.as_deref().unwrap();
@@ -237,5 +238,8 @@ async fn a_namespace_the_service_does_not_serve_is_refused_for_good() {
     );
     // The person's yes stands: their records say approved.
     assert_eq!(answer["status"], "approved", "{answer}");
-    assert_eq!(env.app.service.request(&rid).await.unwrap().status, keyapp::service::RequestStatus::Approved);
+    assert_eq!(
+        env.app.service.requests().request(&rid).await.unwrap().status,
+        keyapp::service::RequestStatus::Approved
+    );
 }

@@ -61,7 +61,7 @@ async fn a_stranger_on_the_recorded_port_is_refused_as_an_impostor() {
     let principal_jwk: schcp::jwk::Jwk = serde_json::from_value(proven.jwk.clone()).unwrap();
     assert!(proven.paired);
     assert_eq!(profile.pinned_principal(), Some(principal_jwk.thumbprint().unwrap()));
-    assert_eq!(proven.principal, app.service.principal());
+    assert_eq!(proven.principal, app.service.profile().principal());
     client.mandates().await.expect("the key app it pinned answers");
 
     // A real answer, with a real proof, for the stranger to replay later.
@@ -122,7 +122,7 @@ async fn a_stale_file_is_replaced_only_once_its_url_is_checked() {
     let url = format!("http://{}", app.agent_addr);
     // Where this key app answers, it proves itself with its own key; checked
     // with another principal key, it is a stranger.
-    assert_eq!(announce::check(&info, &app.service.principal_jwk()).await, Previous::Ours(url.clone()));
+    assert_eq!(announce::check(&info, &app.service.profile().principal_jwk()).await, Previous::Ours(url.clone()));
     let other = schcp::jwk::Jwk::ed25519(&SigningKey::from_bytes(&[5; 32]).verifying_key());
     assert_eq!(announce::check(&info, &other).await, Previous::Stranger(url.clone()));
     let runtime_dir = app.runtime_dir.clone();

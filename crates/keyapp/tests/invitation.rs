@@ -146,7 +146,7 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
     let shown = person(&env, Command::Show { id: rid.clone() }).await.unwrap();
     assert_eq!(shown["consent_text"], r["consent_text"]);
     // The window's look-twice data points at the deadline, in the text's own words.
-    let prompt = env.app.service.prompt(&rid).await.unwrap();
+    let prompt = env.app.service.requests().prompt(&rid).await.unwrap();
     assert_eq!(prompt.kind, "invitation");
     let kinds: Vec<&str> = prompt.attention.iter().map(|a| a.kind.as_str()).collect();
     assert_eq!(kinds, ["new_host", "price", "answer_by", "retention"]);

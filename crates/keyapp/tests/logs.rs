@@ -71,7 +71,8 @@ async fn logs_tell_a_requests_life_without_personal_data() {
     assert!(logs.contains("request accepted") && logs.contains("request approved"), "{logs}");
     assert!(logs.contains("request refused") && logs.contains("reason="), "{logs}");
     let consent = r["consent_text"].as_str().unwrap();
-    for secret in [consent.lines().next().unwrap(), "Calendar Assistant", env.app.service.principal(), &offer, &mandate]
+    for secret in
+        [consent.lines().next().unwrap(), "Calendar Assistant", env.app.service.profile().principal(), &offer, &mandate]
     {
         assert!(!logs.contains(secret), "the logs hold {secret:?}:\n{logs}");
     }

@@ -31,8 +31,8 @@ async fn env() -> Env {
 /// An agent the person paired, by its thumbprint.
 async fn paired(svc: &Service, seed: u8, name: &str) -> String {
     let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[seed; 32]).verifying_key());
-    let p = svc.request_pairing(&jwk, name).await.unwrap();
-    svc.answer(&p.pairing_id, true).await.unwrap();
+    let p = svc.pairings().request_pairing(&jwk, name).await.unwrap();
+    svc.approve(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap();
     jwk.thumbprint().unwrap()
 }
 
@@ -46,30 +46,33 @@ async fn rule_request(svc: &Service, jkt: &str, key: &str, label: &str) -> Strin
 async fn a_prompt_carries_the_stored_text_the_agent_and_its_status() {
     let e = env().await;
     let jwk = Jwk::ed25519(&SigningKey::from_bytes(&[3; 32]).verifying_key());
-    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
-    let items = e.svc.pending_items().await.unwrap();
+    let p = e.svc.pairings().request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    let items = e.svc.requests().pending_items().await.unwrap();
     assert_eq!(items.len(), 1);
     assert_eq!((items[0].kind.as_str(), items[0].agent_name.as_str()), ("pairing", "Calendar Assistant"));
     assert_eq!(items[0].expires_at, T0 + 600);
-    let shown = e.svc.prompt(&p.pairing_id).await.unwrap();
-    assert_eq!(shown.consent_text, e.svc.consent_text(&p.pairing_id).await.unwrap());
+    let shown = e.svc.requests().prompt(&p.pairing_id).await.unwrap();
+    assert_eq!(shown.consent_text, e.svc.requests().consent_text(&p.pairing_id).await.unwrap());
     assert_eq!(shown.fingerprint, p.fingerprint);
     assert_eq!(shown.status, "pending");
-    e.svc.answer(&p.pairing_id, true).await.unwrap();
+    e.svc.approve(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap();
 
     let jkt = jwk.thumbprint().unwrap();
     let id = rule_request(&e.svc, &jkt, "k1", "Weekend playdates").await;
-    let shown = e.svc.prompt(&id).await.unwrap();
-    assert_eq!(shown.consent_text, e.svc.request(&id).await.unwrap().consent_text);
+    let shown = e.svc.requests().prompt(&id).await.unwrap();
+    assert_eq!(shown.consent_text, e.svc.requests().request(&id).await.unwrap().consent_text);
     assert_eq!(shown.agent_name, "Calendar Assistant");
     assert_eq!(shown.label.as_deref(), Some("Weekend playdates"));
     assert_eq!(shown.expires_at, T0 + 600);
 
     // Expired while shown: the prompt says so and approving is refused.
     e.clock.store(T0 + 601, Ordering::SeqCst);
-    assert_eq!(e.svc.prompt(&id).await.unwrap().status, "expired");
-    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(RequestStatus::Expired))));
-    assert!(matches!(e.svc.prompt("rq_nope").await, Err(ServiceError::NotFound(_))));
+    assert_eq!(e.svc.requests().prompt(&id).await.unwrap().status, "expired");
+    assert!(matches!(
+        e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::NotPending(RequestStatus::Expired))
+    ));
+    assert!(matches!(e.svc.requests().prompt("rq_nope").await, Err(ServiceError::NotFound(_))));
 }
 
 #[tokio::test]
@@ -77,30 +80,30 @@ async fn an_edited_rule_label_is_what_is_shown_signed_and_kept() {
     let e = env().await;
     let jkt = paired(&e.svc, 4, "Calendar Assistant").await;
     let id = rule_request(&e.svc, &jkt, "k1", "Agent's words").await;
-    let before = e.svc.prompt(&id).await.unwrap().consent_text;
-    let p = e.svc.relabel_rule(&id, "  My weekend rule ").await.unwrap();
+    let before = e.svc.requests().prompt(&id).await.unwrap().consent_text;
+    let p = e.svc.requests().relabel_rule(&id, "  My weekend rule ").await.unwrap();
     assert_eq!(p.label.as_deref(), Some("My weekend rule"));
     assert!(p.consent_text.contains("\"My weekend rule\""), "{}", p.consent_text);
     assert!(!p.consent_text.contains("Agent's words"));
     assert_ne!(p.consent_text, before);
     // What the agent reads back is the new text too.
-    assert_eq!(e.svc.request(&id).await.unwrap().consent_text, p.consent_text);
+    assert_eq!(e.svc.requests().request(&id).await.unwrap().consent_text, p.consent_text);
 
-    let done = e.svc.answer(&id, true).await.unwrap();
+    let done = e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await.unwrap();
     let rule = schcp::verify::verify_rule(done["result"]["rule"].as_str().unwrap()).unwrap();
     assert_eq!(rule.claims.label, "My weekend rule");
 
     // Once answered, or for another kind, or with a bad label: refused, nothing changed.
-    assert!(matches!(e.svc.relabel_rule(&id, "Later").await, Err(ServiceError::NotPending(_))));
+    assert!(matches!(e.svc.requests().relabel_rule(&id, "Later").await, Err(ServiceError::NotPending(_))));
     let id2 = rule_request(&e.svc, &jkt, "k2", "Agent's words").await;
     for bad in ["", "   ", "a\u{7}b", &"x".repeat(201)] {
-        let err = e.svc.relabel_rule(&id2, bad).await.unwrap_err();
+        let err = e.svc.requests().relabel_rule(&id2, bad).await.unwrap_err();
         assert!(matches!(err, ServiceError::Invalid { reason: Reason::BadLabel, .. }), "{bad:?}: {err}");
     }
-    assert_eq!(e.svc.prompt(&id2).await.unwrap().label.as_deref(), Some("Agent's words"));
-    let pr = e.svc.pending_items().await.unwrap();
+    assert_eq!(e.svc.requests().prompt(&id2).await.unwrap().label.as_deref(), Some("Agent's words"));
+    let pr = e.svc.requests().pending_items().await.unwrap();
     assert_eq!(pr.len(), 1);
-    assert!(matches!(e.svc.relabel_rule("rq_unknown", "x").await, Err(ServiceError::NotFound(_))));
+    assert!(matches!(e.svc.requests().relabel_rule("rq_unknown", "x").await, Err(ServiceError::NotFound(_))));
 }
 
 #[tokio::test]
@@ -110,7 +113,7 @@ async fn agents_show_their_last_request_and_unpairing_removes_them() {
     let b = paired(&e.svc, 6, "Assistant B").await;
     e.clock.store(T0 + 50, Ordering::SeqCst);
     rule_request(&e.svc, &a, "k1", "One").await;
-    let agents = e.svc.agents().await.unwrap();
+    let agents = e.svc.directory().agents().await.unwrap();
     assert_eq!(agents.len(), 2);
     let va = agents.iter().find(|v| v.jkt == a).unwrap();
     assert_eq!((va.last_request_at, va.last_request_kind.as_deref()), (Some(T0 + 50), Some("rule")));
@@ -118,44 +121,44 @@ async fn agents_show_their_last_request_and_unpairing_removes_them() {
     let vb = agents.iter().find(|v| v.jkt == b).unwrap();
     assert_eq!(vb.last_request_at, None);
 
-    e.svc.unpair(&a).await.unwrap();
-    let agents = e.svc.agents().await.unwrap();
+    e.svc.pairings().unpair(&a).await.unwrap();
+    let agents = e.svc.directory().agents().await.unwrap();
     assert_eq!(agents.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(), ["Assistant B"]);
     // Its pending request was withdrawn with it.
-    assert!(e.svc.pending_items().await.unwrap().is_empty());
-    assert!(matches!(e.svc.unpair(&a).await, Err(ServiceError::NotFound(_))));
+    assert!(e.svc.requests().pending_items().await.unwrap().is_empty());
+    assert!(matches!(e.svc.pairings().unpair(&a).await, Err(ServiceError::NotFound(_))));
 }
 
 #[tokio::test]
 async fn contacts_are_renamed_and_removed_and_unknown_ones_refused() {
     let e = env().await;
     let noor = Jwk::ed25519(&SigningKey::from_bytes(&[9; 32]).verifying_key()).principal_id().unwrap();
-    e.svc.add_contact(&noor, "Noor", None).await.unwrap();
-    e.svc.rename_contact(&noor, "Noor Haddad").await.unwrap();
-    assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
+    e.svc.directory().add_contact(&noor, "Noor", None).await.unwrap();
+    e.svc.directory().rename_contact(&noor, "Noor Haddad").await.unwrap();
+    assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor Haddad");
     assert!(matches!(
-        e.svc.rename_contact(&noor, " ").await,
+        e.svc.directory().rename_contact(&noor, " ").await,
         Err(ServiceError::Invalid { reason: Reason::BadName, .. })
     ));
-    assert!(matches!(e.svc.rename_contact(&noor, "a\nb").await, Err(ServiceError::Invalid { .. })));
-    assert_eq!(e.svc.contacts().await.unwrap()[0].name, "Noor Haddad");
-    assert!(matches!(e.svc.rename_contact("urn:other", "X").await, Err(ServiceError::NotFound(_))));
-    e.svc.remove_contact(&noor).await.unwrap();
-    assert!(e.svc.contacts().await.unwrap().is_empty());
-    assert!(matches!(e.svc.remove_contact(&noor).await, Err(ServiceError::NotFound(_))));
-    let events: Vec<String> = e.svc.history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
+    assert!(matches!(e.svc.directory().rename_contact(&noor, "a\nb").await, Err(ServiceError::Invalid { .. })));
+    assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor Haddad");
+    assert!(matches!(e.svc.directory().rename_contact("urn:other", "X").await, Err(ServiceError::NotFound(_))));
+    e.svc.directory().remove_contact(&noor).await.unwrap();
+    assert!(e.svc.directory().contacts().await.unwrap().is_empty());
+    assert!(matches!(e.svc.directory().remove_contact(&noor).await, Err(ServiceError::NotFound(_))));
+    let events: Vec<String> = e.svc.records().history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
     assert!(events.contains(&"contact_renamed".to_owned()) && events.contains(&"contact_removed".to_owned()));
 }
 
 #[tokio::test]
 async fn settings_and_attestations_are_listed() {
     let e = env().await;
-    let s = e.svc.settings();
-    assert_eq!(s.principal, e.svc.principal());
+    let s = e.svc.profile().settings();
+    assert_eq!(s.principal, e.svc.profile().principal());
     assert_eq!(s.keystore, "os");
     assert_eq!(s.consent_language, "en");
     assert_eq!(s.status_public_base, "http://127.0.0.1:7412");
-    assert!(e.svc.attestations().await.unwrap().is_empty());
+    assert!(e.svc.directory().attestations().await.unwrap().is_empty());
 }
 
 /// The callouts stored with a request come from its verified offer: a priced
@@ -191,7 +194,7 @@ async fn a_closed_mandate_prompt_carries_its_look_twice_callouts() {
     let body = json!({"kind": "closed_mandate", "idempotency_key": "c1", "offer": host.sign_offer(&offer).unwrap(),
                       "discovery": host.discovery_url()});
     let (v, _) = svc.create_request(&Requester { jkt }, body.to_string().as_bytes()).await.unwrap();
-    let p = svc.prompt(&v.request_id).await.unwrap();
+    let p = svc.requests().prompt(&v.request_id).await.unwrap();
     let kinds: Vec<&str> = p.attention.iter().map(|a| a.kind.as_str()).collect();
     // A host met for the first time is called out too (§2.2), with the other
     // terms; each callout names a value the text says, never a whole line.
@@ -239,9 +242,9 @@ async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
     e.clock.store(T0 + 1, Ordering::SeqCst);
     let yes = rule_request(&e.svc, &a, "yes", "third").await;
     e.clock.store(T0 + 2, Ordering::SeqCst);
-    e.svc.approve_request(&yes).await.unwrap();
-    e.svc.decline_request(&d1).await.unwrap();
-    e.svc.decline_request(&d2).await.unwrap();
+    e.svc.requests().approve(&yes, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().decline(&d1, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().decline(&d2, keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(refusal_of_next(&e.svc, &a, "next").await, Some("cooldown"));
 
     // Two declines, then an approval, in one second: the last answer was a
@@ -252,9 +255,9 @@ async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
     let d1 = rule_request(&e.svc, &b, "d1", "second").await;
     let d2 = rule_request(&e.svc, &b, "d2", "third").await;
     e.clock.store(T0 + 4, Ordering::SeqCst);
-    e.svc.decline_request(&d1).await.unwrap();
-    e.svc.decline_request(&d2).await.unwrap();
-    e.svc.approve_request(&yes).await.unwrap();
+    e.svc.requests().decline(&d1, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().decline(&d2, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().approve(&yes, keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(refusal_of_next(&e.svc, &b, "next").await, None);
 }
 
@@ -270,7 +273,7 @@ async fn answers_that_race_are_refused_with_the_status_the_request_has_now() {
     let mut declines = tokio::task::JoinSet::new();
     for _ in 0..6 {
         let (svc, id) = (e.svc.clone(), id.clone());
-        declines.spawn(async move { svc.decline_request(&id).await });
+        declines.spawn(async move { svc.requests().decline(&id, keyapp::service::Origin::ThisProcess).await });
     }
     let answers = declines.join_all().await;
     assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1, "{answers:?}");
@@ -282,5 +285,5 @@ async fn answers_that_race_are_refused_with_the_status_the_request_has_now() {
         let fr = keyapp::ui_words::refusal(schcp_consent::Language::French, &refused);
         assert_eq!(fr, "Cette demande n’attend plus de réponse : elle est refusée. Rien n’a été signé.");
     }
-    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Declined);
+    assert_eq!(e.svc.requests().request(&id).await.unwrap().status, RequestStatus::Declined);
 }

@@ -316,11 +316,11 @@ impl Env {
     }
 
     async fn approve(&self, id: &str) {
-        self.app.service.answer(id, true).await.expect("the person approves");
+        self.app.service.approve(id, keyapp::service::Origin::ThisProcess).await.expect("the person approves");
     }
 
     async fn decline(&self, id: &str) {
-        self.app.service.answer(id, false).await.expect("the person declines");
+        self.app.service.decline(id, keyapp::service::Origin::ThisProcess).await.expect("the person declines");
     }
 
     async fn paired(&self, seed: u8) -> Agent {
@@ -589,12 +589,12 @@ async fn every_route_answers_as_the_document_says() {
 
     // ---- Unpaired by the person: the pairing says so, and only pairing is open.
     let again = env.call(&b, Method::POST, "/v1/pairings", Some(&name), 202).await.json();
-    env.app.service.unpair(&b.jkt()).await.unwrap();
+    env.app.service.pairings().unpair(&b.jkt()).await.unwrap();
     let path = format!("/v1/pairings/{}", again["pairing_id"].as_str().unwrap());
     assert_eq!(env.call(&b, Method::GET, &path, None, 200).await.json()["status"], "unpaired");
     assert_eq!(env.call(&b, Method::GET, "/v1/mandates", None, 403).await.reason(), "agent_not_paired");
     // Its pending requests were withdrawn with it.
-    let r = env.app.service.request(&ids[3]).await.unwrap();
+    let r = env.app.service.requests().request(&ids[3]).await.unwrap();
     assert_eq!(r.status, keyapp::service::RequestStatus::Withdrawn);
 
     // ---- The status API (§3.3).
@@ -624,7 +624,7 @@ async fn every_route_answers_as_the_document_says() {
     assert_eq!(env.expect("POST", &claims, rb, 400).await.reason(), "bad_content_type");
     let rb = env.http.post(env.status_url(&claims)).json(&json!({"claim_id": "x".repeat(5000)}));
     assert_eq!(env.expect("POST", &claims, rb, 413).await.reason(), "body_too_large");
-    env.app.service.revoke(&jti).await.unwrap();
+    env.app.service.records().revoke(&jti).await.unwrap();
     let r = env.status(Method::POST, &claims, Some(&claim("h_5")), 403).await;
     assert_eq!(r.reason(), "mandate_revoked");
     assert_eq!(env.status(Method::GET, &s, None, 200).await.json()["status"], "revoked");

@@ -27,11 +27,11 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     let rid = r["request_id"].as_str().unwrap().to_owned();
 
     // Waiting: named by what it asks, never by its kind alone.
-    let pending = svc.pending_items().await.unwrap();
+    let pending = svc.requests().pending_items().await.unwrap();
     let item = pending.iter().find(|p| p.id == rid).unwrap();
     assert_eq!(item.summary, "Permission to act at Maple Street Auto (maplestreetauto.example)");
     // A narrow mandate: nothing grave is called out.
-    let prompt = svc.prompt(&rid).await.unwrap();
+    let prompt = svc.requests().prompt(&rid).await.unwrap();
     assert!(
         prompt.attention.iter().all(|a| a.kind != "wide_mandate" && a.kind != "delegate"),
         "{:?}",
@@ -44,7 +44,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     let root_jti = done["result"]["jti"].as_str().unwrap().to_owned();
 
     // The credential says what it allows.
-    let creds = svc.credentials(None).await.unwrap();
+    let creds = svc.records().credentials(None).await.unwrap();
     let root = creds.iter().find(|c| c.jti == root_jti).unwrap();
     assert_eq!(root.summary.as_deref(), Some(item.summary.as_str()));
 
@@ -56,7 +56,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     assert_eq!(m["status"], "approved", "{m}");
     let manager_jti = m["result"]["jti"].as_str().unwrap().to_owned();
-    let bookings = svc.bookings().await.unwrap();
+    let bookings = svc.records().bookings().await.unwrap();
     assert_eq!(bookings.len(), 1, "{bookings:?}");
     let b = &bookings[0];
     assert!(b.upcoming, "{b:?}");
@@ -74,12 +74,12 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
 
     // The one action: the assistant can no longer change it.
     person(&env, Command::Revoke { jti: manager_jti.clone() }).await.unwrap();
-    let b = &svc.bookings().await.unwrap()[0];
+    let b = &svc.records().bookings().await.unwrap()[0];
     assert!(!b.managers[0].revocable);
     assert_eq!(b.managers[0].sentence, "Calendar Assistant can no longer change it.");
 
     // History: sentences, with no id or event code in them.
-    let history = svc.history_entries(50).await.unwrap();
+    let history = svc.records().history_entries(50).await.unwrap();
     let sentences: Vec<&str> = history.iter().map(|h| h.sentence.as_str()).collect();
     assert!(
         sentences.contains(&"You approved: Permission to act at Maple Street Auto (maplestreetauto.example)"),
@@ -103,7 +103,7 @@ async fn an_unlimited_mandate_is_graded_gravest_with_its_heading_first() {
         "scope": ["book"]
     });
     let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
-    let prompt = env.app.service.prompt(r["request_id"].as_str().unwrap()).await.unwrap();
+    let prompt = env.app.service.requests().prompt(r["request_id"].as_str().unwrap()).await.unwrap();
     let first = &prompt.attention[0];
     assert_eq!(first.kind, "wide_mandate");
     assert_eq!(serde_json::to_value(first.grade).unwrap(), "grave");

@@ -136,7 +136,7 @@ async fn a_running_key_app_never_answers_with_the_kit() {
     .unwrap();
     let asker = Asker::this_process(Surface::Window).unwrap();
     let (kit, _) = recovery::reveal(&key, &Yes, asker, "Show".into()).await.unwrap();
-    assert_eq!(kit.principal_id(), running.service.principal());
+    assert_eq!(kit.principal_id(), running.service.profile().principal());
     let secrets = secrets(&kit);
 
     let mut answers = Vec::new();

@@ -96,7 +96,7 @@ async fn claim(url: &str) -> (StatusCode, Value) {
 async fn revoked_in_records(app: &app::Running, jti: &str) -> bool {
     sqlx::query_scalar("SELECT revoked_at IS NOT NULL FROM credentials WHERE jti = ?")
         .bind(jti)
-        .fetch_one(app.service.store().pool())
+        .fetch_one(app.service.records().store().pool())
         .await
         .unwrap()
 }
@@ -121,9 +121,16 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
     let (kit, _) = recovery::reveal(&key, yes.as_ref(), asker, "Show".into()).await.unwrap();
     let backup_file = env._dir.path().join("records.age");
     let now = chrono::Utc::now().timestamp();
-    backup::write(env.app.service.store(), &key.backup_recipient(), key.principal_id(), &old_data, &backup_file, now)
-        .await
-        .unwrap();
+    backup::write(
+        env.app.service.records().store(),
+        &key.backup_recipient(),
+        key.principal_id(),
+        &old_data,
+        &backup_file,
+        now,
+    )
+    .await
+    .unwrap();
     let (third, third_url) = issue(&env, &a, "lost-3").await;
     for url in [&first_url, &second_url, &third_url] {
         assert_eq!(status_at(url).await, "active", "{url}");
@@ -161,7 +168,7 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
     assert!(
         sqlx::query("SELECT 1 FROM credentials WHERE jti = ?")
             .bind(&third)
-            .fetch_optional(env.app.service.store().pool())
+            .fetch_optional(env.app.service.records().store().pool())
             .await
             .unwrap()
             .is_none(),
@@ -212,7 +219,7 @@ async fn a_lost_computers_credentials_are_all_revoked_from_the_restored_key_app(
     assert!(words.contains("One of them was not in your records"), "{words}");
     // The one update carried the records' revocations: none is owed one by one.
     let owed: i64 = sqlx::query_scalar("SELECT count(*) FROM status_outbox WHERE acked_at IS NULL")
-        .fetch_one(env.app.service.store().pool())
+        .fetch_one(env.app.service.records().store().pool())
         .await
         .unwrap();
     assert_eq!(owed, 0);

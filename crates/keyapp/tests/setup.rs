@@ -49,8 +49,11 @@ struct Before {
 async fn before(env: &Env, path: &Path) -> Before {
     Before {
         file: std::fs::read_to_string(path).unwrap(),
-        confirmed: keyapp::store::status_address::confirmed(env.app.service.store()).await.unwrap().map(|c| c.address),
-        in_force: env.app.service.config().status_base().to_owned(),
+        confirmed: keyapp::store::status_address::confirmed(env.app.service.records().store())
+            .await
+            .unwrap()
+            .map(|c| c.address),
+        in_force: env.app.service.profile().config().status_base().to_owned(),
     }
 }
 
@@ -94,8 +97,8 @@ async fn setup_checks_a_real_status_service_confirms_writes_the_config_and_publi
     assert_eq!(written.status_api.public_base, "https://keyapp.example");
     assert_eq!(written.discovery, env.config.discovery);
     // In force at once, and kept as confirmed.
-    assert_eq!(env.app.service.config().status_base(), base);
-    let confirmed = keyapp::store::status_address::confirmed(env.app.service.store()).await.unwrap().unwrap();
+    assert_eq!(env.app.service.profile().config().status_base(), base);
+    let confirmed = keyapp::store::status_address::confirmed(env.app.service.records().store()).await.unwrap().unwrap();
     assert_eq!(
         (confirmed.address.hosted.as_deref(), confirmed.confirmed_by.as_deref()),
         (Some(base.as_str()), Some("polkit"))

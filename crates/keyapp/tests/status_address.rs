@@ -70,8 +70,8 @@ async fn an_assistant_that_edits_the_config_does_not_choose_the_status_address()
     assert_eq!(os.asked().len(), 2);
     assert!(os.asked()[1].summary.contains(ASSISTANTS), "the OS names the new address: {:?}", os.asked()[1]);
     let env = Env { _dir: dir, host, config, app };
-    assert_eq!(env.app.service.config().status_base(), CONFIRMED, "the confirmed address stays in force");
-    assert!(!env.app.service.config().status_api.hosts_on_this_machine);
+    assert_eq!(env.app.service.profile().config().status_base(), CONFIRMED, "the confirmed address stays in force");
+    assert!(!env.app.service.profile().config().status_api.hosts_on_this_machine);
     // Settings says so, naming both.
     let view: Value = person(&env, Command::StatusSetup).await.unwrap();
     assert_eq!(view["base"], CONFIRMED);
@@ -92,15 +92,15 @@ async fn an_assistant_that_edits_the_config_does_not_choose_the_status_address()
     os.answer(Err(Refusal::Cancelled));
     let err = person(&env, Command::ConfirmConfiguredStatus).await.unwrap_err();
     assert_eq!(err["reason"], "verification_cancelled", "{err}");
-    assert_eq!(env.app.service.config().status_base(), CONFIRMED);
+    assert_eq!(env.app.service.profile().config().status_base(), CONFIRMED);
 
     // The person confirms it themselves: it is in force from then on.
     os.answer(Ok(Verified::Polkit));
     let view: Value = person(&env, Command::ConfirmConfiguredStatus).await.unwrap();
     assert_eq!(view["base"], ASSISTANTS);
     assert!(view.get("requested").is_none(), "{view}");
-    assert_eq!(env.app.service.config().status_base(), ASSISTANTS);
-    let confirmed = keyapp::store::status_address::confirmed(env.app.service.store()).await.unwrap().unwrap();
+    assert_eq!(env.app.service.profile().config().status_base(), ASSISTANTS);
+    let confirmed = keyapp::store::status_address::confirmed(env.app.service.records().store()).await.unwrap().unwrap();
     assert_eq!(confirmed.address, StatusAddress::of(&Config::load(&env.config.source.clone().unwrap()).unwrap()));
 }
 
@@ -115,7 +115,7 @@ async fn an_unconfirmed_hosts_on_this_machine_does_not_drop_the_cannot_withdraw_
     let os = Scripted::new(Err(Refusal::NotAuthorized));
     let app = start(&config, os.clone()).await;
     let env = Env { _dir: dir, host, config, app };
-    assert_eq!(StatusAddress::of(&env.app.service.config()), StatusAddress::built_in());
+    assert_eq!(StatusAddress::of(&env.app.service.profile().config()), StatusAddress::built_in());
     os.answer(Ok(Verified::Polkit));
     let a = paired_agent(&env, 71).await;
     let (status, err) = a.send(Method::POST, "/v1/requests", Some(&mandate(&env, "s", true))).await.unwrap();

@@ -37,7 +37,7 @@ fn shared(env: &Env, key: &str) -> Value {
 
 /// Rows in the key app's requests, credentials and history.
 async fn stored(env: &Env) -> (i64, i64, i64) {
-    let pool = env.app.service.store().pool();
+    let pool = env.app.service.records().store().pool();
     let mut counts = [0i64; 3];
     for (i, table) in ["requests", "credentials", "history"].iter().enumerate() {
         let (n,): (i64,) = sqlx::query_as(&format!("SELECT COUNT(*) FROM {table}")).fetch_one(pool).await.unwrap();
@@ -62,9 +62,9 @@ async fn refused_shared(env: &Env, a: &AgentClient, key: &str) -> String {
 #[tokio::test]
 async fn the_default_loopback_base_refuses_a_shared_limit_with_how_to_fix_it_and_stores_nothing() {
     let env = start_with(default_base).await;
-    assert_eq!(env.app.service.settings().hosts_can_check, keyapp::views::HostsCanCheck::Unreachable);
+    assert_eq!(env.app.service.profile().settings().hosts_can_check, keyapp::views::HostsCanCheck::Unreachable);
     assert!(matches!(
-        env.app.service.config().status_reach(),
+        env.app.service.profile().config().status_reach(),
         StatusReach::Unreachable(Unreachable::NonPublicAddress { range: "loopback", .. })
     ));
     let a = paired_agent(&env, 60).await;
@@ -84,7 +84,7 @@ async fn a_loopback_base_is_reachable_when_the_hosts_are_on_this_machine() {
         c.status_api.hosts_on_this_machine = true;
     })
     .await;
-    assert_eq!(env.app.service.config().status_reach(), StatusReach::ThisMachine);
+    assert_eq!(env.app.service.profile().config().status_reach(), StatusReach::ThisMachine);
     let a = paired_agent(&env, 61).await;
     let r = a.call(Method::POST, "/v1/requests", Some(&shared(&env, "shared-2"))).await.unwrap();
     assert!(!r["consent_text"].as_str().unwrap().contains(EN_LINE), "{r}");
@@ -106,7 +106,7 @@ async fn a_private_base_is_refused_even_with_hosts_on_this_machine() {
             c.status_api.hosts_on_this_machine = true;
         })
         .await;
-        assert!(!env.app.service.config().status_reach().reachable(), "{base}");
+        assert!(!env.app.service.profile().config().status_reach().reachable(), "{base}");
         let a = paired_agent(&env, 62).await;
         let message = refused_shared(&env, &a, "shared-3").await;
         assert!(message.contains(base), "{base}: {message}");
@@ -117,7 +117,7 @@ async fn a_private_base_is_refused_even_with_hosts_on_this_machine() {
 async fn an_https_public_base_is_reachable_and_says_nothing_of_withdrawal() {
     // config_for's own base: https://keyapp.example, a DNS name over https.
     let env = start_with(|c| assert_eq!(c.status_api.public_base, "https://keyapp.example")).await;
-    assert_eq!(env.app.service.config().status_reach(), StatusReach::Public);
+    assert_eq!(env.app.service.profile().config().status_reach(), StatusReach::Public);
     let a = paired_agent(&env, 63).await;
     let r = a.call(Method::POST, "/v1/requests", Some(&shared(&env, "shared-4"))).await.unwrap();
     assert_eq!(r["status"], "pending", "{r}");
@@ -140,7 +140,7 @@ async fn in_hosted_mode_the_hosted_services_base_is_the_one_judged() {
     assert!(message.contains("http://127.0.0.1:9"), "{message}");
     // An https one is reachable: the request is shown.
     let env = start_with(|c| c.status_api.hosted = Some("https://status.example".into())).await;
-    assert_eq!(env.app.service.config().status_reach(), StatusReach::Public);
+    assert_eq!(env.app.service.profile().config().status_reach(), StatusReach::Public);
     let a = paired_agent(&env, 65).await;
     let (status, body) = a.send(Method::POST, "/v1/requests", Some(&shared(&env, "shared-6"))).await.unwrap();
     assert_eq!(status, StatusCode::ACCEPTED, "{body}");

@@ -35,8 +35,8 @@ fn agent_jwk(seed: u8) -> Jwk {
 /// A pairing approved while the verifier says yes; the agent's thumbprint.
 async fn paired(e: &Env, seed: u8) -> String {
     let jwk = agent_jwk(seed);
-    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
-    e.svc.answer(&p.pairing_id, true).await.unwrap();
+    let p = e.svc.pairings().request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    e.svc.approve(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap();
     jwk.thumbprint().unwrap()
 }
 
@@ -54,7 +54,7 @@ fn refusal_of(r: Result<serde_json::Value, ServiceError>) -> Refusal {
 }
 
 async fn approvals_in_history(svc: &Service) -> usize {
-    let h = svc.history_entries(100).await.unwrap();
+    let h = svc.records().history_entries(100).await.unwrap();
     h.iter().filter(|h| h.event == "request_approved" || h.event == "credential_issued").count()
 }
 
@@ -71,12 +71,12 @@ async fn each_refusal_signs_nothing_and_leaves_the_request_pending() {
     ];
     for (refusal, reason) in refusals {
         e.verifier.answer(Err(refusal.clone()));
-        let err = e.svc.answer(&id, true).await.unwrap_err();
+        let err = e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await.unwrap_err();
         let api = err.to_api();
         assert_eq!((api.code.as_str(), api.reason.as_str()), ("NOT_PERMITTED", reason), "{refusal:?}");
         assert_eq!(api.status, axum::http::StatusCode::FORBIDDEN);
-        assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending, "{refusal:?}");
-        assert!(e.svc.credentials(None).await.unwrap().is_empty(), "{refusal:?}: nothing signed");
+        assert_eq!(e.svc.requests().request(&id).await.unwrap().status, RequestStatus::Pending, "{refusal:?}");
+        assert!(e.svc.records().credentials(None).await.unwrap().is_empty(), "{refusal:?}: nothing signed");
         assert_eq!(approvals_in_history(&e.svc).await, 0, "{refusal:?}");
         // The person reads one sentence of their own, not the service's words.
         let words = keyapp::ui_words::refusal(schcp_consent::Language::English, &err);
@@ -84,7 +84,7 @@ async fn each_refusal_signs_nothing_and_leaves_the_request_pending() {
     }
     // The same request, once the OS confirms the person, is approved.
     e.verifier.answer(Ok(Method::Polkit));
-    let done = e.svc.answer(&id, true).await.unwrap();
+    let done = e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(done["status"], "approved");
     assert!(done["result"]["rule"].is_string());
 }
@@ -93,11 +93,11 @@ async fn each_refusal_signs_nothing_and_leaves_the_request_pending() {
 async fn the_verifier_is_asked_before_anything_is_signed_with_the_consent_texts_first_line() {
     let e = env(Ok(Method::Polkit)).await;
     let jwk = agent_jwk(2);
-    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
-    e.svc.answer(&p.pairing_id, true).await.unwrap();
+    let p = e.svc.pairings().request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    e.svc.approve(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap();
     let id = rule_request(&e, &jwk.thumbprint().unwrap(), "k1").await;
-    let text = e.svc.request(&id).await.unwrap().consent_text;
-    e.svc.approve_request(&id).await.unwrap();
+    let text = e.svc.requests().request(&id).await.unwrap().consent_text;
+    e.svc.requests().approve(&id, keyapp::service::Origin::ThisProcess).await.unwrap();
 
     let asked = e.verifier.asked();
     assert_eq!(asked.len(), 2);
@@ -114,11 +114,14 @@ async fn the_verifier_is_asked_before_anything_is_signed_with_the_consent_texts_
 async fn a_pairing_refused_by_the_os_stays_pending_and_the_agent_stays_unpaired() {
     let e = env(Err(Refusal::NotAuthorized)).await;
     let jwk = agent_jwk(3);
-    let p = e.svc.request_pairing(&jwk, "Calendar Assistant").await.unwrap();
-    assert_eq!(refusal_of(e.svc.answer(&p.pairing_id, true).await), Refusal::NotAuthorized);
-    assert_eq!(e.svc.pairing(&p.pairing_id).await.unwrap().status, keyapp::service::PairingStatus::Pending);
-    assert!(e.svc.agents().await.unwrap().is_empty());
-    let history = e.svc.history_entries(50).await.unwrap();
+    let p = e.svc.pairings().request_pairing(&jwk, "Calendar Assistant").await.unwrap();
+    assert_eq!(
+        refusal_of(e.svc.approve(&p.pairing_id, keyapp::service::Origin::ThisProcess).await),
+        Refusal::NotAuthorized
+    );
+    assert_eq!(e.svc.pairings().pairing(&p.pairing_id).await.unwrap().status, keyapp::service::PairingStatus::Pending);
+    assert!(e.svc.directory().agents().await.unwrap().is_empty());
+    let history = e.svc.records().history_entries(50).await.unwrap();
     assert!(history.iter().all(|h| h.event != "pairing_approved"), "{history:?}");
 }
 
@@ -128,13 +131,22 @@ async fn a_no_and_a_refusal_of_nothing_never_ask_the_os() {
     let jkt = paired(&e, 4).await;
     let asked_before = e.verifier.asked().len();
     let id = rule_request(&e, &jkt, "k1").await;
-    assert_eq!(e.svc.answer(&id, false).await.unwrap()["status"], "declined");
+    assert_eq!(e.svc.decline(&id, keyapp::service::Origin::ThisProcess).await.unwrap()["status"], "declined");
     // Already answered, or unknown: refused without a prompt for nothing.
-    assert!(matches!(e.svc.answer(&id, true).await, Err(ServiceError::NotPending(RequestStatus::Declined))));
-    assert!(matches!(e.svc.answer("rq_unknown", true).await, Err(ServiceError::NotFound(_))));
-    assert!(matches!(e.svc.answer("pr_unknown", true).await, Err(ServiceError::NotFound(_))));
-    let p = e.svc.request_pairing(&agent_jwk(5), "Other Assistant").await.unwrap();
-    assert_eq!(e.svc.answer(&p.pairing_id, false).await.unwrap()["status"], "declined");
+    assert!(matches!(
+        e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::NotPending(RequestStatus::Declined))
+    ));
+    assert!(matches!(
+        e.svc.approve("rq_unknown", keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::NotFound(_))
+    ));
+    assert!(matches!(
+        e.svc.approve("pr_unknown", keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::NotFound(_))
+    ));
+    let p = e.svc.pairings().request_pairing(&agent_jwk(5), "Other Assistant").await.unwrap();
+    assert_eq!(e.svc.decline(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap()["status"], "declined");
     assert_eq!(e.verifier.asked().len(), asked_before);
 }
 
@@ -143,17 +155,17 @@ async fn the_records_say_how_the_yes_was_confirmed() {
     let e = env(Ok(Method::Polkit)).await;
     let jkt = paired(&e, 6).await;
     let id = rule_request(&e, &jkt, "k1").await;
-    let done = e.svc.answer(&id, true).await.unwrap();
+    let done = e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await.unwrap();
     let jti = done["result"]["jti"].as_str().unwrap();
 
-    let creds = e.svc.credentials(None).await.unwrap();
+    let creds = e.svc.records().credentials(None).await.unwrap();
     assert_eq!(creds[0].jti, jti);
     assert_eq!(creds[0].confirmed_by.as_deref(), Some("polkit"));
     assert_eq!(creds[0].confirmed.as_deref(), Some("confirmed with your password or fingerprint (polkit)"));
     // An agent's own listing never carries it.
-    assert!(e.svc.credentials(Some(&jkt)).await.unwrap().iter().all(|c| c.confirmed_by.is_none()));
+    assert!(e.svc.records().credentials(Some(&jkt)).await.unwrap().iter().all(|c| c.confirmed_by.is_none()));
 
-    let history = e.svc.history_entries(50).await.unwrap();
+    let history = e.svc.records().history_entries(50).await.unwrap();
     for event in ["request_approved", "credential_issued", "pairing_approved"] {
         let entry = history.iter().find(|h| h.event == event).unwrap_or_else(|| panic!("{event}"));
         assert_eq!(entry.confirmed_by.as_deref(), Some("polkit"), "{event}");
@@ -162,8 +174,8 @@ async fn the_records_say_how_the_yes_was_confirmed() {
     let created = history.iter().find(|h| h.event == "request_created").unwrap();
     assert_eq!((created.confirmed_by.as_deref(), created.confirmed.as_deref()), (None, None));
 
-    e.svc.set_language(schcp_consent::Language::French).unwrap();
-    let fr = e.svc.history_entries(50).await.unwrap();
+    e.svc.profile().set_language(schcp_consent::Language::French).unwrap();
+    let fr = e.svc.records().history_entries(50).await.unwrap();
     let entry = fr.iter().find(|h| h.event == "request_approved").unwrap();
     assert_eq!(entry.confirmed.as_deref(), Some("confirmé avec votre mot de passe ou votre empreinte (polkit)"));
 }
@@ -173,10 +185,10 @@ async fn a_record_of_a_method_the_key_app_never_writes_is_corrupt_not_trusted() 
     let e = env(Ok(Method::Polkit)).await;
     paired(&e, 7).await;
     sqlx::query("UPDATE history SET confirmed_by = 'trust-me' WHERE event = 'pairing_approved'")
-        .execute(e.svc.store().pool())
+        .execute(e.svc.records().store().pool())
         .await
         .unwrap();
-    assert!(e.svc.history_entries(50).await.is_err());
+    assert!(e.svc.records().history_entries(50).await.is_err());
 }
 
 /// The control socket: the OS is asked about the peer process (this test's,
@@ -203,7 +215,7 @@ async fn the_control_socket_asks_about_its_peer() {
     );
     let last = e.verifier.asked().pop().unwrap();
     assert_eq!((last.asker.pid, last.asker.surface), (std::process::id(), Surface::Terminal));
-    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending);
+    assert_eq!(e.svc.requests().request(&id).await.unwrap().status, RequestStatus::Pending);
 
     e.verifier.answer(Ok(Method::Polkit));
     let ok = control::call(&runtime, &Command::Approve { id: id.clone() }).await.unwrap().unwrap();
@@ -219,7 +231,7 @@ async fn a_peer_whose_process_is_unknown_approves_nothing() {
     let err = control::execute(&e.svc, Command::Approve { id: id.clone() }, None).await.unwrap_err();
     assert!(matches!(err, ServiceError::NotVerified(Refusal::Unavailable { .. })), "{err:?}");
     assert_eq!(e.verifier.asked().len(), asked);
-    assert_eq!(e.svc.request(&id).await.unwrap().status, RequestStatus::Pending);
+    assert_eq!(e.svc.requests().request(&id).await.unwrap().status, RequestStatus::Pending);
     // A decline needs no asker.
     let declined = control::execute(&e.svc, Command::Decline { id }, None).await.unwrap();
     assert_eq!(declined["status"], "declined");

@@ -32,12 +32,12 @@ impl From<ServiceError> for ApiError {
 
 /// The whole agent API for a listener on `port`.
 pub fn router(service: Service, port: u16) -> Router {
-    let routes_config = service.config().agent_api.clone();
+    let routes_config = service.profile().config().agent_api.clone();
     let lookup = {
         let service = service.clone();
         move |jkt: String| {
             let service = service.clone();
-            async move { service.is_paired(&jkt).await.map_err(ApiError::from) }
+            async move { service.pairings().is_paired(&jkt).await.map_err(ApiError::from) }
         }
     };
     let routes = Router::new()
@@ -99,7 +99,7 @@ where
         if settled(&value) || now >= until {
             return Ok(value);
         }
-        service.wait_for_change(until - now).await;
+        service.changes().wait_for_change(until - now).await;
     }
 }
 
@@ -117,9 +117,10 @@ async fn create_pairing(
     let value = schcp::json::parse(&body).map_err(|e| ApiError::invalid_request(Reason::Malformed, e.to_string()))?;
     let b: PairingBody =
         serde_json::from_value(value).map_err(|e| ApiError::invalid_request(Reason::Malformed, e.to_string()))?;
-    let p = service.request_pairing_from(&agent.jwk, &b.agent_name, agent.peer_uid).await.inspect_err(|e| {
-        tracing::info!(reason = e.to_api().reason.as_str(), "pairing refused");
-    })?;
+    let p =
+        service.pairings().request_pairing_from(&agent.jwk, &b.agent_name, agent.peer_uid).await.inspect_err(|e| {
+            tracing::info!(reason = e.to_api().reason.as_str(), "pairing refused");
+        })?;
     tracing::info!(pairing_id = %p.pairing_id, status = ?p.status, "pairing requested");
     Ok((
         StatusCode::ACCEPTED,
@@ -137,7 +138,7 @@ async fn get_pairing(
     let p = long_poll(
         &service,
         wait,
-        || service.pairing_for_agent(&agent.jkt, &id),
+        || service.pairings().pairing_for_agent(&agent.jkt, &id),
         |p| p.status != crate::service::PairingStatus::Pending,
     )
     .await?;
@@ -163,19 +164,19 @@ async fn principal(
     let Query(query) = query.map_err(|e| {
         ApiError::invalid_request(Reason::BadQuery, format!("the only query parameter here is one nonce: {e}"))
     })?;
-    let paired = service.is_paired(&agent.jkt).await?;
+    let paired = service.pairings().is_paired(&agent.jkt).await?;
     if !paired && query.nonce.is_none() {
         return Err(ApiError::not_permitted(
             Reason::AgentNotPaired,
             "this agent key is not paired; ask to pair with POST /v1/pairings",
         ));
     }
-    let mut body = json!({ "principal": service.principal(), "jwk": service.principal_jwk(), "paired": paired });
+    let mut body = json!({ "principal": service.profile().principal(), "jwk": service.profile().principal_jwk(), "paired": paired });
     if paired {
-        body["name"] = json!(service.config().name);
+        body["name"] = json!(service.profile().config().name);
     }
     if let Some(nonce) = query.nonce {
-        let proof = service.keyapp_proof(&agent.jkt, &nonce).map_err(|e| match e {
+        let proof = service.profile().keyapp_proof(&agent.jkt, &nonce).map_err(|e| match e {
             ProofError::NonceNotBase64 => ApiError::invalid_request(Reason::NonceNotBase64url, e.to_string()),
             ProofError::NonceLength(_) => ApiError::invalid_request(Reason::NonceLength, e.to_string()),
             other => ApiError::internal(format!("the proof could not be signed: {other}")),
@@ -217,7 +218,7 @@ async fn get_request(
     let v = long_poll(
         &service,
         wait,
-        || service.request_for_agent(&agent.jkt, &id),
+        || service.requests().request_for_agent(&agent.jkt, &id),
         |v| v.status != crate::service::RequestStatus::Pending,
     )
     .await?;
@@ -229,7 +230,7 @@ async fn withdraw_request(
     agent: AgentIdentity,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(service.withdraw_request(&agent.jkt, &id).await?).into_response())
+    Ok(Json(service.requests().withdraw_request(&agent.jkt, &id).await?).into_response())
 }
 
 async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Result<Response, ApiError> {
@@ -237,6 +238,6 @@ async fn mandates(State(service): State<Service>, agent: AgentIdentity) -> Resul
     // words or the hosted service's publication state; a credential not yet
     // registered is not listed at all (`Service::credentials`).
     let listed: Vec<MandateView> =
-        service.credentials(Some(&agent.jkt)).await?.into_iter().map(MandateView::from).collect();
+        service.records().credentials(Some(&agent.jkt)).await?.into_iter().map(MandateView::from).collect();
     Ok(Json(listed).into_response())
 }

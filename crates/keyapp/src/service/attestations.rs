@@ -9,7 +9,7 @@
 //! mandate carries it is decided again when the mandate is issued, per host
 //! (`schcp::verify::select_attestations`).
 
-use super::{mandate, Service, ServiceError};
+use super::{mandate, Directory, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::attestations::{self, AttestationRow};
 use crate::store::requests;
@@ -126,20 +126,22 @@ impl Service {
         }
         Ok(merged(lists))
     }
+}
 
+impl Directory<'_> {
     /// Keeps an attestation about this principal (§7.5) once it is checked as
     /// a host that trusts its attester would check it. A refused one changes
     /// nothing.
-    pub async fn add_attestation(&self, jws: &str) -> Result<Value, ServiceError> {
+    pub async fn add_attestation(self, jws: &str) -> Result<Value, ServiceError> {
         if jws.len() > MAX_ATTESTATION_BYTES {
             return Err(AttestationRefusal::TooLarge { len: jws.len(), max: MAX_ATTESTATION_BYTES }.into());
         }
-        let known = self.known_attesters().await?;
-        let now = self.now();
-        let verified =
-            schcp::verify::verify_attestation(jws, &known, self.principal(), now).map_err(AttestationRefusal::from)?;
+        let known = self.svc.known_attesters().await?;
+        let now = self.svc.now();
+        let verified = schcp::verify::verify_attestation(jws, &known, self.svc.principal(), now)
+            .map_err(AttestationRefusal::from)?;
         let row = AttestationRow { iss: verified.claims.iss, exp: verified.claims.exp, compact: verified.compact };
-        if !attestations::add(self.store(), &row, now).await? {
+        if !attestations::add(self.svc.store(), &row, now).await? {
             return Err(AttestationRefusal::AlreadyHeld.into());
         }
         Ok(json!({ "iss": row.iss, "exp": row.exp }))
@@ -220,7 +222,10 @@ mod tests {
         let good = signed(&key, Typ::Attestation, &me, T0 - 60, T0 + 3600);
 
         // No host trusts the attester yet: there is no key to check it with.
-        assert_eq!(refusal(svc.add_attestation(&good).await), AttestationRefusal::UnknownAttester(ATTESTER.into()));
+        assert_eq!(
+            refusal(svc.directory().add_attestation(&good).await),
+            AttestationRefusal::UnknownAttester(ATTESTER.into())
+        );
 
         shown_for_host_trusting(&svc, &key).await;
         let before = history_len(&svc).await;
@@ -243,23 +248,23 @@ mod tests {
             (oversized, Reason::AttestationTooLarge),
         ];
         for (jws, expected) in &cases {
-            let r = refusal(svc.add_attestation(jws).await);
+            let r = refusal(svc.directory().add_attestation(jws).await);
             assert_eq!(r.code_and_reason().1, *expected, "{jws}: {r:?}");
         }
-        assert!(svc.attestations().await.unwrap().is_empty(), "a refused attestation is not kept");
+        assert!(svc.directory().attestations().await.unwrap().is_empty(), "a refused attestation is not kept");
         assert_eq!(history_len(&svc).await, before, "nor written down");
 
         // The rule: iat ≤ now (iat = now is honoured) < exp.
         let at_now = signed(&key, Typ::Attestation, &me, T0, T0 + 1);
-        assert_eq!(svc.add_attestation(&at_now).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 1}));
-        assert_eq!(svc.add_attestation(&good).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 3600}));
-        let kept: Vec<String> = svc.attestations().await.unwrap().into_iter().map(|a| a.compact).collect();
+        assert_eq!(svc.directory().add_attestation(&at_now).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 1}));
+        assert_eq!(svc.directory().add_attestation(&good).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 3600}));
+        let kept: Vec<String> = svc.directory().attestations().await.unwrap().into_iter().map(|a| a.compact).collect();
         assert_eq!(kept, [at_now, good.clone()]);
 
         // The same one again is refused, and writes nothing.
         let entries = history_len(&svc).await;
-        assert_eq!(refusal(svc.add_attestation(&good).await), AttestationRefusal::AlreadyHeld);
-        assert_eq!((svc.attestations().await.unwrap().len(), history_len(&svc).await), (2, entries));
+        assert_eq!(refusal(svc.directory().add_attestation(&good).await), AttestationRefusal::AlreadyHeld);
+        assert_eq!((svc.directory().attestations().await.unwrap().len(), history_len(&svc).await), (2, entries));
     }
 
     #[test]

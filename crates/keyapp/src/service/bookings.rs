@@ -2,7 +2,7 @@
 //! in the person's words, with what it rests on and which assistant may change
 //! it (§3.3 management mandates). The window and the terminal show the same.
 
-use super::{RequestKind, Service, ServiceError};
+use super::{Records, RequestKind, Service, ServiceError};
 use crate::store::bookings::{self as stored, BookingRecord, ManagerRecord};
 use crate::store::credentials::CredentialStatus;
 use crate::views::{BookingView, CredentialView, ManagerView};
@@ -10,17 +10,6 @@ use schcp::claims::{BookingStatus, ReceiptClaims};
 use schcp_consent::inert;
 
 impl Service {
-    /// The person's bookings: the upcoming first (soonest first), then the
-    /// past (latest first).
-    pub async fn bookings(&self) -> Result<Vec<BookingView>, ServiceError> {
-        let now = self.now();
-        let (records, managers) = stored::all(self.store()).await?;
-        let mut out =
-            records.into_iter().map(|r| self.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
-        out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
-        Ok(out)
-    }
-
     fn booking_view(
         &self,
         r: BookingRecord,
@@ -105,6 +94,19 @@ impl Service {
             revocable: CredentialView::can_revoke(RequestKind::ManagementMandate, status),
             sentence,
         }
+    }
+}
+
+impl Records<'_> {
+    /// The person's bookings: the upcoming first (soonest first), then the
+    /// past (latest first).
+    pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
+        let now = self.svc.now();
+        let (records, managers) = stored::all(self.svc.store()).await?;
+        let mut out =
+            records.into_iter().map(|r| self.svc.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
+        out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
+        Ok(out)
     }
 }
 

@@ -3,21 +3,48 @@
 //! the settings, and the history the surfaces list. Each is a plain service
 //! function the window and the terminal call alike.
 
-use super::{Missing, Service, ServiceError};
+use super::{Missing, Records, Service, ServiceError};
 use crate::store;
-use crate::views::{AgentView, AttestationView, HistoryEntry, KeystoreKind, Settings};
+use crate::views::{AgentView, AttestationView, HistoryEntry};
 use schcp::refusal::Reason;
 
 impl Service {
+    fn cooldown_words(&self, until: i64) -> String {
+        // Said to the minute, rounded up: never earlier than it ends.
+        self.words_with("agents-cooldown", [("until", self.instant_words(until + 59).into())])
+    }
+}
+
+impl Records<'_> {
+    /// The first page of History with no filter, at its largest: what the
+    /// control socket's `history` answers. Every surface pages further with
+    /// `history_page`.
+    pub async fn recent_history(self) -> Result<Vec<HistoryEntry>, ServiceError> {
+        let query = crate::record_query::HistoryQuery::from(crate::record_query::RecordSearch {
+            limit: Some(crate::record_query::MAX_PAGE),
+            ..Default::default()
+        });
+        Ok(self.history_page(&query).await?.items)
+    }
+}
+
+/// Whom the key app knows (agents, contacts, attestations, hosts' domains): `Service::directory`.
+#[derive(Clone, Copy)]
+pub struct Directory<'a> {
+    pub(super) svc: &'a Service,
+}
+
+impl Directory<'_> {
     /// Paired agents, with their last request, any cooldown, and what
     /// unpairing could take back.
-    pub async fn agents(&self) -> Result<Vec<AgentView>, ServiceError> {
+    pub async fn agents(self) -> Result<Vec<AgentView>, ServiceError> {
         let mut out = Vec::new();
-        for a in store::pairings::paired(self.store()).await? {
-            let cooldown = self.cooldown_until(&a.jkt).await?.map(|until| self.cooldown_words(until));
+        for a in store::pairings::paired(self.svc.store()).await? {
+            let cooldown =
+                self.svc.requests().cooldown_until(&a.jkt).await?.map(|until| self.svc.cooldown_words(until));
             out.push(AgentView {
-                last_request: a.last_request_at.map(|at| self.instant_words(at)),
-                holds: self.agent_holds(&a.jkt).await?,
+                last_request: a.last_request_at.map(|at| self.svc.instant_words(at)),
+                holds: self.svc.pairings().agent_holds(&a.jkt).await?,
                 jkt: a.jkt,
                 name: schcp_consent::inert::inert(&a.name),
                 fingerprint: a.fingerprint,
@@ -30,63 +57,36 @@ impl Service {
         Ok(out)
     }
 
-    fn cooldown_words(&self, until: i64) -> String {
-        // Said to the minute, rounded up: never earlier than it ends.
-        self.words_with("agents-cooldown", [("until", self.instant_words(until + 59).into())])
-    }
-
     /// Renames a contact; the consent texts already shown keep the name they showed.
-    pub async fn rename_contact(&self, principal: &str, name: &str) -> Result<(), ServiceError> {
+    pub async fn rename_contact(self, principal: &str, name: &str) -> Result<(), ServiceError> {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
             return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
         }
-        if !store::contacts::rename(self.store(), principal, name, self.now()).await? {
+        if !store::contacts::rename(self.svc.store(), principal, name, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::Contact));
         }
-        self.notify();
+        self.svc.notify();
         Ok(())
     }
 
-    pub async fn remove_contact(&self, principal: &str) -> Result<(), ServiceError> {
-        if !store::contacts::remove(self.store(), principal, self.now()).await? {
+    pub async fn remove_contact(self, principal: &str) -> Result<(), ServiceError> {
+        if !store::contacts::remove(self.svc.store(), principal, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::Contact));
         }
-        self.notify();
+        self.svc.notify();
         Ok(())
     }
 
-    pub async fn attestations(&self) -> Result<Vec<AttestationView>, ServiceError> {
-        Ok(store::attestations::all(self.store())
+    pub async fn attestations(self) -> Result<Vec<AttestationView>, ServiceError> {
+        Ok(store::attestations::all(self.svc.store())
             .await?
             .into_iter()
-            .map(|a| AttestationView { expires: self.instant_words(a.exp), iss: a.iss, exp: a.exp, compact: a.compact })
+            .map(|a| AttestationView {
+                expires: self.svc.instant_words(a.exp),
+                iss: a.iss,
+                exp: a.exp,
+                compact: a.compact,
+            })
             .collect())
-    }
-
-    /// The first page of History with no filter, at its largest: what the
-    /// control socket's `history` answers. Every surface pages further with
-    /// `history_page`.
-    pub async fn recent_history(&self) -> Result<Vec<HistoryEntry>, ServiceError> {
-        let query = crate::record_query::HistoryQuery::from(crate::record_query::RecordSearch {
-            limit: Some(crate::record_query::MAX_PAGE),
-            ..Default::default()
-        });
-        Ok(self.history_page(&query).await?.items)
-    }
-
-    pub fn settings(&self) -> Settings {
-        let keystore = match self.config().keystore.backend {
-            crate::config::KeystoreBackend::File => KeystoreKind::File,
-            // app::start settles `auto` to the backend that holds the key.
-            _ => KeystoreKind::Os,
-        };
-        Settings {
-            principal: self.principal().to_owned(),
-            jwk: self.principal_jwk(),
-            status_public_base: self.config().status_api.public_base.clone(),
-            hosts_can_check: (&self.config().status_reach()).into(),
-            keystore: keystore.as_str(),
-            consent_language: self.language().tag().to_owned(),
-        }
     }
 }

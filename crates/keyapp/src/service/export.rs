@@ -1,13 +1,13 @@
 //! Export: the person's records as one document (`crate::export`), gathered
 //! from the views every surface lists, so an export says what the screens say.
 
-use super::{Service, ServiceError};
+use super::{Records, ServiceError};
 use crate::export::{AttestationSummary, ExportFormat, RecordsExport, FORMAT};
 use crate::record_query::{HistoryQuery, RecordSearch, MAX_PAGE};
 
-impl Service {
+impl Records<'_> {
     /// Every record the person can look back at, at this moment.
-    pub async fn records_export(&self) -> Result<RecordsExport, ServiceError> {
+    pub async fn records_export(self) -> Result<RecordsExport, ServiceError> {
         // History page by page, all of it: an export has no cap.
         let mut history = Vec::new();
         let mut query = HistoryQuery::from(RecordSearch { limit: Some(MAX_PAGE), ..Default::default() });
@@ -19,8 +19,10 @@ impl Service {
                 None => break,
             }
         }
-        let now = self.now();
+        let now = self.svc.now();
         let attestations = self
+            .svc
+            .directory()
             .attestations()
             .await?
             .into_iter()
@@ -29,20 +31,20 @@ impl Service {
         Ok(RecordsExport {
             format: FORMAT.to_owned(),
             exported_at: now,
-            exported: self.instant_words(now),
-            language: self.language().tag().to_owned(),
-            principal: self.principal().to_owned(),
+            exported: self.svc.instant_words(now),
+            language: self.svc.language().tag().to_owned(),
+            principal: self.svc.principal().to_owned(),
             history,
             credentials: self.credentials(None).await?,
             bookings: self.bookings().await?,
-            contacts: self.contacts().await?,
+            contacts: self.svc.directory().contacts().await?,
             attestations,
         })
     }
 
     /// The export as the document `format` names.
-    pub async fn export_document(&self, format: ExportFormat) -> Result<String, ServiceError> {
-        Ok(self.records_export().await?.render(format, self.language()))
+    pub async fn export_document(self, format: ExportFormat) -> Result<String, ServiceError> {
+        Ok(self.records_export().await?.render(format, self.svc.language()))
     }
 }
 
@@ -51,6 +53,7 @@ mod tests {
     use super::super::test_support::service_at;
     use super::*;
     use crate::kind::RequestKind;
+    use crate::service::Service;
     use crate::store::{credentials, history, testing};
     use base64::Engine as _;
 
@@ -64,7 +67,8 @@ mod tests {
         let mut c = testing::credential(0, "m-1", RequestKind::Mandate, "jkt-a");
         c.compact = COMPACT.into();
         credentials::record(svc.store(), c).await.unwrap();
-        svc.add_contact(&format!("{}x", schcp::jwk::PRINCIPAL_PREFIX), "<script>alert(1)</script> & Ellis", None)
+        svc.directory()
+            .add_contact(&format!("{}x", schcp::jwk::PRINCIPAL_PREFIX), "<script>alert(1)</script> & Ellis", None)
             .await
             .unwrap();
         let mut tx = svc.store().begin().await.unwrap();
@@ -88,7 +92,7 @@ mod tests {
     async fn the_json_export_holds_every_record_and_follows_its_schema() {
         let (svc, _clock, _dir) = service_at(T0 + 1000).await;
         records(&svc).await;
-        let doc = svc.export_document(ExportFormat::Json).await.unwrap();
+        let doc = svc.records().export_document(ExportFormat::Json).await.unwrap();
         let value: serde_json::Value = serde_json::from_str(&doc).unwrap();
         let v = validator();
         if let Err(e) = v.validate(&value) {
@@ -120,7 +124,7 @@ mod tests {
         let std64 = base64::engine::general_purpose::STANDARD.encode(seed);
         let hex: String = seed.iter().map(|b| format!("{b:02x}")).collect();
         for format in [ExportFormat::Json, ExportFormat::Html] {
-            let doc = svc.export_document(format).await.unwrap();
+            let doc = svc.records().export_document(format).await.unwrap();
             for secret in [b64.as_str(), &b64[..20], std64.as_str(), hex.as_str(), COMPACT, "eyJ"] {
                 assert!(!doc.contains(secret), "{format:?} holds {secret}");
             }
@@ -132,7 +136,7 @@ mod tests {
     async fn the_printable_page_shows_every_record_as_inert_text() {
         let (svc, _clock, _dir) = service_at(T0 + 1000).await;
         records(&svc).await;
-        let page = svc.export_document(ExportFormat::Html).await.unwrap();
+        let page = svc.records().export_document(ExportFormat::Html).await.unwrap();
         assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<html lang=\"en\">"));
         assert!(!page.contains("<script"), "a name is never markup");
         assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Ellis"), "{page}");
@@ -142,8 +146,8 @@ mod tests {
         assert_eq!(page.matches("<tr>").count(), (MAX_PAGE as usize + 6) + 1 + 1 + 3);
         assert_eq!(page.matches("Nothing here yet.").count(), 2);
 
-        svc.set_language(schcp_consent::Language::French).unwrap();
-        let fr = svc.export_document(ExportFormat::Html).await.unwrap();
+        svc.profile().set_language(schcp_consent::Language::French).unwrap();
+        let fr = svc.records().export_document(ExportFormat::Html).await.unwrap();
         assert!(fr.contains("<html lang=\"fr\">") && fr.contains("Historique"), "in the person's language");
     }
 

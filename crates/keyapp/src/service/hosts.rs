@@ -2,7 +2,7 @@
 //! where the person first said yes to it, a look-alike refused, and a real
 //! move accepted by the person on their own surfaces only.
 
-use super::{Missing, Service, ServiceError};
+use super::{Directory, Missing, Origin, Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::host_binding::{binding_of, standing, Basis, HostBinding, Standing};
 use crate::store::host_bindings;
@@ -112,12 +112,14 @@ impl Service {
         }
         Ok(())
     }
+}
 
+impl Directory<'_> {
     /// The host ids met at another place than their binding, for the person,
     /// each in their language (locales/*/ui.ftl `host-change`).
-    pub async fn host_domain_changes(&self) -> Result<Vec<HostChangeView>, ServiceError> {
-        let language = self.language();
-        Ok(host_bindings::changes(self.store())
+    pub async fn host_domain_changes(self) -> Result<Vec<HostChangeView>, ServiceError> {
+        let language = self.svc.language();
+        Ok(host_bindings::changes(self.svc.store())
             .await?
             .into_iter()
             .map(|c| {
@@ -125,7 +127,7 @@ impl Service {
                 args.set("host", c.host_id.clone());
                 args.set("bound", c.bound_domain.clone());
                 args.set("domain", c.domain.clone());
-                args.set("seen", self.instant_words(c.seen_at));
+                args.set("seen", self.svc.instant_words(c.seen_at));
                 let id = match c.basis {
                     Basis::OperatorTrust => "host-change-operator-trust",
                     _ => "host-change",
@@ -136,26 +138,17 @@ impl Service {
     }
 
     /// The person accepts that `host_id` now lives at `domain` (a move the host
-    /// really made). Only the person's surfaces call this: the window and the
-    /// control socket; no agent request can.
-    pub async fn accept_host_domain(&self, host_id: &str, domain: &str) -> Result<(), ServiceError> {
-        self.accept_host_domain_from(host_id, domain, &super::answers::this_process()?).await
-    }
-
-    /// The same, once the OS has confirmed the person for `asker`: a new
+    /// really made), once the OS has confirmed the person for `origin`: a new
     /// domain for a host id is as strong as a yes, so it asks as one does.
-    pub async fn accept_host_domain_from(
-        &self,
-        host_id: &str,
-        domain: &str,
-        asker: &crate::user_verification::Asker,
-    ) -> Result<(), ServiceError> {
-        self.confirm(asker, format!("{host_id} now at {domain}")).await?;
-        if !host_bindings::accept_change(self.store(), host_id, domain, self.now()).await? {
+    /// Only the person's surfaces call this: the window and the control
+    /// socket; no agent request can.
+    pub async fn accept_host_domain(self, host_id: &str, domain: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
+        self.svc.confirm(&*origin.asker()?, format!("{host_id} now at {domain}")).await?;
+        if !host_bindings::accept_change(self.svc.store(), host_id, domain, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::HostDomainChange));
         }
         tracing::info!(host_id = ?host_id, domain = ?domain, "the person accepted a host's new domain");
-        self.notify();
+        self.svc.notify();
         Ok(())
     }
 }

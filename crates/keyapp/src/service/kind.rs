@@ -71,7 +71,7 @@ impl Records for Service {
         Box::pin(Service::at_credential_place(self, jti, found, signing_key))
     }
     fn agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, String> {
-        Box::pin(Service::agent_name(self, jkt))
+        Box::pin(self.directory().agent_name(jkt))
     }
     fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
         Box::pin(Service::paired_agent_name(self, jkt))

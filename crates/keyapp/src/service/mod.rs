@@ -13,12 +13,30 @@
 //! (build and sign). They share `kind` and `issued` and never import one
 //! another. `requests` is the pipeline itself.
 
+//! `Service` itself holds only the pipeline's core: `create_request`,
+//! `approve`, `decline` and `expire`. Everything else is reached through one
+//! borrowed handle per concept, each in its own module:
+//!
+//! | handle | module | what it covers |
+//! |---|---|---|
+//! | `svc.requests()` → `Requests` | `requests`, `prompts`, `answers` | a request's views, the window's prompts, withdrawals, cooldowns |
+//! | `svc.pairings()` → `Pairings` | `pairing` | agents asking to pair, paired, unpaired |
+//! | `svc.directory()` → `Directory` | `directory`, `attestations`, `hosts` | agents as listed, contacts, attestations, hosts' new domains |
+//! | `svc.records()` → `Records` | `records`, `search`, `export`, `bookings`, `revoke_everything` | credentials, revocation (a lost computer's switch too), history, searches, exports |
+//! | `svc.status()` → `Status` | `status_setup`, `publication` | the status address hosts check, publishing to it |
+//! | `svc.profile()` → `Profile` | `profile` | the principal, the config in force, language, Settings |
+//! | `svc.changes()` → `Changes` | `changes` | the counter long polls wait on |
+//!
+//! Whatever the person answers is asked with an `Origin`: this process (the
+//! window) or the control socket's peer, about which the OS is asked.
+
 mod acceptance;
 mod answers;
 mod attestations;
 mod booking_acceptance;
 mod booking_read;
 mod bookings;
+mod changes;
 mod closed_mandate;
 mod directory;
 mod export;
@@ -30,8 +48,8 @@ mod management_mandate;
 mod mandate;
 mod meeting_contract;
 mod pairing;
+mod profile;
 mod prompts;
-mod proof;
 mod publication;
 mod records;
 mod requests;
@@ -44,24 +62,30 @@ mod test_support;
 
 pub use crate::kind::RequestKind;
 pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
+pub use answers::Origin;
 pub use attestations::{AttestationRefusal, MAX_ATTESTATION_BYTES};
+pub use changes::Changes;
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
+pub use directory::Directory;
 pub use hosts::{HostChangeView, MAX_NOTED_CHANGES};
 pub use mandate::{DEFAULT_ROOT_LIFETIME, MAX_HOSTS, MAX_ROOT_LIFETIME};
 pub use meeting_contract::MAX_MEMBERS;
 pub use pairing::{
-    fingerprint, Pairing, PairingStatus, CHURN_NOTICE_FROM, CHURN_WINDOW, DECLINED_COOLDOWN, MAX_AGENT_NAME,
+    fingerprint, Pairing, PairingStatus, Pairings, CHURN_NOTICE_FROM, CHURN_WINDOW, DECLINED_COOLDOWN, MAX_AGENT_NAME,
     MAX_PENDING_PAIRINGS, MAX_PENDING_PAIRINGS_ALL, PAIRING_TTL,
 };
+pub use profile::Profile;
 pub use prompts::MAX_LABEL;
 pub use publication::{Round, PUBLISHER_IDLE};
-pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
-pub use requests::{RequestStatus, RequestView, Requester, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL};
+pub use records::{Contact, CredentialView, HistoryEntry, MeetingView, Publication, Records};
+pub use requests::{
+    RequestStatus, RequestView, Requester, Requests, COOLDOWN, MAX_IDEMPOTENCY_KEY, MAX_PENDING, REQUEST_TTL,
+};
 pub use revoke_everything::{RevokedEverything, ServiceReach};
 pub use rule::{DEFAULT_RULE_LIFETIME, MAX_RULE_LIFETIME};
 /// The §9.2 code and reason every refusal carries (SchCP §9.2).
 pub use schcp::refusal::{Code, Reason};
-pub use status_setup::SetupError;
+pub use status_setup::{SetupError, Status};
 
 use crate::config::Config;
 use crate::discovery::{DiscoveryClient, DiscoveryError};
@@ -436,31 +460,74 @@ impl Service {
         self
     }
 
-    pub(crate) fn verifier(&self) -> &dyn UserVerifier {
+    /// The request kinds' requests once created: their views for agents and
+    /// the window, withdrawals, cooldowns, and the person's answer to one.
+    pub fn requests(&self) -> Requests<'_> {
+        Requests { svc: self }
+    }
+
+    /// Agents asking to pair, paired and unpaired (docs/agent-api.md §4).
+    pub fn pairings(&self) -> Pairings<'_> {
+        Pairings { svc: self }
+    }
+
+    /// Whom the key app knows: paired agents as the person lists them,
+    /// contacts, attestations, and hosts' moves to another domain.
+    pub fn directory(&self) -> Directory<'_> {
+        Directory { svc: self }
+    }
+
+    /// The person's records: credentials issued and revoked (one by one, or
+    /// all at once after a lost computer), history, bookings, searches,
+    /// exports, and the store they live in.
+    pub fn records(&self) -> Records<'_> {
+        Records { svc: self }
+    }
+
+    /// The status address hosts check (its setup) and the publication of
+    /// status updates to a hosted status service.
+    pub fn status(&self) -> Status<'_> {
+        Status { svc: self }
+    }
+
+    /// Who the key app is (its principal) and how it speaks to the person.
+    pub fn profile(&self) -> Profile<'_> {
+        Profile { svc: self }
+    }
+
+    /// The change counter the surfaces' long polls wait on.
+    pub fn changes(&self) -> Changes<'_> {
+        Changes { svc: self }
+    }
+
+    fn verifier(&self) -> &dyn UserVerifier {
         self.verifier.as_ref()
     }
 
+    /// The service's clock (seconds since the epoch): every step reads time
+    /// from it, so tests can move it.
     pub fn now(&self) -> i64 {
         (self.inner.clock)()
     }
-    pub fn store(&self) -> &Store {
+    // The accessors below are the concept modules' own; surfaces reach the
+    // same through the handles (`Records::store`, `Profile`).
+    fn store(&self) -> &Store {
         &self.inner.store
     }
-    /// The configuration in force now: a snapshot, since the status address
-    /// can change while the service runs (`status_setup`).
-    pub fn config(&self) -> Arc<Config> {
+    /// The configuration in force now (`Profile::config`).
+    fn config(&self) -> Arc<Config> {
         self.inner.config.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
-    pub fn principal(&self) -> &str {
+    fn principal(&self) -> &str {
         &self.inner.principal
     }
     /// Message `id` of the window's catalogue, in the person's language (`ui_words`).
-    pub(super) fn words(&self, id: &str) -> String {
+    fn words(&self, id: &str) -> String {
         crate::ui_words::text(self.language(), id)
     }
     /// Message `id` with `args`, in the person's language: the one way the
     /// service fills in a sentence of the catalogue.
-    pub(super) fn words_with<'a>(
+    fn words_with<'a>(
         &self,
         id: &str,
         args: impl IntoIterator<Item = (&'a str, fluent_bundle::FluentValue<'a>)>,
@@ -471,15 +538,7 @@ impl Service {
         }
         crate::ui_words::text_with(self.language(), id, &fluent)
     }
-    /// The principal's RFC 7638 thumbprint: the hosted status service's namespace
-    /// for this key app's credentials (docs/hosted-status.md).
-    pub fn principal_thumbprint(&self) -> String {
-        self.inner.principal.strip_prefix(schcp::jwk::PRINCIPAL_PREFIX).unwrap_or(&self.inner.principal).to_owned()
-    }
-    pub fn principal_jwk(&self) -> schcp::jwk::Jwk {
-        self.inner.key.public_key().to_jwk()
-    }
-    pub fn language(&self) -> Language {
+    fn language(&self) -> Language {
         self.locale().language()
     }
 
@@ -487,20 +546,8 @@ impl Service {
         self.inner.locale.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Switches the consent language at run time (the desktop's Settings):
-    /// pairings and requests shown from now on are rendered in it. A request
-    /// already pending keeps the text it was created with: the agent holds that
-    /// text, its first line is what a credential's `consent.statement` says, and
-    /// the typed request it came from is not kept (docs/decisions.md "A language
-    /// switch and a pending request").
-    pub fn set_language(&self, language: Language) -> Result<(), ServiceError> {
-        let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
-        *self.inner.locale.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(locale);
-        Ok(())
-    }
-
     /// The person's time zone, as their records' dates are told in it.
-    pub fn zone(&self) -> &str {
+    fn zone(&self) -> &str {
         &self.inner.zone
     }
 
@@ -512,27 +559,10 @@ impl Service {
     /// read down to its minute, so an expiry is never said later than it is.
     /// (The consent text itself keeps a signed time's seconds: it says exactly
     /// what is signed, §5.3.)
-    pub fn instant_words(&self, at: i64) -> String {
+    fn instant_words(&self, at: i64) -> String {
         let minute = at - at.rem_euclid(60);
         schcp_consent::numeric_date_words(&self.locale(), "at", minute, Some(&self.inner.zone))
             .unwrap_or_else(|_| schcp::issue::rfc3339_utc(at).unwrap_or_else(|| at.to_string()))
-    }
-
-    /// Waits until something changes or `timeout` passes.
-    pub async fn wait_for_change(&self, timeout: std::time::Duration) {
-        let mut rx = self.inner.changes.subscribe();
-        let _ = tokio::time::timeout(timeout, rx.changed()).await;
-    }
-
-    /// The change counter once it differs from `seen`, or as it is when
-    /// `timeout` passes: a surface that last saw `seen` learns of a change that
-    /// happened between two waits too, since the counter, not a wake-up, is
-    /// compared.
-    pub async fn wait_past(&self, seen: u64, timeout: std::time::Duration) -> u64 {
-        let mut rx = self.inner.changes.subscribe();
-        let _ = tokio::time::timeout(timeout, rx.wait_for(|n| *n != seen)).await;
-        let now = *rx.borrow();
-        now
     }
 
     fn notify(&self) {
@@ -568,17 +598,17 @@ mod tests {
     #[tokio::test]
     async fn a_waiting_surface_learns_of_a_change_made_before_or_during_its_wait() {
         let (svc, _, _dir) = super::test_support::service_at(0).await;
-        let seen = svc.wait_past(u64::MAX, Duration::ZERO).await;
+        let seen = svc.changes().wait_past(u64::MAX, Duration::ZERO).await;
         // Nothing changed: the wait ends at its timeout with the same counter.
-        assert_eq!(svc.wait_past(seen, Duration::from_millis(20)).await, seen);
+        assert_eq!(svc.changes().wait_past(seen, Duration::from_millis(20)).await, seen);
         // A change between two waits is not lost.
         svc.notify();
-        assert_ne!(svc.wait_past(seen, Duration::from_secs(30)).await, seen);
+        assert_ne!(svc.changes().wait_past(seen, Duration::from_secs(30)).await, seen);
         // A change during the wait ends it.
-        let now = svc.wait_past(u64::MAX, Duration::ZERO).await;
+        let now = svc.changes().wait_past(u64::MAX, Duration::ZERO).await;
         let waiter = tokio::spawn({
             let svc = svc.clone();
-            async move { svc.wait_past(now, Duration::from_secs(30)).await }
+            async move { svc.changes().wait_past(now, Duration::from_secs(30)).await }
         });
         tokio::task::yield_now().await;
         svc.notify();

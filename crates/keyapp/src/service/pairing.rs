@@ -146,26 +146,88 @@ impl From<AgentRecord> for Pairing {
 const BOUNDS: PendingBounds = PendingBounds { per_user: MAX_PENDING_PAIRINGS, all: MAX_PENDING_PAIRINGS_ALL };
 
 impl Service {
+    async fn find_pairing(&self, pairing_id: &str, jkt: Option<&str>) -> Result<Pairing, ServiceError> {
+        self.expire_pairings(self.now()).await?;
+        let found = pairings::by_pairing_id(self.store(), pairing_id, jkt).await?;
+        found.map(Pairing::from).ok_or(ServiceError::NotFound(Missing::Pairing))
+    }
+
+    async fn pairings_in(&self, status: PairingStatus) -> Result<Vec<Pairing>, ServiceError> {
+        Ok(pairings::with_status(self.store(), status).await?.into_iter().map(Pairing::from).collect())
+    }
+
+    /// Settles a pending pairing with the person's answer; a yes only after the
+    /// OS confirmed the person (`Pairings::approve`), with how.
+    pub(super) async fn settle_pairing(
+        &self,
+        pairing_id: &str,
+        approve: bool,
+        confirmed_by: Option<Method>,
+    ) -> Result<Pairing, ServiceError> {
+        let now = self.now();
+        self.expire_pairings(now).await?;
+        let to = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
+        if !pairings::settle(self.store(), pairing_id, to, now, confirmed_by).await? {
+            let p = self.pairings().pairing(pairing_id).await?;
+            return Err(ServiceError::PairingNotPending(p.status));
+        }
+        tracing::info!(pairing_id, approved = approve, "pairing answered");
+        self.notify();
+        self.pairings().pairing(pairing_id).await
+    }
+
+    /// Message `id` with `$count`, in the person's language.
+    fn counted(&self, id: &str, count: u32) -> String {
+        self.words_with(id, [("count", count.into())])
+    }
+
+    /// One credential an unpaired agent keeps, in a sentence: that it cannot
+    /// be revoked, or (not revoked when asked) that it stays in force, and
+    /// until when.
+    fn kept_words(&self, c: &HeldCredential) -> String {
+        let id = if c.revocable() { "agents-unpair-kept" } else { "agents-unpair-not-revocable" };
+        let kind = self.words(&format!("kind-{}", c.kind));
+        self.words_with(id, [("kind", kind.into()), ("until", self.instant_words(c.exp).into())])
+    }
+
+    /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the
+    /// person is shown (the app's sweeper calls this every few seconds, so a stale
+    /// prompt does not wait for someone to list them).
+    pub(super) async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
+        if pairings::expire(self.store(), now, PAIRING_TTL).await? > 0 {
+            self.notify();
+        }
+        Ok(())
+    }
+}
+
+/// Agents' pairings with this key app (docs/agent-api.md §4): `Service::pairings`.
+#[derive(Clone, Copy)]
+pub struct Pairings<'a> {
+    pub(super) svc: &'a Service,
+}
+
+impl Pairings<'_> {
     /// `POST /v1/pairings`. An approved agent gets its pairing back; a pending one
     /// the same pending pairing; a declined, expired or unpaired one a new attempt.
-    pub async fn request_pairing(&self, jwk: &Jwk, agent_name: &str) -> Result<Pairing, ServiceError> {
+    pub async fn request_pairing(self, jwk: &Jwk, agent_name: &str) -> Result<Pairing, ServiceError> {
         self.request_pairing_from(jwk, agent_name, None).await
     }
 
     /// `POST /v1/pairings` from a process of local user `peer_uid` (`None`: not
     /// known), whose pending pairings are bounded apart from other users'.
     pub async fn request_pairing_from(
-        &self,
+        self,
         jwk: &Jwk,
         agent_name: &str,
         peer_uid: Option<u32>,
     ) -> Result<Pairing, ServiceError> {
         check_name(agent_name)?;
         let jkt = jwk.thumbprint().map_err(|e| ServiceError::Verification(e.into()))?;
-        let now = self.now();
-        self.expire_pairings(now).await?;
+        let now = self.svc.now();
+        self.svc.expire_pairings(now).await?;
         // Read, then write: IMMEDIATE (a flood of pairings waits its turn).
-        let mut tx = self.store().begin_immediate().await?;
+        let mut tx = self.svc.store().begin_immediate().await?;
         if let Some(existing) = pairings::by_jkt(&mut tx, &jkt).await? {
             let answer = match existing.status {
                 PairingStatus::Approved | PairingStatus::Pending => Some(Ok(Pairing::from(existing))),
@@ -203,123 +265,97 @@ impl Service {
             return Err(too_many_pairings(load, now));
         }
         tx.commit().await?;
-        self.notify();
+        self.svc.notify();
         Ok(pairing)
     }
 
     /// How many pairings from local user `peer_uid` were declined or went
     /// unanswered in the last `CHURN_WINDOW` seconds.
-    pub async fn churned_pairings(&self, peer_uid: Option<u32>) -> Result<i64, ServiceError> {
-        Ok(pairings::churned(self.store(), peer_uid, self.now() - CHURN_WINDOW).await?)
+    pub async fn churned_pairings(self, peer_uid: Option<u32>) -> Result<i64, ServiceError> {
+        Ok(pairings::churned(self.svc.store(), peer_uid, self.svc.now() - CHURN_WINDOW).await?)
     }
 
     /// The sentence the person reads beside a pending pairing whose user's
     /// earlier pairings keep being declined or going unanswered: someone may be
     /// wearing them down with look-alike prompts. `None` below `CHURN_NOTICE_FROM`.
-    pub async fn churn_notice(&self, pairing: &Pairing) -> Result<Option<String>, ServiceError> {
+    pub async fn churn_notice(self, pairing: &Pairing) -> Result<Option<String>, ServiceError> {
         let n = self.churned_pairings(pairing.peer_uid).await?;
         if n < CHURN_NOTICE_FROM {
             return Ok(None);
         }
-        Ok(Some(self.words_with("pairing-churn", [("count", n.into()), ("minutes", (CHURN_WINDOW / 60).into())])))
+        Ok(Some(self.svc.words_with("pairing-churn", [("count", n.into()), ("minutes", (CHURN_WINDOW / 60).into())])))
     }
 
     /// A pairing as its own agent sees it; another agent's is "not found".
-    pub async fn pairing_for_agent(&self, jkt: &str, pairing_id: &str) -> Result<Pairing, ServiceError> {
-        self.find_pairing(pairing_id, Some(jkt)).await
+    pub async fn pairing_for_agent(self, jkt: &str, pairing_id: &str) -> Result<Pairing, ServiceError> {
+        self.svc.find_pairing(pairing_id, Some(jkt)).await
     }
 
-    pub async fn pairing(&self, pairing_id: &str) -> Result<Pairing, ServiceError> {
-        self.find_pairing(pairing_id, None).await
+    pub async fn pairing(self, pairing_id: &str) -> Result<Pairing, ServiceError> {
+        self.svc.find_pairing(pairing_id, None).await
     }
 
-    async fn find_pairing(&self, pairing_id: &str, jkt: Option<&str>) -> Result<Pairing, ServiceError> {
-        self.expire_pairings(self.now()).await?;
-        let found = pairings::by_pairing_id(self.store(), pairing_id, jkt).await?;
-        found.map(Pairing::from).ok_or(ServiceError::NotFound(Missing::Pairing))
+    pub async fn pending_pairings(self) -> Result<Vec<Pairing>, ServiceError> {
+        self.svc.expire_pairings(self.svc.now()).await?;
+        self.svc.pairings_in(PairingStatus::Pending).await
     }
 
-    pub async fn pending_pairings(&self) -> Result<Vec<Pairing>, ServiceError> {
-        self.expire_pairings(self.now()).await?;
-        self.pairings_in(PairingStatus::Pending).await
+    pub async fn paired_agents(self) -> Result<Vec<Pairing>, ServiceError> {
+        self.svc.pairings_in(PairingStatus::Approved).await
     }
 
-    pub async fn paired_agents(&self) -> Result<Vec<Pairing>, ServiceError> {
-        self.pairings_in(PairingStatus::Approved).await
-    }
-
-    async fn pairings_in(&self, status: PairingStatus) -> Result<Vec<Pairing>, ServiceError> {
-        Ok(pairings::with_status(self.store(), status).await?.into_iter().map(Pairing::from).collect())
-    }
-
-    pub async fn is_paired(&self, jkt: &str) -> Result<bool, ServiceError> {
-        Ok(pairings::name(self.store(), jkt, Some(PairingStatus::Approved)).await?.is_some())
-    }
-
-    /// Settles a pending pairing with the person's answer; a yes only after the
-    /// OS confirmed the person (`approve_pairing_from`), with how.
-    pub(super) async fn settle_pairing(
-        &self,
-        pairing_id: &str,
-        approve: bool,
-        confirmed_by: Option<Method>,
-    ) -> Result<Pairing, ServiceError> {
-        let now = self.now();
-        self.expire_pairings(now).await?;
-        let to = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
-        if !pairings::settle(self.store(), pairing_id, to, now, confirmed_by).await? {
-            let p = self.pairing(pairing_id).await?;
-            return Err(ServiceError::PairingNotPending(p.status));
-        }
-        tracing::info!(pairing_id, approved = approve, "pairing answered");
-        self.notify();
-        self.pairing(pairing_id).await
+    pub async fn is_paired(self, jkt: &str) -> Result<bool, ServiceError> {
+        Ok(pairings::name(self.svc.store(), jkt, Some(PairingStatus::Approved)).await?.is_some())
     }
 
     /// Unpairs an agent; its pending requests are withdrawn in the same
     /// transaction, and the credentials it holds stay in force.
-    pub async fn unpair(&self, jkt: &str) -> Result<(), ServiceError> {
+    pub async fn unpair(self, jkt: &str) -> Result<(), ServiceError> {
         self.unpair_revoking(jkt, false).await.map(|_| ())
     }
 
     /// What unpairing agent `jkt` could take back, in words: the question both
     /// surfaces ask, and the credentials no revocation reaches.
-    pub async fn agent_holds(&self, jkt: &str) -> Result<HoldsView, ServiceError> {
-        let held = crate::store::agents::held_now(self.store(), jkt, self.now()).await?;
+    pub async fn agent_holds(self, jkt: &str) -> Result<HoldsView, ServiceError> {
+        let held = crate::store::agents::held_now(self.svc.store(), jkt, self.svc.now()).await?;
         let (revocable, kept): (Vec<_>, Vec<_>) = held.into_iter().partition(|c| c.revocable());
         let count = u32::try_from(revocable.len()).unwrap_or(u32::MAX);
-        let question = (count > 0).then(|| self.counted("agents-unpair-revoke-question", count));
-        Ok(HoldsView { revocable: count, question, not_revocable: kept.iter().map(|c| self.kept_words(c)).collect() })
+        let question = (count > 0).then(|| self.svc.counted("agents-unpair-revoke-question", count));
+        Ok(HoldsView {
+            revocable: count,
+            question,
+            not_revocable: kept.iter().map(|c| self.svc.kept_words(c)).collect(),
+        })
     }
 
     /// Unpairs an agent, its pending requests withdrawn; with `revoke`, every
     /// credential it holds that hosts check at a status URL is revoked in the
     /// same transaction (§3.3 check 7), and the others are named: nothing
     /// could reach the hosts that read them, so each lapses on its own.
-    pub async fn unpair_revoking(&self, jkt: &str, revoke: bool) -> Result<UnpairedView, ServiceError> {
-        let Some(done) = pairings::unpair(self.store(), jkt, self.now(), revoke).await? else {
+    pub async fn unpair_revoking(self, jkt: &str, revoke: bool) -> Result<UnpairedView, ServiceError> {
+        let Some(done) = pairings::unpair(self.svc.store(), jkt, self.svc.now(), revoke).await? else {
             return Err(ServiceError::NotFound(Missing::PairedAgent));
         };
         tracing::info!(revoked = done.revoked.len(), "agent unpaired");
-        self.notify();
+        self.svc.notify();
         if !done.revoked.is_empty() {
             // As `revoke` does: published now if it can be, else by the publisher.
-            if let Err(e) = self.publish_due().await {
+            if let Err(e) = self.svc.publish_due().await {
                 tracing::warn!(error = %e, "publishing the revocations failed; the publisher retries");
             }
-            self.wake_publisher();
+            self.svc.wake_publisher();
         }
         let count = u32::try_from(done.revoked.len()).unwrap_or(u32::MAX);
         Ok(UnpairedView {
-            words: self.counted("agents-unpaired", count),
-            kept: done.kept.iter().map(|c| self.kept_words(c)).collect(),
+            words: self.svc.counted("agents-unpaired", count),
+            kept: done.kept.iter().map(|c| self.svc.kept_words(c)).collect(),
             revoked: done.revoked,
         })
     }
 
     /// The key thumbprint of the paired agent `id` names: its thumbprint, or
     /// the fingerprint the person compared when pairing it (case aside).
-    pub async fn paired_agent_key(&self, id: &str) -> Result<String, ServiceError> {
+    pub async fn paired_agent_key(self, id: &str) -> Result<String, ServiceError> {
         let id = id.trim();
         self.paired_agents()
             .await?
@@ -327,30 +363,6 @@ impl Service {
             .find(|p| p.agent_jkt == id || p.fingerprint.eq_ignore_ascii_case(id))
             .map(|p| p.agent_jkt)
             .ok_or(ServiceError::NotFound(Missing::PairedAgent))
-    }
-
-    /// Message `id` with `$count`, in the person's language.
-    fn counted(&self, id: &str, count: u32) -> String {
-        self.words_with(id, [("count", count.into())])
-    }
-
-    /// One credential an unpaired agent keeps, in a sentence: that it cannot
-    /// be revoked, or (not revoked when asked) that it stays in force, and
-    /// until when.
-    fn kept_words(&self, c: &HeldCredential) -> String {
-        let id = if c.revocable() { "agents-unpair-kept" } else { "agents-unpair-not-revocable" };
-        let kind = self.words(&format!("kind-{}", c.kind));
-        self.words_with(id, [("kind", kind.into()), ("until", self.instant_words(c.exp).into())])
-    }
-
-    /// Pairing requests unanswered for `PAIRING_TTL` expire: dropped from what the
-    /// person is shown (the app's sweeper calls this every few seconds, so a stale
-    /// prompt does not wait for someone to list them).
-    pub async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
-        if pairings::expire(self.store(), now, PAIRING_TTL).await? > 0 {
-            self.notify();
-        }
-        Ok(())
     }
 }
 
@@ -407,37 +419,37 @@ mod tests {
         let (svc, clock, _dir) = service_at(T0).await;
         let mut accepted = Vec::new();
         for seed in 10..50u8 {
-            match svc.request_pairing(&agent_jwk(seed), "Flood").await {
+            match svc.pairings().request_pairing(&agent_jwk(seed), "Flood").await {
                 Ok(p) => accepted.push(p),
                 Err(e) => assert_eq!(refusal(Err(e)), ("too_many_pairings", PAIRING_TTL as u64)),
             }
         }
         assert_eq!(accepted.len(), MAX_PENDING_PAIRINGS as usize);
-        assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS as usize);
+        assert_eq!(svc.pairings().pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS as usize);
         // The refused ones left nothing behind.
         assert_eq!(agents(&svc).await, MAX_PENDING_PAIRINGS as usize);
         // A key already waiting gets its own pairing back, bound or not.
-        assert_eq!(svc.request_pairing(&agent_jwk(10), "Flood").await.unwrap(), accepted[0]);
+        assert_eq!(svc.pairings().request_pairing(&agent_jwk(10), "Flood").await.unwrap(), accepted[0]);
 
         // The person answers two: two new keys may ask, not a third.
-        svc.answer_pairing(&accepted[0].pairing_id, true).await.unwrap();
-        svc.answer_pairing(&accepted[1].pairing_id, false).await.unwrap();
-        svc.request_pairing(&agent_jwk(60), "New").await.unwrap();
+        svc.pairings().approve(&accepted[0].pairing_id, crate::service::Origin::ThisProcess).await.unwrap();
+        svc.pairings().decline(&accepted[1].pairing_id).await.unwrap();
+        svc.pairings().request_pairing(&agent_jwk(60), "New").await.unwrap();
         clock.store(T0 + 100, Ordering::SeqCst);
-        svc.request_pairing(&agent_jwk(61), "New").await.unwrap();
+        svc.pairings().request_pairing(&agent_jwk(61), "New").await.unwrap();
         // Retry when the oldest pending one (accepted[2], asked at T0) expires.
-        assert_eq!(refusal(svc.request_pairing(&agent_jwk(62), "New").await), ("too_many_pairings", 500));
+        assert_eq!(refusal(svc.pairings().request_pairing(&agent_jwk(62), "New").await), ("too_many_pairings", 500));
 
         // Unanswered past PAIRING_TTL, a pairing expires and frees its place.
         clock.store(T0 + PAIRING_TTL - 1, Ordering::SeqCst);
-        assert_eq!(refusal(svc.request_pairing(&agent_jwk(62), "New").await).0, "too_many_pairings");
+        assert_eq!(refusal(svc.pairings().request_pairing(&agent_jwk(62), "New").await).0, "too_many_pairings");
         clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
         // The sweeper's call drops the two asked at T0; the one asked at T0 + 100 waits on.
         svc.expire_pairings(svc.now()).await.unwrap();
         assert_eq!(pairings::with_status(svc.store(), PairingStatus::Pending).await.unwrap().len(), 1);
-        let p = svc.request_pairing(&agent_jwk(62), "New").await.unwrap();
+        let p = svc.pairings().request_pairing(&agent_jwk(62), "New").await.unwrap();
         assert_eq!(p.status, PairingStatus::Pending);
-        assert_eq!(svc.pairing(&accepted[2].pairing_id).await.unwrap().status, PairingStatus::Expired);
+        assert_eq!(svc.pairings().pairing(&accepted[2].pairing_id).await.unwrap().status, PairingStatus::Expired);
     }
 
     #[tokio::test]
@@ -445,22 +457,22 @@ mod tests {
         use std::sync::atomic::Ordering;
         const T0: i64 = 1_792_000_000;
         let (svc, clock, _dir) = service_at(T0).await;
-        let p = svc.request_pairing(&agent_jwk(5), "Pest").await.unwrap();
-        svc.answer_pairing(&p.pairing_id, false).await.unwrap();
+        let p = svc.pairings().request_pairing(&agent_jwk(5), "Pest").await.unwrap();
+        svc.pairings().decline(&p.pairing_id).await.unwrap();
         clock.store(T0 + 60, Ordering::SeqCst);
         assert_eq!(
-            refusal(svc.request_pairing(&agent_jwk(5), "Pest").await),
+            refusal(svc.pairings().request_pairing(&agent_jwk(5), "Pest").await),
             ("pairing_declined", (DECLINED_COOLDOWN - 60) as u64)
         );
-        assert!(svc.pending_pairings().await.unwrap().is_empty(), "no prompt was raised");
+        assert!(svc.pairings().pending_pairings().await.unwrap().is_empty(), "no prompt was raised");
         clock.store(T0 + DECLINED_COOLDOWN - 1, Ordering::SeqCst);
-        assert_eq!(refusal(svc.request_pairing(&agent_jwk(5), "Pest").await), ("pairing_declined", 1));
+        assert_eq!(refusal(svc.pairings().request_pairing(&agent_jwk(5), "Pest").await), ("pairing_declined", 1));
         clock.store(T0 + DECLINED_COOLDOWN, Ordering::SeqCst);
-        let again = svc.request_pairing(&agent_jwk(5), "Pest").await.unwrap();
+        let again = svc.pairings().request_pairing(&agent_jwk(5), "Pest").await.unwrap();
         assert_eq!(again.status, PairingStatus::Pending);
         assert_ne!(again.pairing_id, p.pairing_id);
         // Another key is never held back by this one's no.
-        svc.request_pairing(&agent_jwk(6), "Other").await.unwrap();
+        svc.pairings().request_pairing(&agent_jwk(6), "Other").await.unwrap();
     }
 
     #[tokio::test]
@@ -469,7 +481,7 @@ mod tests {
         let (svc, _clock, _dir) = service_at(T0).await;
         let ask = |seed: u8, uid: Option<u32>| {
             let svc = svc.clone();
-            async move { svc.request_pairing_from(&agent_jwk(seed), "Claude Desktop", uid).await }
+            async move { svc.pairings().request_pairing_from(&agent_jwk(seed), "Claude Desktop", uid).await }
         };
         for seed in 10..13 {
             ask(seed, Some(1000)).await.unwrap();
@@ -480,7 +492,7 @@ mod tests {
         let theirs = ask(20, Some(0)).await.unwrap();
         assert_eq!(theirs.peer_uid, Some(0));
         ask(30, None).await.unwrap();
-        assert_eq!(svc.pending_pairings().await.unwrap().len(), 5);
+        assert_eq!(svc.pairings().pending_pairings().await.unwrap().len(), 5);
         // All users together are bounded too.
         let mut uid = 2000;
         let refused = loop {
@@ -490,7 +502,7 @@ mod tests {
             }
         };
         assert_eq!(refusal(Err(refused)).0, "too_many_pairings");
-        assert_eq!(svc.pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS_ALL as usize);
+        assert_eq!(svc.pairings().pending_pairings().await.unwrap().len(), MAX_PENDING_PAIRINGS_ALL as usize);
         // The refused ones left no record.
         assert_eq!(agents(&svc).await, MAX_PENDING_PAIRINGS_ALL as usize);
     }
@@ -502,40 +514,40 @@ mod tests {
         let (svc, clock, _dir) = service_at(T0).await;
         // Two declined and one left to expire, from user 1000.
         for seed in 10..12 {
-            let p = svc.request_pairing_from(&agent_jwk(seed), "Claude Desktop", Some(1000)).await.unwrap();
-            svc.answer_pairing(&p.pairing_id, false).await.unwrap();
+            let p = svc.pairings().request_pairing_from(&agent_jwk(seed), "Claude Desktop", Some(1000)).await.unwrap();
+            svc.pairings().decline(&p.pairing_id).await.unwrap();
         }
-        svc.request_pairing_from(&agent_jwk(12), "Claude Desktop", Some(1000)).await.unwrap();
-        let before = svc.request_pairing_from(&agent_jwk(13), "Claude Desktop", Some(1000)).await.unwrap();
-        assert_eq!(svc.churn_notice(&before).await.unwrap(), None, "two are not yet churn");
+        svc.pairings().request_pairing_from(&agent_jwk(12), "Claude Desktop", Some(1000)).await.unwrap();
+        let before = svc.pairings().request_pairing_from(&agent_jwk(13), "Claude Desktop", Some(1000)).await.unwrap();
+        assert_eq!(svc.pairings().churn_notice(&before).await.unwrap(), None, "two are not yet churn");
         clock.store(T0 + PAIRING_TTL, Ordering::SeqCst);
         svc.expire_pairings(svc.now()).await.unwrap();
-        assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 4);
-        let next = svc.request_pairing_from(&agent_jwk(14), "Claude Desktop", Some(1000)).await.unwrap();
-        let notice = svc.churn_notice(&next).await.unwrap().expect("the person is told");
+        assert_eq!(svc.pairings().churned_pairings(Some(1000)).await.unwrap(), 4);
+        let next = svc.pairings().request_pairing_from(&agent_jwk(14), "Claude Desktop", Some(1000)).await.unwrap();
+        let notice = svc.pairings().churn_notice(&next).await.unwrap().expect("the person is told");
         assert!(notice.starts_with("4 other pairing requests") && notice.contains("30 minutes"), "{notice}");
-        let items = svc.pending_items().await.unwrap();
+        let items = svc.requests().pending_items().await.unwrap();
         assert_eq!(items.iter().find(|i| i.id == next.pairing_id).unwrap().churn.as_deref(), Some(notice.as_str()));
         // The consent window's prompt carries it too, beside the code to compare.
-        assert_eq!(svc.prompt(&next.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
-        assert_eq!(svc.prompt(&before.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
+        assert_eq!(svc.requests().prompt(&next.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
+        assert_eq!(svc.requests().prompt(&before.pairing_id).await.unwrap().churn.as_deref(), Some(notice.as_str()));
         // Another user's prompt carries no notice.
-        let other = svc.request_pairing_from(&agent_jwk(20), "Claude Desktop", Some(0)).await.unwrap();
-        assert_eq!(svc.churn_notice(&other).await.unwrap(), None);
+        let other = svc.pairings().request_pairing_from(&agent_jwk(20), "Claude Desktop", Some(0)).await.unwrap();
+        assert_eq!(svc.pairings().churn_notice(&other).await.unwrap(), None);
         // Outside the window, the old ones no longer count.
         clock.store(T0 + PAIRING_TTL + CHURN_WINDOW + 1, Ordering::SeqCst);
-        assert_eq!(svc.churned_pairings(Some(1000)).await.unwrap(), 0);
+        assert_eq!(svc.pairings().churned_pairings(Some(1000)).await.unwrap(), 0);
     }
 
     #[tokio::test]
     async fn a_pairing_is_answered_once_and_seen_only_by_its_own_agent() {
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
-        let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
-        assert_eq!(svc.pairing_for_agent(&p.agent_jkt, &p.pairing_id).await.unwrap(), p);
+        let p = svc.pairings().request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        assert_eq!(svc.pairings().pairing_for_agent(&p.agent_jkt, &p.pairing_id).await.unwrap(), p);
         let other = agent_jwk(6).thumbprint().unwrap();
         assert!(matches!(
-            svc.pairing_for_agent(&other, &p.pairing_id).await,
+            svc.pairings().pairing_for_agent(&other, &p.pairing_id).await,
             Err(ServiceError::NotFound(Missing::Pairing))
         ));
         assert!(matches!(
@@ -547,8 +559,8 @@ mod tests {
         assert_eq!(declined.status, PairingStatus::Declined);
         let again = svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await;
         assert!(matches!(again, Err(ServiceError::PairingNotPending(PairingStatus::Declined))), "{again:?}");
-        assert!(!svc.is_paired(&p.agent_jkt).await.unwrap());
-        let events: Vec<_> = svc.history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
+        assert!(!svc.pairings().is_paired(&p.agent_jkt).await.unwrap());
+        let events: Vec<_> = svc.records().history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
         assert_eq!(events, ["pairing_declined", "pairing_requested"], "the second answer wrote nothing");
     }
 
@@ -556,29 +568,36 @@ mod tests {
     async fn a_paired_agent_is_unpaired_once() {
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
-        let p = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
-        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))), "pending");
+        let p = svc.pairings().request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        assert!(
+            matches!(svc.pairings().unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))),
+            "pending"
+        );
         svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
-        assert!(svc.is_paired(&p.agent_jkt).await.unwrap());
-        assert_eq!(svc.paired_agents().await.unwrap().len(), 1);
+        assert!(svc.pairings().is_paired(&p.agent_jkt).await.unwrap());
+        assert_eq!(svc.pairings().paired_agents().await.unwrap().len(), 1);
         assert_eq!(svc.paired_agent_name(&p.agent_jkt).await.unwrap().as_deref(), Some("Calendar"));
         // An approved agent asking again gets its pairing back, unchanged.
-        let back = svc.request_pairing(&agent_jwk(5), "Renamed").await.unwrap();
+        let back = svc.pairings().request_pairing(&agent_jwk(5), "Renamed").await.unwrap();
         assert_eq!((back.pairing_id.as_str(), back.status), (p.pairing_id.as_str(), PairingStatus::Approved));
 
-        svc.unpair(&p.agent_jkt).await.unwrap();
-        assert!(!svc.is_paired(&p.agent_jkt).await.unwrap());
+        svc.pairings().unpair(&p.agent_jkt).await.unwrap();
+        assert!(!svc.pairings().is_paired(&p.agent_jkt).await.unwrap());
         assert_eq!(svc.paired_agent_name(&p.agent_jkt).await.unwrap(), None);
-        assert_eq!(svc.agent_name(&p.agent_jkt).await.unwrap(), "Calendar", "its name stays in the records");
-        assert!(matches!(svc.unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
-        let entries = svc.history_entries(10).await.unwrap();
+        assert_eq!(
+            svc.directory().agent_name(&p.agent_jkt).await.unwrap(),
+            "Calendar",
+            "its name stays in the records"
+        );
+        assert!(matches!(svc.pairings().unpair(&p.agent_jkt).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
+        let entries = svc.records().history_entries(10).await.unwrap();
         let events: Vec<_> = entries.iter().map(|h| (h.event.as_str(), h.confirmed_by.as_deref())).collect();
         assert_eq!(
             events,
             [("agent_unpaired", None), ("pairing_approved", Some("polkit")), ("pairing_requested", None)]
         );
         // Unpaired, it may ask again: a new pairing, pending.
-        let anew = svc.request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
+        let anew = svc.pairings().request_pairing(&agent_jwk(5), "Calendar").await.unwrap();
         assert_eq!(anew.status, PairingStatus::Pending);
         assert_ne!(anew.pairing_id, p.pairing_id);
     }
@@ -589,7 +608,7 @@ mod tests {
         use crate::store::credentials::{self, CredentialStatus};
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
-        let p = svc.request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
+        let p = svc.pairings().request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
         svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
         let other = agent_jwk(8).thumbprint().unwrap();
         let record = |n, jti: &str, kind, agent: &str, status: bool| {
@@ -611,40 +630,52 @@ mod tests {
         }
         // One already revoked is not held, and not counted.
         credentials::record(svc.store(), record(5, "m-gone", RequestKind::Mandate, me, true)).await.unwrap();
-        svc.revoke("m-gone").await.unwrap();
+        svc.records().revoke("m-gone").await.unwrap();
 
-        let holds = svc.agent_holds(me).await.unwrap();
+        let holds = svc.pairings().agent_holds(me).await.unwrap();
         assert_eq!(holds.revocable, 2);
         assert_eq!(holds.question.as_deref(), Some("Also revoke the 2 credentials it holds?"));
         assert_eq!(holds.not_revocable.len(), 2, "{holds:?}");
         assert!(holds.not_revocable[0].starts_with("Mandate: cannot be revoked, because no host checks it"));
         assert!(holds.not_revocable[1].starts_with("Rule: cannot be revoked"), "{holds:?}");
-        let listed = svc.agents().await.unwrap();
+        let listed = svc.directory().agents().await.unwrap();
         assert_eq!(listed[0].holds, holds, "the window's list carries the same question");
         // The agent named by its fingerprint, in any case.
-        assert_eq!(svc.paired_agent_key(&p.fingerprint.to_lowercase()).await.unwrap(), me);
-        assert!(matches!(svc.paired_agent_key(&other).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
+        assert_eq!(svc.pairings().paired_agent_key(&p.fingerprint.to_lowercase()).await.unwrap(), me);
+        assert!(matches!(
+            svc.pairings().paired_agent_key(&other).await,
+            Err(ServiceError::NotFound(Missing::PairedAgent))
+        ));
 
-        let done = svc.unpair_revoking(me, true).await.unwrap();
+        let done = svc.pairings().unpair_revoking(me, true).await.unwrap();
         assert_eq!(done.revoked, ["m1", "c1"]);
         assert_eq!(done.words, "Unpaired. 2 credentials were revoked.");
         assert_eq!(done.kept, holds.not_revocable, "what no revocation reaches is named");
         let status: Vec<_> =
-            svc.credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect::<Vec<_>>();
+            svc.records().credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect::<Vec<_>>();
         let of = |jti: &str| status.iter().find(|(j, _)| j == jti).unwrap().1;
         assert_eq!(of("m1"), CredentialStatus::Revoked);
         assert_eq!(of("c1"), CredentialStatus::Revoked);
         assert_eq!(of("m-bare"), CredentialStatus::Active);
         assert_eq!(of("r1"), CredentialStatus::Active);
         assert_eq!(of("m-other"), CredentialStatus::Active, "another agent's stays");
-        let events: Vec<_> =
-            svc.history_entries(3).await.unwrap().into_iter().map(|h| (h.event, h.subject)).collect::<Vec<_>>();
+        let events: Vec<_> = svc
+            .records()
+            .history_entries(3)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|h| (h.event, h.subject))
+            .collect::<Vec<_>>();
         let events: Vec<_> = events.iter().map(|(e, s)| (e.as_str(), s.as_str())).collect();
         assert_eq!(events, [("revoked", "c1"), ("revoked", "m1"), ("agent_unpaired", me)]);
         // Not paired any more: refused, and nothing else is written.
-        let before = svc.history_entries(50).await.unwrap().len();
-        assert!(matches!(svc.unpair_revoking(me, true).await, Err(ServiceError::NotFound(Missing::PairedAgent))));
-        assert_eq!(svc.history_entries(50).await.unwrap().len(), before);
+        let before = svc.records().history_entries(50).await.unwrap().len();
+        assert!(matches!(
+            svc.pairings().unpair_revoking(me, true).await,
+            Err(ServiceError::NotFound(Missing::PairedAgent))
+        ));
+        assert_eq!(svc.records().history_entries(50).await.unwrap().len(), before);
     }
 
     #[tokio::test]
@@ -653,25 +684,25 @@ mod tests {
         use crate::store::credentials;
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
-        let p = svc.request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
+        let p = svc.pairings().request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
         svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
         let me = p.agent_jkt.as_str();
         credentials::record(svc.store(), crate::store::testing::credential(0, "m1", RequestKind::Mandate, me))
             .await
             .unwrap();
-        let holds = svc.agent_holds(me).await.unwrap();
+        let holds = svc.pairings().agent_holds(me).await.unwrap();
         assert_eq!((holds.revocable, holds.question.as_deref()), (1, Some("Also revoke the credential it holds?")));
-        let done = svc.unpair_revoking(me, false).await.unwrap();
+        let done = svc.pairings().unpair_revoking(me, false).await.unwrap();
         assert!(done.revoked.is_empty());
         assert_eq!(done.words, "Unpaired. Nothing was revoked.");
         assert_eq!(done.kept.len(), 1);
         assert!(done.kept[0].starts_with("Mandate: not revoked, in force until"), "{done:?}");
         let revoked = crate::store::credentials::CredentialStatus::Revoked;
-        assert!(svc.credentials(None).await.unwrap().iter().all(|c| c.status != revoked));
+        assert!(svc.records().credentials(None).await.unwrap().iter().all(|c| c.status != revoked));
         // An agent holding nothing is asked nothing.
-        let q = svc.request_pairing(&agent_jwk(9), "Other").await.unwrap();
+        let q = svc.pairings().request_pairing(&agent_jwk(9), "Other").await.unwrap();
         svc.settle_pairing(&q.pairing_id, true, Some(Method::Polkit)).await.unwrap();
-        let none = svc.agent_holds(&q.agent_jkt).await.unwrap();
+        let none = svc.pairings().agent_holds(&q.agent_jkt).await.unwrap();
         assert_eq!((none.revocable, none.question, none.not_revocable.len()), (0, None, 0));
     }
 

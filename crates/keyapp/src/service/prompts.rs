@@ -5,7 +5,7 @@
 
 use super::kind::{store_input, stored_input, Kind};
 use super::rule::Rule;
-use super::{corrupt_as, fingerprint, Missing, RequestKind, RequestStatus, Service, ServiceError};
+use super::{corrupt_as, fingerprint, Missing, RequestKind, RequestStatus, Requests, Service, ServiceError};
 use crate::store::{self, Stored};
 use crate::views::{AttentionView, OfferTermsView, PendingItem, Prompt, PromptStatus};
 use schcp::claims::RuleClaims;
@@ -16,96 +16,6 @@ use serde::{Deserialize, Serialize};
 pub const MAX_LABEL: usize = 200;
 
 impl Service {
-    /// Pending pairings then pending requests, oldest first.
-    pub async fn pending_items(&self) -> Result<Vec<PendingItem>, ServiceError> {
-        let mut out = Vec::new();
-        for p in self.pending_pairings().await? {
-            let churn = self.churn_notice(&p).await?;
-            let expires_at = p.created_at + super::pairing::PAIRING_TTL;
-            out.push(PendingItem {
-                churn,
-                id: p.pairing_id,
-                kind: "pairing".into(),
-                summary: schcp_consent::summary(
-                    &schcp_consent::ConsentRequest::Pairing {
-                        agent_name: p.agent_name.clone(),
-                        fingerprint: p.fingerprint.clone(),
-                    },
-                    &self.locale(),
-                )
-                .map_err(ServiceError::Consent)?,
-                agent_name: schcp_consent::inert::inert(&p.agent_name),
-                fingerprint: p.fingerprint,
-                created_at: p.created_at,
-                created: self.instant_words(p.created_at),
-                expires_at,
-                expires: self.instant_words(expires_at),
-            });
-        }
-        for r in self.pending_requests().await? {
-            out.push(PendingItem {
-                agent_name: self.shown_agent_name(&r.agent_jkt).await?,
-                fingerprint: fingerprint(&r.agent_jkt),
-                kind: r.kind.as_str().to_owned(),
-                summary: r.summary,
-                created_at: r.created_at,
-                created: self.instant_words(r.created_at),
-                expires_at: r.expires_at_unix,
-                expires: self.instant_words(r.expires_at_unix),
-                churn: None,
-                id: r.request_id,
-            });
-        }
-        Ok(out)
-    }
-
-    /// The consent window's content for `id` (`pr_…` or `rq_…`), whatever its status.
-    pub async fn prompt(&self, id: &str) -> Result<Prompt, ServiceError> {
-        if id.starts_with("pr_") {
-            let p = self.pairing(id).await?;
-            let consent_text = self.consent_text(id).await?;
-            let churn = self.churn_notice(&p).await?;
-            return Ok(Prompt {
-                churn,
-                id: p.pairing_id,
-                kind: "pairing".into(),
-                status: PromptStatus::from(p.status).as_str().to_owned(),
-                agent_name: schcp_consent::inert::inert(&p.agent_name),
-                fingerprint: p.fingerprint,
-                consent_text,
-                created_at: p.created_at,
-                expires_at: p.created_at + super::pairing::PAIRING_TTL,
-                label: None,
-                attention: Vec::new(),
-                terms: None,
-            });
-        }
-        let r = self.request(id).await?;
-        let label = if r.kind == RequestKind::Rule { Some(self.rule_input(id).await?.1) } else { None };
-        let attention = match store::attention::items(self.store(), id).await? {
-            Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
-            None => Vec::new(),
-        };
-        let terms = match store::requests::terms(self.store(), id).await? {
-            Some(terms) => Some(serde_json::from_str(&terms).map_err(|e| corrupt_as(Stored::Request, e))?),
-            None => None,
-        };
-        Ok(Prompt {
-            terms,
-            attention,
-            agent_name: self.shown_agent_name(&r.agent_jkt).await?,
-            fingerprint: fingerprint(&r.agent_jkt),
-            status: PromptStatus::from(r.status).as_str().to_owned(),
-            consent_text: r.consent_text,
-            created_at: r.created_at,
-            expires_at: r.expires_at_unix,
-            kind: r.kind.as_str().to_owned(),
-            id: r.request_id,
-            label,
-            churn: None,
-        })
-    }
-
     /// The callouts for a request about to be stored, in the consent language;
     /// computed before anything is stored, so a failure stores nothing.
     pub(super) fn attention_items(&self, req: &schcp_consent::ConsentRequest) -> Result<String, ServiceError> {
@@ -134,12 +44,104 @@ impl Service {
         let label = draft.rule.label.clone();
         Ok((draft, label))
     }
+}
+
+impl Requests<'_> {
+    /// Pending pairings then pending requests, oldest first.
+    pub async fn pending_items(self) -> Result<Vec<PendingItem>, ServiceError> {
+        let mut out = Vec::new();
+        for p in self.svc.pairings().pending_pairings().await? {
+            let churn = self.svc.pairings().churn_notice(&p).await?;
+            let expires_at = p.created_at + super::pairing::PAIRING_TTL;
+            out.push(PendingItem {
+                churn,
+                id: p.pairing_id,
+                kind: "pairing".into(),
+                summary: schcp_consent::summary(
+                    &schcp_consent::ConsentRequest::Pairing {
+                        agent_name: p.agent_name.clone(),
+                        fingerprint: p.fingerprint.clone(),
+                    },
+                    &self.svc.locale(),
+                )
+                .map_err(ServiceError::Consent)?,
+                agent_name: schcp_consent::inert::inert(&p.agent_name),
+                fingerprint: p.fingerprint,
+                created_at: p.created_at,
+                created: self.svc.instant_words(p.created_at),
+                expires_at,
+                expires: self.svc.instant_words(expires_at),
+            });
+        }
+        for r in self.pending_requests().await? {
+            out.push(PendingItem {
+                agent_name: self.svc.directory().shown_agent_name(&r.agent_jkt).await?,
+                fingerprint: fingerprint(&r.agent_jkt),
+                kind: r.kind.as_str().to_owned(),
+                summary: r.summary,
+                created_at: r.created_at,
+                created: self.svc.instant_words(r.created_at),
+                expires_at: r.expires_at_unix,
+                expires: self.svc.instant_words(r.expires_at_unix),
+                churn: None,
+                id: r.request_id,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The consent window's content for `id` (`pr_…` or `rq_…`), whatever its status.
+    pub async fn prompt(self, id: &str) -> Result<Prompt, ServiceError> {
+        if id.starts_with("pr_") {
+            let p = self.svc.pairings().pairing(id).await?;
+            let consent_text = self.consent_text(id).await?;
+            let churn = self.svc.pairings().churn_notice(&p).await?;
+            return Ok(Prompt {
+                churn,
+                id: p.pairing_id,
+                kind: "pairing".into(),
+                status: PromptStatus::from(p.status).as_str().to_owned(),
+                agent_name: schcp_consent::inert::inert(&p.agent_name),
+                fingerprint: p.fingerprint,
+                consent_text,
+                created_at: p.created_at,
+                expires_at: p.created_at + super::pairing::PAIRING_TTL,
+                label: None,
+                attention: Vec::new(),
+                terms: None,
+            });
+        }
+        let r = self.request(id).await?;
+        let label = if r.kind == RequestKind::Rule { Some(self.svc.rule_input(id).await?.1) } else { None };
+        let attention = match store::attention::items(self.svc.store(), id).await? {
+            Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
+            None => Vec::new(),
+        };
+        let terms = match store::requests::terms(self.svc.store(), id).await? {
+            Some(terms) => Some(serde_json::from_str(&terms).map_err(|e| corrupt_as(Stored::Request, e))?),
+            None => None,
+        };
+        Ok(Prompt {
+            terms,
+            attention,
+            agent_name: self.svc.directory().shown_agent_name(&r.agent_jkt).await?,
+            fingerprint: fingerprint(&r.agent_jkt),
+            status: PromptStatus::from(r.status).as_str().to_owned(),
+            consent_text: r.consent_text,
+            created_at: r.created_at,
+            expires_at: r.expires_at_unix,
+            kind: r.kind.as_str().to_owned(),
+            id: r.request_id,
+            label,
+            churn: None,
+        })
+    }
 
     /// §7.9: the label is the person's words for their own rule. The edited
     /// label replaces the agent's in the stored input the rule is signed from,
     /// and the consent text is rendered again from it, so what the person
     /// approves, what is signed and what history keeps all carry the new label.
-    pub async fn relabel_rule(&self, id: &str, label: &str) -> Result<Prompt, ServiceError> {
+    pub async fn relabel_rule(self, id: &str, label: &str) -> Result<Prompt, ServiceError> {
         let label = label.trim();
         if label.is_empty() || label.chars().count() > MAX_LABEL || label.chars().any(char::is_control) {
             return Err(ServiceError::invalid(
@@ -154,7 +156,7 @@ impl Service {
         if current.status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(current.status));
         }
-        let (mut draft, _) = self.rule_input(id).await?;
+        let (mut draft, _) = self.svc.rule_input(id).await?;
         draft.rule.label = label.to_owned();
         // The edited rule is still one the schema accepts (§7.9), as the
         // agent's was when the request was made.
@@ -164,15 +166,15 @@ impl Service {
         let input = draft.write()?;
         let rule = draft.rule;
         let agent = schcp_consent::AgentKey {
-            name: self.paired_agent_name(&rule.cnf.jkt).await?,
+            name: self.svc.paired_agent_name(&rule.cnf.jkt).await?,
             fingerprint: fingerprint(&rule.cnf.jkt),
         };
         let text =
-            self.render(&schcp_consent::ConsentRequest::Rule(schcp_consent::RuleRequest { rule, agent })).await?;
-        if !store::requests::reword_pending_rule(self.store(), id, &input, &text).await? {
-            return Err(self.moved_on(id).await);
+            self.svc.render(&schcp_consent::ConsentRequest::Rule(schcp_consent::RuleRequest { rule, agent })).await?;
+        if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text).await? {
+            return Err(self.svc.moved_on(id).await);
         }
-        self.notify();
+        self.svc.notify();
         self.prompt(id).await
     }
 }

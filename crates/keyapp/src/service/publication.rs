@@ -4,11 +4,11 @@
 //! the principal key, and acknowledged only when the service says it recorded it.
 //! There is no path that signs bytes a caller supplies.
 //!
-//! Who drains it: `approve_request` and `revoke` at once (so the usual case is
+//! Who drains it: `Requests::approve` and `revoke` at once (so the usual case is
 //! published before they return), and the publisher task `app::start` runs
 //! beside the expiry sweeper, which retries with backoff until acknowledged.
 
-use super::{HostedFailure, Service, ServiceError};
+use super::{HostedFailure, Service, ServiceError, Status};
 use crate::hosted::{HostedClient, PublishError};
 use crate::store::outbox::{self, Due, Op};
 use schcp::status_update::{self, Operation, Registration};
@@ -73,7 +73,7 @@ impl Service {
     /// credential waits behind it (`outbox::due` returns at most one row per
     /// credential). A service that does not answer ends the round: the other
     /// rows would only wait out the same timeout.
-    pub async fn publish_due(&self) -> Result<Round, ServiceError> {
+    pub(super) async fn publish_due(&self) -> Result<Round, ServiceError> {
         self.publish_due_to(|| Ok(self.hosted_client()? as &dyn UpdateSink)).await
     }
 
@@ -89,7 +89,7 @@ impl Service {
         if rows.is_empty() {
             return Ok(round);
         }
-        let thumb = self.principal_thumbprint();
+        let thumb = self.profile().principal_thumbprint();
         for row in rows {
             let sent = match self.update_jws(&row) {
                 Ok(jws) => sink()?.post_update(&row.base, &thumb, &jws).await.map(|_| ()),
@@ -135,22 +135,6 @@ impl Service {
         self.inner.publish_now.notify_one();
     }
 
-    /// The publisher task (`app::start`): publishes what is due, then sleeps
-    /// until the next row falls due, something is added, or `PUBLISHER_IDLE`
-    /// passes. A failed round (the records busy) is retried the same way.
-    pub async fn run_publisher(&self) {
-        loop {
-            if let Err(e) = self.publish_due().await {
-                tracing::warn!(error = %e, "publishing round failed; retrying");
-            }
-            let next = outbox::next_due_at(self.store()).await.ok().flatten();
-            let wait =
-                next.map_or(PUBLISHER_IDLE, |at| u64::try_from(at - self.now()).unwrap_or(0).min(PUBLISHER_IDLE));
-            let wait = std::time::Duration::from_secs(wait.max(1));
-            let _ = tokio::time::timeout(wait, self.inner.publish_now.notified()).await;
-        }
-    }
-
     /// The update for an outbox row, signed by the principal key. Everything in
     /// it comes from the records: the credential's row, the clock, a fresh jti.
     fn update_jws(&self, row: &Due) -> Result<String, ServiceError> {
@@ -170,6 +154,24 @@ impl Service {
         let update_jti = Service::new_id("u-");
         status_update::sign(self.inner.key.as_ref(), self.now(), &update_jti, &op)
             .map_err(|e| ServiceError::Hosted(HostedFailure::Sign(e)))
+    }
+}
+
+impl Status<'_> {
+    /// The publisher task (`app::start`): publishes what is due, then sleeps
+    /// until the next row falls due, something is added, or `PUBLISHER_IDLE`
+    /// passes. A failed round (the records busy) is retried the same way.
+    pub async fn run_publisher(self) {
+        loop {
+            if let Err(e) = self.svc.publish_due().await {
+                tracing::warn!(error = %e, "publishing round failed; retrying");
+            }
+            let next = outbox::next_due_at(self.svc.store()).await.ok().flatten();
+            let wait =
+                next.map_or(PUBLISHER_IDLE, |at| u64::try_from(at - self.svc.now()).unwrap_or(0).min(PUBLISHER_IDLE));
+            let wait = std::time::Duration::from_secs(wait.max(1));
+            let _ = tokio::time::timeout(wait, self.svc.inner.publish_now.notified()).await;
+        }
     }
 }
 
@@ -203,7 +205,7 @@ mod tests {
     #[tokio::test]
     async fn an_update_is_the_records_own_signed_by_the_principal() {
         let (svc, _clock, _dir) = service_at(T0).await;
-        let thumb = svc.principal_thumbprint();
+        let thumb = svc.profile().principal_thumbprint();
         let first = status_update::verify(&svc.update_jws(&due(Op::Register)).unwrap(), &thumb, T0).unwrap();
         let row = due(Op::Register);
         let registration = Registration {
@@ -290,7 +292,7 @@ mod tests {
         let fake = FakeService::answering(vec![Ok(201), refused(403, Some("namespace_full")), refused(500, None)]);
         let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
         assert_eq!(round, Round { acknowledged: 1, failed: 1, refused: 1 });
-        assert_eq!(fake.posted_jtis(&svc.principal_thumbprint()), ["m-1", "m-2", "m-3"]);
+        assert_eq!(fake.posted_jtis(&svc.profile().principal_thumbprint()), ["m-1", "m-2", "m-3"]);
         assert!(due_jtis(&svc, T0).await.is_empty(), "nothing is due again at once");
         assert_eq!(due_jtis(&svc, T0 + outbox::backoff(1)).await, ["m-3"], "only the failure, after its backoff");
         // The next round sends only that one.

@@ -1,7 +1,7 @@
 //! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
-use super::{Missing, Service, ServiceError};
+use super::{Directory, Missing, Requests, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::contacts::{self, ContactRow};
 use crate::store::credentials::{self, CredentialStatus, ListedCredential, MeetingRecord};
@@ -31,60 +31,6 @@ impl From<ContactRow> for Contact {
 }
 
 impl Service {
-    pub async fn agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
-        Ok(pairings::name(self.store(), jkt, None).await?.unwrap_or_default())
-    }
-
-    /// The agent's name as every surface lists it (terminal, window, tray,
-    /// notification): inert, so a name stored before names were checked at
-    /// pairing cannot reorder or hide what is around it either.
-    pub async fn shown_agent_name(&self, jkt: &str) -> Result<String, ServiceError> {
-        Ok(schcp_consent::inert::inert(&self.agent_name(jkt).await?))
-    }
-
-    /// The text shown for a pending pairing (`pr_…`) or request (`rq_…`).
-    pub async fn consent_text(&self, id: &str) -> Result<String, ServiceError> {
-        if id.starts_with("pr_") {
-            let p = self.pairing(id).await?;
-            return self
-                .render(&schcp_consent::ConsentRequest::Pairing {
-                    agent_name: p.agent_name,
-                    fingerprint: p.fingerprint,
-                })
-                .await;
-        }
-        Ok(self.request(id).await?.consent_text)
-    }
-
-    /// Credentials issued (to one agent, or all), with their status now.
-    pub async fn credentials(&self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
-        let now = self.now();
-        // One snapshot: each credential with the status API's own count of held units.
-        let listed = credentials::listing(self.store(), agent_jkt).await?;
-        // How each was confirmed: the person's listing only, never an agent's.
-        let confirmations = match agent_jkt {
-            None => credentials::confirmations(self.store()).await?,
-            Some(_) => Default::default(),
-        };
-        let mut out = Vec::with_capacity(listed.len());
-        let mut hosted = Vec::new();
-        for c in listed {
-            let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
-            // An agent receives a credential once the service knows it
-            // (`request_for_agent`); its listing waits the same way.
-            if agent_jkt.is_some() && publication.is_some_and(Publication::withheld_from_agent) {
-                continue;
-            }
-            if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
-                hosted.push((out.len(), url.clone()));
-            }
-            let confirmed_by = confirmations.get(&c.jti).copied();
-            out.push(self.credential_view(c, publication, confirmed_by, now));
-        }
-        self.hosted_remaining(&mut out, hosted).await?;
-        Ok(out)
-    }
-
     pub(super) fn credential_view(
         &self,
         c: ListedCredential,
@@ -145,38 +91,6 @@ impl Service {
         Ok(())
     }
 
-    /// Revokes a credential at once; recorded in history and reflected by the
-    /// status API (§3.3 check 7).
-    pub async fn revoke(&self, jti: &str) -> Result<(), ServiceError> {
-        use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
-        let Some(c) = credentials::revocability(self.store(), jti).await? else {
-            return Err(ServiceError::NotFound(Missing::Credential));
-        };
-        let kind = c.kind;
-        // What the person is told is what hosts see. A credential no
-        // status URL names (a rule is never published, §7.9) cannot be taken
-        // back; saying "revoked" would tell the person something untrue.
-        if !kind.revocable() || c.status_url.is_none() {
-            return Err(self.not_revocable(kind, c.exp));
-        }
-        // Recorded here at once; in hosted mode the revocation is owed to the
-        // service in the same transaction, and published until acknowledged.
-        match revoke_and_publish(self.store(), jti, self.now()).await? {
-            RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound(Missing::Credential)),
-            outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {
-                tracing::info!(jti, %kind, "credential revoked");
-                self.notify();
-                if outcome == RevokeOutcome::Revoked {
-                    if let Err(e) = self.publish_due().await {
-                        tracing::warn!(error = %e, "publishing the revocation failed; the publisher retries");
-                    }
-                    self.wake_publisher();
-                }
-                Ok(())
-            }
-        }
-    }
-
     /// The refusal of a credential that cannot be taken back: a kind never
     /// published, or one whose credential names no status URL.
     fn not_revocable(&self, kind: RequestKind, exp: i64) -> ServiceError {
@@ -193,10 +107,6 @@ impl Service {
                 self.instant_words(exp)
             ),
         )
-    }
-
-    pub async fn history_entries(&self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
-        Ok(history::latest(self.store(), limit).await?.into_iter().map(|h| self.history_entry(h)).collect())
     }
 
     pub(super) fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
@@ -219,20 +129,128 @@ impl Service {
 
     /// The contacts as the consent renderer reads them: principal → name.
     pub(super) async fn consent_contacts(&self) -> Result<schcp_consent::Contacts, ServiceError> {
-        Ok(self.contacts().await?.into_iter().map(|c| (c.principal, c.name)).collect())
+        Ok(self.directory().contacts().await?.into_iter().map(|c| (c.principal, c.name)).collect())
     }
 
     /// The name of the agent paired with key `jkt`, if the person approved it.
     pub(super) async fn paired_agent_name(&self, jkt: &str) -> Result<Option<String>, ServiceError> {
         Ok(pairings::name(self.store(), jkt, Some(PairingStatus::Approved)).await?)
     }
+}
 
-    pub async fn contacts(&self) -> Result<Vec<Contact>, ServiceError> {
-        Ok(contacts::all(self.store()).await?.into_iter().map(Contact::from).collect())
+/// The person's records of what was issued and done: `Service::records`.
+#[derive(Clone, Copy)]
+pub struct Records<'a> {
+    pub(super) svc: &'a Service,
+}
+
+impl<'a> Records<'a> {
+    /// The store the records live in (SQLite, `store`).
+    pub fn store(self) -> &'a crate::store::Store {
+        self.svc.store()
+    }
+
+    /// Credentials issued (to one agent, or all), with their status now.
+    pub async fn credentials(self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
+        let now = self.svc.now();
+        // One snapshot: each credential with the status API's own count of held units.
+        let listed = credentials::listing(self.svc.store(), agent_jkt).await?;
+        // How each was confirmed: the person's listing only, never an agent's.
+        let confirmations = match agent_jkt {
+            None => credentials::confirmations(self.svc.store()).await?,
+            Some(_) => Default::default(),
+        };
+        let mut out = Vec::with_capacity(listed.len());
+        let mut hosted = Vec::new();
+        for c in listed {
+            let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
+            // An agent receives a credential once the service knows it
+            // (`request_for_agent`); its listing waits the same way.
+            if agent_jkt.is_some() && publication.is_some_and(Publication::withheld_from_agent) {
+                continue;
+            }
+            if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
+                hosted.push((out.len(), url.clone()));
+            }
+            let confirmed_by = confirmations.get(&c.jti).copied();
+            out.push(self.svc.credential_view(c, publication, confirmed_by, now));
+        }
+        self.svc.hosted_remaining(&mut out, hosted).await?;
+        Ok(out)
+    }
+
+    /// Revokes a credential at once; recorded in history and reflected by the
+    /// status API (§3.3 check 7).
+    pub async fn revoke(self, jti: &str) -> Result<(), ServiceError> {
+        use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
+        let Some(c) = credentials::revocability(self.svc.store(), jti).await? else {
+            return Err(ServiceError::NotFound(Missing::Credential));
+        };
+        let kind = c.kind;
+        // What the person is told is what hosts see. A credential no
+        // status URL names (a rule is never published, §7.9) cannot be taken
+        // back; saying "revoked" would tell the person something untrue.
+        if !kind.revocable() || c.status_url.is_none() {
+            return Err(self.svc.not_revocable(kind, c.exp));
+        }
+        // Recorded here at once; in hosted mode the revocation is owed to the
+        // service in the same transaction, and published until acknowledged.
+        match revoke_and_publish(self.svc.store(), jti, self.svc.now()).await? {
+            RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound(Missing::Credential)),
+            outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {
+                tracing::info!(jti, %kind, "credential revoked");
+                self.svc.notify();
+                if outcome == RevokeOutcome::Revoked {
+                    if let Err(e) = self.svc.publish_due().await {
+                        tracing::warn!(error = %e, "publishing the revocation failed; the publisher retries");
+                    }
+                    self.svc.wake_publisher();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub async fn history_entries(self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
+        Ok(history::latest(self.svc.store(), limit).await?.into_iter().map(|h| self.svc.history_entry(h)).collect())
+    }
+}
+
+impl Requests<'_> {
+    /// The text shown for a pending pairing (`pr_…`) or request (`rq_…`).
+    pub async fn consent_text(self, id: &str) -> Result<String, ServiceError> {
+        if id.starts_with("pr_") {
+            let p = self.svc.pairings().pairing(id).await?;
+            return self
+                .svc
+                .render(&schcp_consent::ConsentRequest::Pairing {
+                    agent_name: p.agent_name,
+                    fingerprint: p.fingerprint,
+                })
+                .await;
+        }
+        Ok(self.request(id).await?.consent_text)
+    }
+}
+
+impl Directory<'_> {
+    pub async fn agent_name(self, jkt: &str) -> Result<String, ServiceError> {
+        Ok(pairings::name(self.svc.store(), jkt, None).await?.unwrap_or_default())
+    }
+
+    /// The agent's name as every surface lists it (terminal, window, tray,
+    /// notification): inert, so a name stored before names were checked at
+    /// pairing cannot reorder or hide what is around it either.
+    pub async fn shown_agent_name(self, jkt: &str) -> Result<String, ServiceError> {
+        Ok(schcp_consent::inert::inert(&self.agent_name(jkt).await?))
+    }
+
+    pub async fn contacts(self) -> Result<Vec<Contact>, ServiceError> {
+        Ok(contacts::all(self.svc.store()).await?.into_iter().map(Contact::from).collect())
     }
 
     pub async fn add_contact(
-        &self,
+        self,
         principal: &str,
         name: &str,
         relationship: Option<&str>,
@@ -251,7 +269,7 @@ impl Service {
             name: name.to_owned(),
             relationship: relationship.map(str::to_owned),
         };
-        contacts::save(self.store(), &contact, self.now()).await?;
+        contacts::save(self.svc.store(), &contact, self.svc.now()).await?;
         Ok(())
     }
 }
@@ -299,24 +317,24 @@ mod tests {
     }
 
     async fn events(svc: &Service) -> Vec<(String, String, String)> {
-        let entries = svc.history_entries(50).await.unwrap();
+        let entries = svc.records().history_entries(50).await.unwrap();
         entries.into_iter().map(|h| (h.event, h.subject, h.detail)).collect()
     }
 
     #[tokio::test]
     async fn a_contact_is_checked_then_kept_with_its_history_entry() {
         let (svc, _clock, _dir) = service_at(T0).await;
-        assert_eq!(reason(svc.add_contact("ellis", "Ellis", None).await), Reason::BadPrincipal);
-        assert_eq!(reason(svc.add_contact(&principal("e"), "  ", None).await), Reason::BadName);
-        assert_eq!(reason(svc.add_contact(&principal("e"), "El\nlis", None).await), Reason::BadName);
-        assert!(svc.contacts().await.unwrap().is_empty(), "a refused contact is not kept");
+        assert_eq!(reason(svc.directory().add_contact("ellis", "Ellis", None).await), Reason::BadPrincipal);
+        assert_eq!(reason(svc.directory().add_contact(&principal("e"), "  ", None).await), Reason::BadName);
+        assert_eq!(reason(svc.directory().add_contact(&principal("e"), "El\nlis", None).await), Reason::BadName);
+        assert!(svc.directory().contacts().await.unwrap().is_empty(), "a refused contact is not kept");
         assert!(events(&svc).await.is_empty());
 
-        svc.add_contact(&principal("e"), "Ellis", Some("colleague")).await.unwrap();
+        svc.directory().add_contact(&principal("e"), "Ellis", Some("colleague")).await.unwrap();
         let ellis = Contact { principal: principal("e"), name: "Ellis".into(), relationship: Some("colleague".into()) };
-        assert_eq!(svc.contacts().await.unwrap(), [ellis]);
+        assert_eq!(svc.directory().contacts().await.unwrap(), [ellis]);
         assert_eq!(svc.consent_contacts().await.unwrap().name_of(&principal("e")), Some("Ellis"));
-        let entries = svc.history_entries(10).await.unwrap();
+        let entries = svc.records().history_entries(10).await.unwrap();
         assert_eq!((entries[0].event.as_str(), entries[0].detail.as_str()), ("contact_added", "Ellis"));
         assert_eq!((entries[0].at, entries[0].when.is_empty()), (T0, false));
     }
@@ -324,21 +342,22 @@ mod tests {
     #[tokio::test]
     async fn only_a_credential_hosts_can_learn_of_is_revoked() {
         let (svc, _clock, _dir) = service_at(T0).await;
-        assert!(matches!(svc.revoke("m-nobody").await, Err(ServiceError::NotFound(Missing::Credential))));
+        assert!(matches!(svc.records().revoke("m-nobody").await, Err(ServiceError::NotFound(Missing::Credential))));
         credentials::record(svc.store(), issued(0, "r1", RequestKind::Rule, "a", false)).await.unwrap();
         credentials::record(svc.store(), issued(1, "m1", RequestKind::Mandate, "a", false)).await.unwrap();
         credentials::record(svc.store(), issued(2, "m2", RequestKind::Mandate, "a", true)).await.unwrap();
 
-        let rule = svc.revoke("r1").await.expect_err("a rule is never published");
+        let rule = svc.records().revoke("r1").await.expect_err("a rule is never published");
         assert_eq!(rule.to_api().reason, Reason::NotRevocable);
         assert!(rule.to_string().starts_with("This rule cannot be revoked: it is never published"), "{rule}");
-        let unnamed = svc.revoke("m1").await.expect_err("no status URL");
+        let unnamed = svc.records().revoke("m1").await.expect_err("no status URL");
         assert!(unnamed.to_string().contains("names no status URL"), "{unnamed}");
         assert!(events(&svc).await.is_empty(), "a refused revocation is not in the history");
 
-        svc.revoke("m2").await.unwrap();
-        svc.revoke("m2").await.unwrap();
-        let status: Vec<_> = svc.credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect();
+        svc.records().revoke("m2").await.unwrap();
+        svc.records().revoke("m2").await.unwrap();
+        let status: Vec<_> =
+            svc.records().credentials(None).await.unwrap().into_iter().map(|c| (c.jti, c.status)).collect();
         assert_eq!(
             status,
             [
@@ -367,11 +386,11 @@ mod tests {
         credentials::record_confirmation(&mut tx, "m1", Method::Polkit).await.unwrap();
         tx.commit().await.unwrap();
 
-        let theirs = svc.credentials(Some("a")).await.unwrap();
+        let theirs = svc.records().credentials(Some("a")).await.unwrap();
         assert_eq!(theirs.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1"]);
         assert_eq!(theirs[0].confirmed_by, None, "how the person confirmed is theirs alone");
 
-        let all = svc.credentials(None).await.unwrap();
+        let all = svc.records().credentials(None).await.unwrap();
         assert_eq!(all.iter().map(|c| c.jti.as_str()).collect::<Vec<_>>(), ["m1", "m2", "r1", "m3"]);
         assert_eq!((all[0].confirmed_by.as_deref(), all[0].confirmed.is_some()), (Some("polkit"), true));
         assert_eq!(all[1].publication, Some(Publication::RegistrationPending));

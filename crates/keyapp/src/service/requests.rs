@@ -287,21 +287,9 @@ impl Service {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
             self.issue_approved(&request_id, None).await?;
-            return Ok((self.request_for_agent(&agent.jkt, &request_id).await?, false));
+            return Ok((self.requests().request_for_agent(&agent.jkt, &request_id).await?, false));
         }
-        let view = RequestView {
-            request_id,
-            kind,
-            status: RequestStatus::Pending,
-            consent_text,
-            expires_at: schcp::issue::rfc3339_utc(expires_at).unwrap_or_default(),
-            result: None,
-            agent_jkt: agent.jkt.clone(),
-            created_at: now,
-            expires_at_unix: expires_at,
-            summary,
-        };
-        Ok((view, false))
+        Ok((pending_view(&new, kind), false))
     }
 
     /// The agent's earlier request under `key`: as its agent sees it when the
@@ -327,55 +315,13 @@ impl Service {
         )
     }
 
-    /// Until when agent `jkt` may not ask (its cooldown), if it is in one.
-    pub async fn cooldown_until(&self, jkt: &str) -> Result<Option<i64>, ServiceError> {
-        let now = self.now();
-        let l = stored::limits(self.store(), jkt).await?;
-        let left = cooldown_left(
-            l.last_status.as_deref().zip(l.last_decided_at),
-            l.before_status.as_deref(),
-            l.lifted_at,
-            now,
-        );
-        Ok(left.map(|s| now + s))
-    }
-
-    /// The person lets agent `jkt` ask again now, ending its cooldown.
-    pub async fn lift_cooldown(&self, jkt: &str) -> Result<(), ServiceError> {
-        if !stored::lift_cooldown(self.store(), jkt, self.now()).await? {
-            return Err(ServiceError::NotFound(super::Missing::PairedAgent));
-        }
-        self.notify();
-        Ok(())
-    }
-
     /// The refusal for a request an update found no longer pending (another
     /// answer, a withdrawal or its expiry came first): the status it has now.
     pub(super) async fn moved_on(&self, request_id: &str) -> ServiceError {
-        match self.request(request_id).await {
+        match self.requests().request(request_id).await {
             Ok(r) => ServiceError::NotPending(r.status),
             Err(e) => e,
         }
-    }
-
-    pub async fn request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
-        self.expire_requests(self.now()).await?;
-        view(stored::by_id(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?)
-    }
-
-    /// An agent sees only its own requests; another's is "not found". In
-    /// hosted mode an approved request whose credential the status service has
-    /// not yet acknowledged is still `pending` to the agent, without a result:
-    /// no host may see a 404 for a mandate that exists, so the
-    /// credential is delivered once registered, and a long poll keeps waiting
-    /// until then (docs/decisions.md). A registration the service refused for
-    /// good is never delivered: the agent gets `NotPublished` instead.
-    pub async fn request_for_agent(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
-        let v = self.request(request_id).await?;
-        if v.agent_jkt != jkt {
-            return Err(ServiceError::NotFound(Missing::Request));
-        }
-        self.as_agent_sees_it(v).await
     }
 
     /// A request as its agent may see it: approved only once its credential is
@@ -394,26 +340,15 @@ impl Service {
         Ok(v)
     }
 
-    pub async fn pending_requests(&self) -> Result<Vec<RequestView>, ServiceError> {
-        self.expire_requests(self.now()).await?;
-        stored::pending(self.store()).await?.into_iter().map(view).collect()
-    }
-
-    /// `DELETE /v1/requests/{id}`.
-    pub async fn withdraw_request(&self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
-        let v = self.request_for_agent(jkt, request_id).await?;
-        self.settle(request_id, RequestStatus::Withdrawn, v.status).await
-    }
-
-    pub async fn decline_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
-        let v = self.request(request_id).await?;
+    pub(super) async fn decline_request(&self, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.requests().request(request_id).await?;
         self.settle(request_id, RequestStatus::Declined, v.status).await
     }
 
     /// Issues what an approved request asked for: builds and signs the
     /// credential from the stored, verified input, records it with how the
     /// person's yes was confirmed, and settles the request, in one transaction.
-    /// Only after the OS confirmed the person (`approve_request_from`), or for
+    /// Only after the OS confirmed the person (`Requests::approve`), or for
     /// §3.3's renewal that needs no prompt (`confirmed_by` None).
     pub(super) async fn issue_approved(
         &self,
@@ -495,7 +430,7 @@ impl Service {
             }
             self.wake_publisher();
         }
-        self.request(request_id).await
+        self.requests().request(request_id).await
     }
 
     /// Settles the request approved with what was issued, in one transaction:
@@ -582,16 +517,103 @@ impl Service {
         tx.commit().await?;
         tracing::info!(request_id, status = to.as_str(), "request settled");
         self.notify();
-        self.request(request_id).await
+        self.requests().request(request_id).await
+    }
+
+    /// Requests and pairings left unanswered past their time expire (the
+    /// app's sweeper calls this every few seconds, so a stale prompt does
+    /// not wait for someone to list them). Both are swept even if one fails.
+    pub async fn expire(&self) -> Result<(), ServiceError> {
+        let now = self.now();
+        let requests = self.expire_requests(now).await;
+        let pairings = self.expire_pairings(now).await;
+        requests.and(pairings)
     }
 
     /// Marks requests past their expiry as expired (lazily, on every read, and
     /// by the service's sweeper).
-    pub async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
+    pub(super) async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
         if stored::expire_due(self.store(), now).await? {
             self.notify();
         }
         Ok(())
+    }
+}
+
+/// The view of a request just stored, pending.
+fn pending_view(new: &NewRequest<'_>, kind: RequestKind) -> RequestView {
+    RequestView {
+        request_id: new.request_id.to_owned(),
+        kind,
+        status: RequestStatus::Pending,
+        consent_text: new.consent_text.to_owned(),
+        expires_at: schcp::issue::rfc3339_utc(new.expires_at).unwrap_or_default(),
+        result: None,
+        agent_jkt: new.agent_jkt.to_owned(),
+        created_at: new.created_at,
+        expires_at_unix: new.expires_at,
+        summary: new.summary.to_owned(),
+    }
+}
+
+/// Requests once created, as agents and the window see them: `Service::requests`.
+#[derive(Clone, Copy)]
+pub struct Requests<'a> {
+    pub(super) svc: &'a Service,
+}
+
+impl Requests<'_> {
+    /// Until when agent `jkt` may not ask (its cooldown), if it is in one.
+    pub async fn cooldown_until(self, jkt: &str) -> Result<Option<i64>, ServiceError> {
+        let now = self.svc.now();
+        let l = stored::limits(self.svc.store(), jkt).await?;
+        let left = cooldown_left(
+            l.last_status.as_deref().zip(l.last_decided_at),
+            l.before_status.as_deref(),
+            l.lifted_at,
+            now,
+        );
+        Ok(left.map(|s| now + s))
+    }
+
+    /// The person lets agent `jkt` ask again now, ending its cooldown.
+    pub async fn lift_cooldown(self, jkt: &str) -> Result<(), ServiceError> {
+        if !stored::lift_cooldown(self.svc.store(), jkt, self.svc.now()).await? {
+            return Err(ServiceError::NotFound(super::Missing::PairedAgent));
+        }
+        self.svc.notify();
+        Ok(())
+    }
+
+    pub async fn request(self, request_id: &str) -> Result<RequestView, ServiceError> {
+        self.svc.expire_requests(self.svc.now()).await?;
+        view(stored::by_id(self.svc.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?)
+    }
+
+    /// An agent sees only its own requests; another's is "not found". In
+    /// hosted mode an approved request whose credential the status service has
+    /// not yet acknowledged is still `pending` to the agent, without a result:
+    /// no host may see a 404 for a mandate that exists, so the
+    /// credential is delivered once registered, and a long poll keeps waiting
+    /// until then (docs/decisions.md). A registration the service refused for
+    /// good is never delivered: the agent gets `NotPublished` instead.
+    pub async fn request_for_agent(self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.request(request_id).await?;
+        if v.agent_jkt != jkt {
+            return Err(ServiceError::NotFound(Missing::Request));
+        }
+        self.svc.as_agent_sees_it(v).await
+    }
+
+    pub async fn pending_requests(self) -> Result<Vec<RequestView>, ServiceError> {
+        self.svc.expire_requests(self.svc.now()).await?;
+        stored::pending(self.svc.store()).await?.into_iter().map(view).collect()
+    }
+
+    /// `DELETE /v1/requests/{id}`.
+    pub async fn withdraw_request(self, jkt: &str, request_id: &str) -> Result<RequestView, ServiceError> {
+        let v = self.request_for_agent(jkt, request_id).await?;
+        self.svc.settle(request_id, RequestStatus::Withdrawn, v.status).await
     }
 }
 

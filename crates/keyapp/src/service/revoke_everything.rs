@@ -8,10 +8,9 @@
 //! credentials the old computer issued after the last backup too, which the
 //! records never held. What neither reaches is said in words.
 
-use super::{Service, ServiceError};
+use super::{Origin, Records, Service, ServiceError};
 use crate::store::{credentials, outbox};
 use crate::ui_words::{text, text_with};
-use crate::user_verification::Asker;
 use fluent_bundle::FluentArgs;
 use schcp::status_update::{self, Operation};
 use schcp_consent::Language;
@@ -55,49 +54,9 @@ pub struct RevokedEverything {
 }
 
 impl Service {
-    /// "Revoke everything the old computer issued", asked by `asker` (the
-    /// window's process, or a terminal's, through the control socket): the
-    /// OS confirms the person first, or nothing is revoked.
-    pub async fn revoke_everything_from(&self, asker: &Asker) -> Result<RevokedEverything, ServiceError> {
-        let language = self.language();
-        self.confirm(asker, text(language, "verification-revoke-everything-summary")).await?;
-        let at = self.now();
-        let (revoked, kept) = credentials::revoke_everything(self.store(), at).await?;
-        tracing::warn!(revoked = revoked.len(), "the person revoked everything issued under this key");
-        self.notify();
-
-        let mut bases = outbox::registered_bases(self.store()).await?;
-        if let Some(hosted) = &self.config().status_api.hosted {
-            if !bases.contains(hosted) {
-                bases.push(hosted.clone());
-            }
-        }
-        let mut services = Vec::new();
-        for base in bases {
-            services.push(self.revoke_all_at(&base, at, &revoked).await);
-        }
-        // Whatever the one update did not carry goes out one by one.
-        if let Err(e) = self.publish_due().await {
-            tracing::warn!(error = %e, "publishing the revocations failed; the publisher retries");
-        }
-        self.wake_publisher();
-
-        let served_here: Vec<&credentials::SwitchedOff> = revoked.iter().filter(|c| c.hosted_base.is_none()).collect();
-        let mut done = RevokedEverything {
-            at,
-            in_records: revoked.iter().map(|c| c.jti.clone()).collect(),
-            served_by_old_computer: served_here.iter().map(|c| c.jti.clone()).collect(),
-            not_revocable: kept.iter().map(|(jti, _, _)| jti.clone()).collect(),
-            services,
-            words: Vec::new(),
-        };
-        done.words = self.switch_words(language, &done, &served_here, &kept);
-        Ok(done)
-    }
-
     /// One signed revoke-all at `base`, reaching back from `at`.
     async fn revoke_all_at(&self, base: &str, at: i64, revoked: &[credentials::SwitchedOff]) -> ServiceReach {
-        let thumb = self.principal_thumbprint();
+        let thumb = self.profile().principal_thumbprint();
         let signed = status_update::sign(
             self.inner.key.as_ref(),
             at,
@@ -184,13 +143,56 @@ impl Service {
     }
 }
 
+impl Records<'_> {
+    /// "Revoke everything the old computer issued", asked from `origin` (the
+    /// window's process, or a terminal's, through the control socket): the
+    /// OS confirms the person first, or nothing is revoked.
+    pub async fn revoke_everything(self, origin: Origin<'_>) -> Result<RevokedEverything, ServiceError> {
+        let asker = origin.asker()?;
+        let language = self.svc.language();
+        self.svc.confirm(&asker, text(language, "verification-revoke-everything-summary")).await?;
+        let at = self.svc.now();
+        let (revoked, kept) = credentials::revoke_everything(self.svc.store(), at).await?;
+        tracing::warn!(revoked = revoked.len(), "the person revoked everything issued under this key");
+        self.svc.notify();
+
+        let mut bases = outbox::registered_bases(self.svc.store()).await?;
+        if let Some(hosted) = &self.svc.config().status_api.hosted {
+            if !bases.contains(hosted) {
+                bases.push(hosted.clone());
+            }
+        }
+        let mut services = Vec::new();
+        for base in bases {
+            services.push(self.svc.revoke_all_at(&base, at, &revoked).await);
+        }
+        // Whatever the one update did not carry goes out one by one.
+        if let Err(e) = self.svc.publish_due().await {
+            tracing::warn!(error = %e, "publishing the revocations failed; the publisher retries");
+        }
+        self.svc.wake_publisher();
+
+        let served_here: Vec<&credentials::SwitchedOff> = revoked.iter().filter(|c| c.hosted_base.is_none()).collect();
+        let mut done = RevokedEverything {
+            at,
+            in_records: revoked.iter().map(|c| c.jti.clone()).collect(),
+            served_by_old_computer: served_here.iter().map(|c| c.jti.clone()).collect(),
+            not_revocable: kept.iter().map(|(jti, _, _)| jti.clone()).collect(),
+            services,
+            words: Vec::new(),
+        };
+        done.words = self.svc.switch_words(language, &done, &served_here, &kept);
+        Ok(done)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::test_support::service_at;
     use super::*;
     use crate::kind::RequestKind;
     use crate::store::testing;
-    use crate::user_verification::{Approval, Method, Refusal, Surface, UserVerifier, VerdictFuture};
+    use crate::user_verification::{Approval, Asker, Method, Refusal, Surface, UserVerifier, VerdictFuture};
     use std::sync::Arc;
 
     const T0: i64 = 1_792_000_000;
@@ -204,11 +206,8 @@ mod tests {
     }
 
     async fn revoked(svc: &Service, jti: &str) -> bool {
-        sqlx::query_scalar("SELECT revoked_at IS NOT NULL FROM credentials WHERE jti = ?")
-            .bind(jti)
-            .fetch_one(svc.store().pool())
-            .await
-            .unwrap()
+        let listed = credentials::listing(svc.store(), None).await.unwrap();
+        listed.into_iter().find(|c| c.jti == jti).expect("a credential in the records").revoked
     }
 
     /// Without a hosted status service: the OS's refusal revokes nothing; its
@@ -227,13 +226,13 @@ mod tests {
         }
         let asker = Asker::this_process(Surface::Window).unwrap();
         let refusing = svc.clone().with_user_verifier(Arc::new(Says(Err(Refusal::NotAuthorized))));
-        let err = refusing.revoke_everything_from(&asker).await.unwrap_err();
+        let err = refusing.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap_err();
         assert!(matches!(err, ServiceError::NotVerified(Refusal::NotAuthorized)), "{err:?}");
         assert!(!revoked(&svc, "m-1").await, "nothing without the OS's yes");
 
         let svc = svc.with_user_verifier(Arc::new(Says(Ok(Method::Polkit))));
-        svc.set_language(Language::French).unwrap();
-        let done = svc.revoke_everything_from(&asker).await.unwrap();
+        svc.profile().set_language(Language::French).unwrap();
+        let done = svc.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
         assert_eq!(done.in_records, ["m-1"]);
         assert!(done.services.is_empty());
         assert_eq!(done.served_by_old_computer, ["m-1"]);
@@ -248,7 +247,7 @@ mod tests {
         // No id reaches the person.
         assert!(!words.contains("m-1") && !words.contains("r-1"), "{words}");
         // Run again: nothing more to revoke, and it says so.
-        let again = svc.revoke_everything_from(&asker).await.unwrap();
+        let again = svc.records().revoke_everything(super::Origin::Peer(&asker)).await.unwrap();
         assert!(again.in_records.is_empty());
         assert!(again.words[0].starts_with("Vos données ne contenaient aucune autorisation encore en vigueur."));
     }

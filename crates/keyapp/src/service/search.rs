@@ -2,19 +2,19 @@
 //! function each list has, which the window, the control socket and the
 //! terminal all call, so they find the same entries on the same pages.
 
-use super::{Service, ServiceError};
+use super::{Records, ServiceError};
 use crate::record_query::{
     CredentialPage, CredentialQuery, FilterChoice, FilterChoices, HistoryCursor, HistoryPage, HistoryQuery,
 };
 use crate::store::{credentials, history};
 use crate::views::Publication;
 
-impl Service {
+impl Records<'_> {
     /// The hosts and assistants a search can be narrowed to: hosts by the
     /// domain the key app verified them at, assistants by the name they
     /// paired under (inert, as everywhere the person reads it).
-    pub async fn filter_choices(&self) -> Result<FilterChoices, ServiceError> {
-        let (hosts, agents) = history::filter_choices(self.store()).await?;
+    pub async fn filter_choices(self) -> Result<FilterChoices, ServiceError> {
+        let (hosts, agents) = history::filter_choices(self.svc.store()).await?;
         Ok(FilterChoices {
             hosts: hosts.into_iter().map(|(value, domain)| FilterChoice { value, label: domain }).collect(),
             agents: agents
@@ -25,23 +25,23 @@ impl Service {
     }
 
     /// One page of History, newest first: what `query` finds after its cursor.
-    pub async fn history_page(&self, query: &HistoryQuery) -> Result<HistoryPage, ServiceError> {
+    pub async fn history_page(self, query: &HistoryQuery) -> Result<HistoryPage, ServiceError> {
         let (filter, cursor) = query.check()?;
         let events = query.answer.map(|a| a.events());
-        let mut found = history::search(self.store(), &filter, events, cursor).await?;
+        let mut found = history::search(self.svc.store(), &filter, events, cursor).await?;
         let next = page_end(&mut found, filter.limit).map(|(id, _)| HistoryCursor(*id).encode());
-        let items = found.into_iter().map(|(_, h)| self.history_entry(h)).collect();
+        let items = found.into_iter().map(|(_, h)| self.svc.history_entry(h)).collect();
         Ok(HistoryPage { items, next })
     }
 
     /// One page of the person's credentials, newest first, with their status
     /// now and what remains of each shared limit (as `credentials`).
-    pub async fn credential_page(&self, query: &CredentialQuery) -> Result<CredentialPage, ServiceError> {
+    pub async fn credential_page(self, query: &CredentialQuery) -> Result<CredentialPage, ServiceError> {
         let (filter, cursor) = query.check()?;
-        let now = self.now();
-        let mut found = credentials::search(self.store(), &filter, query.state, cursor, now).await?;
+        let now = self.svc.now();
+        let mut found = credentials::search(self.svc.store(), &filter, query.state, cursor, now).await?;
         let next = page_end(&mut found, filter.limit).map(|(c, _)| c.encode());
-        let confirmations = credentials::confirmations(self.store()).await?;
+        let confirmations = credentials::confirmations(self.svc.store()).await?;
         let mut items = Vec::with_capacity(found.len());
         let mut hosted = Vec::new();
         for (_, c) in found {
@@ -50,9 +50,9 @@ impl Service {
                 hosted.push((items.len(), url.clone()));
             }
             let confirmed_by = confirmations.get(&c.jti).copied();
-            items.push(self.credential_view(c, publication, confirmed_by, now));
+            items.push(self.svc.credential_view(c, publication, confirmed_by, now));
         }
-        self.hosted_remaining(&mut items, hosted).await?;
+        self.svc.hosted_remaining(&mut items, hosted).await?;
         Ok(CredentialPage { items, next })
     }
 }
@@ -75,6 +75,7 @@ mod tests {
     use super::*;
     use crate::kind::RequestKind;
     use crate::record_query::{CredentialState, HistoryAnswer, QueryError, RecordSearch, MAX_PAGE};
+    use crate::service::Service;
     use crate::store::requests::{self, NewRequest};
     use crate::store::testing;
     use std::collections::BTreeSet;
@@ -82,17 +83,7 @@ mod tests {
     const T0: i64 = 1_792_000_000;
 
     async fn agent(svc: &Service, jkt: &str, name: &str, fingerprint: &str) {
-        sqlx::query(
-            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
-             VALUES (?, '{}', ?, ?, ?, 'approved', 0)",
-        )
-        .bind(jkt)
-        .bind(name)
-        .bind(format!("pr_{jkt}"))
-        .bind(fingerprint)
-        .execute(svc.store().pool())
-        .await
-        .unwrap();
+        testing::paired_agent(svc.store(), jkt, name, fingerprint).await;
     }
 
     /// A request by `agent` at `T0 + n` for one host, with its summary; its
@@ -145,7 +136,7 @@ mod tests {
     }
 
     async fn found(svc: &Service, query: HistoryQuery) -> Vec<(String, String)> {
-        let page = svc.history_page(&query).await.unwrap();
+        let page = svc.records().history_page(&query).await.unwrap();
         page.items.into_iter().map(|h| (h.event, h.subject)).collect()
     }
 
@@ -242,7 +233,7 @@ mod tests {
                 agent: Some(hostile.into()),
                 ..Default::default()
             });
-            assert!(svc.credential_page(&q).await.unwrap().items.is_empty(), "{hostile}");
+            assert!(svc.records().credential_page(&q).await.unwrap().items.is_empty(), "{hostile}");
         }
         assert_eq!(found(&svc, HistoryQuery::default()).await, before, "nothing changed");
         // `%` and `_` match only themselves.
@@ -267,7 +258,7 @@ mod tests {
         let mut query = HistoryQuery::from(RecordSearch { limit: Some(5), ..Default::default() });
         let mut pages = 0;
         loop {
-            let page = svc.history_page(&query).await.unwrap();
+            let page = svc.records().history_page(&query).await.unwrap();
             assert!(page.items.len() <= 5);
             seen.extend(page.items.into_iter().map(|h| h.subject));
             pages += 1;
@@ -285,7 +276,7 @@ mod tests {
         assert_eq!((seen, pages), (expected, 5));
         // A page that ends exactly at the last entry says so.
         let all = svc
-            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(24), ..Default::default() }))
+            .records().history_page(&HistoryQuery::from(RecordSearch { limit: Some(24), ..Default::default() }))
             .await
             .unwrap();
         assert_eq!((all.items.len(), all.next), (24, None));
@@ -300,19 +291,19 @@ mod tests {
         }
         tx.commit().await.unwrap();
         let page = svc
-            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(u64::MAX), ..Default::default() }))
+            .records().history_page(&HistoryQuery::from(RecordSearch { limit: Some(u64::MAX), ..Default::default() }))
             .await
             .unwrap();
         assert_eq!(page.items.len() as u64, MAX_PAGE);
         let rest = svc
-            .history_page(&HistoryQuery::from(RecordSearch { cursor: page.next, ..Default::default() }))
+            .records().history_page(&HistoryQuery::from(RecordSearch { cursor: page.next, ..Default::default() }))
             .await
             .unwrap();
         assert_eq!((rest.items.len(), rest.next), (3, None));
 
         for bad in ["h1.abc", "c1.1.1", "h1.0", "", "h1.1; DELETE FROM history"] {
             let q = HistoryQuery::from(RecordSearch { cursor: Some(bad.into()), ..Default::default() });
-            let e = svc.history_page(&q).await.expect_err(bad);
+            let e = svc.records().history_page(&q).await.expect_err(bad);
             assert!(matches!(e, ServiceError::Query(QueryError::MalformedCursor)), "{bad}: {e:?}");
             assert_eq!(e.to_api().reason, schcp::refusal::Reason::BadQuery);
             let words = crate::ui_words::refusal(schcp_consent::Language::French, &e);
@@ -320,11 +311,11 @@ mod tests {
         }
         for bad in ["c1.abc.1", "h1.5", "c1.1", "c1.1.0", "", "c1.1.1 OR 1=1"] {
             let q = CredentialQuery::from(RecordSearch { cursor: Some(bad.into()), ..Default::default() });
-            let e = svc.credential_page(&q).await.expect_err(bad);
+            let e = svc.records().credential_page(&q).await.expect_err(bad);
             assert!(matches!(e, ServiceError::Query(QueryError::MalformedCursor)), "{bad}: {e:?}");
         }
         let long = HistoryQuery::from(RecordSearch { text: Some("x".repeat(10_000)), ..Default::default() });
-        assert!(matches!(svc.history_page(&long).await, Err(ServiceError::Query(QueryError::TextTooLong))));
+        assert!(matches!(svc.records().history_page(&long).await, Err(ServiceError::Query(QueryError::TextTooLong))));
     }
 
     #[tokio::test]
@@ -341,36 +332,36 @@ mod tests {
             }
             credentials::record(svc.store(), c).await.unwrap();
         }
-        svc.revoke("z-0").await.unwrap();
+        svc.records().revoke("z-0").await.unwrap();
         clock.store(T0 + 60, std::sync::atomic::Ordering::SeqCst);
 
         let ids = |p: CredentialPage| p.items.into_iter().map(|c| c.jti).collect::<Vec<_>>();
-        let all = ids(svc.credential_page(&CredentialQuery::default()).await.unwrap());
+        let all = ids(svc.records().credential_page(&CredentialQuery::default()).await.unwrap());
         assert_eq!(all, ["z-6", "z-5", "z-4", "z-3", "z-2", "z-1", "z-0", "m-1"], "newest first");
 
         let state = |s| CredentialQuery { state: Some(s), ..Default::default() };
-        assert_eq!(ids(svc.credential_page(&state(CredentialState::Revoked)).await.unwrap()), ["z-0"]);
-        assert_eq!(ids(svc.credential_page(&state(CredentialState::Expired)).await.unwrap()), ["z-6"]);
-        let active = ids(svc.credential_page(&state(CredentialState::Active)).await.unwrap());
+        assert_eq!(ids(svc.records().credential_page(&state(CredentialState::Revoked)).await.unwrap()), ["z-0"]);
+        assert_eq!(ids(svc.records().credential_page(&state(CredentialState::Expired)).await.unwrap()), ["z-6"]);
+        let active = ids(svc.records().credential_page(&state(CredentialState::Active)).await.unwrap());
         assert_eq!(active, ["z-5", "z-4", "z-3", "z-2", "z-1", "m-1"]);
 
         let maple =
             CredentialQuery::from(RecordSearch { host: Some("maple-street-auto".into()), ..Default::default() });
-        assert_eq!(ids(svc.credential_page(&maple).await.unwrap()), ["m-1"]);
+        assert_eq!(ids(svc.records().credential_page(&maple).await.unwrap()), ["m-1"]);
         let cal = CredentialQuery::from(RecordSearch { agent: Some("CALENDAR PAL".into()), ..Default::default() });
-        assert_eq!(ids(svc.credential_page(&cal).await.unwrap()), ["m-1"]);
+        assert_eq!(ids(svc.records().credential_page(&cal).await.unwrap()), ["m-1"]);
         let words = CredentialQuery::from(RecordSearch { text: Some("synthetic".into()), ..Default::default() });
-        let page = svc.credential_page(&words).await.unwrap();
+        let page = svc.records().credential_page(&words).await.unwrap();
         assert_eq!(page.items[0].summary.as_deref(), Some("Synthetic oil change at Maple"));
         assert_eq!(ids(page), ["m-1"]);
         let dated =
             CredentialQuery::from(RecordSearch { since: Some(T0 + 21), until: Some(T0 + 22), ..Default::default() });
-        assert_eq!(ids(svc.credential_page(&dated).await.unwrap()), ["z-5", "z-4", "z-3"]);
+        assert_eq!(ids(svc.records().credential_page(&dated).await.unwrap()), ["z-5", "z-4", "z-3"]);
 
         let mut seen = Vec::new();
         let mut q = CredentialQuery::from(RecordSearch { limit: Some(3), ..Default::default() });
         loop {
-            let page = svc.credential_page(&q).await.unwrap();
+            let page = svc.records().credential_page(&q).await.unwrap();
             seen.extend(page.items.into_iter().map(|c| c.jti));
             match page.next {
                 Some(next) => q.search.cursor = Some(next),

@@ -13,7 +13,7 @@
 //! built-in loopback address needs no confirmation: no host reads it, so
 //! nothing hosts believe can be lied about there (`status_address`).
 
-use super::answers::this_process;
+use super::answers::Origin;
 use super::{Service, ServiceError};
 use crate::config::Config;
 use crate::hosted::{HostedClient, PublishError};
@@ -121,6 +121,25 @@ fn unreachable_words(language: schcp_consent::Language, why: &Unreachable) -> St
     text_with(language, id, &args)
 }
 
+/// One update the hosted status service refused for good (its jti, op,
+/// reason and when), in the person's words.
+fn refused_publication(
+    svc: &Service,
+    language: schcp_consent::Language,
+    (jti, op, reason, at): (String, String, String, i64),
+) -> RefusedPublicationView {
+    let mut args = FluentArgs::new();
+    args.set("at", svc.instant_words(at));
+    let why = match reason.as_str() {
+        "namespace_full" => "status-refused-full",
+        "namespace_not_allowed" => "status-refused-not-allowed",
+        _ => "status-refused-other",
+    };
+    args.set("why", text(language, why));
+    let id = if op == "revoke" { "status-refused-revoke" } else { "status-refused-register" };
+    RefusedPublicationView { jti, reason, words: text_with(language, id, &args) }
+}
+
 impl Service {
     /// The setup refusal as every surface carries it: 422 with its reason,
     /// its message the person's sentence.
@@ -149,163 +168,6 @@ impl Service {
         let mut args = FluentArgs::new();
         args.set("base", address.base().to_owned());
         text_with(self.language(), "status-confirm-summary", &args)
-    }
-
-    /// `app::start`, before any listener: the confirmed address is put in
-    /// force, and an address the config asks for beyond it is asked of the
-    /// OS for this process. Confirmed, it is kept and in force; refused or
-    /// unanswered, the confirmed one stays and Settings offers the request.
-    pub async fn settle_status_address(&self, configured: &StatusAddress) -> Result<(), ServiceError> {
-        let in_force =
-            stored::confirmed(self.store()).await?.map(|c| c.address).unwrap_or_else(StatusAddress::built_in);
-        self.put_in_force(&in_force);
-        self.set_requested(None);
-        let Some(asked) = requested(configured, &in_force) else { return Ok(()) };
-        let confirmed = match this_process() {
-            Ok(me) => self.confirm(&me, self.change_summary(&asked)).await,
-            Err(e) => Err(e),
-        };
-        match confirmed {
-            Ok(method) => {
-                stored::confirm(self.store(), &asked, self.now(), Some(method.as_str())).await?;
-                self.put_in_force(&asked);
-                tracing::info!(base = asked.base(), "the person confirmed the configured status address");
-            }
-            Err(e) => {
-                tracing::warn!(configured = asked.base(), kept = in_force.base(), error = %e,
-                    "the config names a status address the person has not confirmed; the confirmed one stays in force");
-                self.set_requested(Some(asked));
-            }
-        }
-        Ok(())
-    }
-
-    /// Settings' and the first run's view of the status address.
-    pub async fn status_setup(&self) -> Result<StatusSetupView, ServiceError> {
-        let language = self.language();
-        let address = StatusAddress::of(&self.config());
-        let answered = stored::confirmed(self.store()).await?.is_some();
-        let reach = address.reach();
-        let mut args = FluentArgs::new();
-        args.set("base", address.base().to_owned());
-        let choice_id = match address.kind() {
-            ChoiceKind::Hosted => "status-choice-hosted",
-            ChoiceKind::OwnBase => "status-choice-own-base",
-            ChoiceKind::NotNow => "status-choice-not-now",
-        };
-        let words = format!("{} {}", text_with(language, choice_id, &args), text(language, reach.message_id()));
-        let requested = self.requested().map(|r| {
-            let mut args = FluentArgs::new();
-            args.set("base", r.base().to_owned());
-            args.set("kept", address.base().to_owned());
-            RequestedStatusView { base: r.base().to_owned(), words: text_with(language, "status-requested", &args) }
-        });
-        let publishing = stored::publishing(self.store()).await?;
-        let publication = match (&publishing.failing, publishing.last_acknowledged_at) {
-            (Some(_), _) => PublicationState::Failing,
-            (None, Some(_)) => PublicationState::Reached,
-            (None, None) => PublicationState::Nothing,
-        };
-        let mut args = FluentArgs::new();
-        args.set("waiting", publishing.waiting);
-        args.set("attempts", publishing.failing.as_ref().map_or(0, |f| f.0));
-        args.set("at", publishing.last_acknowledged_at.map(|at| self.instant_words(at)).unwrap_or_default());
-        let publication_words = match publication {
-            PublicationState::Nothing => text_with(language, "status-publication-nothing", &args),
-            PublicationState::Reached => text_with(language, "status-publication-reached", &args),
-            PublicationState::Failing => text_with(language, "status-publication-failing", &args),
-        };
-        let refused = publishing
-            .refused
-            .into_iter()
-            .map(|(jti, op, reason, at)| {
-                let mut args = FluentArgs::new();
-                args.set("at", self.instant_words(at));
-                args.set(
-                    "why",
-                    text(
-                        language,
-                        match reason.as_str() {
-                            "namespace_full" => "status-refused-full",
-                            "namespace_not_allowed" => "status-refused-not-allowed",
-                            _ => "status-refused-other",
-                        },
-                    ),
-                );
-                let id = if op == "revoke" { "status-refused-revoke" } else { "status-refused-register" };
-                RefusedPublicationView { jti, reason, words: text_with(language, id, &args) }
-            })
-            .collect();
-        Ok(StatusSetupView {
-            answered,
-            choice: address.kind(),
-            base: address.base().to_owned(),
-            hosts_can_check: (&reach).into(),
-            words,
-            requested,
-            publication,
-            publication_words,
-            waiting: publishing.waiting,
-            refused,
-        })
-    }
-
-    /// Setup's answer from the window (this process).
-    pub async fn choose_status(&self, choice: SetupChoice) -> Result<StatusSetupView, ServiceError> {
-        self.choose_status_from(choice, &this_process()?).await
-    }
-
-    /// Setup's answer, the OS asked about `asker` when it changes the address.
-    /// A hosted service is checked first (it answers over https, as hosts
-    /// reach it, and accepts this key app's signed updates); only then is
-    /// the person asked, and only once they confirm is anything written: the
-    /// config file, the records, the address in force. Then what waits is
-    /// published.
-    pub async fn choose_status_from(
-        &self,
-        choice: SetupChoice,
-        asker: &Asker,
-    ) -> Result<StatusSetupView, ServiceError> {
-        let in_force = StatusAddress::of(&self.config());
-        let here = in_force.hosts_on_this_machine;
-        let wanted = match &choice {
-            SetupChoice::Hosted { url } => StatusAddress {
-                hosted: Some(setup_base(url, here).map_err(|e| self.setup_refused(e.into()))?),
-                ..in_force.clone()
-            },
-            SetupChoice::OwnBase { url } => StatusAddress {
-                hosted: None,
-                public_base: setup_base(url, here).map_err(|e| self.setup_refused(e.into()))?,
-                ..in_force.clone()
-            },
-            SetupChoice::NotNow => StatusAddress::built_in(),
-        };
-        if let Some(base) = &wanted.hosted {
-            self.check_status_service(base).await.map_err(|e| self.setup_refused(e))?;
-        }
-        self.adopt(&wanted, &in_force, asker).await?;
-        if wanted.hosted.is_some() {
-            // "and publishes": whatever is owed goes out now, not at the next round.
-            if let Err(e) = self.publish_due().await {
-                tracing::warn!(error = %e, "publishing after setup failed; the publisher retries");
-            }
-        }
-        self.status_setup().await
-    }
-
-    /// The person confirms the address the config asks for (Settings, `schcp-keyapp setup --confirm-config`).
-    pub async fn confirm_requested_status_from(&self, asker: &Asker) -> Result<StatusSetupView, ServiceError> {
-        let Some(asked) = self.requested() else {
-            return Err(ServiceError::NotFound(super::Missing::ConfiguredStatusAddress));
-        };
-        let in_force = StatusAddress::of(&self.config());
-        self.adopt(&asked, &in_force, asker).await?;
-        self.status_setup().await
-    }
-
-    /// The window's confirmation of the configured address (this process).
-    pub async fn confirm_requested_status(&self) -> Result<StatusSetupView, ServiceError> {
-        self.confirm_requested_status_from(&this_process()?).await
     }
 
     /// Confirms `wanted` with the OS when it changes the address in force,
@@ -340,7 +202,7 @@ impl Service {
         let pinned = self.config().discovery.resolve.iter().map(|(k, v)| (k.to_ascii_lowercase(), *v)).collect();
         let client = HostedClient::public_only(pinned)
             .map_err(|e| SetupError::NoAnswer { base: base.to_owned(), detail: e.to_string() })?;
-        let thumb = self.principal_thumbprint();
+        let thumb = self.profile().principal_thumbprint();
         let probe = Service::new_id("setup-probe-");
         let op = Operation::Revoke { jti: probe.clone() };
         let jws = status_update::sign(self.inner.key.as_ref(), self.now(), &Service::new_id("u-"), &op)
@@ -368,6 +230,139 @@ impl Service {
             Ok((status, _)) => Err(SetupError::NotAStatusService { base: base.to_owned(), status }),
             Err(e) => Err(SetupError::NoAnswer { base: base.to_owned(), detail: e.to_string() }),
         }
+    }
+}
+
+/// The status address hosts check, and publishing to it: `Service::status`.
+#[derive(Clone, Copy)]
+pub struct Status<'a> {
+    pub(super) svc: &'a Service,
+}
+
+impl Status<'_> {
+    /// `app::start`, before any listener: the confirmed address is put in
+    /// force, and an address the config asks for beyond it is asked of the
+    /// OS for this process. Confirmed, it is kept and in force; refused or
+    /// unanswered, the confirmed one stays and Settings offers the request.
+    pub async fn settle_status_address(self, configured: &StatusAddress) -> Result<(), ServiceError> {
+        let in_force =
+            stored::confirmed(self.svc.store()).await?.map(|c| c.address).unwrap_or_else(StatusAddress::built_in);
+        self.svc.put_in_force(&in_force);
+        self.svc.set_requested(None);
+        let Some(asked) = requested(configured, &in_force) else { return Ok(()) };
+        let confirmed = match Origin::ThisProcess.asker() {
+            Ok(me) => self.svc.confirm(&me, self.svc.change_summary(&asked)).await,
+            Err(e) => Err(e),
+        };
+        match confirmed {
+            Ok(method) => {
+                stored::confirm(self.svc.store(), &asked, self.svc.now(), Some(method.as_str())).await?;
+                self.svc.put_in_force(&asked);
+                tracing::info!(base = asked.base(), "the person confirmed the configured status address");
+            }
+            Err(e) => {
+                tracing::warn!(configured = asked.base(), kept = in_force.base(), error = %e,
+                    "the config names a status address the person has not confirmed; the confirmed one stays in force");
+                self.svc.set_requested(Some(asked));
+            }
+        }
+        Ok(())
+    }
+
+    /// Settings' and the first run's view of the status address.
+    pub async fn status_setup(self) -> Result<StatusSetupView, ServiceError> {
+        let language = self.svc.language();
+        let address = StatusAddress::of(&self.svc.config());
+        let answered = stored::confirmed(self.svc.store()).await?.is_some();
+        let reach = address.reach();
+        let mut args = FluentArgs::new();
+        args.set("base", address.base().to_owned());
+        let choice_id = match address.kind() {
+            ChoiceKind::Hosted => "status-choice-hosted",
+            ChoiceKind::OwnBase => "status-choice-own-base",
+            ChoiceKind::NotNow => "status-choice-not-now",
+        };
+        let words = format!("{} {}", text_with(language, choice_id, &args), text(language, reach.message_id()));
+        let requested = self.svc.requested().map(|r| {
+            let mut args = FluentArgs::new();
+            args.set("base", r.base().to_owned());
+            args.set("kept", address.base().to_owned());
+            RequestedStatusView { base: r.base().to_owned(), words: text_with(language, "status-requested", &args) }
+        });
+        let publishing = stored::publishing(self.svc.store()).await?;
+        let publication = match (&publishing.failing, publishing.last_acknowledged_at) {
+            (Some(_), _) => PublicationState::Failing,
+            (None, Some(_)) => PublicationState::Reached,
+            (None, None) => PublicationState::Nothing,
+        };
+        let mut args = FluentArgs::new();
+        args.set("waiting", publishing.waiting);
+        args.set("attempts", publishing.failing.as_ref().map_or(0, |f| f.0));
+        args.set("at", publishing.last_acknowledged_at.map(|at| self.svc.instant_words(at)).unwrap_or_default());
+        let publication_words = match publication {
+            PublicationState::Nothing => text_with(language, "status-publication-nothing", &args),
+            PublicationState::Reached => text_with(language, "status-publication-reached", &args),
+            PublicationState::Failing => text_with(language, "status-publication-failing", &args),
+        };
+        let refused = publishing.refused.into_iter().map(|r| refused_publication(self.svc, language, r)).collect();
+        Ok(StatusSetupView {
+            answered,
+            choice: address.kind(),
+            base: address.base().to_owned(),
+            hosts_can_check: (&reach).into(),
+            words,
+            requested,
+            publication,
+            publication_words,
+            waiting: publishing.waiting,
+            refused,
+        })
+    }
+
+    /// Setup's answer, the OS asked about `origin` when it changes the address.
+    /// A hosted service is checked first (it answers over https, as hosts
+    /// reach it, and accepts this key app's signed updates); only then is
+    /// the person asked, and only once they confirm is anything written: the
+    /// config file, the records, the address in force. Then what waits is
+    /// published.
+    pub async fn choose_status(self, choice: SetupChoice, origin: Origin<'_>) -> Result<StatusSetupView, ServiceError> {
+        let asker = origin.asker()?;
+        let in_force = StatusAddress::of(&self.svc.config());
+        let here = in_force.hosts_on_this_machine;
+        let wanted = match &choice {
+            SetupChoice::Hosted { url } => StatusAddress {
+                hosted: Some(setup_base(url, here).map_err(|e| self.svc.setup_refused(e.into()))?),
+                ..in_force.clone()
+            },
+            SetupChoice::OwnBase { url } => StatusAddress {
+                hosted: None,
+                public_base: setup_base(url, here).map_err(|e| self.svc.setup_refused(e.into()))?,
+                ..in_force.clone()
+            },
+            SetupChoice::NotNow => StatusAddress::built_in(),
+        };
+        if let Some(base) = &wanted.hosted {
+            self.svc.check_status_service(base).await.map_err(|e| self.svc.setup_refused(e))?;
+        }
+        self.svc.adopt(&wanted, &in_force, &asker).await?;
+        if wanted.hosted.is_some() {
+            // "and publishes": whatever is owed goes out now, not at the next round.
+            if let Err(e) = self.svc.publish_due().await {
+                tracing::warn!(error = %e, "publishing after setup failed; the publisher retries");
+            }
+        }
+        self.status_setup().await
+    }
+
+    /// The person confirms the address the config asks for (Settings, `schcp-keyapp setup --confirm-config`).
+    pub async fn confirm_requested_status(self, origin: Origin<'_>) -> Result<StatusSetupView, ServiceError> {
+        let asker = origin.asker()?;
+        let Some(asked) = self.svc.requested() else {
+            return Err(ServiceError::NotFound(super::Missing::ConfiguredStatusAddress));
+        };
+        let in_force = StatusAddress::of(&self.svc.config());
+        self.svc.adopt(&asked, &in_force, &asker).await?;
+        self.status_setup().await
     }
 }
 

@@ -223,6 +223,22 @@ pub(crate) mod testing {
         sqlx::query("PRAGMA ignore_check_constraints = OFF").execute(&mut *conn).await.unwrap();
     }
 
+    /// An agent paired at time 0 with pairing id `pr_{jkt}`, written without
+    /// the history entries a pairing adds, for tests that count those.
+    pub(crate) async fn paired_agent(store: &Store, jkt: &str, name: &str, fingerprint: &str) {
+        sqlx::query(
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
+             VALUES (?, '{}', ?, ?, ?, 'approved', 0)",
+        )
+        .bind(jkt)
+        .bind(name)
+        .bind(format!("pr_{jkt}"))
+        .bind(fingerprint)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    }
+
     /// A credential of `kind` issued to `agent` at `1_792_000_000 + n`, valid an
     /// hour from then, with a status URL and no shared limit.
     pub(crate) fn credential(
