@@ -45,7 +45,7 @@ pub(crate) async fn fill(store: &Store) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::super::{history, Store, MIGRATOR};
-    use crate::record_query::HistoryQuery;
+    use crate::record_query::{HistoryQuery, RecordSearch};
     use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
 
     /// Records written before the folded copies existed are found, without
@@ -82,7 +82,7 @@ mod tests {
         let store = Store::open(&path).await.unwrap();
         let found = |text: &str| {
             let store = store.clone();
-            let query = HistoryQuery { text: Some(text.into()), ..Default::default() };
+            let query = HistoryQuery::from(RecordSearch { text: Some(text.into()), ..Default::default() });
             async move {
                 let (filter, _) = query.check().unwrap();
                 let rows = history::search(&store, &filter, None, None).await.unwrap();
