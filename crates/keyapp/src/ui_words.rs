@@ -530,6 +530,70 @@ mod tests {
         );
     }
 
+    /// The prose of a Fluent source line, without what is not prose: a
+    /// comment, the message or attribute id before ` = `, a variant key
+    /// (`[one]`, `*[other]`), and every placeable (`{ $x }`, `{ $n ->`, `}`).
+    fn prose(line: &str) -> String {
+        let line = line.trim_start();
+        if line.starts_with('#') {
+            return String::new();
+        }
+        let line = match line.split_once(" =") {
+            Some((id, rest)) if !id.contains(' ') && !id.contains('{') => rest,
+            _ => line,
+        };
+        let line = line.trim_start().trim_start_matches('*');
+        let line = match line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+            Some((_, rest)) => rest,
+            None => line,
+        };
+        let (mut out, mut depth) = (String::new(), 0usize);
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                c if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Every line of French prose in `source` holding a straight apostrophe.
+    fn straight_apostrophes(source: &str) -> Vec<String> {
+        source.lines().filter(|l| prose(l).contains('\'')).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn french_prose_uses_the_typographic_apostrophe_only() {
+        // French writes l’app, never l'app; the rule is checked on every
+        // French catalogue, present and future.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../locales/fr");
+        let mut files = 0;
+        for entry in std::fs::read_dir(&dir).expect("locales/fr is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.extension().is_some_and(|e| e == "ftl") {
+                let source = std::fs::read_to_string(&path).expect("an .ftl file is UTF-8");
+                assert_eq!(straight_apostrophes(&source), Vec::<String>::new(), "{}", path.display());
+                files += 1;
+            }
+        }
+        assert!(files >= 4, "only {files} French catalogues found in {}", dir.display());
+    }
+
+    #[test]
+    fn a_straight_apostrophe_in_french_prose_is_caught_and_fluent_syntax_is_not() {
+        let bad = "ok = Tout va bien.\nbad = Lancez l'app de clé.\n";
+        assert_eq!(straight_apostrophes(bad), ["bad = Lancez l'app de clé."]);
+        let variant = "n = { $n ->\n    [one] l'une\n   *[other] { $n } d'entre elles\n}\n";
+        assert_eq!(straight_apostrophes(variant), ["    [one] l'une", "   *[other] { $n } d'entre elles"]);
+        let attribute = "m = Bien.\n    .title = C'est tout.\n";
+        assert_eq!(straight_apostrophes(attribute), ["    .title = C'est tout."]);
+        let not_prose = "# The person's words\n## A group's comment\nq = Il dit { \"'\" }.\n";
+        assert!(straight_apostrophes(not_prose).is_empty());
+        assert!(straight_apostrophes(FR[0]).is_empty() && straight_apostrophes(FR[1]).is_empty());
+    }
+
     #[test]
     fn a_busy_refusal_says_to_try_again_and_not_that_the_request_is_gone() {
         let busy = ServiceError::Store(crate::store::testing::busy());
