@@ -129,3 +129,51 @@ async fn an_unconfirmed_hosts_on_this_machine_does_not_drop_the_cannot_withdraw_
         "{created}"
     );
 }
+
+/// What the status API answers a host that names `authority` as its `Host`:
+/// a lookup of a credential it does not hold is answered (404), a `Host` it
+/// does not serve is refused (421, the DNS-rebinding defence).
+async fn status_reason(app: &app::Running, authority: &str) -> (StatusCode, String) {
+    let r = testkit::status::client()
+        .get(format!("http://{}/status/m-unknown", app.status_addr))
+        .header(reqwest::header::HOST, authority)
+        .send()
+        .await
+        .unwrap();
+    let (status, _, reason, _) = testkit::status::refusal(r).await;
+    (status, reason)
+}
+
+#[tokio::test]
+async fn a_base_the_person_changes_while_it_runs_is_the_one_hosts_reach_at_once() {
+    const MOVED: &str = "https://status.person.example";
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let path = dir.path().join("keyapp.toml");
+    std::fs::write(&path, host.keyapp_test_config(dir.path()).unwrap()).unwrap();
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let config = Config::load(&path).unwrap();
+    let app = start(&config, os.clone()).await;
+    let answered = (StatusCode::NOT_FOUND, "unknown_mandate".to_owned());
+    let refused = (StatusCode::MISDIRECTED_REQUEST, "bad_host".to_owned());
+    assert_eq!(status_reason(&app, "keyapp.example").await, answered);
+    assert_eq!(status_reason(&app, "status.person.example").await, refused);
+    let env = Env { _dir: dir, host, config, app };
+
+    // A refused change changes nothing: the old base is still the one served.
+    os.answer(Err(Refusal::Cancelled));
+    let setup = keyapp::status_address::SetupChoice::OwnBase { url: MOVED.into() };
+    let err = person(&env, Command::ChooseStatus { setup: setup.clone() }).await.unwrap_err();
+    assert_eq!(err["reason"], "verification_cancelled", "{err}");
+    assert_eq!(status_reason(&env.app, "keyapp.example").await, answered);
+    assert_eq!(status_reason(&env.app, "status.person.example").await, refused);
+
+    // The person moves their own base in Settings: from the answer on, hosts
+    // reach the new one and not the old, with no restart.
+    os.answer(Ok(Verified::Polkit));
+    let view: Value = person(&env, Command::ChooseStatus { setup }).await.unwrap();
+    assert_eq!(view["base"], MOVED, "{view}");
+    assert_eq!(status_reason(&env.app, "status.person.example").await, answered);
+    assert_eq!(status_reason(&env.app, "keyapp.example").await, refused);
+    assert_eq!(status_reason(&env.app, "127.0.0.1").await, answered, "loopback as ever");
+}
