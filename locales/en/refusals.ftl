@@ -1,7 +1,7 @@
 # Why the key app refused what the person did in a window, in the person's
 # words (keyapp::ui_words::refusal). Keyed by the refusal's §9 reason; a
-# reason missing here falls back to refusal-verification (code
-# VERIFICATION_FAILED) or refusal-other.
+# protocol object's reason missing here falls back to the plain
+# refusal-verification, any other to refusal-other.
 
 refusal-not_pending = This request is no longer waiting for an answer: it is { $status }. Nothing was signed.
 refusal-not_found = This is no longer in your records; it may have been removed meanwhile.
@@ -20,7 +20,7 @@ refusal-attestation_forged = This code was not signed by the verifier it names, 
 refusal-attestation_not_yet_valid = This code is dated later than now, so it was not added; check your computer’s clock, or ask your verifier for a new code.
 refusal-attestation_expired = This code has expired, so it was not added; ask your verifier for a new one.
 refusal-attestation_held = This code is already among your attestations; nothing was added.
-refusal-verification = This could not be verified ({ $reason }), so nothing was changed.
+refusal-verification = This could not be verified, so nothing was changed.
 refusal-other = The key app could not do this ({ $reason }): { $message }
 refusal-not_asking = The key app is not asking for a passphrase now.
 refusal-unknown_language = The key app speaks English and French only.
@@ -64,3 +64,54 @@ refusal-query-too-long = This search is too long; use fewer words.
 refusal-query-control = A search holds only plain text, on one line.
 refusal-query-range = The start date is after the end date; nothing can be between them.
 refusal-query-unknown = This filter is not one the key app knows.
+
+## A protocol object that does not verify, in words: one sentence per reason (keyapp::ui_words::words).
+refusal-malformed = What was sent cannot be read as written, so nothing was changed.
+refusal-duplicate_member = What was sent names the same thing twice, so it cannot be read one way only; nothing was changed.
+refusal-bad_key = A key in what was sent is not a usable key, so nothing was changed.
+refusal-unknown_kid = What was sent is signed with a key its signer does not publish, so nothing was changed.
+refusal-wrong_typ = What was sent is another kind of document than the one expected here, so nothing was changed.
+refusal-alg_mismatch = What was sent is signed in a way its key does not allow, so nothing was changed.
+refusal-bad_signature = The signature on what was sent does not match it; it may have been altered, so nothing was changed.
+refusal-schema_invalid = What was sent lacks something it needs or holds a value it may not, so nothing was changed.
+refusal-money_invalid = A price in what was sent is not a valid amount, so nothing was changed.
+refusal-duration_invalid = A length of time in what was sent cannot be read, so nothing was changed.
+refusal-date_time_invalid = A date or time in what was sent cannot be read, so nothing was changed.
+refusal-expired = What was sent has expired, so nothing was changed; the assistant can ask again.
+refusal-issued_in_future = What was sent is dated in the future, so it cannot be trusted yet; check your computer’s clock. Nothing was changed.
+refusal-wrong_issuer = What was sent is signed by someone other than the one it names, so nothing was changed.
+refusal-unknown_time_zone = What was sent names a time zone the key app does not know, so nothing was changed.
+refusal-lines_do_not_sum = The price’s lines do not add up to its total, so nothing was changed.
+refusal-mixed_currencies = The price mixes currencies, so nothing was changed.
+refusal-bad_slot = The appointment’s times do not hold together (it would end before it starts, for example), so nothing was changed.
+refusal-receipt_mismatch = The booking’s receipt does not match what was approved, so nothing was changed.
+refusal-mandate_invalid = The permission this rests on does not check out (it may be altered, or not for this business), so nothing was changed.
+refusal-mandate_expired = The permission this rests on has expired, so nothing was changed.
+refusal-out_of_scope = This is not among what you allowed the assistant to do, so nothing was changed.
+refusal-constraint_not_met = This goes beyond the limits you set, so nothing was changed.
+refusal-meeting_invalid = This meeting’s terms do not hold together (its members, calendars or times), so nothing was changed.
+refusal-acceptance_invalid = This answer to a meeting does not check out, so nothing was changed.
+refusal-person_required = This member must answer in person, not by a standing rule, so nothing was changed.
+refusal-rule_invalid = This standing rule does not check out, so nothing was changed.
+refusal-host_id_conflict = Your records tie this business’s name to another web address, so nothing was changed; a business that moved must be confirmed by you first.
+refusal-discovery_url_refused = The business’s address is not a public secure web address, so the key app did not visit it and nothing was changed.
+refusal-discovery_failed = The business’s site did not answer as it should, so it could not be checked and nothing was changed; try again later.
+refusal-discovery_invalid = The business’s site describes itself in a way that does not check out, so nothing was changed.
+refusal-text_not_inert = A text sent holds hidden or look-alike characters, so it was not shown and nothing was changed.
+refusal-already_started = This appointment has already started, so nothing was changed.
+refusal-contract_mismatch = This does not match the meeting it claims to belong to, so nothing was changed.
+refusal-own_contract = You organized this meeting, and your signature on it is already your yes, so nothing was changed.
+refusal-not_a_member = You are not one of this meeting’s members, so nothing was changed.
+refusal-booking_not_confirmed = This booking is cancelled, declined, expired or over, so there is nothing to manage and nothing was changed.
+refusal-stale_receipt = A newer receipt for this booking exists, so this one no longer counts and nothing was changed.
+refusal-participant_not_booker = This booking names you as a guest, not as the one who booked it, so nothing was changed; the assistant can ask you to answer the invitation instead.
+refusal-not_tentative = This booking is not waiting for its guests’ answers, so nothing was changed.
+refusal-not_a_participant = This booking does not name you as a guest, so nothing was changed.
+refusal-duplicate_participant = This booking names you more than once, so it cannot be answered and nothing was changed.
+refusal-not_invited = This booking does not ask you for an answer, so nothing was changed.
+refusal-already_answered = You have already answered this booking, so nothing was changed.
+refusal-no_deadline = This booking gives you no date to answer by, so nothing was changed.
+refusal-deadline_passed = The date to answer this booking has passed; it follows what was set for no answer, and nothing was changed.
+refusal-no_contract = The business sent this booking without its offer, so it cannot be checked and nothing was changed.
+refusal-booking_mismatch = The booking the business shows differs from the one its receipt signs, so nothing was changed.
+refusal-not_my_calendar = This offer is not for a booking on your own calendar, so nothing was changed.

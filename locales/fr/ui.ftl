@@ -1,6 +1,6 @@
 # Les mots de la fenêtre du bureau, en français. Mis en forme en Rust
 # (src-tauri, ui_strings) et remis entiers à la fenêtre. Ce à quoi une personne
-# consent n'est jamais ici : c'est consent.ftl, affiché tel quel.
+# consent n’est jamais ici : c’est consent.ftl, affiché tel quel.
 
 app-title = Appli de clés SchCP
 nav-label = Sections
@@ -405,21 +405,21 @@ agents-unpaired = { $count ->
    *[other] Dissocié. { $count } autorisations ont été révoquées.
 }
 ## Recovery kit, records backup and restore (schcp-keyapp recovery-phrase, backup, restore; the Recovery window).
-recovery-no-profile = Il n'y a pas encore de profil de l'app de clé dans { $dir }, donc aucune clé à afficher ni à sauvegarder ; lancez l'app de clé une première fois, ou indiquez son dossier de données dans la configuration.
+recovery-no-profile = Il n’y a pas encore de profil de l’app de clé dans { $dir }, donc aucune clé à afficher ni à sauvegarder ; lancez l’app de clé une première fois, ou indiquez son dossier de données dans la configuration.
 recovery-verification-summary = Afficher votre phrase de récupération
-recovery-not-verified = Votre système n'a pas confirmé que c'était vous, la phrase de récupération n'a donc pas été affichée ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
+recovery-not-verified = Votre système n’a pas confirmé que c’était vous, la phrase de récupération n’a donc pas été affichée ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
 recovery-kit-title = Votre phrase de récupération, 24 mots :
 recovery-kit-principal = Ces mots restaurent ce principal : { $principal }
-recovery-kit-key-seed = Votre clé a été créée avant l'existence des phrases de récupération : ces mots sont donc la clé elle-même. Pour restaurer sans sauvegarde, ajoutez --key-seed.
-recovery-kit-keep = Quiconque a ces mots peut agir en votre nom, exactement comme s'il détenait la clé de cet ordinateur. Écrivez-les sur papier et rangez-le avec votre passeport. Ne les photographiez jamais, ne les tapez jamais sur un site ou dans une conversation, et ne les donnez jamais à un assistant.
+recovery-kit-key-seed = Votre clé a été créée avant l’existence des phrases de récupération : ces mots sont donc la clé elle-même. Pour restaurer sans sauvegarde, ajoutez --key-seed.
+recovery-kit-keep = Quiconque a ces mots peut agir en votre nom, exactement comme s’il détenait la clé de cet ordinateur. Écrivez-les sur papier et rangez-le avec votre passeport. Ne les photographiez jamais, ne les tapez jamais sur un site ou dans une conversation, et ne les donnez jamais à un assistant.
 recovery-backup-written = Vos données ont été écrites dans { $file }, chiffrées : seule votre phrase de récupération les ouvre.
 recovery-restore-ask = Tapez votre phrase de récupération (les 24 mots sur une ligne), puis appuyez sur Entrée :
-recovery-no-phrase = Aucune phrase de récupération n'a été donnée, rien n'a donc été restauré ; tapez les 24 mots sur une ligne.
+recovery-no-phrase = Aucune phrase de récupération n’a été donnée, rien n’a donc été restauré ; tapez les 24 mots sur une ligne.
 recovery-restored = Vous revoilà : { $principal }
 recovery-restored-records = Vos données sont restaurées. { $pairings ->
-    [0] Aucun assistant n'était jumelé.
-    [one] Un jumelage d'assistant est en pause : l'assistant doit redemander le jumelage, et vous le confirmez.
-   *[other] { $pairings } jumelages d'assistants sont en pause : chaque assistant doit redemander le jumelage, et vous le confirmez.
+    [0] Aucun assistant n’était jumelé.
+    [one] Un jumelage d’assistant est en pause : l’assistant doit redemander le jumelage, et vous le confirmez.
+   *[other] { $pairings } jumelages d’assistants sont en pause : chaque assistant doit redemander le jumelage, et vous le confirmez.
 }
 recovery-page-title = Votre kit de récupération SchCP
 recovery-page-date = Établi le { $date }
@@ -427,16 +427,17 @@ recovery-page-principal = Ces mots restaurent ce principal :
 recovery-page-keep-title = Comment le conserver
 recovery-page-restore-title = Comment restaurer
 recovery-page-restore = Sur un nouvel ordinateur, installez l’app de clé SchCP et ouvrez-la, choisissez « { welcome-have-kit } » et tapez les mots. Pour retrouver aussi vos données, choisissez-y votre dernier fichier de sauvegarde. Ou bien, dans un terminal, lancez schcp-keyapp restore et tapez les mots sur une ligne, en ajoutant --backup et votre dernier fichier de sauvegarde pour vos données.
+recovery-page-restore = Sur un nouvel ordinateur, installez l’app de clé SchCP, puis lancez schcp-keyapp restore dans un terminal et tapez les mots sur une ligne. Pour retrouver aussi vos données, ajoutez --backup et votre dernier fichier de sauvegarde.
 recovery-confirm-ask = Pour vérifier que vous avez noté les mots, tapez le mot { $first } et le mot { $second }.
 recovery-confirm-wrong = Ce ne sont pas les mots à ces places. Relisez ce que vous avez noté et réessayez.
 
 ## The first run (a short sequence, skippable, and in Settings later), and the
 ## recovery kit, the backup and the restore in the window.
-welcome-heading = Bienvenue dans l'app de clé SchCP
+welcome-heading = Bienvenue dans l’app de clé SchCP
 welcome-what = Cette app garde votre clé de signature et répond pour vous quand un assistant demande à agir en votre nom : prendre un rendez-vous, payer un acompte, transmettre vos coordonnées à une entreprise.
-welcome-can = Un assistant peut demander. Il ne peut réserver, modifier ou annuler que ce que vous avez approuvé ici, dans les limites que vous avez vues, jusqu'à leur fin.
+welcome-can = Un assistant peut demander. Il ne peut réserver, modifier ou annuler que ce que vous avez approuvé ici, dans les limites que vous avez vues, jusqu’à leur fin.
 welcome-cannot = Un assistant ne peut rien signer lui-même, ni voir votre clé, ni lire votre kit de récupération. Chaque oui est le vôtre, confirmé par votre ordinateur.
-welcome-key-os = Votre clé est gardée dans le trousseau de cet ordinateur, déverrouillée seulement après que votre ordinateur a confirmé que c'est bien vous.
+welcome-key-os = Votre clé est gardée dans le trousseau de cet ordinateur, déverrouillée seulement après que votre ordinateur a confirmé que c’est bien vous.
 welcome-key-file = Votre clé est gardée dans un fichier de cet ordinateur, chiffré sous votre phrase secrète.
 welcome-next = Suivant
 welcome-back = Retour
@@ -448,33 +449,33 @@ welcome-step-key = Où votre clé est gardée
 welcome-step-status = Où les hôtes vérifient vos justificatifs
 welcome-step-kit = Votre kit de récupération
 welcome-new-heading = Est-ce votre première app de clé ?
-welcome-new-intro = Créez une nouvelle clé si vous n'avez jamais utilisé l'app de clé SchCP. Si vous l'aviez sur un autre ordinateur, retrouvez votre clé avec votre kit de récupération.
+welcome-new-intro = Créez une nouvelle clé si vous n’avez jamais utilisé l’app de clé SchCP. Si vous l’aviez sur un autre ordinateur, retrouvez votre clé avec votre kit de récupération.
 welcome-new-key = Créer une nouvelle clé
-welcome-have-kit = J'ai un kit de récupération
+welcome-have-kit = J’ai un kit de récupération
 restore-heading = Retrouver votre clé
-restore-intro = Tapez les 24 mots de votre kit de récupération. Si vous avez un fichier de sauvegarde de vos données, donnez aussi son chemin complet. Rien n'est écrit tant que tout n'est pas vérifié.
+restore-intro = Tapez les 24 mots de votre kit de récupération. Si vous avez un fichier de sauvegarde de vos données, donnez aussi son chemin complet. Rien n’est écrit tant que tout n’est pas vérifié.
 restore-words = Vos 24 mots
 restore-backup = Fichier de sauvegarde (facultatif)
-restore-key-seed = Mon kit dit que ma clé a été créée avant l'existence des phrases de récupération
+restore-key-seed = Mon kit dit que ma clé a été créée avant l’existence des phrases de récupération
 restore-submit = Restaurer
 restore-working = Vérification de vos mots et de votre sauvegarde…
 restore-cancel = Créer plutôt une nouvelle clé
-restore-refused-phrase = Ces mots ne forment pas une phrase de récupération : vérifiez qu'il y en a 24, chacun écrit comme sur votre kit. Rien n'a été écrit.
-restore-refused-wrong-phrase = Ces mots n'ouvrent pas cette sauvegarde. Vérifiez chaque mot avec votre kit de récupération. Rien n'a été écrit.
-restore-refused-tampered = Cette sauvegarde a été modifiée ou abîmée après son écriture, donc rien n'en a été restauré. Utilisez une autre sauvegarde. Rien n'a été écrit.
-restore-refused-not-backup = Ce fichier n'est pas une sauvegarde de l'app de clé. Choisissez un fichier écrit par la sauvegarde de l'app de clé. Rien n'a été écrit.
-restore-refused-newer = Cette sauvegarde vient d'une version plus récente de l'app de clé. Installez-la et restaurez à nouveau. Rien n'a été écrit.
-restore-refused-backup-unreadable = Ce fichier de sauvegarde n'a pas pu être lu. Vérifiez son chemin et que vous pouvez le lire. Rien n'a été écrit.
-restore-refused-another-principal = Cette sauvegarde contient les données de quelqu'un d'autre, pas celles de ces mots. Utilisez la sauvegarde faite avec ce kit de récupération. Rien n'a été écrit.
-restore-refused-records-exist = Cet ordinateur contient déjà des données de l'app de clé, et une restauration ne les remplace jamais. Rien n'a été écrit.
-restore-refused-failed = La clé n'a pas pu être gardée sur cet ordinateur, donc rien n'a été restauré. Réessayez.
-restore-done-notice = Votre clé et vos données sont de retour. Les assistants appairés sur votre ancien ordinateur sont en pause : chacun doit redemander l'appairage, et vous le confirmez.
+restore-refused-phrase = Ces mots ne forment pas une phrase de récupération : vérifiez qu’il y en a 24, chacun écrit comme sur votre kit. Rien n’a été écrit.
+restore-refused-wrong-phrase = Ces mots n’ouvrent pas cette sauvegarde. Vérifiez chaque mot avec votre kit de récupération. Rien n’a été écrit.
+restore-refused-tampered = Cette sauvegarde a été modifiée ou abîmée après son écriture, donc rien n’en a été restauré. Utilisez une autre sauvegarde. Rien n’a été écrit.
+restore-refused-not-backup = Ce fichier n’est pas une sauvegarde de l’app de clé. Choisissez un fichier écrit par la sauvegarde de l’app de clé. Rien n’a été écrit.
+restore-refused-newer = Cette sauvegarde vient d’une version plus récente de l’app de clé. Installez-la et restaurez à nouveau. Rien n’a été écrit.
+restore-refused-backup-unreadable = Ce fichier de sauvegarde n’a pas pu être lu. Vérifiez son chemin et que vous pouvez le lire. Rien n’a été écrit.
+restore-refused-another-principal = Cette sauvegarde contient les données de quelqu’un d’autre, pas celles de ces mots. Utilisez la sauvegarde faite avec ce kit de récupération. Rien n’a été écrit.
+restore-refused-records-exist = Cet ordinateur contient déjà des données de l’app de clé, et une restauration ne les remplace jamais. Rien n’a été écrit.
+restore-refused-failed = La clé n’a pas pu être gardée sur cet ordinateur, donc rien n’a été restauré. Réessayez.
+restore-done-notice = Votre clé et vos données sont de retour. Les assistants appairés sur votre ancien ordinateur sont en pause : chacun doit redemander l’appairage, et vous le confirmez.
 kit-heading = Votre kit de récupération
-kit-intro = Si cet ordinateur est perdu, ces 24 mots ramènent votre clé sur un autre. Votre ordinateur vous demandera de confirmer que c'est bien vous avant de les montrer.
+kit-intro = Si cet ordinateur est perdu, ces 24 mots ramènent votre clé sur un autre. Votre ordinateur vous demandera de confirmer que c’est bien vous avant de les montrer.
 kit-show = Afficher mon kit de récupération
 kit-words = Vos 24 mots
 kit-principal = Ces mots ramènent ce principal
-kit-key-seed = Votre clé a été créée avant l'existence des phrases de récupération : ces mots sont donc la clé elle-même. Lors d'une restauration, cochez la case qui le dit.
+kit-key-seed = Votre clé a été créée avant l’existence des phrases de récupération : ces mots sont donc la clé elle-même. Lors d’une restauration, cochez la case qui le dit.
 kit-print = Imprimer le kit
 kit-confirm-heading = Vérifiez que vous les avez notés
 kit-word = Mot
@@ -482,23 +483,23 @@ kit-confirm-submit = Vérifier
 kit-confirmed = Ce sont les bons mots. Gardez le papier en lieu sûr.
 kit-hide = Masquer les mots
 kit-later = Plus tard (depuis les Réglages)
-recovery-window-not-verified = Votre ordinateur n'a pas confirmé que c'était vous, donc votre kit de récupération n'a pas été affiché. Réessayez et confirmez avec votre mot de passe ou votre empreinte.
-recovery-window-main-only = Votre kit de récupération n'est accessible que depuis la fenêtre principale de l'app de clé.
-recovery-window-bad-path = Donnez le chemin complet d'un fichier, commençant par /.
-recovery-window-bad-folder = Ce dossier n'existe pas ou vous ne pouvez pas y écrire. Choisissez un dossier existant.
+recovery-window-not-verified = Votre ordinateur n’a pas confirmé que c’était vous, donc votre kit de récupération n’a pas été affiché. Réessayez et confirmez avec votre mot de passe ou votre empreinte.
+recovery-window-main-only = Votre kit de récupération n’est accessible que depuis la fenêtre principale de l’app de clé.
+recovery-window-bad-path = Donnez le chemin complet d’un fichier, commençant par /.
+recovery-window-bad-folder = Ce dossier n’existe pas ou vous ne pouvez pas y écrire. Choisissez un dossier existant.
 recovery-window-keep-range = Gardez entre 1 et 365 sauvegardes.
-recovery-window-auto-failed = La sauvegarde automatique n'a pas pu être modifiée. Réessayez.
+recovery-window-auto-failed = La sauvegarde automatique n’a pas pu être modifiée. Réessayez.
 backup-heading = Sauvegardes de vos données
-backup-intro = Une sauvegarde contient vos contacts, justificatifs, historique et réservations, chiffrés : seuls les mots de votre kit de récupération l'ouvrent.
+backup-intro = Une sauvegarde contient vos contacts, justificatifs, historique et réservations, chiffrés : seuls les mots de votre kit de récupération l’ouvrent.
 backup-file = Sauvegarder dans ce fichier
 backup-now = Sauvegarder maintenant
 backup-auto-heading = Chaque jour, automatiquement
 backup-auto-folder = Dossier (vide : pas de sauvegarde automatique)
 backup-auto-keep = Combien en garder
 backup-auto-save = Enregistrer
-backup-auto-saved = Enregistré. La sauvegarde automatique a lieu une fois par jour tant que l'app de clé tourne.
+backup-auto-saved = Enregistré. La sauvegarde automatique a lieu une fois par jour tant que l’app de clé tourne.
 backup-auto-off = Pas de sauvegarde automatique.
-recovery-window-backup-failed = Vos données n'ont pas pu être écrites dans { $file }. Vérifiez que le dossier existe et que vous pouvez y écrire.
+recovery-window-backup-failed = Vos données n’ont pas pu être écrites dans { $file }. Vérifiez que le dossier existe et que vous pouvez y écrire.
 ## A lost computer's switch: revoke everything the old computer issued (schcp-keyapp revoke-everything; the Recovery window).
 verification-revoke-everything-summary = Révoquer tout ce que votre ancien ordinateur a émis
 revoke-everything-records = { $count ->
@@ -507,30 +508,30 @@ revoke-everything-records = { $count ->
    *[other] Les { $count } autorisations en vigueur dans vos données sont révoquées.
 }
 revoke-everything-service-done = Le service de statut { $base } { $count ->
-    [0] n'avait plus rien à révoquer : tout ce qui y était enregistré sous votre clé l'était déjà.
+    [0] n’avait plus rien à révoquer : tout ce qui y était enregistré sous votre clé l’était déjà.
     [one] a révoqué une autorisation enregistrée sous votre clé ; les établissements qui la vérifient lisent « révoquée » dès maintenant.
    *[other] a révoqué { $count } autorisations enregistrées sous votre clé ; les établissements qui les vérifient lisent « révoquée » dès maintenant.
 }
 revoke-everything-service-unknown = { $count ->
-    [one] L'une d'elles n'était pas dans vos données : votre ancien ordinateur l'a émise après votre dernière sauvegarde.
-   *[other] { $count } d'entre elles n'étaient pas dans vos données : votre ancien ordinateur les a émises après votre dernière sauvegarde.
+    [one] L’une d’elles n’était pas dans vos données : votre ancien ordinateur l’a émise après votre dernière sauvegarde.
+   *[other] { $count } d’entre elles n’étaient pas dans vos données : votre ancien ordinateur les a émises après votre dernière sauvegarde.
 }
-revoke-everything-service-unreached = Le service de statut { $base } n'a pas pu être joint : ce que votre ancien ordinateur a émis après votre dernière sauvegarde y reste donc en vigueur. Ce que contiennent vos données y sera révoqué dès qu'il répondra ; relancez alors cette commande pour atteindre le reste.
-revoke-everything-no-service = Aucun service de statut ne détient vos autorisations : celles que votre ancien ordinateur a émises après votre dernière sauvegarde sont donc introuvables d'ici, et restent valables jusqu'à leur fin, sous 30 jours pour un mandat et 180 pour une règle.
+revoke-everything-service-unreached = Le service de statut { $base } n’a pas pu être joint : ce que votre ancien ordinateur a émis après votre dernière sauvegarde y reste donc en vigueur. Ce que contiennent vos données y sera révoqué dès qu’il répondra ; relancez alors cette commande pour atteindre le reste.
+revoke-everything-no-service = Aucun service de statut ne détient vos autorisations : celles que votre ancien ordinateur a émises après votre dernière sauvegarde sont donc introuvables d’ici, et restent valables jusqu’à leur fin, sous 30 jours pour un mandat et 180 pour une règle.
 revoke-everything-served-here = { $count ->
-    [one] Les établissements vérifiaient celle-ci à l'adresse propre de votre ancien ordinateur : ils ne la liront révoquée que si cette adresse mène maintenant à cet ordinateur-ci :
-   *[other] Les établissements vérifiaient ces { $count } autorisations à l'adresse propre de votre ancien ordinateur : ils ne les liront révoquées que si cette adresse mène maintenant à cet ordinateur-ci :
+    [one] Les établissements vérifiaient celle-ci à l’adresse propre de votre ancien ordinateur : ils ne la liront révoquée que si cette adresse mène maintenant à cet ordinateur-ci :
+   *[other] Les établissements vérifiaient ces { $count } autorisations à l’adresse propre de votre ancien ordinateur : ils ne les liront révoquées que si cette adresse mène maintenant à cet ordinateur-ci :
 }
 revoke-everything-not-revocable = { $count ->
-    [one] Celle-ci ne peut pas être reprise, car aucun établissement ne la vérifie ; elle prend fin d'elle-même :
-   *[other] Ces { $count } autorisations ne peuvent pas être reprises, car aucun établissement ne les vérifie ; elles prennent fin d'elles-mêmes :
+    [one] Celle-ci ne peut pas être reprise, car aucun établissement ne la vérifie ; elle prend fin d’elle-même :
+   *[other] Ces { $count } autorisations ne peuvent pas être reprises, car aucun établissement ne les vérifie ; elles prennent fin d’elles-mêmes :
 }
 revoke-everything-item = • { $kind }, fin : { $end }
 revoke-everything-item-hosts = • { $kind } pour { $hosts }, fin : { $end }
-revoke-everything-not-verified = Votre système n'a pas confirmé que c'était vous, rien n'a donc été révoqué ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
-revoke-everything-phrase-no-service = Sans vos données, seul un service de statut peut retrouver ce que votre ancien ordinateur a émis, et aucun n'est indiqué ; ajoutez --hosted et l'adresse de votre service de statut, ou restaurez vos données et lancez schcp-keyapp revoke-everything.
+revoke-everything-not-verified = Votre système n’a pas confirmé que c’était vous, rien n’a donc été révoqué ; relancez la commande et confirmez avec votre mot de passe ou votre empreinte.
+revoke-everything-phrase-no-service = Sans vos données, seul un service de statut peut retrouver ce que votre ancien ordinateur a émis, et aucun n’est indiqué ; ajoutez --hosted et l’adresse de votre service de statut, ou restaurez vos données et lancez schcp-keyapp revoke-everything.
 revoke-everything-phrase-records = Les autorisations dont seul votre ancien ordinateur donnait le statut ne sont pas atteintes avec la seule phrase : restaurez votre dernière sauvegarde et lancez schcp-keyapp revoke-everything pour les révoquer aussi.
-revoke-everything-phrase-unreached = Le service de statut { $base } n'a pas accepté la révocation, rien n'y a donc été révoqué ; vérifiez l'adresse et votre connexion, puis relancez la commande.
+revoke-everything-phrase-unreached = Le service de statut { $base } n’a pas accepté la révocation, rien n’y a donc été révoqué ; vérifiez l’adresse et votre connexion, puis relancez la commande.
 
 # Choisir un chemin dans la fenêtre de fichiers du système
 choose-file = Choisir un fichier…
@@ -540,3 +541,4 @@ choose-export-title = Où écrire vos données
 choose-backup-title = Où écrire la sauvegarde
 choose-folder-title = Le dossier des sauvegardes quotidiennes
 choose-restore-title = Votre fichier de sauvegarde
+revoke-everything-phrase-unreached = Le service de statut { $base } n’a pas accepté la révocation, rien n’y a donc été révoqué ; vérifiez l’adresse et votre connexion, puis relancez la commande.

@@ -392,10 +392,12 @@ fn spawn_tasks(
     });
     let status_options = crate::status_api::StatusOptions {
         trusted_proxies: config.status_api.trusted_proxies.clone(),
-        public_base: Some(config.status_api.public_base.clone()),
         ..Default::default()
     };
-    let status_state = crate::status_api::StatusState::with_options(store.clone(), status_options);
+    // The person may change their own base in Settings while this runs.
+    let live = service.clone();
+    let base = Arc::new(move || Some(live.profile().config().status_api.public_base.clone()));
+    let status_state = crate::status_api::StatusState::with_live_base(store.clone(), status_options, base);
     let status_listener = listeners.status_api;
     tasks.spawn(async move {
         ("status API", crate::status_api::serve(status_listener, status_state).await.map_err(|e| e.to_string()))

@@ -9,7 +9,8 @@
 //! No cookies, no CORS (docs/agent-api.md §10); `Cache-Control: no-store` on
 //! every response, so no cache between a host and the key app ever answers for
 //! a revoked mandate or a spent limit. `Host` must be `public_base`'s or a
-//! loopback address (421 otherwise: DNS rebinding). Claims and releases may be
+//! loopback address (421 otherwise: DNS rebinding); in a running key app the
+//! base in force now, as the person last set it (`StatusState::with_live_base`). Claims and releases may be
 //! signed by the claiming host (docs/agent-api.md "Signed claims", an
 //! extension): a claim made signed is released only by its host's signature.
 //!
@@ -46,7 +47,7 @@ use status_edge::{StatusStore, StatusView, Unit};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-pub use status_edge::edge::{now, read_bounded, read_claim, serve_router, Edge, RateLimit, StatusOptions};
+pub use status_edge::edge::{now, read_bounded, read_claim, serve_router, Edge, LiveBase, RateLimit, StatusOptions};
 
 /// What the status routes share: the store, the group-commit writer and the
 /// edge (options and rate limiter). Cheap to clone.
@@ -71,9 +72,23 @@ impl StatusState {
     }
 
     pub fn with_options(store: Store, options: StatusOptions) -> StatusState {
-        let ledger = GroupCommit::spawn(store.clone(), options.max_batch);
+        let edge = Edge::new(options);
+        StatusState::with_edge(store, edge)
+    }
+
+    /// The status API of a running key app: `Host` (and a signed claim's
+    /// `@target-uri`) is checked against `base()` as it is at each request,
+    /// so a public base the person changes in Settings is answered at once,
+    /// and the old one refused, without a restart.
+    pub fn with_live_base(store: Store, options: StatusOptions, base: LiveBase) -> StatusState {
+        let edge = Edge::live(options, base);
+        StatusState::with_edge(store, edge)
+    }
+
+    fn with_edge(store: Store, edge: Arc<Edge>) -> StatusState {
+        let ledger = GroupCommit::spawn(store.clone(), edge.options().max_batch);
         let nonces = NonceCache::new().remembering_since(now());
-        StatusState { inner: Arc::new(Inner { store, ledger, edge: Edge::new(options), nonces }) }
+        StatusState { inner: Arc::new(Inner { store, ledger, edge, nonces }) }
     }
 
     pub fn options(&self) -> &StatusOptions {

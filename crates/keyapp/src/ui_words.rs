@@ -69,9 +69,11 @@ pub fn text_with(language: Language, id: &str, args: &FluentArgs<'_>) -> String 
 pub enum Words {
     /// The catalogue's own sentence for the reason (`refusal-<reason>`).
     Own(&'static str),
-    /// A protocol object (an attestation, a contract, a host's document) that
-    /// does not verify: one sentence naming the reason (`refusal-verification`).
-    Verification,
+    /// A protocol object (a contract, a booking, a host's document) that does
+    /// not verify: the catalogue's sentence for the reason (`refusal-<reason>`),
+    /// or, should a catalogue lack it, the plain `refusal-verification`, which
+    /// names no code.
+    Verification(&'static str),
     /// No words of its own: the service's message, as it is in English, or
     /// inside a sentence naming the reason in another language (`refusal-other`).
     Other,
@@ -107,55 +109,55 @@ pub fn words(reason: Reason) -> Words {
         R::VerificationUnavailable => Words::Own("refusal-verification_unavailable"),
         R::TextTooLong => Words::Own("refusal-text_too_long"),
         R::StatusUnreachable => Words::Own("refusal-status_unreachable"),
-        R::Malformed
-        | R::DuplicateMember
-        | R::BadKey
-        | R::UnknownKid
-        | R::WrongTyp
-        | R::AlgMismatch
-        | R::BadSignature
-        | R::SchemaInvalid
-        | R::MoneyInvalid
-        | R::DurationInvalid
-        | R::DateTimeInvalid
-        | R::Expired
-        | R::IssuedInFuture
-        | R::WrongIssuer
-        | R::UnknownTimeZone
-        | R::LinesDoNotSum
-        | R::MixedCurrencies
-        | R::BadSlot
-        | R::ReceiptMismatch
-        | R::MandateInvalid
-        | R::MandateExpired
-        | R::OutOfScope
-        | R::ConstraintNotMet
-        | R::MeetingInvalid
-        | R::AcceptanceInvalid
-        | R::PersonRequired
-        | R::RuleInvalid
-        | R::HostIdConflict
-        | R::DiscoveryUrlRefused
-        | R::DiscoveryFailed
-        | R::DiscoveryInvalid
-        | R::TextNotInert
-        | R::AlreadyStarted
-        | R::ContractMismatch
-        | R::OwnContract
-        | R::NotAMember
-        | R::BookingNotConfirmed
-        | R::StaleReceipt
-        | R::ParticipantNotBooker
-        | R::NotTentative
-        | R::NotAParticipant
-        | R::DuplicateParticipant
-        | R::NotInvited
-        | R::AlreadyAnswered
-        | R::NoDeadline
-        | R::DeadlinePassed
-        | R::NoContract
-        | R::BookingMismatch
-        | R::NotMyCalendar => Words::Verification,
+        R::Malformed => Words::Verification("refusal-malformed"),
+        R::DuplicateMember => Words::Verification("refusal-duplicate_member"),
+        R::BadKey => Words::Verification("refusal-bad_key"),
+        R::UnknownKid => Words::Verification("refusal-unknown_kid"),
+        R::WrongTyp => Words::Verification("refusal-wrong_typ"),
+        R::AlgMismatch => Words::Verification("refusal-alg_mismatch"),
+        R::BadSignature => Words::Verification("refusal-bad_signature"),
+        R::SchemaInvalid => Words::Verification("refusal-schema_invalid"),
+        R::MoneyInvalid => Words::Verification("refusal-money_invalid"),
+        R::DurationInvalid => Words::Verification("refusal-duration_invalid"),
+        R::DateTimeInvalid => Words::Verification("refusal-date_time_invalid"),
+        R::Expired => Words::Verification("refusal-expired"),
+        R::IssuedInFuture => Words::Verification("refusal-issued_in_future"),
+        R::WrongIssuer => Words::Verification("refusal-wrong_issuer"),
+        R::UnknownTimeZone => Words::Verification("refusal-unknown_time_zone"),
+        R::LinesDoNotSum => Words::Verification("refusal-lines_do_not_sum"),
+        R::MixedCurrencies => Words::Verification("refusal-mixed_currencies"),
+        R::BadSlot => Words::Verification("refusal-bad_slot"),
+        R::ReceiptMismatch => Words::Verification("refusal-receipt_mismatch"),
+        R::MandateInvalid => Words::Verification("refusal-mandate_invalid"),
+        R::MandateExpired => Words::Verification("refusal-mandate_expired"),
+        R::OutOfScope => Words::Verification("refusal-out_of_scope"),
+        R::ConstraintNotMet => Words::Verification("refusal-constraint_not_met"),
+        R::MeetingInvalid => Words::Verification("refusal-meeting_invalid"),
+        R::AcceptanceInvalid => Words::Verification("refusal-acceptance_invalid"),
+        R::PersonRequired => Words::Verification("refusal-person_required"),
+        R::RuleInvalid => Words::Verification("refusal-rule_invalid"),
+        R::HostIdConflict => Words::Verification("refusal-host_id_conflict"),
+        R::DiscoveryUrlRefused => Words::Verification("refusal-discovery_url_refused"),
+        R::DiscoveryFailed => Words::Verification("refusal-discovery_failed"),
+        R::DiscoveryInvalid => Words::Verification("refusal-discovery_invalid"),
+        R::TextNotInert => Words::Verification("refusal-text_not_inert"),
+        R::AlreadyStarted => Words::Verification("refusal-already_started"),
+        R::ContractMismatch => Words::Verification("refusal-contract_mismatch"),
+        R::OwnContract => Words::Verification("refusal-own_contract"),
+        R::NotAMember => Words::Verification("refusal-not_a_member"),
+        R::BookingNotConfirmed => Words::Verification("refusal-booking_not_confirmed"),
+        R::StaleReceipt => Words::Verification("refusal-stale_receipt"),
+        R::ParticipantNotBooker => Words::Verification("refusal-participant_not_booker"),
+        R::NotTentative => Words::Verification("refusal-not_tentative"),
+        R::NotAParticipant => Words::Verification("refusal-not_a_participant"),
+        R::DuplicateParticipant => Words::Verification("refusal-duplicate_participant"),
+        R::NotInvited => Words::Verification("refusal-not_invited"),
+        R::AlreadyAnswered => Words::Verification("refusal-already_answered"),
+        R::NoDeadline => Words::Verification("refusal-no_deadline"),
+        R::DeadlinePassed => Words::Verification("refusal-deadline_passed"),
+        R::NoContract => Words::Verification("refusal-no_contract"),
+        R::BookingMismatch => Words::Verification("refusal-booking_mismatch"),
+        R::NotMyCalendar => Words::Verification("refusal-not_my_calendar"),
         R::BodyTooLarge
         | R::MalformedUpdate
         | R::BadPrincipalJwk
@@ -327,7 +329,9 @@ fn worded(language: Language, reason: Reason, message: &str, status: Option<Stri
     }
     let id = match (words(reason), language) {
         (Words::Own(id), _) => id,
-        (Words::Verification, _) => "refusal-verification",
+        (Words::Verification(id), _) => {
+            return format(language, id, Some(&args)).unwrap_or_else(|| text(language, "refusal-verification"));
+        }
         (Words::Other, Language::English) => return message.to_owned(),
         (Words::Other, _) => "refusal-other",
     };
@@ -431,7 +435,7 @@ mod tests {
         );
         assert_eq!(
             refusal(Language::French, &cases[10]),
-            "Ceci n’a pas pu être vérifié (expired) ; rien n’a été modifié."
+            "Ce qui a été envoyé a expiré ; rien n’a été modifié, et l’assistant peut redemander."
         );
     }
 
@@ -445,6 +449,48 @@ mod tests {
         );
     }
 
+    /// A `snake_case` or `SHOUTING_CASE` word: a code, not a word of a sentence.
+    fn codes(words: &str) -> Vec<&str> {
+        words.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| w.contains('_')).collect()
+    }
+
+    #[test]
+    fn a_protocol_object_that_does_not_verify_is_refused_in_words_without_a_code() {
+        // Every reason the verification path can carry: the typed reasons
+        // `words` sends there, as the service raises them (`Unacceptable`, as
+        // a check of its own does) and as the terminal reads them off the wire.
+        let reasons: Vec<Reason> =
+            Reason::ALL.iter().copied().filter(|&r| matches!(words(r), Words::Verification(_))).collect();
+        assert!(reasons.len() >= 40, "{reasons:?}");
+        let mut seen = std::collections::HashSet::new();
+        for reason in reasons {
+            let Words::Verification(id) = words(reason) else { unreachable!() };
+            assert_eq!(id, format!("refusal-{reason}"));
+            let e = ServiceError::unacceptable(reason, format!("a check failed: {reason}"));
+            for l in [Language::English, Language::French] {
+                let w = refusal(l, &e);
+                assert_eq!(w, wire_refusal(l, reason, &e.to_api().message), "{reason} {l:?}");
+                assert!(codes(&w).is_empty() && !w.contains('{'), "{reason} {l:?}: {w}");
+                assert!(!w.contains("a check failed") && w.ends_with('.'), "{reason} {l:?}: {w}");
+                assert_ne!(w, text(l, "refusal-verification"), "{reason} {l:?} has no sentence of its own");
+                assert!(seen.insert(w.clone()), "{reason} {l:?} shares its sentence: {w}");
+            }
+        }
+        // The verification failures of the library's own checks reach the
+        // person through the same words (schcp::Error's reasons).
+        let signature = ServiceError::Verification(schcp::Error::Jws(schcp::jws::JwsError::BadSignature));
+        assert_eq!(
+            refusal(Language::English, &signature),
+            "The signature on what was sent does not match it; it may have been altered, so nothing was changed."
+        );
+        // The fallback, should a catalogue lack a reason's sentence, names no code either.
+        for l in [Language::English, Language::French] {
+            let plain = text(l, "refusal-verification");
+            assert!(codes(&plain).is_empty() && !plain.contains('{') && plain.ends_with('.'), "{l:?}: {plain}");
+        }
+        assert_eq!(codes("the reason_code and NOT_PERMITTED, not l’app"), ["reason_code", "NOT_PERMITTED"]);
+    }
+
     fn worded(language: Language, id: &str) -> bool {
         format(language, id, None).is_some_and(|t| !t.is_empty())
     }
@@ -454,7 +500,7 @@ mod tests {
         for &reason in Reason::ALL {
             let id = match words(reason) {
                 Words::Own(id) => id,
-                Words::Verification => "refusal-verification",
+                Words::Verification(id) => id,
                 Words::Other => "refusal-other",
             };
             for l in [Language::English, Language::French] {
@@ -528,6 +574,70 @@ mod tests {
             refusal(Language::English, &unpaired),
             "This request is no longer waiting for an answer: it is unpaired. Nothing was signed."
         );
+    }
+
+    /// The prose of a Fluent source line, without what is not prose: a
+    /// comment, the message or attribute id before ` = `, a variant key
+    /// (`[one]`, `*[other]`), and every placeable (`{ $x }`, `{ $n ->`, `}`).
+    fn prose(line: &str) -> String {
+        let line = line.trim_start();
+        if line.starts_with('#') {
+            return String::new();
+        }
+        let line = match line.split_once(" =") {
+            Some((id, rest)) if !id.contains(' ') && !id.contains('{') => rest,
+            _ => line,
+        };
+        let line = line.trim_start().trim_start_matches('*');
+        let line = match line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+            Some((_, rest)) => rest,
+            None => line,
+        };
+        let (mut out, mut depth) = (String::new(), 0usize);
+        for c in line.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth = depth.saturating_sub(1),
+                c if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Every line of French prose in `source` holding a straight apostrophe.
+    fn straight_apostrophes(source: &str) -> Vec<String> {
+        source.lines().filter(|l| prose(l).contains('\'')).map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn french_prose_uses_the_typographic_apostrophe_only() {
+        // French writes l’app, never l'app; the rule is checked on every
+        // French catalogue, present and future.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../locales/fr");
+        let mut files = 0;
+        for entry in std::fs::read_dir(&dir).expect("locales/fr is readable") {
+            let path = entry.expect("a directory entry").path();
+            if path.extension().is_some_and(|e| e == "ftl") {
+                let source = std::fs::read_to_string(&path).expect("an .ftl file is UTF-8");
+                assert_eq!(straight_apostrophes(&source), Vec::<String>::new(), "{}", path.display());
+                files += 1;
+            }
+        }
+        assert!(files >= 4, "only {files} French catalogues found in {}", dir.display());
+    }
+
+    #[test]
+    fn a_straight_apostrophe_in_french_prose_is_caught_and_fluent_syntax_is_not() {
+        let bad = "ok = Tout va bien.\nbad = Lancez l'app de clé.\n";
+        assert_eq!(straight_apostrophes(bad), ["bad = Lancez l'app de clé."]);
+        let variant = "n = { $n ->\n    [one] l'une\n   *[other] { $n } d'entre elles\n}\n";
+        assert_eq!(straight_apostrophes(variant), ["    [one] l'une", "   *[other] { $n } d'entre elles"]);
+        let attribute = "m = Bien.\n    .title = C'est tout.\n";
+        assert_eq!(straight_apostrophes(attribute), ["    .title = C'est tout."]);
+        let not_prose = "# The person's words\n## A group's comment\nq = Il dit { \"'\" }.\n";
+        assert!(straight_apostrophes(not_prose).is_empty());
+        assert!(straight_apostrophes(FR[0]).is_empty() && straight_apostrophes(FR[1]).is_empty());
     }
 
     #[test]

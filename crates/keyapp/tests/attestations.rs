@@ -1,7 +1,8 @@
 //! Attestations end to end (SchCP §7.5): the person adds the code their
 //! verifier gave them, checked as a host that trusts the verifier would check
 //! it; a mandate an agent asks for, for several hosts, carries it only to the
-//! hosts that trust its attester; and such a host honours it, through the
+//! hosts that trust its attester (a compact one, read whole by each host,
+//! only when every host does); and such a host honours it, through the
 //! agent API and the example host (crates/testhost). Run under
 //! scripts/with-keyring.
 
@@ -23,6 +24,7 @@ use testkit::now;
 const ATTESTER: &str = "phonecheck.example";
 const GARAGE: &str = "maple-street-auto";
 const SALON: &str = "salon-lumiere";
+const BARBER: &str = "barbier-du-coin";
 
 fn attester_key() -> SigningKey {
     SigningKey::from_bytes(&[42; 32])
@@ -43,8 +45,8 @@ fn attestation(key: &SigningKey, iss: &str, sub: &str) -> String {
     schcp::jws::sign(Typ::Attestation, Default::default(), &claims, key).unwrap()
 }
 
-/// The garage trusts PhoneCheck; the salon trusts no attester.
-async fn garage_and_salon() -> (Env, TestHost) {
+/// The garage and the barber trust PhoneCheck; the salon trusts no attester.
+async fn garage_salon_and_barber() -> (Env, TestHost, TestHost) {
     let garage =
         TestHost::start(TestHostConfig { attesters: phonecheck(&attester_key()), ..TestHostConfig::default() }).await;
     let salon = TestHost::start(TestHostConfig {
@@ -54,8 +56,17 @@ async fn garage_and_salon() -> (Env, TestHost) {
         ..TestHostConfig::default()
     })
     .await;
-    let (env, mut others) = start_trusting(vec![garage, salon], |_| {}).await;
-    (env, others.remove(0))
+    let barber = TestHost::start(TestHostConfig {
+        host_id: BARBER.into(),
+        name: "Barbier du Coin".into(),
+        domain: "barbierducoin.example".into(),
+        attesters: phonecheck(&attester_key()),
+        ..TestHostConfig::default()
+    })
+    .await;
+    let (env, mut others) = start_trusting(vec![garage, salon, barber], |_| {}).await;
+    let barber = others.remove(1);
+    (env, others.remove(0), barber)
 }
 
 /// The agent's own HTTPS client for both hosts (their CAs, their names pinned).
@@ -79,6 +90,12 @@ fn mandate_request(key: &str, format: &str, hosts: &[&TestHost]) -> Value {
     let hosts: Vec<Value> = hosts.iter().map(|h| json!({"id": h.host_id(), "discovery": h.discovery_url()})).collect();
     json!({"kind": "mandate", "idempotency_key": key, "format": format, "hosts": hosts,
            "scope": ["hold", "book"], "constraints": {"max_bookings": 1}})
+}
+
+/// A compact JWS mandate (§3.3) for `hosts`, asked for by `a` and approved.
+async fn compact(env: &Env, a: &AgentClient, key: &str, hosts: &[&TestHost]) -> String {
+    let r = a.call(Method::POST, "/v1/requests", Some(&mandate_request(key, "jws", hosts))).await.unwrap();
+    approved(env, a, &r).await["result"]["mandate"].as_str().unwrap().to_owned()
 }
 
 /// A presentation as the host receives it: the agent's key binding added (§3.4).
@@ -125,7 +142,7 @@ fn hold_at(start: &str) -> agent::host::HoldRequest {
 
 #[tokio::test]
 async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_a_host_honours_it() {
-    let (env, salon) = garage_and_salon().await;
+    let (env, salon, barber) = garage_salon_and_barber().await;
     let a = paired_agent(&env, 21).await;
     let me = a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].as_str().unwrap().to_owned();
     let good = attestation(&attester_key(), ATTESTER, &me);
@@ -156,16 +173,22 @@ async fn an_attestation_goes_only_to_the_hosts_that_trust_its_attester_and_such_
     assert_eq!(carried(&as_host_reads(&at_salon, SALON, &a)), Vec::<String>::new());
     assert!(!at_salon.contains(&good), "not even as a disclosure the salon could read");
 
-    // A compact mandate is one credential for all its hosts: it carries the
-    // attestation when one of them honours it, and never when none does.
-    let both =
-        a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-2", "jws", &[&env.host, &salon]))).await;
-    let both = approved(&env, &a, &both.unwrap()).await;
-    let both = both["result"]["mandate"].as_str().unwrap().to_owned();
+    // A compact mandate is one credential for all its hosts, each of which
+    // reads all of it (§3.3): it carries the attestation only when every one
+    // of its hosts honours it (§7.5), and the text the person signed names
+    // no attestation, so it never claims one goes where it does not.
+    let mixed = compact(&env, &a, "att-jws-mixed", &[&env.host, &salon]).await;
+    for host in [GARAGE, SALON] {
+        let read = as_host_reads(&mixed, host, &a);
+        assert_eq!(carried(&read), Vec::<String>::new(), "{host}");
+        let text = read.root.claims.consent.as_ref().expect("a root carries its consent").statement.to_lowercase();
+        assert!(!text.contains("phonecheck") && !text.contains("attest"), "{text}");
+    }
+    assert!(!mixed.contains(&good), "the salon, which trusts no attester, is not shown it");
+    let both = compact(&env, &a, "att-jws-both", &[&env.host, &barber]).await;
     assert_eq!(carried(&as_host_reads(&both, GARAGE, &a)), [good.as_str()]);
-    let salon_only = a.call(Method::POST, "/v1/requests", Some(&mandate_request("att-jws-1", "jws", &[&salon]))).await;
-    let salon_only = approved(&env, &a, &salon_only.unwrap()).await;
-    let salon_only = salon_only["result"]["mandate"].as_str().unwrap().to_owned();
+    assert_eq!(carried(&as_host_reads(&both, BARBER, &a)), [good.as_str()]);
+    let salon_only = compact(&env, &a, "att-jws-1", &[&salon]).await;
     assert_eq!(carried(&as_host_reads(&salon_only, SALON, &a)), Vec::<String>::new());
 
     // The hosts accept what the agent received: the garage counts the hold

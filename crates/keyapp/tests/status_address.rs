@@ -34,6 +34,20 @@ fn mandate(env: &Env, key: &str, shared: bool) -> Value {
     })
 }
 
+/// The key app's first start beside a default test host, from its config
+/// file in `dir` (which a confirmed change of address rewrites), the OS
+/// answering as `os` says.
+async fn first_start(
+    dir: &Path,
+    os: std::sync::Arc<Scripted>,
+) -> (testhost::TestHost, std::path::PathBuf, app::Running) {
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let path = dir.join("keyapp.toml");
+    std::fs::write(&path, host.keyapp_test_config(dir).unwrap()).unwrap();
+    let app = start(&Config::load(&path).unwrap(), os).await;
+    (host, path, app)
+}
+
 fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap();
     assert!(text.contains(from), "{text}");
@@ -43,14 +57,9 @@ fn edit(path: &Path, from: &str, to: &str) {
 #[tokio::test]
 async fn an_assistant_that_edits_the_config_does_not_choose_the_status_address() {
     let dir = tempfile::tempdir().unwrap();
-    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
-    let path = dir.path().join("keyapp.toml");
-    std::fs::write(&path, host.keyapp_test_config(dir.path()).unwrap()).unwrap();
-
     // The person's first start: their address is confirmed to the OS.
     let os = Scripted::new(Ok(Verified::Polkit));
-    let config = Config::load(&path).unwrap();
-    let app = start(&config, os.clone()).await;
+    let (host, path, app) = first_start(dir.path(), os.clone()).await;
     assert_eq!(os.asked().len(), 1);
     assert!(os.asked()[0].summary.contains(CONFIRMED), "{:?}", os.asked());
     drop(app);
@@ -128,4 +137,49 @@ async fn an_unconfirmed_hosts_on_this_machine_does_not_drop_the_cannot_withdraw_
         created["consent_text"].as_str().unwrap().contains("I cannot withdraw this before it expires"),
         "{created}"
     );
+}
+
+/// What the status API answers a host that names `authority` as its `Host`:
+/// a lookup of a credential it does not hold is answered (404), a `Host` it
+/// does not serve is refused (421, the DNS-rebinding defence).
+async fn status_reason(app: &app::Running, authority: &str) -> (StatusCode, String) {
+    let r = testkit::status::client()
+        .get(format!("http://{}/status/m-unknown", app.status_addr))
+        .header(reqwest::header::HOST, authority)
+        .send()
+        .await
+        .unwrap();
+    let (status, _, reason, _) = testkit::status::refusal(r).await;
+    (status, reason)
+}
+
+#[tokio::test]
+async fn a_base_the_person_changes_while_it_runs_is_the_one_hosts_reach_at_once() {
+    const MOVED: &str = "https://status.person.example";
+    let dir = tempfile::tempdir().unwrap();
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let (host, path, app) = first_start(dir.path(), os.clone()).await;
+    let config = Config::load(&path).unwrap();
+    let answered = (StatusCode::NOT_FOUND, "unknown_mandate".to_owned());
+    let refused = (StatusCode::MISDIRECTED_REQUEST, "bad_host".to_owned());
+    assert_eq!(status_reason(&app, "keyapp.example").await, answered);
+    assert_eq!(status_reason(&app, "status.person.example").await, refused);
+    let env = Env { _dir: dir, host, config, app };
+
+    // A refused change changes nothing: the old base is still the one served.
+    os.answer(Err(Refusal::Cancelled));
+    let setup = keyapp::status_address::SetupChoice::OwnBase { url: MOVED.into() };
+    let err = person(&env, Command::ChooseStatus { setup: setup.clone() }).await.unwrap_err();
+    assert_eq!(err["reason"], "verification_cancelled", "{err}");
+    assert_eq!(status_reason(&env.app, "keyapp.example").await, answered);
+    assert_eq!(status_reason(&env.app, "status.person.example").await, refused);
+
+    // The person moves their own base in Settings: from the answer on, hosts
+    // reach the new one and not the old, with no restart.
+    os.answer(Ok(Verified::Polkit));
+    let view: Value = person(&env, Command::ChooseStatus { setup }).await.unwrap();
+    assert_eq!(view["base"], MOVED, "{view}");
+    assert_eq!(status_reason(&env.app, "status.person.example").await, answered);
+    assert_eq!(status_reason(&env.app, "keyapp.example").await, refused);
+    assert_eq!(status_reason(&env.app, "127.0.0.1").await, answered, "loopback as ever");
 }

@@ -174,3 +174,38 @@ fn each_host_gets_only_what_it_honours_and_a_mandate_carries_at_most_four() {
     let s = select_attestations(&twice, &[host("garage-a", vec![attester(ids[0], 10)])], &principal(), NOW);
     assert_eq!(s.attestations, [twice[1].clone()], "the one lasting longest, once");
 }
+
+#[test]
+fn one_credential_for_several_hosts_carries_only_what_every_host_honours() {
+    // §3.3, §7.5: a compact JWS is read whole by each host in its aud.
+    let phone = signed(&claims("a1.example"), 10);
+    let card = signed(&claims("a2.example"), 11);
+    let garage = host("garage-a", vec![attester("a1.example", 10), attester("a2.example", 11)]);
+    let salon = host("salon-b", vec![attester("a1.example", 10)]);
+    let barber = host("barber-c", Vec::new());
+    let held = [card.clone(), phone.clone()];
+    let ids = |hs: &[&HostTrust]| hs.iter().map(|h| h.host.clone()).collect::<Vec<_>>();
+
+    // Both hosts trust the phone check: it is carried; the card check only
+    // the garage trusts is not.
+    let s = select_attestations(&held, &[garage.clone(), salon.clone()], &principal(), NOW);
+    assert_eq!(s.attestations.len(), 2, "per host, each is still chosen for its own host");
+    assert_eq!(s.honoured_by_every(&ids(&[&garage, &salon])), std::slice::from_ref(&phone));
+
+    // A host that trusts no attester: nothing is carried to any of them.
+    let s = select_attestations(&held, &[garage.clone(), barber.clone()], &principal(), NOW);
+    assert!(!s.attestations.is_empty());
+    assert_eq!(s.honoured_by_every(&ids(&[&garage, &barber])), Vec::<String>::new());
+
+    // A host in the audience with no trust list read at all is one that honours none.
+    let s = select_attestations(&held, std::slice::from_ref(&garage), &principal(), NOW);
+    assert_eq!(s.honoured_by_every(&["garage-a".into(), "elsewhere".into()]), Vec::<String>::new());
+
+    // One host: all it honours, as before.
+    let mut only = s.honoured_by_every(&["garage-a".into()]);
+    only.sort();
+    let mut both = vec![phone, card];
+    both.sort();
+    assert_eq!(only, both);
+    assert_eq!(s.honoured_by_every(&[]), Vec::<String>::new());
+}

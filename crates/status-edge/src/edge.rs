@@ -70,7 +70,8 @@ pub struct StatusOptions {
     /// and port are the only non-loopback `Host` a request may name (else 421,
     /// the DNS-rebinding defence), and a signed claim's `@target-uri` is
     /// rebuilt from it (§3.2: "from its configured public origin, never from
-    /// the Host header"). `None`: loopback `Host` values only.
+    /// the Host header"). `None`: loopback `Host` values only. An edge made
+    /// with [`Edge::live`] reads its base afresh instead.
     pub public_base: Option<String>,
 }
 
@@ -106,16 +107,52 @@ impl Default for StatusOptions {
 pub struct Edge {
     limiter: Option<RateLimiter>,
     options: StatusOptions,
-    /// `public_base`'s host (lower case) and port; `None` when unset or not a
-    /// URL with a host, so that only loopback `Host` values pass.
-    public: Option<(String, u16)>,
+    /// Where the public base is read from for each request.
+    public: PublicBase,
+}
+
+/// Reads the public base in force now: the key app's person may change their
+/// own base while it runs, and a host must reach it at the new one at once,
+/// and no longer at the old one (the DNS-rebinding defence follows the base).
+pub type LiveBase = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+
+/// The public base `Host` and `@target-uri` are checked against.
+enum PublicBase {
+    /// `options.public_base`, for the life of the edge (the hosted service's
+    /// config), with its host (lower case) and port; `None` when unset or not
+    /// a URL with a host, so that only loopback `Host` values pass.
+    Fixed(Option<(String, u16)>),
+    /// Read afresh for each request ([`Edge::live`]).
+    Live(LiveBase),
 }
 
 impl Edge {
     pub fn new(options: StatusOptions) -> Arc<Edge> {
+        let public = PublicBase::Fixed(options.public_base.as_deref().and_then(public_authority));
+        Edge::with_public(options, public)
+    }
+
+    /// An edge whose public base is `base()` at each request, not
+    /// `options.public_base`.
+    pub fn live(options: StatusOptions, base: LiveBase) -> Arc<Edge> {
+        Edge::with_public(options, PublicBase::Live(base))
+    }
+
+    fn with_public(options: StatusOptions, public: PublicBase) -> Arc<Edge> {
         let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
-        let public = options.public_base.as_deref().and_then(public_authority);
         Arc::new(Edge { limiter, options, public })
+    }
+
+    /// The public base in force, and its host (lower case) and port.
+    fn public_base(&self) -> (Option<String>, Option<(String, u16)>) {
+        match &self.public {
+            PublicBase::Fixed(authority) => (self.options.public_base.clone(), authority.clone()),
+            PublicBase::Live(base) => {
+                let base = base();
+                let authority = base.as_deref().and_then(public_authority);
+                (base, authority)
+            }
+        }
     }
 
     /// The URLs a host may have addressed for this request, for its signature's
@@ -125,7 +162,7 @@ impl Edge {
     pub fn target_uris(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> Vec<String> {
         let path = uri.path_and_query().map_or("/", |pq| pq.as_str());
         let mut uris = Vec::new();
-        if let Some(base) = &self.options.public_base {
+        if let (Some(base), _) = self.public_base() {
             uris.push(format!("{}{path}", base.trim_end_matches('/')));
         }
         if let Some(host) = named_host(headers, uri).filter(|h| is_loopback_host(h)) {
@@ -141,11 +178,10 @@ impl Edge {
         if is_loopback_host(&named) {
             return true;
         }
-        let Some((host, port)) = &self.public else { return false };
+        let (base, Some((host, port))) = self.public_base() else { return false };
         let Ok(authority) = named.parse::<axum::http::uri::Authority>() else { return false };
-        let default_port =
-            if self.options.public_base.as_deref().is_some_and(|b| b.starts_with("https:")) { 443 } else { 80 };
-        authority.host().eq_ignore_ascii_case(host) && authority.port_u16().unwrap_or(default_port) == *port
+        let default_port = if base.as_deref().is_some_and(|b| b.starts_with("https:")) { 443 } else { 80 };
+        authority.host().eq_ignore_ascii_case(&host) && authority.port_u16().unwrap_or(default_port) == port
     }
 
     pub fn options(&self) -> &StatusOptions {
@@ -576,6 +612,22 @@ mod tests {
         assert!(edge(None).host_allowed(&host("127.0.0.1:7412"), &uri));
         assert!(edge(Some("http://keyapp.example:8080")).host_allowed(&host("keyapp.example:8080"), &uri));
         assert!(!edge(Some("http://keyapp.example:8080")).host_allowed(&host("keyapp.example"), &uri));
+    }
+
+    #[test]
+    fn a_live_base_is_checked_as_it_is_at_each_request() {
+        let base = Arc::new(std::sync::Mutex::new(Some("https://old.example".to_owned())));
+        let read = base.clone();
+        let e = Edge::live(StatusOptions::default(), Arc::new(move || read.lock().unwrap().clone()));
+        let uri = axum::http::Uri::from_static("/status/m");
+        assert!(e.host_allowed(&host("old.example"), &uri) && !e.host_allowed(&host("new.example"), &uri));
+        *base.lock().unwrap() = Some("https://new.example".to_owned());
+        assert!(e.host_allowed(&host("new.example"), &uri), "the new base is answered at once");
+        assert!(!e.host_allowed(&host("old.example"), &uri), "the old one no longer");
+        assert!(e.host_allowed(&host("127.0.0.1:7412"), &uri), "loopback as ever");
+        assert_eq!(e.target_uris(&host("new.example"), &uri), ["https://new.example/status/m"]);
+        *base.lock().unwrap() = None;
+        assert!(!e.host_allowed(&host("new.example"), &uri));
     }
 
     #[test]

@@ -85,7 +85,7 @@ mod tests {
         assert!(en.contains("made before recovery phrases"), "{en}");
         assert!(!html(&kit(KitKind::Phrase), Language::English, "d").contains("made before recovery phrases"));
         let fr = html(&kit(KitKind::KeySeed), Language::French, "d");
-        assert!(fr.contains("avant l'existence des phrases"), "{fr}");
+        assert!(fr.contains("avant l’existence des phrases"), "{fr}");
     }
 
     /// How to restore names both ways back: the first-run window's own

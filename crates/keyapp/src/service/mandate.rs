@@ -488,7 +488,10 @@ async fn sd_jwt(
     Ok((issued.issuer_jwt, Some(presentations)))
 }
 
-/// A compact JWS root mandate (§3.3), with the attestations its hosts trust.
+/// A compact JWS root mandate (§3.3), with the attestations every one of its
+/// hosts trusts: one signature covers all its hosts, so each reads all of it,
+/// and §7.5 shows a host only an attester it trusts (an SD-JWT VC can do
+/// better, per host: `sd_jwt`).
 async fn compact_jws(
     ctx: &Context<'_>,
     m: &MandateInput,
@@ -496,7 +499,7 @@ async fn compact_jws(
     status: &str,
     consent: Consent,
 ) -> Result<String, ServiceError> {
-    let attestations = attestations_for(ctx, m).await?.attestations;
+    let attestations = attestations_for(ctx, m).await?.honoured_by_every(&m.hosts);
     let aud = match m.hosts.as_slice() {
         [one] => Audience::One(one.clone()),
         _ => Audience::Many(m.hosts.clone()),

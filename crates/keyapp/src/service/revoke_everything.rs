@@ -241,7 +241,7 @@ mod tests {
         let words = done.words.join("\n");
         assert!(words.starts_with("La seule autorisation en vigueur dans vos données est révoquée."), "{words}");
         assert!(words.contains("Aucun service de statut ne détient vos autorisations"), "{words}");
-        assert!(words.contains("à l'adresse propre de votre ancien ordinateur"), "{words}");
+        assert!(words.contains("à l’adresse propre de votre ancien ordinateur"), "{words}");
         assert!(words.contains("• Mandat pour maple-street-auto, fin :"), "{words}");
         assert!(words.contains("ne peut pas être reprise"), "{words}");
         // No id reaches the person.

@@ -124,6 +124,27 @@ pub struct Selection {
     pub per_host: BTreeMap<String, Vec<String>>,
 }
 
+impl Selection {
+    /// The carried attestations that every one of `hosts` honours, in the
+    /// order chosen: all a credential may carry when each of its hosts reads
+    /// the whole of it. A compact JWS root mandate is one signature for all
+    /// its hosts (§3.3), so an attestation in it reaches every host; §7.5 has
+    /// each host honour only its own attesters, and a host that does not trust
+    /// an attester is not shown that the person holds its statement.
+    /// [`select_attestations`] ranks those honoured by more hosts first, so no
+    /// attestation every host honours is crowded out of the four by others.
+    pub fn honoured_by_every(&self, hosts: &[String]) -> Vec<String> {
+        if hosts.is_empty() {
+            return Vec::new();
+        }
+        self.attestations
+            .iter()
+            .filter(|a| hosts.iter().all(|h| self.per_host.get(h).is_some_and(|carried| carried.contains(a))))
+            .cloned()
+            .collect()
+    }
+}
+
 /// Chooses, from the person's `held` attestations, those the mandate's `hosts`
 /// honour for `principal` at `now` (§7.5). An honoured attestation changes
 /// one thing at a host, the pool its holds count against, so a second one
