@@ -21,7 +21,7 @@ refusal-attestation_not_yet_valid = This code is dated later than now, so it was
 refusal-attestation_expired = This code has expired, so it was not added; ask your verifier for a new one.
 refusal-attestation_held = This code is already among your attestations; nothing was added.
 refusal-verification = This could not be verified, so nothing was changed.
-refusal-other = The key app could not do this ({ $reason }): { $message }
+refusal-other = The key app could not do this, and nothing was changed. If it happens again, close the key app and open it again.
 refusal-not_asking = The key app is not asking for a passphrase now.
 refusal-unknown_language = The key app speaks English and French only.
 

@@ -541,3 +541,6 @@ choose-export-title = Where to write your records
 choose-backup-title = Where to write the backup
 choose-folder-title = The folder for the daily backups
 choose-restore-title = Your backup file
+
+# Settings: the public key behind a disclosure
+settings-key-details = Details for developers

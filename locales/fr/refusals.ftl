@@ -19,7 +19,7 @@ refusal-attestation_not_yet_valid = Ce code est daté d’après maintenant ; il
 refusal-attestation_expired = Ce code a expiré ; il n’a pas été ajouté. Demandez-en un nouveau à votre vérificateur.
 refusal-attestation_held = Ce code fait déjà partie de vos attestations ; rien n’a été ajouté.
 refusal-verification = Ceci n’a pas pu être vérifié ; rien n’a été modifié.
-refusal-other = L’appli de clés n’a pas pu le faire ({ $reason }) : { $message }
+refusal-other = L’appli de clés n’a pas pu le faire, et rien n’a été changé. Si cela se reproduit, fermez l’appli de clés et rouvrez-la.
 refusal-not_asking = L’appli de clés ne demande pas de phrase de passe en ce moment.
 refusal-unknown_language = L’appli de clés ne parle que l’anglais et le français.
 

@@ -427,7 +427,6 @@ recovery-page-principal = Ces mots restaurent ce principal :
 recovery-page-keep-title = Comment le conserver
 recovery-page-restore-title = Comment restaurer
 recovery-page-restore = Sur un nouvel ordinateur, installez l’app de clé SchCP et ouvrez-la, choisissez « { welcome-have-kit } » et tapez les mots. Pour retrouver aussi vos données, choisissez-y votre dernier fichier de sauvegarde. Ou bien, dans un terminal, lancez schcp-keyapp restore et tapez les mots sur une ligne, en ajoutant --backup et votre dernier fichier de sauvegarde pour vos données.
-recovery-page-restore = Sur un nouvel ordinateur, installez l’app de clé SchCP, puis lancez schcp-keyapp restore dans un terminal et tapez les mots sur une ligne. Pour retrouver aussi vos données, ajoutez --backup et votre dernier fichier de sauvegarde.
 recovery-confirm-ask = Pour vérifier que vous avez noté les mots, tapez le mot { $first } et le mot { $second }.
 recovery-confirm-wrong = Ce ne sont pas les mots à ces places. Relisez ce que vous avez noté et réessayez.
 
@@ -541,4 +540,6 @@ choose-export-title = Où écrire vos données
 choose-backup-title = Où écrire la sauvegarde
 choose-folder-title = Le dossier des sauvegardes quotidiennes
 choose-restore-title = Votre fichier de sauvegarde
-revoke-everything-phrase-unreached = Le service de statut { $base } n’a pas accepté la révocation, rien n’y a donc été révoqué ; vérifiez l’adresse et votre connexion, puis relancez la commande.
+
+# Settings: the public key behind a disclosure
+settings-key-details = Détails pour les développeurs

@@ -288,6 +288,16 @@ describe("every screen in French", () => {
     });
   }
 
+  it("Settings keeps the public key behind a closed Details", async () => {
+    await walk("#/settings");
+    const key = document.getElementById("jwk");
+    expect(key, "the key is on the screen").not.toBeNull();
+    const details = key!.closest("details");
+    expect(details, "inside a disclosure").not.toBeNull();
+    expect(details!.open).toBe(false);
+    expect(details!.querySelector("summary")?.textContent).toBe("Détails pour les développeurs");
+  });
+
   it("the first run above a screen", async () => {
     setup = { answered: false };
     await walk("#/requests");

@@ -74,8 +74,8 @@ pub enum Words {
     /// or, should a catalogue lack it, the plain `refusal-verification`, which
     /// names no code.
     Verification(&'static str),
-    /// No words of its own: the service's message, as it is in English, or
-    /// inside a sentence naming the reason in another language (`refusal-other`).
+    /// No words of its own: one plain sentence in every language
+    /// (`refusal-other`), naming no code and quoting no developer's message.
     Other,
 }
 
@@ -285,8 +285,8 @@ pub fn stored_id(stored: Stored) -> &'static str {
 /// Why `error` refused what the person did, as the person reads it in
 /// `language`. The service's own message is written for agent developers and
 /// in English; the person gets the catalogue's sentence for the refusal's
-/// reason ([`words`]), and only where it has none the service's message: as
-/// it is in English, inside a sentence naming the reason in another language.
+/// reason ([`words`]), and where it has none one plain sentence
+/// (`refusal-other`), never a code or the developer's message.
 pub fn refusal(language: Language, error: &ServiceError) -> String {
     let api = error.to_api();
     // Typed refusals whose data the wire does not carry have words of their own.
@@ -327,13 +327,14 @@ fn worded(language: Language, reason: Reason, message: &str, status: Option<Stri
     if let Some(status) = status {
         args.set("status", status);
     }
-    let id = match (words(reason), language) {
-        (Words::Own(id), _) => id,
-        (Words::Verification(id), _) => {
+    let id = match words(reason) {
+        Words::Own(id) => id,
+        Words::Verification(id) => {
             return format(language, id, Some(&args)).unwrap_or_else(|| text(language, "refusal-verification"));
         }
-        (Words::Other, Language::English) => return message.to_owned(),
-        (Words::Other, _) => "refusal-other",
+        // The service's message is written for agent developers; the person
+        // reads a plain sentence in their language, never a code.
+        Words::Other => "refusal-other",
     };
     // Every id above is in both catalogues (the tests below), so the service's
     // message is only a last resort.
@@ -343,6 +344,22 @@ fn worded(language: Language, reason: Reason, message: &str, status: Option<Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A refusal with no words of its own reads as one plain sentence in
+    /// each language: no reason code, no developer's message.
+    #[test]
+    fn a_refusal_without_words_of_its_own_names_no_code_and_quotes_no_message() {
+        let others: Vec<Reason> = Reason::ALL.iter().copied().filter(|r| matches!(words(*r), Words::Other)).collect();
+        assert!(others.contains(&Reason::BadAlg), "bad_alg has no words of its own");
+        for reason in others {
+            for language in [Language::English, Language::French] {
+                let said = wire_refusal(language, reason, "developer text: alg must be EdDSA");
+                assert!(!said.contains(reason.as_str()), "{language:?} {reason:?}: {said}");
+                assert!(!said.contains("developer text"), "{language:?} {reason:?}: {said}");
+                assert!(!said.contains('_') && !said.contains('{'), "{language:?} {reason:?}: {said}");
+            }
+        }
+    }
     use crate::service::{AttestationRefusal, Publication};
 
     #[test]
@@ -436,16 +453,6 @@ mod tests {
         assert_eq!(
             refusal(Language::French, &cases[10]),
             "Ce qui a été envoyé a expiré ; rien n’a été modifié, et l’assistant peut redemander."
-        );
-    }
-
-    #[test]
-    fn a_refusal_with_no_words_of_its_own_falls_back_to_the_service_message() {
-        let odd = ServiceError::invalid(Reason::BadConstraints, "shared_limit needs max_bookings");
-        assert_eq!(refusal(Language::English, &odd), "shared_limit needs max_bookings");
-        assert_eq!(
-            refusal(Language::French, &odd),
-            "L’appli de clés n’a pas pu le faire (bad_constraints) : shared_limit needs max_bookings"
         );
     }
 

@@ -274,10 +274,6 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dd>
             <code id="principal">{data.principal}</code> <Copy text={data.principal} label={t("settings-principal")} />
           </dd>
-          <dt>{t("settings-jwk")}</dt>
-          <dd>
-            <code id="jwk">{jwk}</code> <Copy text={jwk} label={t("settings-jwk")} />
-          </dd>
           <dt>{t("settings-status-base")}</dt>
           <dd>
             <code>{data.status_public_base}</code>
@@ -288,6 +284,14 @@ export function SettingsScreen(props: { lang: string; onLanguage: (tag: string) 
           <dt>{t("settings-consent-language")}</dt>
           <dd>{data.consent_language === "fr" ? "Français" : "English"}</dd>
         </dl>
+      )}
+      {data && (
+        // What a developer or a host's support may ask for; the person need not read it.
+        <details id="key-details">
+          <summary>{t("settings-key-details")}</summary>
+          <p>{t("settings-jwk")}</p>
+          <code id="jwk">{jwk}</code> <Copy text={jwk} label={t("settings-jwk")} />
+        </details>
       )}
       {data && <ContactCard principal={data.principal} />}
       <StatusSetup />

@@ -276,7 +276,8 @@ mod tests {
         assert_eq!((seen, pages), (expected, 5));
         // A page that ends exactly at the last entry says so.
         let all = svc
-            .records().history_page(&HistoryQuery::from(RecordSearch { limit: Some(24), ..Default::default() }))
+            .records()
+            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(24), ..Default::default() }))
             .await
             .unwrap();
         assert_eq!((all.items.len(), all.next), (24, None));
@@ -291,12 +292,14 @@ mod tests {
         }
         tx.commit().await.unwrap();
         let page = svc
-            .records().history_page(&HistoryQuery::from(RecordSearch { limit: Some(u64::MAX), ..Default::default() }))
+            .records()
+            .history_page(&HistoryQuery::from(RecordSearch { limit: Some(u64::MAX), ..Default::default() }))
             .await
             .unwrap();
         assert_eq!(page.items.len() as u64, MAX_PAGE);
         let rest = svc
-            .records().history_page(&HistoryQuery::from(RecordSearch { cursor: page.next, ..Default::default() }))
+            .records()
+            .history_page(&HistoryQuery::from(RecordSearch { cursor: page.next, ..Default::default() }))
             .await
             .unwrap();
         assert_eq!((rest.items.len(), rest.next), (3, None));
