@@ -22,7 +22,10 @@
 //! table holds exactly the claims answered 201 by the hosted arms.
 //!
 //! Env: `BENCH_SECS` (default 5) per arm; `BENCH_CLAIM_BATCHES` (default:
-//! the service's) for the batched arms; `DATABASE_URL` (required).
+//! the service's) for the batched arms; `DATABASE_URL` (required). For
+//! shorter trials: `BENCH_CASES` (default `4,64`), `BENCH_ARMS` (default
+//! `unbatched,batched,delay`; trivial and embedded always run),
+//! `BENCH_SERVER_CONFIG` (TOML lines for the batched processes, `;`-separated).
 
 use keyapp::status_api::StatusOptions;
 use schcp::status_update::{self, Operation, Registration};
@@ -35,9 +38,9 @@ use testkit::status::{store_on_disk, unlimited_mandates, Embedded};
 use testkit::status_process::StatusProcess;
 
 /// A `schcp-status serve` process, rate limit off, killed on drop.
-fn server(url: &str, claim_batches: Option<usize>) -> StatusProcess {
+fn server(url: &str, claim_batches: Option<usize>, extra: &str) -> StatusProcess {
     let bin = Path::new(env!("CARGO_BIN_EXE_schcp-status"));
-    let mut config = "rate_per_second = 0\npool_size = 16\n".to_owned();
+    let mut config = format!("rate_per_second = 0\n{extra}\n");
     if let Some(n) = claim_batches {
         config.push_str(&format!("claim_batches = {n}\n"));
     }
@@ -54,6 +57,8 @@ struct Bench {
     unbatched: Vec<StatusProcess>,
     batched: Vec<StatusProcess>,
     pool: PgPool,
+    /// Which hosted arms run (`BENCH_ARMS`): `unbatched`, `batched`, `delay`.
+    arms: Vec<String>,
 }
 
 /// One arm's figures and the 201s it was given (warm-up included).
@@ -98,20 +103,25 @@ impl Bench {
         let mut arms = vec![
             self.arm("trivial handler", &[self.trivial], false, |_| "/trivial".to_owned()).await,
             self.arm("embedded (SQLite)", &[self.embedded.addr], false, embedded_path).await,
-            self.arm("hosted, one tx per claim, 1 process", &u1, true, hosted_path).await,
-            self.arm("hosted, one tx per claim, 3 processes", &u3, true, hosted_path).await,
-            self.arm("hosted, batched, 1 process", &b1, true, hosted_path).await,
-            self.arm("hosted, batched, 3 processes", &b3, true, hosted_path).await,
         ];
-        self.commit_delay(self.commit_delay_us).await;
-        let delay = self.commit_delay_us;
-        arms.push(
-            self.arm(&format!("hosted, batched + commit_delay {delay} µs, 1 process"), &b1, true, hosted_path).await,
-        );
-        arms.push(
-            self.arm(&format!("hosted, batched + commit_delay {delay} µs, 3 processes"), &b3, true, hosted_path).await,
-        );
-        self.commit_delay(0).await;
+        let runs = |arm: &str| self.arms.iter().any(|a| a == arm);
+        if runs("unbatched") {
+            arms.push(self.arm("hosted, one tx per claim, 1 process", &u1, true, hosted_path).await);
+            arms.push(self.arm("hosted, one tx per claim, 3 processes", &u3, true, hosted_path).await);
+        }
+        if runs("batched") {
+            arms.push(self.arm(BATCHED_1, &b1, true, hosted_path).await);
+            arms.push(self.arm(BATCHED_3, &b3, true, hosted_path).await);
+        }
+        if runs("delay") {
+            self.commit_delay(self.commit_delay_us).await;
+            let delay = self.commit_delay_us;
+            let one = format!("hosted, batched + commit_delay {delay} µs, 1 process");
+            arms.push(self.arm(&one, &b1, true, hosted_path).await);
+            let three = format!("hosted, batched + commit_delay {delay} µs, 3 processes");
+            arms.push(self.arm(&three, &b3, true, hosted_path).await);
+            self.commit_delay(0).await;
+        }
         // Every 201 is a committed claim, and nothing else is held.
         let held: i64 = sqlx::query_scalar("SELECT count(*) FROM claims WHERE thumb = $1")
             .bind(&thumb)
@@ -153,6 +163,21 @@ impl Bench {
     }
 }
 
+const BATCHED_1: &str = "hosted, batched, 1 process";
+const BATCHED_3: &str = "hosted, batched, 3 processes";
+
+/// The aims (docs/benchmarks.md): batched, against the embedded API of the same case.
+fn print_aims(count: usize, arms: &[Arm], aim: f64) {
+    let rate = |name: &str| arms.iter().find(|a| a.point.arm == name).map(|a| a.point.rate());
+    if let (Some(one), Some(three)) = (rate(BATCHED_1), rate(BATCHED_3)) {
+        println!(
+            "{count} credentials: hosted ×1 ÷ embedded {:.2}× (aim ≥ {aim}×); ×3 ÷ ×1 {:.2}× (aim ≥ 1)",
+            one / arms[1].point.rate(),
+            three / one
+        );
+    }
+}
+
 fn print_table(clients: usize, count: usize, arms: &[Arm]) {
     let base = &arms[0].point;
     let embedded = &arms[1].point;
@@ -179,6 +204,9 @@ fn main() {
     let clients = env("BENCH_CLIENTS").map_or(64, |c| c as usize);
     let commit_delay_us = env("BENCH_COMMIT_DELAY_US").map_or(100, |c| c as u32);
     let claim_batches = env("BENCH_CLAIM_BATCHES").map(|c| c as usize);
+    // Extra configuration for the batched processes, one TOML line each (trials).
+    let extra = std::env::var("BENCH_SERVER_CONFIG").unwrap_or_default().replace(';', "\n");
+    let arms = std::env::var("BENCH_ARMS").unwrap_or_else(|_| "unbatched,batched,delay".to_owned());
     let url = std::env::var("DATABASE_URL").expect("DATABASE_URL: run under scripts/with-postgres");
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async move {
@@ -199,24 +227,19 @@ fn main() {
             commit_delay_us,
             trivial,
             embedded,
-            unbatched: (0..3).map(|_| server(&url, Some(0))).collect(),
-            batched: (0..3).map(|_| server(&url, claim_batches)).collect(),
+            unbatched: (0..3).map(|_| server(&url, Some(0), "")).collect(),
+            batched: (0..3).map(|_| server(&url, claim_batches, &extra)).collect(),
             pool,
+            arms: arms.split(',').map(|a| a.trim().to_owned()).collect(),
         };
         println!();
-        let hot = bench.case(4).await;
-        let spread = bench.case(64).await;
-        // The aims (docs/benchmarks.md): batched, against the embedded API of the same case.
-        let rate = |arms: &[Arm], i: usize| arms[i].point.rate();
-        println!(
-            "64 credentials: hosted ×1 ÷ embedded {:.2}× (aim ≥ 0.8×); ×3 ÷ ×1 {:.2}× (aim ≥ 1)",
-            rate(&spread, 4) / rate(&spread, 1),
-            rate(&spread, 5) / rate(&spread, 4)
-        );
-        println!(
-            "4 credentials: hosted ×1 ÷ embedded {:.2}× (aim ≥ 0.5×); ×3 ÷ ×1 {:.2}× (aim ≥ 1)",
-            rate(&hot, 4) / rate(&hot, 1),
-            rate(&hot, 5) / rate(&hot, 4)
-        );
+        let cases = std::env::var("BENCH_CASES").unwrap_or_else(|_| "4,64".to_owned());
+        let mut results = Vec::new();
+        for count in cases.split(',').filter_map(|c| c.trim().parse::<usize>().ok()) {
+            results.push((count, bench.case(count).await));
+        }
+        for (count, arms) in &results {
+            print_aims(*count, arms, if *count <= 4 { 0.5 } else { 0.8 });
+        }
     });
 }

@@ -18,7 +18,9 @@ use sqlx::PgPool;
 use status_edge::ClaimOutcome;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
 /// The most claims one transaction carries: a bound on one statement's size
 /// and on how long its row locks are held.
@@ -44,11 +46,17 @@ pub struct ClaimBatches {
 impl ClaimBatches {
     /// Starts the batcher on the current Tokio runtime, with at most
     /// `in_flight` transactions at once (at least 1), each on a connection
-    /// of `pool`.
+    /// of `pool`, sending each batch as soon as a slot is free.
     pub fn spawn(pool: PgPool, in_flight: usize) -> ClaimBatches {
+        ClaimBatches::spawn_gathering(pool, in_flight, Duration::ZERO)
+    }
+
+    /// The same, but while another batch is in flight a claim may wait up to
+    /// `gather` for others to join its batch (see [`run`]).
+    pub fn spawn_gathering(pool: PgPool, in_flight: usize, gather: Duration) -> ClaimBatches {
         let (tx, rx) = mpsc::channel(QUEUE);
         let waiting = Arc::new(AtomicUsize::new(0));
-        tokio::spawn(run(pool, rx, in_flight.max(1), waiting.clone()));
+        tokio::spawn(run(pool, rx, Slots { in_flight: in_flight.max(1), gather }, waiting.clone()));
         ClaimBatches { tx, waiting }
     }
 
@@ -71,21 +79,44 @@ impl ClaimBatches {
     }
 }
 
-/// The batcher: gathers claims, and sends every waiting claim (up to
-/// [`MAX_BATCH`], in arrival order) as one batch whenever fewer than
-/// `in_flight` batches are running. A batch that names a credential an
-/// earlier batch holds waits at its row lock in the database and takes it the
-/// moment that batch commits, so the credential's flushes follow each other
-/// without a round trip between them.
-async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, in_flight: usize, waiting: Arc<AtomicUsize>) {
+/// How the batcher sends: at most `in_flight` batches at once, and how long a
+/// claim may wait for company while another batch is in flight.
+#[derive(Debug, Clone, Copy)]
+struct Slots {
+    in_flight: usize,
+    gather: Duration,
+}
+
+/// The batcher: gathers claims, and sends the waiting claims (up to
+/// [`MAX_BATCH`], in arrival order) as one batch when fewer than `in_flight`
+/// batches are running. With none running the batch leaves at once: an idle
+/// service adds no wait. With one running, the batch leaves when it is full,
+/// when its oldest claim has waited `gather`, or when the running batches
+/// are done, whichever comes first. A batch that leaves at the first claim
+/// carries one claim and still costs a whole commit, during which it holds its
+/// credentials' row locks; with hot credentials those commits follow each other
+/// one at a time, so claims that share one go further (docs/benchmarks.md).
+/// A batch that names a credential an earlier batch holds waits at its row
+/// lock in the database and takes it the moment that batch commits, so the
+/// credential's flushes follow each other without a round trip between them.
+async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: Arc<AtomicUsize>) {
     let mut pending: Vec<Job> = Vec::new();
+    // When the oldest pending claim arrived.
+    let mut oldest: Option<Instant> = None;
     let mut running = 0usize;
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
     let mut open = true;
     let mut arrived = Vec::new();
     loop {
-        while running < in_flight && !pending.is_empty() {
+        let mut gather_until = None;
+        while running < slots.in_flight && !pending.is_empty() {
+            let due = oldest.map(|t| t + slots.gather);
+            if running > 0 && pending.len() < MAX_BATCH && open && due.is_some_and(|d| Instant::now() < d) {
+                gather_until = due;
+                break;
+            }
             let batch: Vec<Job> = pending.drain(..pending.len().min(MAX_BATCH)).collect();
+            oldest = (!pending.is_empty()).then(Instant::now);
             waiting.fetch_sub(batch.len(), Ordering::Relaxed);
             running += 1;
             tokio::spawn(execute(pool.clone(), batch, done_tx.clone()));
@@ -93,14 +124,24 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, in_flight: usize, waitin
         if !open && pending.is_empty() && running == 0 {
             return;
         }
+        let gathered = async {
+            match gather_until {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
         tokio::select! {
             n = rx.recv_many(&mut arrived, MAX_BATCH), if open => {
                 if n == 0 {
                     open = false;
                 }
+                if pending.is_empty() && !arrived.is_empty() {
+                    oldest = Some(Instant::now());
+                }
                 pending.append(&mut arrived);
             }
             Some(()) = done_rx.recv() => running -= 1,
+            () = gathered => {}
         }
     }
 }

@@ -48,7 +48,23 @@ pub struct FileConfig {
     /// every waiting claim of the credentials it names (default 2; 0: one
     /// transaction per claim). docs/hosted-status.md "Batched claims".
     pub claim_batches: Option<usize>,
+    /// How long, in microseconds, a claim may wait for others to join its
+    /// batch while another batch is in flight (default
+    /// [`DEFAULT_CLAIM_GATHER_US`], at most [`MAX_CLAIM_GATHER_US`]; 0: a
+    /// batch leaves as soon as a slot is free). docs/hosted-status.md
+    /// "Batched claims".
+    pub claim_gather_us: Option<u64>,
+    /// Threads serving requests in this process (default: one per core).
+    pub worker_threads: Option<usize>,
 }
+
+/// `claim_gather_us` unless configured: the measured best on the benchmark
+/// machine (docs/benchmarks.md).
+pub const DEFAULT_CLAIM_GATHER_US: u64 = 1_000;
+
+/// The longest `claim_gather_us` accepted: a claim's answer must not wait on
+/// company for longer than a commit takes.
+pub const MAX_CLAIM_GATHER_US: u64 = 10_000;
 
 /// `status_max_age_secs` unless configured: a revocation reaches every host
 /// within this, and a CDN in front still answers most reads.
@@ -96,6 +112,10 @@ pub struct Config {
     pub admin_listen: Option<SocketAddr>,
     /// Claim transactions in flight at once (0: no batching).
     pub claim_batches: usize,
+    /// How long a claim may wait for company while a batch is in flight.
+    pub claim_gather: std::time::Duration,
+    /// Threads serving requests (`None`: one per core).
+    pub worker_threads: Option<usize>,
 }
 
 /// Why the configuration is unusable.
@@ -125,6 +145,12 @@ pub enum ConfigError {
         "status_max_age_secs = {0} is more than {MAX_STATUS_MAX_AGE_SECS}: hosts would miss a revocation for that long"
     )]
     StatusMaxAge(u64),
+    /// `claim_gather_us` is above the bound.
+    #[error("claim_gather_us = {0} is more than {MAX_CLAIM_GATHER_US}: every claim's answer could wait that long")]
+    ClaimGather(u64),
+    /// `worker_threads` is 0.
+    #[error("worker_threads = 0: at least one thread must serve requests")]
+    WorkerThreads,
 }
 
 impl Config {
@@ -144,6 +170,12 @@ impl Config {
         }
         if let Some(age) = f.status_max_age_secs.filter(|a| *a > MAX_STATUS_MAX_AGE_SECS) {
             return Err(ConfigError::StatusMaxAge(age));
+        }
+        if let Some(us) = f.claim_gather_us.filter(|us| *us > MAX_CLAIM_GATHER_US) {
+            return Err(ConfigError::ClaimGather(us));
+        }
+        if f.worker_threads == Some(0) {
+            return Err(ConfigError::WorkerThreads);
         }
         Ok(Config::from_file(f, env_database_url))
     }
@@ -179,6 +211,10 @@ impl Config {
             ),
             admin_listen: f.admin_listen,
             claim_batches: f.claim_batches.unwrap_or(crate::service::DEFAULT_CLAIM_BATCHES),
+            claim_gather: std::time::Duration::from_micros(
+                f.claim_gather_us.unwrap_or(DEFAULT_CLAIM_GATHER_US).min(MAX_CLAIM_GATHER_US),
+            ),
+            worker_threads: f.worker_threads,
         }
     }
 }
@@ -239,6 +275,23 @@ mod tests {
             assert!(e.to_string().contains("not a principal id"), "{bad}: {e}");
         }
         assert!(toml::from_str::<FileConfig>("max_credentials_per_namespace = -1").is_err());
+    }
+
+    #[test]
+    fn claim_gather_and_worker_threads_are_bounded() {
+        let d = Config::from_file(FileConfig::default(), None);
+        assert_eq!(d.claim_gather.as_micros(), u128::from(DEFAULT_CLAIM_GATHER_US));
+        assert_eq!(d.worker_threads, None);
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.toml");
+        std::fs::write(&file, "claim_gather_us = 0\nworker_threads = 3").unwrap();
+        let c = Config::load(Some(&file), None).unwrap();
+        assert_eq!((c.claim_gather.as_micros(), c.worker_threads), (0, Some(3)));
+        std::fs::write(&file, format!("claim_gather_us = {}", MAX_CLAIM_GATHER_US + 1)).unwrap();
+        assert!(matches!(Config::load(Some(&file), None), Err(ConfigError::ClaimGather(_))));
+        std::fs::write(&file, "worker_threads = 0").unwrap();
+        assert!(matches!(Config::load(Some(&file), None), Err(ConfigError::WorkerThreads)));
+        assert!(toml::from_str::<FileConfig>("claim_gather_us = -1").is_err());
     }
 
     #[test]

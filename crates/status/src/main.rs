@@ -52,7 +52,6 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let runtime = tokio::runtime::Runtime::new().expect("a Tokio runtime");
     let config = match Config::load(cli.config.as_deref(), std::env::var("DATABASE_URL").ok()) {
         Ok(c) => c,
         Err(e) => {
@@ -60,6 +59,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(n) = config.worker_threads {
+        runtime.worker_threads(n);
+    }
+    let runtime = runtime.enable_all().build().expect("a Tokio runtime");
     if cli.check {
         let (ok, sentence) = runtime.block_on(check(&config));
         println!("{sentence}");
@@ -106,7 +110,7 @@ async fn serve(config: &Config, listen: SocketAddr) -> anyhow::Result<()> {
     let state = ServiceState::new(pool.clone(), config.edge.clone())
         .with_namespaces(config.namespaces.clone())
         .with_status_max_age(config.status_max_age)
-        .with_claim_batches(config.claim_batches);
+        .with_claim_batches(config.claim_batches, config.claim_gather);
     let admin = match config.admin_listen {
         None => None,
         Some(at) => {

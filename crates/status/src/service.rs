@@ -84,11 +84,16 @@ pub const DEFAULT_CLAIM_BATCHES: usize = 2;
 
 impl ServiceState {
     /// The routes over `pool`, bounded by `options`, open to every namespace
-    /// with the default bound, claims batched ([`DEFAULT_CLAIM_BATCHES`]).
+    /// with the default bound, claims batched ([`DEFAULT_CLAIM_BATCHES`],
+    /// gathered for [`crate::config::DEFAULT_CLAIM_GATHER_US`]).
     /// Spawns the claim batcher: call it inside a Tokio runtime.
     pub fn new(pool: PgPool, options: StatusOptions) -> ServiceState {
         ServiceState {
-            batches: Some(ClaimBatches::spawn(pool.clone(), DEFAULT_CLAIM_BATCHES)),
+            batches: Some(ClaimBatches::spawn_gathering(
+                pool.clone(),
+                DEFAULT_CLAIM_BATCHES,
+                Duration::from_micros(crate::config::DEFAULT_CLAIM_GATHER_US),
+            )),
             pool,
             edge: Edge::new(options),
             namespaces: Arc::new(NamespacePolicy::default()),
@@ -98,10 +103,11 @@ impl ServiceState {
     }
 
     /// The same with at most `in_flight` claim transactions at once, each
-    /// carrying every waiting claim of the credentials it names; 0: no
-    /// batching, one transaction per claim.
-    pub fn with_claim_batches(self, in_flight: usize) -> ServiceState {
-        let batches = (in_flight > 0).then(|| ClaimBatches::spawn(self.pool.clone(), in_flight));
+    /// carrying every waiting claim, a claim waiting up to `gather` for
+    /// company while another is in flight; `in_flight` 0: no batching, one
+    /// transaction per claim.
+    pub fn with_claim_batches(self, in_flight: usize, gather: Duration) -> ServiceState {
+        let batches = (in_flight > 0).then(|| ClaimBatches::spawn_gathering(self.pool.clone(), in_flight, gather));
         ServiceState { batches, ..self }
     }
 

@@ -93,10 +93,25 @@ async fn one_batch_at_the_limit_grants_exactly_the_limit_in_arrival_order() {
 /// on a limit of 25.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_claims_through_two_batchers_grant_exactly_the_limit() {
+    exactly_the_limit_through_two_batchers(Duration::ZERO).await;
+}
+
+/// The same when a claim waits for company while a batch is in flight
+/// (`claim_gather_us`): gathering changes which claims share a transaction,
+/// never what they are granted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn gathering_batchers_grant_exactly_the_limit() {
+    exactly_the_limit_through_two_batchers(Duration::from_millis(2)).await;
+}
+
+async fn exactly_the_limit_through_two_batchers(gather: Duration) {
     const MAX: u32 = 25;
     let (pool, p) = (pool().await, Principal::ed25519());
     credential(&pool, &p.thumb, "m", MAX, &[]).await;
-    let batchers = [ClaimBatches::spawn(pool.clone(), 2), ClaimBatches::spawn(pool.clone(), 2)];
+    let batchers = [
+        ClaimBatches::spawn_gathering(pool.clone(), 2, gather),
+        ClaimBatches::spawn_gathering(pool.clone(), 2, gather),
+    ];
     let mut tasks = Vec::new();
     for i in 0..200 {
         for b in &batchers {
