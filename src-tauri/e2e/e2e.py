@@ -309,12 +309,19 @@ class Env:
             else:
                 self.choose(field, value)
         words = self.labelled(form, "search-text")
-        words.clear()
+        # Emptied as a person does (select all, delete), which the page hears as
+        # input; WebDriver's own clear() would not tell it.
         words.send_keys(Keys.CONTROL, "a")
         words.send_keys(Keys.BACKSPACE)
         if text:
             words.send_keys(text)
         words.send_keys(Keys.ENTER)
+
+    def clear_search(self, screen):
+        """The search form's Clear: every field emptied, the whole list again."""
+        words = message("search-clear", self.lang)
+        self.driver.find_element(By.XPATH, f'//section[@aria-labelledby="h-{screen}"]//form[@role="search"]'
+                                           f'//button[normalize-space()="{words}"]').click()
 
     def rows(self, screen):
         """Each row's text outside its Details disclosure, and its credential id."""
@@ -339,7 +346,6 @@ class Env:
         section = "section[aria-labelledby=h-export]"
         self.choose(self.labelled(section, "export-format"), message(f"export-format-{fmt}", self.lang))
         field = self.labelled(section, "export-path")
-        field.clear()
         field.send_keys(Keys.CONTROL, "a")
         field.send_keys(Keys.BACKSPACE)
         field.send_keys(path)
@@ -523,7 +529,7 @@ def english(scratch):
 
         # 7. Export: the JSON parses, follows its schema and holds the records
         # the window shows; the printable page names the host.
-        env.search("history")
+        env.clear_search("history")
         shown = listed("history", lambda r: len(r) == len(everything), "the whole history again")
         records = f"{scratch}/records.json"
         env.export("json", records)
@@ -562,7 +568,6 @@ def english(scratch):
         for step in ("about", "key", "status", "kit"):
             wait_for(f"the intro's {step} step", lambda: env.driver.find_element(
                 By.CSS_SELECTOR, f'#first-run[data-step="{step}"]'))
-            env.js("document.getElementById('first-run').scrollIntoView()")
             env.shot(f"first-run-{step}.png")
             env.audit(f"first-run-{step}")
             if step == "status":
