@@ -568,8 +568,9 @@ def english(scratch):
         for step in ("about", "key", "status", "kit"):
             wait_for(f"the intro's {step} step", lambda: env.driver.find_element(
                 By.CSS_SELECTOR, f'#first-run[data-step="{step}"]'))
-            # The steps sit above the screen: back at the top, where Settings' button had scrolled away from.
-            env.js("window.scrollTo(0, 0)")
+            # The steps sit above the screen, which Settings' button had scrolled
+            # away from: the steps brought into view, the page itself back at its top.
+            env.js("document.getElementById('first-run').scrollIntoView(); window.scrollTo(0, 0)")
             env.shot(f"first-run-{step}.png")
             env.audit(f"first-run-{step}")
             if step == "status":
