@@ -13,10 +13,19 @@ person would see it:
   principal's public JWK);
 - a decline ends the agent's request as declined;
 - revoking from Credentials revokes it in the service, and at its status URL, at once;
+- Approve reached by keyboard alone (Tab, then Enter) issues the credential,
+  the OS's confirmation of the person still in front of it;
+- searching History and Credentials (words, host, assistant, answer or state)
+  narrows the list to the matching rows, and a search nothing matches says so;
+- the export form writes JSON that parses, follows its schema and holds the
+  records shown, and a printable page naming the host;
 - the French UI and French consent text;
-- an accessibility audit (axe-core) of the consent view and every screen, each also
+- an accessibility audit (axe-core) of the consent view, every screen, the
+  search form (a search nothing matches), the export form and each first-run step, each also
   checked to reflow at 200 % zoom with no sideways scrolling;
-- screenshots of the consent window, Credentials and History in docs/screenshots/;
+- screenshots in docs/screenshots/: the consent window, Credentials, History
+  (searched), the export, My bookings, Settings, the first run's steps, the
+  recovery kit and the restore;
 - the first run asks before any key exists (a new key, or a restore: a
   mistyped phrase is refused in words and writes nothing);
 - the recovery kit shown in Settings after the OS confirmed the person, two of
@@ -36,9 +45,12 @@ import tempfile
 import time
 import urllib.request
 
+import jsonschema
 from jwcrypto import jwk, jws
 from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.options import ArgOptions
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -52,8 +64,28 @@ HOST = os.path.join(TARGET, PROFILE, "examples", "host")
 AGENT = os.path.join(TARGET, PROFILE, "examples", "agent")
 SHOTS = os.path.join(ROOT, "docs", "screenshots")
 DISCOVERY = "https://maplestreetauto.example/.well-known/scheduling.json"
-DRIVER = "http://127.0.0.1:4444"
+# E2E_DRIVER_PORT: tauri-driver's port (scripts/bench-desktop takes another, so both can run).
+DRIVER = f"http://127.0.0.1:{os.environ.get('E2E_DRIVER_PORT', '4444')}"
 AXE = os.path.join(ROOT, "ui", "node_modules", "axe-core", "axe.min.js")
+EXPORT_SCHEMA = os.path.join(ROOT, "schemas", "records-export.schema.json")
+
+
+def message(msg_id, lang="en"):
+    """A one-line Fluent message as the window says it (locales/LANG/*.ftl), so
+    the scenarios find a form's fields by the words a person reads beside them."""
+    folder = os.path.join(ROOT, "locales", lang)
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as f:
+            for line in f:
+                key, sep, value = line.partition(" = ")
+                if sep and key == msg_id:
+                    return value.strip()
+    raise KeyError(msg_id)
+
+
+def shot_to(driver, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(SHOTS, name))
 
 
 def free_port():
@@ -242,8 +274,103 @@ class Env:
             " e => done([{id: 'axe-error', impact: 'critical', help: String(e)}]))")
 
     def shot(self, name):
-        os.makedirs(SHOTS, exist_ok=True)
-        self.driver.save_screenshot(os.path.join(SHOTS, name))
+        shot_to(self.driver, name)
+
+    def labelled(self, within, msg_id):
+        """The control inside `within` (a CSS selector) whose label reads
+        message `msg_id`: found as a person finds it, by the words beside it."""
+        words = message(msg_id, self.lang)
+        return wait_for(f"the field {words!r}", lambda: self.js(
+            "const root = document.querySelector(arguments[0]); if (!root) return null;"
+            "return [...root.querySelectorAll('input, select, textarea')].find(c =>"
+            " [...(c.labels || [])].some(l => l.textContent.trim() === arguments[1])) || null;", within, words))
+
+    def choose(self, select, label_contains):
+        """Picks the option whose words contain `label_contains` (as a person
+        picks it from the list); the value it stands for is the window's."""
+        chosen = self.js(
+            "const s = arguments[0]; const o = [...s.options].find(o => o.textContent.includes(arguments[1]));"
+            "if (!o) return null; s.value = o.value; s.dispatchEvent(new Event('change', {bubbles: true}));"
+            "return o.value;", select, label_contains)
+        assert chosen is not None, f"no option with {label_contains!r}"
+        return chosen
+
+    def search(self, screen, text=None, host=None, agent=None, outcome=None):
+        """Fills the search form of `screen` (History, Credentials) and sends it
+        with Enter in the words field, as a person would."""
+        form = f"#h-{screen} ~ form[role=search], section[aria-labelledby=h-{screen}] form[role=search]"
+        wait_for("the search form", lambda: self.driver.find_element(By.CSS_SELECTOR, form))
+        outcome_label = "search-answer" if screen == "history" else "search-state"
+        for msg_id, value in (("search-host", host), ("search-agent", agent), (outcome_label, outcome)):
+            field = self.labelled(form, msg_id)
+            if value is None:
+                self.js("arguments[0].value = ''; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))",
+                        field)
+            else:
+                self.choose(field, value)
+        words = self.labelled(form, "search-text")
+        # Emptied as a person does (select all, delete), which the page hears as
+        # input; WebDriver's own clear() would not tell it.
+        words.send_keys(Keys.CONTROL, "a")
+        words.send_keys(Keys.BACKSPACE)
+        if text:
+            words.send_keys(text)
+        words.send_keys(Keys.ENTER)
+
+    def clear_search(self, screen):
+        """The search form's Clear: every field emptied, the whole list again."""
+        words = message("search-clear", self.lang)
+        self.driver.find_element(By.XPATH, f'//section[@aria-labelledby="h-{screen}"]//form[@role="search"]'
+                                           f'//button[normalize-space()="{words}"]').click()
+
+    def rows(self, screen):
+        """Each row's text outside its Details disclosure, and its credential id."""
+        return self.js(
+            "const t = document.querySelector('#h-' + arguments[0] + ' ~ table'); if (!t) return [];"
+            "return [...t.querySelectorAll('tbody > tr')].map(r => { const c = r.cloneNode(true);"
+            " c.querySelectorAll('details').forEach(d => d.remove());"
+            " const w = r.querySelector('.sentence');"
+            " return {text: c.textContent, jti: r.dataset.jti || null, sentence: w ? w.textContent : null}; });",
+            screen)
+
+    def said_empty(self, screen, msg_id):
+        return self.js(
+            "const s = document.querySelector('section[aria-labelledby=\"h-' + arguments[0] + '\"]');"
+            "return !!s && !s.querySelector('table') && [...s.querySelectorAll('p')].some("
+            " p => p.textContent.trim() === arguments[1]);", screen, message(msg_id, self.lang))
+
+    def export(self, fmt, path):
+        """Writes the records through the export form: the path typed in (a
+        picker may stand beside it), the format chosen, Export pressed; returns
+        the sentence the window says."""
+        section = "section[aria-labelledby=h-export]"
+        self.choose(self.labelled(section, "export-format"), message(f"export-format-{fmt}", self.lang))
+        field = self.labelled(section, "export-path")
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(Keys.BACKSPACE)
+        field.send_keys(path)
+        self.driver.find_element(By.CSS_SELECTOR, f"{section} button[type=submit]").click()
+        return wait_for("the export's sentence", lambda: self.js(
+            "const p = document.querySelector(arguments[0] + ' [role=status]');"
+            "return p && p.textContent.includes(arguments[1]) ? p.textContent : null", section, path))
+
+    def approve_by_keyboard(self):
+        """Approve with the keyboard only: the window focused, Tab until Approve
+        has the focus, then Enter. The OS's confirmation of the person (polkit)
+        still stands in front of the yes."""
+        subprocess.run(["xdotool", "search", "--name", "^SchCP Key App$", "windowfocus", "--sync"], check=True,
+                       capture_output=True, timeout=10)
+        button = self.driver.find_element(By.ID, "approve")
+        wait_for("Approve to be enabled", lambda: button.is_enabled(), timeout=10)
+        clicked = button.get_attribute("data-request-id")
+        for _ in range(40):
+            if self.js("return document.activeElement && document.activeElement.id") == "approve":
+                break
+            ActionChains(self.driver).send_keys(Keys.TAB).perform()
+        else:
+            raise AssertionError("Tab never reached Approve")
+        ActionChains(self.driver).send_keys(Keys.ENTER).perform()
+        return wait_for("the outcome", lambda: self.outcome(clicked))
 
 
 def new_key(driver, shot=None):
@@ -344,18 +471,121 @@ def english(scratch):
         assert "rq_" not in history_text and jti not in history_text and "request_" not in history_text, history_text
         env.shot("history.png")
 
+        # 5. Approve by keyboard alone: a new request, Tab to Approve, Enter;
+        # the credential is issued (the OS confirmed the person, as for a click).
+        env.new_offer()
+        agent = env.agent(f"{scratch}/agent.key")
+        line, _ = read_until(agent, "  schcp-keyapp approve rq_")
+        env.shown_id(line.split()[-1])
+        assert env.approve_by_keyboard() == "approved"
+        mandate = agent.stdout.read().strip().splitlines()[-1]
+        assert agent.wait(30) == 0
+        token = jws.JWS()
+        token.deserialize(mandate)
+        token.verify(jwk.JWK(**principal_jwk))
+        jti2 = json.loads(token.payload)["jti"]
+        env.route("#/credentials")
+        wait_for("the keyboard's credential, active", lambda: env.driver.find_element(
+            By.CSS_SELECTOR, f'tr[data-jti="{jti2}"] td[data-status="active"]'))
+        print(f"e2e: Approve by keyboard (Tab, Enter) issued {jti2}")
+
+        # 6. Searching Credentials and History narrows the list to the rows
+        # that match, in the service; a search nothing matches says so.
+        def listed(screen, check, what):
+            return wait_for(what, lambda: check(env.rows(screen)) and env.rows(screen))
+        both = listed("credentials", lambda r: {x["jti"] for x in r} == {jti, jti2}, "both credentials")
+        env.search("credentials", outcome=message("status-active"))
+        listed("credentials", lambda r: [x["jti"] for x in r] == [jti2], "only the active credential")
+        env.search("credentials", outcome=message("status-revoked"))
+        listed("credentials", lambda r: [x["jti"] for x in r] == [jti], "only the revoked credential")
+        env.search("credentials", host="maplestreetauto.example", agent="Example Agent", text="oil change")
+        listed("credentials", lambda r: {x["jti"] for x in r} == {jti, jti2}, "both, by host, assistant and words")
+        env.search("credentials", text="no such words anywhere")
+        wait_for("the credentials' empty search", lambda: env.said_empty("credentials", "search-none"))
+        env.audit("credentials-search")
+        assert len(both) == 2
+
+        env.route("#/history")
+        everything = listed("history", lambda r: len(r) >= 4, "the whole history")
+        env.search("history", outcome=message("search-answer-declined"))
+        declined = listed("history", lambda r: len(r) == 1, "the one declined entry")
+        assert declined[0]["sentence"].startswith("You declined: "), declined
+        env.search("history", host="maplestreetauto.example")
+        at_host = listed("history", lambda r: 0 < len(r) < len(everything), "the entries at the host")
+        assert all("Maple Street Auto" in x["text"] for x in at_host), at_host
+        env.search("history", text="oil change")
+        about = listed("history", lambda r: 0 < len(r) < len(everything), "the entries about an oil change")
+        assert all("oil change" in x["text"] for x in about), about
+        env.search("history", agent="Example Agent", outcome=message("search-answer-approved"))
+        approved = listed("history", lambda r: 0 < len(r) < len(everything), "the entries the person approved")
+        assert not any(x["sentence"].startswith("You declined") for x in approved), approved
+        env.search("history", outcome=message("search-answer-declined"))
+        listed("history", lambda r: len(r) == 1, "the declined entry again")
+        env.shot("history-search.png")
+        env.search("history", text="no such words anywhere")
+        wait_for("the history's empty search", lambda: env.said_empty("history", "search-none"))
+        env.audit("history-search")
+        print(f"e2e: searches narrowed History ({len(everything)} entries) and Credentials to the matching rows")
+
+        # 7. Export: the JSON parses, follows its schema and holds the records
+        # the window shows; the printable page names the host.
+        env.clear_search("history")
+        shown = listed("history", lambda r: len(r) == len(everything), "the whole history again")
+        records = f"{scratch}/records.json"
+        env.export("json", records)
+        with open(records) as f:
+            exported = json.load(f)
+        with open(EXPORT_SCHEMA) as f:
+            jsonschema.validate(exported, json.load(f))
+        assert exported["format"] == "schcp-keyapp-records/1", exported["format"]
+        assert {c["jti"] for c in exported["credentials"]} == {jti, jti2}, exported["credentials"]
+        sentences = [h["sentence"] for h in exported["history"]]
+        assert all(x["sentence"] in sentences for x in shown), (shown, sentences)
+        page = f"{scratch}/records.html"
+        env.export("html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "Maple Street Auto" in html and "<html" in html.lower(), html[:500]
+        env.js("document.querySelector('section[aria-labelledby=h-export]').scrollIntoView()")
+        env.shot("export.png")
+        env.audit("history-export")
+        print(f"e2e: export wrote JSON ({len(sentences)} history entries, schema-valid) and a printable page")
+
         for screen in ("requests", "bookings", "agents", "credentials", "history", "contacts", "attestations",
                        "settings"):
             env.route(f"#/{screen}")
             wait_for(f"the {screen} screen", lambda: env.driver.find_element(By.ID, f"h-{screen}"))
             time.sleep(0.3)
+            if screen == "settings":
+                wait_for("the principal id", lambda: env.driver.find_element(By.ID, "principal"))
+            if screen in ("bookings", "settings"):
+                env.shot(f"{screen}.png")
             env.audit(screen)
 
-        # 5. The recovery kit after the OS confirmed the person (polkit), its
+        # 8. The first run's explanation, again from Settings: each step shown,
+        # audited, and left with its own buttons.
+        env.driver.find_element(By.ID, "show-intro").click()
+        for step in ("about", "key", "status", "kit"):
+            wait_for(f"the intro's {step} step", lambda: env.driver.find_element(
+                By.CSS_SELECTOR, f'#first-run[data-step="{step}"]'))
+            # The steps sit above the screen, which Settings' button had scrolled
+            # away from: the steps brought into view, the page itself back at its top.
+            env.js("document.getElementById('first-run').scrollIntoView(); window.scrollTo(0, 0)")
+            env.shot(f"first-run-{step}.png")
+            env.audit(f"first-run-{step}")
+            if step == "status":
+                skip = message("first-run-skip")
+                env.driver.find_element(By.XPATH, f'//*[@id="first-run-status"]//button[normalize-space()="{skip}"]').click()
+            else:
+                env.driver.find_element(By.ID, "first-run-next").click()
+        wait_for("the intro to close", lambda: not env.driver.find_elements(By.ID, "first-run"))
+
+        # 9. The recovery kit after the OS confirmed the person (polkit), its
         # two words typed back, and a backup that is an age file, not records.
         env.route("#/settings")
         wait_for("the kit's button", lambda: env.driver.find_element(By.ID, "kit-show")).click()
         words = wait_for("the kit's words", lambda: env.driver.find_elements(By.CSS_SELECTOR, "#kit-words li") or None)
+        env.shot("recovery-kit.png")
         words = [w.text for w in words]
         assert len(words) == 24, words
         assert env.text_of("kit-principal") == env.cli("principal").splitlines()[0]
@@ -374,7 +604,7 @@ def english(scratch):
         assert head.startswith(b"age-encryption.org/v1"), head
         env.audit("settings-recovery")
 
-        # 6. The window's language switches at run time.
+        # 10. The window's language switches at run time.
         env.route("#/settings")
         wait_for("the settings", lambda: env.driver.find_element(By.ID, "language"))
         env.js("const s = document.getElementById('language'); s.value = 'fr'; s.dispatchEvent(new Event('change'));")
@@ -464,6 +694,7 @@ def no_keychain(scratch):
         driver.find_element(By.ID, "restore-submit").click()
         refused = wait_for("the restore's refusal", lambda: driver.find_element(By.ID, "restore-problem"))
         assert refused.text.startswith("Those words are not a recovery phrase"), refused.text
+        shot_to(driver, "restore.png")
         assert not os.path.exists(f"{scratch}/data/keyapp.db") and not os.path.exists(key_file)
         driver.find_element(By.ID, "restore-new").click()
         wait_for("the first-run passphrase window", lambda: driver.find_element(By.ID, "confirmation"))

@@ -16,20 +16,28 @@ pub fn new_items<'a>(seen: &BTreeSet<String>, now: &'a [PendingItem]) -> Vec<&'a
 
 pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
     let mut seen = BTreeSet::new();
+    // The change counter read before each look: a change made while the
+    // pending list is read wakes the next wait at once instead of being missed.
+    let mut counter = service.changes().wait_past(u64::MAX, Duration::ZERO).await;
     loop {
         if let Ok(items) = service.requests().pending_items().await {
-            windows::set_pending_count(&app, items.len());
             let fresh = new_items(&seen, &items);
+            // The window first: the tray's count and the notification are each
+            // a round trip (to the main thread, to the desktop's notification
+            // service) that the window need not wait for.
             if let Some(first) = fresh.first() {
-                notify(&app, first);
                 let handle = app.clone();
                 let raised_by = first.id.clone();
                 let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&raised_by)));
             }
+            windows::set_pending_count(&app, items.len());
+            if let Some(first) = fresh.first() {
+                notify(&app, first);
+            }
             seen = items.into_iter().map(|i| i.id).collect();
         }
-        // Woken by any change; the timeout only bounds a missed wake-up.
-        service.changes().wait_for_change(Duration::from_secs(2)).await;
+        // Woken by any change; the timeout only bounds a wait nothing ends.
+        counter = service.changes().wait_past(counter, Duration::from_secs(2)).await;
     }
 }
 

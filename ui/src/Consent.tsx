@@ -87,7 +87,9 @@ export function ConsentView(props: { requestedId?: string }) {
     setDone(null);
     setPrompt(null);
     setEmpty(false);
-    const pending = await api.pending();
+    // The request asked for is fetched beside the pending list, not after it:
+    // the text is on screen one round trip sooner.
+    const [pending, wanted] = await Promise.all([api.pending(), preferred ? api.prompt(preferred) : null]);
     for (const p of pending) known.current.add(p.id);
     const id = preferred ?? pending[0]?.id;
     if (!id) {
@@ -96,7 +98,7 @@ export function ConsentView(props: { requestedId?: string }) {
     }
     known.current.add(id);
     setAnnounced((a) => a.filter((x) => x !== id));
-    show(await api.prompt(id));
+    show(wanted ?? (await api.prompt(id)));
   }
 
   function show(p: Prompt) {
@@ -211,7 +213,7 @@ export function ConsentView(props: { requestedId?: string }) {
   useChanges(
     async () => {
       const pending = await api.pending().catch(() => []);
-      if (pending.length > 0) void loadNext();
+      if (pending.length > 0) void loadNext(pending[0].id);
     },
     empty,
     [],
