@@ -171,10 +171,7 @@ mod tests {
 
     async fn store_with_a_contact() -> (tempfile::TempDir, Store) {
         let (dir, store) = crate::store::testing::store().await;
-        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:x', 'Ellis')")
-            .execute(store.pool())
-            .await
-            .unwrap();
+        crate::store::testing::contact(store.pool(), "urn:x", "Ellis").await;
         (dir, store)
     }
 

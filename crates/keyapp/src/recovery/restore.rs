@@ -172,6 +172,7 @@ async fn prepare(path: &Path, now: i64) -> Result<Paused, RestoreError> {
 mod tests {
     use super::*;
     use crate::keystore::PrincipalKey;
+    use crate::store::testing;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
 
@@ -187,17 +188,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let key = keystore::open(KeystoreBackend::File, dir.path(), pass()).await.unwrap();
         let store = Store::open(&dir.path().join(RECORDS_FILE_NAME)).await.unwrap();
-        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:x', 'Ellis')")
-            .execute(store.pool())
-            .await
-            .unwrap();
-        sqlx::query(
-            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
-             VALUES ('j', '{}', 'Assistant', 'pr_1', 'f', 'approved', 1)",
-        )
-        .execute(store.pool())
-        .await
-        .unwrap();
+        testing::contact(store.pool(), "urn:x", "Ellis").await;
+        testing::paired_agent(&store, "j", "Assistant", "f").await;
         (dir, key, store)
     }
 
@@ -248,10 +240,8 @@ mod tests {
         assert_eq!(reopened.principal_id(), key.principal_id());
         assert_eq!(reopened.kit().phrase().expose_secret(), words(&key));
         let records = Store::open(&data_dir.join(RECORDS_FILE_NAME)).await.unwrap();
-        let name: String = sqlx::query_scalar("SELECT name FROM contacts").fetch_one(records.pool()).await.unwrap();
-        assert_eq!(name, "Ellis");
-        let status: String = sqlx::query_scalar("SELECT status FROM agents").fetch_one(records.pool()).await.unwrap();
-        assert_eq!(status, "unpaired", "each agent is confirmed again");
+        assert_eq!(testing::contact_names(&records).await, ["Ellis"]);
+        assert_eq!(testing::agent_statuses(&records).await, ["unpaired"], "each agent is confirmed again");
         // Only the key and the records: no temporary folder is left.
         let mut left: Vec<_> = files(&data_dir).iter().map(|p| p.file_name().unwrap().to_owned()).collect();
         left.sort();
@@ -325,14 +315,7 @@ mod tests {
     async fn a_newer_schema_is_refused_and_an_older_one_migrated() {
         let (old, key, store) = profile().await;
         let future = snapshot::current_schema_version() + 1;
-        sqlx::query(
-            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
-             VALUES (?, 'from a newer key app', 1, X'00', 0)",
-        )
-        .bind(future)
-        .execute(store.pool())
-        .await
-        .unwrap();
+        testing::migrated_by_newer(&store, future).await;
         let file = back_up(&key, &store, old.path()).await;
         let new = tempfile::tempdir().unwrap();
         let err = restore(request(new.path(), &words(&key), Some(file)), NOW).await;
@@ -350,7 +333,7 @@ mod tests {
             let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&older_path);
             sqlx::SqlitePool::connect_with(options).await.unwrap()
         };
-        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:y', 'Sam')").execute(&older).await.unwrap();
+        testing::contact(&older, "urn:y", "Sam").await;
         older.close().await;
         let older = snapshot::open_as_is(&older_path).await;
         let file = older_dir.path().join("older.age");
@@ -360,8 +343,7 @@ mod tests {
         let path = new.path().join("d").join(RECORDS_FILE_NAME);
         assert_eq!(snapshot::schema_version_of(&path).await.unwrap(), snapshot::current_schema_version());
         let records = Store::open(&path).await.unwrap();
-        let name: String = sqlx::query_scalar("SELECT name FROM contacts").fetch_one(records.pool()).await.unwrap();
-        assert_eq!(name, "Sam");
+        assert_eq!(testing::contact_names(&records).await, ["Sam"]);
     }
 
     #[tokio::test]
@@ -418,11 +400,7 @@ mod tests {
                     }
                     let mut tx = store.begin().await.unwrap();
                     for side in ["a", "b"] {
-                        sqlx::query("INSERT INTO contacts (principal, name) VALUES (?, 'x')")
-                            .bind(format!("urn:{side}:{n}"))
-                            .execute(&mut *tx)
-                            .await
-                            .unwrap();
+                        testing::contact(&mut *tx, &format!("urn:{side}:{n}"), "x").await;
                     }
                     tx.commit().await.unwrap();
                     committed.store(n + 1, Ordering::Relaxed);
@@ -444,13 +422,10 @@ mod tests {
             prepare(&path, NOW).await.unwrap();
             let records = Store::open(&path).await.unwrap();
             assert!(snapshot::is_intact(&records).await.unwrap());
-            let (a, b): (i64, i64) = sqlx::query_as(
-                "SELECT (SELECT COUNT(*) FROM contacts WHERE principal LIKE 'urn:a:%'),
-                        (SELECT COUNT(*) FROM contacts WHERE principal LIKE 'urn:b:%')",
-            )
-            .fetch_one(records.pool())
-            .await
-            .unwrap();
+            let (a, b) = (
+                testing::contacts_prefixed(&records, "urn:a:").await,
+                testing::contacts_prefixed(&records, "urn:b:").await,
+            );
             assert_eq!(a, b, "backup {i} holds half a transaction");
             seen.push(a);
         }

@@ -239,6 +239,48 @@ pub(crate) mod testing {
         .unwrap();
     }
 
+    /// A contact written straight into any connection or open transaction:
+    /// the records a backup or a restore is tested with.
+    pub(crate) async fn contact<'e>(conn: impl sqlx::SqliteExecutor<'e>, principal: &str, name: &str) {
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES (?, ?)")
+            .bind(principal)
+            .bind(name)
+            .execute(conn)
+            .await
+            .unwrap();
+    }
+
+    /// The contacts' names, as stored.
+    pub(crate) async fn contact_names(store: &Store) -> Vec<String> {
+        sqlx::query_scalar("SELECT name FROM contacts ORDER BY principal").fetch_all(store.pool()).await.unwrap()
+    }
+
+    /// How many contacts' principals begin with `prefix`.
+    pub(crate) async fn contacts_prefixed(store: &Store, prefix: &str) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM contacts WHERE substr(principal, 1, length(?1)) = ?1")
+            .bind(prefix)
+            .fetch_one(store.pool())
+            .await
+            .unwrap()
+    }
+
+    /// The agents' statuses, as stored.
+    pub(crate) async fn agent_statuses(store: &Store) -> Vec<String> {
+        sqlx::query_scalar("SELECT status FROM agents ORDER BY jkt").fetch_all(store.pool()).await.unwrap()
+    }
+
+    /// Marks the records as migrated by a newer key app, to schema `version`.
+    pub(crate) async fn migrated_by_newer(store: &Store, version: i64) {
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+             VALUES (?, 'from a newer key app', 1, X'00', 0)",
+        )
+        .bind(version)
+        .execute(store.pool())
+        .await
+        .unwrap();
+    }
+
     /// A credential of `kind` issued to `agent` at `1_792_000_000 + n`, valid an
     /// hour from then, with a status URL and no shared limit.
     pub(crate) fn credential(
