@@ -378,10 +378,77 @@ async fn an_invitee_reads_the_booking_under_a_read_mandate_naming_it_alone() {
     // §3.3 "Constraints bind reads too": a read mandate for another booking is refused.
     let e = w.client.booking_as_served(&host, Some(&read(vec!["b_other".into()])), &id).await.unwrap_err();
     assert_eq!(refusal(e), (Some(Code::MandateLimit), "constraint_not_met".into()));
+    // And a read mandate's services must include the booking's.
+    let for_service = |service: &str| {
+        let only = Constraints {
+            bookings: Some(vec![id.clone()]),
+            services: Some(vec![service.into()]),
+            ..Default::default()
+        };
+        mandate(&w, "m-read-service", vec![Action::Hold], Some(only))
+    };
+    let e = w.client.booking_as_served(&host, Some(&for_service("inspection")), &id).await.unwrap_err();
+    assert_eq!(refusal(e), (Some(Code::MandateLimit), "constraint_not_met".into()));
+    let served = w.client.booking_as_served(&host, Some(&for_service("oil-change")), &id).await.unwrap();
+    assert_eq!(served["booking"]["booking_id"], id.as_str());
     // A booking that does not name this principal is not found for them (§5.5).
     let theirs =
         w.host.tentative_booking(&offer, "m-booker", vec![invitee("urn:schcp:principal:jwk-thumbprint:x")], 0).unwrap();
     let other = theirs.booking.booking_id.clone();
     let e = w.client.booking_as_served(&host, Some(&read(vec![other.clone()])), &other).await.unwrap_err();
     assert_eq!(refusal(e).0, Some(Code::NotFound));
+}
+
+/// §3.3 Management mandates: "Constraints bind reads too", and every change.
+/// A management mandate whose `services` do not include the booking's
+/// neither reads nor changes it (403 MANDATE_LIMIT, constraint_not_met), and
+/// nothing moves; one that includes it, or names no services, does both.
+#[tokio::test]
+async fn a_management_mandate_for_another_service_neither_reads_nor_changes_the_booking() {
+    let w = world().await;
+    let host = w.client.discover(&w.host.discovery_url()).await.unwrap();
+    let slots = next_week(&w, &host).await;
+    let m = mandate(&w, "m-buy", vec![Action::Hold, Action::Book], None);
+    let hold = w.client.hold(&host, &m, "k-hold", &hold_at(&slots[0])).await.unwrap();
+    let confirm = ConfirmRequest { offer_sha256: schcp::hash::jws_sha256(&hold.offer), notes: None };
+    let id = w.client.confirm(&host, &m, "k-book", &hold.hold_id, &confirm).await.unwrap().booking.booking_id;
+    let manage = |jti: &str, bookings: &[&str], services: Option<&[&str]>| {
+        let constraints = Constraints {
+            bookings: Some(bookings.iter().map(|b| b.to_string()).collect()),
+            services: services.map(|s| s.iter().map(|x| x.to_string()).collect()),
+            ..Default::default()
+        };
+        mandate(&w, jti, vec![Action::Cancel, Action::Reschedule], Some(constraints))
+    };
+    let oil = manage("m-oil", &[&id], Some(&["oil-change"]));
+    let inspection = manage("m-inspection", &[&id], Some(&["inspection"]));
+    let refused = (Some(Code::MandateLimit), "constraint_not_met".to_owned());
+
+    assert_eq!(w.client.booking(&host, &oil, &id).await.unwrap().booking.booking_id, id);
+    assert_eq!(refusal(w.client.booking(&host, &inspection, &id).await.unwrap_err()), refused);
+    // The booking list binds a read of a booking this host made, too.
+    let elsewhere = manage("m-elsewhere", &["b_other"], None);
+    assert_eq!(refusal(w.client.booking(&host, &elsewhere, &id).await.unwrap_err()), refused);
+
+    let change = ChangeRequest { sequence: 0, start: Some(slots[1].clone()), place: None };
+    let e = w.client.change_offer(&host, &inspection, "k-change-1", &id, &change).await.unwrap_err();
+    assert_eq!(refusal(e), refused);
+    let proposal = w.client.change_offer(&host, &oil, "k-change-2", &id, &change).await.unwrap();
+    let hash = schcp::hash::jws_sha256(&proposal.offer);
+    let e = w.client.reschedule(&host, &inspection, "k-move-1", &id, 0, &hash).await.unwrap_err();
+    assert_eq!(refusal(e), refused);
+    let e = w.client.cancel(&host, &inspection, "k-cancel-1", &id, None).await.unwrap_err();
+    assert_eq!(refusal(e), refused);
+    let unchanged = w.client.booking(&host, &oil, &id).await.unwrap().booking;
+    assert_eq!(
+        (unchanged.status, unchanged.sequence, unchanged.start),
+        (BookingStatus::Confirmed, 0, slots[0].clone())
+    );
+
+    // A management mandate that lists no services is not narrowed by service.
+    let any_service = manage("m-any", &[&id], None);
+    let moved = w.client.reschedule(&host, &any_service, "k-move-2", &id, 0, &hash).await.unwrap();
+    assert_eq!((moved.booking.start.as_str(), moved.booking.sequence), (slots[1].as_str(), 1));
+    let cancelled = w.client.cancel(&host, &oil, "k-cancel-2", &id, None).await.unwrap();
+    assert_eq!(cancelled.booking.status, BookingStatus::Cancelled);
 }

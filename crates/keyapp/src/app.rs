@@ -395,8 +395,7 @@ fn spawn_tasks(
         ..Default::default()
     };
     // The person may change their own base in Settings while this runs.
-    let live = service.clone();
-    let base = Arc::new(move || Some(live.profile().config().status_api.public_base.clone()));
+    let base = service.status().live_base();
     let status_state = crate::status_api::StatusState::with_live_base(store.clone(), status_options, base);
     let status_listener = listeners.status_api;
     tasks.spawn(async move {

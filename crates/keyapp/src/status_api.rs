@@ -47,7 +47,8 @@ use status_edge::{StatusStore, StatusView, Unit};
 use std::sync::Arc;
 use tokio::net::TcpListener;
 
-pub use status_edge::edge::{now, read_bounded, read_claim, serve_router, Edge, LiveBase, RateLimit, StatusOptions};
+pub use status_edge::edge::{now, read_bounded, read_claim, serve_router, Edge, RateLimit, StatusOptions};
+pub use status_edge::LiveBase;
 
 /// What the status routes share: the store, the group-commit writer and the
 /// edge (options and rate limiter). Cheap to clone.
@@ -77,9 +78,10 @@ impl StatusState {
     }
 
     /// The status API of a running key app: `Host` (and a signed claim's
-    /// `@target-uri`) is checked against `base()` as it is at each request,
-    /// so a public base the person changes in Settings is answered at once,
-    /// and the old one refused, without a restart.
+    /// `@target-uri`) is checked against the base `base` reads in force, which
+    /// the service publishes, parsed, when the person changes it in Settings
+    /// (`Status::live_base`): it is answered from the next request on, and the
+    /// old one refused, without a restart.
     pub fn with_live_base(store: Store, options: StatusOptions, base: LiveBase) -> StatusState {
         let edge = Edge::live(options, base);
         StatusState::with_edge(store, edge)

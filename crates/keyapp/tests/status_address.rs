@@ -183,3 +183,37 @@ async fn a_base_the_person_changes_while_it_runs_is_the_one_hosts_reach_at_once(
     assert_eq!(status_reason(&env.app, "keyapp.example").await, refused);
     assert_eq!(status_reason(&env.app, "127.0.0.1").await, answered, "loopback as ever");
 }
+
+#[tokio::test]
+async fn a_base_the_status_api_could_not_answer_at_is_refused_at_the_change_and_changes_nothing() {
+    // Passes the config's own check (an http(s) prefix), but has no host a
+    // `Host` could name.
+    const UNPARSABLE: &str = "https://keyapp example";
+    let dir = tempfile::tempdir().unwrap();
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let (host, path, app) = first_start(dir.path(), os.clone()).await;
+    drop(app);
+    edit(&path, &format!("public_base = \"{CONFIRMED}\""), &format!("public_base = \"{UNPARSABLE}\""));
+    let edited = std::fs::read_to_string(&path).unwrap();
+    let config = Config::load(&path).unwrap();
+    let app = start(&config, os.clone()).await;
+    assert_eq!(os.asked().len(), 1, "the OS is not asked about a base that cannot be put in force");
+    let answered = (StatusCode::NOT_FOUND, "unknown_mandate".to_owned());
+    assert_eq!(status_reason(&app, "keyapp.example").await, answered, "the confirmed base is served");
+    let env = Env { _dir: dir, host, config, app };
+    let view: Value = person(&env, Command::StatusSetup).await.unwrap();
+    assert!(view["requested"]["words"].as_str().unwrap().contains(UNPARSABLE), "Settings offers it: {view}");
+
+    // Confirming it is refused there, in words naming it, before the OS is
+    // asked or anything written.
+    let err = person(&env, Command::ConfirmConfiguredStatus).await.unwrap_err();
+    assert_eq!(err["reason"], "status_unreachable", "{err}");
+    assert!(err["message"].as_str().unwrap().contains(UNPARSABLE), "{err}");
+    assert_eq!(os.asked().len(), 1);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    assert_eq!(env.app.service.profile().config().status_base(), CONFIRMED);
+    let confirmed = keyapp::store::status_address::confirmed(env.app.service.records().store()).await.unwrap().unwrap();
+    assert_eq!(confirmed.address.public_base, CONFIRMED);
+    assert_eq!(status_reason(&env.app, "keyapp.example").await, answered, "the status API still serves it");
+    assert_eq!(status_reason(&env.app, "127.0.0.1").await, answered);
+}

@@ -26,6 +26,7 @@ use crate::accept::{serve_connections, Admitted, ConnectionLimits};
 use crate::claims::ClaimId;
 use crate::forwarded::{self, TrustedProxy};
 use crate::http_error::ApiError;
+use crate::public_base::{LiveBase, PublicBase};
 use axum::body::{Body, Bytes};
 use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -71,7 +72,7 @@ pub struct StatusOptions {
     /// the DNS-rebinding defence), and a signed claim's `@target-uri` is
     /// rebuilt from it (§3.2: "from its configured public origin, never from
     /// the Host header"). `None`: loopback `Host` values only. An edge made
-    /// with [`Edge::live`] reads its base afresh instead.
+    /// with [`Edge::live`] reads the base its service publishes instead.
     pub public_base: Option<String>,
 }
 
@@ -107,52 +108,25 @@ impl Default for StatusOptions {
 pub struct Edge {
     limiter: Option<RateLimiter>,
     options: StatusOptions,
-    /// Where the public base is read from for each request.
-    public: PublicBase,
-}
-
-/// Reads the public base in force now: the key app's person may change their
-/// own base while it runs, and a host must reach it at the new one at once,
-/// and no longer at the old one (the DNS-rebinding defence follows the base).
-pub type LiveBase = Arc<dyn Fn() -> Option<String> + Send + Sync>;
-
-/// The public base `Host` and `@target-uri` are checked against.
-enum PublicBase {
-    /// `options.public_base`, for the life of the edge (the hosted service's
-    /// config), with its host (lower case) and port; `None` when unset or not
-    /// a URL with a host, so that only loopback `Host` values pass.
-    Fixed(Option<(String, u16)>),
-    /// Read afresh for each request ([`Edge::live`]).
-    Live(LiveBase),
+    /// The public base in force, parsed when it was set and only read here.
+    public: LiveBase,
 }
 
 impl Edge {
+    /// An edge whose public base is `options.public_base` for its life (the
+    /// hosted service's config); one that is not an http(s) URL with a host
+    /// leaves loopback `Host` values only.
     pub fn new(options: StatusOptions) -> Arc<Edge> {
-        let public = PublicBase::Fixed(options.public_base.as_deref().and_then(public_authority));
-        Edge::with_public(options, public)
+        let public = LiveBase::fixed(options.public_base.as_deref().and_then(|b| PublicBase::parse(b).ok()));
+        Edge::live(options, public)
     }
 
-    /// An edge whose public base is `base()` at each request, not
-    /// `options.public_base`.
-    pub fn live(options: StatusOptions, base: LiveBase) -> Arc<Edge> {
-        Edge::with_public(options, PublicBase::Live(base))
-    }
-
-    fn with_public(options: StatusOptions, public: PublicBase) -> Arc<Edge> {
+    /// An edge whose public base is the one `public` reads in force at each
+    /// request (the key app's, which its person may change while it runs),
+    /// not `options.public_base`.
+    pub fn live(options: StatusOptions, public: LiveBase) -> Arc<Edge> {
         let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
         Arc::new(Edge { limiter, options, public })
-    }
-
-    /// The public base in force, and its host (lower case) and port.
-    fn public_base(&self) -> (Option<String>, Option<(String, u16)>) {
-        match &self.public {
-            PublicBase::Fixed(authority) => (self.options.public_base.clone(), authority.clone()),
-            PublicBase::Live(base) => {
-                let base = base();
-                let authority = base.as_deref().and_then(public_authority);
-                (base, authority)
-            }
-        }
     }
 
     /// The URLs a host may have addressed for this request, for its signature's
@@ -162,8 +136,8 @@ impl Edge {
     pub fn target_uris(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> Vec<String> {
         let path = uri.path_and_query().map_or("/", |pq| pq.as_str());
         let mut uris = Vec::new();
-        if let (Some(base), _) = self.public_base() {
-            uris.push(format!("{}{path}", base.trim_end_matches('/')));
+        if let Some(base) = self.public.with(|base| base.map(|b| format!("{}{path}", b.as_str()))) {
+            uris.push(base);
         }
         if let Some(host) = named_host(headers, uri).filter(|h| is_loopback_host(h)) {
             uris.push(format!("http://{host}{path}"));
@@ -175,13 +149,7 @@ impl Edge {
     /// port: the listener's own, or a proxy's on this machine).
     fn host_allowed(&self, headers: &HeaderMap, uri: &axum::http::Uri) -> bool {
         let Some(named) = named_host(headers, uri) else { return false };
-        if is_loopback_host(&named) {
-            return true;
-        }
-        let (base, Some((host, port))) = self.public_base() else { return false };
-        let Ok(authority) = named.parse::<axum::http::uri::Authority>() else { return false };
-        let default_port = if base.as_deref().is_some_and(|b| b.starts_with("https:")) { 443 } else { 80 };
-        authority.host().eq_ignore_ascii_case(&host) && authority.port_u16().unwrap_or(default_port) == port
+        is_loopback_host(&named) || self.public.with(|base| base.is_some_and(|b| b.is_named_by(&named)))
     }
 
     pub fn options(&self) -> &StatusOptions {
@@ -227,20 +195,7 @@ pub async fn serve_router(listener: TcpListener, router: Router, options: Status
 
 /// Whether `base` can be a `public_base`: an http(s) URL with a host.
 pub fn is_public_base(base: &str) -> bool {
-    public_authority(base).is_some()
-}
-
-/// `public_base`'s host, lower case, and its port (the scheme's default when
-/// it names none).
-fn public_authority(base: &str) -> Option<(String, u16)> {
-    let uri: axum::http::Uri = base.parse().ok()?;
-    let default_port = match uri.scheme_str()? {
-        "https" => 443,
-        "http" => 80,
-        _ => return None,
-    };
-    let authority = uri.authority()?;
-    Some((authority.host().to_ascii_lowercase(), authority.port_u16().unwrap_or(default_port)))
+    PublicBase::parse(base).is_ok()
 }
 
 /// The authority a request names: its one `Host` header, or for a request in
@@ -559,6 +514,7 @@ impl RateLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::public_base::BaseInForce;
 
     #[test]
     fn content_types() {
@@ -616,18 +572,18 @@ mod tests {
 
     #[test]
     fn a_live_base_is_checked_as_it_is_at_each_request() {
-        let base = Arc::new(std::sync::Mutex::new(Some("https://old.example".to_owned())));
-        let read = base.clone();
-        let e = Edge::live(StatusOptions::default(), Arc::new(move || read.lock().unwrap().clone()));
+        let in_force = BaseInForce::new(Some(PublicBase::parse("https://old.example").unwrap()));
+        let e = Edge::live(StatusOptions::default(), in_force.reader());
         let uri = axum::http::Uri::from_static("/status/m");
         assert!(e.host_allowed(&host("old.example"), &uri) && !e.host_allowed(&host("new.example"), &uri));
-        *base.lock().unwrap() = Some("https://new.example".to_owned());
-        assert!(e.host_allowed(&host("new.example"), &uri), "the new base is answered at once");
+        in_force.publish(Some(PublicBase::parse("https://new.example/").unwrap()));
+        assert!(e.host_allowed(&host("new.example"), &uri), "the new base is answered by the very next request");
         assert!(!e.host_allowed(&host("old.example"), &uri), "the old one no longer");
         assert!(e.host_allowed(&host("127.0.0.1:7412"), &uri), "loopback as ever");
         assert_eq!(e.target_uris(&host("new.example"), &uri), ["https://new.example/status/m"]);
-        *base.lock().unwrap() = None;
+        in_force.publish(None);
         assert!(!e.host_allowed(&host("new.example"), &uri));
+        assert_eq!(e.target_uris(&host("new.example"), &uri), Vec::<String>::new());
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod claims;
 pub mod edge;
 pub mod forwarded;
 pub mod http_error;
+pub mod public_base;
 pub mod routes;
 pub mod signed;
 
@@ -24,5 +25,6 @@ pub use claims::{check_signer, ClaimId, ClaimOutcome, ClaimRefusal, CredentialSt
 pub use edge::{now, read_bounded, read_claim, read_claim_with_body, serve_router, Edge, RateLimit, StatusOptions};
 pub use forwarded::TrustedProxy;
 pub use http_error::ApiError;
+pub use public_base::{BaseInForce, LiveBase, NotABase, PublicBase};
 pub use routes::{status_routes, Route, StatusStore, Unit};
 pub use signed::{claimant, ClaimRequest, Claimant};

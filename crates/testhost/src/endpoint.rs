@@ -603,15 +603,34 @@ fn with_booking<T>(
         .ok_or_else(|| refuse(Code::NotFound, "not_found", "no such booking"))?;
     if let Some(scope) = scope {
         let start = date(&m.response.booking.start)?;
-        check(chain, &ActionCheck { booking_id: Some(id), ..action(scope, start) })?;
+        let service_id = Some(m.response.booking.service_id.as_str());
+        check(chain, &ActionCheck { booking_id: Some(id), service_id, ..action(scope, start) })?;
     }
     f(m, chain)
 }
 
+/// §3.3 "Constraints bind reads too": a booking is read only under a chain
+/// whose every link admits it. A `bookings` list must name it, and a
+/// `services` list must include its service, so a management mandate for
+/// one service reads nothing booked for another. Otherwise 403
+/// MANDATE_LIMIT (§3.3 check 6), reason constraint_not_met.
+fn admits_read(chain: &VerifiedChain, id: &str, service_id: &str) -> Result<(), (StatusCode, Value)> {
+    let refused = |message| refuse(Code::MandateLimit, Reason::ConstraintNotMet.as_str(), message);
+    for constraints in chain.links().filter_map(|l| l.claims.constraints.as_ref()) {
+        if constraints.bookings.as_ref().is_some_and(|b| !b.iter().any(|x| x == id)) {
+            return Err(refused("the mandate does not name this booking"));
+        }
+        if constraints.services.as_ref().is_some_and(|s| !s.iter().any(|x| x == service_id)) {
+            return Err(refused("the mandate does not cover this booking's service"));
+        }
+    }
+    Ok(())
+}
+
 /// `GET /bookings/{id}` (§5.5): a booking this endpoint made, for its
 /// principal; or one it was given to serve, for a participant it names with
-/// `who` (§5.10), under a mandate whose every link admits the booking (§3.3
-/// "Constraints bind reads too": a `bookings` list must name it).
+/// `who` (§5.10); either under a mandate whose every link admits the booking
+/// ([`admits_read`]).
 fn read_booking(shared: &Shared, caller: &Caller, id: &str) -> Result<(StatusCode, Value), (StatusCode, Value)> {
     let is_made = shared.endpoint.made.lock().unwrap_or_else(|e| e.into_inner()).contains_key(id);
     if !is_made {
@@ -626,19 +645,11 @@ fn read_booking(shared: &Shared, caller: &Caller, id: &str) -> Result<(StatusCod
             // §5.5: nothing is said about a booking to someone it does not name.
             return Err(refuse(Code::NotFound, "not_found", "no such booking"));
         }
-        let admitted = chain.links().all(|l| {
-            l.claims.constraints.as_ref().and_then(|c| c.bookings.as_ref()).is_none_or(|b| b.iter().any(|x| x == id))
-        });
-        if !admitted {
-            return Err(refuse(
-                Code::MandateLimit,
-                schcp::refusal::Reason::ConstraintNotMet.as_str(),
-                "the mandate does not name this booking",
-            ));
-        }
+        admits_read(chain, id, &served.booking.service_id)?;
         return Ok((StatusCode::OK, serde_json::to_value(&served).unwrap_or_default()));
     }
-    with_booking(shared, caller, id, None, |m, _| {
+    with_booking(shared, caller, id, None, |m, chain| {
+        admits_read(chain, id, &m.response.booking.service_id)?;
         let mut v = serde_json::to_value(&m.response).unwrap_or_default();
         if let Some(p) = &m.change {
             v["booking"]["proposal"] = serde_json::to_value(p).unwrap_or_default();
@@ -722,7 +733,8 @@ fn change_offer(
         if sequence != Some(u64::from(m.response.booking.sequence)) {
             return Err(refuse(Code::StaleSequence, "stale_sequence", "the booking has changed since"));
         }
-        check(chain, &ActionCheck { booking_id: Some(id), ..action(Action::Reschedule, start) })?;
+        let service_id = Some(m.response.booking.service_id.as_str());
+        check(chain, &ActionCheck { booking_id: Some(id), service_id, ..action(Action::Reschedule, start) })?;
         if !is_free {
             return Err(refuse(Code::SlotUnavailable, "slot_taken", "that time cannot be held"));
         }
@@ -768,9 +780,15 @@ fn reschedule(
                 refuse(Code::ContractMismatch, "contract_mismatch", "that is not the open change offer")
             })?;
         let start = date(&proposal.start)?;
+        let service_id = Some(m.response.booking.service_id.as_str());
         check(
             chain,
-            &ActionCheck { booking_id: Some(id), offer_sha256: Some(&hash), ..action(Action::Reschedule, start) },
+            &ActionCheck {
+                booking_id: Some(id),
+                service_id,
+                offer_sha256: Some(&hash),
+                ..action(Action::Reschedule, start)
+            },
         )?;
         if date(&proposal.expires_at)?.timestamp() <= now {
             return Err(refuse(Code::InvalidState, Reason::Expired.as_str(), "the change offer has expired"));

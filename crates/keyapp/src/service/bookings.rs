@@ -6,8 +6,8 @@ use super::{Records, RequestKind, Service, ServiceError};
 use crate::store::bookings::{self as stored, BookingRecord, ManagerRecord};
 use crate::store::credentials::CredentialStatus;
 use crate::views::{BookingView, CredentialView, ManagerView};
-use schcp::claims::{BookingStatus, ReceiptClaims};
-use schcp_consent::inert;
+use schcp::claims::{Booking, BookingStatus, ReceiptClaims};
+use schcp_consent::{inert, ConsentError};
 
 impl Service {
     fn booking_view(
@@ -16,63 +16,44 @@ impl Service {
         managers: &[ManagerRecord],
         now: i64,
     ) -> Result<BookingView, ServiceError> {
-        // The receipt was verified against the host's keys when it was kept
-        // (§5.3); here it is only read.
-        let claims: ReceiptClaims =
-            schcp::jws::parse(&r.compact).ok().and_then(|p| p.claims().ok()).ok_or_else(|| {
-                super::corrupt_as(crate::store::Stored::Receipt, format!("receipt of booking {}", r.booking_id))
-            })?;
+        let claims = receipt_of(&r)?;
         let b = &claims.booking;
-        let locale = self.locale();
-        let words = |e: schcp_consent::ConsentError| {
-            super::corrupt_as(crate::store::Stored::Receipt, format!("booking {}: {e}", r.booking_id))
-        };
-        let start = chrono::DateTime::parse_from_rfc3339(&b.start)
-            .map_err(|e| {
-                super::corrupt_as(crate::store::Stored::Receipt, format!("booking {} start: {e}", r.booking_id))
-            })?
-            .timestamp();
-        let end = b.end.as_deref().and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok()).map(|e| e.timestamp());
-        let live = matches!(b.status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);
-        let host = match &r.host_domain {
-            Some(domain) => domain.clone(),
-            None => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
-        };
-        let rests_on = match (&r.mandate_summary, &r.mandate_kind) {
-            (Some(summary), _) if !summary.is_empty() => Some(summary.clone()),
-            (_, Some(kind)) => kind.parse::<RequestKind>().ok().map(|k| self.words(&format!("kind-{}", k.as_str()))),
-            _ => None,
-        };
+        let (start, end) = times(&r.booking_id, b)?;
+        let words = BookingWords::of(&self.locale(), self.zone(), b)
+            .map_err(|e| corrupt_receipt(format!("booking {}: {e}", r.booking_id)))?;
         Ok(BookingView {
             what: inert::inert(&b.event.title),
-            when: schcp_consent::slot_words(&locale, &b.start, b.end.as_deref(), Some(self.zone())).map_err(words)?,
-            place: b
-                .place
-                .as_ref()
-                .map(|p| schcp_consent::place_words(&locale, p))
-                .transpose()
-                .map_err(words)?
-                .flatten(),
-            price: b
-                .total
-                .as_ref()
-                .or(b.price.as_ref())
-                .map(|m| schcp_consent::money_words(&locale, "total", m))
-                .transpose()
-                .map_err(words)?,
+            when: words.when,
+            place: words.place,
+            price: words.price,
             state: self.words(status_id(b.status)),
-            upcoming: live && end.unwrap_or(start) > now,
+            upcoming: is_upcoming(b.status, start, end, now),
             start,
-            host,
-            rests_on,
-            managers: managers
-                .iter()
-                .filter(|m| m.host == r.host && m.booking_id == r.booking_id)
-                .map(|m| self.manager_view(m, now))
-                .collect(),
+            host: self.host_words(&r),
+            rests_on: self.rests_on(&r),
+            managers: managers.iter().filter(|m| manages(m, &r)).map(|m| self.manager_view(m, now)).collect(),
             booking_id: r.booking_id,
             host_id: r.host,
         })
+    }
+
+    /// The host as the person knows it: its verified domain, else its id
+    /// said to be unverified.
+    fn host_words(&self, r: &BookingRecord) -> String {
+        match &r.host_domain {
+            Some(domain) => domain.clone(),
+            None => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
+        }
+    }
+
+    /// What the booking rests on: the summary of the mandate it was made
+    /// under, else the name of that mandate's kind.
+    fn rests_on(&self, r: &BookingRecord) -> Option<String> {
+        match (&r.mandate_summary, &r.mandate_kind) {
+            (Some(summary), _) if !summary.is_empty() => Some(summary.clone()),
+            (_, Some(kind)) => kind.parse::<RequestKind>().ok().map(|k| self.words(&format!("kind-{}", k.as_str()))),
+            _ => None,
+        }
     }
 
     fn manager_view(&self, m: &ManagerRecord, now: i64) -> ManagerView {
@@ -110,6 +91,59 @@ impl Records<'_> {
     }
 }
 
+/// A kept receipt that no longer reads as one.
+fn corrupt_receipt(what: String) -> ServiceError {
+    super::corrupt_as(crate::store::Stored::Receipt, what)
+}
+
+/// The receipt's claims. It was verified against the host's keys when it was
+/// kept (§5.3); here it is only read.
+fn receipt_of(r: &BookingRecord) -> Result<ReceiptClaims, ServiceError> {
+    schcp::jws::parse(&r.compact)
+        .ok()
+        .and_then(|p| p.claims().ok())
+        .ok_or_else(|| corrupt_receipt(format!("receipt of booking {}", r.booking_id)))
+}
+
+/// The booking's start and, when it states one, its end (seconds since the
+/// epoch). An end that does not read is taken as none.
+fn times(booking_id: &str, b: &Booking) -> Result<(i64, Option<i64>), ServiceError> {
+    let start = chrono::DateTime::parse_from_rfc3339(&b.start)
+        .map_err(|e| corrupt_receipt(format!("booking {booking_id} start: {e}")))?
+        .timestamp();
+    let end = b.end.as_deref().and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok()).map(|e| e.timestamp());
+    Ok((start, end))
+}
+
+/// Whether the booking is still to come: live, and not yet over (or, when
+/// open-ended, not yet begun).
+fn is_upcoming(status: BookingStatus, start: i64, end: Option<i64>, now: i64) -> bool {
+    let live = matches!(status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);
+    live && end.unwrap_or(start) > now
+}
+
+/// Whether `m` manages the booking `r`.
+fn manages(m: &ManagerRecord, r: &BookingRecord) -> bool {
+    m.host == r.host && m.booking_id == r.booking_id
+}
+
+/// The booking's when, where and price, in the person's language and zone.
+struct BookingWords {
+    when: String,
+    place: Option<String>,
+    price: Option<String>,
+}
+
+impl BookingWords {
+    fn of(locale: &schcp_consent::Locale, zone: &str, b: &Booking) -> Result<BookingWords, ConsentError> {
+        let when = schcp_consent::slot_words(locale, &b.start, b.end.as_deref(), Some(zone))?;
+        let place = b.place.as_ref().map(|p| schcp_consent::place_words(locale, p)).transpose()?.flatten();
+        let price = b.total.as_ref().or(b.price.as_ref());
+        let price = price.map(|m| schcp_consent::money_words(locale, "total", m)).transpose()?;
+        Ok(BookingWords { when, place, price })
+    }
+}
+
 /// A booking's state as the window's catalogue names it.
 fn status_id(s: BookingStatus) -> &'static str {
     match s {
@@ -121,5 +155,25 @@ fn status_id(s: BookingStatus) -> &'static str {
         BookingStatus::Cancelled => "booking-state-cancelled",
         BookingStatus::Completed => "booking-state-completed",
         BookingStatus::NoShow => "booking-state-no_show",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_booking_is_upcoming_while_live_and_not_over() {
+        for live in [BookingStatus::PendingHost, BookingStatus::Tentative, BookingStatus::Confirmed] {
+            assert!(is_upcoming(live, 100, Some(200), 150), "{live:?}");
+            assert!(!is_upcoming(live, 100, Some(200), 200), "{live:?} is over at its end");
+            // Open-ended: upcoming until it begins.
+            assert!(is_upcoming(live, 100, None, 99) && !is_upcoming(live, 100, None, 100), "{live:?}");
+        }
+        for over in
+            [BookingStatus::Declined, BookingStatus::Expired, BookingStatus::Cancelled, BookingStatus::Completed]
+        {
+            assert!(!is_upcoming(over, 100, Some(200), 0), "{over:?}");
+        }
     }
 }

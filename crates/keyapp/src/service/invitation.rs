@@ -215,6 +215,46 @@ fn deadline(me: &Participant, now: i64) -> Result<i64, ServiceError> {
     Ok(confirm_by.timestamp())
 }
 
+/// The contract the served booking carries: without it the booking's terms
+/// cannot be checked (§5.10).
+fn contract_of(response: &BookingResponse) -> Result<String, ServiceError> {
+    response.offer.clone().ok_or_else(|| {
+        ServiceError::unacceptable(
+            Reason::NoContract,
+            "the booking response carries no offer, so the contract cannot be checked (§5.10)",
+        )
+    })
+}
+
+/// What the host served beside the receipt is unsigned: it must be the
+/// booking the receipt signs, or the agent could show other terms (§5.3).
+fn served_as_signed(response: &BookingResponse, receipt: &VerifiedReceipt) -> Result<(), ServiceError> {
+    if response.booking != receipt.claims.booking {
+        return Err(ServiceError::unacceptable(
+            Reason::BookingMismatch,
+            "the booking served differs from the one its receipt signs (§5.3)",
+        ));
+    }
+    Ok(())
+}
+
+/// What the person is shown: the contract, who booked it and how they are
+/// named, and the contract it replaces, each as discovered at this host.
+fn invitation_request(
+    v: &Verified,
+    discovered: Option<schcp_consent::VerifiedDomain>,
+    new_host: bool,
+    replaces: Option<OfferClaims>,
+) -> InvitationRequest {
+    let shown = |claims: OfferClaims| ConsentOffer { claims, discovered: discovered.clone(), new_host };
+    InvitationRequest {
+        contract: shown(v.offer.claims.clone()),
+        booker: v.booker.clone(),
+        me: v.me.clone(),
+        replaces: replaces.map(shown),
+    }
+}
+
 pub(super) struct Invitation;
 
 impl Kind for Invitation {
@@ -225,24 +265,12 @@ impl Kind for Invitation {
 
     async fn prepare(ctx: &Context<'_>, b: InvitationBody) -> Result<Prepared<StoredInvitation>, ServiceError> {
         let response = booking_response(b.booking)?;
-        let Some(offer) = response.offer.clone() else {
-            return Err(ServiceError::unacceptable(
-                Reason::NoContract,
-                "the booking response carries no offer, so the contract cannot be checked (§5.10)",
-            ));
-        };
+        let offer = contract_of(&response)?;
         let ((verified_offer, receipt), host) = ctx
             .discovery
             .verify_with(&b.discovery, |host| verify_signed(&offer, &response.receipt, host.host_keys()))
             .await?;
-        // What the host served beside the receipt is unsigned: it must be the
-        // booking the receipt signs, or the agent could show other terms.
-        if response.booking != receipt.claims.booking {
-            return Err(ServiceError::unacceptable(
-                Reason::BookingMismatch,
-                "the booking served differs from the one its receipt signs (§5.3)",
-            ));
-        }
+        served_as_signed(&response, &receipt)?;
         let v = check(verified_offer, receipt, ctx.principal.id, ctx.now)?;
         // §2.2: the host id is bound where it was verified, and a booking the key
         // app already holds credentials for verifies only at their place.
@@ -253,17 +281,7 @@ impl Kind for Invitation {
             Some(prev) => accepted_before(ctx, &host.host_id, booking_id, prev).await?,
             None => None,
         };
-        let shown = |claims: OfferClaims| ConsentOffer {
-            claims,
-            discovered: verified_domain(&host.domain),
-            new_host: placed.new,
-        };
-        let invitation = InvitationRequest {
-            contract: shown(v.offer.claims.clone()),
-            booker: v.booker.clone(),
-            me: v.me.clone(),
-            replaces: replaces.map(shown),
-        };
+        let invitation = invitation_request(&v, verified_domain(&host.domain), placed.new, replaces);
         // The no is said now, in the words the person reads the invitation in,
         // and signed only if they decline (§5.10).
         let (locale, contacts) = ctx.records.consent_words().await?;

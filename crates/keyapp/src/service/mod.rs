@@ -369,6 +369,9 @@ struct Inner {
     /// Replaced whole when the person confirms another status address
     /// (`status_setup`); every step reads one snapshot of it.
     config: std::sync::RwLock<Arc<Config>>,
+    /// The config's `[status_api] public_base`, parsed when it is put in
+    /// force, for the status API to read at each request (`status_setup`).
+    status_base: status_edge::BaseInForce,
     /// An address the config asks for that the person has not confirmed
     /// (`status_setup`): not in force; Settings offers to confirm it.
     status_requested: std::sync::RwLock<Option<crate::status_address::StatusAddress>>,
@@ -429,6 +432,8 @@ impl Service {
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         let zone = person_zone(config.timezone.as_deref());
+        let status_base =
+            status_edge::BaseInForce::new(status_edge::PublicBase::parse(&config.status_api.public_base).ok());
         Ok(Service {
             inner: Arc::new(Inner {
                 store,
@@ -436,6 +441,7 @@ impl Service {
                 es256,
                 principal,
                 config: std::sync::RwLock::new(Arc::new(config)),
+                status_base,
                 status_requested: std::sync::RwLock::new(None),
                 discovery,
                 zone,

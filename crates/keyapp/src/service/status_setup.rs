@@ -26,6 +26,7 @@ use crate::views::{PublicationState, RefusedPublicationView, RequestedStatusView
 use fluent_bundle::FluentArgs;
 use schcp::refusal::Reason;
 use schcp::status_update::{self, Operation};
+use status_edge::PublicBase;
 
 /// Why setup did not take an answer. Nothing is written for any of them: not
 /// the config, not the records, and nothing at the status service.
@@ -121,6 +122,20 @@ fn unreachable_words(language: schcp_consent::Language, why: &Unreachable) -> St
     text_with(language, id, &args)
 }
 
+/// Refuses an address whose public base the status API could not answer at:
+/// one that is not an http(s) URL with a host (SchCP §3.2: a signed claim's
+/// `@target-uri` is rebuilt from it). Checked at the change, before the OS is
+/// asked or anything written, so it never reaches a request.
+fn public_base_refusal(address: &StatusAddress) -> Result<(), SetupError> {
+    match PublicBase::parse(&address.public_base) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(SetupError::Url(UrlRefusal::NotABase {
+            url: address.public_base.clone(),
+            why: "type it whole, starting with https://",
+        })),
+    }
+}
+
 /// One update the hosted status service refused for good (its jti, op,
 /// reason and when), in the person's words.
 fn refused_publication(
@@ -148,11 +163,20 @@ impl Service {
         ServiceError::Unacceptable { reason: e.reason(), message: e.words(self.language()) }
     }
 
-    /// Puts `address` in force for every credential issued from now on.
+    /// Puts `address` in force for every credential issued from now on, and
+    /// publishes its public base to the status API, parsed here once per
+    /// change: the very next request is checked against it, and no request
+    /// parses it again. A base that does not parse leaves loopback `Host`
+    /// values only, as it always has; only a stored address from before
+    /// [`public_base_refusal`] could be one.
     fn put_in_force(&self, address: &StatusAddress) {
         let mut config = Config::clone(&self.config());
         address.apply(&mut config);
+        let base = PublicBase::parse(&address.public_base)
+            .inspect_err(|e| tracing::warn!(error = %e, "the status API answers loopback hosts only"))
+            .ok();
         *self.inner.config.write().unwrap_or_else(|p| p.into_inner()) = std::sync::Arc::new(config);
+        self.inner.status_base.publish(base);
     }
 
     fn set_requested(&self, address: Option<StatusAddress>) {
@@ -174,6 +198,7 @@ impl Service {
     /// then writes it: the config file the key app read (if any), the
     /// records, the address in force. A refusal writes nothing.
     async fn adopt(&self, wanted: &StatusAddress, in_force: &StatusAddress, asker: &Asker) -> Result<(), ServiceError> {
+        public_base_refusal(wanted).map_err(|e| self.setup_refused(e))?;
         let method = match wanted != in_force {
             true => Some(self.confirm(asker, self.change_summary(wanted)).await?),
             false => None,
@@ -250,6 +275,13 @@ impl Status<'_> {
         self.svc.put_in_force(&in_force);
         self.svc.set_requested(None);
         let Some(asked) = requested(configured, &in_force) else { return Ok(()) };
+        if let Err(e) = public_base_refusal(&asked) {
+            // Not worth the OS's question: Settings offers it, and confirming
+            // it there says why it cannot be.
+            tracing::warn!(configured = asked.base(), error = %e, "the config names a status address that cannot be put in force");
+            self.svc.set_requested(Some(asked));
+            return Ok(());
+        }
         let confirmed = match Origin::ThisProcess.asker() {
             Ok(me) => self.svc.confirm(&me, self.svc.change_summary(&asked)).await,
             Err(e) => Err(e),
@@ -267,6 +299,12 @@ impl Status<'_> {
             }
         }
         Ok(())
+    }
+
+    /// What the status API reads the public base in force through: published,
+    /// parsed, at each change of address, so a request only reads it.
+    pub fn live_base(self) -> status_edge::LiveBase {
+        self.svc.inner.status_base.reader()
     }
 
     /// Settings' and the first run's view of the status address.
