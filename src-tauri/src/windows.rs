@@ -151,3 +151,23 @@ pub fn is_prompt_id(id: &str) -> bool {
 pub fn open_unlock<R: Runtime>(app: &AppHandle<R>) {
     open(app, MAIN, "app-title", MAIN_PAGE, "/unlock", (560.0, 520.0));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window's page that the interface does not build would open blank:
+    /// each is an input of ui/vite.config.ts, and the consent page loads the
+    /// consent view's own entry, not the main window's.
+    #[test]
+    fn each_windows_page_is_a_page_the_interface_builds() {
+        let vite = include_str!("../../ui/vite.config.ts");
+        let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui");
+        for page in [MAIN_PAGE, CONSENT_PAGE] {
+            assert!(vite.contains(&format!("\"{page}\"")), "{page} is not a build input");
+            assert!(ui.join(page).is_file(), "{page}");
+        }
+        let consent = include_str!("../../ui/consent.html");
+        assert!(consent.contains("\"/src/consent-main.tsx\"") && !consent.contains("/src/main.tsx"));
+    }
+}
