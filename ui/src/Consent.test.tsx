@@ -425,6 +425,17 @@ describe("a window that learns of changes at once, without polling", () => {
   });
 });
 
+/** The window raised for `requestedId`, its page's first look already made for `openedId`. */
+function openedFor(requestedId: string, openedId: string) {
+  const first = prompt({ id: openedId, consent_text: "Book the 9 o'clock" });
+  const opening = { id: openedId, data: Promise.resolve([[{ id: openedId }], first] as [PendingItem[], Prompt]) };
+  return (
+    <StringsContext.Provider value={STRINGS}>
+      <ConsentView requestedId={requestedId} opening={opening} />
+    </StringsContext.Provider>
+  );
+}
+
 describe("a window that shows a request with no look of its own", () => {
   it("shows a request that arrives while nothing waits from the wait's answer alone", async () => {
     manual = true;
@@ -454,26 +465,14 @@ describe("a window that shows a request with no look of its own", () => {
   });
 
   it("shows a window's first look, started by its page, without asking again", async () => {
-    const first = prompt({ id: "rq_9", consent_text: "Book the 9 o'clock" });
-    const opening = { id: "rq_9", data: Promise.resolve([[{ id: "rq_9" }], first] as [PendingItem[], Prompt]) };
-    render(
-      <StringsContext.Provider value={STRINGS}>
-        <ConsentView requestedId="rq_9" opening={opening} />
-      </StringsContext.Provider>,
-    );
+    render(openedFor("rq_9", "rq_9"));
     await settle(0);
     expect(document.getElementById("consent-text")!.textContent).toBe("Book the 9 o'clock");
     expect(looks).toEqual({ prompt: 0, pending: 0 });
   });
 
   it("never shows a first look started for another request than the one asked for", async () => {
-    const other = prompt({ id: "rq_9", consent_text: "Book the 9 o'clock" });
-    const opening = { id: "rq_9", data: Promise.resolve([[{ id: "rq_9" }], other] as [PendingItem[], Prompt]) };
-    render(
-      <StringsContext.Provider value={STRINGS}>
-        <ConsentView requestedId="rq_1" opening={opening} />
-      </StringsContext.Provider>,
-    );
+    render(openedFor("rq_1", "rq_9"));
     await settle(0);
     expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
     expect(looks.prompt).toBe(1);

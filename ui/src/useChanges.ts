@@ -5,20 +5,28 @@ import { useEffect } from "preact/hooks";
 import { api, type PendingChange } from "./api";
 
 /**
- * Calls `look` after every change the service reports, while `active`. `deps`
- * restart the loop (a new request shown). A refused wait (the app shutting
- * down) ends the loop; the next mount starts another.
+ * Waits with `wait` while `active`, each wait past the counter the previous
+ * answer gave, and hands `look` every answer whose counter moved (the first
+ * one included, with `seen` null). `deps` restart the loop. A refused wait
+ * (the app shutting down) ends the loop; the next mount starts another.
  */
-export function useChanges(look: () => void, active: boolean, deps: unknown[]) {
+function useWaits<A>(
+  wait: (seen: number | null) => Promise<A>,
+  counterOf: (answer: A) => number,
+  look: (answer: A, seen: number | null) => void,
+  active: boolean,
+  deps: unknown[],
+) {
   useEffect(() => {
     if (!active) return;
     let alive = true;
     (async () => {
       let seen: number | null = null;
       while (alive) {
-        const next: number = await api.waitChange(seen);
+        const answer = await wait(seen);
         if (!alive) break;
-        if (seen !== null && next !== seen) look();
+        const next = counterOf(answer);
+        if (next !== seen) look(answer, seen);
         seen = next;
       }
     })().catch(() => {});
@@ -26,6 +34,20 @@ export function useChanges(look: () => void, active: boolean, deps: unknown[]) {
       alive = false;
     };
   }, [active, ...deps]);
+}
+
+/** Calls `look` after every change the service reports, while `active`. */
+export function useChanges(look: () => void, active: boolean, deps: unknown[]) {
+  useWaits(
+    (seen) => api.waitChange(seen),
+    (n) => n,
+    (_, seen) => {
+      // The first answer is the counter as it is: nothing changed yet.
+      if (seen !== null) look();
+    },
+    active,
+    deps,
+  );
 }
 
 /**
@@ -36,20 +58,11 @@ export function useChanges(look: () => void, active: boolean, deps: unknown[]) {
  * command to show it.
  */
 export function usePendingChanges(look: (change: PendingChange) => void, active: boolean, deps: unknown[]) {
-  useEffect(() => {
-    if (!active) return;
-    let alive = true;
-    (async () => {
-      let seen: number | null = null;
-      while (alive) {
-        const change: PendingChange = await api.waitPending(seen);
-        if (!alive) break;
-        if (change.seen !== seen) look(change);
-        seen = change.seen;
-      }
-    })().catch(() => {});
-    return () => {
-      alive = false;
-    };
-  }, [active, ...deps]);
+  useWaits(
+    (seen) => api.waitPending(seen),
+    (change) => change.seen,
+    (change) => look(change),
+    active,
+    deps,
+  );
 }
