@@ -17,7 +17,7 @@ app alone):
 - the agent sends POST /v1/requests (stamped by strace) -> the consent text
   painted in the window (p50/p99): BENCH_REQUESTS (default 30) with the
   consent view already open (it learns of a new request from its pending
-  `wait_change` call, ui/src/useChanges.ts: no poll, so no phase to spread), and
+  `wait_pending` call, ui/src/useChanges.ts: no poll, so no phase to spread), and
   BENCH_TRAY_REQUESTS (default 10) from the tray, where the request opens the
   consent window (its text found by polling through WebDriver);
 - whether the run meets the latency aims (AIMS), in the same run.
@@ -248,7 +248,7 @@ def keyapp(scratch, tray):
                 "return !document.getElementById('consent-text') && location.hash === '#/consent'"))
             env.js(WATCH_CONSENT)
             env.new_offer()
-            # The view waits on `wait_change` (no poll); this lets its wait
+            # The view waits on `wait_pending` (no poll); this lets its wait
             # begin again after the route change, as a view open a while has.
             time.sleep(0.5)
             trace = f"{scratch}/agent-{i}.strace"

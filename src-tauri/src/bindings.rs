@@ -27,6 +27,7 @@ pub fn typescript() -> String {
         Declarations { cfg: Config::new().with_large_int("number"), seen: HashSet::new(), by_name: BTreeMap::new() };
     all.visit::<PendingItem>();
     all.visit::<Prompt>();
+    all.visit::<keyapp::views::PendingChange>();
     all.visit::<AgentView>();
     all.visit::<keyapp::views::UnpairedView>();
     all.visit::<CredentialView>();

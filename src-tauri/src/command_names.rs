@@ -34,6 +34,7 @@ pub const ALL: &[&str] = &[
     "open_main",
     "close_window",
     "wait_change",
+    "wait_pending",
     "bookings",
     "open_consent",
     "lift_cooldown",

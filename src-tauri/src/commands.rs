@@ -13,7 +13,7 @@ use keyapp::service::{
     Service, ServiceError, Settings,
 };
 use keyapp::status_address::SetupChoice;
-use keyapp::views::{StatusSetupView, UnpairedView};
+use keyapp::views::{PendingChange, StatusSetupView, UnpairedView};
 use serde::Serialize;
 use serde_json::Value;
 use std::sync::Arc;
@@ -303,6 +303,16 @@ pub async fn wait_change(svc: Svc<'_>, seen: Option<u64>) -> Answer<u64> {
     Ok(svc.changes().wait_past(seen.unwrap_or(u64::MAX), CHANGE_WAIT).await)
 }
 
+/// The consent view's wait: like [`wait_change`], but the answer carries the
+/// pending list and the oldest one's prompt as the service has them after the
+/// change, so a view with nothing on screen shows a new request's text without
+/// a further command. The prompt is the same verified view `prompt` gives;
+/// both windows may already ask for it.
+#[tauri::command(rename_all = "snake_case")]
+pub async fn wait_pending(svc: Svc<'_>, seen: Option<u64>) -> Answer<PendingChange> {
+    svc.requests().wait_pending(seen, CHANGE_WAIT).await.map_err(refused(&svc))
+}
+
 /// How long one `wait_change` waits: long enough that an idle window asks
 /// rarely, short enough that a window closed mid-wait frees it soon.
 pub const CHANGE_WAIT: std::time::Duration = std::time::Duration::from_secs(25);
@@ -348,6 +358,7 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         open_main,
         close_window,
         wait_change,
+        wait_pending,
         bookings,
         open_consent,
         lift_cooldown,

@@ -10,6 +10,11 @@ use tauri::{AppHandle, Manager, Runtime, WebviewUrl, WebviewWindowBuilder};
 pub const MAIN: &str = "main";
 pub const CONSENT: &str = "consent";
 
+/// The main window's page: every screen.
+pub const MAIN_PAGE: &str = "index.html";
+/// The consent window's page: the consent view alone (ui/vite.config.ts).
+pub const CONSENT_PAGE: &str = "consent.html";
+
 /// The tray's menu items whose text changes (pending count, language).
 pub struct Tray<R: Runtime> {
     pub open: MenuItem<R>,
@@ -73,7 +78,10 @@ pub fn language_changed<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, route: &str, width: f64, height: f64) {
+/// `page` is the interface's page the window loads (ui/index.html, or
+/// ui/consent.html: the consent view alone, a smaller page to load when a
+/// request opens the window), `route` its hash.
+fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, page: &str, route: &str, size: (f64, f64)) {
     if let Some(w) = app.get_webview_window(label) {
         let _ = w.unminimize();
         let _ = w.show();
@@ -81,9 +89,9 @@ fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, route: &str
         return;
     }
     let title = app.state::<UiLanguage>().format(title_id, &[]);
-    let built = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("index.html#{route}").into()))
+    let built = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("{page}#{route}").into()))
         .title(title)
-        .inner_size(width, height)
+        .inner_size(size.0, size.1)
         .min_inner_size(360.0, 400.0)
         .focused(true)
         .build();
@@ -98,7 +106,7 @@ pub fn open_main<R: Runtime>(app: &AppHandle<R>, notice: Option<&str>) {
         Some(n) => format!("/requests?notice={n}"),
         None => "/requests".to_owned(),
     };
-    open(app, MAIN, "app-title", &route, MAIN_SIZE.0, MAIN_SIZE.1);
+    open(app, MAIN, "app-title", MAIN_PAGE, &route, MAIN_SIZE);
 }
 
 /// The main window's size on its screens (the passphrase and first-run
@@ -126,7 +134,7 @@ pub fn open_consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>) {
             let _ = w.eval(format!("location.hash = {hash}"));
         }
     }
-    open(app, CONSENT, "consent-window-title", &route, 620.0, 720.0);
+    open(app, CONSENT, "consent-window-title", CONSENT_PAGE, &route, (620.0, 720.0));
 }
 
 /// A pairing or request id as the service makes them (`pr_…`, `rq_…`, base64url):
@@ -141,5 +149,25 @@ pub fn is_prompt_id(id: &str) -> bool {
 /// unlock route, which becomes the Requests screen once the key opens (or is
 /// closed, when the app then waits in the tray).
 pub fn open_unlock<R: Runtime>(app: &AppHandle<R>) {
-    open(app, MAIN, "app-title", "/unlock", 560.0, 520.0);
+    open(app, MAIN, "app-title", MAIN_PAGE, "/unlock", (560.0, 520.0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A window's page that the interface does not build would open blank:
+    /// each is an input of ui/vite.config.ts, and the consent page loads the
+    /// consent view's own entry, not the main window's.
+    #[test]
+    fn each_windows_page_is_a_page_the_interface_builds() {
+        let vite = include_str!("../../ui/vite.config.ts");
+        let ui = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui");
+        for page in [MAIN_PAGE, CONSENT_PAGE] {
+            assert!(vite.contains(&format!("\"{page}\"")), "{page} is not a build input");
+            assert!(ui.join(page).is_file(), "{page}");
+        }
+        let consent = include_str!("../../ui/consent.html");
+        assert!(consent.contains("\"/src/consent-main.tsx\"") && !consent.contains("/src/main.tsx"));
+    }
 }

@@ -528,3 +528,43 @@ fn the_first_run_and_settings_say_where_hosts_check_and_refuse_an_address_they_c
     assert_eq!(after, view, "nothing written");
     assert_eq!(e.svc.profile().config().status_base(), "http://127.0.0.1:7412");
 }
+
+/// The consent view's wait carries what changed: the pending list and the
+/// oldest one's prompt, exactly as `pending` and `prompt` give them, so the
+/// view shows a new request without a further command; a change made between
+/// two waits answers the next one at once.
+#[test]
+fn the_consent_views_wait_carries_the_new_request_and_its_verified_prompt() {
+    let e = env();
+    let first = call(&e, "wait_pending", json!({})).unwrap();
+    assert_eq!(first["pending"], json!([]));
+    assert!(first.get("oldest").is_none(), "nothing to show: {first}");
+    let seen = first["seen"].as_u64().unwrap();
+
+    // A pairing asked after the first answer: the next wait past `seen`
+    // answers at once with it.
+    let p = block(e.svc.pairings().request_pairing(&agent_jwk(7), "Calendar <b>Assistant</b>")).unwrap();
+    let change = call(&e, "wait_pending", json!({"seen": seen})).unwrap();
+    assert!(change["seen"].as_u64().unwrap() > seen);
+    assert_eq!(change["pending"], call(&e, "pending", json!({})).unwrap());
+    assert_eq!(change["oldest"], call(&e, "prompt", json!({"id": p.pairing_id})).unwrap());
+    assert_eq!(change["oldest"]["agent_name"], "Calendar <b>Assistant</b>");
+
+    // A wait on the latest counter is woken by the next change, and its answer
+    // holds the pending list after it: the pairing answered, nothing waits.
+    let latest = change["seen"].as_u64().unwrap();
+    let svc = e.svc.clone();
+    let id = p.pairing_id.clone();
+    let answering = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        block(svc.decline(&id, keyapp::service::Origin::ThisProcess)).unwrap();
+    });
+    let woken = call(&e, "wait_pending", json!({"seen": latest})).unwrap();
+    answering.join().unwrap();
+    assert!(woken["seen"].as_u64().unwrap() > latest);
+    assert_eq!(woken["pending"], json!([]));
+    assert!(woken.get("oldest").is_none(), "{woken}");
+
+    // A counter that is not a number is refused before anything is read.
+    assert!(call(&e, "wait_pending", json!({"seen": "latest"})).is_err());
+}

@@ -5,7 +5,7 @@
 // person before signing), and a request gone while shown is a notice.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Prompt } from "./api";
+import type { PendingItem, Prompt } from "./api";
 
 const calls: { answer: [string, boolean][]; commands: string[] } = { answer: [], commands: [] };
 let current: Prompt;
@@ -51,17 +51,29 @@ vi.mock("./api", () => ({
     relabelRule: async (_id: string, label: string) => ({ ...current, label }),
     openMain: async () => {},
     closeWindow: async () => {},
-    waitChange: (seen: number | null) =>
-      new Promise<number>((resolve) => {
-        if (seen === null || seen !== counter) return resolve(counter);
-        if (manual) return waiters.push(resolve);
-        setTimeout(() => {
-          counter += 1;
-          resolve(counter);
-        }, 500);
-      }),
+    waitChange: (seen: number | null) => nextChange(seen),
+    // What the service sends with a change: the pending list and the oldest
+    // one's prompt, read from the same state, counted apart from the looks.
+    waitPending: async (seen: number | null) => {
+      const n = await nextChange(seen);
+      calls.commands.push("wait_pending");
+      const pending = waiting ? [{ id: current.id }, ...Object.keys(others).map((id) => ({ id }))] : [];
+      const oldest = pending.length > 0 ? { ...(others[pending[0].id] ?? current) } : undefined;
+      return { seen: n, pending, oldest };
+    },
   },
 }));
+
+function nextChange(seen: number | null) {
+  return new Promise<number>((resolve) => {
+    if (seen === null || seen !== counter) return resolve(counter);
+    if (manual) return waiters.push(resolve);
+    setTimeout(() => {
+      counter += 1;
+      resolve(counter);
+    }, 500);
+  });
+}
 
 import { APPROVE_DELAY_MS, ConsentView, relative } from "./Consent";
 import { StringsContext } from "./i18n";
@@ -410,6 +422,60 @@ describe("a window that learns of changes at once, without polling", () => {
     changed();
     await settle(0);
     expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+  });
+});
+
+/** The window raised for `requestedId`, its page's first look already made for `openedId`. */
+function openedFor(requestedId: string, openedId: string) {
+  const first = prompt({ id: openedId, consent_text: "Book the 9 o'clock" });
+  const opening = { id: openedId, data: Promise.resolve([[{ id: openedId }], first] as [PendingItem[], Prompt]) };
+  return (
+    <StringsContext.Provider value={STRINGS}>
+      <ConsentView requestedId={requestedId} opening={opening} />
+    </StringsContext.Provider>
+  );
+}
+
+describe("a window that shows a request with no look of its own", () => {
+  it("shows a request that arrives while nothing waits from the wait's answer alone", async () => {
+    manual = true;
+    waiting = false;
+    await mount();
+    expect(document.getElementById("consent-none")).not.toBeNull();
+    const before = { ...looks };
+    waiting = true;
+    changed();
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    // Neither the pending list nor the prompt was asked for again.
+    expect(looks).toEqual(before);
+    expect(approve().disabled).toBe(true);
+  });
+
+  it("shows a request stored between its own look and its first wait", async () => {
+    manual = true;
+    waiting = false;
+    render(view());
+    // The request arrives after the view's own look found nothing, before
+    // its first wait is answered; no further change is reported.
+    waiting = true;
+    await settle(0);
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+  });
+
+  it("shows a window's first look, started by its page, without asking again", async () => {
+    render(openedFor("rq_9", "rq_9"));
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe("Book the 9 o'clock");
+    expect(looks).toEqual({ prompt: 0, pending: 0 });
+  });
+
+  it("never shows a first look started for another request than the one asked for", async () => {
+    render(openedFor("rq_1", "rq_9"));
+    await settle(0);
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(looks.prompt).toBe(1);
   });
 });
 

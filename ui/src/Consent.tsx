@@ -20,13 +20,25 @@
 // pending in any case.
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, isCommandError, type OfferTermsView, type Prompt } from "./api";
+import { api, isCommandError, type OfferTermsView, type PendingItem, type Prompt } from "./api";
 import { useT } from "./i18n";
-import { useChanges } from "./useChanges";
+import { useChanges, usePendingChanges } from "./useChanges";
 
 export const APPROVE_DELAY_MS = 1000;
 /** How often a shown request's status, and new requests, are checked. */
 
+
+/**
+ * The first look of a window opened for a request, started by its page before
+ * the window's words arrive (ui/src/consent-main.tsx): the pending list and the
+ * prompt of `id`, so the text is on screen one round trip after the page runs.
+ */
+export type Opening = { id?: string; data: Promise<[PendingItem[], Prompt | null]> };
+
+/** The pending list and the prompt of `id` (when given), asked for together. */
+export function openingFor(id?: string): Opening {
+  return { id, data: Promise.all([api.pending(), id ? api.prompt(id) : null]) };
+}
 
 type Done = { kind: "approved" | "declined" } | { kind: "gone"; status: string } | { kind: "error"; message: string };
 
@@ -63,7 +75,7 @@ function Text(props: { value: string; class?: string; id?: string }) {
   );
 }
 
-export function ConsentView(props: { requestedId?: string }) {
+export function ConsentView(props: { requestedId?: string; opening?: Opening }) {
   const t = useT();
   const [prompt, setPrompt] = useState<Prompt | null>(null);
   const [empty, setEmpty] = useState(false);
@@ -83,13 +95,18 @@ export function ConsentView(props: { requestedId?: string }) {
   const live = useRef({ prompt, done, shownSince, focused });
   live.current = { prompt, done, shownSince, focused };
 
+  /** The page's first look, used once, for the request it was started for. */
+  const opening = useRef(props.opening);
+
   async function loadNext(preferred?: string) {
     setDone(null);
     setPrompt(null);
     setEmpty(false);
+    const early = opening.current?.id === preferred ? opening.current : undefined;
+    opening.current = undefined;
     // The request asked for is fetched beside the pending list, not after it:
     // the text is on screen one round trip sooner.
-    const [pending, wanted] = await Promise.all([api.pending(), preferred ? api.prompt(preferred) : null]);
+    const [pending, wanted] = await (early ?? openingFor(preferred)).data;
     for (const p of pending) known.current.add(p.id);
     const id = preferred ?? pending[0]?.id;
     if (!id) {
@@ -208,12 +225,19 @@ export function ConsentView(props: { requestedId?: string }) {
     [prompt?.id],
   );
 
-  // Nothing waiting: look again on the next change, so a request arriving
-  // while this window is open is shown here (the app raises this window for it).
-  useChanges(
-    async () => {
-      const pending = await api.pending().catch(() => []);
-      if (pending.length > 0) void loadNext(pending[0].id);
+  // Nothing waiting: the next change that leaves something pending shows it
+  // here (the app raises this window for it), straight from the wait's answer,
+  // which carries the oldest one's prompt: no further command before the text.
+  usePendingChanges(
+    (change) => {
+      const first = change.oldest;
+      if (!first) return;
+      for (const p of change.pending) known.current.add(p.id);
+      known.current.add(first.id);
+      setAnnounced((a) => a.filter((x) => x !== first.id));
+      setDone(null);
+      setEmpty(false);
+      show(first);
     },
     empty,
     [],

@@ -21,6 +21,7 @@ import type {
   HistoryPage,
   HistoryQuery,
   HostChangeView,
+  PendingChange,
   PendingItem,
   Prompt,
   Settings,
@@ -58,6 +59,7 @@ export type {
   HostChangeView,
   MeetingView,
   OfferTermsView,
+  PendingChange,
   PendingItem,
   PriceLineView,
   Prompt,
@@ -120,6 +122,8 @@ export const api = {
   closeWindow: () => invoke<void>("close_window"),
   /** Answers once the service's records change after `seen` (src-tauri commands.rs). */
   waitChange: (seen: number | null) => invoke<number>("wait_change", { seen }),
+  /** Like waitChange, with the pending list and the oldest one's prompt after the change. */
+  waitPending: (seen: number | null) => invoke<PendingChange>("wait_pending", { seen }),
   /** The recovery kit, after the OS confirmed the person (main window only; src-tauri recovery.rs). */
   recoveryKit: () => invoke<KitView>("recovery_kit"),
   confirmRecoveryWords: (words: string[]) => invoke<boolean>("confirm_recovery_words", { words }),

@@ -446,6 +446,26 @@ export type PassphraseProblem = "wrong" | "mismatch" | "empty";
 export type PassphrasePurpose = "unlock" | "create";
 
 /**
+ * What the consent window waits for, in one answer: the change counter and,
+ * as the service has them after that change, the pending pairings and
+ * requests with the oldest one's prompt, so a window with nothing on screen
+ * shows a new request without asking again (`Requests::wait_pending`).
+ */
+export type PendingChange = { 
+/**
+ * The change counter to wait past next.
+ */
+seen: number, 
+/**
+ * Every pending pairing and request, oldest first.
+ */
+pending: Array<PendingItem>, 
+/**
+ * The first of `pending`, as `Requests::prompt` shows it.
+ */
+oldest?: Prompt, };
+
+/**
  * A pending pairing or request, as the Requests screen and `schcp-keyapp
  * pending` list it.
  */

@@ -73,6 +73,22 @@ pub struct Prompt {
     pub terms: Option<OfferTermsView>,
 }
 
+/// What the consent window waits for, in one answer: the change counter and,
+/// as the service has them after that change, the pending pairings and
+/// requests with the oldest one's prompt, so a window with nothing on screen
+/// shows a new request without asking again (`Requests::wait_pending`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[ts(optional_fields)]
+pub struct PendingChange {
+    /// The change counter to wait past next.
+    pub seen: u64,
+    /// Every pending pairing and request, oldest first.
+    pub pending: Vec<PendingItem>,
+    /// The first of `pending`, as `Requests::prompt` shows it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oldest: Option<Prompt>,
+}
+
 /// The offer's price lines and the host's address (§5.2), in the consent
 /// language, computed from the verified claims when the request is created and
 /// stored with it, so the window lays them out without reading the text.

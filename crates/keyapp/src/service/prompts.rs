@@ -7,7 +7,7 @@ use super::kind::{store_input, stored_input, Kind};
 use super::rule::Rule;
 use super::{corrupt_as, fingerprint, Missing, RequestKind, RequestStatus, Requests, Service, ServiceError};
 use crate::store::{self, Stored};
-use crate::views::{AttentionView, OfferTermsView, PendingItem, Prompt, PromptStatus};
+use crate::views::{AttentionView, OfferTermsView, PendingChange, PendingItem, Prompt, PromptStatus};
 use schcp::claims::RuleClaims;
 use schcp::refusal::Reason;
 use serde::{Deserialize, Serialize};
@@ -88,6 +88,27 @@ impl Requests<'_> {
             });
         }
         Ok(out)
+    }
+
+    /// Waits until the records change past `seen` (none: answers at once), or
+    /// `timeout` passes, then answers with the counter, the pending list and
+    /// the oldest one's prompt: the window learns of a new request and has
+    /// its text in one answer, with no further look. The counter is read
+    /// before the list, so a change made while the list is read wakes the next
+    /// wait at once. A request that stops waiting between the two reads is
+    /// shown with its status then, as `prompt` shows it.
+    pub async fn wait_pending(
+        self,
+        seen: Option<u64>,
+        timeout: std::time::Duration,
+    ) -> Result<PendingChange, ServiceError> {
+        let seen = self.svc.changes().wait_past(seen.unwrap_or(u64::MAX), timeout).await;
+        let pending = self.pending_items().await?;
+        let oldest = match pending.first() {
+            Some(first) => Some(self.prompt(&first.id).await?),
+            None => None,
+        };
+        Ok(PendingChange { seen, pending, oldest })
     }
 
     /// The consent window's content for `id` (`pr_…` or `rq_…`), whatever its status.
