@@ -34,9 +34,14 @@ impl Service {
             .timestamp();
         let end = b.end.as_deref().and_then(|e| chrono::DateTime::parse_from_rfc3339(e).ok()).map(|e| e.timestamp());
         let live = matches!(b.status, BookingStatus::PendingHost | BookingStatus::Tentative | BookingStatus::Confirmed);
-        let host = match &r.host_domain {
-            Some(domain) => domain.clone(),
-            None => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
+        // The host by the name its verified document gave where it is bound
+        // (§2.2), as the consent text showed it, with that domain beside it.
+        let host = match (&r.host_domain, &r.host_name) {
+            (Some(domain), Some(name)) => {
+                self.words_with("host-named", [("name", inert::inert(name).into()), ("domain", domain.clone().into())])
+            }
+            (Some(domain), None) => domain.clone(),
+            (None, _) => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
         };
         let rests_on = match (&r.mandate_summary, &r.mandate_kind) {
             (Some(summary), _) if !summary.is_empty() => Some(summary.clone()),
