@@ -406,6 +406,15 @@ class Env:
         return wait_for("the outcome", lambda: self.outcome(clicked))
 
 
+def verified(compact, principal_jwk):
+    """The claims of a credential the key app signed, verified with the
+    principal's public JWK (jwcrypto)."""
+    token = jws.JWS()
+    token.deserialize(compact)
+    token.verify(jwk.JWK(**principal_jwk))
+    return json.loads(token.payload)
+
+
 def b64url(part):
     return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
 
@@ -456,10 +465,7 @@ def english(scratch):
         mandate = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
         principal_jwk = json.loads(env.cli("principal").splitlines()[1])
-        token = jws.JWS()
-        token.deserialize(mandate)
-        token.verify(jwk.JWK(**principal_jwk))
-        claims = json.loads(token.payload)
+        claims = verified(mandate, principal_jwk)
         jti = claims["jti"]
         print(f"e2e: mandate {jti} verifies with the principal's key")
 
@@ -476,10 +482,7 @@ def english(scratch):
         assert env.approve() == "approved"
         manager = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
-        token = jws.JWS()
-        token.deserialize(manager)
-        token.verify(jwk.JWK(**principal_jwk))
-        manager_claims = json.loads(token.payload)
+        manager_claims = verified(manager, principal_jwk)
         manager_jti = manager_claims["jti"]
         assert manager_claims["constraints"]["bookings"] == [booking["booking_id"]], manager_claims
         env.route("#/bookings")
@@ -553,10 +556,7 @@ def english(scratch):
         assert env.approve_by_keyboard() == "approved"
         mandate = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
-        token = jws.JWS()
-        token.deserialize(mandate)
-        token.verify(jwk.JWK(**principal_jwk))
-        jti2 = json.loads(token.payload)["jti"]
+        jti2 = verified(mandate, principal_jwk)["jti"]
         env.route("#/credentials")
         wait_for("the keyboard's credential, active", lambda: env.driver.find_element(
             By.CSS_SELECTOR, f'tr[data-jti="{jti2}"] td[data-status="active"]'))

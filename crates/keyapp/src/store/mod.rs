@@ -338,6 +338,21 @@ mod tests {
         assert_eq!(mode, "wal");
     }
 
+    /// Records at `path` as the migrations before `version` left them: what
+    /// an older key app wrote, for a migration's test to fill and reopen.
+    async fn migrated_below(path: &std::path::Path, version: i64) -> sqlx::SqlitePool {
+        let options = SqliteConnectOptions::new().filename(path).create_if_missing(true);
+        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+        let before = sqlx::migrate::Migrator {
+            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < version).cloned().collect()),
+            ignore_missing: false,
+            locking: true,
+            no_tx: false,
+        };
+        before.run(&pool).await.unwrap();
+        pool
+    }
+
     #[tokio::test]
     async fn requests_answered_before_decision_seq_are_numbered_in_the_order_they_were_read() {
         // Migration 0009 on a database of migration 0007: answered requests get
@@ -345,15 +360,7 @@ mod tests {
         // later decision, one by one or in a batch, takes the next number.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keyapp.db");
-        let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
-        let before = sqlx::migrate::Migrator {
-            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < 9).cloned().collect()),
-            ignore_missing: false,
-            locking: true,
-            no_tx: false,
-        };
-        before.run(&pool).await.unwrap();
+        let pool = migrated_below(&path, 9).await;
         sqlx::query("INSERT INTO agents VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0, 0)")
             .execute(&pool)
             .await
@@ -418,15 +425,7 @@ mod tests {
         // no terms; Elm's kept its id (no name) and a request naming two hosts.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keyapp.db");
-        let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
-        let before = sqlx::migrate::Migrator {
-            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < 21).cloned().collect()),
-            ignore_missing: false,
-            locking: true,
-            no_tx: false,
-        };
-        before.run(&pool).await.unwrap();
+        let pool = migrated_below(&path, 21).await;
         sqlx::query(
             "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
              VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0)",
