@@ -544,3 +544,6 @@ choose-restore-title = Your backup file
 
 # Settings: the public key behind a disclosure
 settings-key-details = Details for developers
+
+# Hosts by name: My bookings, and the records' host filter where two hosts share a name
+host-named = { $name } ({ $domain })

@@ -543,3 +543,6 @@ choose-restore-title = Votre fichier de sauvegarde
 
 # Settings: the public key behind a disclosure
 settings-key-details = Détails pour les développeurs
+
+# Les hôtes par leur nom : Mes réservations, et le filtre par hôte des registres quand deux hôtes portent le même nom
+host-named = { $name } ({ $domain })

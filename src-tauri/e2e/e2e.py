@@ -11,6 +11,10 @@ person would see it:
 - a closed mandate's consent text on screen equals the service's consent_text
   byte for byte; Approve; the agent's mandate verifies (jwcrypto, the
   principal's public JWK);
+- a booking made end to end: the host confirms the approved offer and signs
+  its receipt, the agent hands the receipt in (a management mandate), the
+  person approves in the window, and My bookings lists the booking with the
+  host's name, its time and its price, and no raw id outside Details;
 - a decline ends the agent's request as declined;
 - revoking from Credentials revokes it in the service, and at its status URL, at once;
 - Approve reached by keyboard alone (Tab, then Enter) issues the credential,
@@ -36,12 +40,16 @@ person would see it:
   closes no WebKit web process is left, and a new pairing opens the consent window.
 """
 
+import base64
+import datetime
 import json
 import os
+import queue
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -117,7 +125,12 @@ class Env:
         self.host = subprocess.Popen(
             [HOST, "--listen", "127.0.0.1:0", "--ca-out", f"{scratch}/ca.pem", "--config-out",
              f"{scratch}/host.toml", "--offer-out", f"{scratch}/offer.jws", "--every", "0"],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=open(f"{scratch}/host.err", "w"), text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=open(f"{scratch}/host.err", "w"), text=True)
+        # What the host prints (its offers and receipts, one JWS a line), read
+        # as it comes so the pipe never fills.
+        self.host_lines = queue.Queue()
+        threading.Thread(target=lambda: [self.host_lines.put(l.strip()) for l in self.host.stdout],
+                         daemon=True).start()
         wait_for("the host's offer", lambda: os.path.getsize(f"{scratch}/offer.jws") > 0)
         discovery = open(f"{scratch}/host.toml").read()
         self.config = f"{scratch}/keyapp.toml"
@@ -161,9 +174,29 @@ class Env:
         self.host.stdin.flush()
         wait_for("a new offer", lambda: open(f"{self.scratch}/offer.jws").read() not in ("", before))
 
-    def agent(self, key_file):
+    def receipt(self, jti):
+        """The host books its latest offer under mandate `jti` (§5.3: a
+        closed mandate, `consent.approved` "offer") and prints its signed
+        receipt: kept in a file for the agent, its claims returned."""
+        self.host.stdin.write(f"receipt {jti} offer\n")
+        self.host.stdin.flush()
+        end = time.time() + 30
+        while time.time() < end:
+            line = self.host_lines.get(timeout=max(0.1, end - time.time()))
+            header = json.loads(b64url(line.split(".")[0]))
+            if header.get("typ") == "schcp-receipt+jwt":
+                path = f"{self.scratch}/receipt.jws"
+                with open(path, "w") as f:
+                    f.write(line + "\n")
+                return path, json.loads(b64url(line.split(".")[1]))
+        raise AssertionError(f"no receipt from the host: {open(f'{self.scratch}/host.err').read()[-2000:]}")
+
+    def agent(self, key_file, receipt=None):
+        """The example agent: a closed mandate over the host's latest offer,
+        or, with `receipt`, a management mandate over the booking it tells of."""
+        ask = ["--receipt-file", receipt] if receipt else ["--offer-file", f"{self.scratch}/offer.jws"]
         return subprocess.Popen(
-            [AGENT, "--keyapp", f"http://127.0.0.1:{self.agent_port}", "--offer-file", f"{self.scratch}/offer.jws",
+            [AGENT, "--keyapp", f"http://127.0.0.1:{self.agent_port}", *ask,
              "--key-file", key_file, "--discovery", DISCOVERY],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -373,6 +406,19 @@ class Env:
         return wait_for("the outcome", lambda: self.outcome(clicked))
 
 
+def verified(compact, principal_jwk):
+    """The claims of a credential the key app signed, verified with the
+    principal's public JWK (jwcrypto)."""
+    token = jws.JWS()
+    token.deserialize(compact)
+    token.verify(jwk.JWK(**principal_jwk))
+    return json.loads(token.payload)
+
+
+def b64url(part):
+    return base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))
+
+
 def new_key(driver, shot=None):
     """The first run asks before any key exists: a new key, or one restored
     from the recovery kit. These scenarios make a new one."""
@@ -419,12 +465,42 @@ def english(scratch):
         mandate = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
         principal_jwk = json.loads(env.cli("principal").splitlines()[1])
-        token = jws.JWS()
-        token.deserialize(mandate)
-        token.verify(jwk.JWK(**principal_jwk))
-        claims = json.loads(token.payload)
+        claims = verified(mandate, principal_jwk)
         jti = claims["jti"]
         print(f"e2e: mandate {jti} verifies with the principal's key")
+
+        # 2b. The booking, end to end: the host confirms the offer under that
+        # mandate and signs its receipt (§5.3); the agent hands the receipt in
+        # as a management mandate (§3.3), which the person approves in the
+        # window (the receipt cites no root mandate); My bookings lists it.
+        receipt_file, receipt = env.receipt(jti)
+        booking = receipt["booking"]
+        agent = env.agent(f"{scratch}/agent.key", receipt=receipt_file)
+        line, _ = read_until(agent, "  schcp-keyapp approve rq_")
+        manage_text = env.shown_id(line.split()[-1])
+        assert "Maple Street Auto" in manage_text, manage_text
+        assert env.approve() == "approved"
+        manager = agent.stdout.read().strip().splitlines()[-1]
+        assert agent.wait(30) == 0
+        manager_claims = verified(manager, principal_jwk)
+        manager_jti = manager_claims["jti"]
+        assert manager_claims["constraints"]["bookings"] == [booking["booking_id"]], manager_claims
+        env.route("#/bookings")
+        row = wait_for("the booking in My bookings", lambda: env.driver.find_element(
+            By.CSS_SELECTOR, f'tr[data-booking="{booking["booking_id"]}"]'))
+        shown = env.js("const c = arguments[0].cloneNode(true); c.querySelectorAll('details').forEach(d => d.remove());"
+                       "return {text: c.textContent, cells: [...c.children].map(td => td.textContent)};", row)
+        start = datetime.datetime.fromisoformat(booking["start"]).astimezone()
+        at = f"{(start.hour - 1) % 12 + 1}:{start.minute:02d}"
+        price = (booking.get("total") or booking["price"])["amount"]
+        assert "Maple Street Auto" in shown["cells"][2], shown
+        assert at in shown["cells"][1] and str(start.day) in shown["cells"][1], (at, shown)
+        assert price in shown["text"], (price, shown)
+        assert row.get_attribute("data-upcoming") == "yes", shown
+        for raw in (booking["booking_id"], manager_jti, jti, "maple-street-auto", "rq_"):
+            assert raw not in shown["text"], (raw, shown)
+        assert env.driver.find_element(By.CSS_SELECTOR, f'p[data-manager="{manager_jti}"][data-status="active"]')
+        print(f"e2e: booked {booking['booking_id']}; My bookings lists it at {at} for {price} at Maple Street Auto")
 
         # 3. A decline: a new offer, the same (paired) agent.
         env.new_offer()
@@ -480,10 +556,7 @@ def english(scratch):
         assert env.approve_by_keyboard() == "approved"
         mandate = agent.stdout.read().strip().splitlines()[-1]
         assert agent.wait(30) == 0
-        token = jws.JWS()
-        token.deserialize(mandate)
-        token.verify(jwk.JWK(**principal_jwk))
-        jti2 = json.loads(token.payload)["jti"]
+        jti2 = verified(mandate, principal_jwk)["jti"]
         env.route("#/credentials")
         wait_for("the keyboard's credential, active", lambda: env.driver.find_element(
             By.CSS_SELECTOR, f'tr[data-jti="{jti2}"] td[data-status="active"]'))
@@ -493,24 +566,24 @@ def english(scratch):
         # that match, in the service; a search nothing matches says so.
         def listed(screen, check, what):
             return wait_for(what, lambda: check(env.rows(screen)) and env.rows(screen))
-        both = listed("credentials", lambda r: {x["jti"] for x in r} == {jti, jti2}, "both credentials")
+        both = listed("credentials", lambda r: {x["jti"] for x in r} == {jti, jti2, manager_jti}, "every credential")
         env.search("credentials", outcome=message("status-active"))
-        listed("credentials", lambda r: [x["jti"] for x in r] == [jti2], "only the active credential")
+        listed("credentials", lambda r: {x["jti"] for x in r} == {jti2, manager_jti}, "only the active credentials")
         env.search("credentials", outcome=message("status-revoked"))
         listed("credentials", lambda r: [x["jti"] for x in r] == [jti], "only the revoked credential")
-        env.search("credentials", host="maplestreetauto.example", agent="Example Agent", text="oil change")
-        listed("credentials", lambda r: {x["jti"] for x in r} == {jti, jti2}, "both, by host, assistant and words")
+        env.search("credentials", host="Maple Street Auto", agent="Example Agent", text="oil change")
+        listed("credentials", lambda r: {jti, jti2} <= {x["jti"] for x in r}, "both, by host, assistant and words")
         env.search("credentials", text="no such words anywhere")
         wait_for("the credentials' empty search", lambda: env.said_empty("credentials", "search-none"))
         env.audit("credentials-search")
-        assert len(both) == 2
+        assert len(both) == 3
 
         env.route("#/history")
         everything = listed("history", lambda r: len(r) >= 4, "the whole history")
         env.search("history", outcome=message("search-answer-declined"))
         declined = listed("history", lambda r: len(r) == 1, "the one declined entry")
         assert declined[0]["sentence"].startswith("You declined: "), declined
-        env.search("history", host="maplestreetauto.example")
+        env.search("history", host="Maple Street Auto")
         at_host = listed("history", lambda r: 0 < len(r) < len(everything), "the entries at the host")
         assert all("Maple Street Auto" in x["text"] for x in at_host), at_host
         env.search("history", text="oil change")
@@ -538,7 +611,7 @@ def english(scratch):
         with open(EXPORT_SCHEMA) as f:
             jsonschema.validate(exported, json.load(f))
         assert exported["format"] == "schcp-keyapp-records/1", exported["format"]
-        assert {c["jti"] for c in exported["credentials"]} == {jti, jti2}, exported["credentials"]
+        assert {c["jti"] for c in exported["credentials"]} == {jti, jti2, manager_jti}, exported["credentials"]
         sentences = [h["sentence"] for h in exported["history"]]
         assert all(x["sentence"] in sentences for x in shown), (shown, sentences)
         page = f"{scratch}/records.html"

@@ -77,8 +77,9 @@ what: string,
  */
 when: string, 
 /**
- * The host: the domain the key app verified it at (§2.2), or its id
- * marked unverified.
+ * The host: its name beside the domain the key app verified it at
+ * (§2.2), that domain alone where no name is known, or its id marked
+ * unverified.
  */
 host: string, place?: string, price?: string, 
 /**

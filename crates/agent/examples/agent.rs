@@ -6,6 +6,13 @@
 //!     --discovery https://maplestreetauto.example/.well-known/scheduling.json \
 //!     [--config /tmp/keyapp.toml] [--profile NAME | --key-file PATH]
 //!
+//! With `--receipt-file receipt.jws` instead of `--offer-file`, it hands the
+//! key app the host's signed receipt of a booking it made (§5.3) and asks for
+//! a management mandate over that booking (§3.3, docs/agent-api.md
+//! `management_mandate`): the key app verifies the receipt, keeps it (the
+//! booking then shows under My bookings) and, unless the receipt cites a root
+//! mandate that already allows it, asks the person. It prints the mandate.
+//!
 //! `--config` is the key app's config, only to print the exact `schcp-keyapp`
 //! commands the person answers with. The agent's own key is kept per profile
 //! (default `example`, in `$XDG_CONFIG_HOME/schcp-example-agent/`): in the OS
@@ -14,13 +21,20 @@
 //! pinned at pairing beside it.
 
 use agent::{AgentClient, AgentProfile, ClosedMandateRequest, Credential, KeyBackend, NewRequest, PairingStatus};
-use agent::{RequestStatus, MAX_WAIT};
+use agent::{ManagementMandateRequest, RequestStatus, MAX_WAIT};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
+enum Ask {
+    Offer(PathBuf),
+    Receipt(PathBuf),
+}
+
 struct Args {
     keyapp: String,
-    offer_file: PathBuf,
+    /// What is asked for: a closed mandate over an offer, or a management
+    /// mandate over the booking a receipt tells of.
+    ask: Ask,
     discovery: String,
     profile: String,
     key_file: Option<PathBuf>,
@@ -30,6 +44,7 @@ struct Args {
 fn args() -> Result<Args> {
     let mut keyapp = None;
     let mut offer_file = None;
+    let mut receipt_file = None;
     let mut discovery = None;
     let mut profile = "example".to_owned();
     let mut key_file = None;
@@ -40,6 +55,7 @@ fn args() -> Result<Args> {
         match a.as_str() {
             "--keyapp" => keyapp = Some(v()?),
             "--offer-file" => offer_file = Some(PathBuf::from(v()?)),
+            "--receipt-file" => receipt_file = Some(PathBuf::from(v()?)),
             "--discovery" => discovery = Some(v()?),
             "--profile" => profile = v()?,
             "--key-file" => key_file = Some(PathBuf::from(v()?)),
@@ -47,9 +63,15 @@ fn args() -> Result<Args> {
             other => bail!("unknown argument {other}"),
         }
     }
+    let ask = match (offer_file, receipt_file) {
+        (Some(o), None) => Ask::Offer(o),
+        (None, Some(r)) => Ask::Receipt(r),
+        (Some(_), Some(_)) => bail!("give --offer-file or --receipt-file, not both"),
+        (None, None) => bail!("--offer-file (a closed mandate) or --receipt-file (a management mandate) is required"),
+    };
     Ok(Args {
         keyapp: keyapp.context("--keyapp URL is required (the url in agent-api.json)")?,
-        offer_file: offer_file.context("--offer-file is required")?,
+        ask,
         discovery: discovery.context("--discovery URL is required")?,
         profile,
         key_file,
@@ -98,19 +120,34 @@ async fn main() -> Result<()> {
     // Paired: the principal key is pinned now, if it was not yet.
     let proven = client.prove().await?;
     println!("The key app proved it holds the key of {}.", proven.principal);
-    let offer = std::fs::read_to_string(&a.offer_file)?.trim().to_owned();
-    let ask = NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: a.discovery });
-    let req = client.request(&schcp::hash::sha256_b64(&offer), &ask).await?;
+    // The idempotency key is the hash of what is handed in: running it again
+    // with the same file finds the same request.
+    let (file, ask) = match &a.ask {
+        Ask::Offer(f) => {
+            let offer = std::fs::read_to_string(f)?.trim().to_owned();
+            (offer.clone(), NewRequest::ClosedMandate(ClosedMandateRequest { offer, discovery: a.discovery }))
+        }
+        Ask::Receipt(f) => {
+            let receipt = std::fs::read_to_string(f)?.trim().to_owned();
+            (
+                receipt.clone(),
+                NewRequest::ManagementMandate(ManagementMandateRequest { receipt, discovery: a.discovery }),
+            )
+        }
+    };
+    let req = client.request(&schcp::hash::sha256_b64(&file), &ask).await?;
     println!("The key app shows the person:\n{}\n", req.consent_text);
     println!("Approve it with:\n  {keyapp_cmd} approve {}", req.request_id);
     loop {
         let r = client.request_status(&req.request_id, MAX_WAIT).await?;
         match r.status {
             RequestStatus::Approved => {
-                let Some(Ok(Credential::ClosedMandate(m))) = r.credential() else {
-                    bail!("the approved request has no closed mandate: {:?}", r.result)
+                let mandate = match r.credential() {
+                    Some(Ok(Credential::ClosedMandate(m))) => m.mandate,
+                    Some(Ok(Credential::ManagementMandate(m))) => m.mandate,
+                    _ => bail!("the approved request has no mandate: {:?}", r.result),
                 };
-                println!("{}", m.mandate);
+                println!("{mandate}");
                 return Ok(());
             }
             RequestStatus::Pending => continue,

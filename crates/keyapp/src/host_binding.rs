@@ -62,6 +62,11 @@ pub struct HostBinding {
     pub basis: Basis,
     /// RFC 7638 thumbprints of the document's signing keys, sorted.
     pub key_thumbprints: Vec<String>,
+    /// The document's `host.name` (§2.1), made inert as the consent text
+    /// shows it; `None` where the records did not keep it. Not part of the
+    /// place: a host may rename itself where it stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 impl HostBinding {
@@ -106,7 +111,8 @@ pub fn binding_of(host: &DiscoveredHost, operator_listed: bool) -> Result<HostBi
             }
         },
     };
-    Ok(HostBinding { host_id: host.host_id.clone(), domain, basis, key_thumbprints })
+    let name = Some(schcp_consent::inert::inert(&host.name)).filter(|n| !n.trim().is_empty());
+    Ok(HostBinding { host_id: host.host_id.clone(), domain, basis, key_thumbprints, name })
 }
 
 /// What the key app knows of a host id at a request: not met before, met at
@@ -198,9 +204,12 @@ mod tests {
             domain: "x.example".into(),
             basis: Basis::OwnDomain,
             key_thumbprints: vec!["a".into()],
+            name: None,
         };
         let rotated = HostBinding { key_thumbprints: vec!["b".into()], ..a.clone() };
         assert!(a.same_place(&rotated), "a key rotation keeps the place (§2.1)");
+        let renamed = HostBinding { name: Some("Maple Street Auto".into()), ..a.clone() };
+        assert!(a.same_place(&renamed), "a new name keeps the place");
         let trust = HostBinding { basis: Basis::OperatorTrust, ..a.clone() };
         assert!(!a.same_place(&trust));
         for b in Basis::ALL {

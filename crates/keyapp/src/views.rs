@@ -419,8 +419,9 @@ pub struct BookingView {
     pub what: String,
     /// Its time, in the person's language and zone.
     pub when: String,
-    /// The host: the domain the key app verified it at (§2.2), or its id
-    /// marked unverified.
+    /// The host: its name beside the domain the key app verified it at
+    /// (§2.2), that domain alone where no name is known, or its id marked
+    /// unverified.
     pub host: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub place: Option<String>,

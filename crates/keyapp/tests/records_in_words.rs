@@ -3,10 +3,13 @@
 //! allow, My bookings lists the booking a verified receipt tells of, and the
 //! riskiest request is the one graded gravest. Run under scripts/with-keyring.
 
+use agent::{ClosedMandateRequest, Credential, ManagementMandateRequest, NewRequest, RequestStatus};
 use keyapp::control::Command;
 use reqwest::Method;
+use reqwest::StatusCode;
 use schcp::claims::Approved;
 use serde_json::json;
+use testhost::{TestHost, TestHostConfig};
 use testkit::env::*;
 use testkit::now;
 
@@ -60,7 +63,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     assert_eq!(bookings.len(), 1, "{bookings:?}");
     let b = &bookings[0];
     assert!(b.upcoming, "{b:?}");
-    assert_eq!(b.host, "maplestreetauto.example");
+    assert_eq!(b.host, "Maple Street Auto (maplestreetauto.example)");
     assert_eq!(b.rests_on.as_deref(), Some(item.summary.as_str()));
     assert!(!b.when.is_empty() && !b.what.is_empty());
     assert_eq!(b.managers.len(), 1);
@@ -111,4 +114,117 @@ async fn an_unlimited_mandate_is_graded_gravest_with_its_heading_first() {
     assert!(heading.contains("any service, at any time, at any price and as many bookings as it likes"), "{heading}");
     // The heading is its own words: no line of the consent text repeats it.
     assert!(prompt.consent_text.lines().all(|l| l.trim() != heading.trim()));
+}
+
+/// `compact` with its payload swapped for `other`'s: the host's signature over
+/// claims it did not sign.
+fn spliced(compact: &str, other: &str) -> String {
+    let (a, b): (Vec<&str>, Vec<&str>) = (compact.split('.').collect(), other.split('.').collect());
+    format!("{}.{}.{}", a[0], b[1], a[2])
+}
+
+/// What the records hold that a refused receipt must leave alone.
+async fn kept(env: &Env) -> (usize, usize, usize, Vec<String>) {
+    let svc = &env.app.service;
+    let bookings = svc.records().bookings().await.unwrap().len();
+    let credentials = svc.records().credentials(None).await.unwrap().len();
+    let history = svc.records().history_entries(500).await.unwrap().len();
+    (bookings, credentials, history, pending_ids(env).await)
+}
+
+/// A booking made under a closed mandate reaches My bookings the way the agent
+/// API has for it: the assistant hands the host's signed receipt (§5.3) in as
+/// a `management_mandate` through the typed agent client, over HTTP; the
+/// person is asked (the receipt cites no root mandate, §3.3), says yes, and
+/// the booking is listed with the host's name, its time and its price. A
+/// receipt altered after the host signed it, or signed by a key the host's
+/// document does not publish, is refused as such and nothing is kept.
+#[tokio::test]
+async fn a_receipt_handed_in_by_the_assistant_puts_its_booking_in_my_bookings() {
+    let env = start().await;
+    let svc = &env.app.service;
+    let a = paired_agent(&env, 43).await;
+    let discovery = env.host.discovery_url();
+    let (_, offer) = future_offer(&env.host, 6);
+    let ask = NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: discovery.clone() });
+    let r = a.request("closed-receipt", &ask).await.unwrap();
+    person(&env, Command::Approve { id: r.request_id.clone() }).await.unwrap();
+    let done = a.request_status(&r.request_id, 0).await.unwrap();
+    let Some(Ok(Credential::ClosedMandate(closed))) = done.credential() else { panic!("{done:?}") };
+
+    // The host books the offer under that mandate and signs its receipt.
+    let claims = env.host.receipt_claims(&offer, &closed.jti, Approved::Offer, now()).unwrap();
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let before = kept(&env).await;
+    assert_eq!(before.0, 0, "no booking before its receipt is handed in");
+
+    // Altered: a lower price under the host's signature.
+    let mut cheaper = claims.clone();
+    cheaper.booking.total.as_mut().unwrap().amount = "1.00".into();
+    let altered = spliced(&receipt, &env.host.sign_receipt(&cheaper).unwrap());
+    // Forged: the same claims signed by a key the host's document does not publish.
+    let stranger = TestHost::start(TestHostConfig::default()).await;
+    let forged = stranger.sign_receipt(&claims).unwrap();
+    for (key, hostile) in [("altered", &altered), ("forged", &forged)] {
+        let ask = NewRequest::ManagementMandate(ManagementMandateRequest {
+            receipt: hostile.clone(),
+            discovery: discovery.clone(),
+        });
+        let err = a.request(key, &ask).await.unwrap_err();
+        let api = err.api().unwrap_or_else(|| panic!("{key}: {err:?}"));
+        assert_eq!(api.status, StatusCode::UNPROCESSABLE_ENTITY, "{key}: {api:?}");
+        assert!(api.is("bad_signature") || api.is("unknown_kid"), "{key}: {api:?}");
+        assert_eq!(kept(&env).await, before, "{key}: nothing kept, nothing asked");
+    }
+
+    // The host's own receipt: the person is asked, says yes, and it is kept.
+    let ask = NewRequest::ManagementMandate(ManagementMandateRequest { receipt, discovery });
+    let m = a.request("receipt", &ask).await.unwrap();
+    assert_eq!(m.status, RequestStatus::Pending, "a closed mandate is no root: the person is asked");
+    assert!(m.consent_text.contains("Maple Street Auto"), "{}", m.consent_text);
+    assert!(svc.records().bookings().await.unwrap().is_empty(), "nothing kept before the yes");
+    person(&env, Command::Approve { id: m.request_id.clone() }).await.unwrap();
+    let m = a.request_status(&m.request_id, 0).await.unwrap();
+    let Some(Ok(Credential::ManagementMandate(manager))) = m.credential() else { panic!("{m:?}") };
+    assert_eq!(manager.booking_id, claims.booking.booking_id);
+
+    let bookings = svc.records().bookings().await.unwrap();
+    assert_eq!(bookings.len(), 1, "{bookings:?}");
+    let b = &bookings[0];
+    assert_eq!(b.booking_id, claims.booking.booking_id);
+    assert!(b.host.contains("Maple Street Auto") && b.host.contains("maplestreetauto.example"), "{}", b.host);
+    assert!(b.upcoming, "{b:?}");
+    let total = claims.booking.total.as_ref().unwrap();
+    assert!(b.price.as_deref().is_some_and(|p| p.contains(&total.amount)), "{:?} {total:?}", b.price);
+    // 13:00 at UTC-4 (future_offer): the same day in any zone from UTC-11 to UTC+10.
+    let day = claims.booking.start[8..10].trim_start_matches('0');
+    assert!(b.when.contains(day), "{} on {}", b.when, claims.booking.start);
+    assert_eq!(b.managers.len(), 1);
+    assert_eq!(b.managers[0].jti, manager.jti);
+    assert!(b.rests_on.as_deref().is_some_and(|r| r.contains("Maple Street Auto")), "{:?}", b.rests_on);
+}
+
+/// The records' host filter offers each host by the name the consent text
+/// showed, its value still the host id, so a search by it finds that host's
+/// entries; a host id met nowhere finds nothing.
+#[tokio::test]
+async fn the_host_filter_names_hosts_as_the_person_read_them() {
+    let env = start().await;
+    let svc = &env.app.service;
+    let choices = svc.records().filter_choices().await.unwrap();
+    assert!(choices.hosts.is_empty(), "no host before the person's first yes: {:?}", choices.hosts);
+    let a = paired_agent(&env, 44).await;
+    let (_, offer) = future_offer(&env.host, 6);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "named"))).await.unwrap();
+    approved(&env, &a, &r).await;
+    let choices = svc.records().filter_choices().await.unwrap();
+    assert_eq!(choices.hosts.len(), 1, "{:?}", choices.hosts);
+    assert_eq!(choices.hosts[0].label, "Maple Street Auto");
+    assert_eq!(choices.hosts[0].value, "maple-street-auto");
+    let q = keyapp::record_query::HistoryQuery::from(keyapp::record_query::RecordSearch {
+        host: Some(choices.hosts[0].value.clone()),
+        ..Default::default()
+    });
+    let found = svc.records().history_page(&q).await.unwrap().items;
+    assert!(!found.is_empty() && found.iter().all(|h| h.sentence.contains("Maple Street Auto")), "{found:#?}");
 }

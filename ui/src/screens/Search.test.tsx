@@ -28,7 +28,10 @@ vi.mock("../api", () => ({
       return credentialPages(q);
     },
     filterChoices: async () => ({
-      hosts: [{ value: "maple-street-auto", label: "maplestreetauto.example" }],
+      hosts: [
+        { value: "maple-street-auto", label: "Maple Street Auto" },
+        { value: "smile-dental", label: "Smile Dental" },
+      ],
       agents: [{ value: "jkt-cal", label: "Calendar Pal" }],
     }),
     exportPath: async (format: string) => `/home/you/schcp-records.${format}`,
@@ -175,7 +178,7 @@ describe("History search", () => {
       // "To" includes its day: the query's end is the next day's start.
       until: dayStart("2026-12-03"),
     });
-    // The choices are named in words: the host's domain, the assistant's name.
+    // The choices are named in words: the host's name, the assistant's name.
     expect(within(screen.getByLabelText("Assistant")).getByText("Calendar Pal")).toBeTruthy();
     await click(screen.getByRole("button", { name: "Clear" }));
     expect(last(historyAsked)).toEqual({
@@ -187,6 +190,20 @@ describe("History search", () => {
       until: undefined,
     });
     expect((screen.getByLabelText("Words to find") as HTMLInputElement).value).toBe("");
+  });
+
+  it("offers each host by the name the service gives, and searches by the host it stands for", async () => {
+    historyPages = async () => ({ items: [entry(1)] });
+    await show(<History />);
+    const hosts = screen.getByLabelText("Host") as HTMLSelectElement;
+    const shown = [...hosts.options].map((o) => o.textContent);
+    expect(shown).toEqual(["Any host", "Maple Street Auto", "Smile Dental"]);
+    // No id or domain where the person reads: those are the options' values only.
+    expect(shown.join(" ")).not.toMatch(/smile-dental|maple-street-auto|\.example/);
+    const smile = within(hosts).getByRole("option", { name: "Smile Dental" }) as HTMLOptionElement;
+    fireEvent.change(hosts, { target: { value: smile.value } });
+    await click(screen.getByRole("button", { name: "Search" }));
+    expect(last(historyAsked)).toEqual(expect.objectContaining({ host: "smile-dental" }));
   });
 
   it("loads the next page after the last one, with the same search, until there is none", async () => {

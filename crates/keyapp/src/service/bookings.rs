@@ -39,10 +39,15 @@ impl Service {
 
     /// The host as the person knows it: its verified domain, else its id
     /// said to be unverified.
+    /// The host by the name its verified document gave where it is bound
+    /// (§2.2), as the consent text showed it, with that domain beside it.
     fn host_words(&self, r: &BookingRecord) -> String {
-        match &r.host_domain {
-            Some(domain) => domain.clone(),
-            None => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
+        match (&r.host_domain, &r.host_name) {
+            (Some(domain), Some(name)) => {
+                self.words_with("host-named", [("name", inert::inert(name).into()), ("domain", domain.clone().into())])
+            }
+            (Some(domain), None) => domain.clone(),
+            (None, _) => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
         }
     }
 

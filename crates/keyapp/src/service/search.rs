@@ -10,13 +10,28 @@ use crate::store::{credentials, history};
 use crate::views::Publication;
 
 impl Records<'_> {
-    /// The hosts and assistants a search can be narrowed to: hosts by the
-    /// domain the key app verified them at, assistants by the name they
+    /// The hosts and assistants a search can be narrowed to: hosts by their
+    /// name as the consent text showed it (the domain the key app verified
+    /// them at beside it where two share a name, or alone where no name is
+    /// known), the filter's value their id; assistants by the name they
     /// paired under (inert, as everywhere the person reads it).
     pub async fn filter_choices(self) -> Result<FilterChoices, ServiceError> {
         let (hosts, agents) = history::filter_choices(self.svc.store()).await?;
+        let named = |h: &history::HostChoice| h.name.as_deref().map(schcp_consent::inert::inert);
+        let labels: Vec<Option<String>> = hosts.iter().map(named).collect();
+        let shared = |name: &str| labels.iter().flatten().filter(|n| n.as_str() == name).count() > 1;
+        let host_choice = |(h, name): (history::HostChoice, Option<String>)| {
+            let label = match name {
+                Some(n) if shared(&n) => {
+                    self.svc.words_with("host-named", [("name", n.into()), ("domain", h.domain.into())])
+                }
+                Some(n) => n,
+                None => h.domain,
+            };
+            FilterChoice { value: h.host_id, label }
+        };
         Ok(FilterChoices {
-            hosts: hosts.into_iter().map(|(value, domain)| FilterChoice { value, label: domain }).collect(),
+            hosts: hosts.into_iter().zip(labels.clone()).map(host_choice).collect(),
             agents: agents
                 .into_iter()
                 .map(|(value, name)| FilterChoice { value, label: schcp_consent::inert::inert(&name) })
@@ -142,6 +157,45 @@ mod tests {
 
     fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
         list.iter().map(|(a, b)| ((*a).to_owned(), (*b).to_owned())).collect()
+    }
+
+    #[tokio::test]
+    async fn hosts_are_offered_by_name_with_their_domain_where_two_share_one() {
+        use crate::host_binding::{Basis, HostBinding};
+        let (svc, _clock, _dir) = service_at(T0 + 100).await;
+        let place = |id: &str, domain: &str, name: Option<&str>| HostBinding {
+            host_id: id.into(),
+            domain: domain.into(),
+            basis: Basis::OwnDomain,
+            key_thumbprints: Vec::new(),
+            name: name.map(str::to_owned),
+        };
+        let mut tx = svc.store().begin().await.unwrap();
+        for b in [
+            place("smile-dental", "smile.example", Some("Smile Dental")),
+            place("maple-street-auto", "maple.example", Some("Maple Street Auto")),
+            place("maple-auto-2", "maple-two.example", Some("Maple Street Auto")),
+            place("elm-garage", "elm.example", None),
+            // Control characters in a host's own name are made inert, as in the consent text.
+            place("ctl", "ctl.example", Some("Bad\u{202E}Name")),
+        ] {
+            crate::store::host_bindings::bind(&mut tx, &b, T0).await.unwrap();
+        }
+        tx.commit().await.unwrap();
+        let hosts = svc.records().filter_choices().await.unwrap().hosts;
+        let got: Vec<(&str, &str)> = hosts.iter().map(|c| (c.value.as_str(), c.label.as_str())).collect();
+        let bad = schcp_consent::inert::inert("Bad\u{202E}Name");
+        assert_ne!(bad, "Bad\u{202E}Name");
+        assert_eq!(
+            got,
+            [
+                ("ctl", bad.as_str()),
+                ("elm-garage", "elm.example"),
+                ("maple-auto-2", "Maple Street Auto (maple-two.example)"),
+                ("maple-street-auto", "Maple Street Auto (maple.example)"),
+                ("smile-dental", "Smile Dental"),
+            ]
+        );
     }
 
     #[tokio::test]

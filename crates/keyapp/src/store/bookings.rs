@@ -14,6 +14,8 @@ pub struct BookingRecord {
     pub verified_at: i64,
     /// The domain the key app bound the host to (§2.2), when it is bound.
     pub host_domain: Option<String>,
+    /// The host's name as the key app verified it there (migration 0021).
+    pub host_name: Option<String>,
     /// The credential the receipt names (`consent.mandate`), when the key app issued it.
     pub mandate_jti: Option<String>,
     pub mandate_kind: Option<String>,
@@ -37,7 +39,7 @@ pub struct ManagerRecord {
 pub async fn all(store: &Store) -> Result<(Vec<BookingRecord>, Vec<ManagerRecord>), StoreError> {
     let mut tx = store.pool().begin().await?;
     let bookings: Vec<BookingRecord> = sqlx::query_as(
-        "SELECT r.host, r.booking_id, r.compact, r.verified_at, b.domain AS host_domain,
+        "SELECT r.host, r.booking_id, r.compact, r.verified_at, b.domain AS host_domain, b.name AS host_name,
                 r.mandate_jti, mc.kind AS mandate_kind, mr.summary AS mandate_summary
          FROM receipts r
          LEFT JOIN host_bindings b ON b.host_id = r.host

@@ -175,12 +175,23 @@ pub async fn search(
     rows.into_iter().map(|f| Ok((f.id, HistoryRecord::try_from(f.row)?))).collect()
 }
 
-/// What the person can narrow a search to: every host the key app verified
-/// (id, domain), and every assistant ever paired (key thumbprint, name).
-pub async fn filter_choices(store: &Store) -> Result<(Vec<(String, String)>, Vec<(String, String)>), StoreError> {
-    let hosts = sqlx::query_as("SELECT host_id, domain FROM host_bindings ORDER BY domain, host_id")
-        .fetch_all(store.pool())
-        .await?;
+/// A host a search can be narrowed to: its id (the filter's value), the
+/// domain it is bound to and its name there, when the records know it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct HostChoice {
+    pub host_id: String,
+    pub domain: String,
+    pub name: Option<String>,
+}
+
+/// What the person can narrow a search to: every host the key app verified,
+/// by name, and every assistant ever paired (key thumbprint, name).
+pub async fn filter_choices(store: &Store) -> Result<(Vec<HostChoice>, Vec<(String, String)>), StoreError> {
+    let hosts = sqlx::query_as(
+        "SELECT host_id, domain, name FROM host_bindings ORDER BY COALESCE(name, domain) COLLATE NOCASE, host_id",
+    )
+    .fetch_all(store.pool())
+    .await?;
     let agents = sqlx::query_as(
         "SELECT jkt, name FROM agents WHERE status IN ('approved', 'unpaired') ORDER BY name COLLATE NOCASE, jkt",
     )

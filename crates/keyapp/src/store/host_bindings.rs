@@ -22,6 +22,9 @@ struct PlaceRow {
     basis: String,
     #[sqlx(default)]
     key_thumbprints: Option<String>,
+    /// The host's name (migration 0021), for a binding only.
+    #[sqlx(default)]
+    name: Option<String>,
 }
 
 impl PlaceRow {
@@ -32,6 +35,7 @@ impl PlaceRow {
             basis: basis(&self.basis)?,
             key_thumbprints: self.key_thumbprints.as_deref().map_or(Ok(Vec::new()), thumbprints)?,
             domain: self.domain,
+            name: self.name,
         })
     }
 }
@@ -39,7 +43,7 @@ impl PlaceRow {
 /// The binding of `host_id`, if the person has dealt with it. Its
 /// `key_thumbprints` are empty: a binding is a place, not a set of keys.
 pub async fn binding(store: &Store, host_id: &str) -> Result<Option<HostBinding>, StoreError> {
-    let row: Option<PlaceRow> = sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
+    let row: Option<PlaceRow> = sqlx::query_as("SELECT domain, basis, name FROM host_bindings WHERE host_id = ?")
         .bind(host_id)
         .fetch_optional(store.pool())
         .await?;
@@ -48,20 +52,25 @@ pub async fn binding(store: &Store, host_id: &str) -> Result<Option<HostBinding>
 
 /// Binds `b.host_id` to `b`'s place inside the caller's transaction, unless it
 /// is bound already. Returns the binding in force afterwards, so the caller
-/// can refuse when another place won in the meantime.
+/// can refuse when another place won in the meantime. The host's name, when
+/// `b` has one, is the one kept from now on, but only at the bound place: a
+/// document elsewhere never renames a host the person knows.
 pub async fn bind(conn: &mut sqlx::SqliteConnection, b: &HostBinding, now: i64) -> Result<HostBinding, StoreError> {
     sqlx::query(
-        "INSERT INTO host_bindings (host_id, domain, basis, bound_at, updated_at) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (host_id) DO NOTHING",
+        "INSERT INTO host_bindings (host_id, domain, basis, bound_at, updated_at, name) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (host_id) DO UPDATE SET name = excluded.name
+         WHERE excluded.name IS NOT NULL AND host_bindings.domain = excluded.domain
+           AND host_bindings.basis = excluded.basis",
     )
     .bind(&b.host_id)
     .bind(&b.domain)
     .bind(b.basis.as_str())
     .bind(now)
     .bind(now)
+    .bind(&b.name)
     .execute(&mut *conn)
     .await?;
-    let row: PlaceRow = sqlx::query_as("SELECT domain, basis FROM host_bindings WHERE host_id = ?")
+    let row: PlaceRow = sqlx::query_as("SELECT domain, basis, name FROM host_bindings WHERE host_id = ?")
         .bind(&b.host_id)
         .fetch_one(&mut *conn)
         .await?;
@@ -237,7 +246,32 @@ mod tests {
             domain: domain.into(),
             basis: Basis::OwnDomain,
             key_thumbprints: vec!["t1".into()],
+            name: None,
         }
+    }
+
+    #[tokio::test]
+    async fn a_host_is_renamed_only_by_a_document_at_its_bound_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.db")).await.unwrap();
+        let mut conn = store.pool().acquire().await.unwrap();
+        let named = |domain: &str, name: Option<&str>| HostBinding { name: name.map(str::to_owned), ..at(domain) };
+        let won = bind(&mut conn, &named("maplestreetauto.example", Some("Maple Auto")), 1).await.unwrap();
+        assert_eq!(won.name.as_deref(), Some("Maple Auto"));
+        // The host renames itself where it stands: the new name is kept.
+        let won = bind(&mut conn, &named("maplestreetauto.example", Some("Maple Street Auto")), 2).await.unwrap();
+        assert_eq!(won.name.as_deref(), Some("Maple Street Auto"));
+        // A document that gave no name leaves the known one.
+        let won = bind(&mut conn, &named("maplestreetauto.example", None), 3).await.unwrap();
+        assert_eq!(won.name.as_deref(), Some("Maple Street Auto"));
+        // A look-alike elsewhere never renames it.
+        let won = bind(&mut conn, &named("maple-street-auto.example", Some("Not Maple")), 4).await.unwrap();
+        assert_eq!((won.domain.as_str(), won.name.as_deref()), ("maplestreetauto.example", Some("Maple Street Auto")));
+        drop(conn);
+        assert_eq!(
+            binding(&store, "maple-street-auto").await.unwrap().unwrap().name.as_deref(),
+            Some("Maple Street Auto")
+        );
     }
 
     #[tokio::test]

@@ -338,6 +338,21 @@ mod tests {
         assert_eq!(mode, "wal");
     }
 
+    /// Records at `path` as the migrations before `version` left them: what
+    /// an older key app wrote, for a migration's test to fill and reopen.
+    async fn migrated_below(path: &std::path::Path, version: i64) -> sqlx::SqlitePool {
+        let options = SqliteConnectOptions::new().filename(path).create_if_missing(true);
+        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
+        let before = sqlx::migrate::Migrator {
+            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < version).cloned().collect()),
+            ignore_missing: false,
+            locking: true,
+            no_tx: false,
+        };
+        before.run(&pool).await.unwrap();
+        pool
+    }
+
     #[tokio::test]
     async fn requests_answered_before_decision_seq_are_numbered_in_the_order_they_were_read() {
         // Migration 0009 on a database of migration 0007: answered requests get
@@ -345,15 +360,7 @@ mod tests {
         // later decision, one by one or in a batch, takes the next number.
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("keyapp.db");
-        let options = SqliteConnectOptions::new().filename(&path).create_if_missing(true);
-        let pool = SqlitePoolOptions::new().max_connections(1).connect_with(options).await.unwrap();
-        let before = sqlx::migrate::Migrator {
-            migrations: std::borrow::Cow::Owned(MIGRATOR.iter().filter(|m| m.version < 9).cloned().collect()),
-            ignore_missing: false,
-            locking: true,
-            no_tx: false,
-        };
-        before.run(&pool).await.unwrap();
+        let pool = migrated_below(&path, 9).await;
         sqlx::query("INSERT INTO agents VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0, 0)")
             .execute(&pool)
             .await
@@ -408,6 +415,81 @@ mod tests {
         // A request that stays pending, or is written again, keeps its number.
         sqlx::query("UPDATE requests SET result = '{}' WHERE request_id = 'a'").execute(store.pool()).await.unwrap();
         assert_eq!(seqs(store).await[0], ("a".to_string(), Some(2)));
+    }
+
+    #[tokio::test]
+    async fn migration_0021_names_bound_hosts_from_the_terms_their_requests_kept() {
+        // Records of migration 0020: three bound hosts. Maple's newest request
+        // at its bound place kept the name; an older one and one elsewhere (a
+        // look-alike, never accepted) kept others. Smile's only request kept
+        // no terms; Elm's kept its id (no name) and a request naming two hosts.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("keyapp.db");
+        let pool = migrated_below(&path, 21).await;
+        sqlx::query(
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
+             VALUES ('j', '{}', 'A', 'pr_1', 'f', 'approved', 0)",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        for (host, domain) in
+            [("maple", "maple.example"), ("smile", "smile.example"), ("elm", "elm.example"), ("oak", "oak.example")]
+        {
+            sqlx::query("INSERT INTO host_bindings VALUES (?, ?, 'own_domain', 0, 0)")
+                .bind(host)
+                .bind(domain)
+                .execute(&pool)
+                .await
+                .unwrap();
+        }
+        let place = |host: &str, domain: &str| {
+            format!(r#"{{"host_id":"{host}","domain":"{domain}","basis":"own_domain","key_thumbprints":[]}}"#)
+        };
+        let rows = [
+            ("r1", 1, format!("[{}]", place("maple", "maple.example")), Some(r#"{"host":"Maple (old)","lines":[]}"#)),
+            (
+                "r2",
+                3,
+                format!("[{}]", place("maple", "maple.example")),
+                Some(r#"{"host":"Maple Street Auto","lines":[]}"#),
+            ),
+            ("r3", 4, format!("[{}]", place("maple", "mapel.example")), Some(r#"{"host":"Look-alike","lines":[]}"#)),
+            ("r4", 2, format!("[{}]", place("smile", "smile.example")), None),
+            ("r5", 2, format!("[{}]", place("elm", "elm.example")), Some(r#"{"host":"elm","lines":[]}"#)),
+            (
+                "r6",
+                5,
+                format!("[{},{}]", place("elm", "elm.example"), place("oak", "oak.example")),
+                Some(r#"{"host":"Two hosts","lines":[]}"#),
+            ),
+        ];
+        for (id, created, hosts, terms) in rows {
+            sqlx::query(
+                "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status,
+                                       consent_text, input, created_at, expires_at, hosts, terms)
+                 VALUES (?, 'j', 'closed_mandate', ?, 'h', 'approved', 't', '{}', ?, 10, ?, ?)",
+            )
+            .bind(id)
+            .bind(id)
+            .bind(created)
+            .bind(hosts)
+            .bind(terms)
+            .execute(&pool)
+            .await
+            .unwrap();
+        }
+        pool.close().await;
+        let store = Store::open(&path).await.unwrap();
+        let names: Vec<(String, Option<String>)> =
+            sqlx::query_as("SELECT host_id, name FROM host_bindings ORDER BY host_id")
+                .fetch_all(store.pool())
+                .await
+                .unwrap();
+        let want = |v: &[(&str, Option<&str>)]| {
+            v.iter().map(|(h, n)| (h.to_string(), n.map(str::to_owned))).collect::<Vec<_>>()
+        };
+        assert_eq!(names, want(&[("elm", None), ("maple", Some("Maple Street Auto")), ("oak", None), ("smile", None)]));
     }
 
     #[tokio::test]
