@@ -544,3 +544,6 @@ choose-restore-title = Your backup file
 
 # Settings: the public key behind a disclosure
 settings-key-details = Details for developers
+
+# Contacts: the OS confirms a name the consent text will trust
+verification-contact-summary = Name a contact “{ $name }”

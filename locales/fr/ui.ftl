@@ -543,3 +543,6 @@ choose-restore-title = Votre fichier de sauvegarde
 
 # Settings: the public key behind a disclosure
 settings-key-details = Détails pour les développeurs
+
+# Contacts: the OS confirms a name the consent text will trust
+verification-contact-summary = Nommer un contact « { $name } »

@@ -58,12 +58,22 @@ async fn the_data_directory_is_the_owners_alone_from_the_first_start_on() {
     let first = app::start(config(&data), passphrase()).await.expect("the key app starts");
     // The migrations wrote, so SQLite has made its WAL files by now.
     assert_private(&data, "after a first start");
-    first.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:x", "Ellis", None).await.unwrap();
+    first
+        .service
+        .directory()
+        .add_contact("urn:schcp:principal:jwk-thumbprint:x", "Ellis", None, keyapp::service::Origin::ThisProcess)
+        .await
+        .unwrap();
     assert_private(&data, "after a write");
 
     drop(first); // one key app per data directory
     let again = app::start(config(&data), passphrase()).await.expect("the key app restarts");
-    again.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:y", "Sam", None).await.unwrap();
+    again
+        .service
+        .directory()
+        .add_contact("urn:schcp:principal:jwk-thumbprint:y", "Sam", None, keyapp::service::Origin::ThisProcess)
+        .await
+        .unwrap();
     assert_private(&data, "after a restart");
 }
 
@@ -79,6 +89,11 @@ async fn a_looser_data_directory_is_tightened_at_start() {
     }
     assert_eq!(mode(&data.join("keyapp.db")), 0o644);
     let running = app::start(config(&data), passphrase()).await.expect("the key app starts");
-    running.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:z", "Kim", None).await.unwrap();
+    running
+        .service
+        .directory()
+        .add_contact("urn:schcp:principal:jwk-thumbprint:z", "Kim", None, keyapp::service::Origin::ThisProcess)
+        .await
+        .unwrap();
     assert_private(&data, "after a start on a loose directory");
 }
