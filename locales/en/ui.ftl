@@ -194,9 +194,9 @@ tray-pending =
     }
 tray-quit = Quit
 notify-title = Your consent is asked
-notify-pairing = { $agent } asks to pair with your key app.
-notify-request = { $agent } asks for your consent.
-notify-request-what = { $agent } asks for your consent: { $what }
+notify-pairing = An assistant named “{ $agent }” asks to pair with your key app.
+notify-request = Your assistant “{ $agent }” asks for your consent.
+notify-request-what = Your assistant “{ $agent }” asks for your consent: { $what }
 
 # The file keystore's passphrase, asked in the window where no OS keychain answers.
 unlock-heading = Unlock your key
@@ -547,3 +547,5 @@ settings-key-details = Details for developers
 
 # Hosts by name: My bookings, and the records' host filter where two hosts share a name
 host-named = { $name } ({ $domain })
+# Contacts: the OS confirms a name the consent text will trust
+verification-contact-summary = Name a contact “{ $name }”

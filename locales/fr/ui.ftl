@@ -193,9 +193,9 @@ tray-pending =
     }
 tray-quit = Quitter
 notify-title = Votre consentement est demandé
-notify-pairing = { $agent } demande à se jumeler à votre appli de clés.
-notify-request = { $agent } demande votre consentement.
-notify-request-what = { $agent } demande votre consentement : { $what }
+notify-pairing = Un assistant nommé « { $agent } » demande à se jumeler à votre appli de clés.
+notify-request = Votre assistant « { $agent } » demande votre consentement.
+notify-request-what = Votre assistant « { $agent } » demande votre consentement : { $what }
 
 # La phrase de passe du trousseau fichier, demandée dans la fenêtre quand aucun trousseau du système ne répond.
 unlock-heading = Déverrouiller votre clé
@@ -546,3 +546,5 @@ settings-key-details = Détails pour les développeurs
 
 # Les hôtes par leur nom : Mes réservations, et le filtre par hôte des registres quand deux hôtes portent le même nom
 host-named = { $name } ({ $domain })
+# Contacts: the OS confirms a name the consent text will trust
+verification-contact-summary = Nommer un contact « { $name } »

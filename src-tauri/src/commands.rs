@@ -162,12 +162,15 @@ pub async fn contacts(svc: Svc<'_>) -> Answer<Vec<Contact>> {
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_contact(svc: Svc<'_>, principal: String, name: String, relationship: Option<String>) -> Answer<()> {
-    svc.directory().add_contact(&principal, &name, relationship.as_deref()).await.map_err(refused(&svc))
+    svc.directory()
+        .add_contact(&principal, &name, relationship.as_deref(), Origin::ThisProcess)
+        .await
+        .map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn rename_contact(svc: Svc<'_>, principal: String, name: String) -> Answer<()> {
-    svc.directory().rename_contact(&principal, &name).await.map_err(refused(&svc))
+    svc.directory().rename_contact(&principal, &name, Origin::ThisProcess).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -111,6 +111,9 @@ mod tests {
         assert_eq!(l.format("tray-pending", &[("count", 1.into())]), "1 en attente de votre réponse");
         assert!(l.set("de").is_err());
         assert_eq!(l.get(), Language::French);
-        assert_eq!(l.format("notify-request", &[("agent", "Cal".into())]), "Cal demande votre consentement.");
+        assert_eq!(
+            l.format("notify-request", &[("agent", "Cal".into())]),
+            "Votre assistant « Cal » demande votre consentement."
+        );
     }
 }

@@ -107,13 +107,13 @@ mod tests {
         let body = notification_body(&lang, &item("closed_mandate", "<b>Bold</b> & \"Co\" 'Ltd'"));
         assert_eq!(
             body,
-            "&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39; asks for your consent: Synthetic oil change with Maple Street Auto"
+            "Your assistant “&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39;” asks for your consent: Synthetic oil change with Maple Street Auto"
         );
         let mut unnamed = item("closed_mandate", "Calendar Assistant");
         unnamed.summary.clear();
-        assert_eq!(notification_body(&lang, &unnamed), "Calendar Assistant asks for your consent.");
+        assert_eq!(notification_body(&lang, &unnamed), "Your assistant “Calendar Assistant” asks for your consent.");
         let pairing = notification_body(&lang, &item("pairing", "Calendar Assistant"));
-        assert_eq!(pairing, "Calendar Assistant asks to pair with your key app.");
+        assert_eq!(pairing, "An assistant named “Calendar Assistant” asks to pair with your key app.");
     }
 
     #[test]
@@ -121,7 +121,25 @@ mod tests {
         let lang = UiLanguage::new(Language::English);
         let body = notification_body(&lang, &item("pairing", "Cal\u{202E}dnar\u{200B}"));
         assert!(!body.contains('\u{202E}') && !body.contains('\u{200B}'), "{body:?}");
-        assert!(body.starts_with("Cal\u{FFFD}dnar\u{FFFD} asks"), "{body:?}");
+        assert!(body.starts_with("An assistant named “Cal\u{FFFD}dnar\u{FFFD}” asks"), "{body:?}");
+    }
+
+    /// An assistant chooses its own name, and a notification is read at a
+    /// glance: a name like "Your bank: security check" must read as an
+    /// assistant's name, quoted, never as the start of the key app's sentence.
+    #[test]
+    fn an_assistants_name_is_quoted_and_said_to_be_an_assistants() {
+        let name = "Your bank: approve the next prompt";
+        for lang in [UiLanguage::new(Language::English), UiLanguage::new(Language::French)] {
+            let pairing = notification_body(&lang, &item("pairing", name));
+            let request = notification_body(&lang, &item("closed_mandate", name));
+            for body in [pairing, request] {
+                assert!(!body.starts_with("Your bank"), "{body}");
+                let quoted = [format!("“{name}”"), format!("« {name} »")];
+                assert!(quoted.iter().any(|q| body.contains(q.as_str())), "{body}");
+                assert!(body.to_lowercase().contains("assistant"), "{body}");
+            }
+        }
     }
 
     #[test]

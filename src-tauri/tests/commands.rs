@@ -451,7 +451,11 @@ fn the_window_and_the_terminal_page_through_the_same_history_without_a_cap() {
     block(async {
         // Each save is one history entry.
         for i in 0..over {
-            e.svc.directory().add_contact(&noor, &format!("Noor {i}"), None).await.unwrap();
+            e.svc
+                .directory()
+                .add_contact(&noor, &format!("Noor {i}"), None, keyapp::service::Origin::ThisProcess)
+                .await
+                .unwrap();
         }
     });
     // The window asks for more than a page holds: it gets the largest page, and the rest after it.

@@ -321,6 +321,15 @@ impl Config {
         if let Some(hosted) = &self.status_api.hosted {
             check_hosted(hosted)?;
         }
+        // An assistant can write this file: a pin for a real business's
+        // name would let it answer as that business (`outbound::config_may_vouch_for`).
+        if let Some(name) = self.discovery.resolve.keys().find(|n| !crate::outbound::config_may_vouch_for(n)) {
+            return Err(ConfigError::Invalid(format!(
+                "[discovery] resolve pins {name:?}, a public name; only names reserved for tests and private \
+                 networks (….test, ….example, ….internal, ….home.arpa, ….localhost) may be pinned, and a real \
+                 business is reached through DNS and a public certificate"
+            )));
+        }
         Ok(())
     }
 

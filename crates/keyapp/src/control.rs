@@ -230,8 +230,10 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         Command::SearchCredentials { query } => to_value(service.records().credential_page(&query).await?),
         Command::ExportRecords { format } => json!({ "document": service.records().export_document(format).await? }),
         Command::Contacts => to_value(service.directory().contacts().await?),
+        // The consent text names people by the person's contacts (§5.12): a
+        // name is as strong as a yes, so the OS confirms the peer first.
         Command::ContactsAdd { principal, name, relationship } => {
-            service.directory().add_contact(&principal, &name, relationship.as_deref()).await?;
+            service.directory().add_contact(&principal, &name, relationship.as_deref(), origin).await?;
             json!({ "principal": principal, "name": name })
         }
         Command::AttestationsAdd { jws } => service.directory().add_attestation(&jws).await?,

@@ -12,10 +12,13 @@
 //!   and unspecified addresses are refused before any connection, as 422
 //!   `discovery_url_refused`. The client itself is `https_only` as a second guard.
 //! - Trust: the system's roots (Debian's ca-certificates via `rustls-native-certs`)
-//!   plus the PEM files in `extra_root_certs`; `resolve` pins names to addresses like
-//!   `curl --resolve`, so a test or private host is reached without weakening TLS.
-//!   A pinned name is the policy's one exception, and stays exact: that name, that
-//!   address and port, nothing else.
+//!   plus, for reserved names only (`outbound::config_may_vouch_for`: `….example`,
+//!   `….test`, …), the PEM files in `extra_root_certs`; `resolve` pins such names to
+//!   addresses like `curl --resolve`, so a test or private host is reached without
+//!   weakening TLS. A pinned name is the policy's one exception, and stays exact:
+//!   that name, that address and port, nothing else. A public name is proved by
+//!   the system's roots alone: the config is a file an assistant can write, and
+//!   its roots must not make the assistant's server pass for a business (§5.2).
 //! - Short timeouts (connect 5 s, whole request 10 s), a 256 KiB body limit enforced
 //!   while reading, no compression (nothing to inflate past the limit), no proxy
 //!   (`resolve` must mean what it says, and the fetch must go where the person's
@@ -202,7 +205,10 @@ struct CacheEntry {
 }
 
 struct Inner {
+    /// The system's roots alone: every public name.
     http: reqwest::Client,
+    /// The system's roots and `extra_root_certs`: reserved names only.
+    reserved: reqwest::Client,
     pinned: Pinned,
     cache: Mutex<HashMap<String, CacheEntry>>,
 }
@@ -228,30 +234,36 @@ enum Source {
 }
 
 impl DiscoveryClient {
-    /// A client trusting the system's roots and `config.extra_root_certs`, with
-    /// `config.resolve` applied and every other name held to the outbound policy.
+    /// A client trusting the system's roots, and `config.extra_root_certs` for
+    /// reserved names only, with `config.resolve` applied (`Config::check` lets
+    /// it name reserved names only) and every other name held to the outbound
+    /// policy.
     pub fn new(config: &config::Discovery) -> Result<Self, DiscoveryError> {
         let pinned: Pinned = config.resolve.iter().map(|(name, addr)| (name.to_ascii_lowercase(), *addr)).collect();
-        let mut builder = reqwest::Client::builder()
-            .https_only(true)
-            // rustls-native-certs: the system's roots (SSL_CERT_FILE/SSL_CERT_DIR too).
-            .tls_built_in_native_certs(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(CONNECT_TIMEOUT)
-            .timeout(TOTAL_TIMEOUT)
-            .no_proxy()
-            // Every name, pinned or not, is resolved here, so one place decides each
-            // address. reqwest lets a URL's explicit port override a resolved one, so
-            // `outbound::check_url` refuses any other port on a pinned name.
-            .dns_resolver(Arc::new(PublicOnlyResolver::new(pinned.clone())))
-            .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")));
+        let builder = || {
+            reqwest::Client::builder()
+                .https_only(true)
+                // rustls-native-certs: the system's roots (SSL_CERT_FILE/SSL_CERT_DIR too).
+                .tls_built_in_native_certs(true)
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(CONNECT_TIMEOUT)
+                .timeout(TOTAL_TIMEOUT)
+                .no_proxy()
+                // Every name, pinned or not, is resolved here, so one place decides each
+                // address. reqwest lets a URL's explicit port override a resolved one, so
+                // `outbound::check_url` refuses any other port on a pinned name.
+                .dns_resolver(Arc::new(PublicOnlyResolver::new(pinned.clone())))
+                .user_agent(concat!("schcp-keyapp/", env!("CARGO_PKG_VERSION")))
+        };
+        let http = builder().build().map_err(DiscoveryError::Client)?;
+        let mut builder = builder();
         for path in &config.extra_root_certs {
             for cert in read_pem_certs(path)? {
                 builder = builder.add_root_certificate(cert);
             }
         }
-        let http = builder.build().map_err(DiscoveryError::Client)?;
-        Ok(DiscoveryClient { inner: Arc::new(Inner { http, pinned, cache: Mutex::new(HashMap::new()) }) })
+        let reserved = builder.build().map_err(DiscoveryError::Client)?;
+        Ok(DiscoveryClient { inner: Arc::new(Inner { http, reserved, pinned, cache: Mutex::new(HashMap::new()) }) })
     }
 
     /// The host's checked discovery document, from the cache while it is fresh.
@@ -365,14 +377,18 @@ impl DiscoveryClient {
     async fn get(&self, url: &Url) -> Result<(Vec<u8>, Option<Duration>), DiscoveryError> {
         let u = || url.to_string();
         let fetch_err = |source| DiscoveryError::Fetch { url: u(), source };
+        let client = match url.host_str().is_some_and(outbound::config_may_vouch_for) {
+            true => &self.inner.reserved,
+            false => &self.inner.http,
+        };
         let mut response =
-            self.inner.http.get(url.clone()).header(reqwest::header::ACCEPT, "application/json").send().await.map_err(
-                |e| match outbound::find_refusal(&e) {
+            client.get(url.clone()).header(reqwest::header::ACCEPT, "application/json").send().await.map_err(|e| {
+                match outbound::find_refusal(&e) {
                     // The resolver refused the name's addresses: nothing was connected to.
                     Some(refusal) => DiscoveryError::Refused { url: u(), refusal },
                     None => fetch_err(e),
-                },
-            )?;
+                }
+            })?;
         let status = response.status();
         if status.is_redirection() {
             let location =

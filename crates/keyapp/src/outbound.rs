@@ -14,7 +14,8 @@
 //!
 //! The one exception is the person's own config: names in `[discovery] resolve`
 //! (how tests and private deployments reach a host) resolve to exactly the listed
-//! address and port, and to nothing else.
+//! address and port, and to nothing else. The config may name only names no
+//! business can hold ([`config_may_vouch_for`]).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -142,6 +143,26 @@ fn v6_range(ip: Ipv6Addr) -> Option<&'static str> {
         return Some("reserved");
     }
     V6_REFUSED.iter().find(|(net, _)| within(net)).map(|(_, label)| *label)
+}
+
+/// Names reserved for tests and private networks: no public certificate
+/// authority issues for them, so no business can be reached at one (RFC 6761
+/// §6, RFC 2606 §3, RFC 8375, and ICANN's `internal`).
+const RESERVED_SUFFIXES: [&str; 9] =
+    ["test", "example", "invalid", "localhost", "internal", "home.arpa", "example.com", "example.net", "example.org"];
+
+/// Whether the person's config may vouch for `name`: pin its address in
+/// `[discovery] resolve`, or prove it with a certificate from
+/// `extra_root_certs`. Only a reserved name may be. The config is a file every
+/// process of the person's can write, an assistant's included; if it could
+/// vouch for a public name, that assistant could serve its own discovery
+/// document as a real business's, and the consent text would show that
+/// business's domain as verified (SchCP §5.2, §5.3).
+pub fn config_may_vouch_for(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    RESERVED_SUFFIXES.iter().any(|suffix| {
+        name == *suffix || name.strip_suffix(suffix).is_some_and(|head| head.len() > 1 && head.ends_with('.'))
+    })
 }
 
 /// Names pinned by the config's `[discovery] resolve`, lowercased (URLs' hosts are).
@@ -346,6 +367,19 @@ mod tests {
 
     fn url(s: &str) -> Url {
         Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn the_config_vouches_only_for_names_no_business_can_hold() {
+        for ok in ["maplestreetauto.example", "a.test", "x.y.internal", "printer.home.arpa", "www.example.com", "test."]
+        {
+            assert!(config_may_vouch_for(ok), "{ok}");
+        }
+        for bad in
+            ["maplestreetauto.com", "mybank.fr", "notexample.com", "fooexample", "example.com.evil.fr", "test.com", ""]
+        {
+            assert!(!config_may_vouch_for(bad), "{bad}");
+        }
     }
 
     #[test]

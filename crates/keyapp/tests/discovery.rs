@@ -405,3 +405,39 @@ async fn offers_from_another_host_or_tampered_are_refused() {
     assert_eq!(reason(&err), "schema_invalid");
     assert_eq!(err.api_error().status.as_u16(), 422);
 }
+
+/// An assistant can write the person's config. With its own CA among
+/// `extra_root_certs` and a real business's name pinned to its own server, it
+/// would serve its discovery document as that business, shown under the
+/// business's domain as verified (SchCP §5.2). The config's roots prove
+/// reserved names only, and a pin for a public name is refused.
+#[tokio::test]
+async fn the_configs_own_roots_and_pins_never_vouch_for_a_public_name() {
+    let host = TestHost::start(TestHostConfig { domain: "maplestreetauto.com".into(), ..Default::default() }).await;
+    let dir = tempfile::tempdir().unwrap();
+    // Built from the fields, as the file cannot say it any more.
+    let client = DiscoveryClient::new(&config_for(&host, &dir, true)).unwrap();
+    let url = host.discovery_url();
+    let err = client.verify_offer(&url, &host.offer(now()), now()).await.unwrap_err();
+    assert!(matches!(err, DiscoveryError::Fetch { .. }), "{err:?}");
+    let text = err.to_string().to_lowercase();
+    assert!(text.contains("certificate") || text.contains("issuer"), "{text}");
+    assert_eq!(host.discovery_requests(), 0, "the assistant's server was never read");
+
+    // The same CA still proves a reserved name, as tests and private hosts need.
+    let reserved = setup().await;
+    assert!(reserved.client.fetch(&reserved.url).await.is_ok());
+
+    // And the config file that would pin the public name is refused whole.
+    let ca = dir.path().join("ca.pem");
+    let file = format!(
+        "[discovery]\nextra_root_certs = [{ca:?}]\nresolve = {{ \"maplestreetauto.com\" = \"{}\" }}\n",
+        host.addr()
+    );
+    let e = config::Config::parse(&file, std::path::Path::new("config.toml")).unwrap_err();
+    assert!(e.to_string().contains("\"maplestreetauto.com\", a public name"), "{e}");
+    let trust = dir.path().join("trust.toml");
+    std::fs::write(&trust, format!("resolve = {{ \"MapleStreetAuto.com.\" = \"{}\" }}\n", host.addr())).unwrap();
+    let via_trust_file = format!("[discovery]\ntrust_files = [{trust:?}]\n");
+    assert!(config::Config::parse(&via_trust_file, std::path::Path::new("config.toml")).is_err());
+}

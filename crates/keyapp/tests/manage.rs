@@ -133,16 +133,22 @@ async fn agents_show_their_last_request_and_unpairing_removes_them() {
 async fn contacts_are_renamed_and_removed_and_unknown_ones_refused() {
     let e = env().await;
     let noor = Jwk::ed25519(&SigningKey::from_bytes(&[9; 32]).verifying_key()).principal_id().unwrap();
-    e.svc.directory().add_contact(&noor, "Noor", None).await.unwrap();
-    e.svc.directory().rename_contact(&noor, "Noor Haddad").await.unwrap();
+    e.svc.directory().add_contact(&noor, "Noor", None, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.directory().rename_contact(&noor, "Noor Haddad", keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor Haddad");
     assert!(matches!(
-        e.svc.directory().rename_contact(&noor, " ").await,
+        e.svc.directory().rename_contact(&noor, " ", keyapp::service::Origin::ThisProcess).await,
         Err(ServiceError::Invalid { reason: Reason::BadName, .. })
     ));
-    assert!(matches!(e.svc.directory().rename_contact(&noor, "a\nb").await, Err(ServiceError::Invalid { .. })));
+    assert!(matches!(
+        e.svc.directory().rename_contact(&noor, "a\nb", keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::Invalid { .. })
+    ));
     assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor Haddad");
-    assert!(matches!(e.svc.directory().rename_contact("urn:other", "X").await, Err(ServiceError::NotFound(_))));
+    assert!(matches!(
+        e.svc.directory().rename_contact("urn:other", "X", keyapp::service::Origin::ThisProcess).await,
+        Err(ServiceError::NotFound(_))
+    ));
     e.svc.directory().remove_contact(&noor).await.unwrap();
     assert!(e.svc.directory().contacts().await.unwrap().is_empty());
     assert!(matches!(e.svc.directory().remove_contact(&noor).await, Err(ServiceError::NotFound(_))));

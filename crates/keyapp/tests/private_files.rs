@@ -51,6 +51,12 @@ fn assert_private(dir: &Path, when: &str) {
     }
 }
 
+/// A write to the records: a contact the person names (the OS, polkit here, confirms it).
+async fn add_contact(running: &app::Running, principal: &str, name: &str) {
+    let this = keyapp::service::Origin::ThisProcess;
+    running.service.directory().add_contact(principal, name, None, this).await.unwrap();
+}
+
 #[tokio::test]
 async fn the_data_directory_is_the_owners_alone_from_the_first_start_on() {
     let root = tempfile::tempdir().unwrap();
@@ -58,12 +64,12 @@ async fn the_data_directory_is_the_owners_alone_from_the_first_start_on() {
     let first = app::start(config(&data), passphrase()).await.expect("the key app starts");
     // The migrations wrote, so SQLite has made its WAL files by now.
     assert_private(&data, "after a first start");
-    first.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:x", "Ellis", None).await.unwrap();
+    add_contact(&first, "urn:schcp:principal:jwk-thumbprint:x", "Ellis").await;
     assert_private(&data, "after a write");
 
     drop(first); // one key app per data directory
     let again = app::start(config(&data), passphrase()).await.expect("the key app restarts");
-    again.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:y", "Sam", None).await.unwrap();
+    add_contact(&again, "urn:schcp:principal:jwk-thumbprint:y", "Sam").await;
     assert_private(&data, "after a restart");
 }
 
@@ -79,6 +85,6 @@ async fn a_looser_data_directory_is_tightened_at_start() {
     }
     assert_eq!(mode(&data.join("keyapp.db")), 0o644);
     let running = app::start(config(&data), passphrase()).await.expect("the key app starts");
-    running.service.directory().add_contact("urn:schcp:principal:jwk-thumbprint:z", "Kim", None).await.unwrap();
+    add_contact(&running, "urn:schcp:principal:jwk-thumbprint:z", "Kim").await;
     assert_private(&data, "after a start on a loose directory");
 }

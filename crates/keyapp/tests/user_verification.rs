@@ -248,3 +248,49 @@ fn no_config_key_can_turn_the_verification_off() {
         assert!(Config::parse(toml, std::path::Path::new("k.toml")).is_err(), "{toml}");
     }
 }
+
+/// The consent text names members, bookers and a rule's people by the
+/// person's own contacts (SchCP §5.12 "What a member can trust"). An
+/// assistant that could add a contact over the control socket unconfirmed
+/// could name its own key "Mum", and the person would read "Mum" where the
+/// key app would otherwise say "someone you don't know". A name, added or
+/// changed, goes through the OS like a yes.
+#[tokio::test]
+async fn a_contact_is_named_only_with_the_oss_confirmation() {
+    let e = env(Err(Refusal::NotAuthorized)).await;
+    let runtime = e.dir.path().join("run");
+    let listener = control::bind(&runtime).unwrap();
+    let owner = control::owner_uid(e.dir.path()).unwrap();
+    tokio::spawn(control::serve(listener, e.svc.clone(), owner));
+    let assistant = agent_jwk(7).principal_id().unwrap();
+    let add = |name: &str| Command::ContactsAdd { principal: assistant.clone(), name: name.into(), relationship: None };
+
+    let refused = control::call(&runtime, &add("Mum")).await.unwrap().unwrap_err();
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("user_not_verified")),
+        "{refused}"
+    );
+    let asked = e.verifier.asked().pop().unwrap();
+    assert_eq!((asked.asker.pid, asked.summary.as_str()), (std::process::id(), "Name a contact “Mum”"));
+    assert!(e.svc.directory().contacts().await.unwrap().is_empty(), "nothing was kept");
+    // A peer the kernel did not name is not asked about, and adds nothing.
+    let before = e.verifier.asked().len();
+    assert!(control::execute(&e.svc, add("Mum"), None).await.is_err());
+    assert_eq!(e.verifier.asked().len(), before);
+    assert!(e.svc.directory().contacts().await.unwrap().is_empty());
+    // Bad input is refused before the OS is asked.
+    assert!(control::call(&runtime, &add(" ")).await.unwrap().is_err());
+    assert_eq!(e.verifier.asked().len(), before);
+
+    // The person confirms: the contact is kept.
+    e.verifier.answer(Ok(Method::Polkit));
+    control::call(&runtime, &add("Noor")).await.unwrap().unwrap();
+    assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor");
+    // A rename is a name too: refused by the OS, the old name stays.
+    e.verifier.answer(Err(Refusal::Cancelled));
+    let rename = e.svc.directory().rename_contact(&assistant, "Mum", keyapp::service::Origin::ThisProcess).await;
+    assert!(matches!(rename, Err(ServiceError::NotVerified(Refusal::Cancelled))), "{rename:?}");
+    assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor");
+    assert_eq!(e.verifier.asked().pop().unwrap().summary, "Name a contact “Mum”");
+}

@@ -3,10 +3,9 @@
 //! the settings, and the history the surfaces list. Each is a plain service
 //! function the window and the terminal call alike.
 
-use super::{Missing, Records, Service, ServiceError};
+use super::{Missing, Origin, Records, Service, ServiceError};
 use crate::store;
 use crate::views::{AgentView, AttestationView, HistoryEntry};
-use schcp::refusal::Reason;
 
 impl Service {
     fn cooldown_words(&self, until: i64) -> String {
@@ -57,11 +56,15 @@ impl Directory<'_> {
         Ok(out)
     }
 
-    /// Renames a contact; the consent texts already shown keep the name they showed.
-    pub async fn rename_contact(self, principal: &str, name: &str) -> Result<(), ServiceError> {
-        if name.trim().is_empty() || name.chars().any(char::is_control) {
-            return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
+    /// Renames a contact, once the OS confirms the person for `origin` (a
+    /// name is as strong as a yes: `add_contact`); the consent texts already
+    /// shown keep the name they showed.
+    pub async fn rename_contact(self, principal: &str, name: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
+        super::records::check_contact_name(name)?;
+        if !store::contacts::all(self.svc.store()).await?.iter().any(|c| c.principal == principal) {
+            return Err(ServiceError::NotFound(Missing::Contact));
         }
+        self.confirm_contact(name, principal, origin).await?;
         if !store::contacts::rename(self.svc.store(), principal, name, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::Contact));
         }

@@ -68,7 +68,12 @@ mod tests {
         c.compact = COMPACT.into();
         credentials::record(svc.store(), c).await.unwrap();
         svc.directory()
-            .add_contact(&format!("{}x", schcp::jwk::PRINCIPAL_PREFIX), "<script>alert(1)</script> & Ellis", None)
+            .add_contact(
+                &format!("{}x", schcp::jwk::PRINCIPAL_PREFIX),
+                "<script>alert(1)</script> & Ellis",
+                None,
+                crate::service::Origin::ThisProcess,
+            )
             .await
             .unwrap();
         let mut tx = svc.store().begin().await.unwrap();

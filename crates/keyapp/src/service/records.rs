@@ -1,7 +1,7 @@
 //! What the person can look back at, and under which mandate: credentials issued,
 //! history, contacts, attestations; and the answers the person gives.
 
-use super::{Directory, Missing, Requests, Service, ServiceError};
+use super::{Directory, Missing, Origin, Requests, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::contacts::{self, ContactRow};
 use crate::store::credentials::{self, CredentialStatus, ListedCredential, MeetingRecord};
@@ -249,11 +249,18 @@ impl Directory<'_> {
         Ok(contacts::all(self.svc.store()).await?.into_iter().map(Contact::from).collect())
     }
 
+    /// Keeps `name` for `principal`, once the OS confirms the person for
+    /// `origin`. The consent text names a member, a booker or a rule's
+    /// people by the person's own contact names (SchCP §5.12 "What a member
+    /// can trust"), so a contact is as strong as a yes: a process of the
+    /// person's that could add one unconfirmed could name its own key "Mum"
+    /// and be shown as her.
     pub async fn add_contact(
         self,
         principal: &str,
         name: &str,
         relationship: Option<&str>,
+        origin: Origin<'_>,
     ) -> Result<(), ServiceError> {
         if !principal.starts_with(schcp::jwk::PRINCIPAL_PREFIX) {
             return Err(ServiceError::invalid(
@@ -261,9 +268,8 @@ impl Directory<'_> {
                 format!("a principal starts with {}", schcp::jwk::PRINCIPAL_PREFIX),
             ));
         }
-        if name.trim().is_empty() || name.chars().any(char::is_control) {
-            return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
-        }
+        check_contact_name(name)?;
+        self.confirm_contact(name, principal, origin).await?;
         let contact = ContactRow {
             principal: principal.to_owned(),
             name: name.to_owned(),
@@ -272,6 +278,29 @@ impl Directory<'_> {
         contacts::save(self.svc.store(), &contact, self.svc.now()).await?;
         Ok(())
     }
+
+    /// The OS's confirmation that the person names `principal` `name`.
+    pub(super) async fn confirm_contact(
+        self,
+        name: &str,
+        principal: &str,
+        origin: Origin<'_>,
+    ) -> Result<(), ServiceError> {
+        let summary =
+            self.svc.words_with("verification-contact-summary", [("name", schcp_consent::inert::inert(name).into())]);
+        self.svc.confirm(&*origin.asker()?, summary).await?;
+        tracing::info!(principal = ?principal, "the OS confirmed the person's name for a contact");
+        Ok(())
+    }
+}
+
+/// A contact's name is non-empty plain text; the consent text shows it inert
+/// (`schcp_consent::inert`), as any supplied name.
+pub(super) fn check_contact_name(name: &str) -> Result<(), ServiceError> {
+    if name.trim().is_empty() || name.chars().any(char::is_control) {
+        return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
+    }
+    Ok(())
 }
 
 /// A credential kind as a refusal names it.
@@ -324,13 +353,22 @@ mod tests {
     #[tokio::test]
     async fn a_contact_is_checked_then_kept_with_its_history_entry() {
         let (svc, _clock, _dir) = service_at(T0).await;
-        assert_eq!(reason(svc.directory().add_contact("ellis", "Ellis", None).await), Reason::BadPrincipal);
-        assert_eq!(reason(svc.directory().add_contact(&principal("e"), "  ", None).await), Reason::BadName);
-        assert_eq!(reason(svc.directory().add_contact(&principal("e"), "El\nlis", None).await), Reason::BadName);
+        assert_eq!(
+            reason(svc.directory().add_contact("ellis", "Ellis", None, Origin::ThisProcess).await),
+            Reason::BadPrincipal
+        );
+        assert_eq!(
+            reason(svc.directory().add_contact(&principal("e"), "  ", None, Origin::ThisProcess).await),
+            Reason::BadName
+        );
+        assert_eq!(
+            reason(svc.directory().add_contact(&principal("e"), "El\nlis", None, Origin::ThisProcess).await),
+            Reason::BadName
+        );
         assert!(svc.directory().contacts().await.unwrap().is_empty(), "a refused contact is not kept");
         assert!(events(&svc).await.is_empty());
 
-        svc.directory().add_contact(&principal("e"), "Ellis", Some("colleague")).await.unwrap();
+        svc.directory().add_contact(&principal("e"), "Ellis", Some("colleague"), Origin::ThisProcess).await.unwrap();
         let ellis = Contact { principal: principal("e"), name: "Ellis".into(), relationship: Some("colleague".into()) };
         assert_eq!(svc.directory().contacts().await.unwrap(), [ellis]);
         assert_eq!(svc.consent_contacts().await.unwrap().name_of(&principal("e")), Some("Ellis"));

@@ -98,7 +98,12 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         Cmd::Export { file, format } => records::export(&socket, file, format, keyapp::app::language(&config)).await?,
         Cmd::Contacts { action: None } => listing::contacts(socket.view(Command::Contacts).await?),
         Cmd::Contacts { action: Some(ContactsCmd::Add { principal, name, relationship }) } => {
-            socket.call(Command::ContactsAdd { principal, name, relationship }).await?;
+            // The OS confirms the person names a contact (polkit): in a
+            // terminal, its prompt is asked here, as an approval's is.
+            let tty_agent = tty_agent::start().await;
+            let done = socket.call(Command::ContactsAdd { principal, name, relationship }).await;
+            tty_agent.stop().await;
+            done?;
             println!("added");
         }
         Cmd::Attestations { action: AttestationsCmd::Add { jws } } => {
