@@ -17,14 +17,20 @@
 //! - `hosted, batched + commit_delay ×1/×3`: the same with PostgreSQL's
 //!   `commit_delay` (`BENCH_COMMIT_DELAY_US`, default 100) and `commit_siblings = 1`.
 //!
+//! - `hosted, batched, 3 processes, routed by credential` (`routed`): each
+//!   credential's clients on one process, as a load balancer hashing the
+//!   request path sends them (docs/hosted-status.md "Several processes").
+//!
 //! ×3 is three processes on the one PostgreSQL, the clients spread
-//! round-robin over them. After each case the run checks that the claims
-//! table holds exactly the claims answered 201 by the hosted arms.
+//! round-robin over them unless routed. Every hosted arm registers a fresh
+//! namespace with the case's credentials, so no arm works on rows an earlier
+//! arm updated; after each arm the run checks that the claims table holds
+//! exactly the claims that arm was answered 201.
 //!
 //! Env: `BENCH_SECS` (default 5) per arm; `BENCH_CLAIM_BATCHES` (default:
 //! the service's) for the batched arms; `DATABASE_URL` (required). For
 //! shorter trials: `BENCH_CASES` (default `4,64`), `BENCH_ARMS` (default
-//! `unbatched,batched,delay`; trivial and embedded always run),
+//! `unbatched,batched,routed,delay`; trivial and embedded always run),
 //! `BENCH_SERVER_CONFIG` (TOML lines for the batched processes, `;`-separated).
 
 use keyapp::status_api::StatusOptions;
@@ -57,7 +63,7 @@ struct Bench {
     unbatched: Vec<StatusProcess>,
     batched: Vec<StatusProcess>,
     pool: PgPool,
-    /// Which hosted arms run (`BENCH_ARMS`): `unbatched`, `batched`, `delay`.
+    /// Which hosted arms run (`BENCH_ARMS`): `unbatched`, `batched`, `routed`, `delay`.
     arms: Vec<String>,
 }
 
@@ -66,6 +72,8 @@ struct Arm {
     point: Point,
     created: usize,
     hosted: bool,
+    /// Its namespace's claims were counted against `created`.
+    checked: bool,
 }
 
 impl Bench {
@@ -74,7 +82,7 @@ impl Bench {
         let prefix: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
         let (point, created) =
             run(name, addrs, self.clients, self.secs, paths, |i| Ids::Own(format!("{prefix}-{i}"))).await;
-        Arm { point, created, hosted }
+        Arm { point, created, hosted, checked: false }
     }
 
     /// PostgreSQL's group-commit wait, for every session (0: off).
@@ -90,13 +98,42 @@ impl Bench {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
 
+    /// One hosted arm on credentials of its own: a fresh namespace with
+    /// `mandates` registered, so no arm works on rows another arm updated
+    /// (dead tuples of earlier arms would slow the later ones). `route` gives
+    /// each credential's process (`None`: the clients round-robin over `addrs`).
+    async fn hosted(&self, name: &str, addrs: &[SocketAddr], mandates: &[String], route: bool) -> Arm {
+        let thumb = self.register(mandates).await;
+        let count = mandates.len();
+        let path = |i: usize| format!("/status/{thumb}/{}/claims", mandates[i % count]);
+        let mut arm = if route {
+            // As a load balancer hashing the request path would: every claim
+            // on one credential goes to one process. Client i's credential is
+            // i % count, so `routed[i % count]` is its process.
+            let picks: Vec<usize> = (0..count).map(|m| by_path(&path(m), addrs.len())).collect();
+            let per: Vec<usize> = (0..addrs.len()).map(|p| picks.iter().filter(|&&q| q == p).count()).collect();
+            println!("{name}: credentials per process {per:?}");
+            let routed: Vec<SocketAddr> = picks.iter().map(|&p| addrs[p]).collect();
+            self.arm(name, &routed, true, path).await
+        } else {
+            self.arm(name, addrs, true, path).await
+        };
+        // Every 201 is a committed claim, and nothing else is held.
+        let held: i64 = sqlx::query_scalar("SELECT count(*) FROM claims WHERE thumb = $1")
+            .bind(&thumb)
+            .fetch_one(&self.pool)
+            .await
+            .unwrap();
+        assert_eq!(held as usize, arm.created, "{name}: the claims table holds exactly the acknowledged claims");
+        arm.checked = true;
+        arm
+    }
+
     /// One case: `count` credentials, every arm; prints its table.
     async fn case(&self, count: usize) -> Vec<Arm> {
         let mandates: Vec<String> = (0..count).map(|m| format!("c{count}-m-{m}")).collect();
         unlimited_mandates(&self.embedded.store, &mandates, &["maple-street-auto"]).await;
-        let thumb = self.register(&mandates).await;
         let embedded_path = |i: usize| format!("/status/{}/claims", mandates[i % count]);
-        let hosted_path = |i: usize| format!("/status/{thumb}/{}/claims", mandates[i % count]);
         let addrs = |s: &[StatusProcess], n: usize| s.iter().take(n).map(|s| s.addr).collect::<Vec<_>>();
         let (u1, u3) = (addrs(&self.unbatched, 1), addrs(&self.unbatched, 3));
         let (b1, b3) = (addrs(&self.batched, 1), addrs(&self.batched, 3));
@@ -106,32 +143,29 @@ impl Bench {
         ];
         let runs = |arm: &str| self.arms.iter().any(|a| a == arm);
         if runs("unbatched") {
-            arms.push(self.arm("hosted, one tx per claim, 1 process", &u1, true, hosted_path).await);
-            arms.push(self.arm("hosted, one tx per claim, 3 processes", &u3, true, hosted_path).await);
+            arms.push(self.hosted("hosted, one tx per claim, 1 process", &u1, &mandates, false).await);
+            arms.push(self.hosted("hosted, one tx per claim, 3 processes", &u3, &mandates, false).await);
         }
         if runs("batched") {
-            arms.push(self.arm(BATCHED_1, &b1, true, hosted_path).await);
-            arms.push(self.arm(BATCHED_3, &b3, true, hosted_path).await);
+            arms.push(self.hosted(BATCHED_1, &b1, &mandates, false).await);
+            arms.push(self.hosted(BATCHED_3, &b3, &mandates, false).await);
+        }
+        if runs("routed") {
+            arms.push(self.hosted(ROUTED_3, &b3, &mandates, true).await);
         }
         if runs("delay") {
             self.commit_delay(self.commit_delay_us).await;
             let delay = self.commit_delay_us;
             let one = format!("hosted, batched + commit_delay {delay} µs, 1 process");
-            arms.push(self.arm(&one, &b1, true, hosted_path).await);
+            arms.push(self.hosted(&one, &b1, &mandates, false).await);
             let three = format!("hosted, batched + commit_delay {delay} µs, 3 processes");
-            arms.push(self.arm(&three, &b3, true, hosted_path).await);
+            arms.push(self.hosted(&three, &b3, &mandates, false).await);
             self.commit_delay(0).await;
         }
-        // Every 201 is a committed claim, and nothing else is held.
-        let held: i64 = sqlx::query_scalar("SELECT count(*) FROM claims WHERE thumb = $1")
-            .bind(&thumb)
-            .fetch_one(&self.pool)
-            .await
-            .unwrap();
         let acknowledged: usize = arms.iter().filter(|a| a.hosted).map(|a| a.created).sum();
-        assert_eq!(held as usize, acknowledged, "the claims table holds exactly the acknowledged claims");
+        assert!(arms.iter().filter(|a| a.hosted).all(|a| a.checked));
         print_table(self.clients, count, &arms);
-        println!("\nChecked: the claims table holds exactly the {acknowledged} claims the hosted arms acknowledged.\n");
+        println!("\nChecked, arm by arm: the claims table holds exactly the {acknowledged} claims the hosted arms acknowledged.\n");
         arms
     }
 
@@ -165,6 +199,14 @@ impl Bench {
 
 const BATCHED_1: &str = "hosted, batched, 1 process";
 const BATCHED_3: &str = "hosted, batched, 3 processes";
+const ROUTED_3: &str = "hosted, batched, 3 processes, routed by credential";
+
+/// The process a load balancer hashing the request path picks among `n`
+/// (FNV-1a; any stable hash spreads credentials alike).
+fn by_path(path: &str, n: usize) -> usize {
+    let h = path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    (h % n as u64) as usize
+}
 
 /// The aims (docs/benchmarks.md): batched, against the embedded API of the same case.
 fn print_aims(count: usize, arms: &[Arm], aim: f64) {
@@ -175,6 +217,9 @@ fn print_aims(count: usize, arms: &[Arm], aim: f64) {
             one / arms[1].point.rate(),
             three / one
         );
+    }
+    if let (Some(one), Some(routed)) = (rate(BATCHED_1), rate(ROUTED_3)) {
+        println!("{count} credentials: ×3 routed by credential ÷ ×1 {:.2}× (aim ≥ 1)", routed / one);
     }
 }
 
@@ -206,7 +251,7 @@ fn main() {
     let claim_batches = env("BENCH_CLAIM_BATCHES").map(|c| c as usize);
     // Extra configuration for the batched processes, one TOML line each (trials).
     let extra = std::env::var("BENCH_SERVER_CONFIG").unwrap_or_default().replace(';', "\n");
-    let arms = std::env::var("BENCH_ARMS").unwrap_or_else(|_| "unbatched,batched,delay".to_owned());
+    let arms = std::env::var("BENCH_ARMS").unwrap_or_else(|_| "unbatched,batched,routed,delay".to_owned());
     let url = std::env::var("DATABASE_URL").expect("DATABASE_URL: run under scripts/with-postgres");
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     rt.block_on(async move {
