@@ -244,7 +244,7 @@ pairing-churn = { $count } other pairing requests from the same user account on 
 # User verification: what the OS's prompt names, and how a yes was confirmed
 # (history and credentials).
 verification-pairing-summary = Pair { $agent } (code { $code })
-verification-confirmed-polkit = confirmed with your password or fingerprint (polkit)
+verification-confirmed-polkit = confirmed with your password or fingerprint
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = unpaired

@@ -243,7 +243,7 @@ pairing-churn = { $count } autres demandes d’appairage venues du même compte 
 # User verification: what the OS's prompt names, and how a yes was confirmed
 # (history and credentials).
 verification-pairing-summary = Associer { $agent } (code { $code })
-verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empreinte (polkit)
+verification-confirmed-polkit = confirmé avec votre mot de passe ou votre empreinte
 
 ## Typed refusals: a pairing's status, as a refusal names it.
 status-unpaired = dissociée

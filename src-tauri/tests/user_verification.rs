@@ -85,7 +85,7 @@ fn the_windows_yes_is_confirmed_for_the_desktop_apps_own_process() {
     }
     let creds = credentials(&e);
     assert_eq!(creds.len(), 1);
-    assert_eq!(creds[0]["confirmed"], "confirmed with your password or fingerprint (polkit)");
+    assert_eq!(creds[0]["confirmed"], "confirmed with your password or fingerprint");
     let history = call(&e, "search_history", json!({})).unwrap();
     let approved = history["items"].as_array().unwrap().iter().find(|h| h["event"] == "request_approved").unwrap();
     assert_eq!(approved["confirmed_by"], "polkit");

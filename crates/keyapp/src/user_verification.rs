@@ -117,7 +117,7 @@ impl Method {
     }
 
     /// Its words in locales/*/ui.ftl ("confirmed with your password or
-    /// fingerprint (polkit)").
+    /// fingerprint").
     pub fn message_id(self) -> &'static str {
         match self {
             Method::Polkit => "verification-confirmed-polkit",

@@ -161,7 +161,7 @@ async fn the_records_say_how_the_yes_was_confirmed() {
     let creds = e.svc.records().credentials(None).await.unwrap();
     assert_eq!(creds[0].jti, jti);
     assert_eq!(creds[0].confirmed_by.as_deref(), Some("polkit"));
-    assert_eq!(creds[0].confirmed.as_deref(), Some("confirmed with your password or fingerprint (polkit)"));
+    assert_eq!(creds[0].confirmed.as_deref(), Some("confirmed with your password or fingerprint"));
     // An agent's own listing never carries it.
     assert!(e.svc.records().credentials(Some(&jkt)).await.unwrap().iter().all(|c| c.confirmed_by.is_none()));
 
@@ -177,7 +177,7 @@ async fn the_records_say_how_the_yes_was_confirmed() {
     e.svc.profile().set_language(schcp_consent::Language::French).unwrap();
     let fr = e.svc.records().history_entries(50).await.unwrap();
     let entry = fr.iter().find(|h| h.event == "request_approved").unwrap();
-    assert_eq!(entry.confirmed.as_deref(), Some("confirmé avec votre mot de passe ou votre empreinte (polkit)"));
+    assert_eq!(entry.confirmed.as_deref(), Some("confirmé avec votre mot de passe ou votre empreinte"));
 }
 
 #[tokio::test]

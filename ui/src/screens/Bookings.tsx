@@ -37,7 +37,7 @@ export function Bookings() {
             </details>
           </td>
           <td>{b.when}</td>
-          <td>{b.host}</td>
+          <td class="host">{b.host}</td>
           <td>{b.state}</td>
           <td>
             {b.managers.length === 0 && <small>{t("bookings-no-manager")}</small>}
