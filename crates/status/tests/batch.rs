@@ -298,6 +298,10 @@ async fn duplicated_and_hostile_claims_in_one_batch_answer_as_single_claims_do()
         [MAPLE.to_owned() + "/a", OAK.to_owned() + "/b"]
     );
     assert!(store::held_claims(&pool, &p.thumb, "batch-revoked").await.unwrap().is_empty());
+    // A claim names a credential the functions found; with no foreign key
+    // to catch it (migration 0006), an unknown one leaves no row, alone or
+    // batched.
+    assert!(store::held_claims(&pool, &p.thumb, "no-such-credential").await.unwrap().is_empty());
 }
 
 /// Signed claims: the same nonce twice in one batch is a replay the second

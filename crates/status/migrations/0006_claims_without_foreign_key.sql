@@ -1,0 +1,15 @@
+-- A claim row no longer checks its credential through a foreign key. The
+-- check was a trigger per inserted claim (a FOR KEY SHARE read of the
+-- credential row), the largest per-claim cost of a batch after the insert
+-- itself (docs/benchmarks.md, "Hosted status service").
+--
+-- It guarded nothing the claim functions do not. They are the only writers
+-- of claims, and each reads the credential before it inserts (an unknown one
+-- is refused with nothing written, §3.3) and then locks it: schcp_claim's
+-- UPDATE finding no row deletes the claim it inserted (schcp_claim_signed
+-- goes through it); schcp_claim_batch raises when a credential of the batch is
+-- gone, rolling the whole batch back. The one path that deletes credentials,
+-- the purge (crates/status/src/store.rs `purge`), deletes only credentials
+-- expired long before, which every claim function refuses before inserting,
+-- and deletes their claims in the same transaction.
+ALTER TABLE claims DROP CONSTRAINT claims_thumb_jti_fkey;
