@@ -264,10 +264,7 @@ async fn polkit_decides_every_yes_at_the_terminal_and_on_the_socket() {
     let approved: Vec<String> =
         text(&history.stdout).lines().filter(|l| l.contains("request_approved")).map(str::to_owned).collect();
     assert_eq!(approved.len(), 2, "{}", text(&history.stdout));
-    assert!(
-        approved.iter().all(|l| l.ends_with("(confirmed with your password or fingerprint)")),
-        "{approved:?}"
-    );
+    assert!(approved.iter().all(|l| l.ends_with("(confirmed with your password or fingerprint)")), "{approved:?}");
     rule(&user, None);
 }
 
