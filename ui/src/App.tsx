@@ -1,9 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type UiStrings } from "./api";
+import { api } from "./api";
 import { ConsentView } from "./Consent";
 import { FirstRun } from "./FirstRun";
 import { UnlockView } from "./Unlock";
-import { StringsContext } from "./i18n";
+import { StringsContext, useWindowStrings } from "./i18n";
 import { parseRoute, SCREENS, type Route } from "./route";
 import { Agents } from "./screens/Agents";
 import { Attestations } from "./screens/Attestations";
@@ -15,7 +15,7 @@ import { Requests } from "./screens/Requests";
 import { SettingsScreen } from "./screens/Settings";
 
 export function App() {
-  const [ui, setUi] = useState<UiStrings | null>(null);
+  const [ui, setUi] = useWindowStrings(() => api.uiStrings());
   const [route, setRoute] = useState<Route>(() => parseRoute(location.hash));
   // The first run asks where hosts check credentials, above the screen, until
   // the person answers (or skips, for this session); Settings offers it later.
@@ -24,7 +24,6 @@ export function App() {
     api.statusSetup().then((s) => setFirstRun(!s.answered), () => setFirstRun(false));
   }, []);
   useEffect(() => {
-    api.uiStrings().then(setUi);
     const onHash = () => setRoute(parseRoute(location.hash));
     window.addEventListener("hashchange", onHash);
     // A route set between the first render and this listener is not lost.
@@ -33,7 +32,6 @@ export function App() {
   }, []);
   useEffect(() => {
     if (!ui) return;
-    document.documentElement.lang = ui.lang;
     document.title = ui.strings["app-title"] ?? document.title;
   }, [ui]);
   if (!ui) return null;

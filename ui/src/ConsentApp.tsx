@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, type UiStrings } from "./api";
 import { ConsentView, openingFor, type Opening } from "./Consent";
-import { StringsContext } from "./i18n";
+import { StringsContext, useWindowStrings } from "./i18n";
 import { parseRoute } from "./route";
 
 /** What the page starts with: the window's words and its first look. */
@@ -23,19 +23,15 @@ export function start(hash: string): Start {
 }
 
 export function ConsentApp(props: { start: Start }) {
-  const [ui, setUi] = useState<UiStrings | null>(null);
+  const [ui] = useWindowStrings(() => props.start.strings);
   const [requested, setRequested] = useState(() => requestOf(location.hash));
   useEffect(() => {
-    props.start.strings.then(setUi);
     // The app points an open window at the request that raised it (src-tauri windows.rs).
     const onHash = () => setRequested(requestOf(location.hash));
     window.addEventListener("hashchange", onHash);
     onHash();
     return () => window.removeEventListener("hashchange", onHash);
   }, []);
-  useEffect(() => {
-    if (ui) document.documentElement.lang = ui.lang;
-  }, [ui]);
   if (!ui) return null;
   return (
     <StringsContext.Provider value={ui.strings}>
