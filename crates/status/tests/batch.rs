@@ -304,6 +304,69 @@ async fn duplicated_and_hostile_claims_in_one_batch_answer_as_single_claims_do()
     assert!(store::held_claims(&pool, &p.thumb, "no-such-credential").await.unwrap().is_empty());
 }
 
+/// One batch over several credentials of two namespaces, their claims
+/// interleaved in an order that is not the credentials' sorted order (the
+/// order the batch locks them in, migration 0007): each credential spends its
+/// own units, exactly as single claims one after another do.
+#[tokio::test]
+async fn claims_on_several_credentials_interleaved_in_one_batch_each_spend_their_own_credential() {
+    let pool = pool().await;
+    let (p, q) = (Principal::ed25519(), Principal::ed25519());
+    // Arrival order z, a, m over jtis whose sorted order is a, m, z, and two
+    // namespaces, so a claim matched to the wrong credential shows.
+    let creds = [(&q.thumb, "z", 1), (&p.thumb, "z", 3), (&p.thumb, "a", 1), (&p.thumb, "m", 2)];
+    for run in ["one", "batch"] {
+        for (thumb, jti, max) in creds {
+            credential(&pool, thumb, &format!("{jti}-{run}"), max, &[]).await;
+        }
+    }
+    let ops = |run: &str| -> Vec<QueuedClaim> {
+        [
+            (&p.thumb, "z", "maple-street-auto/1"),
+            (&p.thumb, "a", "maple-street-auto/1"),
+            (&q.thumb, "z", "maple-street-auto/1"),
+            (&p.thumb, "m", "oak-lane-garage/1"),
+            (&p.thumb, "a", "maple-street-auto/2"),
+            (&q.thumb, "z", "oak-lane-garage/2"),
+            (&p.thumb, "z", "oak-lane-garage/2"),
+            (&p.thumb, "m", "maple-street-auto/2"),
+            (&p.thumb, "m", "maple-street-auto/3"),
+            (&p.thumb, "z", "maple-street-auto/1"),
+        ]
+        .iter()
+        .map(|(thumb, jti, id)| queued(thumb, &format!("{jti}-{run}"), id))
+        .collect()
+    };
+    let single = one_by_one(&pool, &ops("one")).await;
+    let batched: Vec<String> = store::claim_batch(&pool, &ops("batch")).await.unwrap().iter().map(said).collect();
+    assert_eq!(batched, single);
+    assert_eq!(
+        batched,
+        [
+            "Claimed { remaining: 2 }",
+            "Claimed { remaining: 0 }",
+            "Claimed { remaining: 0 }",
+            "Claimed { remaining: 1 }",
+            "refused NoneLeft { max_bookings: 1 }",
+            "refused NoneLeft { max_bookings: 1 }",
+            "Claimed { remaining: 1 }",
+            "Claimed { remaining: 0 }",
+            "refused NoneLeft { max_bookings: 2 }",
+            "AlreadyHeld { remaining: 1 }",
+        ]
+    );
+    for (thumb, jti, _) in creds {
+        let (one, batch) = (format!("{jti}-one"), format!("{jti}-batch"));
+        assert_eq!(remaining(&pool, thumb, &batch).await, remaining(&pool, thumb, &one).await, "{jti}");
+        assert_eq!(
+            store::held_claims(&pool, thumb, &batch).await.unwrap(),
+            store::held_claims(&pool, thumb, &one).await.unwrap(),
+            "{jti}"
+        );
+    }
+    assert_eq!(remaining(&pool, &p.thumb, "z-batch").await, Some(1));
+}
+
 /// Signed claims: the same nonce twice in one batch is a replay the second
 /// time, and a nonce spent before is one too, as for single claims; a claim
 /// id claimed signed becomes its host's.
