@@ -169,11 +169,6 @@ pub fn closed_mandate(
     )
 }
 
-/// A management mandate issued without a prompt lives at most this long past
-/// the root mandate it rests on (§3.3 "Renewal never widens authority"): the
-/// booking may end after the root, but its management may not outlast the
-/// root's authority by more than this.
-pub const MANAGEMENT_PAST_ROOT: i64 = 7 * 86_400;
 /// No management mandate lives longer than this from its issuance, whatever
 /// the booking's end says (a receipt's dates are the host's word).
 pub const MAX_MANAGEMENT_LIFETIME: i64 = 180 * 86_400;
@@ -185,14 +180,17 @@ pub struct ManagementTerms {
     /// The root's services, window and max_price (none when the person
     /// approved the mandate themselves); `bookings` is always the receipt's.
     pub constraints: Constraints,
-    /// The latest `exp` allowed: the root's exp plus [`MANAGEMENT_PAST_ROOT`],
-    /// or for one the person approved, [`MAX_MANAGEMENT_LIFETIME`] past `iat`.
+    /// The latest `exp` allowed: the root's own exp, or for one the person
+    /// approved, [`MAX_MANAGEMENT_LIFETIME`] past `iat`.
     pub not_after: i64,
 }
 
 impl ManagementTerms {
     /// The terms under `root` (§3.3): its services, window and max_price, and
-    /// a lifetime bounded by its exp.
+    /// a lifetime that ends with the root's. Signed without a prompt, it may
+    /// not outlast what the person read ("Valid until …" on the root):
+    /// "Renewal never widens authority", and neither does issuance. Managing
+    /// a booking past the root's end is the person's own yes.
     pub fn under_root(root: &MandateClaims) -> ManagementTerms {
         let c = root.constraints.clone().unwrap_or_default();
         ManagementTerms {
@@ -202,7 +200,7 @@ impl ManagementTerms {
                 max_price: c.max_price,
                 ..Constraints::default()
             },
-            not_after: root.exp.saturating_add(MANAGEMENT_PAST_ROOT),
+            not_after: root.exp,
         }
     }
 

@@ -7,7 +7,7 @@
 //! reschedule in scope, for this host at the same domain and keys (§2.2), and
 //! the booking is confirmed and fits the root's services, window and
 //! max_price. The mandate then carries those constraints, lives no longer than
-//! the root's exp plus `issue::MANAGEMENT_PAST_ROOT`, and is revoked with the
+//! the root (the "Valid until" the person read), and is revoked with the
 //! root. A receipt of a moved booking renews it: same booking, newer sequence,
 //! same narrow scope, and the previous one is revoked.
 
