@@ -83,6 +83,17 @@ DECLARE
     vx INT;
 BEGIN
     IF n = 0 THEN RETURN; END IF;
+    -- Arrays as the service sends them: one dimension, from index 1 (the
+    -- statements below index by ordinal and unnest by value; a shifted or
+    -- nested array would set them apart).
+    IF array_ndims(p_thumbs) <> 1 OR array_ndims(p_jtis) <> 1 OR array_ndims(p_claim_ids) <> 1
+       OR array_ndims(p_hosts) <> 1 OR array_ndims(p_nows) <> 1 OR array_ndims(p_keyids) <> 1
+       OR array_ndims(p_nonces) <> 1 OR array_ndims(p_keep_untils) <> 1
+       OR array_lower(p_thumbs, 1) <> 1 OR array_lower(p_jtis, 1) <> 1 OR array_lower(p_claim_ids, 1) <> 1
+       OR array_lower(p_hosts, 1) <> 1 OR array_lower(p_nows, 1) <> 1 OR array_lower(p_keyids, 1) <> 1
+       OR array_lower(p_nonces, 1) <> 1 OR array_lower(p_keep_untils, 1) <> 1 THEN
+        RAISE EXCEPTION 'schcp_claim_batch: every array must have one dimension, from index 1';
+    END IF;
     IF array_length(p_jtis, 1) IS DISTINCT FROM n OR array_length(p_thumbs, 1) IS DISTINCT FROM n
        OR array_length(p_hosts, 1) IS DISTINCT FROM n OR array_length(p_nows, 1) IS DISTINCT FROM n
        OR array_length(p_keyids, 1) IS DISTINCT FROM n OR array_length(p_nonces, 1) IS DISTINCT FROM n

@@ -367,6 +367,31 @@ async fn claims_on_several_credentials_interleaved_in_one_batch_each_spend_their
     assert_eq!(remaining(&pool, &p.thumb, "z-batch").await, Some(1));
 }
 
+/// The function refuses arrays of a shape the service never sends (nested,
+/// or not from index 1) rather than answering them out of step with their
+/// claims, and writes nothing.
+#[tokio::test]
+async fn arrays_of_another_shape_are_refused_and_write_nothing() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    credential(&pool, &p.thumb, "shape", 2, &[]).await;
+    for (thumbs, jtis) in [("[0:0]={T}", "[0:0]={shape}"), ("{{T}}", "{{shape}}"), ("[2:2]={T}", "{shape}")] {
+        let thumbs = thumbs.replace('T', &p.thumb);
+        let err = sqlx::query(
+            "SELECT * FROM schcp_claim_batch($1::text[], $2::text[], '{maple-street-auto/a}', \
+             '{maple-street-auto}', ARRAY[$3::bigint], '{NULL}', '{NULL}', '{NULL}')",
+        )
+        .bind(&thumbs)
+        .bind(jtis)
+        .bind(now())
+        .fetch_all(&pool)
+        .await
+        .unwrap_err();
+        assert!(err.to_string().contains("one dimension, from index 1"), "{thumbs}: {err}");
+    }
+    assert_eq!(remaining(&pool, &p.thumb, "shape").await, Some(2));
+    assert!(store::held_claims(&pool, &p.thumb, "shape").await.unwrap().is_empty());
+}
+
 /// Signed claims: the same nonce twice in one batch is a replay the second
 /// time, and a nonce spent before is one too, as for single claims; a claim
 /// id claimed signed becomes its host's.
