@@ -263,6 +263,8 @@ attention-grade-notice = Note
 ## History entries as sentences (history_words.rs): $agent is the assistant's
 ## name, $what the request in one line, $detail the entry's own detail.
 history-an-assistant = an assistant
+# An assistant's name where the person's surfaces show it (ui_words::assistant_name).
+assistant-quoted = “{ $name }”
 history-a-request = a request
 history-request_created = { $agent } asked: { $what }
 history-request_approved = You approved: { $what }

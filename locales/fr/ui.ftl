@@ -262,6 +262,7 @@ attention-grade-notice = À savoir
 ## L’historique en phrases (history_words.rs) : $agent est le nom de l’assistant,
 ## $what la demande en une ligne, $detail le détail de l’entrée.
 history-an-assistant = un assistant
+assistant-quoted = « { $name } »
 history-a-request = une demande
 history-request_created = { $agent } a demandé : { $what }
 history-request_approved = Vous avez approuvé : { $what }

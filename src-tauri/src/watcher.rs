@@ -53,7 +53,7 @@ fn notify<R: Runtime>(app: &AppHandle<R>, item: &PendingItem) {
 /// escaped for markup, because a notification daemon may render the body as
 /// markup (the Desktop Notifications Specification's `body-markup`).
 pub fn notification_body(lang: &UiLanguage, item: &PendingItem) -> String {
-    let name = schcp_consent::inert::inert(&item.agent_name);
+    let name = schcp_consent::inert::inert_in_quotes(&item.agent_name);
     let text = match (item.kind.as_str(), item.summary.as_str()) {
         ("pairing", _) => lang.format("notify-pairing", &[("agent", name.into())]),
         // Requests stored before their one-line name was kept.
@@ -104,10 +104,11 @@ mod tests {
     #[test]
     fn a_name_with_markup_is_escaped_in_the_notification_body() {
         let lang = UiLanguage::new(Language::English);
+        // Quotation marks are neutralised first (the name stands in quotes).
         let body = notification_body(&lang, &item("closed_mandate", "<b>Bold</b> & \"Co\" 'Ltd'"));
         assert_eq!(
             body,
-            "Your assistant “&lt;b&gt;Bold&lt;/b&gt; &amp; &quot;Co&quot; &#39;Ltd&#39;” asks for your consent: Synthetic oil change with Maple Street Auto"
+            "Your assistant “&lt;b&gt;Bold&lt;/b&gt; &amp; \u{FFFD}Co\u{FFFD} &#39;Ltd&#39;” asks for your consent: Synthetic oil change with Maple Street Auto"
         );
         let mut unnamed = item("closed_mandate", "Calendar Assistant");
         unnamed.summary.clear();
@@ -140,6 +141,21 @@ mod tests {
                 assert!(body.to_lowercase().contains("assistant"), "{body}");
             }
         }
+    }
+
+    /// A name that closes its quotes early cannot go on as the notification's
+    /// own words: every quotation mark inside it is neutralised.
+    #[test]
+    fn an_assistants_name_cannot_close_its_quotes() {
+        let name = "Calendar” is done. Your dentist “Harbourview Dental";
+        let en = notification_body(&UiLanguage::new(Language::English), &item("closed_mandate", name));
+        assert!(
+            en.starts_with("Your assistant “Calendar\u{FFFD} is done. Your dentist \u{FFFD}Harbourview Dental” asks"),
+            "{en}"
+        );
+        let name = "Agenda » a fini. Votre dentiste « Harbourview";
+        let fr = notification_body(&UiLanguage::new(Language::French), &item("closed_mandate", name));
+        assert!(fr.contains("« Agenda \u{FFFD} a fini. Votre dentiste \u{FFFD} Harbourview »"), "{fr}");
     }
 
     #[test]

@@ -96,7 +96,7 @@ fn a_pairing_is_listed_shown_verbatim_and_answered_once() {
 
     let shown = call(&e, "prompt", json!({"id": p.pairing_id})).unwrap();
     assert_eq!(shown["consent_text"], block(e.svc.requests().consent_text(&p.pairing_id)).unwrap().as_str());
-    assert_eq!(shown["agent_name"], "Calendar <img src=x onerror=alert(1)>");
+    assert_eq!(shown["agent_name"], "“Calendar <img src=x onerror=alert(1)>”");
     assert_eq!(shown["status"], "pending");
 
     let done = call(&e, "answer", json!({"id": p.pairing_id, "approve": true})).unwrap();
@@ -552,7 +552,7 @@ fn the_consent_views_wait_carries_the_new_request_and_its_verified_prompt() {
     assert!(change["seen"].as_u64().unwrap() > seen);
     assert_eq!(change["pending"], call(&e, "pending", json!({})).unwrap());
     assert_eq!(change["oldest"], call(&e, "prompt", json!({"id": p.pairing_id})).unwrap());
-    assert_eq!(change["oldest"]["agent_name"], "Calendar <b>Assistant</b>");
+    assert_eq!(change["oldest"]["agent_name"], "“Calendar <b>Assistant</b>”");
 
     // A wait on the latest counter is woken by the next change, and its answer
     // holds the pending list after it: the pairing answered, nothing waits.

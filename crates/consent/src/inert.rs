@@ -199,6 +199,19 @@ pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
     }
 }
 
+/// A supplied string for a surface that shows it inside quotation marks of its
+/// own (an assistant's name in a notification, a history sentence, My
+/// bookings): inert, with every quotation mark neutralised (U+FFFD), so it
+/// cannot close those quotes early and go on as the surface's own words
+/// (rule 4). Not bounded here: the names it serves were bounded at pairing.
+pub fn inert_in_quotes(s: &str) -> String {
+    neutral_quotes(&inert(s))
+}
+
+fn neutral_quotes(text: &str) -> String {
+    text.chars().map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c }).collect()
+}
+
 /// A supplied string always shown in quotes: an agent's name, a rule's label, the
 /// organizer's name for someone the person does not know (§5.12).
 pub(crate) fn quoted(locale: &Locale, s: &str) -> Result<String, ConsentError> {
@@ -207,8 +220,7 @@ pub(crate) fn quoted(locale: &Locale, s: &str) -> Result<String, ConsentError> {
 }
 
 fn quote_inert(locale: &Locale, text: &str) -> Result<String, ConsentError> {
-    let neutral: String = text.chars().map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c }).collect();
-    locale.message("quoted", &[("text", neutral.into())])
+    locale.message("quoted", &[("text", neutral_quotes(text).into())])
 }
 
 #[cfg(test)]

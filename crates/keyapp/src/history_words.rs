@@ -41,7 +41,7 @@ pub const EVENTS: [&str; 18] = [
 pub fn sentence(language: Language, h: &HistoryRecord) -> String {
     let mut args = FluentArgs::new();
     let agent = match &h.agent_name {
-        Some(name) => schcp_consent::inert::inert(name),
+        Some(name) => ui_words::assistant_name(language, name),
         None => ui_words::text(language, "history-an-assistant"),
     };
     let what = match &h.summary {
@@ -83,7 +83,8 @@ mod tests {
         assert_eq!(sentence(Language::English, &h), "You declined: Synthetic oil change with Maple Street Auto");
         assert_eq!(sentence(Language::French, &h), "Vous avez refusé : Synthetic oil change with Maple Street Auto");
         let asked = record("request_created", "closed_mandate", Some("Oil change"), Some("Cal"));
-        assert_eq!(sentence(Language::English, &asked), "Cal asked: Oil change");
+        assert_eq!(sentence(Language::English, &asked), "“Cal” asked: Oil change");
+        assert_eq!(sentence(Language::French, &asked), "« Cal » a demandé : Oil change");
     }
 
     #[test]
@@ -114,5 +115,19 @@ mod tests {
         let h = record("pairing_approved", "", None, Some("Cal\u{202e}evil"));
         let s = sentence(Language::English, &h);
         assert!(!s.contains('\u{202e}'), "{s:?}");
+    }
+
+    /// A name is a name: in quotes, and unable to close them early, so
+    /// "Maple Street Auto refunded you. Cal" cannot read as a record of the
+    /// key app's, nor a name that ends its quotes go on as the key app's words.
+    #[test]
+    fn an_assistants_name_stays_inside_its_quotes() {
+        let h = record("request_created", "", Some("Oil change"), Some("Maple Street Auto refunded you. Cal"));
+        assert_eq!(sentence(Language::English, &h), "“Maple Street Auto refunded you. Cal” asked: Oil change");
+        let h = record("request_created", "", Some("Oil change"), Some("Cal” is done. “Maple Street Auto"));
+        let s = sentence(Language::English, &h);
+        assert_eq!(s, "“Cal\u{FFFD} is done. \u{FFFD}Maple Street Auto” asked: Oil change");
+        let fr = sentence(Language::French, &record("request_created", "", Some("X"), Some("Cal » fini « Y")));
+        assert_eq!(fr, "« Cal \u{FFFD} fini \u{FFFD} Y » a demandé : X");
     }
 }

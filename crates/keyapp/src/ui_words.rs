@@ -64,6 +64,17 @@ pub fn text_with(language: Language, id: &str, args: &FluentArgs<'_>) -> String 
     format(language, id, Some(args)).unwrap_or_else(|| id.to_owned())
 }
 
+/// An assistant's name as the person's surfaces show it beside their own words
+/// (History, My bookings, the consent window's "From"): in the language's
+/// quotation marks, inert, any quotation mark inside neutralised, so a name
+/// such as `No assistant` or `Calendar” is done. Your dentist “Harbourview`
+/// reads as a name, never as the key app's sentence.
+pub fn assistant_name(language: Language, name: &str) -> String {
+    let mut args = FluentArgs::new();
+    args.set("name", schcp_consent::inert::inert_in_quotes(name));
+    text_with(language, "assistant-quoted", &args)
+}
+
 /// How a refusal is worded for the person, decided by its reason alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Words {

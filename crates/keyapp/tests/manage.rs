@@ -61,7 +61,7 @@ async fn a_prompt_carries_the_stored_text_the_agent_and_its_status() {
     let id = rule_request(&e.svc, &jkt, "k1", "Weekend playdates").await;
     let shown = e.svc.requests().prompt(&id).await.unwrap();
     assert_eq!(shown.consent_text, e.svc.requests().request(&id).await.unwrap().consent_text);
-    assert_eq!(shown.agent_name, "Calendar Assistant");
+    assert_eq!(shown.agent_name, "“Calendar Assistant”", "in quotes beside the window's own words");
     assert_eq!(shown.label.as_deref(), Some("Weekend playdates"));
     assert_eq!(shown.expires_at, T0 + 600);
 
@@ -96,13 +96,19 @@ async fn an_edited_rule_label_is_what_is_shown_signed_and_kept() {
     // Once answered, or for another kind, or with a bad label: refused, nothing changed.
     assert!(matches!(e.svc.requests().relabel_rule(&id, "Later").await, Err(ServiceError::NotPending(_))));
     let id2 = rule_request(&e.svc, &jkt, "k2", "Agent's words").await;
-    for bad in ["", "   ", "a\u{7}b", &"x".repeat(201)] {
+    // Hidden characters too: a right-to-left override or a zero-width space
+    // would show the box's words in another order than they are signed.
+    for bad in ["", "   ", "a\u{7}b", "a\u{202E}b", "a\u{200B}b", &"x".repeat(201)] {
         let err = e.svc.requests().relabel_rule(&id2, bad).await.unwrap_err();
         assert!(matches!(err, ServiceError::Invalid { reason: Reason::BadLabel, .. }), "{bad:?}: {err}");
     }
     assert_eq!(e.svc.requests().prompt(&id2).await.unwrap().label.as_deref(), Some("Agent's words"));
+    // An agent's label with one reaches the edit box inert, as the consent
+    // text's quoted copy does.
+    let id3 = rule_request(&e.svc, &jkt, "k3", "Play\u{202E}dates").await;
+    assert_eq!(e.svc.requests().prompt(&id3).await.unwrap().label.as_deref(), Some("Play\u{FFFD}dates"));
     let pr = e.svc.requests().pending_items().await.unwrap();
-    assert_eq!(pr.len(), 1);
+    assert_eq!(pr.len(), 2);
     assert!(matches!(e.svc.requests().relabel_rule("rq_unknown", "x").await, Err(ServiceError::NotFound(_))));
 }
 

@@ -70,7 +70,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     assert_eq!(b.managers[0].jti, manager_jti);
     assert!(b.managers[0].revocable);
     assert!(
-        b.managers[0].sentence.starts_with("Calendar Assistant may cancel or move it"),
+        b.managers[0].sentence.starts_with("“Calendar Assistant” may cancel or move it"),
         "{}",
         b.managers[0].sentence
     );
@@ -79,7 +79,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
     person(&env, Command::Revoke { jti: manager_jti.clone() }).await.unwrap();
     let b = &svc.records().bookings().await.unwrap()[0];
     assert!(!b.managers[0].revocable);
-    assert_eq!(b.managers[0].sentence, "Calendar Assistant can no longer change it.");
+    assert_eq!(b.managers[0].sentence, "“Calendar Assistant” can no longer change it.");
 
     // History: sentences, with no id or event code in them.
     let history = svc.records().history_entries(50).await.unwrap();
@@ -89,7 +89,7 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
         "{sentences:#?}"
     );
     assert!(sentences
-        .contains(&"Calendar Assistant asked: Permission to act at Maple Street Auto (maplestreetauto.example)"));
+        .contains(&"“Calendar Assistant” asked: Permission to act at Maple Street Auto (maplestreetauto.example)"));
     assert!(sentences.iter().any(|s| s.starts_with("You withdrew: Cancel or move: ")), "{sentences:#?}");
     for s in &sentences {
         assert!(!s.contains("rq_") && !s.contains("m-") && !s.contains('_'), "{s}");

@@ -65,7 +65,7 @@ impl Requests<'_> {
                     &self.svc.locale(),
                 )
                 .map_err(ServiceError::Consent)?,
-                agent_name: schcp_consent::inert::inert(&p.agent_name),
+                agent_name: schcp_consent::inert::inert_in_quotes(&p.agent_name),
                 fingerprint: p.fingerprint,
                 created_at: p.created_at,
                 created: self.svc.instant_words(p.created_at),
@@ -122,7 +122,7 @@ impl Requests<'_> {
                 id: p.pairing_id,
                 kind: "pairing".into(),
                 status: PromptStatus::from(p.status).as_str().to_owned(),
-                agent_name: schcp_consent::inert::inert(&p.agent_name),
+                agent_name: crate::ui_words::assistant_name(self.svc.language(), &p.agent_name),
                 fingerprint: p.fingerprint,
                 consent_text,
                 created_at: p.created_at,
@@ -133,7 +133,13 @@ impl Requests<'_> {
             });
         }
         let r = self.request(id).await?;
-        let label = if r.kind == RequestKind::Rule { Some(self.svc.rule_input(id).await?.1) } else { None };
+        // The agent's label goes into the window's edit box, beside the consent
+        // text's quoted copy: shown inert there too.
+        let label = if r.kind == RequestKind::Rule {
+            Some(schcp_consent::inert::inert(&self.svc.rule_input(id).await?.1))
+        } else {
+            None
+        };
         let attention = match store::attention::items(self.svc.store(), id).await? {
             Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
             None => Vec::new(),
@@ -145,7 +151,10 @@ impl Requests<'_> {
         Ok(Prompt {
             terms,
             attention,
-            agent_name: self.svc.directory().shown_agent_name(&r.agent_jkt).await?,
+            agent_name: crate::ui_words::assistant_name(
+                self.svc.language(),
+                &self.svc.directory().agent_name(&r.agent_jkt).await?,
+            ),
             fingerprint: fingerprint(&r.agent_jkt),
             status: PromptStatus::from(r.status).as_str().to_owned(),
             consent_text: r.consent_text,
@@ -164,7 +173,10 @@ impl Requests<'_> {
     /// approves, what is signed and what history keeps all carry the new label.
     pub async fn relabel_rule(self, id: &str, label: &str) -> Result<Prompt, ServiceError> {
         let label = label.trim();
-        if label.is_empty() || label.chars().count() > MAX_LABEL || label.chars().any(char::is_control) {
+        // Hidden characters (controls, bidi overrides, zero-width) as at pairing:
+        // the label is the person's own words, shown in the edit box as typed.
+        if label.is_empty() || label.chars().count() > MAX_LABEL || schcp_consent::inert::first_hidden(label).is_some()
+        {
             return Err(ServiceError::invalid(
                 Reason::BadLabel,
                 format!("a rule's label is 1 to {MAX_LABEL} characters of plain text"),

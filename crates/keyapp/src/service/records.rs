@@ -242,7 +242,7 @@ impl Directory<'_> {
     /// notification): inert, so a name stored before names were checked at
     /// pairing cannot reorder or hide what is around it either.
     pub async fn shown_agent_name(self, jkt: &str) -> Result<String, ServiceError> {
-        Ok(schcp_consent::inert::inert(&self.agent_name(jkt).await?))
+        Ok(schcp_consent::inert::inert_in_quotes(&self.agent_name(jkt).await?))
     }
 
     pub async fn contacts(self) -> Result<Vec<Contact>, ServiceError> {

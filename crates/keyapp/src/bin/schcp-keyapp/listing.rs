@@ -13,7 +13,9 @@ pub(crate) fn pending(items: Vec<PendingItem>) {
             "pairing" => format!("code {}", item.fingerprint),
             _ => format!("until {}", item.expires),
         };
-        println!("{}\t{}\t{}\t{extra}", item.id, item.kind, item.agent_name);
+        // The name in quotes (the service neutralised any inside): a name
+        // cannot pass for a code or a note of the key app's.
+        println!("{}\t{}\t“{}”\t{extra}", item.id, item.kind, item.agent_name);
         // The service's sentence, in the person's language, when this
         // pairing's user keeps raising prompts that go unanswered.
         if let Some(churn) = &item.churn {
