@@ -73,7 +73,8 @@ host_id: string,
  */
 what: string, 
 /**
- * Its time, in the person's language and zone.
+ * Its time, in the person's language, in the booking's own zone (as the
+ * consent text gave the offer's).
  */
 when: string, 
 /**

@@ -417,7 +417,8 @@ pub struct BookingView {
     pub host_id: String,
     /// The booked service, as the host's receipt names it.
     pub what: String,
-    /// Its time, in the person's language and zone.
+    /// Its time, in the person's language, in the booking's own zone (as the
+    /// consent text gave the offer's).
     pub when: String,
     /// The host: its name beside the domain the key app verified it at
     /// (§2.2), that domain alone where no name is known, or its id marked

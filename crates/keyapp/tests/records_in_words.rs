@@ -148,6 +148,7 @@ async fn a_receipt_handed_in_by_the_assistant_puts_its_booking_in_my_bookings() 
     let (_, offer) = future_offer(&env.host, 6);
     let ask = NewRequest::ClosedMandate(ClosedMandateRequest { offer: offer.clone(), discovery: discovery.clone() });
     let r = a.request("closed-receipt", &ask).await.unwrap();
+    let agreed = r.consent_text.clone();
     person(&env, Command::Approve { id: r.request_id.clone() }).await.unwrap();
     let done = a.request_status(&r.request_id, 0).await.unwrap();
     let Some(Ok(Credential::ClosedMandate(closed))) = done.credential() else { panic!("{done:?}") };
@@ -199,6 +200,9 @@ async fn a_receipt_handed_in_by_the_assistant_puts_its_booking_in_my_bookings() 
     // 13:00 at UTC-4 (future_offer): the same day in any zone from UTC-11 to UTC+10.
     let day = claims.booking.start[8..10].trim_start_matches('0');
     assert!(b.when.contains(day), "{} on {}", b.when, claims.booking.start);
+    // The time as the person read it when they agreed: the booking's zone,
+    // the words the consent text used, whatever the person's own zone.
+    assert!(agreed.contains(&b.when), "{:?} not in {agreed:?}", b.when);
     assert_eq!(b.managers.len(), 1);
     assert_eq!(b.managers[0].jti, manager.jti);
     assert!(b.rests_on.as_deref().is_some_and(|r| r.contains("Maple Street Auto")), "{:?}", b.rests_on);

@@ -19,7 +19,11 @@ impl Service {
         let claims = receipt_of(&r)?;
         let b = &claims.booking;
         let (start, end) = times(&r.booking_id, b)?;
-        let words = BookingWords::of(&self.locale(), self.zone(), b)
+        // In the booking's own zone, as the consent text gave the offer's
+        // time (the host signed both): the person reads the time they agreed
+        // to. A zone this build does not know falls back to the person's.
+        let words = BookingWords::of(&self.locale(), &b.event.time_zone, b)
+            .or_else(|_| BookingWords::of(&self.locale(), self.zone(), b))
             .map_err(|e| corrupt_receipt(format!("booking {}: {e}", r.booking_id)))?;
         Ok(BookingView {
             what: inert::inert(&b.event.title),
@@ -135,7 +139,8 @@ fn manages(m: &ManagerRecord, r: &BookingRecord) -> bool {
     m.host == r.host && m.booking_id == r.booking_id
 }
 
-/// The booking's when, where and price, in the person's language and zone.
+/// The booking's when, where and price, in the person's language, its time in
+/// the zone given.
 struct BookingWords {
     when: String,
     place: Option<String>,
