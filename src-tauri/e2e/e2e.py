@@ -42,6 +42,7 @@ person would see it:
 
 import base64
 import datetime
+import zoneinfo
 import json
 import os
 import queue
@@ -490,8 +491,12 @@ def english(scratch):
             By.CSS_SELECTOR, f'tr[data-booking="{booking["booking_id"]}"]'))
         shown = env.js("const c = arguments[0].cloneNode(true); c.querySelectorAll('details').forEach(d => d.remove());"
                        "return {text: c.textContent, cells: [...c.children].map(td => td.textContent)};", row)
-        start = datetime.datetime.fromisoformat(booking["start"]).astimezone()
+        # In the booking's own zone, as the consent text gave the offer's: the
+        # person finds the words they agreed to, under "Rests on".
+        zone = zoneinfo.ZoneInfo(booking["event"]["timeZone"])
+        start = datetime.datetime.fromisoformat(booking["start"]).astimezone(zone)
         at = f"{(start.hour - 1) % 12 + 1}:{start.minute:02d}"
+        assert shown["cells"][1] in shown["cells"][0], shown
         price = (booking.get("total") or booking["price"])["amount"]
         assert "Maple Street Auto" in shown["cells"][2], shown
         assert at in shown["cells"][1] and str(start.day) in shown["cells"][1], (at, shown)

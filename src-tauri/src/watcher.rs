@@ -48,8 +48,9 @@ fn notify<R: Runtime>(app: &AppHandle<R>, item: &PendingItem) {
     let _ = app.notification().builder().title(lang.format("notify-title", &[])).body(body).show();
 }
 
-/// The notification's body: the agent's name inert (a name stored before
-/// names were checked at pairing is neutralised here too), and the whole body
+/// The notification's body: the agent's name inert with its quotation marks
+/// neutralised (the service lists it so; done again here, so a name reaching
+/// the watcher another way is no different), and the whole body
 /// escaped for markup, because a notification daemon may render the body as
 /// markup (the Desktop Notifications Specification's `body-markup`).
 pub fn notification_body(lang: &UiLanguage, item: &PendingItem) -> String {

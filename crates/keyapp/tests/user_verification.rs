@@ -101,7 +101,7 @@ async fn the_verifier_is_asked_before_anything_is_signed_with_the_consent_texts_
 
     let asked = e.verifier.asked();
     assert_eq!(asked.len(), 2);
-    assert_eq!(asked[0].summary, format!("Pair Calendar Assistant (code {})", p.fingerprint));
+    assert_eq!(asked[0].summary, format!("Pair “Calendar Assistant” (code {})", p.fingerprint));
     assert_eq!(asked[1].summary, text.lines().next().unwrap());
     for a in &asked {
         // In process, the OS is asked about this very process.

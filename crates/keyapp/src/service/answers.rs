@@ -129,7 +129,7 @@ impl Requests<'_> {
 
 impl Pairings<'_> {
     /// The person's yes to a pairing: confirmed by the OS for `origin` with
-    /// "Pair <agent> (code …)", then settled.
+    /// "Pair “<agent>” (code …)", then settled.
     pub async fn approve(self, pairing_id: &str, origin: Origin<'_>) -> Result<Pairing, ServiceError> {
         let asker = origin.asker()?;
         self.svc.expire_pairings(self.svc.now()).await?;
@@ -139,7 +139,12 @@ impl Pairings<'_> {
         }
         let summary = self.svc.words_with(
             "verification-pairing-summary",
-            [("agent", p.agent_name.clone().into()), ("code", p.fingerprint.clone().into())],
+            // In quotes: a name such as "Cal (code 7F3A-…)" cannot put a
+            // second code in the line the person confirms with their password.
+            [
+                ("agent", crate::ui_words::assistant_name(self.svc.language(), &p.agent_name).into()),
+                ("code", p.fingerprint.clone().into()),
+            ],
         );
         let method = self.svc.confirm(&asker, summary).await?;
         self.svc.settle_pairing(pairing_id, true, Some(method)).await

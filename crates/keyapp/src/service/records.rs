@@ -238,9 +238,10 @@ impl Directory<'_> {
         Ok(pairings::name(self.svc.store(), jkt, None).await?.unwrap_or_default())
     }
 
-    /// The agent's name as every surface lists it (terminal, window, tray,
-    /// notification): inert, so a name stored before names were checked at
-    /// pairing cannot reorder or hide what is around it either.
+    /// The agent's name as the pending list gives it (the Requests screen, the
+    /// terminal, notifications): inert, so a name stored before names were
+    /// checked at pairing cannot reorder or hide what is around it, with its
+    /// quotation marks neutralised for the surfaces that quote it.
     pub async fn shown_agent_name(self, jkt: &str) -> Result<String, ServiceError> {
         Ok(schcp_consent::inert::inert_in_quotes(&self.agent_name(jkt).await?))
     }
