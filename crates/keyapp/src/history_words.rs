@@ -40,10 +40,7 @@ pub const EVENTS: [&str; 18] = [
 /// inert, as everywhere they reach the person.
 pub fn sentence(language: Language, h: &HistoryRecord) -> String {
     let mut args = FluentArgs::new();
-    let agent = match &h.agent_name {
-        Some(name) => ui_words::assistant_name(language, name),
-        None => ui_words::text(language, "history-an-assistant"),
-    };
+    let agent = ui_words::assistant_or_any(language, h.agent_name.as_deref());
     let what = match &h.summary {
         Some(summary) => summary.clone(),
         None if !h.detail.is_empty() && is_kind(&h.detail) => ui_words::text(language, &format!("kind-{}", h.detail)),

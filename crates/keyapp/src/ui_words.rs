@@ -75,6 +75,15 @@ pub fn assistant_name(language: Language, name: &str) -> String {
     text_with(language, "assistant-quoted", &args)
 }
 
+/// An assistant as a sentence of the records names it: by its name, as
+/// [`assistant_name`] shows it, or "an assistant" when the records kept none.
+pub fn assistant_or_any(language: Language, name: Option<&str>) -> String {
+    match name {
+        Some(name) => assistant_name(language, name),
+        None => text(language, "history-an-assistant"),
+    }
+}
+
 /// How a refusal is worded for the person, decided by its reason alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Words {

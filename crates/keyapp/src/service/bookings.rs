@@ -67,10 +67,7 @@ impl Service {
 
     fn manager_view(&self, m: &ManagerRecord, now: i64) -> ManagerView {
         let status = CredentialStatus::of(m.revoked, m.exp, now);
-        let agent_name = m.agent_name.as_deref().map_or_else(
-            || self.words("history-an-assistant"),
-            |n| crate::ui_words::assistant_name(self.language(), n),
-        );
+        let agent_name = crate::ui_words::assistant_or_any(self.language(), m.agent_name.as_deref());
         let expires = self.instant_words(m.exp);
         let sentence = match status {
             CredentialStatus::Active => self.words_with(
