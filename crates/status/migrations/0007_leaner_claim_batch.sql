@@ -164,9 +164,6 @@ BEGIN
             RAISE EXCEPTION 'schcp_claim_batch: a credential of the batch is gone';
         END IF;
         rems := was;
-        IF coalesce(array_length(cand_cred, 1), 0) <> array_length(cand, 1) THEN
-            RAISE EXCEPTION 'schcp_claim_batch: a credential of the batch is gone';
-        END IF;
         -- Decided in arrival order, as single claims one after another: a
         -- claim id held before, or taken earlier in this batch, is held
         -- already; a fresh one takes a unit if one is left. Only claims take
