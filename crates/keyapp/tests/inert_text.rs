@@ -107,3 +107,24 @@ async fn the_consent_mode_an_agent_chose_is_said_in_words() {
         assert!(text.contains("The assistant books within these limits without asking me again."), "{text}");
     }
 }
+
+/// A hostile assistant pairs under a name written to close its quotes and go
+/// on as the key app's words. Only ordinary punctuation, so pairing takes it;
+/// every surface the person reads then has it in quotes it cannot close: the
+/// pending list (the Requests screen, the terminal, notifications) with its
+/// quotation marks neutralised, the consent window's "From" in the language's
+/// quotes.
+#[tokio::test]
+async fn an_agent_name_that_closes_its_quotes_stays_inside_them() {
+    let env = start().await;
+    let a = agent(&env, 61);
+    let name = "Calendar” is done. Your dentist “Harbourview";
+    let (status, body) = a.send(Method::POST, "/v1/pairings", Some(&json!({ "agent_name": name }))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let items = pending(&env).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["agent_name"], "Calendar\u{FFFD} is done. Your dentist \u{FFFD}Harbourview");
+    let id = items[0]["id"].as_str().unwrap();
+    let shown = env.app.service.requests().prompt(id).await.unwrap();
+    assert_eq!(shown.agent_name, "“Calendar\u{FFFD} is done. Your dentist \u{FFFD}Harbourview”");
+}
