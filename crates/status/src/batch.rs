@@ -12,9 +12,16 @@
 //! every claim in it is answered with an error and none was taken. Across
 //! processes the limit stays exact: their batches take turns at the
 //! credential's row lock (migration 0004).
+//!
+//! Each batch slot keeps its connection, taken out of the pool: a pooled
+//! connection costs a round trip to PostgreSQL each time it goes back
+//! (sqlx checks it), once per batch (docs/benchmarks.md "Hosted status
+//! service"). A kept connection idle for [`store::PING_IDLE_AFTER`] is
+//! checked first, as the pool checks its own; a slot whose batch failed drops
+//! its connection and takes a fresh one for the next batch.
 
 use crate::store::{self, ClaimError, QueuedClaim};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use status_edge::ClaimOutcome;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -104,7 +111,9 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: A
     // When the oldest pending claim arrived.
     let mut oldest: Option<Instant> = None;
     let mut running = 0usize;
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
+    // The connections of the slots not running, kept for the next batches.
+    let mut kept: Vec<Kept> = Vec::new();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<Option<Kept>>();
     let mut open = true;
     let mut arrived = Vec::new();
     loop {
@@ -119,9 +128,12 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: A
             oldest = (!pending.is_empty()).then(Instant::now);
             waiting.fetch_sub(batch.len(), Ordering::Relaxed);
             running += 1;
-            tokio::spawn(execute(pool.clone(), batch, done_tx.clone()));
+            tokio::spawn(execute(pool.clone(), kept.pop(), batch, done_tx.clone()));
         }
         if !open && pending.is_empty() && running == 0 {
+            for k in kept {
+                let _ = sqlx::Connection::close(k.conn).await;
+            }
             return;
         }
         let gathered = async {
@@ -140,17 +152,46 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: A
                 }
                 pending.append(&mut arrived);
             }
-            Some(()) = done_rx.recv() => running -= 1,
+            Some(conn) = done_rx.recv() => {
+                running -= 1;
+                kept.extend(conn);
+            }
             () = gathered => {}
         }
     }
 }
 
-/// Runs one batch, makes room for the next, and answers its claims.
-async fn execute(pool: PgPool, batch: Vec<Job>, done: mpsc::UnboundedSender<()>) {
+/// A slot's connection between its batches.
+struct Kept {
+    conn: PgConnection,
+    since: Instant,
+}
+
+/// The slot's connection for its next batch: the kept one, checked first if
+/// it sat idle long enough to have been dropped by the server; else one taken
+/// out of the pool.
+async fn connection(pool: &PgPool, kept: Option<Kept>) -> Result<PgConnection, store::DbError> {
+    if let Some(mut k) = kept {
+        if !store::ping_before_use(k.since.elapsed()) || sqlx::Connection::ping(&mut k.conn).await.is_ok() {
+            return Ok(k.conn);
+        }
+    }
+    Ok(pool.acquire().await?.detach())
+}
+
+/// Runs one batch on the slot's connection, makes room for the next, giving
+/// the connection back if the batch went through, and answers its claims.
+async fn execute(pool: PgPool, kept: Option<Kept>, batch: Vec<Job>, done: mpsc::UnboundedSender<Option<Kept>>) {
     let (claims, replies): (Vec<QueuedClaim>, Vec<_>) = batch.into_iter().map(|j| (j.claim, j.reply)).unzip();
-    let result = store::claim_batch(&pool, &claims).await;
-    let _ = done.send(());
+    let (result, kept) = match connection(&pool, kept).await {
+        Ok(mut conn) => {
+            let result = store::claim_batch(&mut conn, &claims).await;
+            let kept = result.is_ok().then(|| Kept { conn, since: Instant::now() });
+            (result, kept)
+        }
+        Err(e) => (Err(e), None),
+    };
+    let _ = done.send(kept);
     match result {
         Ok(outcomes) => {
             for (reply, outcome) in replies.into_iter().zip(outcomes) {

@@ -114,6 +114,18 @@ impl Default for DbOptions {
     }
 }
 
+/// A pooled connection idle at least this long is checked with a round trip
+/// before it is handed out ([`connect`]).
+pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Whether a connection idle for `idle_for` is checked before use: one that
+/// went back to the pool moments ago is not (docs/benchmarks.md "Hosted
+/// status service": the check was a round trip, and a wakeup of its
+/// PostgreSQL backend, before every batch).
+pub fn ping_before_use(idle_for: std::time::Duration) -> bool {
+    idle_for >= PING_IDLE_AFTER
+}
+
 /// Opens a pool on `url` with `options`.
 pub async fn connect(url: &str, options: &DbOptions) -> Result<PgPool, sqlx::Error> {
     let connect: sqlx::postgres::PgConnectOptions = url.parse()?;
@@ -121,6 +133,19 @@ pub async fn connect(url: &str, options: &DbOptions) -> Result<PgPool, sqlx::Err
     PgPoolOptions::new()
         .max_connections(options.pool_size.max(1))
         .acquire_timeout(std::time::Duration::from_millis(options.acquire_timeout_ms))
+        // sqlx pings every connection it hands out; under load a connection
+        // comes back within microseconds, and a server gone since then fails
+        // the statement as it would have failed the ping (the pool then
+        // drops the connection). Only a connection left idle is checked.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if ping_before_use(meta.idle_for) {
+                    sqlx::Connection::ping(conn).await?;
+                }
+                Ok(true)
+            })
+        })
         .connect_with(connect)
         .await
 }
@@ -230,8 +255,8 @@ pub struct QueuedClaim {
 /// transaction, one WAL flush. Each claim is answered as [`claim`] would have
 /// answered it alone, the claims taken in the slice's order; if the
 /// transaction fails, `Err`, and none of them was taken.
-pub async fn claim_batch(
-    pool: &PgPool,
+pub async fn claim_batch<'c>(
+    db: impl sqlx::PgExecutor<'c>,
     claims: &[QueuedClaim],
 ) -> Result<Vec<Result<ClaimOutcome, ClaimError>>, DbError> {
     if claims.is_empty() {
@@ -249,7 +274,7 @@ pub async fn claim_batch(
             .bind(signers.iter().map(|s| s.map(|s| s.thumbprint.as_str())).collect::<Vec<Option<&str>>>())
             .bind(signers.iter().map(|s| s.map(|s| s.nonce.as_str())).collect::<Vec<Option<&str>>>())
             .bind(signers.iter().map(|s| s.map(|s| s.remember_until)).collect::<Vec<Option<i64>>>())
-            .fetch_all(pool)
+            .fetch_all(db)
             .await?;
     if rows.len() != claims.len() {
         return Err(DbError(sqlx::Error::Protocol(format!(

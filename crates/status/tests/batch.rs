@@ -231,6 +231,49 @@ async fn every_claim_of_a_failed_batch_is_answered_with_an_error() {
     assert_eq!(after, ClaimOutcome::Claimed { remaining: 8 }, "the batcher goes on after a failed batch");
 }
 
+/// The batcher keeps its connections between batches, out of the pool
+/// (crates/status/src/batch.rs), and the pool hands out a connection without
+/// a round trip when it came back moments ago. A connection the server
+/// dropped while it sat idle is still found out before use, the batcher's
+/// as the pool's: the next claim and the next read are answered, not failed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_the_server_dropped_while_idle_are_replaced_before_use() {
+    let (pool, p) = (pool().await, Principal::ed25519());
+    credential(&pool, &p.thumb, "m", 10, &[]).await;
+    let name = format!("idle-{}", &p.thumb[..12]);
+    let url = format!("{}?application_name={name}", database_url());
+    let service_pool = store::connect(&url, &DbOptions { pool_size: 2, ..DbOptions::default() }).await.unwrap();
+    let batches = ClaimBatches::spawn(service_pool.clone(), 1);
+    let claim = |id: &str| batches.claim(queued(&p.thumb, "m", &format!("{MAPLE}/{id}")));
+    assert_eq!(claim("a").await.unwrap(), ClaimOutcome::Claimed { remaining: 9 });
+    assert_eq!(remaining(&service_pool, &p.thumb, "m").await, Some(9));
+    let backends = || async {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM pg_stat_activity WHERE application_name = $1")
+            .bind(&name)
+            .fetch_one(&pool)
+            .await
+            .unwrap()
+    };
+    assert_eq!(backends().await, 2, "the batcher's kept connection and the pool's idle one");
+    sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1")
+        .bind(&name)
+        .execute(&pool)
+        .await
+        .unwrap();
+    until("the server has dropped both", || async { backends().await == 0 }).await;
+    tokio::time::sleep(store::PING_IDLE_AFTER + Duration::from_millis(100)).await;
+    assert_eq!(claim("b").await.unwrap(), ClaimOutcome::Claimed { remaining: 8 }, "the batcher took a fresh one");
+    assert_eq!(remaining(&service_pool, &p.thumb, "m").await, Some(8), "and so did the pool");
+}
+
+/// A connection is checked before use only once it has sat idle.
+#[test]
+fn only_a_connection_left_idle_is_checked_before_use() {
+    assert!(!store::ping_before_use(Duration::ZERO));
+    assert!(!store::ping_before_use(store::PING_IDLE_AFTER - Duration::from_millis(1)));
+    assert!(store::ping_before_use(store::PING_IDLE_AFTER));
+}
+
 /// Polls `ready` until it holds; fails after many tries, never on a time.
 async fn until<F: std::future::Future<Output = bool>>(what: &str, ready: impl Fn() -> F) {
     for _ in 0..2000 {
