@@ -204,7 +204,20 @@ pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
 /// bookings): inert, with every quotation mark neutralised (U+FFFD), so it
 /// cannot close those quotes early and go on as the surface's own words
 /// (rule 4). Not bounded here: the names it serves were bounded at pairing.
+///
+/// Its own output comes back unchanged, so a surface handed a name a list
+/// already made inert shows it as the list does: applied again, the isolate
+/// rule 3 put around a right-to-left name would itself be replaced (rule 1),
+/// and an Arabic or Hebrew name would read with U+FFFD at both ends. Only an
+/// isolate exactly as this function adds it is kept (its inside unchanged by
+/// rules 1–4, with a right-to-left letter), so nothing else passes.
 pub fn inert_in_quotes(s: &str) -> String {
+    if let Some(inside) = s.strip_prefix(FSI).and_then(|r| r.strip_suffix(PDI)) {
+        let once = neutral_quotes(&inert(inside));
+        if once == s {
+            return once;
+        }
+    }
     neutral_quotes(&inert(s))
 }
 
@@ -287,6 +300,36 @@ mod tests {
     fn right_to_left_text_is_isolated() {
         assert_eq!(inert("שלום"), "\u{2068}שלום\u{2069}");
         assert_eq!(inert("\u{2067}שלום\u{2069}"), "\u{2068}\u{FFFD}שלום\u{FFFD}\u{2069}");
+    }
+
+    /// A surface handed a name the pending list already made inert (the
+    /// notification) shows it as the list does: an Arabic or Hebrew name
+    /// without U+FFFD where the first pass put its isolate.
+    #[test]
+    fn a_name_made_inert_for_quotes_twice_reads_as_once() {
+        for s in ["שלום", "نور حداد", "Cal “שלום”", "Cal\u{202E}dnar", "", "  Mira  ", "a\"b", "Noor (נ)"] {
+            let once = inert_in_quotes(s);
+            assert_eq!(inert_in_quotes(&once), once, "{s:?}");
+        }
+        assert_eq!(inert_in_quotes(&inert_in_quotes("נור")), "\u{2068}נור\u{2069}");
+    }
+
+    /// Only the isolate as rule 3 adds it is kept: one around left-to-right
+    /// text, around a hidden character or around quotation marks is the
+    /// input's own, and is replaced as before.
+    #[test]
+    fn an_isolate_the_input_brought_is_still_replaced() {
+        assert_eq!(inert_in_quotes("\u{2068}Cal\u{2069}"), "\u{FFFD}Cal\u{FFFD}");
+        assert_eq!(inert_in_quotes("\u{2068}ש\u{202E}\u{2069}"), "\u{2068}\u{FFFD}ש\u{FFFD}\u{FFFD}\u{2069}");
+        assert_eq!(inert_in_quotes("\u{2068}“ש”\u{2069}"), "\u{2068}\u{FFFD}\u{FFFD}ש\u{FFFD}\u{FFFD}\u{2069}");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn inert_in_quotes_is_idempotent(s in "[ a-zשנ“”\"\u{2068}\u{2069}\u{202E}\u{200B}\u{00A0}]{0,12}") {
+            let once = inert_in_quotes(&s);
+            proptest::prop_assert_eq!(inert_in_quotes(&once), once);
+        }
     }
 
     #[test]

@@ -109,8 +109,9 @@ pub struct OpenMandateRequest {
     pub constraints: MandateConstraints,
     /// NumericDate the mandate expires at.
     pub exp: i64,
-    /// The IANA zone to show times in: the hosts' zone when they share one, else the
-    /// person's own. None shows the window at its own offsets and `exp` in UTC.
+    /// The IANA zone to show times in: the hosts' zone when they share one. None (the
+    /// hosts' zones differ) shows both ends of the window at its start's offset, and
+    /// `exp` in UTC.
     pub tz: Option<String>,
     /// An SD-JWT mandate's own constraints of each host, by host id (§3.4
     /// `host_constraints`): each host evaluates the shared constraints plus its own,

@@ -243,6 +243,14 @@ pub(crate) fn range_words(
     if end_at <= start_at {
         return Err(ConsentError::EndBeforeStart { start: start_at.to_rfc3339(), end: end_at.to_rfc3339() });
     }
+    // One zone is named for the range, the start's: read off its own offset, the
+    // end is read on the start's too, whatever offset it was written with, so
+    // "12:00–5:00 p.m. GMT-04:00" cannot stand for an end eight hours later
+    // written at -12:00.
+    let end_at = match clock {
+        Clock::OwnOffset => end_at.with_timezone(start_at.offset()),
+        Clock::Zone { .. } => end_at,
+    };
     let to = wall(end_at, clock);
     let end_text = time_text(locale, to.time)?;
     if to.date == from.date {

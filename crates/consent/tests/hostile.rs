@@ -294,3 +294,19 @@ fn summaries_callouts_and_the_wide_heading_are_as_inert_as_the_text() {
         assert_inert(&summary(&ConsentRequest::OpenMandate(m.clone()), &locale).unwrap());
     }
 }
+
+/// A range shown at its own offset names one zone, the start's, and reads its end
+/// on that offset too: an end written at another offset cannot pass for a time of
+/// the named zone (here 5:00 p.m. at -12:00 is 1:00 a.m. the next day at -04:00).
+#[test]
+fn a_range_whose_ends_have_different_offsets_is_read_on_the_start_offset() {
+    let locale = en();
+    let mixed = slot_words(&locale, "2026-10-15T12:00:00-04:00", Some("2026-10-15T17:00:00-12:00"), None).unwrap();
+    let same = slot_words(&locale, "2026-10-15T12:00:00-04:00", Some("2026-10-16T01:00:00-04:00"), None).unwrap();
+    assert_eq!(mixed, same);
+    assert!(mixed.contains("Friday 16 October 2026"), "{mixed}");
+    assert!(!mixed.contains("5:00"), "{mixed}");
+    // An end at the start's offset reads as it did.
+    let plain = slot_words(&locale, "2026-10-15T12:00:00-04:00", Some("2026-10-15T17:00:00-04:00"), None).unwrap();
+    assert!(plain.contains("12:00–5:00 p.m.") || plain.contains("12:00–5:00\u{202F}p.m."), "{plain}");
+}
