@@ -126,6 +126,17 @@ mod tests {
         assert!(body.starts_with("An assistant named “Cal\u{FFFD}dnar\u{FFFD}” asks"), "{body:?}");
     }
 
+    /// The pending list gives the name inert already; the notification shows
+    /// it as the list does, a right-to-left name isolated once, without U+FFFD.
+    #[test]
+    fn a_right_to_left_name_from_the_pending_list_reads_as_it_does_there() {
+        let lang = UiLanguage::new(Language::English);
+        let listed = schcp_consent::inert::inert_in_quotes("נור חדד");
+        let body = notification_body(&lang, &item("pairing", &listed));
+        assert!(!body.contains('\u{FFFD}'), "{body:?}");
+        assert!(body.contains("“\u{2068}נור חדד\u{2069}”"), "{body:?}");
+    }
+
     /// An assistant chooses its own name, and a notification is read at a
     /// glance: a name like "Your bank: security check" must read as an
     /// assistant's name, quoted, never as the start of the key app's sentence.

@@ -307,7 +307,8 @@ mod tests {
     /// without U+FFFD where the first pass put its isolate.
     #[test]
     fn a_name_made_inert_for_quotes_twice_reads_as_once() {
-        for s in ["שלום", "نور حداد", "Cal “שלום”", "Cal\u{202E}dnar", "", "  Mira  ", "a\"b", "Noor (נ)"] {
+        for s in ["שלום", "نور حداد", "Cal “שלום”", "Cal\u{202E}dnar", "", "  Mira  ", "a\"b", "Noor (נ)"]
+        {
             let once = inert_in_quotes(s);
             assert_eq!(inert_in_quotes(&once), once, "{s:?}");
         }

@@ -830,6 +830,26 @@ fn host_refusal(e: agent::host::HostError) -> (StatusCode, String) {
     (r.status, r.reason_text)
 }
 
+/// The expiry the person read is the one signed (§5.3: the text is what is
+/// signed), however long the request waited for the yes: a read credential's
+/// hour counts from when it was asked and shown, not from the approval.
+#[tokio::test]
+async fn a_read_credential_expires_when_the_person_was_told_however_late_the_yes() {
+    let env = start().await;
+    let a = paired_agent(&env, 52).await;
+    let body = json!({"kind": "booking_read", "idempotency_key": "read-late", "host": HOST,
+                      "discovery": env.host.discovery_url(), "booking_id": "b_7Qx2"});
+    let before = now();
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let after = now();
+    // The person answers later: past the next whole second.
+    tokio::time::sleep(std::time::Duration::from_millis(1_100)).await;
+    let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
+    let exp = done["result"]["exp"].as_i64().unwrap();
+    assert!((before + 3600..=after + 3600).contains(&exp), "signed {exp}, shown for {after} + 1 h");
+    assert_eq!(no_claims(&a, done["result"]["mandate"].as_str().unwrap()).exp, exp);
+}
+
 /// A `booking_read` credential for `booking_id`, approved; its mandate.
 async fn read_credential(env: &Env, a: &AgentClient, booking_id: &str, key: &str, lifetime: Option<&str>) -> String {
     let mut body = json!({"kind": "booking_read", "idempotency_key": key, "host": HOST,

@@ -36,7 +36,9 @@ pub(super) struct BookingReadBody {
 pub(super) struct BookingReadInput {
     host_id: String,
     booking_id: String,
-    exp_in: i64,
+    /// The expiry the person read, signed as it was shown (§5.3: the text is
+    /// what is signed), however long the request waited for the yes.
+    exp: i64,
 }
 
 #[derive(Debug, PartialEq, Serialize)]
@@ -85,7 +87,7 @@ impl Kind for BookingRead {
             exp: ctx.now + exp_in,
             tz: Some(host.tz.clone()),
         });
-        let input = BookingReadInput { host_id: host.host_id.clone(), booking_id: b.booking_id, exp_in };
+        let input = BookingReadInput { host_id: host.host_id.clone(), booking_id: b.booking_id, exp: ctx.now + exp_in };
         Ok(Prepared::asked(consent, input, None).at(vec![placed.binding]))
     }
 
@@ -94,13 +96,17 @@ impl Kind for BookingRead {
         input: BookingReadInput,
         statement: &str,
     ) -> Result<Issued<BookingReadResult>, ServiceError> {
+        let (now, exp) = (ctx.now, input.exp);
+        if exp <= now {
+            return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking read request", exp, now }));
+        }
         let jti = Service::new_id("m-");
         let claims = RootMandate {
             aud: Audience::One(input.host_id.clone()),
             sub: ctx.principal.pseudonym(),
             jti: jti.clone(),
             iat: ctx.now,
-            exp: ctx.now + input.exp_in,
+            exp,
             agent_jkt: ctx.agent_jkt.to_owned(),
             scope: vec![Action::Hold],
             constraints: Some(Constraints { bookings: Some(vec![input.booking_id.clone()]), ..Constraints::default() }),
@@ -133,7 +139,7 @@ mod tests {
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d"}"#,
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d","booking_id":"b","scope":["book"]}"#,
         ]);
-        round_trips(&BookingReadInput { host_id: "h".into(), booking_id: "b_7".into(), exp_in: 60 });
+        round_trips(&BookingReadInput { host_id: "h".into(), booking_id: "b_7".into(), exp: 1_796_000_060 });
     }
 
     #[test]
