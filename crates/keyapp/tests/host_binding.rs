@@ -268,6 +268,41 @@ async fn a_silent_management_mandate_is_bounded_by_its_root_and_revoked_with_it(
     assert_eq!(m["status"], "pending", "{m}");
 }
 
+/// A replayed receipt gets nothing (§3.3 "Renewal"), sent at once too: the
+/// hostile assistant sends one receipt in many requests together, each past
+/// the request's own check before any was recorded; the approval's commit
+/// reads the booking's links again, so exactly one management mandate is
+/// signed, and the twins end refused, never in the person's window.
+#[tokio::test]
+async fn one_receipt_sent_many_times_at_once_gets_one_silent_management_mandate() {
+    let env = start().await;
+    let a = paired_agent(&env, 24).await;
+    let r =
+        a.call(Method::POST, "/v1/requests", Some(&open_root_body("root", &env.host.discovery_url()))).await.unwrap();
+    let done = approved(&env, &a, &r).await;
+    let root = done["result"]["jti"].as_str().unwrap().to_owned();
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &root, 7)).unwrap();
+    let issued = count(&env, "credentials").await;
+    let mut sends = tokio::task::JoinSet::new();
+    for i in 0..8 {
+        // The same assistant (its key), one connection each.
+        let (twin, body) = (agent(&env, 24), management(&format!("twin-{i}"), &receipt, &env.host.discovery_url()));
+        sends.spawn(async move { twin.send(Method::POST, "/v1/requests", Some(&body)).await.unwrap() });
+    }
+    let answers = sends.join_all().await;
+    let approved: Vec<_> = answers.iter().filter(|(s, v)| s.is_success() && v["status"] == "approved").collect();
+    let said: Vec<_> =
+        answers.iter().map(|(s, v)| (s.as_u16(), v["status"].clone(), v["error"]["reason"].clone())).collect();
+    assert_eq!(approved.len(), 1, "{said:?}");
+    for (status, v) in answers.iter().filter(|(s, _)| !s.is_success()) {
+        assert_eq!(*status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+        assert_eq!(v["error"]["reason"], "stale_receipt", "{v}");
+    }
+    assert_eq!(count(&env, "credentials").await, issued + 1, "one management mandate signed");
+    assert_eq!(count(&env, "management_links").await, 1);
+    assert!(pending_ids(&env).await.is_empty(), "no twin waits for the person");
+}
+
 #[tokio::test]
 async fn only_a_confirmed_booking_within_the_root_gets_one_without_a_prompt() {
     let env = start().await;

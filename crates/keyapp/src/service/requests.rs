@@ -286,7 +286,13 @@ impl Service {
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
-            self.issue_approved(&request_id, None).await?;
+            if let Err(e) = self.issue_approved(&request_id, None).await {
+                // Nothing was signed or kept (what the checks read changed before
+                // the commit: a revocation, a twin request). The request was never
+                // the person's to answer, so it ends here, not in their window.
+                let _ = self.settle(&request_id, RequestStatus::Withdrawn, RequestStatus::Pending).await;
+                return Err(e);
+            }
             return Ok((self.requests().request_for_agent(&agent.jkt, &request_id).await?, false));
         }
         Ok((pending_view(&new, kind), false))
@@ -460,7 +466,12 @@ impl Service {
             crate::store::meetings::insert(&mut tx, m).await?;
         }
         if let Some((link, replaces)) = &issued.management {
-            crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await?;
+            // Read again after the first write of this transaction (`settle`):
+            // nothing another writer commits comes between the check and the record.
+            if let Err(why) = crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await? {
+                drop(tx);
+                return Err(superseded(why));
+            }
         }
         let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
         let event = format!("request_{}", a.answer.as_str());
@@ -626,6 +637,16 @@ struct Approval<'a> {
     now: i64,
     /// `approved`, or `declined` for a no that signs (§5.10).
     answer: RequestStatus,
+}
+
+/// The agent's refusal when a management mandate's link was not recorded.
+fn superseded(why: crate::store::management_links::Superseded) -> ServiceError {
+    use crate::store::management_links::Superseded as S;
+    let reason = match why {
+        S::Sequence => Reason::StaleReceipt,
+        S::RootGone | S::ReplacedGone => Reason::MandateRevoked,
+    };
+    ServiceError::unacceptable(reason, format!("{why}; nothing was signed (§3.3 \"Renewal\")"))
 }
 
 fn string_member(obj: &Map<String, Value>, name: &'static str) -> Result<String, ServiceError> {

@@ -44,21 +44,77 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, link: &ManagementLink) ->
     Ok(())
 }
 
+/// Why a management mandate's link is not recorded: what its request read
+/// when it was made changed before the approval's commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Superseded {
+    /// A management mandate for the booking was recorded on this receipt's
+    /// sequence or a newer one meanwhile (a twin of the request): a replay.
+    #[error("a management mandate for this booking was already issued on this receipt or a newer one")]
+    Sequence,
+    /// The root a silent one rests on was revoked, or expired, meanwhile.
+    #[error("the root mandate it would rest on was revoked or has expired")]
+    RootGone,
+    /// The management mandate a silent renewal replaces was revoked meanwhile.
+    #[error("the management mandate it would renew was revoked")]
+    ReplacedGone,
+}
+
 /// Records a management mandate's link in the approval's transaction. A
 /// renewal replaces the previous management mandate (§3.3 "Renewal"), which is
 /// revoked in the same commit, and owed to the hosted status service where it
 /// was registered there.
+///
+/// What the request's checks read is read again here, in the transaction
+/// (called after its first write, so no other writer commits in between):
+/// a twin request on the same receipt, or a revocation of the root or of the
+/// mandate renewed, committed since those checks, leaves nothing recorded. A
+/// silent management mandate can then never outlive a root the person
+/// revoked, nor be had twice for one receipt.
 pub async fn record(
     conn: &mut sqlx::SqliteConnection,
     link: &ManagementLink,
     replaces: Option<&str>,
     now: i64,
-) -> Result<(), StoreError> {
+) -> Result<Result<(), Superseded>, StoreError> {
+    let newer: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM management_links WHERE host_id = ? AND booking_id = ? AND sequence >= ? LIMIT 1",
+    )
+    .bind(&link.host_id)
+    .bind(&link.booking_id)
+    .bind(link.sequence)
+    .fetch_optional(&mut *conn)
+    .await?;
+    if newer.is_some() {
+        return Ok(Err(Superseded::Sequence));
+    }
+    if let Some(root) = &link.root_jti {
+        if !in_force(conn, root, Some(now)).await? {
+            return Ok(Err(Superseded::RootGone));
+        }
+        if let Some(old) = replaces {
+            if !in_force(conn, old, None).await? {
+                return Ok(Err(Superseded::ReplacedGone));
+            }
+        }
+    }
     insert(conn, link).await?;
     if let Some(old) = replaces {
         super::credentials::revoke_in(conn, old, now, true).await?;
     }
-    Ok(())
+    Ok(Ok(()))
+}
+
+/// Whether credential `jti` is not revoked (and, given `now`, not expired).
+async fn in_force(conn: &mut sqlx::SqliteConnection, jti: &str, now: Option<i64>) -> Result<bool, StoreError> {
+    let found: Option<i64> =
+        sqlx::query_scalar("SELECT 1 FROM credentials WHERE jti = ? AND revoked_at IS NULL AND (? IS NULL OR exp > ?)")
+            .bind(jti)
+            .bind(now)
+            .bind(now)
+            .fetch_optional(&mut *conn)
+            .await?;
+    Ok(found.is_some())
 }
 
 /// The management mandates still in force that were issued under `root`.
@@ -291,6 +347,39 @@ mod tests {
     }
 
     async fn record_link(tx: &mut sqlx::SqliteConnection, l: &ManagementLink, replaces: Option<&str>) {
-        super::record(tx, l, replaces, NOW + 1).await.unwrap();
+        super::record(tx, l, replaces, NOW + 1).await.unwrap().unwrap();
+    }
+
+    /// What a silent management mandate rests on is read again in the
+    /// approval's transaction: a root revoked, or a mandate renewed revoked,
+    /// since the request's checks, or a twin on the same receipt recorded
+    /// first, and nothing is recorded.
+    #[tokio::test]
+    async fn a_link_whose_root_or_renewed_mandate_went_meanwhile_is_not_recorded() {
+        let (_dir, store) = chain().await;
+        let attempt = |l: ManagementLink, replaces: Option<&'static str>| {
+            let store = store.clone();
+            async move {
+                let mut tx = store.pool().begin().await.unwrap();
+                credentials::insert(&mut tx, &record(&l.jti, RequestKind::ManagementMandate)).await.unwrap();
+                let r = super::record(&mut tx, &l, replaces, NOW + 1).await.unwrap();
+                if r.is_ok() {
+                    tx.commit().await.unwrap();
+                }
+                r
+            }
+        };
+        // A twin on a sequence already recorded (m-asked is on 1).
+        assert_eq!(attempt(link("m-twin", None, 1), None).await, Err(Superseded::Sequence));
+        // The renewal's mandate revoked by the person since the request's checks.
+        credentials::revoke(&store, "m-asked", NOW + 1).await.unwrap();
+        assert_eq!(attempt(link("m-renew", Some("m-root"), 2), Some("m-asked")).await, Err(Superseded::ReplacedGone));
+        // The root revoked since: nothing under it is recorded any more.
+        credentials::revoke(&store, "m-root", NOW + 1).await.unwrap();
+        assert_eq!(attempt(link("m-late", Some("m-root"), 3), None).await, Err(Superseded::RootGone));
+        assert_eq!(latest_sequence(&store, "maple-street-auto", "b_1").await.unwrap(), Some(1), "nothing recorded");
+        // One the person approves rests on no root, and is recorded.
+        assert_eq!(attempt(link("m-yes", None, 4), None).await, Ok(()));
+        assert_eq!(latest_sequence(&store, "maple-street-auto", "b_1").await.unwrap(), Some(4));
     }
 }
