@@ -204,9 +204,21 @@ impl ManagementTerms {
         }
     }
 
-    /// The terms of one the person approved, seeing the booking and expiry.
-    pub fn approved(iat: i64) -> ManagementTerms {
-        ManagementTerms { constraints: Constraints::default(), not_after: iat.saturating_add(MAX_MANAGEMENT_LIFETIME) }
+    /// The terms of one the person approved, seeing the booking and expiry:
+    /// its service, and a total no higher than the booking's (its `total`, or
+    /// its `price` when it states no total). What the person reads is that the
+    /// assistant may cancel it or "move it to another time, and nothing else";
+    /// without these a move could change the service or cost more, which is a
+    /// new yes (§5.7 change offers state their own total).
+    pub fn approved(iat: i64, booking: &crate::claims::Booking) -> ManagementTerms {
+        ManagementTerms {
+            constraints: Constraints {
+                services: Some(vec![booking.service_id.clone()]),
+                max_price: booking.total.clone().or_else(|| booking.price.clone()),
+                ..Constraints::default()
+            },
+            not_after: iat.saturating_add(MAX_MANAGEMENT_LIFETIME),
+        }
     }
 }
 

@@ -689,7 +689,7 @@ fn verified_receipt(claims: &Value) -> VerifiedReceipt {
 fn manage(receipt: &VerifiedReceipt) -> Result<issue::Issued<schcp::claims::MandateClaims>, Error> {
     issue::management_mandate(
         receipt,
-        &issue::ManagementTerms::approved(NOW),
+        &issue::ManagementTerms::approved(NOW, &receipt.claims.booking),
         SUB.into(),
         "m-manage-01".into(),
         NOW,
@@ -709,7 +709,11 @@ fn a_management_mandate_covers_one_booking_until_its_end_plus_an_hour() {
     assert_eq!(c.bookings, Some(vec![BOOKING_ID.to_owned()]));
     let end = parse_date_time("2026-10-15T13:45:00-04:00").unwrap().timestamp();
     assert_eq!(m.claims.exp, end + 3600);
-    assert_eq!(issue::management_expiry(&receipt, NOW, &issue::ManagementTerms::approved(NOW)).unwrap(), end + 3600);
+    assert_eq!(
+        issue::management_expiry(&receipt, NOW, &issue::ManagementTerms::approved(NOW, &receipt.claims.booking))
+            .unwrap(),
+        end + 3600
+    );
 }
 
 /// §3.3 "Renewal never widens authority": under a root, the management
@@ -759,7 +763,7 @@ fn a_management_mandate_under_a_root_keeps_its_limits_and_its_bound() {
     set(&mut far, "/booking/end", Some(json!("2100-01-01T00:00:00Z")));
     let far = verified_receipt(&far);
     assert_eq!(issue::management_expiry(&far, NOW, &terms).unwrap(), terms.not_after);
-    let approved = issue::ManagementTerms::approved(NOW);
+    let approved = issue::ManagementTerms::approved(NOW, &receipt.claims.booking);
     assert_eq!(issue::management_expiry(&far, NOW, &approved).unwrap(), NOW + issue::MAX_MANAGEMENT_LIFETIME);
 }
 
@@ -779,7 +783,7 @@ fn an_open_ended_bookings_management_mandate_lasts_its_set_aside_time_plus_an_ho
 #[test]
 fn no_management_mandate_for_a_booking_already_over() {
     let receipt = verified_receipt(&receipt_claims(&schcp::hash::jws_sha256("offer")));
-    let terms = issue::ManagementTerms::approved(NOW);
+    let terms = issue::ManagementTerms::approved(NOW, &receipt.claims.booking);
     let end = issue::management_expiry(&receipt, NOW, &terms).unwrap();
     let err = issue::management_mandate(
         &receipt,
@@ -794,6 +798,43 @@ fn no_management_mandate_for_a_booking_already_over() {
     )
     .unwrap_err();
     assert_eq!(err, Error::Expired { what: "booking", exp: end, now: end });
+}
+
+/// One the person approved reads "It may cancel it and move it to another
+/// time, and nothing else": it is signed for the booking's service at no
+/// higher total than the booking's (89.27 CAD), so a move that costs more or
+/// turns it into another service is the person's new yes, not the assistant's.
+#[test]
+fn an_approved_management_mandate_moves_its_booking_at_no_higher_total_and_no_other_service() {
+    let receipt = verified_receipt(&receipt_claims(&schcp::hash::jws_sha256("offer")));
+    let m = manage(&receipt).unwrap();
+    let c = m.claims.constraints.as_ref().unwrap();
+    assert_eq!(c.services, Some(vec!["oil-change".to_owned()]));
+    assert_eq!(c.max_price.as_ref().map(|p| (p.amount.as_str(), p.currency.as_str())), Some(("89.27", "CAD")));
+    let chain = verify_root(&m.compact).unwrap();
+    let amount = |a: &str| Some(schcp::money::Amount::parse(a, "CAD").unwrap());
+    let move_to = |service: &'static str, total| ActionCheck {
+        scope: Action::Reschedule,
+        service_id: Some(service),
+        start: None,
+        end: None,
+        total,
+        booking_id: Some(BOOKING_ID),
+        offer_sha256: None,
+        active_bookings: [0, 0],
+    };
+    check_action(&chain, &move_to("oil-change", amount("89.27"))).expect("the same total");
+    check_action(&chain, &move_to("oil-change", amount("79.00"))).expect("a lower one");
+    assert_limit(
+        check_action(&chain, &move_to("oil-change", amount("89.28"))),
+        LimitCheck::AboveMaxPrice,
+        "m-manage-01",
+    );
+    assert_limit(
+        check_action(&chain, &move_to("engine-rebuild", amount("89.27"))),
+        LimitCheck::ServiceNotListed,
+        "m-manage-01",
+    );
 }
 
 #[test]

@@ -86,10 +86,10 @@ impl StoredManagement {
         }
     }
 
-    fn terms(&self, iat: i64) -> ManagementTerms {
+    fn terms(&self, iat: i64, booking: &schcp::claims::Booking) -> ManagementTerms {
         match (&self.constraints, self.not_after) {
             (Some(c), Some(not_after)) => ManagementTerms { constraints: c.clone(), not_after },
-            _ => ManagementTerms::approved(iat),
+            _ => ManagementTerms::approved(iat, booking),
         }
     }
 
@@ -142,7 +142,7 @@ impl Kind for ManagementMandate {
         let receipt = schcp::verify::verify_receipt(&b.receipt, host.host_keys(), expect)?;
         let terms = match &chain.root {
             Some(root) => ManagementTerms::under_root(root),
-            None => ManagementTerms::approved(now),
+            None => ManagementTerms::approved(now, &receipt.claims.booking),
         };
         let exp = issue::management_expiry(&receipt, now, &terms)?;
         if exp <= now {
@@ -175,7 +175,7 @@ impl Kind for ManagementMandate {
         let jti = Service::new_id("m-");
         let issued = issue::management_mandate(
             &receipt,
-            &stored.terms(now),
+            &stored.terms(now, &receipt.claims.booking),
             ctx.principal.pseudonym(),
             jti.clone(),
             now,
@@ -481,8 +481,11 @@ mod tests {
         ]);
     }
 
-    #[test]
-    fn the_input_round_trips_and_an_input_without_terms_is_the_persons_own() {
+    #[tokio::test]
+    async fn the_input_round_trips_and_an_input_without_terms_is_the_persons_own() {
+        let bed = Bed::new().await;
+        let (_, offer) = future_offer(&bed.host, 5);
+        let booking = bed.host.receipt_claims(&offer, "m-x", Approved::Offer, now()).unwrap().booking;
         let stored = StoredManagement {
             receipt: "r.e.c".into(),
             host_id: "h".into(),
@@ -495,12 +498,17 @@ mod tests {
             retention: Some("P30D".into()),
         };
         round_trips(&stored);
-        assert_eq!(stored.terms(5).not_after, 99);
+        assert_eq!(stored.terms(5, &booking).not_after, 99);
         assert_eq!(stored.expectations().mandate, Some("m-root"));
         // Stored before the terms were kept: the terms of a mandate the person approved.
         let old: StoredManagement =
             serde_json::from_value(serde_json::json!({"receipt": "r.e.c", "host_id": "h", "keys": []})).unwrap();
-        assert_eq!(old.terms(5), ManagementTerms::approved(5));
+        let terms = old.terms(5, &booking);
+        assert_eq!(terms, ManagementTerms::approved(5, &booking));
+        // The booking's service, at no higher total than it has.
+        assert_eq!(terms.constraints.services, Some(vec![booking.service_id.clone()]));
+        assert_eq!(terms.constraints.max_price, booking.total.clone().or(booking.price.clone()));
+        assert!(terms.constraints.max_price.is_some(), "the test host's bookings are priced");
         assert_eq!(old.expectations().mandate, None);
     }
 
