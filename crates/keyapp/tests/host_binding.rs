@@ -303,6 +303,30 @@ async fn one_receipt_sent_many_times_at_once_gets_one_silent_management_mandate(
     assert!(pending_ids(&env).await.is_empty(), "no twin waits for the person");
 }
 
+/// The silent path reads the root's scope as signed: a root signed without
+/// `reschedule` whose record was edited to list it gets no management
+/// mandate without the person.
+#[tokio::test]
+async fn a_root_signed_without_reschedule_covers_nothing_whatever_its_record_says() {
+    let env = start().await;
+    let a = paired_agent(&env, 25).await;
+    let mut body = open_root_body("root", &env.host.discovery_url());
+    body["scope"] = json!(["hold", "book", "cancel"]);
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let root = approved(&env, &a, &r).await["result"]["jti"].as_str().unwrap().to_owned();
+    sqlx::query("UPDATE credentials SET scope = '[\"hold\",\"book\",\"cancel\",\"reschedule\"]' WHERE jti = ?")
+        .bind(&root)
+        .execute(env.app.service.records().store().pool())
+        .await
+        .unwrap();
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &root, 7)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("edited", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "the person is asked: {m}");
+}
+
 #[tokio::test]
 async fn only_a_confirmed_booking_within_the_root_gets_one_without_a_prompt() {
     let env = start().await;
@@ -403,6 +427,28 @@ async fn a_moved_booking_renews_its_management_mandate_and_replaces_the_old_one(
         .unwrap();
     assert_eq!(m3["status"], "pending", "{m3}");
     assert_eq!(status_of(&a, &m2_jti).await, "active", "nothing replaced before the person's yes");
+}
+
+/// A discovery document at a path its host's domain does not vouch for
+/// speaks for itself only: the text names the host as unverified and its
+/// services by the ids that are signed, never by the names such a document
+/// gives them (one an assistant serves could call "engine-rebuild" an oil
+/// change). From the well-known path, the host's own names.
+#[tokio::test]
+async fn services_of_a_document_no_domain_vouches_for_are_shown_by_the_ids_signed() {
+    let env = start().await;
+    let a = paired_agent(&env, 27).await;
+    let body = |key: &str, discovery: String| {
+        json!({"kind": "mandate", "idempotency_key": key,
+               "hosts": [{"id": "maple-street-auto", "discovery": discovery}],
+               "scope": ["hold", "book"], "constraints": {"services": ["oil-change"]}, "lifetime": "P1D"})
+    };
+    let r = a.call(Method::POST, "/v1/requests", Some(&body("elsewhere", env.host.operator_url()))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains("unverified") && text.contains("oil-change"), "{text}");
+    assert!(!text.contains("Synthetic oil change"), "{text}");
+    let r = a.call(Method::POST, "/v1/requests", Some(&body("vouched", env.host.discovery_url()))).await.unwrap();
+    assert!(r["consent_text"].as_str().unwrap().contains("Synthetic oil change"), "{r}");
 }
 
 /// §2.2 rule 2: a host without its own domain, whose document names its

@@ -354,6 +354,11 @@ async fn root_covering(
     }
     let chain_ctx = ChainContext { host_id, request_jkt: agent_jkt, now, allow_wildcard: false };
     let Ok(chain) = schcp::verify::verify_mandate_chain(&root.compact, &chain_ctx) else { return Ok(None) };
+    // The scope as signed, not only as the records say it: `check_action`
+    // checks cancel in the signed root; reschedule is checked here.
+    if !chain.root.claims.scope.contains(&Action::Reschedule) {
+        return Ok(None);
+    }
     let Some(action) = cancel_of(&receipt.claims.booking) else { return Ok(None) };
     Ok(schcp::verify::check_action(&chain, &action).is_ok().then_some(chain.root.claims))
 }

@@ -329,8 +329,15 @@ async fn discover(ctx: &Context<'_>, hosts: &[HostRef]) -> Result<Discovered, Se
             host.document.trust.iter().flat_map(|t| t.attesters.iter().flatten()).cloned().collect();
         d.trusted_attesters.extend(attesters.iter().map(|a| a.id.clone()));
         d.host_trust.push(HostTrust { host: h.id.clone(), attesters });
-        let names = host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect();
-        d.service_names.insert(h.id.clone(), names);
+        // A service's name is the document's own word for it. Only a document
+        // its host's domain vouches for (§2.1, the well-known path) names the
+        // services in the text; from any other, the text shows the ids that are
+        // signed, as it shows the host "unverified" (a document anyone can
+        // serve could call "engine-rebuild" an oil change).
+        if verified_domain(&host.domain).is_some() {
+            let names = host.document.services.iter().map(|s| (s.id.clone(), s.name.clone())).collect();
+            d.service_names.insert(h.id.clone(), names);
+        }
         let thumbs = host.keys.iter().map(|k| k.thumbprint()).collect::<Result<Vec<_>, _>>();
         let thumbs = thumbs.map_err(|e| corrupt(format!("a verified discovery key: {e}")))?;
         if !thumbs.is_empty() {
