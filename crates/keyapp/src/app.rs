@@ -101,6 +101,16 @@ pub enum StartError {
         #[source]
         source: StoreError,
     },
+    /// The key opened is not the one the records were made with.
+    #[error("the key opened for {} is not the one its records were made with ({recorded}, not {found}), so nothing was started and nothing signed; another program may have put a key in the keychain, or the records were moved: move them back, or restore your recovery kit for them", data_dir.display())]
+    OtherKey {
+        /// The data directory.
+        data_dir: PathBuf,
+        /// The thumbprint the records were made under.
+        recorded: String,
+        /// The opened key's thumbprint.
+        found: String,
+    },
     /// The `[discovery]` settings cannot be used (an unreadable root certificate).
     #[error("the [discovery] settings cannot be used ({0}); fix them in the configuration")]
     Discovery(#[source] DiscoveryError),
@@ -269,6 +279,13 @@ pub async fn start_verified_by(
     let (key, config) = open_key(config, &data_dir, passphrase).await?;
     let db = data_dir.join(keystore::RECORDS_FILE_NAME);
     let store = Store::open(&db).await.map_err(|source| StartError::Store { path: db.clone(), source })?;
+    // The records name the principal they were made under: a key that is
+    // not it signs nothing on top of them (docs/threat-model.md).
+    let found = key.principal_id().to_owned();
+    let pinned = crate::store::principal::pin(&store, &found).await;
+    if let Some(recorded) = pinned.map_err(|source| StartError::Store { path: db.clone(), source })? {
+        return Err(StartError::OtherKey { data_dir, recorded, found });
+    }
     let discovery = DiscoveryClient::new(&config.discovery).map_err(StartError::Discovery)?;
     let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());

@@ -282,6 +282,43 @@ async fn restart_keeps_the_key_pairings_and_history() {
     assert!(history_after.as_array().unwrap().len() >= history_before.as_array().unwrap().len());
 }
 
+/// The records name the principal they were made under: moved to another
+/// folder (whose keychain entry, named for the path, is empty, so a new key
+/// would be made there, or holds one another program put there), they start
+/// under no other key. Nothing is served and nothing signed.
+#[tokio::test]
+async fn records_moved_to_another_folder_start_under_no_other_key() {
+    let env = start().await;
+    let a = paired_agent(&env, 9).await;
+    let principal = a.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"].clone();
+    let Env { _dir, host: _host, mut config, app: first } = env;
+    let data_dir = config.data_dir.clone().expect("the test config names its data_dir");
+    drop(first);
+    let moved = _dir.path().join("moved");
+    std::fs::create_dir_all(&moved).unwrap();
+    for entry in std::fs::read_dir(&data_dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with(keyapp::keystore::RECORDS_FILE_NAME) {
+            std::fs::copy(&path, moved.join(&name)).unwrap();
+        }
+    }
+    config.data_dir = Some(moved.clone());
+    match app::start(config.clone(), PassphraseSource::default()).await {
+        Err(app::StartError::OtherKey { recorded, found, .. }) => {
+            assert_eq!(json!(recorded), principal, "the records name the person's principal");
+            assert_ne!(recorded, found);
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("the records started under another key"),
+    }
+    // Where they were, with their own key, they start as before.
+    config.data_dir = Some(data_dir);
+    let again = app::start(config, PassphraseSource::default()).await.expect("starts where the records were made");
+    let b = AgentClient::new(format!("http://{}", again.agent_addr), SigningKey::from_bytes(&[9; 32]));
+    assert_eq!(b.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"], principal);
+}
+
 #[tokio::test]
 async fn mandates_verify_with_an_independent_jose_implementation() {
     let env = start().await;

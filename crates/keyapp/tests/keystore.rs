@@ -210,21 +210,20 @@ fn os_a_corrupt_keychain_entry_is_refused_not_replaced() {
     assert_eq!(keychain_item(dir.path()), b"sixteen bytes!!!", "the entry is left for the person to restore");
 }
 
+/// A data directory moved to another path gets a keychain entry of another
+/// name, and a profile whose KEK the helper makes anew: another program of the
+/// person's that plants a seed it knows under that name is refused too. The
+/// key app seals every key it keeps, so it never adopts a bare one.
 #[test]
-fn os_a_bare_seed_from_before_sealing_is_sealed_and_rewritten_on_first_start() {
+fn os_a_bare_seed_is_never_adopted_even_for_a_new_profile() {
     require_scratch_keychain();
     let dir = tempfile::tempdir().unwrap();
-    // What earlier versions stored: the bare seed, for a profile with no KEK yet.
-    let legacy = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
-    set_keychain_item(dir.path(), &legacy.to_bytes());
-    let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
-    assert_eq!(key.jwk(), &Jwk::ed25519(&legacy.verifying_key()), "the same principal as before");
-    let item = keychain_item(dir.path());
-    assert_sealed(&item, &key);
-    // And it opens sealed from now on, unchanged.
-    let again = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
-    assert_eq!(again.jwk(), key.jwk());
-    assert_eq!(keychain_item(dir.path()), item, "nothing is rewritten once sealed");
+    let planted = ed25519_dalek::SigningKey::generate(&mut rand::rngs::OsRng);
+    set_keychain_item(dir.path(), &planted.to_bytes());
+    let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
+    assert!(matches!(err, KeystoreError::BareSeed { location: KeyLocation::Keychain { .. } }), "{err}");
+    assert!(err.to_string().contains("nothing was changed"), "{err}");
+    assert_eq!(keychain_item(dir.path()), planted.to_bytes(), "not adopted, not rewritten");
 }
 
 #[test]
@@ -236,7 +235,7 @@ fn os_a_bare_seed_planted_after_sealing_is_refused_and_left_as_it_is() {
     let planted = ed25519_dalek::SigningKey::from_bytes(&[0x42; 32]);
     set_keychain_item(dir.path(), &planted.to_bytes());
     let err = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap_err();
-    assert!(matches!(err, KeystoreError::BareSeedAfterSealing { location: KeyLocation::Keychain { .. } }), "{err}");
+    assert!(matches!(err, KeystoreError::BareSeed { location: KeyLocation::Keychain { .. } }), "{err}");
     assert!(err.to_string().contains("nothing was changed"), "{err}");
     assert_eq!(keychain_item(dir.path()), planted.to_bytes(), "not adopted, not rewritten");
     drop(key);

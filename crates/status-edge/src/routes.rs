@@ -163,10 +163,14 @@ impl StatusPath {
     }
 
     /// The store's scope, when the path names something it could hold: a
-    /// jti is an `Id`, 1 to 255 characters, and a longer one names nothing.
+    /// jti is 1 to 255 characters with no control character, as a
+    /// registration's is (`schcp::status_update`), and any other names
+    /// nothing. Decided here, before any store is asked: a NUL, which
+    /// PostgreSQL cannot hold in text, would fail the statement, and a
+    /// batch of claims fails whole.
     fn scope<S: StatusStore>(&self, store: &S) -> Option<S::Scope> {
         let jti_chars = self.jti.chars().count();
-        if jti_chars == 0 || jti_chars > 255 {
+        if jti_chars == 0 || jti_chars > 255 || self.jti.chars().any(char::is_control) {
             return None;
         }
         store.scope(&self.prefix)

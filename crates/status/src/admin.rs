@@ -46,7 +46,9 @@ async fn ready(State(st): State<ServiceState>) -> Response {
 
 async fn metrics(State(st): State<ServiceState>) -> Response {
     let pool = st.pool();
-    let body = st.metrics().render(pool.size(), pool.num_idle());
+    // Open: the pool's and the claim batches' own (crates/status/src/batch.rs).
+    let open = pool.size().saturating_add(u32::try_from(st.batch_connections()).unwrap_or(u32::MAX));
+    let body = st.metrics().render(open, pool.num_idle());
     (
         StatusCode::OK,
         [

@@ -8,17 +8,19 @@
 //! transaction, one flush), with at most `claim_batches` batches in flight:
 //! claims that arrive while the batches are committing join the next one.
 //! Each claim is answered exactly as it would have been alone, in arrival
-//! order (§3.3), and only after the commit; if the transaction fails,
-//! every claim in it is answered with an error and none was taken. Across
+//! order (§3.3), and only after the commit; if the transaction fails, none
+//! was taken, and each claim goes again alone, so a claim that fails a
+//! batch fails only itself. Across
 //! processes the limit stays exact: their batches take turns at the
 //! credential's row lock (migration 0004).
 //!
-//! Each batch slot keeps its connection, taken out of the pool: a pooled
-//! connection costs a round trip to PostgreSQL each time it goes back
-//! (sqlx checks it), once per batch (docs/benchmarks.md "Hosted status
-//! service"). A kept connection idle for [`store::PING_IDLE_AFTER`] is
-//! checked first, as the pool checks its own; a slot whose batch failed drops
-//! its connection and takes a fresh one for the next batch.
+//! Each batch slot keeps a connection of its own, opened with the pool's
+//! settings but outside it: a pooled connection costs a round trip to
+//! PostgreSQL each time it goes back (sqlx checks it), once per batch
+//! (docs/benchmarks.md "Hosted status service"). A kept connection idle for
+//! [`store::PING_IDLE_AFTER`] is checked first, as the pool checks its own;
+//! a slot whose batch failed drops its connection and opens a fresh one for
+//! the next batch. [`ClaimBatches::connections`] counts them for the metrics.
 
 use crate::store::{self, ClaimError, QueuedClaim};
 use sqlx::{PgConnection, PgPool};
@@ -48,6 +50,7 @@ struct Job {
 pub struct ClaimBatches {
     tx: mpsc::Sender<Job>,
     waiting: Arc<AtomicUsize>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl ClaimBatches {
@@ -63,8 +66,10 @@ impl ClaimBatches {
     pub fn spawn_gathering(pool: PgPool, in_flight: usize, gather: Duration) -> ClaimBatches {
         let (tx, rx) = mpsc::channel(QUEUE);
         let waiting = Arc::new(AtomicUsize::new(0));
-        tokio::spawn(run(pool, rx, Slots { in_flight: in_flight.max(1), gather }, waiting.clone()));
-        ClaimBatches { tx, waiting }
+        let connections = Arc::new(AtomicUsize::new(0));
+        let slots = Slots { in_flight: in_flight.max(1), gather, connections: connections.clone() };
+        tokio::spawn(run(pool, rx, slots, waiting.clone()));
+        ClaimBatches { tx, waiting, connections }
     }
 
     /// Claims one unit, answered after the batch that carried it committed.
@@ -84,14 +89,21 @@ impl ClaimBatches {
     pub fn waiting(&self) -> usize {
         self.waiting.load(Ordering::Relaxed)
     }
+
+    /// Database connections the batch slots hold open, beside the pool's.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
+    }
 }
 
 /// How the batcher sends: at most `in_flight` batches at once, and how long a
 /// claim may wait for company while another batch is in flight.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Slots {
     in_flight: usize,
     gather: Duration,
+    /// The slots' open connections.
+    connections: Arc<AtomicUsize>,
 }
 
 /// The batcher: gathers claims, and sends the waiting claims (up to
@@ -128,11 +140,11 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: A
             oldest = (!pending.is_empty()).then(Instant::now);
             waiting.fetch_sub(batch.len(), Ordering::Relaxed);
             running += 1;
-            tokio::spawn(execute(pool.clone(), kept.pop(), batch, done_tx.clone()));
+            tokio::spawn(execute(pool.clone(), slots.connections.clone(), kept.pop(), batch, done_tx.clone()));
         }
         if !open && pending.is_empty() && running == 0 {
             for k in kept {
-                let _ = sqlx::Connection::close(k.conn).await;
+                k.conn.close().await;
             }
             return;
         }
@@ -161,31 +173,72 @@ async fn run(pool: PgPool, mut rx: mpsc::Receiver<Job>, slots: Slots, waiting: A
     }
 }
 
+/// A slot's connection, counted while it is open.
+struct SlotConnection {
+    conn: Option<PgConnection>,
+    open: Arc<AtomicUsize>,
+}
+
+impl SlotConnection {
+    /// Opens one with the pool's settings.
+    async fn open(pool: &PgPool, open: Arc<AtomicUsize>) -> Result<SlotConnection, store::DbError> {
+        let conn = sqlx::ConnectOptions::connect(&*pool.connect_options()).await?;
+        open.fetch_add(1, Ordering::Relaxed);
+        Ok(SlotConnection { conn: Some(conn), open })
+    }
+
+    fn get(&mut self) -> &mut PgConnection {
+        self.conn.as_mut().expect("present until dropped or closed")
+    }
+
+    /// Ends it with a goodbye to the server, rather than a dropped socket.
+    async fn close(mut self) {
+        if let Some(conn) = self.conn.take() {
+            let _ = sqlx::Connection::close(conn).await;
+        }
+    }
+}
+
+impl Drop for SlotConnection {
+    fn drop(&mut self) {
+        self.open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// A slot's connection between its batches.
 struct Kept {
-    conn: PgConnection,
+    conn: SlotConnection,
     since: Instant,
 }
 
 /// The slot's connection for its next batch: the kept one, checked first if
-/// it sat idle long enough to have been dropped by the server; else one taken
-/// out of the pool.
-async fn connection(pool: &PgPool, kept: Option<Kept>) -> Result<PgConnection, store::DbError> {
+/// it sat idle long enough to have been dropped by the server; else a new one.
+async fn connection(
+    pool: &PgPool,
+    open: Arc<AtomicUsize>,
+    kept: Option<Kept>,
+) -> Result<SlotConnection, store::DbError> {
     if let Some(mut k) = kept {
-        if !store::ping_before_use(k.since.elapsed()) || sqlx::Connection::ping(&mut k.conn).await.is_ok() {
+        if !store::ping_before_use(k.since.elapsed()) || sqlx::Connection::ping(k.conn.get()).await.is_ok() {
             return Ok(k.conn);
         }
     }
-    Ok(pool.acquire().await?.detach())
+    SlotConnection::open(pool, open).await
 }
 
 /// Runs one batch on the slot's connection, makes room for the next, giving
 /// the connection back if the batch went through, and answers its claims.
-async fn execute(pool: PgPool, kept: Option<Kept>, batch: Vec<Job>, done: mpsc::UnboundedSender<Option<Kept>>) {
+async fn execute(
+    pool: PgPool,
+    open: Arc<AtomicUsize>,
+    kept: Option<Kept>,
+    batch: Vec<Job>,
+    done: mpsc::UnboundedSender<Option<Kept>>,
+) {
     let (claims, replies): (Vec<QueuedClaim>, Vec<_>) = batch.into_iter().map(|j| (j.claim, j.reply)).unzip();
-    let (result, kept) = match connection(&pool, kept).await {
+    let (result, kept) = match connection(&pool, open, kept).await {
         Ok(mut conn) => {
-            let result = store::claim_batch(&mut conn, &claims).await;
+            let result = store::claim_batch(conn.get(), &claims).await;
             let kept = result.is_ok().then(|| Kept { conn, since: Instant::now() });
             (result, kept)
         }
@@ -198,12 +251,30 @@ async fn execute(pool: PgPool, kept: Option<Kept>, batch: Vec<Job>, done: mpsc::
                 let _ = reply.send(outcome);
             }
         }
-        Err(e) => {
-            tracing::warn!(error = %e, claims = claims.len(), "a batch of claims failed; none was taken");
-            let message = e.to_string();
-            for reply in replies {
-                let _ = reply.send(Err(ClaimError::BatchFailed(message.clone())));
+        // One claim can fail the statement of a whole batch (an input
+        // PostgreSQL refuses), and claims of every namespace share a batch.
+        // Its transaction rolled back, so nothing was taken: each claim goes
+        // again alone, in arrival order, and only one that fails alone is
+        // answered with an error.
+        Err(e) if claims.len() > 1 => {
+            tracing::warn!(error = %e, claims = claims.len(), "a batch of claims failed; each goes again alone");
+            for (claim, reply) in claims.iter().zip(replies) {
+                let _ = reply.send(alone(&pool, claim).await);
             }
         }
+        Err(e) => {
+            tracing::warn!(error = %e, "a claim failed; it was not taken");
+            for reply in replies {
+                let _ = reply.send(Err(ClaimError::BatchFailed(e.to_string())));
+            }
+        }
+    }
+}
+
+/// One claim in a batch of its own, on a connection of the pool.
+async fn alone(pool: &PgPool, claim: &QueuedClaim) -> Result<ClaimOutcome, ClaimError> {
+    match store::claim_batch(pool, std::slice::from_ref(claim)).await {
+        Ok(mut outcomes) => outcomes.pop().unwrap_or_else(|| Err(ClaimError::BatchFailed("no answer".into()))),
+        Err(e) => Err(ClaimError::BatchFailed(e.to_string())),
     }
 }

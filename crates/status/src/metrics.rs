@@ -109,7 +109,11 @@ impl Metrics {
             publication_lag.clone(),
         );
         let pool_size = Gauge::default();
-        registry.register("db_pool_connections", "Database connections open in this process", pool_size.clone());
+        registry.register(
+            "db_pool_connections",
+            "Database connections open in this process (the pool's and the claim batches')",
+            pool_size.clone(),
+        );
         let pool_idle = Gauge::default();
         registry.register("db_pool_idle", "Open database connections not in use", pool_idle.clone());
         Metrics { registry, claims, refusals, updates, publication_lag, pool_size, pool_idle, render: Mutex::new(()) }

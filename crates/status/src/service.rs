@@ -121,6 +121,11 @@ impl ServiceState {
         ServiceState { status_cache, ..self }
     }
 
+    /// Database connections the claim batches hold open, beside the pool's.
+    pub fn batch_connections(&self) -> usize {
+        self.batches.as_ref().map_or(0, ClaimBatches::connections)
+    }
+
     /// This process's metrics (`admin::router` renders them).
     pub fn metrics(&self) -> Arc<Metrics> {
         self.metrics.clone()

@@ -432,7 +432,10 @@ async fn expired_credentials_refuse_claims(t: Target) {
 async fn unknown_credentials_are_404(t: Target) {
     let c = client();
     let long = "x".repeat(256);
-    for jti in ["nope", long.as_str()] {
+    // A jti with a control character names nothing either, answered before any
+    // store is asked (PostgreSQL cannot hold a NUL in text, and a statement
+    // that fails on one would fail every claim batched with it).
+    for jti in ["nope", long.as_str(), "a%00b", "a%0Ab", "%7F"] {
         let (st, code, reason) = refusal(c.get(t.url(jti, "")).send().await.unwrap()).await;
         assert_eq!((st, code.as_str(), reason.as_str()), (StatusCode::NOT_FOUND, "NOT_FOUND", "unknown_mandate"));
         let (st, _, reason) = refusal(t.claim(&c, jti, "maple-street-auto/h").await).await;

@@ -346,16 +346,6 @@ impl PrincipalKey {
         &self.kit
     }
 
-    /// The key whose seed a keystore returned; anything but 32 bytes is a
-    /// corrupt entry, never silently replaced (that would change the principal id).
-    fn from_seed(seed: &[u8], location: KeyLocation) -> Result<PrincipalKey, KeystoreError> {
-        let seed: Zeroizing<[u8; SEED_LEN]> = match <[u8; SEED_LEN]>::try_from(seed) {
-            Ok(bytes) => Zeroizing::new(bytes),
-            Err(_) => return Err(KeystoreError::CorruptKey { location, problem: "it is not a 32-byte Ed25519 seed" }),
-        };
-        Ok(PrincipalKey::from_kit(RecoveryKit::from_bytes(KitKind::KeySeed, &seed), location))
-    }
-
     /// The Ed25519 seed, for the P-256 derivation; private to this module tree.
     fn seed(&self) -> Zeroizing<[u8; SEED_LEN]> {
         Zeroizing::new(self.signing.to_bytes())
@@ -525,9 +515,9 @@ pub enum KeystoreError {
     #[error("the sealed principal key in {location} does not open with this profile's unlock key, so it was altered or sealed elsewhere, and nothing was changed; restore the entry (or /var/lib/schcp-keyapp/kek) from a backup, because the key app will not replace the key and so change the principal id")]
     SealedKeyRejected { location: KeyLocation },
 
-    /// OS backend: a bare seed where a sealed one was kept before.
-    #[error("{location} holds a bare key although this profile's key was sealed before, so another program replaced it, and nothing was changed; restore the sealed entry from a backup, because the key app will not adopt a key someone else may know")]
-    BareSeedAfterSealing { location: KeyLocation },
+    /// OS backend: a bare seed, which this key app never writes.
+    #[error("{location} holds a bare key, which this key app never writes (it seals every key it keeps), so another program put it there, and nothing was changed; remove it and restore your recovery kit, because the key app will not adopt a key someone else may know")]
+    BareSeed { location: KeyLocation },
 
     /// The stored key is unreadable; it is left in place for the person to restore.
     #[error("the principal key stored in {location} is corrupt ({problem}); restore it from a backup, because the key app will not replace it with a new key and so change the principal id")]
@@ -600,7 +590,7 @@ pub(crate) mod tests {
     use schcp::jws::{self, HeaderExtras, Typ};
 
     fn key_from(seed: [u8; 32]) -> PrincipalKey {
-        PrincipalKey::from_seed(&seed, KeyLocation::File("/k".into())).unwrap()
+        PrincipalKey::from_kit(RecoveryKit::from_bytes(KitKind::KeySeed, &seed), KeyLocation::File("/k".into()))
     }
 
     /// §3.4: the SD-JWT profile's P-256 key comes from the one stored seed, the
@@ -709,15 +699,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_seed_of_the_wrong_length_is_corrupt_not_replaced() {
-        let location = KeyLocation::File(PathBuf::from("/x/principal.key.age"));
-        let err = PrincipalKey::from_seed(&[7u8; 31], location.clone()).unwrap_err();
-        assert!(matches!(err, KeystoreError::CorruptKey { location: ref l, .. } if *l == location), "{err}");
-        let same = PrincipalKey::from_seed(&[7u8; 32], location.clone()).unwrap();
-        assert_eq!(same.jwk(), PrincipalKey::from_seed(&[7u8; 32], location).unwrap().jwk());
-    }
-
-    #[test]
     fn keychain_account_is_per_canonical_data_dir() {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
@@ -746,7 +727,7 @@ pub(crate) mod tests {
             KeystoreError::UnlockCancelled,
             KeystoreError::UnlockFailed { detail: "no polkit".into() },
             KeystoreError::SealedKeyRejected { location: KeyLocation::File("/k".into()) },
-            KeystoreError::BareSeedAfterSealing { location: KeyLocation::File("/k".into()) },
+            KeystoreError::BareSeed { location: KeyLocation::File("/k".into()) },
             KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.into() },
             KeystoreError::WrongPassphrase { path: "/k".into() },
             KeystoreError::PassphraseFd { fd: "3".into(), error: std::io::Error::other("bad fd") },

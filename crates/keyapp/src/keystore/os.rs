@@ -37,17 +37,17 @@ pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError>
         blocking(move || unlock::release(&account)).await?
     };
     // `released` (the KEK) is wiped when this returns, as soon as the seed is out.
+    if released.created {
+        tracing::info!("the OS made a key-encryption key for this profile");
+    }
     match (stored, form) {
         (Some(item), Some(Stored::Sealed)) => unseal(&item, &released.kek, &account, location),
-        // A key from before sealing: sealed and rewritten now, but only for a
-        // profile whose KEK is new. Where one existed, this profile's key was
-        // sealed before, and a bare seed now is one another program planted.
-        (Some(item), _) if released.created => {
-            let key = PrincipalKey::from_seed(&item, location.clone())?;
-            tracing::info!("sealing the principal key that the OS keychain held bare");
-            store(key, released.kek, account, location).await
-        }
-        (Some(_), _) => Err(KeystoreError::BareSeedAfterSealing { location }),
+        // This key app seals every key it keeps, so a bare seed is one another
+        // program put there, and never adopted: not even for a profile whose
+        // KEK is new, which is what a data directory moved to another path
+        // gives (the keychain entry is named for the path), with a seed the
+        // other program knows planted under the new name.
+        (Some(_), _) => Err(KeystoreError::BareSeed { location }),
         (None, _) => store(PrincipalKey::generate(location.clone()), released.kek, account, location).await,
     }
 }

@@ -23,6 +23,7 @@ pub mod management_links;
 pub mod meetings;
 pub mod outbox;
 pub mod pairings;
+pub mod principal;
 pub mod receipts;
 pub mod requests;
 pub mod search_folds;

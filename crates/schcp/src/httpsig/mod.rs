@@ -40,6 +40,11 @@ pub const MAX_SKEW_SECS: i64 = 300;
 pub const NONCE_MEMORY_SECS: i64 = MAX_SKEW_SECS + 1;
 /// "nonce is at least 16 random bytes, base64url without padding" (§3.2).
 pub const MIN_NONCE_BYTES: usize = 16;
+/// The most a nonce may decode to: eight times the least, more than any
+/// fresh random value needs. Every (keyid, nonce) is remembered (§3.2), and
+/// an unbounded one would let a signer make that memory, and the index over
+/// it, refuse the write (PostgreSQL's index entries stop at about 2.7 kB).
+pub const MAX_NONCE_BYTES: usize = 128;
 
 /// The `Signature-Input` header field (RFC 9421), lower case.
 pub const SIGNATURE_INPUT: &str = "signature-input";
@@ -357,7 +362,8 @@ pub fn verify_unspent(
         return Err(bad(format!("keyid is not the thumbprint of {key_name} (§3.2)")));
     }
     match crate::b64::decode(&params.nonce) {
-        Ok(n) if n.len() >= MIN_NONCE_BYTES => {}
+        Ok(n) if (MIN_NONCE_BYTES..=MAX_NONCE_BYTES).contains(&n.len()) => {}
+        Ok(n) if n.len() > MAX_NONCE_BYTES => return Err(bad("nonce is longer than 128 bytes")),
         Ok(_) => return Err(bad("nonce is shorter than 16 bytes (§3.2)")),
         Err(e) => return Err(bad(format!("nonce is not base64url: {e} (§3.2)"))),
     }

@@ -397,6 +397,18 @@ fn short_or_malformed_nonce() {
     verify("POST", URL, BODY, signed("POST", URL, BODY, NOW, &nonce(1))).unwrap();
 }
 
+/// A nonce is remembered until created + 301 s (§3.2): one of kilobytes would
+/// let a signer fill that memory and its index, which refuses entries past
+/// about 2.7 kB, failing whatever write carried it. 128 bytes is the most.
+#[test]
+fn an_oversized_nonce_is_refused() {
+    let at_most = crate::b64::encode([2u8; MAX_NONCE_BYTES]);
+    verify("POST", URL, BODY, signed("POST", URL, BODY, NOW, &at_most)).unwrap();
+    for n in [crate::b64::encode([3u8; MAX_NONCE_BYTES + 1]), crate::b64::encode([4u8; 3000])] {
+        is_bad(verify("POST", URL, BODY, signed("POST", URL, BODY, NOW, &n)), "longer than 128 bytes");
+    }
+}
+
 #[test]
 fn target_uri_and_method_mismatch() {
     let h = signed("POST", "http://127.0.0.1:7411/v1/pairings", BODY, NOW, &nonce(1));
