@@ -20,9 +20,9 @@
 //! address (or, behind a trusted proxy, per forwarded client address) with a
 //! token bucket. A flood from one peer spends only that peer's
 //! tokens, never a mandate's, so nobody can lock a person out of their own limit
-//! by hammering it; and releases are never limited, because a release only gives
-//! a unit back and a host whose release failed would leave the person a booking
-//! short (§3.3: "one booking fewer left, never one more").
+//! by hammering it. Releases have a bucket of their own, ten times as large
+//! (`status_edge::edge`): a release only gives a unit back, so a host giving back
+//! what it took never meets it, but each is a lookup, so a flood is stopped.
 //!
 //! The accounting itself is `store::booking_claims`; claims and releases go
 //! through its group commit, so many hosts' claims share one durable

@@ -48,20 +48,25 @@ async fn logs_tell_a_requests_life_without_personal_data() {
     let done = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
     let mandate = done["result"]["mandate"].as_str().unwrap().to_owned();
 
-    // A jti with a newline and an escape sequence, sent to the status API:
-    // logged escaped (Debug), so it cannot forge a line or drive the terminal.
-    let forged_jti = "m-1%0A2026-12-01T00:00:00Z  INFO forged line%1B%5B2J";
-    let forged = reqwest::Client::new()
-        .post(format!("http://{}/status/{forged_jti}/claims", env.app.status_addr))
-        .json(&json!({"claim_id": "maple-street-auto/h_1"}))
-        .send()
-        .await
-        .unwrap();
+    // A jti with a newline and an escape sequence, sent to the status API,
+    // names nothing: refused before any store, it never reaches the log. One
+    // with a right-to-left override does reach the ledger, and is logged
+    // escaped (Debug), so it cannot reorder what the operator reads.
+    let claim_on = |jti: &'static str| {
+        reqwest::Client::new()
+            .post(format!("http://{}/status/{jti}/claims", env.app.status_addr))
+            .json(&json!({"claim_id": "maple-street-auto/h_1"}))
+            .send()
+    };
+    let forged = claim_on("m-1%0A2026-12-01T00:00:00Z  INFO forged line%1B%5B2J").await.unwrap();
     assert_eq!(forged.status(), reqwest::StatusCode::NOT_FOUND);
+    let reordered = claim_on("m-2%E2%80%AEdetaerc").await.unwrap();
+    assert_eq!(reordered.status(), reqwest::StatusCode::NOT_FOUND);
 
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
     assert!(logs.contains("claim refused"), "the refused claim is logged:\n{logs}");
-    assert!(logs.contains(r#"jti="m-1\n2026-12-01T00:00:00Z  INFO forged line\u{1b}[2J""#), "escaped:\n{logs}");
+    assert!(logs.contains(r#"jti="m-2\u{202e}detaerc""#), "escaped:\n{logs}");
+    assert!(!logs.contains('\u{202E}') && !logs.contains("forged line"), "{logs}");
     assert!(!logs.lines().any(|l| l.starts_with("2026-12-01T00:00:00Z  INFO forged")), "a forged line:\n{logs}");
     assert!(!logs.contains('\u{1b}'), "an escape sequence reached the log:\n{logs}");
     for event in ["starting", "principal key loaded", "listening", "pairing requested", "pairing answered"] {

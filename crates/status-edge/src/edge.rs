@@ -13,9 +13,12 @@
 //! address (or, behind a trusted proxy, per forwarded client address) with a
 //! token bucket. A flood from one peer spends only that peer's
 //! tokens, never a mandate's, so nobody can lock a person out of their own limit
-//! by hammering it; and releases are never limited, because a release only gives
-//! a unit back and a host whose release failed would leave the person a booking
-//! short (§3.3: "one booking fewer left, never one more").
+//! by hammering it. Releases have a bucket of their own, [`RELEASE_HEADROOM`]
+//! times as large: a release only gives a unit back, and one refused would leave
+//! the person a booking short until the host's retry (§3.3: "one booking fewer
+//! left, never one more"), so claims never spend its tokens and a host giving
+//! back what it took never meets it; but each release still costs a lookup, so
+//! a flood of them is stopped like any other.
 //!
 //! The status routes are [`crate::routes`]', over each service's store
 //! (`keyapp::status_api`, `schcp_status::service`); each service wraps them,
@@ -83,6 +86,16 @@ pub struct RateLimit {
     pub burst: f64,
 }
 
+/// How many times a peer's rate limit its bucket for releases holds.
+pub const RELEASE_HEADROOM: f64 = 10.0;
+
+impl RateLimit {
+    /// The bucket for releases: [`RELEASE_HEADROOM`] times this one.
+    pub fn for_releases(self) -> RateLimit {
+        RateLimit { per_second: self.per_second * RELEASE_HEADROOM, burst: self.burst * RELEASE_HEADROOM }
+    }
+}
+
 impl Default for StatusOptions {
     fn default() -> Self {
         StatusOptions {
@@ -107,6 +120,8 @@ impl Default for StatusOptions {
 /// app's embedded status API and the hosted `schcp-status`.
 pub struct Edge {
     limiter: Option<RateLimiter>,
+    /// Releases' own bucket per peer.
+    release_limiter: Option<RateLimiter>,
     options: StatusOptions,
     /// The public base in force, parsed when it was set and only read here.
     public: LiveBase,
@@ -126,7 +141,8 @@ impl Edge {
     /// not `options.public_base`.
     pub fn live(options: StatusOptions, public: LiveBase) -> Arc<Edge> {
         let limiter = options.rate_limit.map(|l| RateLimiter::new(l, options.max_tracked_peers));
-        Arc::new(Edge { limiter, options, public })
+        let release_limiter = options.rate_limit.map(|l| RateLimiter::new(l.for_releases(), options.max_tracked_peers));
+        Arc::new(Edge { limiter, release_limiter, options, public })
     }
 
     /// The URLs a host may have addressed for this request, for its signature's
@@ -417,15 +433,13 @@ async fn guard(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> R
     response
 }
 
-/// The rate limit: a token from the peer's bucket, except for releases, which
-/// are never limited because they only give units back (module doc).
+/// The rate limit: a token from the peer's bucket, a release's from the
+/// peer's bucket for releases (module doc).
 fn admit(edge: &Edge, request: &Request) -> Result<(), ApiError> {
-    let Some(limiter) = &edge.limiter else {
+    let limiter = if request.method() == Method::DELETE { &edge.release_limiter } else { &edge.limiter };
+    let Some(limiter) = limiter else {
         return Ok(());
     };
-    if request.method() == Method::DELETE {
-        return Ok(());
-    }
     let peer = request.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let client = peer.map(|p| forwarded::client_ip(p, request.headers(), &edge.options.trusted_proxies));
     limiter.take(PeerKey::of(client), Instant::now()).map_err(ApiError::rate_limited)

@@ -147,11 +147,15 @@ async fn exactly_the_limit_through_two_batchers(gather: Duration) {
 /// A trigger that fails the insert of any claim id containing `/boom-`: a
 /// transaction that fails midway, after other claims of its batch were applied.
 async fn booby_trap(pool: &PgPool) {
+    // Tests set it at once: one at a time (two CREATE OR REPLACE of one
+    // function at once collide in PostgreSQL's catalog).
+    let mut tx = pool.begin().await.unwrap();
+    sqlx::query("SELECT pg_advisory_xact_lock(7242)").execute(&mut *tx).await.unwrap();
     sqlx::query(
         "CREATE OR REPLACE FUNCTION test_batch_boom() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN RAISE EXCEPTION 'a claim the test fails'; END $$",
     )
-    .execute(pool)
+    .execute(&mut *tx)
     .await
     .unwrap();
     sqlx::query(
@@ -160,9 +164,10 @@ async fn booby_trap(pool: &PgPool) {
              WHEN (NEW.claim_id LIKE '%/boom-%') EXECUTE FUNCTION test_batch_boom();
          EXCEPTION WHEN duplicate_object THEN NULL; END $$",
     )
-    .execute(pool)
+    .execute(&mut *tx)
     .await
     .unwrap();
+    tx.commit().await.unwrap();
 }
 
 #[tokio::test]
