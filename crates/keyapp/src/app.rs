@@ -102,7 +102,7 @@ pub enum StartError {
         source: StoreError,
     },
     /// The key opened is not the one the records were made with.
-    #[error("the key opened for {} is not the one its records were made with ({recorded}, not {found}), so nothing was started and nothing signed; another program may have put a key in the keychain, or the records were moved: move them back, or restore your recovery kit for them", data_dir.display())]
+    #[error("the key opened for {} is not the one its records were made with ({recorded}, not {found}), so nothing was started and nothing signed; another program may have put a key in the keychain, or the records were moved: move them back where they were made, or restore your recovery kit into an empty folder and copy the records in", data_dir.display())]
     OtherKey {
         /// The data directory.
         data_dir: PathBuf,

@@ -282,10 +282,11 @@ async fn restart_keeps_the_key_pairings_and_history() {
     assert!(history_after.as_array().unwrap().len() >= history_before.as_array().unwrap().len());
 }
 
-/// The records name the principal they were made under: moved to another
-/// folder (whose keychain entry, named for the path, is empty, so a new key
-/// would be made there, or holds one another program put there), they start
-/// under no other key. Nothing is served and nothing signed.
+/// Records moved to another folder meet another keychain entry (it is named
+/// for the path): an empty one makes no new key for them, and one holding
+/// another key (made for that folder before, or by whoever filled it) does not
+/// start under them: the records name the principal they were made under.
+/// Nothing is served and nothing signed.
 #[tokio::test]
 async fn records_moved_to_another_folder_start_under_no_other_key() {
     let env = start().await;
@@ -294,17 +295,41 @@ async fn records_moved_to_another_folder_start_under_no_other_key() {
     let Env { _dir, host: _host, mut config, app: first } = env;
     let data_dir = config.data_dir.clone().expect("the test config names its data_dir");
     drop(first);
+    let copy_records = |to: &Path| {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(&data_dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with(keyapp::keystore::RECORDS_FILE_NAME) {
+                std::fs::copy(&path, to.join(&name)).unwrap();
+            }
+        }
+    };
+    let start_in = |dir: &Path| {
+        let mut config = config.clone();
+        config.data_dir = Some(dir.to_owned());
+        app::start(config, PassphraseSource::default())
+    };
+
+    // An empty entry: no key is made for records that were made with one.
     let moved = _dir.path().join("moved");
-    std::fs::create_dir_all(&moved).unwrap();
-    for entry in std::fs::read_dir(&data_dir).unwrap() {
+    copy_records(&moved);
+    match start_in(&moved).await {
+        Err(app::StartError::Keystore(keyapp::keystore::KeystoreError::NoKeyForRecords { .. })) => {}
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("the records started under a new key"),
+    }
+    // An entry that holds another key: a key app started there once, empty.
+    let other = _dir.path().join("other");
+    drop(start_in(&other).await.expect("a new folder starts with a new key"));
+    for entry in std::fs::read_dir(&other).unwrap() {
         let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        if name.starts_with(keyapp::keystore::RECORDS_FILE_NAME) {
-            std::fs::copy(&path, moved.join(&name)).unwrap();
+        if path.file_name().unwrap().to_string_lossy().starts_with(keyapp::keystore::RECORDS_FILE_NAME) {
+            std::fs::remove_file(path).unwrap();
         }
     }
-    config.data_dir = Some(moved.clone());
-    match app::start(config.clone(), PassphraseSource::default()).await {
+    copy_records(&other);
+    match start_in(&other).await {
         Err(app::StartError::OtherKey { recorded, found, .. }) => {
             assert_eq!(json!(recorded), principal, "the records name the person's principal");
             assert_ne!(recorded, found);
@@ -312,8 +337,8 @@ async fn records_moved_to_another_folder_start_under_no_other_key() {
         Err(other) => panic!("{other}"),
         Ok(_) => panic!("the records started under another key"),
     }
-    // Where they were, with their own key, they start as before.
-    config.data_dir = Some(data_dir);
+    // Where they were made, with their own key, they start as before.
+    config.data_dir = Some(data_dir.clone());
     let again = app::start(config, PassphraseSource::default()).await.expect("starts where the records were made");
     let b = AgentClient::new(format!("http://{}", again.agent_addr), SigningKey::from_bytes(&[9; 32]));
     assert_eq!(b.call(Method::GET, "/v1/principal", None).await.unwrap()["principal"], principal);

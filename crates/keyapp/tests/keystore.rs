@@ -187,8 +187,9 @@ fn os_two_data_dirs_hold_two_keys() {
 fn os_key_is_in_no_file_of_the_data_dir_nor_in_clear_in_the_keyring_files() {
     require_scratch_keychain();
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("keyapp.db"), b"not the key").unwrap();
     let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    // Records made after the key, as the key app makes them.
+    std::fs::write(dir.path().join("keyapp.db"), b"not the key").unwrap();
     assert_sealed(&keychain_item(dir.path()), &key);
     seed_scan::assert_no_seed_under(&[dir.path()], &public_key(&key));
     // gnome-keyring's own files (under the scratch XDG_DATA_HOME) hold no seed either.

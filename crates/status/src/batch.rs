@@ -9,8 +9,8 @@
 //! claims that arrive while the batches are committing join the next one.
 //! Each claim is answered exactly as it would have been alone, in arrival
 //! order (§3.3), and only after the commit; if the transaction fails, none
-//! was taken, and each claim goes again alone, so a claim that fails a
-//! batch fails only itself. Across
+//! was taken, and when an input failed it, each claim goes again alone, so a
+//! claim that fails a batch fails only itself. Across
 //! processes the limit stays exact: their batches take turns at the
 //! credential's row lock (migration 0004).
 //!
@@ -18,7 +18,7 @@
 //! settings but outside it: a pooled connection costs a round trip to
 //! PostgreSQL each time it goes back (sqlx checks it), once per batch
 //! (docs/benchmarks.md "Hosted status service"). A kept connection idle for
-//! [`store::PING_IDLE_AFTER`] is checked first, as the pool checks its own;
+//! [`store::PING_IDLE_AFTER`] is checked first (the pool checks each of its own);
 //! a slot whose batch failed drops its connection and opens a fresh one for
 //! the next batch. [`ClaimBatches::connections`] counts them for the metrics.
 
@@ -244,26 +244,32 @@ async fn execute(
         }
         Err(e) => (Err(e), None),
     };
-    let _ = done.send(kept);
     match result {
         Ok(outcomes) => {
+            let _ = done.send(kept);
             for (reply, outcome) in replies.into_iter().zip(outcomes) {
                 let _ = reply.send(outcome);
             }
         }
-        // One claim can fail the statement of a whole batch (an input
-        // PostgreSQL refuses), and claims of every namespace share a batch.
-        // Its transaction rolled back, so nothing was taken: each claim goes
-        // again alone, in arrival order, and only one that fails alone is
-        // answered with an error.
-        Err(e) if claims.len() > 1 => {
+        // One claim can fail the statement of a whole batch with an input
+        // PostgreSQL refuses, and claims of every namespace share a batch. Its
+        // transaction rolled back, so nothing was taken: each claim goes again
+        // alone, in arrival order, and only one that fails alone is answered
+        // with an error. The slot stays taken meanwhile, so the retries count
+        // against `claim_batches`. A failure of the connection, a timeout or a
+        // deadlock is no claim's doing (and a commit cut short may have
+        // landed): those claims are answered with the error, for the hosts to
+        // retry.
+        Err(e) if claims.len() > 1 && e.from_input() => {
             tracing::warn!(error = %e, claims = claims.len(), "a batch of claims failed; each goes again alone");
             for (claim, reply) in claims.iter().zip(replies) {
                 let _ = reply.send(alone(&pool, claim).await);
             }
+            let _ = done.send(None);
         }
         Err(e) => {
-            tracing::warn!(error = %e, "a claim failed; it was not taken");
+            let _ = done.send(kept);
+            tracing::warn!(error = %e, claims = claims.len(), "a batch of claims failed; none was taken");
             for reply in replies {
                 let _ = reply.send(Err(ClaimError::BatchFailed(e.to_string())));
             }

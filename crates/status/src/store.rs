@@ -35,6 +35,18 @@ pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[error("database: {0}")]
 pub struct DbError(#[from] pub sqlx::Error);
 
+impl DbError {
+    /// Whether PostgreSQL refused what a statement carried (SQLSTATE classes
+    /// 22 data exception, 23 integrity constraint, 54 program limit), rather
+    /// than failing to run it (a lost connection, a timeout, a deadlock).
+    pub fn from_input(&self) -> bool {
+        match &self.0 {
+            sqlx::Error::Database(e) => e.code().is_some_and(|c| ["22", "23", "54"].iter().any(|k| c.starts_with(k))),
+            _ => false,
+        }
+    }
+}
+
 /// A claim or release that was not taken.
 #[derive(Debug, thiserror::Error)]
 pub enum ClaimError {
@@ -114,12 +126,12 @@ impl Default for DbOptions {
     }
 }
 
-/// A pooled connection idle at least this long is checked with a round trip
-/// before it is handed out ([`connect`]).
+/// A claim batch slot's connection idle at least this long is checked with a
+/// round trip before a batch is sent on it (crates/status/src/batch.rs).
 pub const PING_IDLE_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// Whether a connection idle for `idle_for` is checked before use: one that
-/// went back to the pool moments ago is not (docs/benchmarks.md "Hosted
+/// Whether a slot's connection idle for `idle_for` is checked before use: one
+/// whose batch committed moments ago is not (docs/benchmarks.md "Hosted
 /// status service": the check was a round trip, and a wakeup of its
 /// PostgreSQL backend, before every batch).
 pub fn ping_before_use(idle_for: std::time::Duration) -> bool {
@@ -133,19 +145,6 @@ pub async fn connect(url: &str, options: &DbOptions) -> Result<PgPool, sqlx::Err
     PgPoolOptions::new()
         .max_connections(options.pool_size.max(1))
         .acquire_timeout(std::time::Duration::from_millis(options.acquire_timeout_ms))
-        // sqlx pings every connection it hands out; under load a connection
-        // comes back within microseconds, and a server gone since then fails
-        // the statement as it would have failed the ping (the pool then
-        // drops the connection). Only a connection left idle is checked.
-        .test_before_acquire(false)
-        .before_acquire(|conn, meta| {
-            Box::pin(async move {
-                if ping_before_use(meta.idle_for) {
-                    sqlx::Connection::ping(conn).await?;
-                }
-                Ok(true)
-            })
-        })
         .connect_with(connect)
         .await
 }
@@ -328,11 +327,10 @@ fn host_keys(text: &str) -> Result<HostKeys, DbError> {
 /// A host's release: gives a unit back only when it deleted a claim; releasing
 /// an unknown or released claim changes nothing (§3.3).
 ///
-/// Unsigned, one statement: the `DELETE` takes only an unsigned claim, the
-/// `UPDATE` runs only if it returned a row, and the answer says whether a
-/// signed claim stood in the way (refused, `ClaimSignedByHost`). A second
-/// release of the same claim waits for the first's row lock, then finds
-/// nothing to delete. Signed by `claimant`: its key must be the claim host's
+/// Unsigned, one transaction: the claim row locked and read as committed (a
+/// signed one is refused, `ClaimSignedByHost`), then deleted and its unit
+/// given back. A second release of the same claim waits for the first's row
+/// lock, then finds nothing. Signed by `claimant`: its key must be the claim host's
 /// (a credential not held here has none to check: nothing to release), and
 /// the nonce is spent in the release's transaction.
 pub async fn release(
@@ -344,22 +342,36 @@ pub async fn release(
     now: i64,
 ) -> Result<(), ClaimError> {
     let Some(c) = claimant else {
-        let signed_in_the_way: bool = sqlx::query_scalar(
-            "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 AND NOT signed
-                           RETURNING 1),
-                  back AS (UPDATE credentials SET remaining = remaining + 1
-                            WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)
-                           RETURNING 1)
-             SELECT EXISTS (SELECT 1 FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 AND signed)",
+        // The claim row first, locked, read as it is once a claim holding it
+        // committed (a signed claim that found it held marks it its host's:
+        // migration 0008); then its credential, the order every writer keeps.
+        let mut tx = pool.begin().await?;
+        let held: Option<bool> =
+            sqlx::query_scalar("SELECT signed FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 FOR UPDATE")
+                .bind(thumb)
+                .bind(jti)
+                .bind(claim_id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+        match held {
+            // Nothing held: nothing to give back (§3.3, idempotent).
+            None => return Ok(()),
+            Some(true) => {
+                return Err(ClaimError::Refused(ClaimRefusal::ClaimSignedByHost { host: claim_id.host().to_owned() }))
+            }
+            Some(false) => {}
+        }
+        sqlx::query(
+            "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
+             UPDATE credentials SET remaining = remaining + 1
+              WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)",
         )
         .bind(thumb)
         .bind(jti)
         .bind(claim_id.as_str())
-        .fetch_one(pool)
+        .execute(&mut *tx)
         .await?;
-        if signed_in_the_way {
-            return Err(ClaimError::Refused(ClaimRefusal::ClaimSignedByHost { host: claim_id.host().to_owned() }));
-        }
+        tx.commit().await?;
         return Ok(());
     };
     let keys: Option<String> =

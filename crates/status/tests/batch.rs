@@ -144,7 +144,8 @@ async fn exactly_the_limit_through_two_batchers(gather: Duration) {
     assert_eq!(remaining(&pool, &p.thumb, "m").await, Some(0));
 }
 
-/// A trigger that fails the insert of any claim id containing `/boom-`: a
+/// A trigger that fails the insert of any claim id containing `/boom-`, as
+/// PostgreSQL refuses an input it cannot hold (a data exception, class 22): a
 /// transaction that fails midway, after other claims of its batch were applied.
 async fn booby_trap(pool: &PgPool) {
     // Tests set it at once: one at a time (two CREATE OR REPLACE of one
@@ -153,7 +154,7 @@ async fn booby_trap(pool: &PgPool) {
     sqlx::query("SELECT pg_advisory_xact_lock(7242)").execute(&mut *tx).await.unwrap();
     sqlx::query(
         "CREATE OR REPLACE FUNCTION test_batch_boom() RETURNS trigger LANGUAGE plpgsql AS $$
-         BEGIN RAISE EXCEPTION 'a claim the test fails'; END $$",
+         BEGIN RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a claim the test fails'; END $$",
     )
     .execute(&mut *tx)
     .await
@@ -268,7 +269,7 @@ async fn waiting_on_a_lock(pool: &PgPool, name: &str) -> i64 {
 /// A signed claim that finds its claim id held already (taken unsigned, as a
 /// hostile assistant that knows the hold can) holds that row from where it
 /// finds it until its commit (migration 0008): an unsigned release sent
-/// meanwhile waits, then finds the row its host's and gives nothing back.
+/// meanwhile waits, then finds the row its host's and is refused.
 /// Before, the release could delete the row while the claim waited at its
 /// credential's lock, and the host was answered `already_held` for a unit no
 /// row held (one booking over the limit), or the two deadlocked.
@@ -303,10 +304,10 @@ async fn an_unsigned_release_cannot_take_the_row_a_signed_claim_found_held() {
     blocker.rollback().await.unwrap();
     let answered = claim.await.unwrap().unwrap();
     assert_eq!(answered[0].as_ref().unwrap(), &ClaimOutcome::AlreadyHeld { remaining: 1 });
-    // It waited for the claim's commit and took nothing; neither was made to
-    // give way to a deadlock.
+    // It waited for the claim's commit and was refused: the row is its host's
+    // now (and neither was made to give way to a deadlock).
     let released = release.await.unwrap();
-    assert!(released.is_ok(), "{released:?}");
+    assert!(matches!(released, Err(ClaimError::Refused(ClaimRefusal::ClaimSignedByHost { .. }))), "{released:?}");
     assert_eq!(
         store::held_claims(&pool, &p.thumb, "m").await.unwrap(),
         std::slice::from_ref(&id),
@@ -318,11 +319,11 @@ async fn an_unsigned_release_cannot_take_the_row_a_signed_claim_found_held() {
     assert!(matches!(again, Err(ClaimError::Refused(ClaimRefusal::ClaimSignedByHost { .. }))), "{again:?}");
 }
 
-/// The batcher keeps its connections between batches, out of the pool
-/// (crates/status/src/batch.rs), and the pool hands out a connection without
-/// a round trip when it came back moments ago. A connection the server
-/// dropped while it sat idle is still found out before use, the batcher's
-/// as the pool's: the next claim and the next read are answered, not failed.
+/// The batcher keeps connections of its own between batches, beside the pool
+/// (crates/status/src/batch.rs), and sends a batch on one used moments ago
+/// without a round trip. A connection the server dropped while it sat idle is
+/// still found out before use, the batcher's as the pool's: the next claim
+/// and the next read are answered, not failed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_the_server_dropped_while_idle_are_replaced_before_use() {
     let (pool, p) = (pool().await, Principal::ed25519());

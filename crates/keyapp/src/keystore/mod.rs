@@ -515,9 +515,13 @@ pub enum KeystoreError {
     #[error("the sealed principal key in {location} does not open with this profile's unlock key, so it was altered or sealed elsewhere, and nothing was changed; restore the entry (or /var/lib/schcp-keyapp/kek) from a backup, because the key app will not replace the key and so change the principal id")]
     SealedKeyRejected { location: KeyLocation },
 
-    /// OS backend: a bare seed, which this key app never writes.
-    #[error("{location} holds a bare key, which this key app never writes (it seals every key it keeps), so another program put it there, and nothing was changed; remove it and restore your recovery kit, because the key app will not adopt a key someone else may know")]
+    /// OS backend: a bare seed, which this key app does not adopt.
+    #[error("{location} holds a bare key, which this key app does not adopt (it seals every key it keeps, and another program may have put this one there), and nothing was changed; if it is your own key from a version before sealing, restore it from your recovery kit into an empty folder")]
     BareSeed { location: KeyLocation },
+
+    /// OS backend: records exist, made with a key this entry does not hold.
+    #[error("{location} holds no key, but the records in {} were made with one, so no new key was made (it would change who you are to your hosts); move the records back where they were made, or restore your recovery kit into an empty folder and copy the records in", records.display())]
+    NoKeyForRecords { location: KeyLocation, records: PathBuf },
 
     /// The stored key is unreadable; it is left in place for the person to restore.
     #[error("the principal key stored in {location} is corrupt ({problem}); restore it from a backup, because the key app will not replace it with a new key and so change the principal id")]
@@ -728,6 +732,7 @@ pub(crate) mod tests {
             KeystoreError::UnlockFailed { detail: "no polkit".into() },
             KeystoreError::SealedKeyRejected { location: KeyLocation::File("/k".into()) },
             KeystoreError::BareSeed { location: KeyLocation::File("/k".into()) },
+            KeystoreError::NoKeyForRecords { location: KeyLocation::File("/k".into()), records: "/r".into() },
             KeystoreError::PassphraseMissing { var: PASSPHRASE_ENV.into() },
             KeystoreError::WrongPassphrase { path: "/k".into() },
             KeystoreError::PassphraseFd { fd: "3".into(), error: std::io::Error::other("bad fd") },

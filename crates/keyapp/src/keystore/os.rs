@@ -32,6 +32,13 @@ pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError>
         ),
         None => None,
     };
+    // Records made with a key this entry does not hold (moved, or linked, from
+    // the path the entry is named for): a new key would change the person's
+    // principal under them, so none is made, and the OS is not asked.
+    let records = data_dir.join(super::RECORDS_FILE_NAME);
+    if stored.is_none() && records.exists() {
+        return Err(KeystoreError::NoKeyForRecords { location, records });
+    }
     let released = {
         let account = account.clone();
         blocking(move || unlock::release(&account)).await?

@@ -38,7 +38,23 @@ pub(super) struct BookingReadInput {
     booking_id: String,
     /// The expiry the person read, signed as it was shown (§5.3: the text is
     /// what is signed), however long the request waited for the yes.
-    exp: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exp: Option<i64>,
+    /// What a request stored before `exp` was kept carries instead: its
+    /// lifetime, counted from the approval as it was then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    exp_in: Option<i64>,
+}
+
+impl BookingReadInput {
+    /// The expiry to sign at `now`.
+    fn exp(&self, now: i64) -> Result<i64, ServiceError> {
+        match (self.exp, self.exp_in) {
+            (Some(exp), _) => Ok(exp),
+            (None, Some(lifetime)) => Ok(now.saturating_add(lifetime)),
+            (None, None) => Err(super::corrupt("a booking_read request stored with no expiry")),
+        }
+    }
 }
 
 #[derive(Debug, PartialEq, Serialize)]
@@ -87,7 +103,8 @@ impl Kind for BookingRead {
             exp: ctx.now + exp_in,
             tz: Some(host.tz.clone()),
         });
-        let input = BookingReadInput { host_id: host.host_id.clone(), booking_id: b.booking_id, exp: ctx.now + exp_in };
+        let exp = Some(ctx.now + exp_in);
+        let input = BookingReadInput { host_id: host.host_id.clone(), booking_id: b.booking_id, exp, exp_in: None };
         Ok(Prepared::asked(consent, input, None).at(vec![placed.binding]))
     }
 
@@ -96,7 +113,7 @@ impl Kind for BookingRead {
         input: BookingReadInput,
         statement: &str,
     ) -> Result<Issued<BookingReadResult>, ServiceError> {
-        let (now, exp) = (ctx.now, input.exp);
+        let (now, exp) = (ctx.now, input.exp(ctx.now)?);
         if exp <= now {
             return Err(ServiceError::Verification(schcp::Error::Expired { what: "booking read request", exp, now }));
         }
@@ -139,7 +156,20 @@ mod tests {
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d"}"#,
             r#"{"kind":"booking_read","idempotency_key":"k","host":"h","discovery":"d","booking_id":"b","scope":["book"]}"#,
         ]);
-        round_trips(&BookingReadInput { host_id: "h".into(), booking_id: "b_7".into(), exp: 1_796_000_060 });
+        round_trips(&BookingReadInput {
+            host_id: "h".into(),
+            booking_id: "b_7".into(),
+            exp: Some(1_796_000_060),
+            exp_in: None,
+        });
+        // Stored before the expiry shown was kept: its lifetime from the approval, as then.
+        let old: BookingReadInput = serde_json::from_str(r#"{"host_id":"h","booking_id":"b_7","exp_in":60}"#).unwrap();
+        assert_eq!(old.exp(1_796_000_000).unwrap(), 1_796_000_060);
+        assert_eq!(round_trip_exp(r#"{"host_id":"h","booking_id":"b_7","exp":5}"#), 5);
+    }
+
+    fn round_trip_exp(json: &str) -> i64 {
+        serde_json::from_str::<BookingReadInput>(json).unwrap().exp(0).unwrap()
     }
 
     #[test]

@@ -286,13 +286,7 @@ impl Service {
         if prepared.auto_approve {
             // §3.3: a management mandate under a root mandate this key app issued
             // to the same agent with cancel/reschedule in scope needs no prompt.
-            if let Err(e) = self.issue_approved(&request_id, None).await {
-                // Nothing was signed or kept (what the checks read changed before
-                // the commit: a revocation, a twin request). The request was never
-                // the person's to answer, so it ends here, not in their window.
-                let _ = self.settle(&request_id, RequestStatus::Withdrawn, RequestStatus::Pending).await;
-                return Err(e);
-            }
+            self.issue_approved(&request_id, None).await?;
             return Ok((self.requests().request_for_agent(&agent.jkt, &request_id).await?, false));
         }
         Ok((pending_view(&new, kind), false))
@@ -470,6 +464,10 @@ impl Service {
             // nothing another writer commits comes between the check and the record.
             if let Err(why) = crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await? {
                 drop(tx);
+                // Nothing was signed or kept, and no later yes could be: what the
+                // request rested on changed (a revocation, a twin on the same
+                // receipt). It ends withdrawn, never left waiting in the window.
+                let _ = self.settle(a.request_id, RequestStatus::Withdrawn, RequestStatus::Pending).await;
                 return Err(superseded(why));
             }
         }
