@@ -106,9 +106,9 @@ pub enum StartError {
     OtherKey {
         /// The data directory.
         data_dir: PathBuf,
-        /// The thumbprint the records were made under.
+        /// The principal id the records were made under.
         recorded: String,
-        /// The opened key's thumbprint.
+        /// The opened key's principal id.
         found: String,
     },
     /// The `[discovery]` settings cannot be used (an unreadable root certificate).

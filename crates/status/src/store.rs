@@ -361,16 +361,7 @@ pub async fn release(
             }
             Some(false) => {}
         }
-        sqlx::query(
-            "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
-             UPDATE credentials SET remaining = remaining + 1
-              WHERE thumb = $1 AND jti = $2 AND remaining IS NOT NULL AND EXISTS (SELECT 1 FROM gone)",
-        )
-        .bind(thumb)
-        .bind(jti)
-        .bind(claim_id.as_str())
-        .execute(&mut *tx)
-        .await?;
+        give_back(&mut tx, thumb, jti, claim_id).await?;
         tx.commit().await?;
         return Ok(());
     };
@@ -384,6 +375,14 @@ pub async fn release(
     check_signer(&host_keys(&keys)?, claim_id.host(), &c.thumbprint).map_err(ClaimError::Refused)?;
     let mut tx = pool.begin().await?;
     spend_nonce(&mut tx, c, now).await?;
+    give_back(&mut tx, thumb, jti, claim_id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Deletes the claim and gives its unit back, if it held one (a shared
+/// limit's `remaining` grows only when a row went).
+async fn give_back(c: &mut PgConnection, thumb: &str, jti: &str, claim_id: &ClaimId) -> Result<(), DbError> {
     sqlx::query(
         "WITH gone AS (DELETE FROM claims WHERE thumb = $1 AND jti = $2 AND claim_id = $3 RETURNING 1)
          UPDATE credentials SET remaining = remaining + 1
@@ -392,9 +391,8 @@ pub async fn release(
     .bind(thumb)
     .bind(jti)
     .bind(claim_id.as_str())
-    .execute(&mut *tx)
+    .execute(c)
     .await?;
-    tx.commit().await?;
     Ok(())
 }
 
