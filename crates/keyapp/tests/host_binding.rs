@@ -429,6 +429,41 @@ async fn a_moved_booking_renews_its_management_mandate_and_replaces_the_old_one(
     assert_eq!(status_of(&a, &m2_jti).await, "active", "nothing replaced before the person's yes");
 }
 
+/// The hostile assistant names a second host of its own in another zone, so
+/// the text has no one zone to show the window in and reads it at its own
+/// offset, and writes the window's end at another offset than its start. The
+/// text names one zone, the start's, and reads the end on it: an end of
+/// 5:00 p.m. at -12:00 is shown as 1:00 a.m. the next day at -04:00, never as
+/// 5:00 p.m. in the zone named (eight hours less than is signed).
+#[tokio::test]
+async fn a_window_whose_ends_differ_in_offset_is_shown_as_signed() {
+    let far = TestHost::start(TestHostConfig {
+        domain: "oaklane.example".into(),
+        host_id: "oak-lane-garage".into(),
+        name: "Oak Lane Garage".into(),
+        tz: "Pacific/Auckland".into(),
+        ..TestHostConfig::default()
+    })
+    .await;
+    let (env, others) = start_with(vec![TestHost::start(TestHostConfig::default()).await, far]).await;
+    let a = paired_agent(&env, 28).await;
+    let day = (chrono::Utc::now() + chrono::Duration::days(7)).date_naive();
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "offsets",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()},
+                  {"id": "oak-lane-garage", "discovery": others[0].discovery_url()}],
+        "scope": ["hold", "book"],
+        "constraints": {"window": {"not_before": format!("{day}T12:00:00-04:00"),
+                                   "not_after": format!("{day}T17:00:00-12:00")}},
+        "lifetime": "P1D"
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    let next = (day + chrono::Duration::days(1)).format("%-d %B %Y").to_string();
+    assert!(text.contains("GMT-04:00") && text.contains(&next) && text.contains("1:00"), "{text}");
+    assert!(!text.contains("5:00"), "{text}");
+}
+
 /// A discovery document at a path its host's domain does not vouch for
 /// speaks for itself only: the text names the host as unverified and its
 /// services by the ids that are signed, never by the names such a document
