@@ -841,6 +841,22 @@ def web_processes(pid):
     return [c for c in descendants(pid) if c[1].startswith("WebKitWebProc")]
 
 
+WEB_EXTENSION = "/usr/lib/schcp-keyapp/webext/libschcp_webext.so"
+
+
+def assert_web_processes_hardened(pid):
+    """Every web process of the app's windows has loaded the extension that
+    makes it non-dumpable (crates/webext, whose own tests show what it does
+    once loaded): it is mapped into each."""
+    def mapped(web):
+        with open(f"/proc/{web}/maps") as f:
+            return WEB_EXTENSION in f.read()
+
+    # A process just started maps it within moments of its start, before any page.
+    wait_for(f"{WEB_EXTENSION} in every web process",
+             lambda: web_processes(pid) and all(mapped(web) for web, _ in web_processes(pid)), timeout=10)
+
+
 def tray(scratch):
     """Idle in the tray: after the last window closes the app is a tray icon and
     no WebKit web process; a new pairing opens the consent window again."""
@@ -853,6 +869,7 @@ def tray(scratch):
         wait_for("the tray icon to register", lambda: os.path.exists(items) and open(items).read().strip())
         pid = json.load(open(f"{scratch}/data/keyapp.lock"))["pid"]
         assert web_processes(pid), f"a window is open, so WebKit runs: {descendants(pid)}"
+        assert_web_processes_hardened(pid)
         assert not env.driver.find_elements(By.ID, "no-tray"), "a tray was found, so no no-tray notice"
         closed = time.time()
         try:
@@ -870,6 +887,7 @@ def tray(scratch):
         wait_for("the consent window", lambda: subprocess.run(
             ["xdotool", "search", "--name", "^Your consent"], capture_output=True).returncode == 0)
         wait_for("the consent window's WebKit", lambda: web_processes(pid))
+        assert_web_processes_hardened(pid)
         print("e2e: a new pairing opened the consent window from the tray")
         agent.kill()
     finally:

@@ -11,6 +11,7 @@ pub mod recovery;
 pub mod ui_strings;
 pub mod unlock;
 pub mod watcher;
+pub mod web_extensions;
 pub mod windows;
 
 /// The commands the window may call (also the app manifest, see build.rs).

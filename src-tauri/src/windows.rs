@@ -89,12 +89,17 @@ fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, page: &str,
         return;
     }
     let title = app.state::<UiLanguage>().format(title_id, &[]);
-    let built = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("{page}#{route}").into()))
+    let mut builder = WebviewWindowBuilder::new(app, label, WebviewUrl::App(format!("{page}#{route}").into()))
         .title(title)
         .inner_size(size.0, size.1)
         .min_inner_size(360.0, 400.0)
-        .focused(true)
-        .build();
+        .focused(true);
+    // Each web process made unreadable to the person's other programs as it
+    // starts (crates/webext), when the extension is installed as root's.
+    if let Some(dir) = crate::web_extensions::dir() {
+        builder = builder.extensions_path(dir);
+    }
+    let built = builder.build();
     if let Err(e) = built {
         eprintln!("schcp-keyapp-desktop: cannot open the {label} window: {e}");
     }

@@ -75,7 +75,7 @@ function nextChange(seen: number | null) {
   });
 }
 
-import { APPROVE_DELAY_MS, ConsentView, relative } from "./Consent";
+import { APPROVE_DELAY_MS, ConsentView, relative, TEXT_PAINTED_MARK } from "./Consent";
 import { StringsContext } from "./i18n";
 
 const HOSTILE = 'Book "<img src=x onerror=alert(1)>" {{constructor.constructor("alert(2)")()}}\n<b>not bold</b> &amp; ${x}';
@@ -163,6 +163,24 @@ describe("the consent view", () => {
     // A booking request does not repeat the pairing code.
     expect(document.getElementById("fingerprint")).toBeNull();
     expect(document.getElementById("consent-heading")!.textContent).toBe("consent-heading");
+  });
+
+  it("marks the first frame that shows the text, with that text, one mark at a time", async () => {
+    // The clock is faked here, performance with it: the marks are watched.
+    const marks: unknown[] = [];
+    vi.spyOn(performance, "clearMarks").mockImplementation((name?: string) => {
+      if (name === TEXT_PAINTED_MARK) marks.length = 0;
+    });
+    vi.spyOn(performance, "mark").mockImplementation((name: string, options?: PerformanceMarkOptions) => {
+      if (name === TEXT_PAINTED_MARK) marks.push(options?.detail);
+      return undefined as unknown as PerformanceMark;
+    });
+    await mount();
+    // Set before the frame: the text is there, the mark not yet.
+    expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    expect(marks).toEqual([]);
+    await settle(50);
+    expect(marks).toEqual([HOSTILE]);
   });
 
   it("gives a pairing its own heading and the code to compare", async () => {
