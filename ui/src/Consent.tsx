@@ -162,8 +162,11 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
     }
   }
 
+  // A layout effect, so the first look is waited for from the first render,
+  // not after the frame Preact waits for before a plain effect (a new
+  // window's first frames come late). It only starts loads.
   const mounted = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!mounted.current) {
       mounted.current = true;
       loadNext(props.requestedId).catch(fail);

@@ -2,7 +2,7 @@
 // ui_strings command); this only looks them up. A missing id shows the id, so
 // a gap is visible rather than silently blank.
 import { createContext } from "preact";
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useState } from "preact/hooks";
 import type { UiStrings } from "./api";
 
 export type Strings = Record<string, string>;
@@ -23,7 +23,10 @@ export function useWindowStrings(
   load: () => Promise<UiStrings>,
 ): [UiStrings | null, (ui: UiStrings) => void] {
   const [ui, setUi] = useState<UiStrings | null>(null);
-  useEffect(() => {
+  // A layout effect: Preact runs a plain one only after the next frame, and a
+  // window just made draws its first frames late; the words are waited for
+  // from the first render on.
+  useLayoutEffect(() => {
     load().then(setUi);
   }, []);
   useEffect(() => {
