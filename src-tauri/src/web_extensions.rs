@@ -11,7 +11,7 @@
 //! open without it, as they did before it, and the app says so on stderr once.
 
 use std::path::Path;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Where the extension is installed, root's.
 pub const DIR: &str = "/usr/lib/schcp-keyapp/webext";
@@ -21,11 +21,18 @@ pub const FILE: &str = "libschcp_webext.so";
 
 /// Why [`DIR`] is not given to WebKit.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Untrusted {
+    /// The extension is not there.
     #[error("{path} is not installed (run scripts/install-webext, or install the schcp-keyapp package)")]
     Missing { path: String },
+    /// A path on the way, or an entry beside the extension, cannot be read.
+    #[error("{path} cannot be read")]
+    Unreadable { path: String },
+    /// Not root's, or not a plain directory or file (a link, say).
     #[error("{path} is not a directory or file owned by root")]
     NotRoots { path: String },
+    /// Others than root may write it.
     #[error("{path} may be written by others than root (mode {mode:o})")]
     Writable { path: String, mode: u32 },
 }
@@ -45,9 +52,9 @@ pub fn check(dir: &Path) -> Result<(), Untrusted> {
     for parent in dir.ancestors().skip(1) {
         parent_owned_by_root(parent)?;
     }
-    let entries = std::fs::read_dir(dir).map_err(|_| Untrusted::Missing { path: named(dir) })?;
+    let entries = std::fs::read_dir(dir).map_err(|_| Untrusted::Unreadable { path: named(dir) })?;
     for entry in entries {
-        let entry = entry.map_err(|_| Untrusted::Missing { path: named(dir) })?;
+        let entry = entry.map_err(|_| Untrusted::Unreadable { path: named(dir) })?;
         owned_by_root(&entry.path())?;
     }
     Ok(())
@@ -59,7 +66,7 @@ fn owned_by_root(path: &Path) -> Result<(), Untrusted> {
     let named = || path.display().to_string();
     // Not followed: a link is judged as a link would be by the one who can
     // change where it points, so it is refused.
-    let meta = std::fs::symlink_metadata(path).map_err(|_| Untrusted::Missing { path: named() })?;
+    let meta = std::fs::symlink_metadata(path).map_err(|_| Untrusted::Unreadable { path: named() })?;
     if meta.uid() != 0 || !(meta.is_dir() || meta.is_file()) {
         return Err(Untrusted::NotRoots { path: named() });
     }
@@ -74,10 +81,10 @@ fn owned_by_root(path: &Path) -> Result<(), Untrusted> {
 fn parent_owned_by_root(path: &Path) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt;
     let named = || path.display().to_string();
-    // Followed: a link among the parents (/lib on a merged /usr) is judged by
-    // where it leads; the link itself can only be swapped by whoever may write
-    // its own parent, which is checked too.
-    let meta = std::fs::metadata(path).map_err(|_| Untrusted::Missing { path: named() })?;
+    // Not followed either: a link among the parents could be swapped by
+    // whoever owns it in a sticky parent, and where it leads is not checked.
+    // The fixed path has none (/usr/lib is a directory, merged /usr or not).
+    let meta = std::fs::symlink_metadata(path).map_err(|_| Untrusted::Unreadable { path: named() })?;
     if meta.uid() != 0 || !meta.is_dir() {
         return Err(Untrusted::NotRoots { path: named() });
     }
@@ -98,25 +105,26 @@ fn parent_owned_by_root(_: &Path) -> Result<(), Untrusted> {
     Ok(())
 }
 
-/// [`DIR`] when [`check`] passes, looked at once per run; on Linux only
-/// (WebKitGTK's extensions).
+/// [`DIR`] when [`check`] passes, looked at for each window (a few `stat`s:
+/// the extension may be installed or taken away while the app runs); on Linux
+/// only (WebKitGTK's extensions). The first refusal is said on stderr.
 pub fn dir() -> Option<&'static Path> {
-    static CHECKED: OnceLock<Option<&'static Path>> = OnceLock::new();
-    *CHECKED.get_or_init(|| {
-        if !cfg!(target_os = "linux") {
-            return None;
-        }
-        match check(Path::new(DIR)) {
-            Ok(()) => Some(Path::new(DIR)),
-            Err(e) => {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    match check(Path::new(DIR)) {
+        Ok(()) => Some(Path::new(DIR)),
+        Err(e) => {
+            if !SAID.swap(true, Ordering::Relaxed) {
                 eprintln!(
                     "schcp-keyapp-desktop: the windows' web process extension is not used: {e}; \
                      the windows' WebKit processes stay readable to your other programs"
                 );
-                None
             }
+            None
         }
-    })
+    }
 }
 
 #[cfg(all(test, unix))]
@@ -126,10 +134,15 @@ mod tests {
 
     fn installed() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join(FILE), b"\x7fELF").unwrap();
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::set_permissions(dir.path().join(FILE), std::fs::Permissions::from_mode(0o644)).unwrap();
+        install(dir.path());
         dir
+    }
+
+    /// The extension in `dir`, as scripts/install-webext leaves it.
+    fn install(dir: &Path) {
+        std::fs::write(dir.join(FILE), b"\x7fELF").unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(dir.join(FILE), std::fs::Permissions::from_mode(0o644)).unwrap();
     }
 
     /// Whether the tests' files are root's (tests run as root in CI).
@@ -198,9 +211,7 @@ mod tests {
         let parent = tempfile::tempdir().unwrap();
         let dir = parent.path().join("webext");
         std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join(FILE), b"\x7fELF").unwrap();
-        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::set_permissions(dir.join(FILE), std::fs::Permissions::from_mode(0o644)).unwrap();
+        install(&dir);
         std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
         assert_eq!(check(&dir), Ok(()));
         std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -208,5 +219,10 @@ mod tests {
         // Sticky, as /tmp: others cannot rename root's directory.
         std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
         assert_eq!(check(&dir), Ok(()));
+        // Reached through a link: refused, wherever it leads.
+        std::fs::set_permissions(parent.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let link = parent.path().join("link");
+        std::os::unix::fs::symlink(parent.path(), &link).unwrap();
+        assert!(matches!(check(&link.join("webext")), Err(Untrusted::NotRoots { .. })));
     }
 }

@@ -106,13 +106,19 @@ function view(requestedId?: string) {
 }
 
 /** Renders the window (raised for `requestedId`); returns how to raise it again for another. */
+/** Long enough for a frame (the fake clock draws one every 16 ms) and the task after it. */
+const FRAME_MS = 20;
+
 async function mount(requestedId?: string) {
   const { rerender } = render(view(requestedId));
-  // Let the pending → prompt loads settle.
+  // Let the pending → prompt loads settle, and the text's first frame be
+  // painted: Approve's delay runs from there.
   await settle();
+  await settle(FRAME_MS);
   return async (id: string) => {
     rerender(view(id));
     await settle();
+    await settle(FRAME_MS);
   };
 }
 
@@ -165,7 +171,7 @@ describe("the consent view", () => {
     expect(document.getElementById("consent-heading")!.textContent).toBe("consent-heading");
   });
 
-  it("marks the first frame that shows the text, with that text, one mark at a time", async () => {
+  it("marks the painted first frame that shows the text, with that text", async () => {
     // The clock is faked here, performance with it: the marks are watched.
     const marks: unknown[] = [];
     vi.spyOn(performance, "clearMarks").mockImplementation((name?: string) => {
@@ -175,12 +181,37 @@ describe("the consent view", () => {
       if (name === TEXT_PAINTED_MARK) marks.push(options?.detail);
       return undefined as unknown as PerformanceMark;
     });
-    await mount();
-    // Set before the frame: the text is there, the mark not yet.
+    // Frames held back: the text is in place before any, the mark after one.
+    const frames: FrameRequestCallback[] = [];
+    vi.spyOn(window, "requestAnimationFrame").mockImplementation((f) => frames.push(f));
+    render(view());
+    await settle();
     expect(document.getElementById("consent-text")!.textContent).toBe(HOSTILE);
+    await settle(5000);
     expect(marks).toEqual([]);
-    await settle(50);
+    await act(async () => {
+      frames.splice(0).forEach((f) => f(0));
+      await vi.advanceTimersByTimeAsync(1);
+    });
     expect(marks).toEqual([HOSTILE]);
+  });
+
+  it("starts Approve's delay when the text's first frame was painted, however late", async () => {
+    const frames: FrameRequestCallback[] = [];
+    vi.spyOn(window, "requestAnimationFrame").mockImplementation((f) => frames.push(f));
+    render(view());
+    // A window that draws no frame for seconds: the text is not yet on screen.
+    await settle(APPROVE_DELAY_MS * 5);
+    await settle(APPROVE_DELAY_MS * 2);
+    expect(approve().disabled).toBe(true);
+    await act(async () => {
+      frames.splice(0).forEach((f) => f(0));
+      await vi.advanceTimersByTimeAsync(1);
+    });
+    await settle(APPROVE_DELAY_MS - 10);
+    expect(approve().disabled).toBe(true);
+    await settle(20);
+    expect(approve().disabled).toBe(false);
   });
 
   it("gives a pairing its own heading and the code to compare", async () => {

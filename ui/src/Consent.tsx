@@ -57,31 +57,44 @@ function usePageFocus(): boolean {
   return focused;
 }
 
-/** The name of the User Timing mark set on the first frame that shows a consent text. */
+/** The name of the User Timing mark set once the first frame that shows a consent text was painted. */
 export const TEXT_PAINTED_MARK = "schcp-consent-text-painted";
 
 /**
  * The consent text as text: set through textContent, never parsed as HTML.
  * Set in a layout effect, before the browser paints the render that brought
- * it: Preact runs a plain effect only after the next frame (or 100 ms later in
+ * it: Preact runs a plain effect only after the next frame (or 35 ms later in
  * a window not yet drawing frames), which left a new window's first frames
- * without the text. Approve's delay starts later than this, in a plain effect,
- * so the text is always on screen for at least that delay.
+ * without the text.
  *
- * The first frame with the text is marked (User Timing, the text as the
- * mark's detail, one mark kept): the desktop benchmark reads it from a window
- * the page opened itself, where nothing could watch the page from its start.
+ * `onPainted` is told once the frame that shows a new text was painted (a
+ * task queued from that frame's callback, which runs before its paint, runs
+ * after it): Approve's delay starts there, never before the text was on
+ * screen, however late a new window draws its first frame. That moment is
+ * also marked (User Timing, the text as the mark's detail, one mark kept):
+ * the desktop benchmark reads it from a window the page opened itself, where
+ * nothing could watch the page from its start.
  */
-function PlainText(props: { text: string; id: string }) {
+function PlainText(props: { text: string; id: string; onPainted: (text: string) => void }) {
   const ref = useRef<HTMLPreElement>(null);
+  const onPainted = useRef(props.onPainted);
+  onPainted.current = props.onPainted;
   useLayoutEffect(() => {
     if (!ref.current) return;
     ref.current.textContent = props.text;
     const text = props.text;
-    requestAnimationFrame(() => {
-      performance.clearMarks(TEXT_PAINTED_MARK);
-      performance.mark(TEXT_PAINTED_MARK, { detail: text });
-    });
+    let replaced = false;
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        if (replaced) return;
+        performance.clearMarks(TEXT_PAINTED_MARK);
+        performance.mark(TEXT_PAINTED_MARK, { detail: text });
+        onPainted.current(text);
+      }, 0),
+    );
+    return () => {
+      replaced = true;
+    };
   }, [props.text]);
   return <pre id={props.id} class="consent-text" ref={ref} tabIndex={0} />;
 }
@@ -101,6 +114,8 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   const [empty, setEmpty] = useState(false);
   const [done, setDone] = useState<Done | null>(null);
   const [shownSince, setShownSince] = useState<number | null>(null);
+  /** The text whose first frame was painted (PlainText), once it was. */
+  const [paintedText, setPaintedText] = useState<string | null>(null);
   const [, setTick] = useState(0);
   const [label, setLabel] = useState("");
   const [busy, setBusy] = useState(false);
@@ -121,6 +136,7 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   async function loadNext(preferred?: string) {
     setDone(null);
     setPrompt(null);
+    setPaintedText(null);
     setEmpty(false);
     const early = opening.current?.id === preferred ? opening.current : undefined;
     opening.current = undefined;
@@ -175,11 +191,12 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
     }
   }, [props.requestedId]);
 
-  // The delay restarts whenever the text changes or the window regains focus.
+  // The delay starts once the text's first frame was painted, and restarts
+  // whenever the text changes or the window regains focus.
   useEffect(() => {
-    if (prompt && focused) setShownSince(Date.now());
+    if (prompt && focused && paintedText === prompt.consent_text) setShownSince(Date.now());
     else setShownSince(null);
-  }, [prompt?.id, prompt?.consent_text, focused]);
+  }, [prompt?.id, prompt?.consent_text, focused, paintedText]);
 
   useEffect(() => {
     if (shownSince === null) return;
@@ -402,7 +419,7 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
         </p>
       )}
       <h2 id="consent-text-label">{t("consent-text-label")}</h2>
-      <PlainText id="consent-text" text={prompt.consent_text} />
+      <PlainText id="consent-text" text={prompt.consent_text} onPainted={setPaintedText} />
       {prompt.terms && <Terms terms={prompt.terms} />}
       {callouts.length > 0 && (
         <section class="attention" aria-labelledby="attention-heading">

@@ -15,9 +15,14 @@
 //! that: a tracer attached to any thread in between stays attached, so the
 //! process stops itself rather than show the window under it.
 //!
-//! What this leaves (docs/threat-model.md): a program that attaches in the
-//! milliseconds between the web process's start and this call, changes its
-//! code and detaches again before the check is not seen.
+//! What this leaves (docs/threat-model.md): the interval between the web
+//! process's start and this call, tens of milliseconds, in which it is still
+//! dumpable. A program that opens its `/proc/PID/mem` then keeps that file,
+//! and with it the process's memory, for good (the kernel checks the right to
+//! it when it is opened, and an open file is no tracer); one that attaches,
+//! changes its code and detaches before the check is not seen either. Only a
+//! kernel that refuses ptrace between the person's own programs (Yama's
+//! `ptrace_scope` 1 or more) closes that.
 #![deny(unsafe_code)]
 
 use std::ffi::c_void;
@@ -41,6 +46,11 @@ pub enum HardeningError {
     /// A thread was traced by another process when it became non-dumpable.
     #[error("thread {thread} is traced by process {tracer}")]
     Traced { thread: u32, tracer: u32 },
+    /// The process runs in a PID namespace of its own (WebKit's sandbox, say),
+    /// where a tracer outside it reads as none and the person may own the
+    /// namespace: the check above would prove nothing.
+    #[error("the process runs in a PID namespace of its own, where its tracers cannot all be seen")]
+    Namespaced,
 }
 
 /// The entry point WebKitGTK calls in each web process, by this name, as it
@@ -84,6 +94,10 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 /// on another.
 #[cfg(target_os = "linux")]
 fn untraced() -> Result<(), HardeningError> {
+    let own = std::fs::read_to_string("/proc/self/status").map_err(HardeningError::Threads)?;
+    if namespaced(&own)? {
+        return Err(HardeningError::Namespaced);
+    }
     let tasks = std::fs::read_dir("/proc/self/task").map_err(HardeningError::Threads)?;
     for task in tasks {
         let task = task.map_err(HardeningError::Threads)?;
@@ -128,6 +142,18 @@ pub fn tracer(status: &str) -> Result<Option<u32>, HardeningError> {
     }
 }
 
+/// Whether a status's `NSpid:` line names the process in more than one PID
+/// namespace (it is in a child namespace). A status without the line (a
+/// kernel before 4.1) is an error.
+pub fn namespaced(status: &str) -> Result<bool, HardeningError> {
+    let line = status.lines().find_map(|l| l.strip_prefix("NSpid:")).ok_or(HardeningError::Status)?;
+    let ids: Vec<&str> = line.split_whitespace().collect();
+    if ids.is_empty() || ids.iter().any(|id| id.parse::<u32>().is_err()) {
+        return Err(HardeningError::Status);
+    }
+    Ok(ids.len() > 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +163,17 @@ mod tests {
         let status = "Name:\tWebKitWebProcess\nState:\tS (sleeping)\nTracerPid:\t0\nUid:\t1000\n";
         assert_eq!(tracer(status).unwrap(), None);
         assert_eq!(tracer("Name:\tx\nTracerPid:\t4242\n").unwrap(), Some(4242));
+    }
+
+    #[test]
+    fn a_process_in_a_pid_namespace_of_its_own_is_seen() {
+        assert!(!namespaced("Name:\tx\nNSpid:\t4242\n").unwrap());
+        assert!(namespaced("Name:\tx\nNSpid:\t4242\t7\n").unwrap());
+        for status in ["Name:\tx\n", "NSpid:\t\n", "NSpid:\t12\tx\n"] {
+            assert!(matches!(namespaced(status), Err(HardeningError::Status)), "{status:?}");
+        }
+        // This test's own process, as the entry point reads it.
+        assert!(!namespaced(&std::fs::read_to_string("/proc/self/status").unwrap()).unwrap());
     }
 
     #[test]
