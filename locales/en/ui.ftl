@@ -551,3 +551,4 @@ settings-key-details = Details for developers
 host-named = { $name } ({ $domain })
 # Contacts: the OS confirms a name the consent text will trust
 verification-contact-summary = Name a contact “{ $name }”
+verification-attestation-summary = Keep the attestation “{ $issuer }” gave about you

@@ -549,3 +549,4 @@ settings-key-details = Détails pour les développeurs
 host-named = { $name } ({ $domain })
 # Contacts: the OS confirms a name the consent text will trust
 verification-contact-summary = Nommer un contact « { $name } »
+verification-attestation-summary = Garder l’attestation que « { $issuer } » a donnée à votre sujet

@@ -185,7 +185,7 @@ pub async fn attestations(svc: Svc<'_>) -> Answer<Vec<AttestationView>> {
 
 #[tauri::command(rename_all = "snake_case")]
 pub async fn add_attestation(svc: Svc<'_>, jws: String) -> Answer<Value> {
-    svc.directory().add_attestation(&jws).await.map_err(refused(&svc))
+    svc.directory().add_attestation(&jws, Origin::ThisProcess).await.map_err(refused(&svc))
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -236,7 +236,8 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
             service.directory().add_contact(&principal, &name, relationship.as_deref(), origin).await?;
             json!({ "principal": principal, "name": name })
         }
-        Command::AttestationsAdd { jws } => service.directory().add_attestation(&jws).await?,
+        // Kept only once the OS confirmed the person (a root mandate carries it).
+        Command::AttestationsAdd { jws } => service.directory().add_attestation(&jws, origin).await?,
         Command::Principal => {
             json!({ "principal": service.profile().principal(), "jwk": service.profile().principal_jwk() })
         }

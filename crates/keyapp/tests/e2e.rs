@@ -1022,8 +1022,8 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
             },
             "members": [
                 {"name": "Noor Haddad", "host": "noor-haddad", "discovery": env.host.discovery_url(), "offer": offers[0]},
-                {"name": "Priya Shah", "host": "priya-shah", "discovery": priya_cal.discovery_url(), "offer": offers[1],
-                 "answers": "person"},
+                {"name": "Priya's probation officer", "host": "priya-shah", "discovery": priya_cal.discovery_url(),
+                 "offer": offers[1], "answers": "person"},
                 {"name": "The place downstairs", "host": "cafe-lumiere", "discovery": cafe.discovery_url(), "offer": offers[2],
                  "business": true}
             ]
@@ -1055,8 +1055,12 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
     assert_eq!(c.statement, text.lines().next().unwrap(), "the statement is the text the person approved");
     let principals: Vec<&str> = c.members.iter().map(|m| m.principal.as_str()).collect();
     assert_eq!(principals, [me.as_str(), priya.as_str(), "urn:schcp:host:cafe-lumiere"]);
-    // A business is named as its signed offer names it, not as the agent did (§5.12).
+    // A business is named as its signed offer names it, not as the agent did (§5.12),
+    // and a contact as the person's text named them: the agent's label for Priya,
+    // which the person never saw, is not what their key signs.
     assert_eq!(c.members[2].name, "Café Lumière");
+    assert_eq!(c.members[1].name, "Priya Shah");
+    assert!(!text.contains("probation"), "{text}");
     assert!(!text.contains("downstairs"), "{text}");
     for (m, offer) in c.members.iter().zip(&offers) {
         assert_eq!(m.offer_sha256, schcp::hash::jws_sha256(offer), "{}", m.host);

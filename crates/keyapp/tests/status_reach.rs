@@ -133,11 +133,15 @@ async fn an_https_public_base_is_reachable_and_says_nothing_of_withdrawal() {
 #[tokio::test]
 async fn in_hosted_mode_the_hosted_services_base_is_the_one_judged() {
     // An http hosted service on loopback: unreachable without the key,
-    // whatever public_base says. Refused before the service is ever asked.
+    // whatever public_base says. Setup would refuse it, so the config's asking
+    // for it does not put it in force (the OS is not even asked), and shared
+    // limits are refused under the built-in address that stays.
     let env = start_with(|c| c.status_api.hosted = Some("http://127.0.0.1:9".into())).await;
+    let config = env.app.service.profile().config();
+    assert_eq!((config.status_api.hosted.as_deref(), config.status_base()), (None, "http://127.0.0.1:7412"));
     let a = paired_agent(&env, 64).await;
     let message = refused_shared(&env, &a, "shared-5").await;
-    assert!(message.contains("http://127.0.0.1:9"), "{message}");
+    assert!(message.contains("http://127.0.0.1:7412"), "{message}");
     // An https one is reachable: the request is shown.
     let env = start_with(|c| c.status_api.hosted = Some("https://status.example".into())).await;
     assert_eq!(env.app.service.profile().config().status_reach(), StatusReach::Public);

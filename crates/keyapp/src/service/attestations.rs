@@ -9,7 +9,7 @@
 //! mandate carries it is decided again when the mandate is issued, per host
 //! (`schcp::verify::select_attestations`).
 
-use super::{mandate, Directory, Service, ServiceError};
+use super::{mandate, Directory, Origin, Service, ServiceError};
 use crate::kind::RequestKind;
 use crate::store::attestations::{self, AttestationRow};
 use crate::store::requests;
@@ -130,9 +130,12 @@ impl Service {
 
 impl Directory<'_> {
     /// Keeps an attestation about this principal (§7.5) once it is checked as
-    /// a host that trusts its attester would check it. A refused one changes
-    /// nothing.
-    pub async fn add_attestation(self, jws: &str) -> Result<Value, ServiceError> {
+    /// a host that trusts its attester would check it, and the OS confirmed
+    /// the person (`origin`): root mandates carry it to hosts, and the
+    /// person's records show it as theirs, so a process of the person's must
+    /// not add one they never saw (the attester's key may come from a host the
+    /// assistant chose). A refused one changes nothing.
+    pub async fn add_attestation(self, jws: &str, origin: Origin<'_>) -> Result<Value, ServiceError> {
         if jws.len() > MAX_ATTESTATION_BYTES {
             return Err(AttestationRefusal::TooLarge { len: jws.len(), max: MAX_ATTESTATION_BYTES }.into());
         }
@@ -140,6 +143,11 @@ impl Directory<'_> {
         let now = self.svc.now();
         let verified = schcp::verify::verify_attestation(jws, &known, self.svc.principal(), now)
             .map_err(AttestationRefusal::from)?;
+        let summary = self.svc.words_with(
+            "verification-attestation-summary",
+            [("issuer", schcp_consent::inert::inert(&verified.claims.iss).into())],
+        );
+        self.svc.confirm(&*origin.asker()?, summary).await?;
         let row = AttestationRow { iss: verified.claims.iss, exp: verified.claims.exp, compact: verified.compact };
         if !attestations::add(self.svc.store(), &row, now).await? {
             return Err(AttestationRefusal::AlreadyHeld.into());
@@ -211,6 +219,35 @@ mod tests {
         crate::store::history::latest(svc.store(), 100).await.unwrap().len()
     }
 
+    /// An attestation a host would honour is still kept only after the OS
+    /// confirmed the person: an assistant that names an attester through a
+    /// host of its own and signs one over the control socket keeps nothing.
+    #[tokio::test]
+    async fn an_attestation_is_kept_only_once_the_os_confirmed_the_person() {
+        use crate::user_verification::{Approval, Method, Refusal, UserVerifier, VerdictFuture};
+        struct Says(Result<Method, Refusal>);
+        impl UserVerifier for Says {
+            fn verify<'a>(&'a self, _: &'a Approval) -> VerdictFuture<'a> {
+                let verdict = self.0.clone();
+                Box::pin(async move { verdict })
+            }
+        }
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let svc = svc.with_user_verifier(std::sync::Arc::new(Says(Err(Refusal::NotAuthorized))));
+        let me = svc.principal().to_owned();
+        let key = attester_key();
+        shown_for_host_trusting(&svc, &key).await;
+        let before = history_len(&svc).await;
+        let good = signed(&key, Typ::Attestation, &me, T0 - 60, T0 + 3600);
+        let err = svc.directory().add_attestation(&good, Origin::ThisProcess).await.unwrap_err();
+        assert!(matches!(err, ServiceError::NotVerified(Refusal::NotAuthorized)), "{err:?}");
+        assert!(svc.directory().attestations().await.unwrap().is_empty(), "nothing kept");
+        assert_eq!(history_len(&svc).await, before, "nor written down");
+        let svc = svc.with_user_verifier(std::sync::Arc::new(Says(Ok(Method::Polkit))));
+        svc.directory().add_attestation(&good, Origin::ThisProcess).await.unwrap();
+        assert_eq!(svc.directory().attestations().await.unwrap().len(), 1);
+    }
+
     /// §7.5, each rule and its violation: an attestation is kept only when a
     /// host the person deals with would honour it; a refused one changes
     /// nothing, not even the history.
@@ -223,7 +260,7 @@ mod tests {
 
         // No host trusts the attester yet: there is no key to check it with.
         assert_eq!(
-            refusal(svc.directory().add_attestation(&good).await),
+            refusal(svc.directory().add_attestation(&good, Origin::ThisProcess).await),
             AttestationRefusal::UnknownAttester(ATTESTER.into())
         );
 
@@ -248,7 +285,7 @@ mod tests {
             (oversized, Reason::AttestationTooLarge),
         ];
         for (jws, expected) in &cases {
-            let r = refusal(svc.directory().add_attestation(jws).await);
+            let r = refusal(svc.directory().add_attestation(jws, Origin::ThisProcess).await);
             assert_eq!(r.code_and_reason().1, *expected, "{jws}: {r:?}");
         }
         assert!(svc.directory().attestations().await.unwrap().is_empty(), "a refused attestation is not kept");
@@ -256,14 +293,23 @@ mod tests {
 
         // The rule: iat ≤ now (iat = now is honoured) < exp.
         let at_now = signed(&key, Typ::Attestation, &me, T0, T0 + 1);
-        assert_eq!(svc.directory().add_attestation(&at_now).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 1}));
-        assert_eq!(svc.directory().add_attestation(&good).await.unwrap(), json!({"iss": ATTESTER, "exp": T0 + 3600}));
+        assert_eq!(
+            svc.directory().add_attestation(&at_now, Origin::ThisProcess).await.unwrap(),
+            json!({"iss": ATTESTER, "exp": T0 + 1})
+        );
+        assert_eq!(
+            svc.directory().add_attestation(&good, Origin::ThisProcess).await.unwrap(),
+            json!({"iss": ATTESTER, "exp": T0 + 3600})
+        );
         let kept: Vec<String> = svc.directory().attestations().await.unwrap().into_iter().map(|a| a.compact).collect();
         assert_eq!(kept, [at_now, good.clone()]);
 
         // The same one again is refused, and writes nothing.
         let entries = history_len(&svc).await;
-        assert_eq!(refusal(svc.directory().add_attestation(&good).await), AttestationRefusal::AlreadyHeld);
+        assert_eq!(
+            refusal(svc.directory().add_attestation(&good, Origin::ThisProcess).await),
+            AttestationRefusal::AlreadyHeld
+        );
         assert_eq!((svc.directory().attestations().await.unwrap().len(), history_len(&svc).await), (2, entries));
     }
 

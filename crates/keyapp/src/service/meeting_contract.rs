@@ -115,9 +115,13 @@ struct Members {
 
 /// Verifies each member's offer at its calendar's discovery document, places
 /// the calendar (§2.2: a member's calendar id is bound where it was
-/// verified) and names the member from the offer.
+/// verified) and names the member from the offer. A member who is one of the
+/// person's contacts is signed under the contact's name, the one the consent
+/// text shows, never under the agent's label for them, which the person does
+/// not see (the text names contacts by the person's own names, §5.12).
 async fn members(ctx: &Context<'_>, refs: &[MemberRef], revision: u32, exp: i64) -> Result<Members, ServiceError> {
     let mut found = Members { not_after: exp, ..Members::default() };
+    let (_, contacts) = ctx.records.consent_words().await?;
     for m in refs {
         let (offer, host) = ctx.discovery.verify_offer(&m.discovery, &m.offer, ctx.now).await?;
         if host.host_id != m.host {
@@ -132,9 +136,13 @@ async fn members(ctx: &Context<'_>, refs: &[MemberRef], revision: u32, exp: i64)
         if let Some(d) = verified_domain(&host.domain) {
             found.domains.insert(host.host_id.clone(), d);
         }
+        let name = match business {
+            true => named.name,
+            false => contacts.name_of(&named.principal).map_or(named.name, str::to_owned),
+        };
         found.members.push(Member {
             principal: named.principal,
-            name: named.name,
+            name,
             host: m.host.clone(),
             domain: host.domain.clone(),
             service_id: offer.claims.service.id.clone(),

@@ -258,6 +258,16 @@ impl Service {
     }
 }
 
+/// A configured hosted service that setup would refuse: not an https base
+/// hosts can reach (`setup_base`, with the address's own
+/// `hosts_on_this_machine`).
+fn hosted_refusal(address: &StatusAddress) -> Result<(), SetupError> {
+    match &address.hosted {
+        Some(base) => setup_base(base, address.hosts_on_this_machine).map(|_| ()).map_err(SetupError::Url),
+        None => Ok(()),
+    }
+}
+
 /// The status address hosts check, and publishing to it: `Service::status`.
 #[derive(Clone, Copy)]
 pub struct Status<'a> {
@@ -266,19 +276,35 @@ pub struct Status<'a> {
 
 impl Status<'_> {
     /// `app::start`, before any listener: the confirmed address is put in
-    /// force, and an address the config asks for beyond it is asked of the
-    /// OS for this process. Confirmed, it is kept and in force; refused or
-    /// unanswered, the confirmed one stays and Settings offers the request.
+    /// force. An address the config asks for beyond it is only offered
+    /// (Settings, `schcp-keyapp setup --confirm-config`, which name it and ask
+    /// the OS there) once the person has confirmed one: at start the OS's
+    /// prompt would show nothing of it (polkit shows its own fixed message to a
+    /// process of the person's), and an assistant that edits the config and
+    /// restarts the key app would have the person confirm it unseen. At the
+    /// very first start, before anything is confirmed, it is asked of the OS
+    /// for this process as before (docs/threat-model.md). Confirmed, it is kept
+    /// and in force; refused or unanswered, the built-in one stays and Settings
+    /// offers the request.
     pub async fn settle_status_address(self, configured: &StatusAddress) -> Result<(), ServiceError> {
-        let in_force =
-            stored::confirmed(self.svc.store()).await?.map(|c| c.address).unwrap_or_else(StatusAddress::built_in);
+        let confirmed_before = stored::confirmed(self.svc.store()).await?;
+        let in_force = confirmed_before.as_ref().map(|c| c.address.clone()).unwrap_or_else(StatusAddress::built_in);
         self.svc.put_in_force(&in_force);
         self.svc.set_requested(None);
         let Some(asked) = requested(configured, &in_force) else { return Ok(()) };
-        if let Err(e) = public_base_refusal(&asked) {
+        if let Err(e) = public_base_refusal(&asked).and_then(|()| hosted_refusal(&asked)) {
             // Not worth the OS's question: Settings offers it, and confirming
             // it there says why it cannot be.
             tracing::warn!(configured = asked.base(), error = %e, "the config names a status address that cannot be put in force");
+            self.svc.set_requested(Some(asked));
+            return Ok(());
+        }
+        if confirmed_before.is_some() {
+            tracing::warn!(
+                configured = asked.base(),
+                kept = in_force.base(),
+                "the config names a status address the person has not confirmed; Settings offers it"
+            );
             self.svc.set_requested(Some(asked));
             return Ok(());
         }
@@ -399,6 +425,12 @@ impl Status<'_> {
             return Err(ServiceError::NotFound(super::Missing::ConfiguredStatusAddress));
         };
         let in_force = StatusAddress::of(&self.svc.config());
+        // The checks setup makes before it asks (choose_status): a hosted
+        // service is an https base hosts can reach, and it answers as one.
+        hosted_refusal(&asked).map_err(|e| self.svc.setup_refused(e))?;
+        if let Some(base) = &asked.hosted {
+            self.svc.check_status_service(base).await.map_err(|e| self.svc.setup_refused(e))?;
+        }
         self.svc.adopt(&asked, &in_force, &asker).await?;
         self.status_setup().await
     }
