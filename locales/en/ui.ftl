@@ -161,6 +161,8 @@ settings-copy = Copy
 settings-copied = Copied.
 settings-card = Your contact card
 settings-card-hint = Give it to another household so their key app knows you: they paste it into Contacts.
+settings-card-code = Your code:
+settings-card-code-hint = When someone adds you, read them this code, in person or by phone: the code they see must be the same.
 settings-card-name = Your name on the card
 settings-status-base = Status address hosts check
 settings-status-reachable = Hosts can check your credentials at this address.
@@ -322,6 +324,8 @@ history-cooldown_lifted = You let { $agent } ask again
 ## Adding a contact from the card the other person copies.
 contacts-card = Their contact card or key app id
 contacts-card-hint = Ask them to copy it from Settings in their key app. It looks like: Ellis <urn:schcp:principal:…>. Their name is filled in for you; you may change it.
+contacts-code = Their code:
+contacts-code-hint = Ask them to read you the code under the contact card in their Settings, in person or by phone. Add them only if it is the same: another code means the card you pasted is not theirs.
 attestations-code = The code your verifier gave you
 attestations-code-hint = Paste it exactly as you received it.
 # The person's own yes to a booking on their calendar (§7.7, §7.9)

@@ -160,6 +160,8 @@ settings-copy = Copier
 settings-copied = Copié.
 settings-card = Votre carte de contact
 settings-card-hint = Donnez-la à un autre foyer pour que son appli de clés vous reconnaisse : il la colle dans Contacts.
+settings-card-code = Votre code :
+settings-card-code-hint = Quand quelqu’un vous ajoute, lisez-lui ce code, en personne ou par téléphone : le code qu’il voit doit être le même.
 settings-card-name = Votre nom sur la carte
 settings-status-base = Adresse d’état que vérifient les hôtes
 settings-status-reachable = Les hôtes peuvent vérifier vos justificatifs à cette adresse.
@@ -320,6 +322,8 @@ history-cooldown_lifted = Vous avez laissé { $agent } demander à nouveau
 ## Ajouter un contact à partir de la fiche que l’autre personne copie.
 contacts-card = Sa fiche de contact ou l’identifiant de son appli de clés
 contacts-card-hint = Demandez-lui de la copier depuis les Réglages de son appli de clés. Elle ressemble à : Ellis <urn:schcp:principal:…>. Son nom est rempli pour vous ; vous pouvez le changer.
+contacts-code = Son code :
+contacts-code-hint = Demandez-lui de vous lire le code sous la carte de contact de ses Réglages, en personne ou par téléphone. Ajoutez-le seulement si c’est le même : un autre code veut dire que la carte collée n’est pas la sienne.
 attestations-code = Le code que votre vérificateur vous a donné
 attestations-code-hint = Collez-le exactement tel que vous l’avez reçu.
 # The person's own yes to a booking on their calendar (§7.7, §7.9)

@@ -1,6 +1,6 @@
 // Adding a contact from the card the other person copied from their Settings.
 import { describe, expect, it } from "vitest";
-import { parseCard } from "./Contacts";
+import { contactCode, parseCard } from "./Contacts";
 
 describe("a contact card", () => {
   it("gives the name and the id of a card, and keeps an id alone as it is", () => {
@@ -23,6 +23,24 @@ describe("a contact card", () => {
     // key app to refuse with its own words.
     for (const text of ["Ellis <not-an-id>", "<b>Ellis</b>", "Ellis <urn:schcp:principal:a> <urn:schcp:principal:b>"]) {
       expect(parseCard(text).name).toBeNull();
+    }
+  });
+});
+
+describe("a contact's code, read aloud to compare", () => {
+  it("is the first 60 bits of the key's thumbprint, in hex, in three groups", () => {
+    expect(contactCode("urn:schcp:principal:jwk-thumbprint:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")).toBe(
+      "3736 CBB1 787C",
+    );
+    // Another key (a card swapped on the clipboard): another code.
+    expect(contactCode("urn:schcp:principal:jwk-thumbprint:TwC_dRxVsmxVj3koNwX6NQXKcvLuWlVWe2bYIXNscF0")).toBe(
+      "4F00 BF75 1C55",
+    );
+  });
+
+  it("is nothing for what is not a principal id", () => {
+    for (const text of ["", "Ellis", "urn:schcp:principal:jwk-thumbprint:abc", "urn:schcp:host:maple-street-auto"]) {
+      expect(contactCode(text)).toBeNull();
     }
   });
 });

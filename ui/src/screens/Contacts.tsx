@@ -63,6 +63,24 @@ export function parseCard(text: string): { name: string | null; principal: strin
   return { name: null, principal: text.trim() };
 }
 
+/**
+ * A short code of a principal id to read aloud: the first 60 bits of its key's
+ * thumbprint, in hex, as three groups of four. Two people compare it (in
+ * person or by phone) when one adds the other: a card swapped on its way (a
+ * program of the person's can rewrite the clipboard) carries another key,
+ * and another code. Null for anything that is not a principal id.
+ */
+export function contactCode(principal: string): string | null {
+  const m = principal.trim().match(/^urn:schcp:principal:jwk-thumbprint:([A-Za-z0-9_-]{43})$/);
+  if (!m) return null;
+  const bytes = atob(m[1].slice(0, 12).replace(/-/g, "+").replace(/_/g, "/"));
+  const hex = Array.from(bytes, (c) => c.charCodeAt(0).toString(16).padStart(2, "0"))
+    .join("")
+    .toUpperCase()
+    .slice(0, 12);
+  return `${hex.slice(0, 4)} ${hex.slice(4, 8)} ${hex.slice(8, 12)}`;
+}
+
 export function Contacts() {
   const t = useT();
   const { data, error, reload } = useLoad(api.contacts);
@@ -105,6 +123,13 @@ export function Contacts() {
             if (card.name !== null && name === "") setName(card.name);
           }}
         />
+        {contactCode(principal) && (
+          <p id="contact-code-line">
+            {t("contacts-code")} <code id="contact-code">{contactCode(principal)}</code>
+            <br />
+            <span class="hint">{t("contacts-code-hint")}</span>
+          </p>
+        )}
         <label for="contact-name">{t("col-name")}</label>
         <input id="contact-name" required value={name} onInput={(e) => setName(e.currentTarget.value)} />
         <label for="contact-relationship">{t("col-relationship")}</label>

@@ -4,6 +4,7 @@ import { ConfirmButton } from "../Confirm";
 import { ChoosePath } from "../ChoosePath";
 import { StatusChoiceForm } from "../FirstRun";
 import { useT } from "../i18n";
+import { contactCode } from "./Contacts";
 import { RecoveryKitPanel } from "../RecoveryKit";
 import { errorText, useAction, useLoad } from "../useLoad";
 
@@ -250,6 +251,11 @@ export function ContactCard(props: { principal: string }) {
       />
       <p>
         <code id="card-text">{card}</code> <Copy text={card} label={t("settings-card")} />
+      </p>
+      <p>
+        {t("settings-card-code")} <code id="card-code">{contactCode(props.principal)}</code>
+        <br />
+        <span class="hint">{t("settings-card-code-hint")}</span>
       </p>
     </section>
   );
