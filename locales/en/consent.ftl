@@ -148,6 +148,7 @@ meeting-approve-answers = I approve: { $terms }; { $answers }.
 meeting-arranged = { $title } arranged by { $organizer }
 meeting-others = with { $members }
 meeting-accept = I accept: { $terms }.
+meeting-organizer-name = Members who do not have me as a contact see me named { $name }.
 meeting-replaces = This is revision { $revision } of a meeting I approved before, and replaces it: { $previous }
 meeting-member-price = { $host }: { $price }.
 answers-person =

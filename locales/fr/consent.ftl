@@ -151,6 +151,7 @@ meeting-approve-answers = J’approuve : { $terms }; { $answers }.
 meeting-arranged = { $title } à l’initiative de { $organizer }
 meeting-others = avec { $members }
 meeting-accept = J’accepte : { $terms }.
+meeting-organizer-name = Les membres qui ne m’ont pas dans leurs contacts me voient nommé·e { $name }.
 meeting-replaces = Ceci est la révision { $revision } d’une rencontre que j’ai approuvée auparavant, et la remplace : { $previous }
 meeting-member-price = { $host } : { $price }.
 answers-person =

@@ -192,6 +192,16 @@ pub fn render_meeting_contract(
     contacts: &Contacts,
 ) -> Result<String, ConsentError> {
     let mut lines = vec![meeting_statement(locale, req, contacts)?];
+    // The name the organizer's key signs for them, which members who do not
+    // have them as a contact read ("arranged by …", §5.12): the agent chose
+    // it, so the person sees it before they sign it.
+    let organizer = req
+        .contract
+        .members
+        .iter()
+        .find(|m| m.principal == req.contract.iss)
+        .ok_or(ConsentError::OrganizerNotMember)?;
+    lines.push(locale.message("meeting-organizer-name", &[("name", inert::quoted(locale, &organizer.name)?.into())])?);
     if let Some(previous) = &req.replaces {
         lines.push(locale.message(
             "meeting-replaces",

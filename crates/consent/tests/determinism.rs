@@ -215,9 +215,10 @@ proptest! {
             let member = ConsentRequest::Acceptance(common::acceptance_request(contract.clone(), common::ELLIS));
             let b = render(&member, locale, &ellis_contacts).unwrap();
             prop_assert_eq!(&b, &render(&member, locale, &ellis_contacts).unwrap());
-            // One statement, one line, whatever the names hold; a member's text then
-            // says, in one more line, how the other person answers (§5.12 "answers").
-            for (text, lines) in [(&a, 1), (&b, 2)] {
+            // One statement, one line, whatever the names hold, then the name the
+            // organizer's key signs for them; a member's text says, in one more
+            // line, how the other person answers (§5.12 "answers").
+            for (text, lines) in [(&a, 2), (&b, 2)] {
                 prop_assert_eq!(text.lines().count(), lines);
                 prop_assert!(text.chars().all(|ch| ch == '\n' || !ch.is_control()));
                 let when = slot_words(locale, &contract.start, contract.end.as_deref(), Some(&contract.tz)).unwrap();
