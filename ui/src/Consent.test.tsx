@@ -204,6 +204,10 @@ describe("the consent view", () => {
     await settle(APPROVE_DELAY_MS * 5);
     await settle(APPROVE_DELAY_MS * 2);
     expect(approve().disabled).toBe(true);
+    // A press does not start the delay either, before that frame.
+    fireEvent.keyDown(document.body, { key: "a" });
+    await settle(APPROVE_DELAY_MS * 2);
+    expect(approve().disabled).toBe(true);
     await act(async () => {
       frames.splice(0).forEach((f) => f(0));
       await vi.advanceTimersByTimeAsync(1);

@@ -127,8 +127,8 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   /** When the last pointer press was, and whether it was on Approve. */
   const lastPress = useRef<{ at: number; onApprove: boolean } | null>(null);
   // What the listeners and the click handlers read: this render's values.
-  const live = useRef({ prompt, done, shownSince, focused });
-  live.current = { prompt, done, shownSince, focused };
+  const live = useRef({ prompt, done, shownSince, focused, paintedText });
+  live.current = { prompt, done, shownSince, focused, paintedText };
 
   /** The page's first look, used once, for the request it was started for. */
   const opening = useRef(props.opening);
@@ -208,8 +208,9 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   // of clicks or keys never runs into the moment it is enabled.
   useEffect(() => {
     const restart = () => {
-      const { prompt: shown, shownSince: since, focused: hasFocus } = live.current;
-      if (shown && hasFocus && !isReady(since, hasFocus)) setShownSince(Date.now());
+      const { prompt: shown, shownSince: since, focused: hasFocus, paintedText: painted } = live.current;
+      // Not before the text's first frame was painted: that starts the delay.
+      if (shown && hasFocus && painted === shown.consent_text && !isReady(since, hasFocus)) setShownSince(Date.now());
     };
     const onApprove = (e: Event) => !!(e.target as HTMLElement | null)?.closest?.('[data-action="approve"]');
     const onPointer = (e: Event) => {
@@ -419,7 +420,7 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
         </p>
       )}
       <h2 id="consent-text-label">{t("consent-text-label")}</h2>
-      <PlainText id="consent-text" text={prompt.consent_text} onPainted={setPaintedText} />
+      <PlainText key={prompt.id} id="consent-text" text={prompt.consent_text} onPainted={setPaintedText} />
       {prompt.terms && <Terms terms={prompt.terms} />}
       {callouts.length > 0 && (
         <section class="attention" aria-labelledby="attention-heading">

@@ -192,6 +192,12 @@ pub fn render_meeting_contract(
     contacts: &Contacts,
 ) -> Result<String, ConsentError> {
     let mut lines = vec![meeting_statement(locale, req, contacts)?];
+    if let Some(previous) = &req.replaces {
+        lines.push(locale.message(
+            "meeting-replaces",
+            &[("revision", req.contract.revision.into()), ("previous", inert::inert(previous).into())],
+        )?);
+    }
     // The name the organizer's key signs for them, which members who do not
     // have them as a contact read ("arranged by …", §5.12): the agent chose
     // it, so the person sees it before they sign it.
@@ -202,12 +208,6 @@ pub fn render_meeting_contract(
         .find(|m| m.principal == req.contract.iss)
         .ok_or(ConsentError::OrganizerNotMember)?;
     lines.push(locale.message("meeting-organizer-name", &[("name", inert::quoted(locale, &organizer.name)?.into())])?);
-    if let Some(previous) = &req.replaces {
-        lines.push(locale.message(
-            "meeting-replaces",
-            &[("revision", req.contract.revision.into()), ("previous", inert::inert(previous).into())],
-        )?);
-    }
     for offer in &req.offers {
         let claims = &offer.claims;
         if let Some(total) = claims.total.as_ref().or(claims.price.as_ref()) {

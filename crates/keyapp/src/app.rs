@@ -282,6 +282,8 @@ pub async fn start_verified_by(
     // The records name the principal they were made under: a key that is
     // not it signs nothing on top of them (docs/threat-model.md).
     let found = key.principal_id().to_owned();
+    let store_error = |source| StartError::Store { path: db.clone(), source };
+    let first_start = crate::store::principal::recorded(&store).await.map_err(store_error)?.is_none();
     let pinned = crate::store::principal::pin(&store, &found).await;
     if let Some(recorded) = pinned.map_err(|source| StartError::Store { path: db.clone(), source })? {
         return Err(StartError::OtherKey { data_dir, recorded, found });
@@ -301,10 +303,11 @@ pub async fn start_verified_by(
         .with_user_verifier(verifier);
     // Before anything is issued or served: the status address in force is the
     // one the person confirmed to the OS; one the config names beyond it is
-    // asked of the OS now (service::status_setup, docs/threat-model.md).
+    // asked of the OS only at the records' very first start, else offered in
+    // Settings (service::status_setup, docs/threat-model.md).
     service
         .status()
-        .settle_status_address(&crate::status_address::StatusAddress::of(&config))
+        .settle_status_address(&crate::status_address::StatusAddress::of(&config), first_start)
         .await
         .map_err(StartError::Service)?;
     let config = Config::clone(&service.profile().config());

@@ -21,8 +21,9 @@
 //! and with it the process's memory, for good (the kernel checks the right to
 //! it when it is opened, and an open file is no tracer); one that attaches,
 //! changes its code and detaches before the check is not seen either. Only a
-//! kernel that refuses ptrace between the person's own programs (Yama's
-//! `ptrace_scope` 1 or more) closes that.
+//! kernel that refuses ptrace between the person's own programs closes that:
+//! Yama's `ptrace_scope` 2, or 1 for any program that is not an ancestor of
+//! the web process (one that started the key app itself is).
 #![deny(unsafe_code)]
 
 use std::ffi::c_void;
@@ -95,7 +96,10 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 #[cfg(target_os = "linux")]
 fn untraced() -> Result<(), HardeningError> {
     let own = std::fs::read_to_string("/proc/self/status").map_err(HardeningError::Threads)?;
-    if namespaced(&own)? {
+    // With a /proc of its own namespace (as WebKit's bubblewrap sandbox
+    // mounts it), NSpid names one id; the parent is then outside the
+    // namespace, which getppid() reads as none.
+    if namespaced(&own)? || rustix::process::getppid().is_none() {
         return Err(HardeningError::Namespaced);
     }
     let tasks = std::fs::read_dir("/proc/self/task").map_err(HardeningError::Threads)?;
@@ -174,6 +178,33 @@ mod tests {
         }
         // This test's own process, as the entry point reads it.
         assert!(!namespaced(&std::fs::read_to_string("/proc/self/status").unwrap()).unwrap());
+    }
+
+    // A PID namespace with a /proc of its own, as WebKit's bubblewrap sandbox
+    // makes it (`unshare --pid --fork --mount-proc`, root only): NSpid names
+    // one id there, and the process stops all the same.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_in_a_pid_namespace_with_its_own_proc_stops_itself() {
+        let test = "tests::a_process_in_a_pid_namespace_with_its_own_proc_stops_itself";
+        if std::env::var_os("SCHCP_WEBEXT_CHILD").is_some() {
+            assert!(matches!(harden(), Err(HardeningError::Namespaced)), "namespaced, yet hardened");
+            println!("NAMESPACED");
+            return;
+        }
+        let exe = std::env::current_exe().unwrap();
+        let out = std::process::Command::new("unshare")
+            .args(["--pid", "--fork", "--mount-proc", "--mount"])
+            .arg(&exe)
+            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env("SCHCP_WEBEXT_CHILD", "1")
+            .output();
+        let Some(out) = out.ok().filter(|o| !String::from_utf8_lossy(&o.stderr).contains("unshare failed")) else {
+            eprintln!("skipped: this user cannot make a PID namespace");
+            return;
+        };
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("NAMESPACED"));
     }
 
     #[test]

@@ -28,13 +28,13 @@ describe("a contact card", () => {
 });
 
 describe("a contact's code, read aloud to compare", () => {
-  it("is the first 60 bits of the key's thumbprint, in hex, in three groups", () => {
+  it("is the first 60 bits of the key’s thumbprint, in hex, in three groups of five", () => {
     expect(contactCode("urn:schcp:principal:jwk-thumbprint:NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")).toBe(
-      "3736 CBB1 787C",
+      "3736C BB178 7CB83",
     );
     // Another key (a card swapped on the clipboard): another code.
     expect(contactCode("urn:schcp:principal:jwk-thumbprint:TwC_dRxVsmxVj3koNwX6NQXKcvLuWlVWe2bYIXNscF0")).toBe(
-      "4F00 BF75 1C55",
+      "4F00B F751C 55B26",
     );
   });
 

@@ -65,7 +65,7 @@ export function parseCard(text: string): { name: string | null; principal: strin
 
 /**
  * A short code of a principal id to read aloud: the first 60 bits of its key's
- * thumbprint, in hex, as three groups of four. Two people compare it (in
+ * thumbprint, in hex, as three groups of five. Two people compare it (in
  * person or by phone) when one adds the other: a card swapped on its way (a
  * program of the person's can rewrite the clipboard) carries another key,
  * and another code. Null for anything that is not a principal id.
@@ -77,8 +77,8 @@ export function contactCode(principal: string): string | null {
   const hex = Array.from(bytes, (c) => c.charCodeAt(0).toString(16).padStart(2, "0"))
     .join("")
     .toUpperCase()
-    .slice(0, 12);
-  return `${hex.slice(0, 4)} ${hex.slice(4, 8)} ${hex.slice(8, 12)}`;
+    .slice(0, 15);
+  return `${hex.slice(0, 5)} ${hex.slice(5, 10)} ${hex.slice(10, 15)}`;
 }
 
 export function Contacts() {

@@ -7,9 +7,11 @@
 //! assistant running as the person can edit the config file, so the address
 //! in force is the one the person confirmed to the OS (polkit), kept in the
 //! records (`store::status_address`). A config that names another address is
-//! a request: at start the OS is asked, and until it confirms, the key app
-//! keeps the confirmed address and Settings says so (docs/threat-model.md).
-//! A change from setup or the window is asked the same way. Only the
+//! a request: Settings and `setup --confirm-config` name it and ask the OS
+//! (only the records' very first start asks at start), and until it
+//! confirms, the key app keeps the confirmed address and Settings says so
+//! (docs/threat-model.md). A change from setup or the window is asked the
+//! same way. Only the
 //! built-in loopback address needs no confirmation: no host reads it, so
 //! nothing hosts believe can be lied about there (`status_address`).
 
@@ -278,15 +280,19 @@ impl Status<'_> {
     /// `app::start`, before any listener: the confirmed address is put in
     /// force. An address the config asks for beyond it is only offered
     /// (Settings, `schcp-keyapp setup --confirm-config`, which name it and ask
-    /// the OS there) once the person has confirmed one: at start the OS's
-    /// prompt would show nothing of it (polkit shows its own fixed message to a
-    /// process of the person's), and an assistant that edits the config and
-    /// restarts the key app would have the person confirm it unseen. At the
-    /// very first start, before anything is confirmed, it is asked of the OS
-    /// for this process as before (docs/threat-model.md). Confirmed, it is kept
-    /// and in force; refused or unanswered, the built-in one stays and Settings
-    /// offers the request.
-    pub async fn settle_status_address(self, configured: &StatusAddress) -> Result<(), ServiceError> {
+    /// the OS there) after the records' very first start (`first_start`: they
+    /// named no principal before it): at start the OS's prompt would show
+    /// nothing of it (polkit shows its own fixed message to a process of the
+    /// person's), and an assistant that edits the config and restarts the key
+    /// app would have the person confirm it unseen. At the very first start,
+    /// with nothing confirmed, it is asked of the OS for this process
+    /// (docs/threat-model.md). Confirmed, it is kept and in force; refused or
+    /// unanswered, the built-in one stays and Settings offers the request.
+    pub async fn settle_status_address(
+        self,
+        configured: &StatusAddress,
+        first_start: bool,
+    ) -> Result<(), ServiceError> {
         let confirmed_before = stored::confirmed(self.svc.store()).await?;
         let in_force = confirmed_before.as_ref().map(|c| c.address.clone()).unwrap_or_else(StatusAddress::built_in);
         self.svc.put_in_force(&in_force);
@@ -299,7 +305,7 @@ impl Status<'_> {
             self.svc.set_requested(Some(asked));
             return Ok(());
         }
-        if confirmed_before.is_some() {
+        if confirmed_before.is_some() || !first_start {
             tracing::warn!(
                 configured = asked.base(),
                 kept = in_force.base(),

@@ -4,6 +4,12 @@ use super::{Store, StoreError};
 
 /// Keeps `principal_id` as the records' principal if they have none yet, and
 /// answers the one they were made under when it is another.
+/// The principal the records were made under, if they name one yet (none
+/// before the very first start).
+pub async fn recorded(store: &Store) -> Result<Option<String>, StoreError> {
+    Ok(sqlx::query_scalar("SELECT principal_id FROM principal WHERE id = 1").fetch_optional(store.pool()).await?)
+}
+
 pub async fn pin(store: &Store, principal_id: &str) -> Result<Option<String>, StoreError> {
     sqlx::query("INSERT INTO principal (id, principal_id) VALUES (1, ?) ON CONFLICT (id) DO NOTHING")
         .bind(principal_id)
@@ -22,7 +28,9 @@ mod tests {
     async fn the_first_principal_is_kept_and_another_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("k.db")).await.unwrap();
+        assert_eq!(recorded(&store).await.unwrap(), None, "none before the first start");
         assert_eq!(pin(&store, "first").await.unwrap(), None, "kept");
+        assert_eq!(recorded(&store).await.unwrap().as_deref(), Some("first"));
         assert_eq!(pin(&store, "first").await.unwrap(), None, "the same again");
         assert_eq!(pin(&store, "second").await.unwrap(), Some("first".to_owned()), "another is refused");
         assert_eq!(pin(&store, "first").await.unwrap(), None, "and the first stays");

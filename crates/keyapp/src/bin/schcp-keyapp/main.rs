@@ -107,7 +107,11 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
             println!("added");
         }
         Cmd::Attestations { action: AttestationsCmd::Add { jws } } => {
-            let v = socket.call(Command::AttestationsAdd { jws }).await?;
+            // The OS confirms the person keeps it, in this terminal as a contact's.
+            let tty_agent = tty_agent::start().await;
+            let done = socket.call(Command::AttestationsAdd { jws }).await;
+            tty_agent.stop().await;
+            let v = done?;
             println!("added attestation from {}", v["iss"].as_str().unwrap_or_default());
         }
         Cmd::Hosts { action: None } => listing::host_changes(socket.view(Command::HostChanges).await?),

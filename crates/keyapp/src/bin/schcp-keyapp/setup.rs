@@ -36,6 +36,8 @@ pub(crate) struct SetupArgs {
 pub(crate) async fn run(runtime_dir: &Path, language: Language, args: SetupArgs) -> Result<()> {
     let now = call(runtime_dir, Command::StatusSetup).await?;
     let command = if args.confirm_config {
+        // What is asked, named before the OS's prompt (whose own words do not).
+        print_view(&now);
         Command::ConfirmConfiguredStatus
     } else if let Some(url) = args.hosted {
         Command::ChooseStatus { setup: SetupChoice::Hosted { url } }
