@@ -124,6 +124,12 @@ pub enum UrlRefusal {
 pub fn setup_base(url: &str, hosts_on_this_machine: bool) -> Result<String, UrlRefusal> {
     let url = url.trim();
     let not_a_base = |why| UrlRefusal::NotABase { url: url.to_owned(), why };
+    // Kept and shown as typed: nothing in it may reorder or erase what is
+    // shown around it (a control or bidi character, which the parser would
+    // only percent-encode or drop).
+    if schcp_consent::inert::inert(url) != url {
+        return Err(not_a_base("it must be plain text, without control or invisible characters"));
+    }
     let parsed = reqwest::Url::parse(url).map_err(|_| not_a_base("type it whole, starting with https://"))?;
     if parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(not_a_base("it must have no ? or # part"));

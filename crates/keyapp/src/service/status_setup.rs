@@ -16,6 +16,9 @@
 //! nothing hosts believe can be lied about there (`status_address`).
 
 use super::answers::Origin;
+// A configured address is the config's, which an assistant can write: shown
+// inert, so no control or bidi character in it reorders or erases the words
+// around it, in the window or a terminal (`setup --confirm-config`).
 use super::{Service, ServiceError};
 use crate::config::Config;
 use crate::hosted::{HostedClient, PublishError};
@@ -28,6 +31,7 @@ use crate::views::{PublicationState, RefusedPublicationView, RequestedStatusView
 use fluent_bundle::FluentArgs;
 use schcp::refusal::Reason;
 use schcp::status_update::{self, Operation};
+use schcp_consent::inert::inert;
 use status_edge::PublicBase;
 
 /// Why setup did not take an answer. Nothing is written for any of them: not
@@ -68,24 +72,24 @@ impl SetupError {
         let mut args = FluentArgs::new();
         let id = match self {
             SetupError::Url(UrlRefusal::NotABase { url, .. }) => {
-                args.set("url", url.clone());
+                args.set("url", inert(url));
                 "setup-error-not-a-base"
             }
             SetupError::Url(UrlRefusal::Unreachable { url, why }) => {
-                args.set("url", url.clone());
+                args.set("url", inert(url));
                 args.set("why", unreachable_words(language, why));
                 "setup-error-unreachable"
             }
             SetupError::NoAnswer { base, .. } => {
-                args.set("base", base.clone());
+                args.set("base", inert(base));
                 "setup-error-no-answer"
             }
             SetupError::NotAStatusService { base, .. } => {
-                args.set("base", base.clone());
+                args.set("base", inert(base));
                 "setup-error-not-a-status-service"
             }
             SetupError::Refused { base, reason } => {
-                args.set("base", base.clone());
+                args.set("base", inert(base));
                 match reason {
                     Reason::NamespaceNotAllowed => "setup-error-not-allowed",
                     Reason::NamespaceFull => "setup-error-full",
@@ -192,7 +196,7 @@ impl Service {
     /// What the OS's prompt names for a change of status address.
     fn change_summary(&self, address: &StatusAddress) -> String {
         let mut args = FluentArgs::new();
-        args.set("base", address.base().to_owned());
+        args.set("base", inert(address.base()));
         text_with(self.language(), "status-confirm-summary", &args)
     }
 
@@ -346,7 +350,7 @@ impl Status<'_> {
         let answered = stored::confirmed(self.svc.store()).await?.is_some();
         let reach = address.reach();
         let mut args = FluentArgs::new();
-        args.set("base", address.base().to_owned());
+        args.set("base", inert(address.base()));
         let choice_id = match address.kind() {
             ChoiceKind::Hosted => "status-choice-hosted",
             ChoiceKind::OwnBase => "status-choice-own-base",
@@ -355,7 +359,7 @@ impl Status<'_> {
         let words = format!("{} {}", text_with(language, choice_id, &args), text(language, reach.message_id()));
         let requested = self.svc.requested().map(|r| {
             let mut args = FluentArgs::new();
-            args.set("base", r.base().to_owned());
+            args.set("base", inert(r.base()));
             args.set("kept", address.base().to_owned());
             RequestedStatusView { base: r.base().to_owned(), words: text_with(language, "status-requested", &args) }
         });
@@ -478,6 +482,22 @@ mod tests {
         assert_eq!(cases[0].reason(), Reason::StatusUnreachable);
         assert!(cases[1].words(Language::English).contains("it is not https."));
         assert!(cases[6].words(Language::French).contains("10.0.0.5 est une adresse de réseau privé ou local"));
+    }
+
+    /// A configured address is the config's, which an assistant can write: no
+    /// control or bidi character of it reaches the words shown, in the window
+    /// or before the OS's prompt in a terminal (`setup --confirm-config`).
+    #[tokio::test]
+    async fn a_configured_address_is_shown_inert() {
+        let (svc, _clock, _dir) = super::super::test_support::service_at(1_792_000_000).await;
+        let hostile = "https://evil.example/\u{1b}[2K\rhttps://good.example\u{202e}";
+        let address = StatusAddress { hosted: Some(hostile.into()), ..StatusAddress::built_in() };
+        let summary = svc.change_summary(&address);
+        assert!(!summary.chars().any(|c| c.is_control() || c == '\u{202e}'), "{summary:?}");
+        assert!(summary.contains("evil.example"), "{summary:?}");
+        let url = setup_base(hostile, false).unwrap_err();
+        let words = SetupError::Url(url).words(Language::English);
+        assert!(!words.chars().any(|c| c.is_control() || c == '\u{202e}'), "{words:?}");
     }
 
     #[test]

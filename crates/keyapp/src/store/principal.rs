@@ -2,14 +2,14 @@
 
 use super::{Store, StoreError};
 
-/// Keeps `principal_id` as the records' principal if they have none yet, and
-/// answers the one they were made under when it is another.
 /// The principal the records were made under, if they name one yet (none
 /// before the very first start).
 pub async fn recorded(store: &Store) -> Result<Option<String>, StoreError> {
     Ok(sqlx::query_scalar("SELECT principal_id FROM principal WHERE id = 1").fetch_optional(store.pool()).await?)
 }
 
+/// Keeps `principal_id` as the records' principal if they have none yet, and
+/// answers the one they were made under when it is another.
 pub async fn pin(store: &Store, principal_id: &str) -> Result<Option<String>, StoreError> {
     sqlx::query("INSERT INTO principal (id, principal_id) VALUES (1, ?) ON CONFLICT (id) DO NOTHING")
         .bind(principal_id)
