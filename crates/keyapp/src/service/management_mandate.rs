@@ -258,14 +258,26 @@ fn check_awaiting_move(booking: &Booking) -> Result<(), ServiceError> {
 
 /// Decides renewal and the no-prompt path from the records (see the module
 /// documentation). A receipt not newer than one a management mandate for the
-/// same booking was issued on is a replay, refused (`stale_receipt`).
+/// same booking was issued on is a replay, refused (`stale_receipt`): read
+/// before and again after the chain is decided, since a twin of this receipt
+/// recorded meanwhile (the same receipt sent in several requests at once) may
+/// have left its root covering nothing more, which would send this one to the
+/// person; a replay is refused, never put in the person's window.
 async fn chain_for(
     ctx: &Context<'_>,
     host: &DiscoveredHost,
     placed: &Placed,
     receipt: &VerifiedReceipt,
 ) -> Result<Chain, ServiceError> {
-    let (agent_jkt, now) = (ctx.agent_jkt, ctx.now);
+    not_stale(ctx, receipt).await?;
+    let chain = decide_chain(ctx, host, placed, receipt).await?;
+    not_stale(ctx, receipt).await?;
+    Ok(chain)
+}
+
+/// §3.3 "Renewal": refused when a management mandate for the receipt's
+/// booking was issued on this sequence or a newer one.
+async fn not_stale(ctx: &Context<'_>, receipt: &VerifiedReceipt) -> Result<(), ServiceError> {
     let booking = &receipt.claims.booking;
     let (host_id, booking_id) = (&receipt.claims.iss, &booking.booking_id);
     if let Some(seen) = management_links::latest_sequence(ctx.store, host_id, booking_id).await? {
@@ -279,6 +291,20 @@ async fn chain_for(
             ));
         }
     }
+    Ok(())
+}
+
+/// The chain a receipt not seen stale gets: a renewal of the mandate in
+/// force, or a first one, silent only under a root that covers it.
+async fn decide_chain(
+    ctx: &Context<'_>,
+    host: &DiscoveredHost,
+    placed: &Placed,
+    receipt: &VerifiedReceipt,
+) -> Result<Chain, ServiceError> {
+    let (agent_jkt, now) = (ctx.agent_jkt, ctx.now);
+    let booking = &receipt.claims.booking;
+    let (host_id, booking_id) = (&receipt.claims.iss, &booking.booking_id);
     let cited = receipt.claims.consent.as_ref().map(|c| c.mandate.clone());
     let current = management_links::current(ctx.store, host_id, booking_id, now)
         .await?
