@@ -200,11 +200,16 @@ impl Service {
         text_with(self.language(), "status-confirm-summary", &args)
     }
 
-    /// Confirms `wanted` with the OS when it changes the address in force,
+    /// Checks that a hosted service in `wanted` answers as one, confirms
+    /// `wanted` with the OS when it changes the address in force,
     /// then writes it: the config file the key app read (if any), the
     /// records, the address in force. A refusal writes nothing.
     async fn adopt(&self, wanted: &StatusAddress, in_force: &StatusAddress, asker: &Asker) -> Result<(), ServiceError> {
         public_base_refusal(wanted).map_err(|e| self.setup_refused(e))?;
+        // A hosted service must answer as one before the person is asked.
+        if let Some(base) = &wanted.hosted {
+            self.check_status_service(base).await.map_err(|e| self.setup_refused(e))?;
+        }
         let method = match wanted != in_force {
             true => Some(self.confirm(asker, self.change_summary(wanted)).await?),
             false => None,
@@ -415,9 +420,6 @@ impl Status<'_> {
             },
             SetupChoice::NotNow => StatusAddress::built_in(),
         };
-        if let Some(base) = &wanted.hosted {
-            self.svc.check_status_service(base).await.map_err(|e| self.svc.setup_refused(e))?;
-        }
         self.svc.adopt(&wanted, &in_force, &asker).await?;
         if wanted.hosted.is_some() {
             // "and publishes": whatever is owed goes out now, not at the next round.
@@ -435,12 +437,9 @@ impl Status<'_> {
             return Err(ServiceError::NotFound(super::Missing::ConfiguredStatusAddress));
         };
         let in_force = StatusAddress::of(&self.svc.config());
-        // The checks setup makes before it asks (choose_status): a hosted
-        // service is an https base hosts can reach, and it answers as one.
+        // The check choose_status makes as it reads the URL: a hosted service
+        // is an https base hosts can reach (adopt checks that it answers).
         hosted_refusal(&asked).map_err(|e| self.svc.setup_refused(e))?;
-        if let Some(base) = &asked.hosted {
-            self.svc.check_status_service(base).await.map_err(|e| self.svc.setup_refused(e))?;
-        }
         self.svc.adopt(&asked, &in_force, &asker).await?;
         self.status_setup().await
     }
