@@ -45,6 +45,7 @@ refusal-not_found-pairing = This pairing is not in your records; it may have exp
 refusal-not_found-paired_agent = This assistant is not paired with your key app.
 refusal-not_found-configured_status_address = The configuration asks for no new status address to confirm.
 refusal-corrupt = Part of your records cannot be read ({ $what }), so nothing was changed.
+refusal-tampered = Part of your records ({ $what }) was changed by another program, not by this app, so it is not shown and nothing was signed.
 stored-request = a request
 stored-pairing = a pairing
 stored-history = your history

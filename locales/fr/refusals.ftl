@@ -43,6 +43,7 @@ refusal-not_found-pairing = Cet appairage n’est pas dans vos registres ; il a 
 refusal-not_found-paired_agent = Cet assistant n’est pas appairé à votre appli de clés.
 refusal-not_found-configured_status_address = La configuration ne demande aucune nouvelle adresse d’état à confirmer.
 refusal-corrupt = Une partie de vos registres est illisible ({ $what }) : rien n’a été modifié.
+refusal-tampered = Une partie de vos registres ({ $what }) a été modifiée par un autre programme, pas par cette application : elle n’est pas affichée et rien n’a été signé.
 stored-request = une demande
 stored-pairing = un appairage
 stored-history = votre historique

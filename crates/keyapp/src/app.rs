@@ -283,7 +283,12 @@ pub async fn start_verified_by(
     // not it signs nothing on top of them (docs/threat-model.md).
     let found = key.principal_id().to_owned();
     let store_error = |source| StartError::Store { path: db.clone(), source };
-    let first_start = crate::store::principal::recorded(&store).await.map_err(store_error)?.is_none();
+    // A new principal's first start: the key made in this start, with records
+    // that name no principal yet. Empty records alone are no sign of one: the
+    // person's programs can delete them, and a start that took them for a first
+    // one would ask the OS about the configured status address, at start, under
+    // polkit's fixed message (docs/threat-model.md).
+    let first_start = key.is_new() && crate::store::principal::recorded(&store).await.map_err(store_error)?.is_none();
     let pinned = crate::store::principal::pin(&store, &found).await;
     if let Some(recorded) = pinned.map_err(|source| StartError::Store { path: db.clone(), source })? {
         return Err(StartError::OtherKey { data_dir, recorded, found });

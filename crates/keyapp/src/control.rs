@@ -186,7 +186,10 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                         let api = e.to_api();
                         // A person reads this one at the terminal: their words.
                         let message = match &e {
-                            ServiceError::NotVerified(_) => crate::ui_words::refusal(service.profile().language(), &e),
+                            ServiceError::NotVerified(_)
+                            | ServiceError::Store(crate::store::StoreError::Tampered(_)) => {
+                                crate::ui_words::refusal(service.profile().language(), &e)
+                            }
                             _ => api.message,
                         };
                         error_value(api.code, api.reason, &message)

@@ -27,6 +27,7 @@ pub mod kind;
 pub mod outbound;
 pub mod private_files;
 pub mod record_query;
+pub mod record_seal;
 pub mod recovery;
 pub mod search_fold;
 pub mod service;

@@ -318,6 +318,11 @@ pub fn refusal(language: Language, error: &ServiceError) -> String {
             args.set("what", text(language, stored_id(c.what)));
             return text_with(language, "refusal-corrupt", &args);
         }
+        ServiceError::Store(StoreError::Tampered(c)) => {
+            let mut args = FluentArgs::new();
+            args.set("what", text(language, stored_id(c.what)));
+            return text_with(language, "refusal-tampered", &args);
+        }
         _ => {}
     }
     let status = match error {

@@ -327,6 +327,45 @@ async fn a_root_signed_without_reschedule_covers_nothing_whatever_its_record_say
     assert_eq!(m["status"], "pending", "the person is asked: {m}");
 }
 
+/// The silent path covers a booking only with a root the person's own key
+/// signed: the records can be written by the person's programs, and a root
+/// there re-signed by another key, every limit gone, verifies on its own
+/// (its iss is its own key's), so it gets no management mandate without the
+/// person.
+#[tokio::test]
+async fn a_root_another_key_signed_in_the_records_covers_nothing() {
+    let env = start().await;
+    let a = paired_agent(&env, 26).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+    let pool = env.app.service.records().store().pool();
+    let compact: String =
+        sqlx::query_scalar("SELECT compact FROM credentials WHERE jti = ?").bind(&root).fetch_one(pool).await.unwrap();
+    let mut claims = schcp::jws::parse(&compact).unwrap().payload;
+    let theirs = ed25519_dalek::SigningKey::from_bytes(&[99; 32]);
+    let jwk = schcp::jwk::Jwk::ed25519(&theirs.verifying_key());
+    claims["iss"] = json!(jwk.principal_id().unwrap());
+    claims["principal_jwk"] = serde_json::to_value(&jwk).unwrap();
+    claims["constraints"].as_object_mut().unwrap().remove("max_price");
+    claims["constraints"].as_object_mut().unwrap().remove("window");
+    let forged =
+        schcp::jws::sign(schcp::jws::Typ::Mandate, schcp::jws::HeaderExtras::default(), &claims, &theirs).unwrap();
+    let ctx = ChainContext { host_id: "maple-street-auto", request_jkt: &jkt(&a), now: now(), allow_wildcard: false };
+    assert!(verify_mandate_chain(&forged, &ctx).is_ok(), "the forged root verifies on its own");
+    sqlx::query("UPDATE credentials SET compact = ? WHERE jti = ?")
+        .bind(&forged)
+        .bind(&root)
+        .execute(pool)
+        .await
+        .unwrap();
+
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &root, 7)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("forged-root", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "the person is asked: {m}");
+}
+
 #[tokio::test]
 async fn only_a_confirmed_booking_within_the_root_gets_one_without_a_prompt() {
     let env = start().await;

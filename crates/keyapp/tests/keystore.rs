@@ -188,8 +188,12 @@ fn os_key_is_in_no_file_of_the_data_dir_nor_in_clear_in_the_keyring_files() {
     require_scratch_keychain();
     let dir = tempfile::tempdir().unwrap();
     let key = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    assert!(key.is_new(), "made by this open");
     // Records made after the key, as the key app makes them.
     std::fs::write(dir.path().join("keyapp.db"), b"not the key").unwrap();
+    let again = open_blocking(KeystoreBackend::Os, dir.path(), PassphraseSource::default()).unwrap();
+    assert!(!again.is_new(), "kept before, so not new");
+    assert_eq!(again.jwk(), key.jwk());
     assert_sealed(&keychain_item(dir.path()), &key);
     seed_scan::assert_no_seed_under(&[dir.path()], &public_key(&key));
     // gnome-keyring's own files (under the scratch XDG_DATA_HOME) hold no seed either.
@@ -388,6 +392,8 @@ fn file_create_then_reopen_with_the_passphrase() {
     assert_eq!(first.location(), &KeyLocation::File(path.clone()));
     let second = open_blocking(KeystoreBackend::File, dir.path(), fixed("correct horse battery")).unwrap();
     assert_eq!(first.jwk(), second.jwk());
+    // Only the open that made the key says so (a new principal's first start).
+    assert!(first.is_new() && !second.is_new());
     assert_signs_verifiable_jws(&second);
 
     // The file is age (scrypt) ciphertext of the recovery phrase's bytes the

@@ -115,6 +115,41 @@ async fn an_assistant_that_edits_the_config_does_not_choose_the_status_address()
 }
 
 #[tokio::test]
+async fn records_the_assistant_deleted_do_not_make_a_start_the_first_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let (host, path, app) = first_start(dir.path(), os.clone()).await;
+    assert_eq!(os.asked().len(), 1, "the new principal's first start asks: {:?}", os.asked());
+    drop(app);
+
+    // The assistant points the config at its own server and deletes the
+    // records, which name the principal and the confirmed address: without
+    // them the next start would look like the very first one, which asks the
+    // OS about the configured address at start, under polkit's fixed message,
+    // just after the person started the app. The key is kept, so it is not.
+    edit(&path, &format!("public_base = \"{CONFIRMED}\""), &format!("public_base = \"{ASSISTANTS}\""));
+    let config = Config::load(&path).unwrap();
+    let records = app::data_dir(&config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
+    for suffix in ["", "-wal", "-shm"] {
+        let mut file = records.clone().into_os_string();
+        file.push(suffix);
+        match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => panic!("{e}"),
+            _ => {}
+        }
+    }
+    os.answer(Ok(Verified::Polkit));
+    let app = start(&config, os.clone()).await;
+    assert_eq!(os.asked().len(), 1, "an OS that would say yes is not asked: {:?}", os.asked());
+    let env = Env { _dir: dir, host, config, app };
+    assert_eq!(StatusAddress::of(&env.app.service.profile().config()), StatusAddress::built_in());
+    assert!(keyapp::store::status_address::confirmed(env.app.service.records().store()).await.unwrap().is_none());
+    // Settings offers it, named, for the person to confirm there.
+    let view: Value = person(&env, Command::StatusSetup).await.unwrap();
+    assert!(view["requested"]["words"].as_str().unwrap().contains(ASSISTANTS), "{view}");
+}
+
+#[tokio::test]
 async fn a_configured_hosted_service_setup_would_refuse_is_neither_asked_nor_confirmed() {
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;

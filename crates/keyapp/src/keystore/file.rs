@@ -52,6 +52,7 @@ fn load_or_create(path: &Path, source: &PassphraseSource) -> Result<PrincipalKey
                 _ => passphrase(source, Purpose::Create, path)?,
             };
             create(path, passphrase, PrincipalKey::generate(KeyLocation::File(path.to_owned())), OnExisting::Open)
+                .map(PrincipalKey::made_now)
         }
         Err(error) => Err(KeystoreError::Io { action: "read", path: path.to_owned(), error }),
     }

@@ -310,6 +310,11 @@ pub struct PrincipalKey {
     jwk: Jwk,
     principal_id: String,
     location: KeyLocation,
+    /// Whether the keystore made this key in this very call, as opposed to
+    /// opening one kept before: only then is the start a new principal's first
+    /// (app::start; an empty records file is no sign of one, since the
+    /// person's programs can delete it).
+    made_now: bool,
 }
 
 // If ed25519-dalek's `zeroize` feature were ever lost, this stops the build
@@ -331,7 +336,20 @@ impl PrincipalKey {
         let signing = SigningKey::from_bytes(&kit.ed25519_seed());
         let jwk = Jwk::ed25519(&signing.verifying_key());
         let principal_id = jwk.principal_id().expect("a key made from a valid Ed25519 seed is a valid JWK");
-        PrincipalKey { signing, kit, jwk, principal_id, location }
+        PrincipalKey { signing, kit, jwk, principal_id, location, made_now: false }
+    }
+
+    /// The key, as one the keystore has just made (and kept).
+    fn made_now(mut self) -> PrincipalKey {
+        self.made_now = true;
+        self
+    }
+
+    /// Whether the keystore made this key when it was opened, in this start:
+    /// a new principal. A key kept before (opened, or restored from its kit
+    /// beforehand) is not.
+    pub fn is_new(&self) -> bool {
+        self.made_now
     }
 
     /// The age recipient the records backups are encrypted to: public, it

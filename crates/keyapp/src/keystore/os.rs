@@ -55,7 +55,9 @@ pub(super) async fn open(data_dir: &Path) -> Result<PrincipalKey, KeystoreError>
         // gives (the keychain entry is named for the path), with a seed the
         // other program knows planted under the new name.
         (Some(_), _) => Err(KeystoreError::BareSeed { location }),
-        (None, _) => store(PrincipalKey::generate(location.clone()), released.kek, account, location).await,
+        (None, _) => store(PrincipalKey::generate(location.clone()), released.kek, account, location)
+            .await
+            .map(PrincipalKey::made_now),
     }
 }
 

@@ -93,9 +93,12 @@ impl Requests<'_> {
         if pending.status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(pending.status));
         }
-        let summary = pending.consent_text.lines().next().unwrap_or_default().to_owned();
+        // The sealed row (record_seal), before the OS is asked: a row written
+        // or changed outside the key app is never put to the person.
+        let sealed = self.svc.sealed_request(request_id).await?;
+        let summary = sealed.consent_text.lines().next().unwrap_or_default().to_owned();
         let method = self.svc.confirm(&asker, summary).await?;
-        self.svc.issue_approved(request_id, Some(method)).await
+        self.svc.issue_confirmed(request_id, method, sealed.seal.as_deref().unwrap_or_default()).await
     }
 
     /// The person's no to a request. A no that signs (an invitation's: the

@@ -204,6 +204,7 @@ mod tests {
             attention: "[]",
             summary: "",
             terms: None,
+            seal: "",
         };
         assert!(requests::insert(svc.store(), &r).await.unwrap());
     }

@@ -380,6 +380,13 @@ async fn root_covering(
     }
     let chain_ctx = ChainContext { host_id, request_jkt: agent_jkt, now, allow_wildcard: false };
     let Ok(chain) = schcp::verify::verify_mandate_chain(&root.compact, &chain_ctx) else { return Ok(None) };
+    // Issued by this key app means signed by this principal: the chain's
+    // check only shows the root is self-consistent (its iss is its own key's
+    // thumbprint, §3.3 check 1), and the records it is read from can be written
+    // by the person's programs, so a root another key signed covers nothing.
+    if chain.root.claims.iss != ctx.principal.id {
+        return Ok(None);
+    }
     // The scope as signed, not only as the records say it: `check_action`
     // checks cancel in the signed root; reschedule is checked here.
     if !chain.root.claims.scope.contains(&Action::Reschedule) {

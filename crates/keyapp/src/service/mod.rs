@@ -98,7 +98,9 @@ use schcp_consent::Language;
 use std::sync::Arc;
 
 /// The principal key as the service uses it: it signs JWS signing inputs the
-/// protocol crate built, and nothing else: there is no "sign this" call.
+/// protocol crate built, and nothing else: there is no "sign this" call (the
+/// records' seal key is made from it once, over a label that is never a JWS
+/// signing input: record_seal).
 pub type PrincipalSigner = Arc<dyn Signer + Send + Sync>;
 
 /// Seconds since the epoch; injectable so tests can move time.
@@ -337,6 +339,27 @@ impl ServiceError {
     }
 }
 
+/// The fields of a request's row its seal covers.
+fn sealed_fields(row: &crate::store::requests::SealedRow) -> crate::record_seal::RequestFields<'_> {
+    crate::record_seal::RequestFields {
+        request_id: &row.request_id,
+        agent_jkt: &row.agent_jkt,
+        kind: &row.kind,
+        consent_text: &row.consent_text,
+        input: &row.input,
+        hosts: row.hosts.as_deref(),
+        summary: &row.summary,
+        terms: row.terms.as_deref(),
+        attention: row.attention.as_deref(),
+        expires_at: row.expires_at,
+    }
+}
+
+/// A request's row whose seal does not hold (record_seal).
+pub(super) fn tampered(e: impl std::fmt::Display) -> ServiceError {
+    ServiceError::Store(StoreError::tampered(crate::store::Stored::Request, e))
+}
+
 /// A request's stored value (its input, result or kind) the key app wrote
 /// itself but cannot read back.
 pub(super) fn corrupt(e: impl std::fmt::Display) -> ServiceError {
@@ -363,6 +386,8 @@ fn consent_error(e: schcp_consent::ConsentError) -> ServiceError {
 struct Inner {
     store: Store,
     key: PrincipalSigner,
+    /// Seals the records that decide what is shown and signed (record_seal).
+    seal: crate::record_seal::RecordSeal,
     /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
     es256: Option<PrincipalSigner>,
     principal: String,
@@ -429,6 +454,8 @@ impl Service {
         clock: Clock,
     ) -> Result<Service, ServiceError> {
         let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
+        let seal = crate::record_seal::RecordSeal::of(key.as_ref())
+            .map_err(|e| ServiceError::Verification(schcp::Error::Jws(e)))?;
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         let zone = person_zone(config.timezone.as_deref());
@@ -438,6 +465,7 @@ impl Service {
             inner: Arc::new(Inner {
                 store,
                 key,
+                seal,
                 es256,
                 principal,
                 config: std::sync::RwLock::new(Arc::new(config)),
@@ -519,6 +547,29 @@ impl Service {
     // same through the handles (`Records::store`, `Profile`).
     fn store(&self) -> &Store {
         &self.inner.store
+    }
+
+    /// The seal of a request about to be stored or reworded (record_seal).
+    fn seal_request(&self, r: &crate::record_seal::RequestFields<'_>) -> String {
+        self.inner.seal.request(r)
+    }
+
+    /// Request `request_id` with everything its seal covers, once its seal
+    /// holds: what the window shows and what a yes is signed from. A row the
+    /// key app did not write, or one changed since (the person's programs can
+    /// write the records), is refused as corrupt, never shown or signed from.
+    async fn sealed_request(&self, request_id: &str) -> Result<crate::store::requests::SealedRow, ServiceError> {
+        let row = crate::store::requests::sealed(self.store(), request_id)
+            .await?
+            .ok_or(ServiceError::NotFound(Missing::Request))?;
+        if !self.inner.seal.holds(&sealed_fields(&row), row.seal.as_deref()) {
+            tracing::warn!(
+                request_id,
+                "a request's record does not hold its seal: it was written or changed outside the key app"
+            );
+            return Err(tampered("its seal does not hold"));
+        }
+        Ok(row)
     }
     /// The configuration in force now (`Profile::config`).
     fn config(&self) -> Arc<Config> {

@@ -35,12 +35,13 @@ impl Service {
         Ok(terms.map(|t| serde_json::to_string(&OfferTermsView::from(t)).expect("terms serialize")))
     }
 
-    /// A rule request's stored input, read as the rule kind's own `Input`,
+    /// A rule request's sealed input, read as the rule kind's own `Input`,
     /// and its current label.
-    async fn rule_input(&self, id: &str) -> Result<(RuleDraft, String), ServiceError> {
-        let input = store::requests::rule_input(self.store(), id).await?;
-        let input = input.ok_or(ServiceError::NotFound(Missing::RuleRequest))?;
-        let draft = RuleDraft::read(&input)?;
+    fn rule_input(row: &store::requests::SealedRow) -> Result<(RuleDraft, String), ServiceError> {
+        if row.kind != RequestKind::Rule.as_str() {
+            return Err(ServiceError::NotFound(Missing::RuleRequest));
+        }
+        let draft = RuleDraft::read(&row.input)?;
         let label = draft.rule.label.clone();
         Ok((draft, label))
     }
@@ -74,11 +75,19 @@ impl Requests<'_> {
             });
         }
         for r in self.pending_requests().await? {
+            // Only rows the key app sealed are listed (record_seal): one written
+            // or changed outside it is neither announced nor put in the window
+            // (nor keeps the window from the next one); the log names it.
+            let sealed = match self.svc.sealed_request(&r.request_id).await {
+                Ok(sealed) => sealed,
+                Err(ServiceError::Store(crate::store::StoreError::Tampered(_))) => continue,
+                Err(e) => return Err(e),
+            };
             out.push(PendingItem {
                 agent_name: self.svc.directory().shown_agent_name(&r.agent_jkt).await?,
                 fingerprint: fingerprint(&r.agent_jkt),
                 kind: r.kind.as_str().to_owned(),
-                summary: r.summary,
+                summary: sealed.summary,
                 created_at: r.created_at,
                 created: self.svc.instant_words(r.created_at),
                 expires_at: r.expires_at_unix,
@@ -133,19 +142,22 @@ impl Requests<'_> {
             });
         }
         let r = self.request(id).await?;
+        // What the window shows comes from the sealed row alone (record_seal):
+        // words no host signed and the key app did not render are never shown.
+        let sealed = self.svc.sealed_request(id).await?;
         // The agent's label goes into the window's edit box, beside the consent
         // text's quoted copy: shown inert there too.
         let label = if r.kind == RequestKind::Rule {
-            Some(schcp_consent::inert::inert(&self.svc.rule_input(id).await?.1))
+            Some(schcp_consent::inert::inert(&Service::rule_input(&sealed)?.1))
         } else {
             None
         };
-        let attention = match store::attention::items(self.svc.store(), id).await? {
-            Some(items) => serde_json::from_str(&items).map_err(|e| corrupt_as(Stored::Attention, e))?,
+        let attention = match &sealed.attention {
+            Some(items) => serde_json::from_str(items).map_err(|e| corrupt_as(Stored::Attention, e))?,
             None => Vec::new(),
         };
-        let terms = match store::requests::terms(self.svc.store(), id).await? {
-            Some(terms) => Some(serde_json::from_str(&terms).map_err(|e| corrupt_as(Stored::Request, e))?),
+        let terms = match &sealed.terms {
+            Some(terms) => Some(serde_json::from_str(terms).map_err(|e| corrupt_as(Stored::Request, e))?),
             None => None,
         };
         Ok(Prompt {
@@ -157,9 +169,9 @@ impl Requests<'_> {
             ),
             fingerprint: fingerprint(&r.agent_jkt),
             status: PromptStatus::from(r.status).as_str().to_owned(),
-            consent_text: r.consent_text,
+            consent_text: sealed.consent_text,
             created_at: r.created_at,
-            expires_at: r.expires_at_unix,
+            expires_at: sealed.expires_at,
             kind: r.kind.as_str().to_owned(),
             id: r.request_id,
             label,
@@ -189,7 +201,8 @@ impl Requests<'_> {
         if current.status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(current.status));
         }
-        let (mut draft, _) = self.svc.rule_input(id).await?;
+        let sealed = self.svc.sealed_request(id).await?;
+        let (mut draft, _) = Service::rule_input(&sealed)?;
         draft.rule.label = label.to_owned();
         // The edited rule is still one the schema accepts (§7.9), as the
         // agent's was when the request was made.
@@ -204,7 +217,13 @@ impl Requests<'_> {
         };
         let text =
             self.svc.render(&schcp_consent::ConsentRequest::Rule(schcp_consent::RuleRequest { rule, agent })).await?;
-        if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text).await? {
+        let seal = self.svc.seal_request(&crate::record_seal::RequestFields {
+            input: &input,
+            consent_text: &text,
+            ..super::sealed_fields(&sealed)
+        });
+        let was = sealed.seal.as_deref().unwrap_or_default();
+        if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text, was, &seal).await? {
             return Err(self.svc.moved_on(id).await);
         }
         self.svc.notify();

@@ -262,6 +262,18 @@ impl Service {
         let expires_at = prepared.not_after.map_or(now + REQUEST_TTL, |limit| (now + REQUEST_TTL).min(limit));
         let request_id = Service::new_id("rq_");
         let hosts = serde_json::to_string(&prepared.hosts).expect("bindings serialize");
+        let seal = self.seal_request(&crate::record_seal::RequestFields {
+            request_id: &request_id,
+            agent_jkt: &agent.jkt,
+            kind: kind.as_str(),
+            consent_text: &consent_text,
+            input: &prepared.input,
+            hosts: Some(&hosts),
+            summary: &summary,
+            terms: terms.as_deref(),
+            attention: Some(&attention),
+            expires_at,
+        });
         let new = NewRequest {
             request_id: &request_id,
             agent_jkt: &agent.jkt,
@@ -276,6 +288,7 @@ impl Service {
             attention: &attention,
             summary: &summary,
             terms: terms.as_deref(),
+            seal: &seal,
         };
         if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.
@@ -355,14 +368,26 @@ impl Service {
         request_id: &str,
         confirmed_by: Option<crate::user_verification::Method>,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, None, confirmed_by).await
+        self.issue_answer(request_id, None, confirmed_by, None).await
+    }
+
+    /// `issue_approved` after the OS confirmed the person's yes to the row
+    /// sealed `seal`: signed only if the row is still that one, so nothing
+    /// written while the OS asked (another version of the request) is what
+    /// the yes signs.
+    pub(super) async fn issue_confirmed(
+        &self,
+        request_id: &str,
+        confirmed_by: crate::user_verification::Method,
+        seal: &str,
+    ) -> Result<RequestView, ServiceError> {
+        self.issue_answer(request_id, None, Some(confirmed_by), Some(seal)).await
     }
 
     /// The statement the person's no to `request_id` would sign, if a no to
     /// its kind signs anything (an invitation's, §5.10).
     pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<String>, ServiceError> {
-        let row =
-            stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?;
+        let row = self.sealed_request(request_id).await?;
         let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
         (handlers(kind).no_statement)(&row.input)
     }
@@ -376,7 +401,7 @@ impl Service {
         statement: &str,
         confirmed_by: crate::user_verification::Method,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, Some(statement), Some(confirmed_by)).await
+        self.issue_answer(request_id, Some(statement), Some(confirmed_by), None).await
     }
 
     /// A yes (`no` None) or a no that signs `no`: built from the stored,
@@ -386,11 +411,16 @@ impl Service {
         request_id: &str,
         no: Option<&str>,
         confirmed_by: Option<crate::user_verification::Method>,
+        confirmed_seal: Option<&str>,
     ) -> Result<RequestView, ServiceError> {
         let now = self.now();
         self.expire_requests(now).await?;
-        let row =
-            stored::for_approval(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))?;
+        // What the person was shown and what is signed now are one sealed row
+        // (record_seal): a row changed outside the key app signs nothing.
+        let row = self.sealed_request(request_id).await?;
+        if confirmed_seal.is_some_and(|seal| row.seal.as_deref() != Some(seal)) {
+            return Err(super::tampered("it changed while the OS asked the person (another seal)"));
+        }
         let status = RequestStatus::parse(&row.status)?;
         if status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(status));

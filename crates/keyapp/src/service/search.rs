@@ -121,6 +121,7 @@ mod tests {
             attention: "[]",
             terms: None,
             summary,
+            seal: "",
         };
         assert!(requests::insert(svc.store(), &new).await.unwrap());
     }

@@ -289,8 +289,8 @@ impl Status<'_> {
     /// `app::start`, before any listener: the confirmed address is put in
     /// force. An address the config asks for beyond it is only offered
     /// (Settings, `schcp-keyapp setup --confirm-config`, which name it and ask
-    /// the OS there) after the records' very first start (`first_start`: they
-    /// named no principal before it): at start the OS's prompt would show
+    /// the OS there) after a new principal's first start (`first_start`: the
+    /// key made in this start, over records that named no principal): at start the OS's prompt would show
     /// nothing of it (polkit shows its own fixed message to a process of the
     /// person's), and an assistant that edits the config and restarts the key
     /// app would have the person confirm it unseen. At the very first start,

@@ -54,6 +54,10 @@ pub enum StoreError {
     /// A stored value is not one the key app writes (a status, a kind, JSON).
     #[error("stored record is corrupt: {0}")]
     Corrupt(Corruption),
+    /// A sealed record (`record_seal`) whose seal does not hold: written or
+    /// changed outside the key app. Refused, never shown or signed from.
+    #[error("stored record was written or changed outside the key app: {0}")]
+    Tampered(Corruption),
     #[error("{path}: {source}")]
     Io { path: std::path::PathBuf, source: std::io::Error },
 }
@@ -120,6 +124,11 @@ impl StoreError {
     /// A value of record `what` that is not one the key app writes.
     pub fn corrupt(what: Stored, detail: impl std::fmt::Display) -> StoreError {
         StoreError::Corrupt(Corruption { what, detail: detail.to_string() })
+    }
+
+    /// A sealed record of `what` whose seal does not hold.
+    pub fn tampered(what: Stored, detail: impl std::fmt::Display) -> StoreError {
+        StoreError::Tampered(Corruption { what, detail: detail.to_string() })
     }
 }
 

@@ -27,16 +27,28 @@ pub struct RequestRow {
 const SELECT: &str =
     "SELECT request_id, agent_jkt, kind, status, consent_text, result, created_at, expires_at, body_sha256, summary FROM requests";
 
-/// What the approval of a request reads: the verified input and where its hosts were.
+/// Everything a request's seal covers (record_seal), with its status and
+/// seal: what the consent window shows and what its yes is signed from, read
+/// in one statement so both come from the same row.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
-pub struct ApprovalRow {
+pub struct SealedRow {
+    pub request_id: String,
     pub agent_jkt: String,
     pub kind: String,
-    pub input: String,
     pub status: String,
     pub consent_text: String,
+    /// The kind's verified input (JSON).
+    pub input: String,
     /// The hosts' bindings (JSON); `None` for requests stored before migration 0010.
     pub hosts: Option<String>,
+    pub summary: String,
+    /// The offer's price lines and host's address (JSON), if any.
+    pub terms: Option<String>,
+    /// The look-twice callouts (JSON), if any.
+    pub attention: Option<String>,
+    pub expires_at: i64,
+    /// `None` for rows written before migration 0023, or by hand.
+    pub seal: Option<String>,
 }
 
 /// A new request, stored pending.
@@ -60,6 +72,8 @@ pub struct NewRequest<'a> {
     pub summary: &'a str,
     /// The offer's price lines and host's address (JSON, `OfferTermsView`).
     pub terms: Option<&'a str>,
+    /// The seal over the fields above (record_seal).
+    pub seal: &'a str,
 }
 
 /// Stores a pending request with its callouts, in one transaction. `false`
@@ -68,8 +82,8 @@ pub struct NewRequest<'a> {
 pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
     let mut tx = store.pool().begin().await?;
     let inserted = sqlx::query(
-        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, summary_fold, terms)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, summary_fold, terms, seal)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
     )
     .bind(r.request_id)
     .bind(r.agent_jkt)
@@ -84,6 +98,7 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     .bind(r.summary)
     .bind(crate::search_fold::fold(r.summary))
     .bind(r.terms)
+    .bind(r.seal)
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
@@ -122,11 +137,17 @@ pub async fn pending(store: &Store) -> Result<Vec<RequestRow>, StoreError> {
         .await?)
 }
 
-pub async fn for_approval(store: &Store, request_id: &str) -> Result<Option<ApprovalRow>, StoreError> {
-    Ok(sqlx::query_as("SELECT agent_jkt, kind, input, status, consent_text, hosts FROM requests WHERE request_id = ?")
-        .bind(request_id)
-        .fetch_optional(store.pool())
-        .await?)
+/// A request with everything its seal covers, in one read.
+pub async fn sealed(store: &Store, request_id: &str) -> Result<Option<SealedRow>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT r.request_id, r.agent_jkt, r.kind, r.status, r.consent_text, r.input, r.hosts, r.summary, r.terms,
+                a.items AS attention, r.expires_at, r.seal
+           FROM requests r LEFT JOIN request_attention a ON a.request_id = r.request_id
+          WHERE r.request_id = ?",
+    )
+    .bind(request_id)
+    .fetch_optional(store.pool())
+    .await?)
 }
 
 /// What the per-agent limits are decided from (docs/agent-api.md §9).
@@ -272,29 +293,27 @@ pub async fn latest_inputs(store: &Store, kind: &str, limit: i64) -> Result<Vec<
     Ok(sqlx::query_scalar(newest_first).bind(kind).bind(limit).fetch_all(store.pool()).await?)
 }
 
-/// The stored verified input (JSON) of rule request `request_id`, whatever its status.
-pub async fn rule_input(store: &Store, request_id: &str) -> Result<Option<String>, StoreError> {
-    let row: Option<(String,)> = sqlx::query_as("SELECT input FROM requests WHERE request_id = ? AND kind = 'rule'")
-        .bind(request_id)
-        .fetch_optional(store.pool())
-        .await?;
-    Ok(row.map(|(input,)| input))
-}
-
-/// Replaces a pending rule's input and its consent text together. `false`:
-/// it is no longer pending (or no rule), and nothing was written.
+/// Replaces a pending rule's input, its consent text and their seal
+/// together, if its seal is still `was` (the row read and checked before).
+/// `false`: it is no longer pending, no rule, or changed since, and nothing
+/// was written.
 pub async fn reword_pending_rule(
     store: &Store,
     request_id: &str,
     input: &str,
     consent_text: &str,
+    was: &str,
+    seal: &str,
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE requests SET input = ?, consent_text = ? WHERE request_id = ? AND status = 'pending' AND kind = 'rule'",
+        "UPDATE requests SET input = ?, consent_text = ?, seal = ?
+          WHERE request_id = ? AND status = 'pending' AND kind = 'rule' AND seal = ?",
     )
     .bind(input)
     .bind(consent_text)
+    .bind(seal)
     .bind(request_id)
+    .bind(was)
     .execute(store.pool())
     .await?;
     Ok(done.rows_affected() == 1)
@@ -332,6 +351,7 @@ mod tests {
             attention: "[{\"kind\":\"new_host\",\"detail\":\"x\"}]",
             summary: "Oil change with Maple Street Auto",
             terms: Some("{\"host\":\"Maple Street Auto\",\"lines\":[]}"),
+            seal: "s",
         }
     }
 
@@ -439,8 +459,8 @@ mod tests {
     async fn request(store: &Store, id: &str, kind: &str, status: &str) {
         sqlx::query(
             "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status,
-                                   consent_text, input, created_at, expires_at)
-             VALUES (?, 'j', ?, ?, 'h', ?, 'old text', '{\"rule\":{}}', 1, 100)",
+                                   consent_text, input, created_at, expires_at, seal)
+             VALUES (?, 'j', ?, ?, 'h', ?, 'old text', '{\"rule\":{}}', 1, 100, 's0')",
         )
         .bind(id)
         .bind(kind)
@@ -451,20 +471,28 @@ mod tests {
         .unwrap();
     }
 
+    fn input_of(row: Option<SealedRow>) -> Option<String> {
+        row.map(|r| r.input)
+    }
+
     #[tokio::test]
-    async fn only_a_pending_rule_is_reworded() {
+    async fn only_a_pending_rule_whose_seal_is_unchanged_is_reworded() {
         let (_dir, store) = store().await;
         request(&store, "rq_rule", "rule", "pending").await;
         request(&store, "rq_done", "rule", "approved").await;
         request(&store, "rq_mandate", "mandate", "pending").await;
-        assert_eq!(rule_input(&store, "rq_rule").await.unwrap().as_deref(), Some("{\"rule\":{}}"));
-        assert_eq!(rule_input(&store, "rq_mandate").await.unwrap(), None);
-        assert_eq!(rule_input(&store, "rq_none").await.unwrap(), None);
+        assert_eq!(input_of(sealed(&store, "rq_rule").await.unwrap()).as_deref(), Some("{\"rule\":{}}"));
+        assert_eq!(sealed(&store, "rq_none").await.unwrap(), None);
 
-        assert!(reword_pending_rule(&store, "rq_rule", "{\"rule\":{\"label\":\"x\"}}", "new text").await.unwrap());
-        assert_eq!(rule_input(&store, "rq_rule").await.unwrap().as_deref(), Some("{\"rule\":{\"label\":\"x\"}}"));
+        // Another seal than the one read: changed since, nothing written.
+        assert!(!reword_pending_rule(&store, "rq_rule", "{}", "new text", "s9", "s1").await.unwrap());
+        assert!(reword_pending_rule(&store, "rq_rule", "{\"rule\":{\"label\":\"x\"}}", "new text", "s0", "s1")
+            .await
+            .unwrap());
+        let row = sealed(&store, "rq_rule").await.unwrap().unwrap();
+        assert_eq!((row.input.as_str(), row.seal.as_deref()), ("{\"rule\":{\"label\":\"x\"}}", Some("s1")));
         for id in ["rq_done", "rq_mandate", "rq_none"] {
-            assert!(!reword_pending_rule(&store, id, "{}", "new text").await.unwrap(), "{id}");
+            assert!(!reword_pending_rule(&store, id, "{}", "new text", "s0", "s1").await.unwrap(), "{id}");
         }
         let texts: Vec<(String,)> = sqlx::query_as("SELECT consent_text FROM requests ORDER BY request_id")
             .fetch_all(store.pool())

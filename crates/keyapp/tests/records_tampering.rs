@@ -1,0 +1,208 @@
+//! The hostile assistant writes the person's records (`keyapp.db`) itself, as
+//! `sqlite3` would, while the key app runs (docs/threat-model.md, "Records the
+//! person's programs can write"). What the consent window shows and what a
+//! yes signs come from a request's row only while the seal the key app made
+//! for it holds (record_seal): a row changed, inserted by hand or rewritten by
+//! a trigger is never shown, never put to the OS and never signed from. Run
+//! under scripts/with-keyring; the OS is a scripted verifier (testkit).
+
+use keyapp::app;
+use keyapp::control::Command;
+use keyapp::keystore::PassphraseSource;
+use keyapp::user_verification::Method as Verified;
+use reqwest::Method;
+use serde_json::{json, Value};
+use sqlx::SqlitePool;
+use std::sync::Arc;
+use testkit::env::*;
+use testkit::verifier::Scripted;
+
+/// The key app beside a test host, the OS answering yes.
+async fn started() -> (Env, Arc<Scripted>) {
+    let dir = tempfile::tempdir().unwrap();
+    let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let config = config_for(dir.path(), &host);
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let app = app::start_verified_by(config.clone(), PassphraseSource::default(), os.clone())
+        .await
+        .expect("the key app starts");
+    (Env { _dir: dir, host, config, app }, os)
+}
+
+/// The assistant's own connection to the records, beside the key app's.
+async fn assistants_sqlite(env: &Env) -> SqlitePool {
+    let db = app::data_dir(&env.config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
+    SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap()
+}
+
+/// A narrow mandate: one booking, `book` only.
+fn narrow_mandate(env: &Env, key: &str) -> Value {
+    json!({
+        "kind": "mandate", "idempotency_key": key,
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["book"], "constraints": {"max_bookings": 1}
+    })
+}
+
+/// What widening looks like in the stored input: `cancel` and `reschedule`
+/// beside `book`, a limit of 50. Asserts it changed the row.
+const WIDEN: &str =
+    "UPDATE requests SET input = replace(replace(input, '\"book\"', '\"book\",\"cancel\",\"reschedule\"'),
+                                                     '\"max_bookings\":1', '\"max_bookings\":50')";
+
+async fn input_of(db: &SqlitePool, id: &str) -> String {
+    sqlx::query_scalar("SELECT input FROM requests WHERE request_id = ?").bind(id).fetch_one(db).await.unwrap()
+}
+
+/// Nothing was issued for the request and it is still not approved.
+async fn nothing_signed(env: &Env, a: &agent::AgentClient, id: &str) {
+    let back = a.call(Method::GET, &format!("/v1/requests/{id}"), None).await.unwrap();
+    assert_ne!(back["status"], "approved", "{back}");
+    assert!(back.get("result").is_none_or(Value::is_null), "{back}");
+    let mandates = person(env, Command::Mandates).await.unwrap();
+    assert_eq!(mandates.as_array().map(Vec::len), Some(0), "no credential: {mandates}");
+}
+
+#[tokio::test]
+async fn a_request_widened_in_the_records_after_it_was_shown_signs_nothing() {
+    let (env, os) = started().await;
+    let a = paired_agent(&env, 71).await;
+    let asked_before = os.asked().len();
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m1"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
+    assert_eq!(shown["consent_text"], created["consent_text"], "{shown}");
+
+    // While the person reads the narrow text, the assistant widens what
+    // the yes would be signed from.
+    let db = assistants_sqlite(&env).await;
+    let before = input_of(&db, &id).await;
+    let done = sqlx::query(&format!("{WIDEN} WHERE request_id = ?")).bind(&id).execute(&db).await.unwrap();
+    assert_eq!(done.rows_affected(), 1);
+    assert_ne!(input_of(&db, &id).await, before, "the input was widened");
+
+    // The person approves: the row's seal no longer holds, so the OS is not
+    // asked and nothing is signed; the window no longer shows it either.
+    let err = person(&env, Command::Approve { id: id.clone() }).await.unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{err}");
+    assert_eq!(os.asked().len(), asked_before, "the OS is not asked about a changed row: {:?}", os.asked());
+    nothing_signed(&env, &a, &id).await;
+    let err = person(&env, Command::Show { id: id.clone() }).await.unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{err}");
+    let pending = pending_ids(&env).await;
+    assert!(!pending.contains(&id), "a changed row is not listed for the person: {pending:?}");
+
+    // The row as the key app wrote it holds its seal again: the check is of
+    // what the row says, and the person's yes then signs the narrow mandate.
+    sqlx::query("UPDATE requests SET input = ? WHERE request_id = ?")
+        .bind(&before)
+        .bind(&id)
+        .execute(&db)
+        .await
+        .unwrap();
+    let done = approved(&env, &a, &created).await;
+    assert_eq!(done["status"], "approved", "{done}");
+    let claims = schcp::jws::parse(done["result"]["mandate"].as_str().unwrap()).unwrap().payload;
+    assert_eq!(claims["scope"], json!(["book"]), "{claims}");
+    assert_eq!(claims["constraints"]["max_bookings"], 1, "{claims}");
+}
+
+#[tokio::test]
+async fn words_written_into_a_pending_request_are_never_shown() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 72).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m2"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    let db = assistants_sqlite(&env).await;
+    for (column, words) in [
+        ("consent_text", "I allow Calendar Assistant to renew my car insurance."),
+        ("summary", "Renew your car insurance"),
+        ("terms", r#"{"host":"Maple Street Auto","lines":[]}"#),
+    ] {
+        let was: Option<String> = sqlx::query_scalar(&format!("SELECT {column} FROM requests WHERE request_id = ?"))
+            .bind(&id)
+            .fetch_one(&db)
+            .await
+            .unwrap();
+        sqlx::query(&format!("UPDATE requests SET {column} = ? WHERE request_id = ?"))
+            .bind(words)
+            .bind(&id)
+            .execute(&db)
+            .await
+            .unwrap();
+        let err = person(&env, Command::Show { id: id.clone() }).await.unwrap_err();
+        assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{column}: {err}");
+        assert!(!pending_ids(&env).await.contains(&id), "{column}");
+        sqlx::query(&format!("UPDATE requests SET {column} = ? WHERE request_id = ?"))
+            .bind(was)
+            .bind(&id)
+            .execute(&db)
+            .await
+            .unwrap();
+    }
+    // The callouts beside the text are sealed with it.
+    sqlx::query("UPDATE request_attention SET items = '[]' WHERE request_id = ?").bind(&id).execute(&db).await.unwrap();
+    assert!(person(&env, Command::Show { id: id.clone() }).await.is_err());
+    assert!(!pending_ids(&env).await.contains(&id));
+}
+
+#[tokio::test]
+async fn a_request_the_assistant_inserted_by_hand_is_neither_listed_shown_nor_signed() {
+    let (env, os) = started().await;
+    let a = paired_agent(&env, 73).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m3"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    // A copy of a real, sealed row under another id, widened, seal and all,
+    // and listed before it (older).
+    let db = assistants_sqlite(&env).await;
+    sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text,
+                               input, created_at, expires_at, hosts, summary, summary_fold, terms, seal)
+         SELECT 'rq_forged', agent_jkt, kind, 'forged', body_sha256, 'pending', consent_text,
+                input, created_at - 1, expires_at, hosts, summary, summary_fold, terms, seal
+           FROM requests WHERE request_id = ?1",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .unwrap();
+    sqlx::query("INSERT INTO request_attention (request_id, items) SELECT 'rq_forged', items FROM request_attention WHERE request_id = ?")
+        .bind(&id)
+        .execute(&db)
+        .await
+        .unwrap();
+    sqlx::query(&format!("{WIDEN} WHERE request_id = 'rq_forged'")).execute(&db).await.unwrap();
+
+    assert_eq!(pending_ids(&env).await.iter().filter(|p| p.starts_with("rq_")).collect::<Vec<_>>(), [&id]);
+    assert!(person(&env, Command::Show { id: "rq_forged".into() }).await.is_err());
+    let asked = os.asked().len();
+    assert!(person(&env, Command::Approve { id: "rq_forged".into() }).await.is_err());
+    assert_eq!(os.asked().len(), asked, "the OS is not asked");
+    nothing_signed(&env, &a, &id).await;
+    // The window's own wait still shows the real request first.
+    let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
+    assert_eq!(shown["id"], id.as_str());
+}
+
+#[tokio::test]
+async fn a_trigger_that_rewrites_requests_as_the_key_app_stores_them_gets_nothing_signed() {
+    let (env, os) = started().await;
+    let a = paired_agent(&env, 74).await;
+    // SQLite runs a trigger inside the key app's own statement, so there is no
+    // moment between the key app's write and the assistant's.
+    let db = assistants_sqlite(&env).await;
+    sqlx::query(&format!(
+        "CREATE TRIGGER widen AFTER INSERT ON requests BEGIN {WIDEN} WHERE request_id = NEW.request_id; END"
+    ))
+    .execute(&db)
+    .await
+    .unwrap();
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m4"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    assert!(input_of(&db, &id).await.contains("reschedule"), "the trigger ran");
+    let asked = os.asked().len();
+    assert!(person(&env, Command::Show { id: id.clone() }).await.is_err());
+    assert!(person(&env, Command::Approve { id: id.clone() }).await.is_err());
+    assert_eq!(os.asked().len(), asked, "the OS is not asked");
+    nothing_signed(&env, &a, &id).await;
+}
