@@ -11,8 +11,11 @@
 //! HMAC-SHA-256 over its fields, under a key only the principal's key can
 //! make, and checks the seal each time it shows the row or signs from it. A
 //! row it did not write, or one changed since, is refused, never shown or
-//! signed from. A seal cannot tell an older row the key app wrote for the
-//! same request from the current one, nor see a row deleted.
+//! signed from. A seal proves the key app wrote the row, not that the names
+//! it rendered into it (from the agents' and contacts' rows) were honest; it
+//! cannot tell an older row the key app wrote for the same request from the
+//! current one (the service keeps the latest of those it reworded), nor see a
+//! row deleted.
 
 use hmac::{Hmac, Mac};
 use schcp::jws::{JwsError, Signer};
@@ -45,6 +48,7 @@ pub struct RequestFields<'a> {
     pub summary: &'a str,
     pub terms: Option<&'a str>,
     pub attention: Option<&'a str>,
+    pub created_at: i64,
     pub expires_at: i64,
 }
 
@@ -52,6 +56,11 @@ impl RecordSeal {
     /// The seal key of the principal whose key is `signer`.
     pub fn of(signer: &dyn Signer) -> Result<RecordSeal, JwsError> {
         let signature = Zeroizing::new(signer.sign(KEY_LABEL)?);
+        // A signer whose signatures vary would make another key at each start
+        // and refuse every row sealed before it: said here, once, instead.
+        if *Zeroizing::new(signer.sign(KEY_LABEL)?) != *signature {
+            return Err(JwsError::Signing("the principal key's signatures are not deterministic".into()));
+        }
         let hk = hkdf::Hkdf::<Sha256>::new(Some(b"schcp-keyapp"), &signature);
         let mut key = Zeroizing::new([0u8; 32]);
         hk.expand(b"records seal, v1", &mut key[..]).expect("32 bytes is a valid HKDF-SHA-256 length");
@@ -75,8 +84,8 @@ impl RecordSeal {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.key[..]).expect("HMAC takes a key of any length");
         // Which record, then each field with its length (or absence), so no
         // two rows' fields read as the same bytes.
-        let expires_at = r.expires_at.to_be_bytes();
-        let fields: [Option<&[u8]>; 11] = [
+        let (created_at, expires_at) = (r.created_at.to_be_bytes(), r.expires_at.to_be_bytes());
+        let fields: [Option<&[u8]>; 12] = [
             Some(b"request"),
             Some(r.request_id.as_bytes()),
             Some(r.agent_jkt.as_bytes()),
@@ -87,6 +96,7 @@ impl RecordSeal {
             Some(r.summary.as_bytes()),
             r.terms.map(str::as_bytes),
             r.attention.map(str::as_bytes),
+            Some(&created_at),
             Some(&expires_at),
         ];
         for field in fields {
@@ -119,6 +129,7 @@ mod tests {
             summary: "Oil change",
             terms: None,
             attention: Some("[]"),
+            created_at: 1_799_999_400,
             expires_at: 1_800_000_000,
         }
     }
@@ -144,6 +155,7 @@ mod tests {
             RequestFields { summary: "Oil change at any price", ..f },
             RequestFields { agent_jkt: "other", ..f },
             RequestFields { expires_at: f.expires_at + 1, ..f },
+            RequestFields { created_at: f.created_at - 1, ..f },
             RequestFields { kind: "mandat", consent_text: "eI allow Example Agent to book one oil change.", ..f },
         ];
         for c in changed {

@@ -112,6 +112,39 @@ async fn an_edited_rule_label_is_what_is_shown_signed_and_kept() {
     assert!(matches!(e.svc.requests().relabel_rule("rq_unknown", "x").await, Err(ServiceError::NotFound(_))));
 }
 
+/// The person's relabelled rule is the one shown and signed: the row from
+/// before the edit still holds a seal the key app made, and put back in the
+/// records (the person's programs can write them) it is refused, never shown
+/// or signed from, and withdrawn (docs/threat-model.md).
+#[tokio::test]
+async fn a_relabelled_rules_earlier_row_put_back_is_neither_shown_nor_signed() {
+    let e = env().await;
+    let jkt = paired(&e.svc, 7, "Calendar Assistant").await;
+    let id = rule_request(&e.svc, &jkt, "k1", "Agent's words").await;
+    let pool = e.svc.records().store().pool();
+    let earlier: (String, String, String) =
+        sqlx::query_as("SELECT input, consent_text, seal FROM requests WHERE request_id = ?")
+            .bind(&id)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    e.svc.requests().relabel_rule(&id, "My weekend rule").await.unwrap();
+    sqlx::query("UPDATE requests SET input = ?, consent_text = ?, seal = ? WHERE request_id = ?")
+        .bind(&earlier.0)
+        .bind(&earlier.1)
+        .bind(&earlier.2)
+        .bind(&id)
+        .execute(pool)
+        .await
+        .unwrap();
+    let tampered =
+        |r: Result<_, ServiceError>| matches!(r, Err(ServiceError::Store(keyapp::store::StoreError::Tampered(_))));
+    assert!(tampered(e.svc.requests().prompt(&id).await.map(|_| ())));
+    assert!(tampered(e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await.map(|_| ())));
+    assert!(e.svc.requests().pending_items().await.unwrap().is_empty(), "not listed");
+    assert_eq!(e.svc.requests().request(&id).await.unwrap().status, RequestStatus::Withdrawn);
+}
+
 #[tokio::test]
 async fn agents_show_their_last_request_and_unpairing_removes_them() {
     let e = env().await;

@@ -89,8 +89,6 @@ async fn a_request_widened_in_the_records_after_it_was_shown_signs_nothing() {
     nothing_signed(&env, &a, &id).await;
     let err = person(&env, Command::Show { id: id.clone() }).await.unwrap_err();
     assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{err}");
-    let pending = pending_ids(&env).await;
-    assert!(!pending.contains(&id), "a changed row is not listed for the person: {pending:?}");
 
     // The row as the key app wrote it holds its seal again: the check is of
     // what the row says, and the person's yes then signs the narrow mandate.
@@ -105,8 +103,17 @@ async fn a_request_widened_in_the_records_after_it_was_shown_signs_nothing() {
     let claims = schcp::jws::parse(done["result"]["mandate"].as_str().unwrap()).unwrap().payload;
     assert_eq!(claims["scope"], json!(["book"]), "{claims}");
     assert_eq!(claims["constraints"]["max_bookings"], 1, "{claims}");
-}
 
+    // Widened again while it waits, the list does not show it: it is
+    // withdrawn, and nothing more can be asked of it.
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m1b"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    sqlx::query(&format!("{WIDEN} WHERE request_id = ?")).bind(&id).execute(&db).await.unwrap();
+    let pending = pending_ids(&env).await;
+    assert!(!pending.contains(&id), "a changed row is not listed for the person: {pending:?}");
+    let back = a.call(Method::GET, &format!("/v1/requests/{id}"), None).await.unwrap();
+    assert_eq!(back["status"], "withdrawn", "{back}");
+}
 #[tokio::test]
 async fn words_written_into_a_pending_request_are_never_shown() {
     let (env, _os) = started().await;
@@ -205,4 +212,33 @@ async fn a_trigger_that_rewrites_requests_as_the_key_app_stores_them_gets_nothin
     assert!(person(&env, Command::Approve { id: id.clone() }).await.is_err());
     assert_eq!(os.asked().len(), asked, "the OS is not asked");
     nothing_signed(&env, &a, &id).await;
+}
+
+/// A row of junk among the pending requests (a kind the key app does not
+/// know, a time that is text, no seal) neither breaks the pending list, so the
+/// window still shows the real request, nor keeps counting against the agent:
+/// it is withdrawn when the list is read.
+#[tokio::test]
+async fn junk_among_the_pending_requests_does_not_keep_the_window_from_the_real_one() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 75).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m5"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    let db = assistants_sqlite(&env).await;
+    sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text,
+                               input, created_at, expires_at)
+         SELECT 'rq_junk', agent_jkt, 'teleport', 'junk', 'h', 'pending', x'00ff', 'not json', 0, 'never'
+           FROM requests WHERE request_id = ?",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .unwrap();
+    assert_eq!(pending_ids(&env).await.iter().filter(|p| p.starts_with("rq_")).collect::<Vec<_>>(), [&id]);
+    let status: String =
+        sqlx::query_scalar("SELECT status FROM requests WHERE request_id = 'rq_junk'").fetch_one(&db).await.unwrap();
+    assert_eq!(status, "withdrawn");
+    let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
+    assert_eq!(shown["consent_text"], created["consent_text"]);
 }

@@ -51,8 +51,10 @@ fn load_or_create(path: &Path, source: &PassphraseSource) -> Result<PrincipalKey
                 PassphraseSource::Ask(asker) => ask_new(asker, path)?,
                 _ => passphrase(source, Purpose::Create, path)?,
             };
+            // Made now only if this call wrote it, not if another key app on
+            // this profile wrote it first (`OnExisting::Open`).
             create(path, passphrase, PrincipalKey::generate(KeyLocation::File(path.to_owned())), OnExisting::Open)
-                .map(PrincipalKey::made_now)
+                .map(|(key, written)| if written { key.made_now() } else { key })
         }
         Err(error) => Err(KeystoreError::Io { action: "read", path: path.to_owned(), error }),
     }
@@ -111,7 +113,7 @@ pub(super) async fn restore(
             _ => passphrase(&source, Purpose::Create, &path)?,
         };
         let key = PrincipalKey::from_kit(kit, KeyLocation::File(path.clone()));
-        create(&path, passphrase, key, OnExisting::Refuse)
+        create(&path, passphrase, key, OnExisting::Refuse).map(|(key, _)| key)
     })
     .await
 }
@@ -144,12 +146,15 @@ fn kit_from_payload(payload: &[u8]) -> Result<RecoveryKit, &'static str> {
     Ok(RecoveryKit::from_bytes(kind, bytes))
 }
 
+/// Writes `key` to `path`, encrypted with `passphrase`; with whether this call
+/// wrote it (`false`: another key app on the profile wrote one first, which
+/// `OnExisting::Open` opens instead).
 fn create(
     path: &Path,
     passphrase: SecretString,
     key: PrincipalKey,
     on_existing: OnExisting,
-) -> Result<PrincipalKey, KeystoreError> {
+) -> Result<(PrincipalKey, bool), KeystoreError> {
     // The work factor is what stands between a stolen file and the key.
     let mut recipient = age::scrypt::Recipient::new(passphrase.clone());
     recipient.set_work_factor(WORK_FACTOR);
@@ -182,14 +187,14 @@ fn create(
         Err(e) if e.error.kind() == ErrorKind::AlreadyExists => {
             drop(e.file);
             let ciphertext = std::fs::read(path).map_err(io("read", path))?;
-            return decrypt(path, &ciphertext, passphrase);
+            return decrypt(path, &ciphertext, passphrase).map(|key| (key, false));
         }
         Err(e) => return Err(KeystoreError::Io { action: "write", path: path.to_owned(), error: e.error }),
     }
     // The rename is durable only once the directory entry is.
     #[cfg(unix)]
     std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(io("flush", dir))?;
-    Ok(key)
+    Ok((key, true))
 }
 
 fn decrypt(path: &Path, ciphertext: &[u8], passphrase: SecretString) -> Result<PrincipalKey, KeystoreError> {

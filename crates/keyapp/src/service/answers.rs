@@ -111,12 +111,12 @@ impl Requests<'_> {
         if pending.status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(pending.status));
         }
-        let Some(statement) = self.svc.no_statement(request_id).await? else {
+        let Some((statement, seal)) = self.svc.no_statement(request_id).await? else {
             return self.svc.decline_request(request_id).await;
         };
         let asker = asker.ok_or_else(unknown_peer)?;
         let method = self.svc.confirm(&asker, statement.clone()).await?;
-        match self.svc.issue_declined(request_id, &statement, method).await {
+        match self.svc.issue_declined(request_id, &statement, method, &seal).await {
             Ok(r) => Ok(r),
             Err(e @ ServiceError::NotPending(_)) => Err(e),
             // The person said no: a no that can no longer be signed (its

@@ -119,10 +119,12 @@ impl Service {
     /// The attesters the hosts of the person's latest mandate requests trust,
     /// with their keys, as verified when each request was shown.
     async fn known_attesters(&self) -> Result<Vec<Attester>, ServiceError> {
-        let inputs = requests::latest_inputs(self.store(), RequestKind::Mandate.as_str(), TRUST_LISTS_READ).await?;
+        let rows = requests::latest_sealed(self.store(), RequestKind::Mandate.as_str(), TRUST_LISTS_READ).await?;
         let mut lists = Vec::new();
-        for input in &inputs {
-            lists.extend(mandate::host_trust_of(input)?.into_iter().flat_map(|h| h.attesters));
+        // Only rows the key app wrote (record_seal): a host's trust list is
+        // what the key app verified when it showed the request.
+        for row in rows.iter().filter(|r| self.request_sealed(r)) {
+            lists.extend(mandate::host_trust_of(&row.input)?.into_iter().flat_map(|h| h.attesters));
         }
         Ok(merged(lists))
     }
@@ -190,6 +192,20 @@ mod tests {
         let trust = json!({"host_trust": [{"host": "https://garage.example", "attesters": [
             {"id": ATTESTER, "keys": [Jwk::ed25519(&key.verifying_key())]}]}]})
         .to_string();
+        // Sealed as the key app seals what it stores (record_seal).
+        let seal = svc.seal_request(&crate::record_seal::RequestFields {
+            request_id: "rq_1",
+            agent_jkt: jkt,
+            kind: RequestKind::Mandate.as_str(),
+            consent_text: "",
+            input: &trust,
+            hosts: Some("[]"),
+            summary: "",
+            terms: None,
+            attention: Some("[]"),
+            created_at: T0 - 100,
+            expires_at: T0 + 100,
+        });
         let r = NewRequest {
             request_id: "rq_1",
             agent_jkt: jkt,
@@ -204,7 +220,7 @@ mod tests {
             attention: "[]",
             summary: "",
             terms: None,
-            seal: "",
+            seal: &seal,
         };
         assert!(requests::insert(svc.store(), &r).await.unwrap());
     }

@@ -53,9 +53,14 @@ pub(super) trait Records: Send + Sync {
     /// The person's language and contacts, for a sentence a kind keeps to sign
     /// later (an invitation's no, §5.10), in the words its text was shown in.
     fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)>;
+    /// Whether a request's row is one the key app wrote (record_seal).
+    fn sealed(&self, row: &crate::store::requests::SealedRow) -> bool;
 }
 
 impl Records for Service {
+    fn sealed(&self, row: &crate::store::requests::SealedRow) -> bool {
+        self.request_sealed(row)
+    }
     fn place<'a>(&'a self, host: &'a DiscoveredHost) -> Read<'a, Placed> {
         Box::pin(Service::place(self, host))
     }
@@ -238,9 +243,18 @@ pub(super) async fn approved_over_offer<I: DeserializeOwned>(
     }
     let mut inputs = Vec::new();
     for row in crate::store::requests::approved_over_offer(ctx.store, kind.as_str(), offer_sha256).await? {
+        // Only rows the key app wrote (record_seal): what the person approved
+        // before is put into a new consent text as the terms they had.
+        if !ctx.records.sealed(&row.request) {
+            tracing::warn!(
+                request_id = row.request.request_id,
+                "an approved request's record does not hold its seal; not read"
+            );
+            continue;
+        }
         let result: OverOffer = stored_input(&row.result)?;
         if result.offer_sha256 == offer_sha256 {
-            inputs.push((stored_input(&row.input)?, row.created_at));
+            inputs.push((stored_input(&row.request.input)?, row.request.created_at));
         }
     }
     Ok(inputs)
@@ -375,6 +389,9 @@ pub(super) mod testing {
     }
 
     impl Records for FakeRecords {
+        fn sealed(&self, _row: &crate::store::requests::SealedRow) -> bool {
+            true
+        }
         fn place<'a>(&'a self, host: &'a DiscoveredHost) -> Read<'a, Placed> {
             self.note(format!("place {}", host.host_id));
             let new = !self.known.contains(&host.host_id);

@@ -351,6 +351,7 @@ fn sealed_fields(row: &crate::store::requests::SealedRow) -> crate::record_seal:
         summary: &row.summary,
         terms: row.terms.as_deref(),
         attention: row.attention.as_deref(),
+        created_at: row.created_at,
         expires_at: row.expires_at,
     }
 }
@@ -388,6 +389,10 @@ struct Inner {
     key: PrincipalSigner,
     /// Seals the records that decide what is shown and signed (record_seal).
     seal: crate::record_seal::RecordSeal,
+    /// The seal of each request the person reworded while this runs (a
+    /// rule's label): its earlier rows hold seals too, and only the latest is
+    /// the one the window shows.
+    reworded: std::sync::Mutex<std::collections::HashMap<String, String>>,
     /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
     es256: Option<PrincipalSigner>,
     principal: String,
@@ -466,6 +471,7 @@ impl Service {
                 store,
                 key,
                 seal,
+                reworded: std::sync::Mutex::new(std::collections::HashMap::new()),
                 es256,
                 principal,
                 config: std::sync::RwLock::new(Arc::new(config)),
@@ -554,15 +560,30 @@ impl Service {
         self.inner.seal.request(r)
     }
 
+    /// Whether `row` is one the key app wrote (record_seal): its seal holds,
+    /// and for a request the person reworded while this runs, it is the
+    /// latest row, not an earlier one put back.
+    fn request_sealed(&self, row: &crate::store::requests::SealedRow) -> bool {
+        let latest = self.inner.reworded.lock().unwrap_or_else(|p| p.into_inner()).get(&row.request_id).cloned();
+        self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
+            && latest.is_none_or(|latest| row.seal.as_deref() == Some(latest.as_str()))
+    }
+
+    /// Keeps `seal` as the latest of request `request_id`, just reworded.
+    fn reworded(&self, request_id: &str, seal: &str) {
+        self.inner.reworded.lock().unwrap_or_else(|p| p.into_inner()).insert(request_id.to_owned(), seal.to_owned());
+    }
+
     /// Request `request_id` with everything its seal covers, once its seal
     /// holds: what the window shows and what a yes is signed from. A row the
     /// key app did not write, or one changed since (the person's programs can
-    /// write the records), is refused as corrupt, never shown or signed from.
+    /// write the records), is refused (`StoreError::Tampered`), never shown or
+    /// signed from.
     async fn sealed_request(&self, request_id: &str) -> Result<crate::store::requests::SealedRow, ServiceError> {
         let row = crate::store::requests::sealed(self.store(), request_id)
             .await?
             .ok_or(ServiceError::NotFound(Missing::Request))?;
-        if !self.inner.seal.holds(&sealed_fields(&row), row.seal.as_deref()) {
+        if !self.request_sealed(&row) {
             tracing::warn!(
                 request_id,
                 "a request's record does not hold its seal: it was written or changed outside the key app"

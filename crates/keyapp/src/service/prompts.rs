@@ -74,24 +74,36 @@ impl Requests<'_> {
                 expires: self.svc.instant_words(expires_at),
             });
         }
-        for r in self.pending_requests().await? {
-            // Only rows the key app sealed are listed (record_seal): one written
-            // or changed outside it is neither announced nor put in the window
-            // (nor keeps the window from the next one); the log names it.
-            let sealed = match self.svc.sealed_request(&r.request_id).await {
-                Ok(sealed) => sealed,
-                Err(ServiceError::Store(crate::store::StoreError::Tampered(_))) => continue,
-                Err(e) => return Err(e),
+        self.svc.expire_requests(self.svc.now()).await?;
+        for rowid in store::requests::pending_rowids(self.svc.store()).await? {
+            // Only rows the key app sealed are listed (record_seal), each from
+            // its own sealed read. One written or changed outside it, or whose
+            // values cannot even be read, is neither announced nor put in the
+            // window, nor keeps the window from the next one; it is withdrawn,
+            // so it no longer counts against its agent's pending requests or
+            // waits for an answer no one can give.
+            let r = match store::requests::pending_sealed_at(self.svc.store(), rowid).await {
+                Ok(Some(r)) if self.svc.request_sealed(&r) => r,
+                Ok(None) => continue,
+                Ok(Some(_)) | Err(store::StoreError::Sql(_)) => {
+                    tracing::warn!(rowid, "a pending request's record does not hold its seal: withdrawn, never shown");
+                    if store::requests::withdraw_unsealed(self.svc.store(), rowid, self.svc.now()).await? {
+                        self.svc.notify();
+                    }
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
             };
+            let kind: RequestKind = r.kind.parse().map_err(super::corrupt)?;
             out.push(PendingItem {
                 agent_name: self.svc.directory().shown_agent_name(&r.agent_jkt).await?,
                 fingerprint: fingerprint(&r.agent_jkt),
-                kind: r.kind.as_str().to_owned(),
-                summary: sealed.summary,
+                kind: kind.as_str().to_owned(),
+                summary: r.summary,
                 created_at: r.created_at,
                 created: self.svc.instant_words(r.created_at),
-                expires_at: r.expires_at_unix,
-                expires: self.svc.instant_words(r.expires_at_unix),
+                expires_at: r.expires_at,
+                expires: self.svc.instant_words(r.expires_at),
                 churn: None,
                 id: r.request_id,
             });
@@ -141,13 +153,16 @@ impl Requests<'_> {
                 terms: None,
             });
         }
-        let r = self.request(id).await?;
-        // What the window shows comes from the sealed row alone (record_seal):
-        // words no host signed and the key app did not render are never shown.
+        // What the window shows comes from the sealed row alone (record_seal),
+        // in one read: the text, callouts and terms the key app rendered, and
+        // the agent, kind and times it stored them with.
+        self.svc.expire_requests(self.svc.now()).await?;
         let sealed = self.svc.sealed_request(id).await?;
+        let kind: RequestKind = sealed.kind.parse().map_err(super::corrupt)?;
+        let status = RequestStatus::parse(&sealed.status)?;
         // The agent's label goes into the window's edit box, beside the consent
         // text's quoted copy: shown inert there too.
-        let label = if r.kind == RequestKind::Rule {
+        let label = if kind == RequestKind::Rule {
             Some(schcp_consent::inert::inert(&Service::rule_input(&sealed)?.1))
         } else {
             None
@@ -165,15 +180,15 @@ impl Requests<'_> {
             attention,
             agent_name: crate::ui_words::assistant_name(
                 self.svc.language(),
-                &self.svc.directory().agent_name(&r.agent_jkt).await?,
+                &self.svc.directory().agent_name(&sealed.agent_jkt).await?,
             ),
-            fingerprint: fingerprint(&r.agent_jkt),
-            status: PromptStatus::from(r.status).as_str().to_owned(),
+            fingerprint: fingerprint(&sealed.agent_jkt),
+            status: PromptStatus::from(status).as_str().to_owned(),
             consent_text: sealed.consent_text,
-            created_at: r.created_at,
+            created_at: sealed.created_at,
             expires_at: sealed.expires_at,
-            kind: r.kind.as_str().to_owned(),
-            id: r.request_id,
+            kind: kind.as_str().to_owned(),
+            id: sealed.request_id,
             label,
             churn: None,
         })
@@ -226,6 +241,7 @@ impl Requests<'_> {
         if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text, was, &seal).await? {
             return Err(self.svc.moved_on(id).await);
         }
+        self.svc.reworded(id, &seal);
         self.svc.notify();
         self.prompt(id).await
     }

@@ -59,7 +59,7 @@ impl RequestStatus {
 
     /// A status as stored; anything the key app does not write is a corrupt
     /// record, never taken for `pending` (which would let it be approved).
-    fn parse(s: &str) -> Result<RequestStatus, ServiceError> {
+    pub(super) fn parse(s: &str) -> Result<RequestStatus, ServiceError> {
         RequestStatus::ALL.into_iter().find(|k| k.as_str() == s).ok_or_else(|| corrupt(format!("request status {s:?}")))
     }
     pub fn as_str(self) -> &'static str {
@@ -272,6 +272,7 @@ impl Service {
             summary: &summary,
             terms: terms.as_deref(),
             attention: Some(&attention),
+            created_at: now,
             expires_at,
         });
         let new = NewRequest {
@@ -385,11 +386,13 @@ impl Service {
     }
 
     /// The statement the person's no to `request_id` would sign, if a no to
-    /// its kind signs anything (an invitation's, §5.10).
-    pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<String>, ServiceError> {
+    /// its kind signs anything (an invitation's, §5.10), with the seal of the
+    /// row it was read from (record_seal).
+    pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<(String, String)>, ServiceError> {
         let row = self.sealed_request(request_id).await?;
         let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
-        (handlers(kind).no_statement)(&row.input)
+        let seal = row.seal.unwrap_or_default();
+        Ok((handlers(kind).no_statement)(&row.input)?.map(|statement| (statement, seal)))
     }
 
     /// Issues what the person's no lets the agent say (§5.10: the host hears
@@ -400,8 +403,9 @@ impl Service {
         request_id: &str,
         statement: &str,
         confirmed_by: crate::user_verification::Method,
+        seal: &str,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, Some(statement), Some(confirmed_by), None).await
+        self.issue_answer(request_id, Some(statement), Some(confirmed_by), Some(seal)).await
     }
 
     /// A yes (`no` None) or a no that signs `no`: built from the stored,
@@ -642,11 +646,6 @@ impl Requests<'_> {
             return Err(ServiceError::NotFound(Missing::Request));
         }
         self.svc.as_agent_sees_it(v).await
-    }
-
-    pub async fn pending_requests(self) -> Result<Vec<RequestView>, ServiceError> {
-        self.svc.expire_requests(self.svc.now()).await?;
-        stored::pending(self.svc.store()).await?.into_iter().map(view).collect()
     }
 
     /// `DELETE /v1/requests/{id}`.

@@ -46,6 +46,7 @@ pub struct SealedRow {
     pub terms: Option<String>,
     /// The look-twice callouts (JSON), if any.
     pub attention: Option<String>,
+    pub created_at: i64,
     pub expires_at: i64,
     /// `None` for rows written before migration 0023, or by hand.
     pub seal: Option<String>,
@@ -109,15 +110,6 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     Ok(true)
 }
 
-/// A request's offer terms (JSON), if it has any stored.
-pub async fn terms(store: &Store, request_id: &str) -> Result<Option<String>, StoreError> {
-    let row: Option<(Option<String>,)> = sqlx::query_as("SELECT terms FROM requests WHERE request_id = ?")
-        .bind(request_id)
-        .fetch_optional(store.pool())
-        .await?;
-    Ok(row.and_then(|(terms,)| terms))
-}
-
 pub async fn by_id(store: &Store, request_id: &str) -> Result<Option<RequestRow>, StoreError> {
     Ok(sqlx::query_as(&format!("{SELECT} WHERE request_id = ?")).bind(request_id).fetch_optional(store.pool()).await?)
 }
@@ -137,17 +129,57 @@ pub async fn pending(store: &Store) -> Result<Vec<RequestRow>, StoreError> {
         .await?)
 }
 
+/// A request's sealed columns, its status and its seal, from `requests r`
+/// and `request_attention a`, read so that no value the person's programs
+/// wrote there can fail the read itself (SQLite keeps whatever type a value
+/// was written with): a wrong one fails the seal instead, and that row alone
+/// is refused.
+const SEALED_COLUMNS: &str = "coalesce(CAST(r.request_id AS TEXT), '') AS request_id,
+     coalesce(CAST(r.agent_jkt AS TEXT), '') AS agent_jkt, coalesce(CAST(r.kind AS TEXT), '') AS kind,
+     coalesce(CAST(r.status AS TEXT), '') AS status, coalesce(CAST(r.consent_text AS TEXT), '') AS consent_text,
+     coalesce(CAST(r.input AS TEXT), '') AS input, CAST(r.hosts AS TEXT) AS hosts,
+     coalesce(CAST(r.summary AS TEXT), '') AS summary, CAST(r.terms AS TEXT) AS terms,
+     CAST(a.items AS TEXT) AS attention, coalesce(CAST(r.created_at AS INTEGER), 0) AS created_at,
+     coalesce(CAST(r.expires_at AS INTEGER), 0) AS expires_at, CAST(r.seal AS TEXT) AS seal";
+
+const SEALED_FROM: &str = "FROM requests r LEFT JOIN request_attention a ON a.request_id = r.request_id";
+
 /// A request with everything its seal covers, in one read.
 pub async fn sealed(store: &Store, request_id: &str) -> Result<Option<SealedRow>, StoreError> {
-    Ok(sqlx::query_as(
-        "SELECT r.request_id, r.agent_jkt, r.kind, r.status, r.consent_text, r.input, r.hosts, r.summary, r.terms,
-                a.items AS attention, r.expires_at, r.seal
-           FROM requests r LEFT JOIN request_attention a ON a.request_id = r.request_id
-          WHERE r.request_id = ?",
-    )
-    .bind(request_id)
-    .fetch_optional(store.pool())
-    .await?)
+    Ok(sqlx::query_as(&format!("SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.request_id = ?"))
+        .bind(request_id)
+        .fetch_optional(store.pool())
+        .await?)
+}
+
+/// The rowids of the pending requests, oldest first: each is then read on
+/// its own (`sealed_at`), so a row whose values cannot be read fails alone.
+pub async fn pending_rowids(store: &Store) -> Result<Vec<i64>, StoreError> {
+    Ok(sqlx::query_scalar("SELECT rowid FROM requests WHERE status = 'pending' ORDER BY created_at")
+        .fetch_all(store.pool())
+        .await?)
+}
+
+/// The request at `rowid` with everything its seal covers, if it is still pending.
+pub async fn pending_sealed_at(store: &Store, rowid: i64) -> Result<Option<SealedRow>, StoreError> {
+    Ok(sqlx::query_as(&format!("SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.rowid = ? AND r.status = 'pending'"))
+        .bind(rowid)
+        .fetch_optional(store.pool())
+        .await?)
+}
+
+/// Withdraws the pending request at `rowid`, one whose seal does not hold or
+/// whose values cannot be read (the service checked it), so it neither
+/// counts against its agent's pending requests nor waits for an answer no
+/// one can give. `false`: it was no longer pending.
+pub async fn withdraw_unsealed(store: &Store, rowid: i64, now: i64) -> Result<bool, StoreError> {
+    let done =
+        sqlx::query("UPDATE requests SET status = 'withdrawn', decided_at = ? WHERE rowid = ? AND status = 'pending'")
+            .bind(now)
+            .bind(rowid)
+            .execute(store.pool())
+            .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// What the per-agent limits are decided from (docs/agent-api.md §9).
@@ -259,38 +291,43 @@ pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
 /// An approved request of one kind, as the kind reads its own history.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct ApprovedRow {
-    /// The verified input it was issued from (JSON).
-    pub input: String,
+    /// The request, with everything its seal covers.
+    #[sqlx(flatten)]
+    pub request: SealedRow,
     /// Its result (JSON).
     pub result: String,
-    pub created_at: i64,
 }
 
 /// The approved requests of `kind` whose result names the contract
 /// `offer_sha256` (its `offer_sha256` member, indexed by migration 0004),
 /// newest first. The kind reads each result back as its own typed output and
-/// checks the hash again.
+/// checks the hash again; the service checks each one's seal.
 pub async fn approved_over_offer(
     store: &Store,
     kind: &str,
     offer_sha256: &str,
 ) -> Result<Vec<ApprovedRow>, StoreError> {
-    Ok(sqlx::query_as(
-        "SELECT input, result, created_at FROM requests
-         WHERE kind = ? AND status = 'approved' AND json_extract(result, '$.offer_sha256') = ?
-         ORDER BY created_at DESC",
-    )
+    Ok(sqlx::query_as(&format!(
+        "SELECT {SEALED_COLUMNS}, coalesce(CAST(r.result AS TEXT), '') AS result {SEALED_FROM}
+          WHERE r.kind = ? AND r.status = 'approved' AND json_extract(r.result, '$.offer_sha256') = ?
+          ORDER BY r.created_at DESC"
+    ))
     .bind(kind)
     .bind(offer_sha256)
     .fetch_all(store.pool())
     .await?)
 }
 
-/// The verified inputs (JSON) of the latest `limit` requests of `kind`,
-/// whatever their status, newest first.
-pub async fn latest_inputs(store: &Store, kind: &str, limit: i64) -> Result<Vec<String>, StoreError> {
-    let newest_first = "SELECT input FROM requests WHERE kind = ? ORDER BY created_at DESC, rowid DESC LIMIT ?";
-    Ok(sqlx::query_scalar(newest_first).bind(kind).bind(limit).fetch_all(store.pool()).await?)
+/// The latest `limit` requests of `kind`, whatever their status, newest
+/// first, with everything their seals cover.
+pub async fn latest_sealed(store: &Store, kind: &str, limit: i64) -> Result<Vec<SealedRow>, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.kind = ? ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?"
+    ))
+    .bind(kind)
+    .bind(limit)
+    .fetch_all(store.pool())
+    .await?)
 }
 
 /// Replaces a pending rule's input, its consent text and their seal
@@ -408,7 +445,11 @@ mod tests {
     }
 
     async fn attention(store: &Store, id: &str) -> Option<String> {
-        super::super::attention::items(store, id).await.unwrap()
+        sealed(store, id).await.unwrap().and_then(|r| r.attention)
+    }
+
+    async fn terms(store: &Store, id: &str) -> Option<String> {
+        sealed(store, id).await.unwrap().and_then(|r| r.terms)
     }
 
     #[tokio::test]
@@ -418,12 +459,13 @@ mod tests {
         let row = by_id(&store, "rq_1").await.unwrap().unwrap();
         assert_eq!((row.status.as_str(), row.kind.as_str(), row.result), ("pending", "rule", None));
         assert_eq!(attention(&store, "rq_1").await.as_deref(), Some(new("rq_1", "k").attention));
-        assert_eq!(terms(&store, "rq_1").await.unwrap().as_deref(), new("rq_1", "k").terms);
+        assert_eq!(terms(&store, "rq_1").await.as_deref(), new("rq_1", "k").terms);
+        assert_eq!(sealed(&store, "rq_1").await.unwrap().unwrap().seal.as_deref(), Some(new("rq_1", "k").seal));
         // The same key again: nothing stored, not even the callouts.
         assert!(!insert(&store, &new("rq_2", "k")).await.unwrap());
         assert!(by_id(&store, "rq_2").await.unwrap().is_none());
         assert_eq!(attention(&store, "rq_2").await, None);
-        assert_eq!(terms(&store, "rq_2").await.unwrap(), None);
+        assert_eq!(terms(&store, "rq_2").await, None);
         assert_eq!(by_idempotency_key(&store, "j", "k").await.unwrap().unwrap().request_id, "rq_1");
         // A request for an agent that does not exist fails whole.
         let mut stray = new("rq_3", "k3");
