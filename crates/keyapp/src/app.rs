@@ -308,7 +308,7 @@ pub async fn start_verified_by(
         .with_user_verifier(verifier);
     // Before anything is issued or served: the status address in force is the
     // one the person confirmed to the OS; one the config names beyond it is
-    // asked of the OS only at the records' very first start, else offered in
+    // asked of the OS only at a new principal's first start, else offered in
     // Settings (service::status_setup, docs/threat-model.md).
     service
         .status()
@@ -504,11 +504,23 @@ pub async fn serve(config: Config, passphrase: Option<PassphraseSource>) -> Resu
         KeystoreBackend::File | KeystoreBackend::Auto => PassphraseSource::Prompt,
         _ => PassphraseSource::default(),
     });
-    let mut running = start(config, passphrase).await?;
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| ServeError::Ended(TaskEnded { task: "signal handler", reason: e.to_string() }))?;
+    // Listened for before the start, which writes agent-api.json: a signal
+    // that comes once the file is there then stops the key app cleanly
+    // (removing it), never by the signal's default action. One that comes
+    // during the start stops it there; what it made is undone as it is dropped.
+    let handler = |kind| {
+        tokio::signal::unix::signal(kind)
+            .map_err(|e| ServeError::Ended(TaskEnded { task: "signal handler", reason: e.to_string() }))
+    };
+    let mut term = handler(tokio::signal::unix::SignalKind::terminate())?;
+    let mut int = handler(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut running = tokio::select! {
+        started = start(config, passphrase) => started?,
+        _ = int.recv() => return Ok(()),
+        _ = term.recv() => return Ok(()),
+    };
     let outcome = tokio::select! {
-        _ = tokio::signal::ctrl_c() => Ok(()),
+        _ = int.recv() => Ok(()),
         _ = term.recv() => Ok(()),
         ended = running.stopped() => Err(ServeError::Ended(ended)),
     };

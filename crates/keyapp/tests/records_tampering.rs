@@ -63,6 +63,17 @@ async fn nothing_signed(env: &Env, a: &agent::AgentClient, id: &str) {
     assert_eq!(mandates.as_array().map(Vec::len), Some(0), "no credential: {mandates}");
 }
 
+/// A request's status as the records hold it.
+async fn status_of(db: &SqlitePool, id: &str) -> String {
+    sqlx::query_scalar("SELECT status FROM requests WHERE request_id = ?").bind(id).fetch_one(db).await.unwrap()
+}
+
+/// No credential was issued at all.
+async fn nothing_signed_at_all(env: &Env) {
+    let mandates = person(env, Command::Mandates).await.unwrap();
+    assert_eq!(mandates.as_array().map(Vec::len), Some(0), "no credential: {mandates}");
+}
+
 #[tokio::test]
 async fn a_request_widened_in_the_records_after_it_was_shown_signs_nothing() {
     let (env, os) = started().await;
@@ -116,41 +127,38 @@ async fn a_request_widened_in_the_records_after_it_was_shown_signs_nothing() {
 }
 #[tokio::test]
 async fn words_written_into_a_pending_request_are_never_shown() {
-    let (env, _os) = started().await;
+    let (env, os) = started().await;
     let a = paired_agent(&env, 72).await;
-    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "m2"))).await.unwrap();
-    let id = created["request_id"].as_str().unwrap().to_owned();
     let db = assistants_sqlite(&env).await;
-    for (column, words) in [
-        ("consent_text", "I allow Calendar Assistant to renew my car insurance."),
-        ("summary", "Renew your car insurance"),
-        ("terms", r#"{"host":"Maple Street Auto","lines":[]}"#),
-    ] {
-        let was: Option<String> = sqlx::query_scalar(&format!("SELECT {column} FROM requests WHERE request_id = ?"))
-            .bind(&id)
-            .fetch_one(&db)
-            .await
-            .unwrap();
-        sqlx::query(&format!("UPDATE requests SET {column} = ? WHERE request_id = ?"))
-            .bind(words)
-            .bind(&id)
-            .execute(&db)
-            .await
-            .unwrap();
+    for (n, change) in [
+        "UPDATE requests SET consent_text = 'I allow Calendar Assistant to renew my car insurance.'",
+        "UPDATE requests SET summary = 'Renew your car insurance'",
+        "UPDATE requests SET terms = '{\"host\":\"Maple Street Auto\",\"lines\":[]}'",
+        // The callouts beside the text are sealed with it.
+        "UPDATE request_attention SET items = '[]'",
+        // A time written as text reads as its numeric prefix, and the
+        // sweeper's comparison never expires it: told apart by its type.
+        "UPDATE requests SET expires_at = CAST(expires_at AS TEXT) || ' or later'",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let created =
+            a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, &format!("m2-{n}")))).await.unwrap();
+        let id = created["request_id"].as_str().unwrap().to_owned();
+        let done = sqlx::query(&format!("{change} WHERE request_id = ?")).bind(&id).execute(&db).await.unwrap();
+        assert_eq!(done.rows_affected(), 1, "{change}");
         let err = person(&env, Command::Show { id: id.clone() }).await.unwrap_err();
-        assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{column}: {err}");
-        assert!(!pending_ids(&env).await.contains(&id), "{column}");
-        sqlx::query(&format!("UPDATE requests SET {column} = ? WHERE request_id = ?"))
-            .bind(was)
-            .bind(&id)
-            .execute(&db)
-            .await
-            .unwrap();
+        assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{change}: {err}");
+        let asked = os.asked().len();
+        assert!(person(&env, Command::Approve { id: id.clone() }).await.is_err(), "{change}");
+        assert_eq!(os.asked().len(), asked, "the OS is not asked: {change}");
+        // Still pending until the list is read; then withdrawn, never listed.
+        assert_eq!(status_of(&db, &id).await, "pending", "{change}");
+        assert!(!pending_ids(&env).await.contains(&id), "{change}");
+        assert_eq!(status_of(&db, &id).await, "withdrawn", "{change}");
     }
-    // The callouts beside the text are sealed with it.
-    sqlx::query("UPDATE request_attention SET items = '[]' WHERE request_id = ?").bind(&id).execute(&db).await.unwrap();
-    assert!(person(&env, Command::Show { id: id.clone() }).await.is_err());
-    assert!(!pending_ids(&env).await.contains(&id));
+    nothing_signed_at_all(&env).await;
 }
 
 #[tokio::test]
@@ -180,13 +188,28 @@ async fn a_request_the_assistant_inserted_by_hand_is_neither_listed_shown_nor_si
         .unwrap();
     sqlx::query(&format!("{WIDEN} WHERE request_id = 'rq_forged'")).execute(&db).await.unwrap();
 
-    assert_eq!(pending_ids(&env).await.iter().filter(|p| p.starts_with("rq_")).collect::<Vec<_>>(), [&id]);
+    // Refused before the OS is asked: the seal, not the status, refuses it.
     assert!(person(&env, Command::Show { id: "rq_forged".into() }).await.is_err());
     let asked = os.asked().len();
-    assert!(person(&env, Command::Approve { id: "rq_forged".into() }).await.is_err());
+    let err = person(&env, Command::Approve { id: "rq_forged".into() }).await.unwrap_err();
+    assert!(err["message"].as_str().unwrap().contains("changed by another program"), "{err}");
     assert_eq!(os.asked().len(), asked, "the OS is not asked");
+    // The real row again under its own id as a blob, which the unique index
+    // takes for another value: a second copy in the list, if read as text.
+    sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text,
+                               input, created_at, expires_at, hosts, summary, summary_fold, terms, seal)
+         SELECT CAST(request_id AS BLOB), agent_jkt, kind, 'copy', body_sha256, 'pending', consent_text,
+                input, created_at, expires_at, hosts, summary, summary_fold, terms, seal
+           FROM requests WHERE request_id = ?1",
+    )
+    .bind(&id)
+    .execute(&db)
+    .await
+    .unwrap();
+    // Listed: the real request once, neither copy.
+    assert_eq!(pending_ids(&env).await.iter().filter(|p| p.starts_with("rq_")).collect::<Vec<_>>(), [&id]);
     nothing_signed(&env, &a, &id).await;
-    // The window's own wait still shows the real request first.
     let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
     assert_eq!(shown["id"], id.as_str());
 }

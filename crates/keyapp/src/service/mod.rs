@@ -389,10 +389,10 @@ struct Inner {
     key: PrincipalSigner,
     /// Seals the records that decide what is shown and signed (record_seal).
     seal: crate::record_seal::RecordSeal,
-    /// The seal of each request the person reworded while this runs (a
-    /// rule's label): its earlier rows hold seals too, and only the latest is
-    /// the one the window shows.
-    reworded: std::sync::Mutex<std::collections::HashMap<String, String>>,
+    /// The seals a request the person reworded (a rule's label) held before,
+    /// while this runs: those rows hold seals the key app made too, and only
+    /// the latest is the one the window shows.
+    superseded: std::sync::Mutex<std::collections::HashSet<String>>,
     /// The P-256 key of the SD-JWT VC profile (§3.4), when the keystore has one.
     es256: Option<PrincipalSigner>,
     principal: String,
@@ -471,7 +471,7 @@ impl Service {
                 store,
                 key,
                 seal,
-                reworded: std::sync::Mutex::new(std::collections::HashMap::new()),
+                superseded: std::sync::Mutex::new(std::collections::HashSet::new()),
                 es256,
                 principal,
                 config: std::sync::RwLock::new(Arc::new(config)),
@@ -560,18 +560,22 @@ impl Service {
         self.inner.seal.request(r)
     }
 
-    /// Whether `row` is one the key app wrote (record_seal): its seal holds,
-    /// and for a request the person reworded while this runs, it is the
-    /// latest row, not an earlier one put back.
+    /// Whether `row` is one the key app wrote (record_seal): every value of
+    /// the type it writes, its seal holds, and it is not a row the person
+    /// reworded while this runs, put back.
     fn request_sealed(&self, row: &crate::store::requests::SealedRow) -> bool {
-        let latest = self.inner.reworded.lock().unwrap_or_else(|p| p.into_inner()).get(&row.request_id).cloned();
-        self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
-            && latest.is_none_or(|latest| row.seal.as_deref() == Some(latest.as_str()))
+        let superseded = row
+            .seal
+            .as_ref()
+            .is_some_and(|seal| self.inner.superseded.lock().unwrap_or_else(|p| p.into_inner()).contains(seal));
+        row.well_typed && !superseded && self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
     }
 
-    /// Keeps `seal` as the latest of request `request_id`, just reworded.
-    fn reworded(&self, request_id: &str, seal: &str) {
-        self.inner.reworded.lock().unwrap_or_else(|p| p.into_inner()).insert(request_id.to_owned(), seal.to_owned());
+    /// A reworded request's seal `was` no longer stands (its row was
+    /// replaced, `relabel_rule`); kept only after the new row is written, so
+    /// a read in between sees one row or the other, each standing.
+    fn supersede(&self, was: &str) {
+        self.inner.superseded.lock().unwrap_or_else(|p| p.into_inner()).insert(was.to_owned());
     }
 
     /// Request `request_id` with everything its seal covers, once its seal

@@ -85,7 +85,8 @@ impl Requests<'_> {
             let r = match store::requests::pending_sealed_at(self.svc.store(), rowid).await {
                 Ok(Some(r)) if self.svc.request_sealed(&r) => r,
                 Ok(None) => continue,
-                Ok(Some(_)) | Err(store::StoreError::Sql(_)) => {
+                Ok(Some(_))
+                | Err(store::StoreError::Sql(sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_))) => {
                     tracing::warn!(rowid, "a pending request's record does not hold its seal: withdrawn, never shown");
                     if store::requests::withdraw_unsealed(self.svc.store(), rowid, self.svc.now()).await? {
                         self.svc.notify();
@@ -241,7 +242,7 @@ impl Requests<'_> {
         if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text, was, &seal).await? {
             return Err(self.svc.moved_on(id).await);
         }
-        self.svc.reworded(id, &seal);
+        self.svc.supersede(was);
         self.svc.notify();
         self.prompt(id).await
     }

@@ -429,6 +429,10 @@ impl Service {
         if status != RequestStatus::Pending {
             return Err(ServiceError::NotPending(status));
         }
+        // Its sealed expiry, not only the sweeper's reading of the column.
+        if row.expires_at <= now {
+            return Err(ServiceError::NotPending(RequestStatus::Expired));
+        }
         let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
         // Requests stored before host bindings (migration 0010) bind nothing.
         let hosts: Vec<HostBinding> = match row.hosts.as_deref() {

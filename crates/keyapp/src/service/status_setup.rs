@@ -8,7 +8,7 @@
 //! in force is the one the person confirmed to the OS (polkit), kept in the
 //! records (`store::status_address`). A config that names another address is
 //! a request: Settings and `setup --confirm-config` name it and ask the OS
-//! (only the records' very first start asks at start), and until it
+//! (only a new principal's first start asks at start), and until it
 //! confirms, the key app keeps the confirmed address and Settings says so
 //! (docs/threat-model.md). A change from setup or the window is asked the
 //! same way. Only the

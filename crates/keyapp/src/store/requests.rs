@@ -50,6 +50,11 @@ pub struct SealedRow {
     pub expires_at: i64,
     /// `None` for rows written before migration 0023, or by hand.
     pub seal: Option<String>,
+    /// Whether every sealed value has the type the key app writes it with.
+    /// SQLite keeps a value as written, and the reads below make a text,
+    /// integer or blob of each: a blob id or a time written as text (which
+    /// reads as its numeric prefix and never expires) is told apart here.
+    pub well_typed: bool,
 }
 
 /// A new request, stored pending.
@@ -140,7 +145,12 @@ const SEALED_COLUMNS: &str = "coalesce(CAST(r.request_id AS TEXT), '') AS reques
      coalesce(CAST(r.input AS TEXT), '') AS input, CAST(r.hosts AS TEXT) AS hosts,
      coalesce(CAST(r.summary AS TEXT), '') AS summary, CAST(r.terms AS TEXT) AS terms,
      CAST(a.items AS TEXT) AS attention, coalesce(CAST(r.created_at AS INTEGER), 0) AS created_at,
-     coalesce(CAST(r.expires_at AS INTEGER), 0) AS expires_at, CAST(r.seal AS TEXT) AS seal";
+     coalesce(CAST(r.expires_at AS INTEGER), 0) AS expires_at, CAST(r.seal AS TEXT) AS seal,
+     (typeof(r.request_id) = 'text' AND typeof(r.agent_jkt) = 'text' AND typeof(r.kind) = 'text'
+      AND typeof(r.status) = 'text' AND typeof(r.consent_text) = 'text' AND typeof(r.input) = 'text'
+      AND typeof(r.hosts) IN ('text', 'null') AND typeof(r.summary) = 'text' AND typeof(r.terms) IN ('text', 'null')
+      AND typeof(a.items) IN ('text', 'null') AND typeof(r.created_at) = 'integer'
+      AND typeof(r.expires_at) = 'integer' AND typeof(r.seal) = 'text') AS well_typed";
 
 const SEALED_FROM: &str = "FROM requests r LEFT JOIN request_attention a ON a.request_id = r.request_id";
 

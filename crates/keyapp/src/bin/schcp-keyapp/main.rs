@@ -69,7 +69,12 @@ fn start(cli: Cli, passphrase: Option<PassphraseSource>) -> Result<(), CliError>
         None => Config::default(),
     };
     let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(run(cli.command, config, passphrase))
+    let result = runtime.block_on(run(cli.command, config, passphrase));
+    // `serve` listens for Ctrl-C from before the start (app::serve), so a
+    // Ctrl-C at the passphrase prompt ends the start while the prompt still
+    // waits on the terminal, off the runtime: not waited for.
+    runtime.shutdown_background();
+    result
 }
 
 // Long by design: the dispatch, one arm per subcommand.
