@@ -83,17 +83,18 @@ impl Requests<'_> {
             // so it no longer counts against its agent's pending requests or
             // waits for an answer no one can give.
             let r = match store::requests::pending_sealed_at(self.svc.store(), rowid).await {
-                Ok(Some(r)) if self.svc.request_sealed(&r) => r,
+                Ok(Some(r)) if self.svc.request_sealed(&r) => Some(r),
                 Ok(None) => continue,
-                Ok(Some(_))
-                | Err(store::StoreError::Sql(sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_))) => {
-                    tracing::warn!(rowid, "a pending request's record does not hold its seal: withdrawn, never shown");
-                    if store::requests::withdraw_unsealed(self.svc.store(), rowid, self.svc.now()).await? {
-                        self.svc.notify();
-                    }
-                    continue;
-                }
+                Ok(Some(_)) => None,
+                Err(e) if e.is_unreadable_value() => None,
                 Err(e) => return Err(e.into()),
+            };
+            let Some(r) = r else {
+                tracing::warn!(rowid, "a pending request's record does not hold its seal: withdrawn, never shown");
+                if store::requests::withdraw_unsealed(self.svc.store(), rowid, self.svc.now()).await? {
+                    self.svc.notify();
+                }
+                continue;
             };
             let kind: RequestKind = r.kind.parse().map_err(super::corrupt)?;
             out.push(PendingItem {

@@ -130,6 +130,12 @@ impl StoreError {
     pub fn tampered(what: Stored, detail: impl std::fmt::Display) -> StoreError {
         StoreError::Tampered(Corruption { what, detail: detail.to_string() })
     }
+
+    /// Whether a value read could not be decoded as the type the key app
+    /// writes (another program wrote it), as opposed to the database failing.
+    pub fn is_unreadable_value(&self) -> bool {
+        matches!(self, StoreError::Sql(sqlx::Error::ColumnDecode { .. } | sqlx::Error::Decode(_)))
+    }
 }
 
 impl From<sqlx::Error> for StoreError {
