@@ -7,7 +7,7 @@
 //! and is confirmed like a yes.
 
 use super::pairing::{Pairing, PairingStatus, Pairings};
-use super::requests::{RequestStatus, RequestView, Requests};
+use super::requests::{RequestView, Requests};
 use super::{Service, ServiceError};
 use crate::user_verification::{Approval, Asker, Method, Refusal, Surface};
 use serde_json::{json, Value};
@@ -89,13 +89,9 @@ impl Requests<'_> {
     /// says, §5.3), and only then is the credential built and signed.
     pub async fn approve(self, request_id: &str, origin: Origin<'_>) -> Result<RequestView, ServiceError> {
         let asker = origin.asker()?;
-        let pending = self.request(request_id).await?;
-        if pending.status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(pending.status));
-        }
         // The sealed row (record_seal), before the OS is asked: a row written
         // or changed outside the key app is never put to the person.
-        let sealed = self.svc.sealed_request(request_id).await?;
+        let sealed = self.svc.pending_sealed_request(request_id).await?;
         let summary = sealed.consent_text.lines().next().unwrap_or_default().to_owned();
         let method = self.svc.confirm(&asker, summary).await?;
         self.svc.issue_confirmed(request_id, method, sealed.seal.as_deref().unwrap_or_default()).await
@@ -107,13 +103,11 @@ impl Requests<'_> {
     /// is; a no that signs nothing is settled at once.
     pub async fn decline(self, request_id: &str, origin: Origin<'_>) -> Result<RequestView, ServiceError> {
         let asker = origin.asker().ok();
-        let pending = self.request(request_id).await?;
-        if pending.status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(pending.status));
-        }
-        let Some((statement, seal)) = self.svc.no_statement(request_id).await? else {
+        let pending = self.svc.pending_sealed_request(request_id).await?;
+        let Some(statement) = self.svc.no_statement(&pending)? else {
             return self.svc.decline_request(request_id).await;
         };
+        let seal = pending.seal.unwrap_or_default();
         let asker = asker.ok_or_else(unknown_peer)?;
         let method = self.svc.confirm(&asker, statement.clone()).await?;
         match self.svc.issue_declined(request_id, &statement, method, &seal).await {

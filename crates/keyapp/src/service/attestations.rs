@@ -192,21 +192,7 @@ mod tests {
         let trust = json!({"host_trust": [{"host": "https://garage.example", "attesters": [
             {"id": ATTESTER, "keys": [Jwk::ed25519(&key.verifying_key())]}]}]})
         .to_string();
-        // Sealed as the key app seals what it stores (record_seal).
-        let seal = svc.seal_request(&crate::record_seal::RequestFields {
-            request_id: "rq_1",
-            agent_jkt: jkt,
-            kind: RequestKind::Mandate.as_str(),
-            consent_text: "",
-            input: &trust,
-            hosts: Some("[]"),
-            summary: "",
-            terms: None,
-            attention: Some("[]"),
-            created_at: T0 - 100,
-            expires_at: T0 + 100,
-        });
-        let r = NewRequest {
+        let mut r = NewRequest {
             request_id: "rq_1",
             agent_jkt: jkt,
             kind: RequestKind::Mandate.as_str(),
@@ -220,8 +206,11 @@ mod tests {
             attention: "[]",
             summary: "",
             terms: None,
-            seal: &seal,
+            seal: "",
         };
+        // Sealed as the key app seals what it stores (record_seal).
+        let seal = svc.seal_request(&r.sealed_fields());
+        r.seal = &seal;
         assert!(requests::insert(svc.store(), &r).await.unwrap());
     }
 

@@ -584,12 +584,38 @@ impl Service {
     /// write the records), is refused (`StoreError::Tampered`), never shown or
     /// signed from.
     async fn sealed_request(&self, request_id: &str) -> Result<crate::store::requests::SealedRow, ServiceError> {
-        let row = crate::store::requests::sealed(self.store(), request_id)
-            .await?
-            .ok_or(ServiceError::NotFound(Missing::Request))?;
+        self.refuse_unsealed(self.request_row(request_id).await?)
+    }
+
+    /// Pending request `request_id` with everything its seal covers, read
+    /// once: refused `NotPending` when it was answered or has expired (swept
+    /// first), then as `sealed_request` refuses.
+    async fn pending_sealed_request(
+        &self,
+        request_id: &str,
+    ) -> Result<crate::store::requests::SealedRow, ServiceError> {
+        self.expire_requests(self.now()).await?;
+        let row = self.request_row(request_id).await?;
+        let status = RequestStatus::parse(&row.status)?;
+        if status != RequestStatus::Pending {
+            return Err(ServiceError::NotPending(status));
+        }
+        self.refuse_unsealed(row)
+    }
+
+    /// Request `request_id`'s row, its seal not yet checked.
+    async fn request_row(&self, request_id: &str) -> Result<crate::store::requests::SealedRow, ServiceError> {
+        crate::store::requests::sealed(self.store(), request_id).await?.ok_or(ServiceError::NotFound(Missing::Request))
+    }
+
+    /// `row`, if it is one the key app wrote (`request_sealed`).
+    fn refuse_unsealed(
+        &self,
+        row: crate::store::requests::SealedRow,
+    ) -> Result<crate::store::requests::SealedRow, ServiceError> {
         if !self.request_sealed(&row) {
             tracing::warn!(
-                request_id,
+                request_id = row.request_id,
                 "a request's record does not hold its seal: it was written or changed outside the key app"
             );
             return Err(tampered("its seal does not hold"));

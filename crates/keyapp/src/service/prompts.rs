@@ -211,14 +211,18 @@ impl Requests<'_> {
                 format!("a rule's label is 1 to {MAX_LABEL} characters of plain text"),
             ));
         }
-        let current = self.request(id).await?;
-        if current.kind != RequestKind::Rule {
+        // One read: its kind, its status, then its seal (record_seal).
+        self.svc.expire_requests(self.svc.now()).await?;
+        let row = self.svc.request_row(id).await?;
+        let kind: RequestKind = row.kind.parse().map_err(super::corrupt)?;
+        if kind != RequestKind::Rule {
             return Err(ServiceError::invalid(Reason::NotARule, "only a rule's label can be edited"));
         }
-        if current.status != RequestStatus::Pending {
-            return Err(ServiceError::NotPending(current.status));
+        let status = RequestStatus::parse(&row.status)?;
+        if status != RequestStatus::Pending {
+            return Err(ServiceError::NotPending(status));
         }
-        let sealed = self.svc.sealed_request(id).await?;
+        let sealed = self.svc.refuse_unsealed(row)?;
         let (mut draft, _) = Service::rule_input(&sealed)?;
         draft.rule.label = label.to_owned();
         // The edited rule is still one the schema accepts (§7.9), as the

@@ -262,20 +262,7 @@ impl Service {
         let expires_at = prepared.not_after.map_or(now + REQUEST_TTL, |limit| (now + REQUEST_TTL).min(limit));
         let request_id = Service::new_id("rq_");
         let hosts = serde_json::to_string(&prepared.hosts).expect("bindings serialize");
-        let seal = self.seal_request(&crate::record_seal::RequestFields {
-            request_id: &request_id,
-            agent_jkt: &agent.jkt,
-            kind: kind.as_str(),
-            consent_text: &consent_text,
-            input: &prepared.input,
-            hosts: Some(&hosts),
-            summary: &summary,
-            terms: terms.as_deref(),
-            attention: Some(&attention),
-            created_at: now,
-            expires_at,
-        });
-        let new = NewRequest {
+        let mut new = NewRequest {
             request_id: &request_id,
             agent_jkt: &agent.jkt,
             kind: kind.as_str(),
@@ -289,8 +276,10 @@ impl Service {
             attention: &attention,
             summary: &summary,
             terms: terms.as_deref(),
-            seal: &seal,
+            seal: "",
         };
+        let seal = self.seal_request(&new.sealed_fields());
+        new.seal = &seal;
         if !stored::insert(self.store(), &new).await? {
             // A concurrent request with the same key won the race.
             let earlier = self.replay(&agent.jkt, &key, &body_sha256).await?;
@@ -385,14 +374,11 @@ impl Service {
         self.issue_answer(request_id, None, Some(confirmed_by), Some(seal)).await
     }
 
-    /// The statement the person's no to `request_id` would sign, if a no to
-    /// its kind signs anything (an invitation's, §5.10), with the seal of the
-    /// row it was read from (record_seal).
-    pub(super) async fn no_statement(&self, request_id: &str) -> Result<Option<(String, String)>, ServiceError> {
-        let row = self.sealed_request(request_id).await?;
+    /// The statement the person's no to the sealed request `row` would sign,
+    /// if a no to its kind signs anything (an invitation's, §5.10).
+    pub(super) fn no_statement(&self, row: &stored::SealedRow) -> Result<Option<String>, ServiceError> {
         let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
-        let seal = row.seal.unwrap_or_default();
-        Ok((handlers(kind).no_statement)(&row.input)?.map(|statement| (statement, seal)))
+        (handlers(kind).no_statement)(&row.input)
     }
 
     /// Issues what the person's no lets the agent say (§5.10: the host hears

@@ -82,6 +82,25 @@ pub struct NewRequest<'a> {
     pub seal: &'a str,
 }
 
+impl<'a> NewRequest<'a> {
+    /// The fields its seal covers (`record_seal`), as they are stored.
+    pub fn sealed_fields(&self) -> crate::record_seal::RequestFields<'a> {
+        crate::record_seal::RequestFields {
+            request_id: self.request_id,
+            agent_jkt: self.agent_jkt,
+            kind: self.kind,
+            consent_text: self.consent_text,
+            input: self.input,
+            hosts: Some(self.hosts),
+            summary: self.summary,
+            terms: self.terms,
+            attention: Some(self.attention),
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
 /// Stores a pending request with its callouts, in one transaction. `false`
 /// when the agent already has a request under the same idempotency key (a
 /// concurrent one won the race): nothing is stored.
