@@ -52,6 +52,28 @@ pub struct RequestFields<'a> {
     pub expires_at: i64,
 }
 
+/// A credential's row as the key app wrote it when it issued it: everything
+/// a later signature is built from without the person (its registration
+/// with the hosted status service: its hosts, expiry, limit and host keys)
+/// and everything that names it. JSON columns are sealed as the text stored.
+#[derive(Debug, Clone, Copy)]
+pub struct CredentialFields<'a> {
+    pub jti: &'a str,
+    pub kind: &'a str,
+    pub agent_jkt: Option<&'a str>,
+    pub request_id: Option<&'a str>,
+    pub aud: &'a str,
+    pub scope: &'a str,
+    pub iat: i64,
+    pub exp: i64,
+    pub compact: &'a str,
+    pub status_url: Option<&'a str>,
+    pub max_bookings: Option<i64>,
+    pub shared_limit: bool,
+    pub booking_id: Option<&'a str>,
+    pub host_keys: &'a str,
+}
+
 impl RecordSeal {
     /// The seal key of the principal whose key is `signer`.
     pub fn of(signer: &dyn Signer) -> Result<RecordSeal, JwsError> {
@@ -69,47 +91,92 @@ impl RecordSeal {
 
     /// The seal of a request's row.
     pub fn request(&self, r: &RequestFields<'_>) -> String {
-        schcp::b64::encode(self.request_mac(r).finalize().into_bytes())
+        self.seal(r)
     }
 
     /// Whether `seal` is the one the key app made for exactly these fields
     /// (compared in constant time). A row with none (written before seals,
     /// or by hand) holds none.
     pub fn holds(&self, r: &RequestFields<'_>, seal: Option<&str>) -> bool {
-        let Some(tag) = seal.and_then(|s| schcp::b64::decode(s).ok()) else { return false };
-        self.request_mac(r).verify_slice(&tag).is_ok()
+        self.holds_for(r, seal)
     }
 
-    fn request_mac(&self, r: &RequestFields<'_>) -> Hmac<Sha256> {
+    /// The seal of a credential's row.
+    pub fn credential(&self, c: &CredentialFields<'_>) -> String {
+        self.seal(c)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this
+    /// credential's fields, as [`RecordSeal::holds`] is for a request's.
+    pub fn credential_holds(&self, c: &CredentialFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(c, seal)
+    }
+
+    fn seal(&self, record: &dyn Sealed) -> String {
+        schcp::b64::encode(self.mac(record).finalize().into_bytes())
+    }
+
+    fn holds_for(&self, record: &dyn Sealed, seal: Option<&str>) -> bool {
+        let Some(tag) = seal.and_then(|s| schcp::b64::decode(s).ok()) else { return false };
+        self.mac(record).verify_slice(&tag).is_ok()
+    }
+
+    /// The MAC over one record: which kind of record it is first, then each
+    /// field with its length (or absence), so no two rows' fields read as the
+    /// same bytes.
+    fn mac(&self, record: &dyn Sealed) -> Hmac<Sha256> {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.key[..]).expect("HMAC takes a key of any length");
-        // Which record, then each field with its length (or absence), so no
-        // two rows' fields read as the same bytes.
-        let (created_at, expires_at) = (r.created_at.to_be_bytes(), r.expires_at.to_be_bytes());
-        let fields: [Option<&[u8]>; 12] = [
-            Some(b"request"),
-            Some(r.request_id.as_bytes()),
-            Some(r.agent_jkt.as_bytes()),
-            Some(r.kind.as_bytes()),
-            Some(r.consent_text.as_bytes()),
-            Some(r.input.as_bytes()),
-            r.hosts.map(str::as_bytes),
-            Some(r.summary.as_bytes()),
-            r.terms.map(str::as_bytes),
-            r.attention.map(str::as_bytes),
-            Some(&created_at),
-            Some(&expires_at),
-        ];
-        for field in fields {
-            match field {
-                Some(bytes) => {
-                    mac.update(&[1]);
-                    mac.update(&(bytes.len() as u64).to_be_bytes());
-                    mac.update(bytes);
-                }
-                None => mac.update(&[0]),
+        record.feed(&mut |field| match field {
+            Some(bytes) => {
+                mac.update(&[1]);
+                mac.update(&(bytes.len() as u64).to_be_bytes());
+                mac.update(bytes);
             }
-        }
+            None => mac.update(&[0]),
+        });
         mac
+    }
+}
+
+/// A record's fields in the order its seal covers them.
+trait Sealed {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>));
+}
+
+impl Sealed for RequestFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"request"));
+        put(Some(self.request_id.as_bytes()));
+        put(Some(self.agent_jkt.as_bytes()));
+        put(Some(self.kind.as_bytes()));
+        put(Some(self.consent_text.as_bytes()));
+        put(Some(self.input.as_bytes()));
+        put(self.hosts.map(str::as_bytes));
+        put(Some(self.summary.as_bytes()));
+        put(self.terms.map(str::as_bytes));
+        put(self.attention.map(str::as_bytes));
+        put(Some(&self.created_at.to_be_bytes()));
+        put(Some(&self.expires_at.to_be_bytes()));
+    }
+}
+
+impl Sealed for CredentialFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"credential"));
+        put(Some(self.jti.as_bytes()));
+        put(Some(self.kind.as_bytes()));
+        put(self.agent_jkt.map(str::as_bytes));
+        put(self.request_id.map(str::as_bytes));
+        put(Some(self.aud.as_bytes()));
+        put(Some(self.scope.as_bytes()));
+        put(Some(&self.iat.to_be_bytes()));
+        put(Some(&self.exp.to_be_bytes()));
+        put(Some(self.compact.as_bytes()));
+        put(self.status_url.map(str::as_bytes));
+        put(self.max_bookings.map(i64::to_be_bytes).as_ref().map(|b| &b[..]));
+        put(Some(&[u8::from(self.shared_limit)]));
+        put(self.booking_id.map(str::as_bytes));
+        put(Some(self.host_keys.as_bytes()));
     }
 }
 
@@ -161,6 +228,57 @@ mod tests {
         for c in changed {
             assert!(!seal.holds(&c, Some(&tag)), "{c:?}");
         }
+    }
+
+    fn credential() -> CredentialFields<'static> {
+        CredentialFields {
+            jti: "m-1",
+            kind: "mandate",
+            agent_jkt: Some("jkt"),
+            request_id: Some("rq_1"),
+            aud: r#"["maple-street-auto"]"#,
+            scope: r#"["book"]"#,
+            iat: 1_799_999_400,
+            exp: 1_800_000_000,
+            compact: "a.b.c",
+            status_url: Some("https://status.example/status/t/m-1"),
+            max_bookings: Some(2),
+            shared_limit: true,
+            booking_id: None,
+            host_keys: r#"{"maple-street-auto":["k"]}"#,
+        }
+    }
+
+    #[test]
+    fn a_credentials_seal_covers_every_field_a_registration_is_built_from() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let c = credential();
+        let tag = seal.credential(&c);
+        assert!(seal.credential_holds(&c, Some(&tag)));
+        assert!(!seal.credential_holds(&c, None));
+        let changed = [
+            CredentialFields { max_bookings: Some(200), ..c },
+            CredentialFields { max_bookings: None, ..c },
+            CredentialFields { shared_limit: false, ..c },
+            CredentialFields { aud: r#"["*"]"#, ..c },
+            CredentialFields { exp: c.exp + 86_400, ..c },
+            CredentialFields { host_keys: r#"{"maple-street-auto":["k","assistant"]}"#, ..c },
+            CredentialFields { status_url: None, ..c },
+            CredentialFields { jti: "m-2", ..c },
+            CredentialFields { kind: "closed_mandate", ..c },
+            CredentialFields { agent_jkt: None, ..c },
+            CredentialFields { request_id: Some("rq_2"), ..c },
+            CredentialFields { scope: r#"["book","cancel"]"#, ..c },
+            CredentialFields { iat: c.iat - 1, ..c },
+            CredentialFields { compact: "a.b.d", ..c },
+            CredentialFields { booking_id: Some("b-1"), ..c },
+        ];
+        for x in changed {
+            assert!(!seal.credential_holds(&x, Some(&tag)), "{x:?}");
+        }
+        // A request's seal never stands for a credential's, nor the reverse.
+        assert!(!seal.holds(&fields(), Some(&tag)));
+        assert!(!seal.credential_holds(&c, Some(&seal.request(&fields()))));
     }
 
     #[test]

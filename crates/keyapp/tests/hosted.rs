@@ -10,6 +10,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use keyapp::app;
 use keyapp::control::Command;
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -312,4 +313,79 @@ async fn a_registration_refused_for_good_is_answered_and_not_retried() {
     assert!(eventually(10, || async { stand.posted.load(Ordering::SeqCst) >= 3 }).await, "retried");
     let seen = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(seen["status"], "pending", "still waiting for a retry: {seen}");
+}
+
+/// The hostile assistant, running as the person, writes the records
+/// (`keyapp.db`) while a registration is still owed (the service was down
+/// at the yes): it raises the shared limit and adds its own key among the
+/// host's, so that the key app would sign, on its own, a registration wider
+/// than the person's yes. Nothing is signed from the changed row
+/// (record_seal): the service hears nothing and the agent still waits. Put
+/// back as it was, the row holds the seal the key app made at the yes, and
+/// the person's own registration goes out; a row stripped of its seal never
+/// does. (`publication.rs` tries each field the seal covers.)
+#[tokio::test]
+async fn a_registration_is_never_signed_from_a_record_widened_after_the_yes() {
+    let (stand, url) = stand_in().await;
+    let env = start_hosted(&url).await;
+    let a = paired_agent(&env, 44).await;
+    let rid = ask_mandate(&env, &a, "s6").await;
+    let approved = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let jti = approved["result"]["jti"].as_str().unwrap().to_owned();
+
+    let db = app::data_dir(&env.config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
+    let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    let issued: (Option<i64>, String) = sqlx::query_as("SELECT max_bookings, host_keys FROM credentials WHERE jti = ?")
+        .bind(&jti)
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    assert_eq!(issued.0, Some(3), "the person's limit, as issued");
+    let widened = sqlx::query(
+        "UPDATE credentials SET max_bookings = 1000,
+                host_keys = json_set(host_keys, '$.\"maple-street-auto\"[#]', ?2) WHERE jti = ?1",
+    )
+    .bind(&jti)
+    .bind("A".repeat(43))
+    .execute(&db)
+    .await
+    .unwrap();
+    assert_eq!(widened.rows_affected(), 1);
+
+    // The service comes up; the publisher retries (its backoff is ≤ 2 s here).
+    stand.up.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(stand.posted.load(Ordering::SeqCst), 0, "nothing signed from the widened row");
+    let seen = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
+    assert_eq!(seen["status"], "pending", "the agent still waits: {seen}");
+    assert_eq!(listed(&env, &jti).await["publication"], "registration_pending");
+
+    // Put back exactly as the key app wrote it: the person's terms go out.
+    sqlx::query("UPDATE credentials SET max_bookings = ?2, host_keys = ?3 WHERE jti = ?1")
+        .bind(&jti)
+        .bind(issued.0)
+        .bind(&issued.1)
+        .execute(&db)
+        .await
+        .unwrap();
+    let arrived = eventually(25, || async { !stand.updates.lock().unwrap().is_empty() }).await;
+    assert!(arrived, "published once put back");
+    let updates = stand.updates.lock().unwrap().clone();
+    assert_eq!(updates.len(), 1, "one registration");
+    let credential = &updates[0].2["credential"];
+    assert_eq!((&credential["jti"], &credential["max_bookings"]), (&json!(jti), &json!(3)));
+    assert_eq!(credential["host_keys"], json!({"maple-street-auto": env.host.key_thumbprints()}));
+
+    // A second credential whose row lost its seal (written by hand, or from
+    // before seals) is never signed, whatever its values.
+    stand.up.store(false, Ordering::SeqCst);
+    let rid = ask_mandate(&env, &a, "s7").await;
+    let approved = person(&env, Command::Approve { id: rid.clone() }).await.unwrap();
+    let second = approved["result"]["jti"].as_str().unwrap().to_owned();
+    sqlx::query("UPDATE credentials SET seal = NULL WHERE jti = ?").bind(&second).execute(&db).await.unwrap();
+    let posted = stand.posted.load(Ordering::SeqCst);
+    stand.up.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(stand.posted.load(Ordering::SeqCst), posted, "the unsealed row was never sent");
+    assert_eq!(listed(&env, &second).await["publication"], "registration_pending");
 }

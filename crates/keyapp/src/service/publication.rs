@@ -11,6 +11,7 @@
 use super::{HostedFailure, Service, ServiceError, Status};
 use crate::hosted::{HostedClient, PublishError};
 use crate::store::outbox::{self, Due, Op};
+use crate::store::{StoreError, Stored};
 use schcp::status_update::{self, Operation, Registration};
 use std::future::Future;
 use std::pin::Pin;
@@ -137,7 +138,21 @@ impl Service {
 
     /// The update for an outbox row, signed by the principal key. Everything in
     /// it comes from the records: the credential's row, the clock, a fresh jti.
+    ///
+    /// A registration tells the service which hosts may claim the person's
+    /// bookings, how many, until when and with which keys; the key app signs
+    /// it without asking the person again. So it is signed only from the row
+    /// as the key app wrote it at the person's yes: one whose seal does not
+    /// hold (another program raised its limit, added a host or a key, or wrote
+    /// it) is never signed, and waits, unpublished (record_seal). A
+    /// revocation only narrows what the person allowed and needs no seal.
     fn update_jws(&self, row: &Due) -> Result<String, ServiceError> {
+        let sealed = || self.inner.seal.credential_holds(&row.credential.fields(), row.credential.seal.as_deref());
+        if row.op == Op::Register && !sealed() {
+            tracing::warn!(jti = %row.jti, "a credential's record does not hold its seal: its registration is not signed");
+            let why = format!("{}: its record was written or changed outside the key app; not signed", row.jti);
+            return Err(ServiceError::Store(StoreError::tampered(Stored::Credential, why)));
+        }
         let op = match row.op {
             Op::Register => Operation::Register(Registration {
                 jti: row.jti.clone(),
@@ -183,8 +198,29 @@ mod tests {
 
     const T0: i64 = 1_792_000_000;
 
-    /// The outbox row of a shared-limit mandate `m-1` for one host.
-    fn due(op: Op) -> Due {
+    /// The outbox row of a shared-limit mandate `m-1` for one host, its
+    /// credential's row sealed by `svc` as the pipeline seals it.
+    fn due(svc: &Service, op: Op) -> Due {
+        let host_keys: status_edge::HostKeys =
+            [("maple-street-auto".to_owned(), vec!["k".repeat(43)])].into_iter().collect();
+        let mut credential = crate::store::credentials::StoredCredential {
+            jti: "m-1".into(),
+            kind: "mandate".into(),
+            agent_jkt: Some("agent".into()),
+            request_id: Some("rq_1".into()),
+            aud: r#"["maple-street-auto"]"#.into(),
+            scope: r#"["hold","book"]"#.into(),
+            iat: T0,
+            exp: T0 + 3600,
+            compact: "x.y.z".into(),
+            status_url: Some("https://status.example/status/T/m-1".into()),
+            max_bookings: Some(2),
+            shared_limit: true,
+            booking_id: None,
+            host_keys: serde_json::to_string(&host_keys).unwrap(),
+            seal: None,
+        };
+        credential.seal = Some(svc.inner.seal.credential(&credential.fields()));
         Due {
             id: 1,
             jti: "m-1".into(),
@@ -195,7 +231,8 @@ mod tests {
             aud: vec!["maple-street-auto".into()],
             max_bookings: Some(2),
             shared_limit: true,
-            host_keys: [("maple-street-auto".to_owned(), vec!["k".repeat(43)])].into_iter().collect(),
+            host_keys,
+            credential,
         }
     }
 
@@ -206,8 +243,8 @@ mod tests {
     async fn an_update_is_the_records_own_signed_by_the_principal() {
         let (svc, _clock, _dir) = service_at(T0).await;
         let thumb = svc.profile().principal_thumbprint();
-        let first = status_update::verify(&svc.update_jws(&due(Op::Register)).unwrap(), &thumb, T0).unwrap();
-        let row = due(Op::Register);
+        let first = status_update::verify(&svc.update_jws(&due(&svc, Op::Register)).unwrap(), &thumb, T0).unwrap();
+        let row = due(&svc, Op::Register);
         let registration = Registration {
             jti: row.jti,
             exp: row.exp,
@@ -218,13 +255,13 @@ mod tests {
         };
         assert_eq!((first.thumb.as_str(), first.iat), (thumb.as_str(), T0));
         assert_eq!(first.op, Operation::Register(registration));
-        let again = status_update::verify(&svc.update_jws(&due(Op::Register)).unwrap(), &thumb, T0).unwrap();
+        let again = status_update::verify(&svc.update_jws(&due(&svc, Op::Register)).unwrap(), &thumb, T0).unwrap();
         assert_ne!(again.update_jti, first.update_jti, "a retry is a new update");
-        let revoke = status_update::verify(&svc.update_jws(&due(Op::Revoke)).unwrap(), &thumb, T0).unwrap();
+        let revoke = status_update::verify(&svc.update_jws(&due(&svc, Op::Revoke)).unwrap(), &thumb, T0).unwrap();
         assert_eq!(revoke.op, Operation::Revoke { jti: "m-1".into() });
         // Another principal's namespace does not take it.
         let other = "A".repeat(43);
-        assert!(status_update::verify(&svc.update_jws(&due(Op::Revoke)).unwrap(), &other, T0).is_err());
+        assert!(status_update::verify(&svc.update_jws(&due(&svc, Op::Revoke)).unwrap(), &other, T0).is_err());
     }
 
     /// A fake status service: answers each post with the next scripted
@@ -269,7 +306,9 @@ mod tests {
         for (n, jti) in jtis.iter().enumerate() {
             let mut tx = svc.store().pool().begin().await.unwrap();
             let c = crate::store::testing::credential(n as i64, jti, crate::kind::RequestKind::Mandate, "agent");
-            crate::store::credentials::insert(&mut tx, &c).await.unwrap();
+            let row = crate::store::credentials::insert(&mut tx, &c).await.unwrap();
+            let seal = svc.inner.seal.credential(&row.fields());
+            crate::store::credentials::seal(&mut tx, jti, &seal).await.unwrap();
             outbox::enqueue_register(&mut tx, jti, "https://status.example", T0).await.unwrap();
             tx.commit().await.unwrap();
         }
@@ -318,6 +357,94 @@ mod tests {
         assert_eq!(round, Round { acknowledged: 0, failed: 1, refused: 0 });
         assert_eq!(fake.posted.lock().unwrap().len(), 1, "the second row was not tried");
         assert_eq!(due_jtis(&svc, T0).await, ["m-2"], "and is still due");
+    }
+
+    /// Another program (the assistant, as the person) changes a credential's
+    /// row while its registration is owed: whichever field it changes, the
+    /// key app signs nothing and keeps the row owed; put back, the row's seal
+    /// holds again and the registration as issued goes out. A revocation,
+    /// which only narrows, is signed whatever the row says.
+    #[tokio::test]
+    async fn nothing_is_signed_from_a_credential_row_changed_after_it_was_issued() {
+        let (svc, clock, _dir) = service_at(T0).await;
+        let mut tx = svc.store().pool().begin().await.unwrap();
+        let mut c = crate::store::testing::credential(0, "m-1", crate::kind::RequestKind::Mandate, "agent");
+        (c.max_bookings, c.shared_limit) = (Some(2), true);
+        c.host_keys = [("maple-street-auto".to_owned(), vec!["k".repeat(43)])].into_iter().collect();
+        let row = crate::store::credentials::insert(&mut tx, &c).await.unwrap();
+        crate::store::credentials::seal(&mut tx, "m-1", &svc.inner.seal.credential(&row.fields())).await.unwrap();
+        outbox::enqueue_register(&mut tx, "m-1", "https://status.example", T0).await.unwrap();
+        tx.commit().await.unwrap();
+        let issued = outbox::due(svc.store(), T0, 10).await.unwrap().remove(0);
+
+        let changes = [
+            "max_bookings = 1000",
+            "shared_limit = 0, max_bookings = NULL",
+            "aud = '[\"maple-street-auto\",\"assistants-host\"]'",
+            "exp = exp + 86400",
+            "host_keys = '{\"maple-street-auto\":[\"kkk\",\"assistant\"]}'",
+            "jti = jti",
+            "seal = NULL",
+        ];
+        let mut at = T0;
+        for (n, change) in changes.iter().enumerate() {
+            let pool = svc.store().pool();
+            sqlx::query(&format!("UPDATE credentials SET {change} WHERE jti = 'm-1'")).execute(pool).await.unwrap();
+            if *change == "jti = jti" {
+                // A write of the same values changes nothing the seal covers.
+                let fake = FakeService::answering(vec![Err(PublishError::Unreachable {
+                    url: "https://status.example".into(),
+                    reason: "down".into(),
+                })]);
+                assert_eq!(svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap().failed, 1);
+                assert_eq!(fake.posted.lock().unwrap().len(), 1, "the unchanged row is signed and sent");
+            } else {
+                // No scripted answer: a post would panic the fake.
+                let fake = FakeService::answering(vec![]);
+                let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
+                assert_eq!(round, Round { acknowledged: 0, failed: 1, refused: 0 }, "{change}");
+                let owed = outbox::due(svc.store(), at + outbox::MAX_BACKOFF, 10).await.unwrap();
+                assert_eq!(owed.len(), 1, "still owed after {change}");
+            }
+            // Put back as the key app wrote it.
+            let r = &issued.credential;
+            sqlx::query(
+                "UPDATE credentials SET max_bookings = ?, shared_limit = ?, aud = ?, exp = ?, host_keys = ?, seal = ?
+                 WHERE jti = 'm-1'",
+            )
+            .bind(r.max_bookings)
+            .bind(r.shared_limit)
+            .bind(&r.aud)
+            .bind(r.exp)
+            .bind(&r.host_keys)
+            .bind(&r.seal)
+            .execute(pool)
+            .await
+            .unwrap();
+            at += outbox::MAX_BACKOFF;
+            clock.store(at, std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(due_jtis(&svc, at).await, ["m-1"], "due again after change {n}");
+        }
+        let fake = FakeService::answering(vec![Ok(201)]);
+        let round = svc.publish_due_to(|| Ok(&fake as &dyn UpdateSink)).await.unwrap();
+        assert_eq!(round.acknowledged, 1);
+        let (_, jws) = fake.posted.lock().unwrap()[0].clone();
+        let update = status_update::verify(&jws, &svc.profile().principal_thumbprint(), at).unwrap();
+        let Operation::Register(registered) = update.op else { panic!("a registration") };
+        assert_eq!((registered.max_bookings, registered.shared_limit), (Some(2), true));
+        assert_eq!(registered.aud, ["maple-street-auto"]);
+        assert_eq!(registered.exp, T0 + 3600);
+        assert_eq!(registered.host_keys, issued.host_keys);
+
+        // A revocation of a row changed since is still signed: it only narrows.
+        let mut revocation = due(&svc, Op::Revoke);
+        revocation.credential.max_bookings = Some(1000);
+        let thumb = svc.profile().principal_thumbprint();
+        let revoke = status_update::verify(&svc.update_jws(&revocation).unwrap(), &thumb, at);
+        assert_eq!(revoke.unwrap().op, Operation::Revoke { jti: "m-1".into() });
+        let mut register = revocation;
+        register.op = Op::Register;
+        assert!(matches!(svc.update_jws(&register), Err(ServiceError::Store(crate::store::StoreError::Tampered(_)))));
     }
 
     /// Only a refusal no retry could change stops the retries: anything

@@ -42,6 +42,80 @@ pub struct CredentialRecord {
     pub host_keys: status_edge::HostKeys,
 }
 
+/// A credential's row as stored, with its seal: JSON columns as their text.
+/// A later signature made without the person (a registration with the hosted
+/// status service) is built from these values only once their seal holds.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredCredential {
+    pub jti: String,
+    pub kind: String,
+    pub agent_jkt: Option<String>,
+    pub request_id: Option<String>,
+    pub aud: String,
+    pub scope: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub compact: String,
+    pub status_url: Option<String>,
+    pub max_bookings: Option<i64>,
+    pub shared_limit: bool,
+    pub booking_id: Option<String>,
+    pub host_keys: String,
+    pub seal: Option<String>,
+}
+
+/// The columns of [`StoredCredential`], of the credentials table `c`.
+pub const STORED_COLUMNS: &str = "c.jti, c.kind, c.agent_jkt, c.request_id, c.aud, c.scope, c.iat, c.exp, \
+     c.compact, c.status_url, c.max_bookings, c.shared_limit, c.booking_id, c.host_keys, c.seal";
+
+impl StoredCredential {
+    /// The fields its seal covers.
+    pub fn fields(&self) -> crate::record_seal::CredentialFields<'_> {
+        crate::record_seal::CredentialFields {
+            jti: &self.jti,
+            kind: &self.kind,
+            agent_jkt: self.agent_jkt.as_deref(),
+            request_id: self.request_id.as_deref(),
+            aud: &self.aud,
+            scope: &self.scope,
+            iat: self.iat,
+            exp: self.exp,
+            compact: &self.compact,
+            status_url: self.status_url.as_deref(),
+            max_bookings: self.max_bookings,
+            shared_limit: self.shared_limit,
+            booking_id: self.booking_id.as_deref(),
+            host_keys: &self.host_keys,
+        }
+    }
+}
+
+impl CredentialRecord {
+    /// The row this record is written as, not yet sealed.
+    fn stored(&self) -> Result<StoredCredential, StoreError> {
+        let json = |v: Result<String, serde_json::Error>| {
+            v.map_err(|e| StoreError::corrupt(Stored::Credential, format!("{}: {e}", self.jti)))
+        };
+        Ok(StoredCredential {
+            jti: self.jti.clone(),
+            kind: self.kind.as_str().to_owned(),
+            agent_jkt: self.agent_jkt.clone(),
+            request_id: self.request_id.clone(),
+            aud: json(serde_json::to_string(&self.aud))?,
+            scope: json(serde_json::to_string(&self.scope))?,
+            iat: self.iat,
+            exp: self.exp,
+            compact: self.compact.clone(),
+            status_url: self.status_url.clone(),
+            max_bookings: if self.shared_limit { self.max_bookings.map(i64::from) } else { None },
+            shared_limit: self.shared_limit,
+            booking_id: self.booking_id.clone(),
+            host_keys: json(serde_json::to_string(&self.host_keys))?,
+            seal: None,
+        })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RecordError {
@@ -76,7 +150,10 @@ fn unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
-/// Records an issued credential. One transaction.
+/// Records a credential in one transaction, unsealed: the status API serves
+/// it, but no registration is ever signed from it (record_seal). The request
+/// pipeline records and seals what it issues in its own transaction
+/// (`insert`, then `seal`); this is for tools and tests that stand in for it.
 pub async fn record(store: &Store, rec: CredentialRecord) -> Result<(), RecordError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await.map_err(StoreError::from)?;
     insert(&mut tx, &rec).await?;
@@ -86,7 +163,11 @@ pub async fn record(store: &Store, rec: CredentialRecord) -> Result<(), RecordEr
 
 /// Records an issued credential inside the caller's transaction, so the request
 /// pipeline settles a request and records what it issued in one commit.
-pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -> Result<(), RecordError> {
+/// Returns the row as written, for the service to seal (`seal`).
+pub async fn insert(
+    conn: &mut sqlx::SqliteConnection,
+    rec: &CredentialRecord,
+) -> Result<StoredCredential, RecordError> {
     if rec.shared_limit {
         if rec.max_bookings.is_none() {
             return Err(RecordError::Invalid("shared_limit needs max_bookings"));
@@ -104,39 +185,45 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, rec: &CredentialRecord) -
     if rec.host_keys.keys().any(|h| !rec.aud.contains(h)) {
         return Err(RecordError::Invalid("host_keys names a host not in aud"));
     }
-    let aud = serde_json::to_string(&rec.aud).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
-    let host_keys =
-        serde_json::to_string(&rec.host_keys).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
-    let scope =
-        serde_json::to_string(&rec.scope).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
-    let max_bookings = if rec.shared_limit { rec.max_bookings.map(i64::from) } else { None };
+    let row = rec.stored()?;
     let inserted = sqlx::query(
         "INSERT INTO credentials (jti, kind, agent_jkt, request_id, aud, scope, iat, exp, compact,
                                   status_url, max_bookings, shared_limit, booking_id, created_at, host_keys)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
-    .bind(&rec.jti)
-    .bind(rec.kind.as_str())
-    .bind(&rec.agent_jkt)
-    .bind(&rec.request_id)
-    .bind(aud)
-    .bind(scope)
-    .bind(rec.iat)
-    .bind(rec.exp)
-    .bind(&rec.compact)
-    .bind(&rec.status_url)
-    .bind(max_bookings)
-    .bind(rec.shared_limit)
-    .bind(&rec.booking_id)
-    .bind(rec.iat)
-    .bind(host_keys)
+    .bind(&row.jti)
+    .bind(&row.kind)
+    .bind(&row.agent_jkt)
+    .bind(&row.request_id)
+    .bind(&row.aud)
+    .bind(&row.scope)
+    .bind(row.iat)
+    .bind(row.exp)
+    .bind(&row.compact)
+    .bind(&row.status_url)
+    .bind(row.max_bookings)
+    .bind(row.shared_limit)
+    .bind(&row.booking_id)
+    .bind(row.iat)
+    .bind(&row.host_keys)
     .execute(&mut *conn)
     .await;
     match inserted {
-        Ok(_) => Ok(()),
+        Ok(_) => Ok(row),
         Err(e) if unique_violation(&e) => Err(RecordError::DuplicateJti(rec.jti.clone())),
         Err(e) => Err(StoreError::from(e).into()),
     }
+}
+
+/// Seals credential `jti`'s row (record_seal), inside the transaction that
+/// wrote it. A row already sealed keeps its seal.
+pub async fn seal(conn: &mut sqlx::SqliteConnection, jti: &str, seal: &str) -> Result<(), StoreError> {
+    sqlx::query("UPDATE credentials SET seal = ? WHERE jti = ? AND seal IS NULL")
+        .bind(seal)
+        .bind(jti)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 /// Says how the person's yes to credential `jti` was confirmed (migration

@@ -10,6 +10,7 @@
 //! credential go out in id order: a revocation is never due while its
 //! registration is unacknowledged.
 
+use super::credentials::{StoredCredential, STORED_COLUMNS};
 use super::{Store, StoreError, Stored};
 
 /// What an outbox row publishes (the update's `op`).
@@ -54,6 +55,9 @@ pub struct Due {
     pub shared_limit: bool,
     /// The discovery key thumbprints recorded per host (signed claims).
     pub host_keys: status_edge::HostKeys,
+    /// The credential's row these were read from, with its seal: the
+    /// publisher signs a registration only when that seal holds.
+    pub credential: StoredCredential,
 }
 
 /// The first retry waits this long; each failure doubles it…
@@ -139,36 +143,34 @@ pub async fn enqueue_revoke(conn: &mut sqlx::SqliteConnection, jti: &str, now: i
 #[derive(sqlx::FromRow)]
 struct DueRow {
     id: i64,
-    jti: String,
     op: String,
     base: String,
     attempts: i64,
-    exp: i64,
-    aud: String,
-    max_bookings: Option<i64>,
-    shared_limit: bool,
-    host_keys: String,
+    #[sqlx(flatten)]
+    credential: StoredCredential,
 }
 
 impl TryFrom<DueRow> for Due {
     type Error = StoreError;
 
     fn try_from(r: DueRow) -> Result<Due, StoreError> {
-        let corrupt = |what: String| StoreError::corrupt(Stored::Outbox, format!("{}: {what}", r.jti));
+        let c = &r.credential;
+        let corrupt = |what: String| StoreError::corrupt(Stored::Outbox, format!("{}: {what}", c.jti));
         Ok(Due {
             op: Op::parse(&r.op)?,
             attempts: u32::try_from(r.attempts).map_err(|_| corrupt(format!("attempts {}", r.attempts)))?,
-            aud: serde_json::from_str(&r.aud).map_err(|e| corrupt(e.to_string()))?,
-            host_keys: serde_json::from_str(&r.host_keys).map_err(|e| corrupt(e.to_string()))?,
-            max_bookings: r
+            aud: serde_json::from_str(&c.aud).map_err(|e| corrupt(e.to_string()))?,
+            host_keys: serde_json::from_str(&c.host_keys).map_err(|e| corrupt(e.to_string()))?,
+            max_bookings: c
                 .max_bookings
                 .map(|m| u32::try_from(m).map_err(|_| corrupt(format!("max_bookings {m}"))))
                 .transpose()?,
             id: r.id,
             base: r.base,
-            exp: r.exp,
-            shared_limit: r.shared_limit,
-            jti: r.jti,
+            exp: c.exp,
+            shared_limit: c.shared_limit,
+            jti: c.jti.clone(),
+            credential: r.credential,
         })
     }
 }
@@ -177,13 +179,13 @@ impl TryFrom<DueRow> for Due {
 /// refused for good, past their backoff, and with no earlier unacknowledged
 /// row for the same credential (a revocation waits for its registration).
 pub async fn due(store: &Store, now: i64, limit: i64) -> Result<Vec<Due>, StoreError> {
-    let rows: Vec<DueRow> = sqlx::query_as(
-        "SELECT o.id, o.jti, o.op, o.base, o.attempts, c.exp, c.aud, c.max_bookings, c.shared_limit, c.host_keys
+    let rows: Vec<DueRow> = sqlx::query_as(&format!(
+        "SELECT o.id, o.op, o.base, o.attempts, {STORED_COLUMNS}
          FROM status_outbox o JOIN credentials c ON c.jti = o.jti
          WHERE o.acked_at IS NULL AND o.refused_at IS NULL AND o.next_attempt_at <= ?1
            AND NOT EXISTS (SELECT 1 FROM status_outbox e WHERE e.jti = o.jti AND e.id < o.id AND e.acked_at IS NULL)
-         ORDER BY o.id LIMIT ?2",
-    )
+         ORDER BY o.id LIMIT ?2"
+    ))
     .bind(now)
     .bind(limit)
     .fetch_all(store.pool())
