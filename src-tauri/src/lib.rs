@@ -86,6 +86,7 @@ async fn start<R: Runtime>(
         false => false,
     };
     let source = passphrase.unwrap_or_else(|| PassphraseSource::Ask(unlock::asker(app.clone(), gate.clone())));
+    let language = keyapp::app::language(&config);
     let running = match keyapp::app::start(config, source).await {
         Ok(running) => running,
         Err(e) => {
@@ -93,7 +94,8 @@ async fn start<R: Runtime>(
             // A window the person typed into says why, and closing it ends the
             // app; with no window, the exit code and stderr do.
             if app.get_webview_window(windows::MAIN).is_some() {
-                gate.set(GateView::Failed { message: e.to_string() });
+                let message = keyapp::start_words::start_error(language, &e).paragraph();
+                gate.set(GateView::Failed { message });
             } else {
                 app.exit(1);
             }

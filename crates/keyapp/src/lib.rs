@@ -31,6 +31,7 @@ pub mod record_seal;
 pub mod recovery;
 pub mod search_fold;
 pub mod service;
+pub mod start_words;
 pub mod status_address;
 pub mod status_api;
 pub mod status_reach;

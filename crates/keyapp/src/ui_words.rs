@@ -4,7 +4,8 @@
 //! and the desktop show alike; and why something the person did in a window
 //! was refused (`refusal`), from `locales/{en,fr}/refusals.ftl`; and the
 //! `schcp-keyapp` program's errors with their remedies, from
-//! `locales/{en,fr}/cli.ftl`.
+//! `locales/{en,fr}/cli.ftl`; and why the key app did not start
+//! (`start_words`), from `locales/{en,fr}/start.ftl`.
 
 use crate::service::{Missing, PairingStatus, RequestStatus, ServiceError};
 use crate::store::{StoreError, Stored};
@@ -14,15 +15,17 @@ use schcp::refusal::Reason;
 use schcp_consent::Language;
 use std::sync::OnceLock;
 
-const EN: [&str; 3] = [
+pub(crate) const EN: [&str; 4] = [
     include_str!("../../../locales/en/ui.ftl"),
     include_str!("../../../locales/en/refusals.ftl"),
     include_str!("../../../locales/en/cli.ftl"),
+    include_str!("../../../locales/en/start.ftl"),
 ];
-const FR: [&str; 3] = [
+pub(crate) const FR: [&str; 4] = [
     include_str!("../../../locales/fr/ui.ftl"),
     include_str!("../../../locales/fr/refusals.ftl"),
     include_str!("../../../locales/fr/cli.ftl"),
+    include_str!("../../../locales/fr/start.ftl"),
 ];
 
 fn bundle(language: Language) -> &'static FluentBundle<FluentResource> {

@@ -57,6 +57,41 @@ fn a_key_app_that_is_not_running_is_said_so_with_how_to_start_it() {
     );
 }
 
+/// `serve` that cannot start says why, and what to do, in the configured
+/// language: the start's own words, not the English of its error type.
+#[test]
+fn a_key_app_that_cannot_start_says_why_in_the_configured_language() {
+    let dir = tempfile::tempdir().unwrap();
+    let in_the_way = dir.path().join("a-file");
+    std::fs::write(&in_the_way, "not a folder").unwrap();
+    let data_dir = in_the_way.join("records");
+    for (locale, what, remedy) in [
+        (
+            "fr",
+            format!(
+                "Erreur : Le dossier de données {} ne peut pas être utilisé (une partie de ce chemin est un fichier, \
+                 pas un dossier).",
+                data_dir.display()
+            ),
+            "Que faire : Vérifiez son propriétaire et ses droits, ou indiquez un autre data_dir dans la configuration.",
+        ),
+        (
+            "en",
+            format!(
+                "Error: The data folder {} cannot be used (part of that path is a file, not a folder).",
+                data_dir.display()
+            ),
+            "What to do: Check its owner and permissions, or set another data_dir in the configuration.",
+        ),
+    ] {
+        let config = dir.path().join(format!("serve-{locale}.toml"));
+        std::fs::write(&config, format!("data_dir = \"{}\"\nlocale = \"{locale}\"\n", data_dir.display())).unwrap();
+        let out = run(&config, "C.UTF-8", &["serve"]);
+        says(&out, &what, remedy);
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("os error"), "the system's words are worded");
+    }
+}
+
 #[test]
 fn a_bad_configuration_is_named_with_how_to_fix_it_in_the_os_language() {
     let dir = tempfile::tempdir().unwrap();

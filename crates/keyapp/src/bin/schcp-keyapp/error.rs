@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 pub(crate) enum CliError {
     /// The configuration file could not be used.
     Config(ConfigError),
-    /// `serve` could not start, or stopped.
+    /// The key app did not start: its own two sentences (`start_words`).
+    NotStarted(Box<StartError>),
+    /// `serve` could not close its memory to other programs, or stopped.
     Start(String),
-    /// No folder for the records: no `data_dir`, `XDG_DATA_HOME` or `HOME`.
-    NoDataDir,
     /// Nothing listens on the control socket.
     NotRunning,
     /// The control socket is there but could not be used.
@@ -66,10 +66,7 @@ impl From<ControlError> for CliError {
 
 impl From<StartError> for CliError {
     fn from(e: StartError) -> Self {
-        match e {
-            StartError::NoDataDir => CliError::NoDataDir,
-            other => CliError::Start(other.to_string()),
-        }
+        CliError::NotStarted(Box::new(e))
     }
 }
 
@@ -88,8 +85,14 @@ impl CliError {
             Ok(r) => return CliError::Restore(r),
             Err(e) => e,
         };
-        match e.downcast::<BackupError>() {
-            Ok(b) => CliError::Backup(b),
+        let e = match e.downcast::<BackupError>() {
+            Ok(b) => return CliError::Backup(b),
+            Err(e) => e,
+        };
+        // The key would not open (locked keychain, refused verification):
+        // worded as a start's, since it is the same key opened the same way.
+        match e.downcast::<keyapp::keystore::KeystoreError>() {
+            Ok(k) => CliError::NotStarted(Box::new(StartError::Keystore(k))),
             Err(e) => CliError::Recovery(e.to_string()),
         }
     }
@@ -117,7 +120,11 @@ impl CliError {
                 args.set("detail", detail.clone());
                 ("cli-err-start", "cli-rec-start")
             }
-            CliError::NoDataDir => ("cli-err-no-data-dir", "cli-rec-no-data-dir"),
+            // Worded by `start_words` (`worded`); its detail, should anything ask.
+            CliError::NotStarted(e) => {
+                args.set("detail", e.to_string());
+                ("cli-err-start", "cli-rec-start")
+            }
             CliError::NotRunning => ("cli-err-not-running", "cli-rec-not-running"),
             CliError::Control { path, detail } => {
                 args.set("path", path.display().to_string());
@@ -171,10 +178,19 @@ impl CliError {
 
     /// The two lines, in `language`: "Error: …" then "What to do: …".
     pub(crate) fn worded(&self, language: Language) -> String {
-        let (what, remedy, args) = self.ids(language);
-        let line = |label: &str, name: &str, id: &str| {
+        let (what, remedy) = match self {
+            CliError::NotStarted(e) => {
+                let words = keyapp::start_words::start_error(language, e);
+                (words.what, words.remedy)
+            }
+            _ => {
+                let (what, remedy, args) = self.ids(language);
+                (ui_words::text_with(language, what, &args), ui_words::text_with(language, remedy, &args))
+            }
+        };
+        let line = |label: &str, name: &str, text: String| {
             let mut outer = FluentArgs::new();
-            outer.set(name, ui_words::text_with(language, id, &args));
+            outer.set(name, text);
             ui_words::text_with(language, label, &outer)
         };
         format!("{}\n{}", line("cli-error", "what", what), line("cli-remedy", "remedy", remedy))
@@ -296,7 +312,8 @@ mod tests {
             CliError::Config(Config::parse("colour = 1\n", &path).unwrap_err()),
             CliError::Config(ConfigError::Invalid("status_api.public_base must be an http(s) URL".into())),
             CliError::Start("the data directory cannot be used".into()),
-            CliError::NoDataDir,
+            CliError::NotStarted(Box::new(StartError::NoDataDir)),
+            CliError::NotStarted(Box::new(StartError::Keystore(keyapp::keystore::KeystoreError::UnlockRefused))),
             CliError::NotRunning,
             CliError::Control { path: path.clone(), detail: "permission denied".into() },
             CliError::Version,
