@@ -84,6 +84,7 @@ credentials-heading = What you have signed
 credentials-revoke = Revoke
 credentials-revoke-confirm = Revoke this credential? Hosts will refuse it from now on.
 credentials-not-revocable = not revocable
+credential-changed = Another program changed part of your records about this one, so what it allows is not shown here. If you are unsure of it, revoke it.
 credentials-revocation-unpublished = revocation not yet published
 credentials-registration-unpublished = not yet published to the status service; your assistant receives it once it is
 credentials-registration-refused = { $why ->

@@ -83,6 +83,7 @@ credentials-heading = Ce que vous avez signé
 credentials-revoke = Révoquer
 credentials-revoke-confirm = Révoquer cette autorisation ? Les hôtes la refuseront dès maintenant.
 credentials-not-revocable = non révocable
+credential-changed = Un autre programme a modifié une partie de vos registres à son sujet : ce qu’elle permet n’est donc pas affiché ici. Si vous avez un doute, révoquez-la.
 credentials-revocation-unpublished = révocation pas encore publiée
 credentials-registration-unpublished = pas encore publié au service de statut ; votre assistant le recevra ensuite
 credentials-registration-refused = { $why ->

@@ -222,7 +222,12 @@ confirmed_by?: string,
 /**
  * `confirmed_by` in the person's words (ui.ftl of each locale).
  */
-confirmed?: string, };
+confirmed?: string, 
+/**
+ * Set when the record of what it allows was changed by another program
+ * (record_seal): why no summary is shown, in the person's words.
+ */
+changed?: string, };
 
 /**
  * Which document an export writes.

@@ -70,6 +70,7 @@ mod tests {
             detail: detail.into(),
             confirmed_by: None,
             summary: summary.map(Into::into),
+            summary_of: summary.map(|_| "rq_Q9JjwEDxTVuc2Myf2D51GA".into()),
             agent_name: agent.map(Into::into),
         }
     }

@@ -393,6 +393,10 @@ pub struct CredentialView {
     /// `confirmed_by` in the person's words (ui.ftl of each locale).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<String>,
+    /// Set when the record of what it allows was changed by another program
+    /// (record_seal): why no summary is shown, in the person's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<String>,
     #[serde(skip)]
     pub agent_jkt: Option<String>,
 }
@@ -687,6 +691,7 @@ mod tests {
             meeting: None,
             confirmed_by: Some("polkit".into()),
             confirmed: Some("confirmed".into()),
+            changed: None,
             agent_jkt: Some("j".into()),
         };
         let listed = serde_json::to_value(MandateView::from(view.clone())).unwrap();
@@ -722,6 +727,7 @@ mod tests {
             }),
             confirmed_by: None,
             confirmed: None,
+            changed: None,
             agent_jkt: None,
         };
         let wire = serde_json::to_string(&view).unwrap();

@@ -319,7 +319,7 @@ fn an_unlock_the_os_refuses_starts_nothing_and_a_granted_one_keeps_the_key_from_
     assert_eq!(started(&place, &mut child), None, "started although polkit said no:\n{}", place.log());
     assert!(!child.wait().unwrap().success());
     let log = place.log();
-    assert!(log.contains("your OS did not confirm it was you"), "{log}");
+    assert!(log.contains("Your computer did not confirm it was you"), "{log}");
     assert!(!place.path("data/run/agent-api.json").exists());
     let kek = kek_path(&user, &place);
     assert!(!kek.exists(), "no key-encryption key was made for a refused unlock");

@@ -265,3 +265,60 @@ async fn junk_among_the_pending_requests_does_not_keep_the_window_from_the_real_
     let shown = person(&env, Command::Show { id: id.clone() }).await.unwrap();
     assert_eq!(shown["consent_text"], created["consent_text"]);
 }
+
+/// Credential `jti` as the person's Credentials lists it.
+async fn listed(env: &Env, jti: &str) -> Value {
+    let all = person(env, Command::Mandates).await.unwrap();
+    all.as_array().unwrap().iter().find(|c| c["jti"] == jti).cloned().expect("listed")
+}
+
+/// After the yes, the assistant rewrites the approved request's summary, the
+/// one line Credentials and History show for what the person allowed, so
+/// that a wide mandate reads as a small one and the person leaves it be.
+/// The records screens show a summary only while its request's row holds
+/// its seal: the rewritten words are never shown, and Credentials says the
+/// record was changed by another program. Put back, the line returns.
+#[tokio::test]
+async fn words_written_into_an_approved_requests_summary_are_not_shown_on_the_records_screens() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 76).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "s1"))).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+    let done = approved(&env, &a, &created).await;
+    let jti = done["result"]["jti"].as_str().unwrap().to_owned();
+    let honest = listed(&env, &jti).await;
+    let summary = honest["summary"].as_str().expect("a summary of what was allowed").to_owned();
+    assert!(honest.get("changed").is_none(), "{honest}");
+
+    let db = assistants_sqlite(&env).await;
+    let lie = "One free car wash, nothing else";
+    let done = sqlx::query("UPDATE requests SET summary = ? WHERE request_id = ?")
+        .bind(lie)
+        .bind(&id)
+        .execute(&db)
+        .await
+        .unwrap();
+    assert_eq!(done.rows_affected(), 1);
+
+    let shown = listed(&env, &jti).await;
+    assert!(shown.get("summary").is_none(), "the rewritten line is not shown: {shown}");
+    let note = shown["changed"].as_str().expect("the person is told");
+    assert!(note.contains("Another program changed"), "{note}");
+    let history = person(&env, Command::History).await.unwrap();
+    assert!(!history.to_string().contains(lie), "{history}");
+    let page = person(&env, Command::SearchCredentials { query: Default::default() }).await.unwrap();
+    assert!(!page.to_string().contains(lie), "{page}");
+    assert!(page.to_string().contains("Another program changed"), "{page}");
+
+    // Put back as the key app wrote it: the person's own line again.
+    sqlx::query("UPDATE requests SET summary = ? WHERE request_id = ?")
+        .bind(&summary)
+        .bind(&id)
+        .execute(&db)
+        .await
+        .unwrap();
+    let back = listed(&env, &jti).await;
+    assert_eq!(back["summary"], summary);
+    assert!(back.get("changed").is_none(), "{back}");
+    assert!(person(&env, Command::History).await.unwrap().to_string().contains(&summary));
+}

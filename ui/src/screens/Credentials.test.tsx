@@ -113,6 +113,21 @@ describe("Credentials", () => {
     expect(row("m-2").querySelector('[data-summary="m-2"]')!.textContent).toBe("Rule");
   });
 
+  it("says a record another program changed is not shown, and shows no summary for it", async () => {
+    const note = "Another program changed part of your records about this one, so what it allows is not shown here.";
+    credentials = [credential({ jti: "m-1", changed: note }), credential({ jti: "m-2", summary: "Oil change" })];
+    await show(
+      <StringsContext.Provider value={{ ...STRINGS, "kind-mandate": "Mandate" }}>
+        <Credentials />
+      </StringsContext.Provider>,
+    );
+    expect(row("m-1").querySelector('[data-changed="m-1"]')!.textContent).toBe(note);
+    expect(row("m-1").querySelector('[data-summary="m-1"]')!.textContent).toBe("Mandate");
+    // Revoke stays offered: it is what the person may want to do.
+    expect(within(row("m-1")).getByRole("button", { name: "Revoke" })).toBeTruthy();
+    expect(row("m-2").querySelector("[data-changed]")).toBeNull();
+  });
+
   it("shows the expiry in the service's words", async () => {
     credentials = [credential({ jti: "m-1", expires: "mardi 1 décembre 2026 à 9 h" })];
     await show(<Credentials />);

@@ -55,6 +55,11 @@ export function Credentials() {
               {c.summary ?? t(`kind-${c.kind}`)}
             </span>
             {c.summary && <small> ({t(`kind-${c.kind}`)})</small>}
+            {c.changed && (
+              <p class="warning" role="note" data-changed={c.jti}>
+                {c.changed}
+              </p>
+            )}
             <details>
               <summary>{t("history-details")}</summary>
               <span class="id">{c.jti}</span> {c.aud.length > 0 && <span class="id">{c.aud.join(", ")}</span>}

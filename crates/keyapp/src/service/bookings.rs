@@ -92,7 +92,8 @@ impl Records<'_> {
     /// past (latest first).
     pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.svc.now();
-        let (records, managers) = stored::all(self.svc.store()).await?;
+        let (mut records, managers) = stored::all(self.svc.store()).await?;
+        self.svc.drop_unsealed_summaries(&mut records).await?;
         let mut out =
             records.into_iter().map(|r| self.svc.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });

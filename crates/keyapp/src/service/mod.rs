@@ -339,6 +339,30 @@ impl ServiceError {
     }
 }
 
+/// A record that shows a request's summary: the summary, and the request it
+/// was read from (`Service::drop_unsealed_summaries`).
+pub(super) trait Summarised {
+    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>);
+}
+
+impl Summarised for crate::store::credentials::ListedCredential {
+    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
+        (&mut self.summary, self.request_id.as_deref())
+    }
+}
+
+impl Summarised for crate::store::history::HistoryRecord {
+    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
+        (&mut self.summary, self.summary_of.as_deref())
+    }
+}
+
+impl Summarised for crate::store::bookings::BookingRecord {
+    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
+        (&mut self.mandate_summary, self.mandate_request.as_deref())
+    }
+}
+
 /// The fields of a request's row its seal covers.
 fn sealed_fields(row: &crate::store::requests::SealedRow) -> crate::record_seal::RequestFields<'_> {
     crate::record_seal::RequestFields {
@@ -569,6 +593,49 @@ impl Service {
             .as_ref()
             .is_some_and(|seal| self.inner.superseded.lock().unwrap_or_else(|p| p.into_inner()).contains(seal));
         row.well_typed && !superseded && self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
+    }
+
+    /// Drops each summary of `rows` read from a request whose row does not
+    /// hold its seal (record_seal), and says, row by row, whether it did. The
+    /// records screens (Credentials, History, My bookings) show a summary
+    /// read from a request's row; another program's words there would tell
+    /// the person a credential allows less than it does.
+    pub(super) async fn drop_unsealed_summaries<T: Summarised>(
+        &self,
+        rows: &mut [T],
+    ) -> Result<Vec<bool>, ServiceError> {
+        let mut ids: Vec<String> = rows
+            .iter_mut()
+            .filter_map(|r| {
+                let (summary, of) = r.summary_and_source();
+                summary.as_ref().and(of.map(str::to_owned))
+            })
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let sealed: std::collections::HashSet<String> = crate::store::requests::sealed_many(self.store(), &ids)
+            .await?
+            .into_iter()
+            .filter(|r| self.request_sealed(r))
+            .map(|r| r.request_id)
+            .collect();
+        let dropped: Vec<bool> = rows
+            .iter_mut()
+            .map(|r| {
+                let (summary, of) = r.summary_and_source();
+                let unsealed = summary.is_some() && !of.is_some_and(|id| sealed.contains(id));
+                if unsealed {
+                    *summary = None;
+                }
+                unsealed
+            })
+            .collect();
+        let n = dropped.iter().filter(|d| **d).count();
+        if n > 0 {
+            tracing::warn!(rows = n, "requests' records do not hold their seals: their summaries are not shown");
+        }
+        Ok(dropped)
     }
 
     /// A reworded request's seal `was` no longer stands (its row was

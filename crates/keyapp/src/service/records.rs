@@ -36,6 +36,7 @@ impl Service {
         c: ListedCredential,
         publication: Option<Publication>,
         confirmed_by: Option<Method>,
+        changed: bool,
         now: i64,
     ) -> CredentialView {
         // Hosted mode: hosts claim units at the service, so only its count is
@@ -57,6 +58,7 @@ impl Service {
             meeting: c.meeting.map(MeetingView::from),
             confirmed_by: confirmed_by.map(|m| m.as_str().to_owned()),
             confirmed: confirmed_by.map(|m| self.confirmation_words(m)),
+            changed: changed.then(|| self.words("credential-changed")),
             agent_jkt: c.agent_jkt,
         }
     }
@@ -154,15 +156,19 @@ impl<'a> Records<'a> {
     pub async fn credentials(self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
         let now = self.svc.now();
         // One snapshot: each credential with the status API's own count of held units.
-        let listed = credentials::listing(self.svc.store(), agent_jkt).await?;
-        // How each was confirmed: the person's listing only, never an agent's.
-        let confirmations = match agent_jkt {
-            None => credentials::confirmations(self.svc.store()).await?,
-            Some(_) => Default::default(),
+        let mut listed = credentials::listing(self.svc.store(), agent_jkt).await?;
+        // How each was confirmed, and what each allows as the person's yes
+        // recorded it: the person's listing only, never an agent's.
+        let (confirmations, changed) = match agent_jkt {
+            None => (
+                credentials::confirmations(self.svc.store()).await?,
+                self.svc.drop_unsealed_summaries(&mut listed).await?,
+            ),
+            Some(_) => (Default::default(), vec![false; listed.len()]),
         };
         let mut out = Vec::with_capacity(listed.len());
         let mut hosted = Vec::new();
-        for c in listed {
+        for (c, changed) in listed.into_iter().zip(changed) {
             let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
             // An agent receives a credential once the service knows it
             // (`request_for_agent`); its listing waits the same way.
@@ -173,7 +179,7 @@ impl<'a> Records<'a> {
                 hosted.push((out.len(), url.clone()));
             }
             let confirmed_by = confirmations.get(&c.jti).copied();
-            out.push(self.svc.credential_view(c, publication, confirmed_by, now));
+            out.push(self.svc.credential_view(c, publication, confirmed_by, changed, now));
         }
         self.svc.hosted_remaining(&mut out, hosted).await?;
         Ok(out)
@@ -212,7 +218,9 @@ impl<'a> Records<'a> {
     }
 
     pub async fn history_entries(self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
-        Ok(history::latest(self.svc.store(), limit).await?.into_iter().map(|h| self.svc.history_entry(h)).collect())
+        let mut latest = history::latest(self.svc.store(), limit).await?;
+        self.svc.drop_unsealed_summaries(&mut latest).await?;
+        Ok(latest.into_iter().map(|h| self.svc.history_entry(h)).collect())
     }
 }
 

@@ -45,7 +45,9 @@ impl Records<'_> {
         let events = query.answer.map(|a| a.events());
         let mut found = history::search(self.svc.store(), &filter, events, cursor).await?;
         let next = page_end(&mut found, filter.limit).map(|(id, _)| HistoryCursor(*id).encode());
-        let items = found.into_iter().map(|(_, h)| self.svc.history_entry(h)).collect();
+        let mut found: Vec<_> = found.into_iter().map(|(_, h)| h).collect();
+        self.svc.drop_unsealed_summaries(&mut found).await?;
+        let items = found.into_iter().map(|h| self.svc.history_entry(h)).collect();
         Ok(HistoryPage { items, next })
     }
 
@@ -57,15 +59,17 @@ impl Records<'_> {
         let mut found = credentials::search(self.svc.store(), &filter, query.state, cursor, now).await?;
         let next = page_end(&mut found, filter.limit).map(|(c, _)| c.encode());
         let confirmations = credentials::confirmations(self.svc.store()).await?;
+        let mut found: Vec<_> = found.into_iter().map(|(_, c)| c).collect();
+        let changed = self.svc.drop_unsealed_summaries(&mut found).await?;
         let mut items = Vec::with_capacity(found.len());
         let mut hosted = Vec::new();
-        for (_, c) in found {
+        for (c, changed) in found.into_iter().zip(changed) {
             let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
             if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
                 hosted.push((items.len(), url.clone()));
             }
             let confirmed_by = confirmations.get(&c.jti).copied();
-            items.push(self.svc.credential_view(c, publication, confirmed_by, now));
+            items.push(self.svc.credential_view(c, publication, confirmed_by, changed, now));
         }
         self.svc.hosted_remaining(&mut items, hosted).await?;
         Ok(CredentialPage { items, next })
@@ -123,7 +127,10 @@ mod tests {
             summary,
             seal: "",
         };
-        assert!(requests::insert(svc.store(), &new).await.unwrap());
+        // Sealed as the pipeline seals it: the records screens show only a
+        // summary whose request holds its seal.
+        let seal = svc.seal_request(&new.sealed_fields());
+        assert!(requests::insert(svc.store(), &NewRequest { seal: &seal, ..new }).await.unwrap());
     }
 
     async fn entry(svc: &Service, n: i64, event: &str, subject: &str, detail: &str) {

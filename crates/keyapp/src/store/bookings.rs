@@ -21,6 +21,9 @@ pub struct BookingRecord {
     pub mandate_kind: Option<String>,
     /// The one-line summary of the request that credential was approved for.
     pub mandate_summary: Option<String>,
+    /// That request: its summary is shown only while its row holds its seal
+    /// (record_seal).
+    pub mandate_request: Option<String>,
 }
 
 /// A management mandate over one booking (`management_links`).
@@ -40,7 +43,8 @@ pub async fn all(store: &Store) -> Result<(Vec<BookingRecord>, Vec<ManagerRecord
     let mut tx = store.pool().begin().await?;
     let bookings: Vec<BookingRecord> = sqlx::query_as(
         "SELECT r.host, r.booking_id, r.compact, r.verified_at, b.domain AS host_domain, b.name AS host_name,
-                r.mandate_jti, mc.kind AS mandate_kind, mr.summary AS mandate_summary
+                r.mandate_jti, mc.kind AS mandate_kind, mr.summary AS mandate_summary,
+                mr.request_id AS mandate_request
          FROM receipts r
          LEFT JOIN host_bindings b ON b.host_id = r.host
          LEFT JOIN credentials mc ON mc.jti = r.mandate_jti

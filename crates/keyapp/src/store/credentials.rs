@@ -390,6 +390,9 @@ pub struct ListedCredential {
     /// was issued for (none for one issued without a request, or before
     /// summaries were kept).
     pub summary: Option<String>,
+    /// The request it was issued for: `summary` is its, shown only while its
+    /// row holds its seal (record_seal).
+    pub request_id: Option<String>,
 }
 
 /// The meeting a contract or acceptance record is about (§5.12).
@@ -414,6 +417,7 @@ struct ListingRow {
     max_bookings: Option<i64>,
     shared_limit: bool,
     agent_jkt: Option<String>,
+    request_id: Option<String>,
     held: i64,
     #[sqlx(flatten)]
     meeting: MeetingColumns,
@@ -481,6 +485,7 @@ impl TryFrom<ListingRow> for ListedCredential {
             exp: r.exp,
             revoked: r.revoked,
             agent_jkt: r.agent_jkt,
+            request_id: r.request_id,
             hosted_status_url: r.hosted_status_url,
             summary: r.summary.filter(|s| !s.is_empty()),
             jti: r.jti,
@@ -491,7 +496,7 @@ impl TryFrom<ListingRow> for ListedCredential {
 /// A listing's columns (`ListingRow`) and joins, shared by [`listing`] and [`search`].
 const LISTING_COLUMNS: &str =
     "c.jti, c.kind, c.aud, c.exp, c.revoked_at IS NOT NULL AS revoked, c.max_bookings, c.shared_limit,
-                c.agent_jkt, coalesce(n.held, 0) AS held, m.meeting_id, m.revision, m.contract_sha256, m.members,
+                c.agent_jkt, c.request_id, coalesce(n.held, 0) AS held, m.meeting_id, m.revision, m.contract_sha256, m.members,
                 (SELECT MAX(x.revision) FROM meeting_records x WHERE x.meeting_id = m.meeting_id) AS latest_revision,
                 CASE WHEN EXISTS (SELECT 1 FROM status_outbox o WHERE o.jti = c.jti AND o.op = 'register')
                      THEN c.status_url END AS hosted_status_url,

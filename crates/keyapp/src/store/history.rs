@@ -18,6 +18,9 @@ pub struct HistoryRecord {
     /// What the entry is about, in one line: the request's summary, for an
     /// entry about a request or a credential issued from one.
     pub summary: Option<String>,
+    /// The request `summary` was read from: shown only while its row holds
+    /// its seal (record_seal).
+    pub summary_of: Option<String>,
     /// The assistant the entry is about, by the name it paired under.
     pub agent_name: Option<String>,
 }
@@ -30,6 +33,7 @@ struct Row {
     detail: String,
     confirmed_by: Option<String>,
     summary: Option<String>,
+    summary_of: Option<String>,
     agent_name: Option<String>,
 }
 
@@ -49,6 +53,7 @@ impl TryFrom<Row> for HistoryRecord {
             confirmed_by,
             // A request stored before summaries were kept has ''.
             summary: r.summary.filter(|s| !s.is_empty()),
+            summary_of: r.summary_of,
             agent_name: r.agent_name,
         })
     }
@@ -85,6 +90,7 @@ pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, Sto
     let rows: Vec<Row> = sqlx::query_as(
         "SELECT h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
+                CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
                 COALESCE(ar.name, ap.name, aj.name) AS agent_name
          FROM history h
          LEFT JOIN requests r ON r.request_id = h.subject
@@ -130,6 +136,7 @@ pub async fn search(
     let rows: Vec<Found> = sqlx::query_as(
         "SELECT h.id, h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
+                CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
                 COALESCE(ar.name, ap.name, aj.name) AS agent_name
          FROM history h
          LEFT JOIN requests r ON r.request_id = h.subject
@@ -224,6 +231,7 @@ mod tests {
                     detail: String::new(),
                     confirmed_by: None,
                     summary: None,
+                    summary_of: None,
                     agent_name: None,
                 },
                 HistoryRecord {
@@ -233,6 +241,7 @@ mod tests {
                     detail: String::new(),
                     confirmed_by: Some(Method::Polkit),
                     summary: None,
+                    summary_of: None,
                     agent_name: None,
                 },
             ]

@@ -181,6 +181,21 @@ pub async fn sealed(store: &Store, request_id: &str) -> Result<Option<SealedRow>
         .await?)
 }
 
+/// Requests `ids` with everything their seals cover, in no set order; an id
+/// with no row is left out. One statement for a page of records.
+pub async fn sealed_many(store: &Store, ids: &[&str]) -> Result<Vec<SealedRow>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = serde_json::to_string(ids).expect("ids serialize");
+    Ok(sqlx::query_as(&format!(
+        "SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.request_id IN (SELECT value FROM json_each(?))"
+    ))
+    .bind(ids)
+    .fetch_all(store.pool())
+    .await?)
+}
+
 /// The rowids of the pending requests, oldest first: each is then read on
 /// its own (`sealed_at`), so a row whose values cannot be read fails alone.
 pub async fn pending_rowids(store: &Store) -> Result<Vec<i64>, StoreError> {
