@@ -52,6 +52,15 @@ pub struct RequestFields<'a> {
     pub expires_at: i64,
 }
 
+/// A contact as the person confirmed it: the principal, and the name and
+/// relationship a consent text shows for it.
+#[derive(Debug, Clone, Copy)]
+pub struct ContactFields<'a> {
+    pub principal: &'a str,
+    pub name: &'a str,
+    pub relationship: Option<&'a str>,
+}
+
 /// A credential's row as the key app wrote it when it issued it: everything
 /// a later signature is built from without the person (its registration
 /// with the hosted status service: its hosts, expiry, limit and host keys)
@@ -112,6 +121,16 @@ impl RecordSeal {
         self.holds_for(c, seal)
     }
 
+    /// The seal of a contact's row.
+    pub fn contact(&self, c: &ContactFields<'_>) -> String {
+        self.seal(c)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this contact.
+    pub fn contact_holds(&self, c: &ContactFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(c, seal)
+    }
+
     fn seal(&self, record: &dyn Sealed) -> String {
         schcp::b64::encode(self.mac(record).finalize().into_bytes())
     }
@@ -157,6 +176,15 @@ impl Sealed for RequestFields<'_> {
         put(self.attention.map(str::as_bytes));
         put(Some(&self.created_at.to_be_bytes()));
         put(Some(&self.expires_at.to_be_bytes()));
+    }
+}
+
+impl Sealed for ContactFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"contact"));
+        put(Some(self.principal.as_bytes()));
+        put(Some(self.name.as_bytes()));
+        put(self.relationship.map(str::as_bytes));
     }
 }
 
@@ -279,6 +307,23 @@ mod tests {
         // A request's seal never stands for a credential's, nor the reverse.
         assert!(!seal.holds(&fields(), Some(&tag)));
         assert!(!seal.credential_holds(&c, Some(&seal.request(&fields()))));
+    }
+
+    #[test]
+    fn a_contacts_seal_binds_its_name_to_its_principal() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let noor = ContactFields { principal: "urn:a", name: "Noor", relationship: Some("sister") };
+        let tag = seal.contact(&noor);
+        assert!(seal.contact_holds(&noor, Some(&tag)));
+        for changed in [
+            ContactFields { name: "Mum", ..noor },
+            ContactFields { principal: "urn:assistant", ..noor },
+            ContactFields { relationship: None, ..noor },
+            ContactFields { relationship: Some("mother"), ..noor },
+        ] {
+            assert!(!seal.contact_holds(&changed, Some(&tag)), "{changed:?}");
+        }
+        assert!(!seal.contact_holds(&noor, None));
     }
 
     #[test]

@@ -61,11 +61,12 @@ impl Directory<'_> {
     /// shown keep the name they showed.
     pub async fn rename_contact(self, principal: &str, name: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
         super::records::check_contact_name(name)?;
-        if !store::contacts::all(self.svc.store()).await?.iter().any(|c| c.principal == principal) {
+        if !self.contacts().await?.iter().any(|c| c.principal == principal) {
             return Err(ServiceError::NotFound(Missing::Contact));
         }
         self.confirm_contact(name, principal, origin).await?;
-        if !store::contacts::rename(self.svc.store(), principal, name, self.svc.now()).await? {
+        let seal = |renamed: &store::contacts::ContactRow| self.svc.inner.seal.contact(&renamed.fields());
+        if !store::contacts::rename(self.svc.store(), principal, name, seal, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::Contact));
         }
         self.svc.notify();

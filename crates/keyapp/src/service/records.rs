@@ -254,8 +254,25 @@ impl Directory<'_> {
         Ok(schcp_consent::inert::inert_in_quotes(&self.agent_name(jkt).await?))
     }
 
+    /// The person's contacts: the rows the key app wrote once the OS
+    /// confirmed the person (record_seal). A row another program wrote or
+    /// changed (its own key named "Mum") is no contact: not listed, and never
+    /// a name in a consent text.
     pub async fn contacts(self) -> Result<Vec<Contact>, ServiceError> {
-        Ok(contacts::all(self.svc.store()).await?.into_iter().map(Contact::from).collect())
+        let rows = contacts::all(self.svc.store()).await?;
+        let total = rows.len();
+        let sealed: Vec<Contact> = rows
+            .into_iter()
+            .filter(|r| self.svc.inner.seal.contact_holds(&r.contact.fields(), r.seal.as_deref()))
+            .map(|r| Contact::from(r.contact))
+            .collect();
+        if sealed.len() < total {
+            tracing::warn!(
+                unsealed = total - sealed.len(),
+                "contacts' records do not hold their seals: they were written or changed outside the key app"
+            );
+        }
+        Ok(sealed)
     }
 
     /// Keeps `name` for `principal`, once the OS confirms the person for
@@ -284,7 +301,8 @@ impl Directory<'_> {
             name: name.to_owned(),
             relationship: relationship.map(str::to_owned),
         };
-        contacts::save(self.svc.store(), &contact, self.svc.now()).await?;
+        let seal = self.svc.inner.seal.contact(&contact.fields());
+        contacts::save(self.svc.store(), &contact, &seal, self.svc.now()).await?;
         Ok(())
     }
 
@@ -384,6 +402,46 @@ mod tests {
         let entries = svc.records().history_entries(10).await.unwrap();
         assert_eq!((entries[0].event.as_str(), entries[0].detail.as_str()), ("contact_added", "Ellis"));
         assert_eq!((entries[0].at, entries[0].when.is_empty()), (T0, false));
+    }
+
+    /// The assistant, running as the person, writes the contacts table
+    /// itself: it renames a contact, or adds its own key under a name the
+    /// person trusts, with no OS confirmation. Neither is a contact: neither
+    /// is listed nor names anyone in a consent text. Put back as the key app
+    /// wrote it, the contact is one again; the person's own rename, confirmed,
+    /// is sealed anew.
+    #[tokio::test]
+    async fn a_contact_written_outside_the_key_app_names_no_one() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        svc.directory().add_contact(&principal("n"), "Noor", Some("sister"), Origin::ThisProcess).await.unwrap();
+        let pool = svc.store().pool();
+        sqlx::query("UPDATE contacts SET name = 'Mum'").execute(pool).await.unwrap();
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES (?, 'Dr. Patel')")
+            .bind(principal("assistant"))
+            .execute(pool)
+            .await
+            .unwrap();
+        // A seal copied from Noor's row does not make the assistant's one.
+        sqlx::query(
+            "UPDATE contacts SET seal = (SELECT seal FROM contacts WHERE name = 'Mum') WHERE name = 'Dr. Patel'",
+        )
+        .execute(pool)
+        .await
+        .unwrap();
+        assert!(svc.directory().contacts().await.unwrap().is_empty());
+        let words = svc.consent_contacts().await.unwrap();
+        assert_eq!(words.name_of(&principal("n")), None, "the renamed row names no one");
+        assert_eq!(words.name_of(&principal("assistant")), None, "the added row names no one");
+        assert!(matches!(
+            svc.directory().rename_contact(&principal("assistant"), "Dr. Patel", Origin::ThisProcess).await,
+            Err(ServiceError::NotFound(Missing::Contact))
+        ));
+
+        sqlx::query("UPDATE contacts SET name = 'Noor' WHERE name = 'Mum'").execute(pool).await.unwrap();
+        assert_eq!(svc.consent_contacts().await.unwrap().name_of(&principal("n")), Some("Noor"));
+        svc.directory().rename_contact(&principal("n"), "Noor H.", Origin::ThisProcess).await.unwrap();
+        let noor = Contact { principal: principal("n"), name: "Noor H.".into(), relationship: Some("sister".into()) };
+        assert_eq!(svc.directory().contacts().await.unwrap(), [noor]);
     }
 
     #[tokio::test]

@@ -12,23 +12,50 @@ pub struct ContactRow {
     pub relationship: Option<String>,
 }
 
-/// Every contact, by name.
-pub async fn all(store: &Store) -> Result<Vec<ContactRow>, StoreError> {
-    Ok(sqlx::query_as("SELECT principal, name, relationship FROM contacts ORDER BY name")
-        .fetch_all(store.pool())
-        .await?)
+impl ContactRow {
+    /// The fields its seal covers (record_seal).
+    pub fn fields(&self) -> crate::record_seal::ContactFields<'_> {
+        crate::record_seal::ContactFields {
+            principal: &self.principal,
+            name: &self.name,
+            relationship: self.relationship.as_deref(),
+        }
+    }
 }
 
-/// Adds a contact, or renames and re-relates the one with its principal.
-pub async fn save(store: &Store, c: &ContactRow, now: i64) -> Result<(), StoreError> {
+/// A contact with its seal, as read back.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct StoredContact {
+    #[sqlx(flatten)]
+    pub contact: ContactRow,
+    pub seal: Option<String>,
+}
+
+/// Every contact row, by name, with its seal: the service keeps only those
+/// whose seal holds.
+pub async fn all(store: &Store) -> Result<Vec<StoredContact>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT CAST(principal AS TEXT) AS principal, CAST(name AS TEXT) AS name,
+                CAST(relationship AS TEXT) AS relationship, CAST(seal AS TEXT) AS seal
+         FROM contacts WHERE principal IS NOT NULL AND name IS NOT NULL ORDER BY name",
+    )
+    .fetch_all(store.pool())
+    .await?)
+}
+
+/// Adds a contact, or renames and re-relates the one with its principal,
+/// with the seal the service made for it.
+pub async fn save(store: &Store, c: &ContactRow, seal: &str, now: i64) -> Result<(), StoreError> {
     let mut tx = store.begin().await?;
     sqlx::query(
-        "INSERT INTO contacts (principal, name, relationship) VALUES (?, ?, ?)
-         ON CONFLICT (principal) DO UPDATE SET name = excluded.name, relationship = excluded.relationship",
+        "INSERT INTO contacts (principal, name, relationship, seal) VALUES (?, ?, ?, ?)
+         ON CONFLICT (principal) DO UPDATE
+            SET name = excluded.name, relationship = excluded.relationship, seal = excluded.seal",
     )
     .bind(&c.principal)
     .bind(&c.name)
     .bind(&c.relationship)
+    .bind(seal)
     .execute(&mut *tx)
     .await?;
     history::append(&mut tx, now, "contact_added", &c.principal, &c.name, None).await?;
@@ -36,17 +63,29 @@ pub async fn save(store: &Store, c: &ContactRow, now: i64) -> Result<(), StoreEr
     Ok(())
 }
 
-/// Renames contact `principal`. `false`: no such contact, nothing written.
-pub async fn rename(store: &Store, principal: &str, name: &str, now: i64) -> Result<bool, StoreError> {
+/// Renames contact `principal`, sealed by `seal` (the service's, over the
+/// renamed row). `false`: no such contact, nothing written.
+pub async fn rename(
+    store: &Store,
+    principal: &str,
+    name: &str,
+    seal: impl FnOnce(&ContactRow) -> String,
+    now: i64,
+) -> Result<bool, StoreError> {
     let mut tx = store.begin().await?;
-    let done = sqlx::query("UPDATE contacts SET name = ? WHERE principal = ?")
+    let relationship: Option<Option<String>> =
+        sqlx::query_scalar("SELECT CAST(relationship AS TEXT) FROM contacts WHERE principal = ?")
+            .bind(principal)
+            .fetch_optional(&mut *tx)
+            .await?;
+    let Some(relationship) = relationship else { return Ok(false) };
+    let renamed = ContactRow { principal: principal.to_owned(), name: name.to_owned(), relationship };
+    sqlx::query("UPDATE contacts SET name = ?, seal = ? WHERE principal = ?")
         .bind(name)
+        .bind(seal(&renamed))
         .bind(principal)
         .execute(&mut *tx)
         .await?;
-    if done.rows_affected() == 0 {
-        return Ok(false);
-    }
     history::append(&mut tx, now, "contact_renamed", principal, name, None).await?;
     tx.commit().await?;
     Ok(true)
@@ -73,6 +112,10 @@ mod tests {
         ContactRow { principal: principal.into(), name: name.into(), relationship: relationship.map(str::to_owned) }
     }
 
+    fn stored(contact: ContactRow, seal: &str) -> StoredContact {
+        StoredContact { contact, seal: Some(seal.into()) }
+    }
+
     async fn events(store: &Store) -> Vec<(String, String, String)> {
         history::latest(store, 10).await.unwrap().into_iter().map(|h| (h.event, h.subject, h.detail)).rev().collect()
     }
@@ -80,18 +123,26 @@ mod tests {
     #[tokio::test]
     async fn contacts_are_saved_listed_by_name_renamed_and_removed() {
         let (_dir, store) = testing::store().await;
-        save(&store, &contact("urn:b", "Sam", None), 1).await.unwrap();
-        save(&store, &contact("urn:a", "Noor", Some("sister")), 2).await.unwrap();
+        save(&store, &contact("urn:b", "Sam", None), "s1", 1).await.unwrap();
+        save(&store, &contact("urn:a", "Noor", Some("sister")), "s2", 2).await.unwrap();
         assert_eq!(
             all(&store).await.unwrap(),
-            [contact("urn:a", "Noor", Some("sister")), contact("urn:b", "Sam", None)]
+            [stored(contact("urn:a", "Noor", Some("sister")), "s2"), stored(contact("urn:b", "Sam", None), "s1")]
         );
-        // Saving the same principal again replaces its name and relationship.
-        save(&store, &contact("urn:a", "Noor K.", None), 3).await.unwrap();
-        assert!(rename(&store, "urn:b", "Samuel", 4).await.unwrap());
-        assert_eq!(all(&store).await.unwrap(), [contact("urn:a", "Noor K.", None), contact("urn:b", "Samuel", None)]);
+        // Saving the same principal again replaces its name, relationship and seal.
+        save(&store, &contact("urn:a", "Noor K.", None), "s3", 3).await.unwrap();
+        // A rename is sealed over the renamed row, its relationship kept.
+        let sealed_as = |c: &ContactRow| format!("{}|{}|{:?}", c.principal, c.name, c.relationship);
+        assert!(rename(&store, "urn:b", "Samuel", sealed_as, 4).await.unwrap());
+        assert_eq!(
+            all(&store).await.unwrap(),
+            [
+                stored(contact("urn:a", "Noor K.", None), "s3"),
+                stored(contact("urn:b", "Samuel", None), "urn:b|Samuel|None")
+            ]
+        );
         assert!(remove(&store, "urn:a", 5).await.unwrap());
-        assert_eq!(all(&store).await.unwrap(), [contact("urn:b", "Samuel", None)]);
+        assert_eq!(all(&store).await.unwrap(), [stored(contact("urn:b", "Samuel", None), "urn:b|Samuel|None")]);
         let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
         assert_eq!(
             events(&store).await,
@@ -108,7 +159,7 @@ mod tests {
     #[tokio::test]
     async fn renaming_or_removing_a_contact_nobody_saved_changes_nothing() {
         let (_dir, store) = testing::store().await;
-        assert!(!rename(&store, "urn:x", "Ellis", 1).await.unwrap());
+        assert!(!rename(&store, "urn:x", "Ellis", |_| "s".into(), 1).await.unwrap());
         assert!(!remove(&store, "urn:x", 2).await.unwrap());
         assert!(all(&store).await.unwrap().is_empty());
         assert!(events(&store).await.is_empty(), "no history for what did not happen");
