@@ -68,15 +68,16 @@ pub fn start_error(language: Language, e: &StartError) -> StartWords {
                 Listener::StatusApi => "bind-status-api",
             }
         }
-        StartError::Control(c) => {
-            let (path, detail) = match c {
-                ControlError::Io { path, source } => (path.display().to_string(), io_detail(language, source)),
-                ControlError::NotRunning(path) => (path.display().to_string(), c.to_string()),
-                ControlError::Protocol(detail) => (String::new(), detail.clone()),
-            };
-            args.set("path", path);
-            args.set("detail", detail);
+        StartError::Control(ControlError::Io { path, source }) => {
+            set_path(&mut args, path);
+            args.set("detail", io_detail(language, source));
             "control"
+        }
+        // Not what a start meets (they are a client's); said as any other
+        // failure to set up, with the system's words.
+        StartError::Control(other) => {
+            args.set("detail", other.to_string());
+            "service"
         }
         StartError::RuntimeFile { path, source } => {
             set_path(&mut args, path);

@@ -322,3 +322,43 @@ async fn words_written_into_an_approved_requests_summary_are_not_shown_on_the_re
     assert!(back.get("changed").is_none(), "{back}");
     assert!(person(&env, Command::History).await.unwrap().to_string().contains(&summary));
 }
+
+/// The assistant points a wide credential at an older, honest request (so
+/// it borrows that request's sealed "one oil change"), and makes it read as
+/// one that cannot be taken back (no status URL, a rule's kind), so that the
+/// person neither worries about it nor can revoke it. The credential's own
+/// seal covers both: Credentials shows no borrowed words, says the record was
+/// changed, and still offers Revoke, which revokes it.
+#[tokio::test]
+async fn a_credential_pointed_at_another_request_borrows_nothing_and_can_still_be_revoked() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 77).await;
+    let narrow = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "n1"))).await.unwrap();
+    let narrow_id = narrow["request_id"].as_str().unwrap().to_owned();
+    let narrow_done = approved(&env, &a, &narrow).await;
+    let wide = json!({
+        "kind": "mandate", "idempotency_key": "w1",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["book", "cancel", "reschedule"], "constraints": {"max_bookings": 20}
+    });
+    let wide = a.call(Method::POST, "/v1/requests", Some(&wide)).await.unwrap();
+    let wide_jti = approved(&env, &a, &wide).await["result"]["jti"].as_str().unwrap().to_owned();
+    let honest = listed(&env, narrow_done["result"]["jti"].as_str().unwrap()).await;
+    let narrow_words = honest["summary"].as_str().unwrap().to_owned();
+
+    let db = assistants_sqlite(&env).await;
+    sqlx::query("UPDATE credentials SET request_id = ?, status_url = NULL, kind = 'rule' WHERE jti = ?")
+        .bind(&narrow_id)
+        .bind(&wide_jti)
+        .execute(&db)
+        .await
+        .unwrap();
+    let shown = listed(&env, &wide_jti).await;
+    assert!(shown.get("summary").is_none(), "no borrowed words: {shown}");
+    assert!(shown["changed"].as_str().unwrap().contains("Another program changed"), "{shown}");
+    assert_eq!(shown["revocable"], true, "the person can still take it back: {shown}");
+    person(&env, Command::Revoke { jti: wide_jti.clone() }).await.unwrap();
+    assert_eq!(listed(&env, &wide_jti).await["status"], "revoked");
+    // The honest credential is untouched, and keeps its words.
+    assert_eq!(listed(&env, narrow_done["result"]["jti"].as_str().unwrap()).await["summary"], narrow_words);
+}

@@ -93,7 +93,7 @@ impl Records<'_> {
     pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.svc.now();
         let (mut records, managers) = stored::all(self.svc.store()).await?;
-        self.svc.drop_unsealed_summaries(&mut records).await?;
+        self.svc.sealed_summaries(&mut records).await?;
         let mut out =
             records.into_iter().map(|r| self.svc.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });

@@ -61,12 +61,14 @@ impl Directory<'_> {
     /// shown keep the name they showed.
     pub async fn rename_contact(self, principal: &str, name: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
         super::records::check_contact_name(name)?;
-        if !self.contacts().await?.iter().any(|c| c.principal == principal) {
+        let Some(was) = self.sealed_contacts().await?.into_iter().find(|c| c.contact.principal == principal) else {
             return Err(ServiceError::NotFound(Missing::Contact));
-        }
+        };
         self.confirm_contact(name, principal, origin).await?;
-        let seal = |renamed: &store::contacts::ContactRow| self.svc.inner.seal.contact(&renamed.fields());
-        if !store::contacts::rename(self.svc.store(), principal, name, seal, self.svc.now()).await? {
+        // The row read and checked, renamed: its relationship as sealed.
+        let renamed = store::contacts::ContactRow { name: name.to_owned(), ..was.contact.clone() };
+        let seal = self.svc.inner.seal.contact(&renamed.fields());
+        if !store::contacts::rename(self.svc.store(), &was, name, &seal, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::Contact));
         }
         self.svc.notify();

@@ -54,7 +54,7 @@ mod tests {
     use super::*;
     use crate::kind::RequestKind;
     use crate::service::Service;
-    use crate::store::{credentials, history, testing};
+    use crate::store::{history, testing};
     use base64::Engine as _;
 
     const T0: i64 = 1_792_000_000;
@@ -66,7 +66,7 @@ mod tests {
     async fn records(svc: &Service) {
         let mut c = testing::credential(0, "m-1", RequestKind::Mandate, "jkt-a");
         c.compact = COMPACT.into();
-        credentials::record(svc.store(), c).await.unwrap();
+        svc.record_sealed(c).await.unwrap();
         svc.directory()
             .add_contact(
                 &format!("{}x", schcp::jwk::PRINCIPAL_PREFIX),

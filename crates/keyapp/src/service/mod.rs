@@ -339,27 +339,57 @@ impl ServiceError {
     }
 }
 
-/// A record that shows a request's summary: the summary, and the request it
-/// was read from (`Service::drop_unsealed_summaries`).
+/// Where a record's summary comes from (`Service::sealed_summaries`).
+pub(super) enum SummarySource<'a> {
+    /// It shows none.
+    None,
+    /// The summary of this request.
+    Request(&'a str),
+    /// A request the record names, though the record itself is not one the
+    /// key app wrote: nothing it names is shown.
+    Unverified,
+}
+
+/// A record that shows a request's summary.
 pub(super) trait Summarised {
-    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>);
+    /// The request its summary is read from; `seal` checks the record that
+    /// names it, where that record is sealed.
+    fn summary_source(&self, seal: &crate::record_seal::RecordSeal) -> SummarySource<'_>;
+    fn set_summary(&mut self, summary: Option<String>);
 }
 
 impl Summarised for crate::store::credentials::ListedCredential {
-    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
-        (&mut self.summary, self.request_id.as_deref())
+    /// A credential's `request_id` counts only while its own row holds its
+    /// seal: pointed at another request, it would borrow that one's words.
+    fn summary_source(&self, seal: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
+        match self.request_id.as_deref() {
+            None => SummarySource::None,
+            Some(id) if seal.credential_holds(&self.stored.fields(), self.stored.seal.as_deref()) => {
+                SummarySource::Request(id)
+            }
+            Some(_) => SummarySource::Unverified,
+        }
+    }
+    fn set_summary(&mut self, summary: Option<String>) {
+        self.summary = summary;
     }
 }
 
 impl Summarised for crate::store::history::HistoryRecord {
-    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
-        (&mut self.summary, self.summary_of.as_deref())
+    fn summary_source(&self, _: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
+        self.summary_of.as_deref().map_or(SummarySource::None, SummarySource::Request)
+    }
+    fn set_summary(&mut self, summary: Option<String>) {
+        self.summary = summary;
     }
 }
 
 impl Summarised for crate::store::bookings::BookingRecord {
-    fn summary_and_source(&mut self) -> (&mut Option<String>, Option<&str>) {
-        (&mut self.mandate_summary, self.mandate_request.as_deref())
+    fn summary_source(&self, _: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
+        self.mandate_request.as_deref().map_or(SummarySource::None, SummarySource::Request)
+    }
+    fn set_summary(&mut self, summary: Option<String>) {
+        self.mandate_summary = summary;
     }
 }
 
@@ -595,47 +625,52 @@ impl Service {
         row.well_typed && !superseded && self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
     }
 
-    /// Drops each summary of `rows` read from a request whose row does not
-    /// hold its seal (record_seal), and says, row by row, whether it did. The
-    /// records screens (Credentials, History, My bookings) show a summary
-    /// read from a request's row; another program's words there would tell
-    /// the person a credential allows less than it does.
-    pub(super) async fn drop_unsealed_summaries<T: Summarised>(
-        &self,
-        rows: &mut [T],
-    ) -> Result<Vec<bool>, ServiceError> {
+    /// Sets each summary of `rows` from its request's row as sealed
+    /// (record_seal), never from what the listing joined, and says, row by
+    /// row, whether one it names was withheld. The records screens
+    /// (Credentials, History, My bookings) name what each record allowed by
+    /// that summary; another program's words there, or a record pointed at
+    /// another request's, would tell the person a credential allows less than
+    /// it does.
+    pub(super) async fn sealed_summaries<T: Summarised>(&self, rows: &mut [T]) -> Result<Vec<bool>, ServiceError> {
+        let seal = &self.inner.seal;
         let mut ids: Vec<String> = rows
-            .iter_mut()
-            .filter_map(|r| {
-                let (summary, of) = r.summary_and_source();
-                summary.as_ref().and(of.map(str::to_owned))
+            .iter()
+            .filter_map(|r| match r.summary_source(seal) {
+                SummarySource::Request(id) => Some(id.to_owned()),
+                _ => None,
             })
             .collect();
         ids.sort_unstable();
         ids.dedup();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        let sealed: std::collections::HashSet<String> = crate::store::requests::sealed_many(self.store(), &ids)
+        let sealed: std::collections::HashMap<String, String> = crate::store::requests::sealed_many(self.store(), &ids)
             .await?
             .into_iter()
             .filter(|r| self.request_sealed(r))
-            .map(|r| r.request_id)
+            .map(|r| (r.request_id, r.summary))
             .collect();
-        let dropped: Vec<bool> = rows
+        let withheld: Vec<bool> = rows
             .iter_mut()
             .map(|r| {
-                let (summary, of) = r.summary_and_source();
-                let unsealed = summary.is_some() && !of.is_some_and(|id| sealed.contains(id));
-                if unsealed {
-                    *summary = None;
-                }
-                unsealed
+                let (summary, withheld) = match r.summary_source(seal) {
+                    SummarySource::None => (None, false),
+                    SummarySource::Request(id) => match sealed.get(id) {
+                        // A request from before summaries were kept has ''.
+                        Some(s) => ((!s.is_empty()).then(|| s.clone()), false),
+                        None => (None, true),
+                    },
+                    SummarySource::Unverified => (None, true),
+                };
+                r.set_summary(summary);
+                withheld
             })
             .collect();
-        let n = dropped.iter().filter(|d| **d).count();
+        let n = withheld.iter().filter(|w| **w).count();
         if n > 0 {
-            tracing::warn!(rows = n, "requests' records do not hold their seals: their summaries are not shown");
+            tracing::warn!(rows = n, "records do not hold their seals: what they name is not shown");
         }
-        Ok(dropped)
+        Ok(withheld)
     }
 
     /// A reworded request's seal `was` no longer stands (its row was

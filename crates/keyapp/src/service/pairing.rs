@@ -605,7 +605,7 @@ mod tests {
     #[tokio::test]
     async fn unpairing_with_a_yes_revokes_in_one_go_what_a_status_url_names() {
         use crate::kind::RequestKind;
-        use crate::store::credentials::{self, CredentialStatus};
+        use crate::store::credentials::CredentialStatus;
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
         let p = svc.pairings().request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
@@ -626,10 +626,10 @@ mod tests {
             record(3, "r1", RequestKind::Rule, me, true),
             record(4, "m-other", RequestKind::Mandate, &other, true),
         ] {
-            credentials::record(svc.store(), c).await.unwrap();
+            svc.record_sealed(c).await.unwrap();
         }
         // One already revoked is not held, and not counted.
-        credentials::record(svc.store(), record(5, "m-gone", RequestKind::Mandate, me, true)).await.unwrap();
+        svc.record_sealed(record(5, "m-gone", RequestKind::Mandate, me, true)).await.unwrap();
         svc.records().revoke("m-gone").await.unwrap();
 
         let holds = svc.pairings().agent_holds(me).await.unwrap();
@@ -681,15 +681,12 @@ mod tests {
     #[tokio::test]
     async fn unpairing_without_a_yes_leaves_every_credential_in_force_and_says_so() {
         use crate::kind::RequestKind;
-        use crate::store::credentials;
         const T0: i64 = 1_792_000_000;
         let (svc, _clock, _dir) = service_at(T0).await;
         let p = svc.pairings().request_pairing(&agent_jwk(7), "Calendar").await.unwrap();
         svc.settle_pairing(&p.pairing_id, true, Some(Method::Polkit)).await.unwrap();
         let me = p.agent_jkt.as_str();
-        credentials::record(svc.store(), crate::store::testing::credential(0, "m1", RequestKind::Mandate, me))
-            .await
-            .unwrap();
+        svc.record_sealed(crate::store::testing::credential(0, "m1", RequestKind::Mandate, me)).await.unwrap();
         let holds = svc.pairings().agent_holds(me).await.unwrap();
         assert_eq!((holds.revocable, holds.question.as_deref()), (1, Some("Also revoke the credential it holds?")));
         let done = svc.pairings().unpair_revoking(me, false).await.unwrap();

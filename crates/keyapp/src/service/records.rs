@@ -47,7 +47,9 @@ impl Service {
             publication,
             publication_note: publication.map(|p| self.publication_words(p, c.refused.map(|(_, why)| why))),
             status,
-            revocable: CredentialView::can_revoke(c.kind, status),
+            // A record another program changed may have been made to read as
+            // one that cannot be taken back: the person can always revoke it.
+            revocable: CredentialView::can_revoke(c.kind, status) || (changed && status == CredentialStatus::Active),
             aud: c.aud,
             kind: c.kind,
             summary: c.summary,
@@ -160,10 +162,9 @@ impl<'a> Records<'a> {
         // How each was confirmed, and what each allows as the person's yes
         // recorded it: the person's listing only, never an agent's.
         let (confirmations, changed) = match agent_jkt {
-            None => (
-                credentials::confirmations(self.svc.store()).await?,
-                self.svc.drop_unsealed_summaries(&mut listed).await?,
-            ),
+            None => {
+                (credentials::confirmations(self.svc.store()).await?, self.svc.sealed_summaries(&mut listed).await?)
+            }
             Some(_) => (Default::default(), vec![false; listed.len()]),
         };
         let mut out = Vec::with_capacity(listed.len());
@@ -197,7 +198,15 @@ impl<'a> Records<'a> {
         // status URL names (a rule is never published, §7.9) cannot be taken
         // back; saying "revoked" would tell the person something untrue.
         if !kind.revocable() || c.status_url.is_none() {
-            return Err(self.svc.not_revocable(kind, c.exp));
+            // Unless that is not what the key app wrote: a row whose seal
+            // fails may have been made to read as one that cannot be taken
+            // back (its status URL removed, its kind relabelled) to keep the
+            // person from revoking it. Revoking only narrows; it is revoked.
+            let stored = credentials::stored(self.svc.store(), jti).await?;
+            if stored.is_none_or(|r| self.svc.inner.seal.credential_holds(&r.fields(), r.seal.as_deref())) {
+                return Err(self.svc.not_revocable(kind, c.exp));
+            }
+            tracing::warn!(jti, "a credential's record does not hold its seal: revoked as the person asked");
         }
         // Recorded here at once; in hosted mode the revocation is owed to the
         // service in the same transaction, and published until acknowledged.
@@ -219,7 +228,7 @@ impl<'a> Records<'a> {
 
     pub async fn history_entries(self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
         let mut latest = history::latest(self.svc.store(), limit).await?;
-        self.svc.drop_unsealed_summaries(&mut latest).await?;
+        self.svc.sealed_summaries(&mut latest).await?;
         Ok(latest.into_iter().map(|h| self.svc.history_entry(h)).collect())
     }
 }
@@ -259,12 +268,16 @@ impl Directory<'_> {
     /// changed (its own key named "Mum") is no contact: not listed, and never
     /// a name in a consent text.
     pub async fn contacts(self) -> Result<Vec<Contact>, ServiceError> {
+        Ok(self.sealed_contacts().await?.into_iter().map(|r| Contact::from(r.contact)).collect())
+    }
+
+    /// The contacts' rows whose seals hold, with those seals.
+    pub(super) async fn sealed_contacts(self) -> Result<Vec<contacts::StoredContact>, ServiceError> {
         let rows = contacts::all(self.svc.store()).await?;
         let total = rows.len();
-        let sealed: Vec<Contact> = rows
+        let sealed: Vec<contacts::StoredContact> = rows
             .into_iter()
             .filter(|r| self.svc.inner.seal.contact_holds(&r.contact.fields(), r.seal.as_deref()))
-            .map(|r| Contact::from(r.contact))
             .collect();
         if sealed.len() < total {
             tracing::warn!(
@@ -448,9 +461,9 @@ mod tests {
     async fn only_a_credential_hosts_can_learn_of_is_revoked() {
         let (svc, _clock, _dir) = service_at(T0).await;
         assert!(matches!(svc.records().revoke("m-nobody").await, Err(ServiceError::NotFound(Missing::Credential))));
-        credentials::record(svc.store(), issued(0, "r1", RequestKind::Rule, "a", false)).await.unwrap();
-        credentials::record(svc.store(), issued(1, "m1", RequestKind::Mandate, "a", false)).await.unwrap();
-        credentials::record(svc.store(), issued(2, "m2", RequestKind::Mandate, "a", true)).await.unwrap();
+        svc.record_sealed(issued(0, "r1", RequestKind::Rule, "a", false)).await.unwrap();
+        svc.record_sealed(issued(1, "m1", RequestKind::Mandate, "a", false)).await.unwrap();
+        svc.record_sealed(issued(2, "m2", RequestKind::Mandate, "a", true)).await.unwrap();
 
         let rule = svc.records().revoke("r1").await.expect_err("a rule is never published");
         assert_eq!(rule.to_api().reason, Reason::NotRevocable);

@@ -222,7 +222,7 @@ mod tests {
             testing::credential(1, "m-1", RequestKind::Mandate, "a"),
             testing::credential(2, "r-1", RequestKind::Rule, "a"),
         ] {
-            credentials::record(svc.store(), c).await.unwrap();
+            svc.record_sealed(c).await.unwrap();
         }
         let asker = Asker::this_process(Surface::Window).unwrap();
         let refusing = svc.clone().with_user_verifier(Arc::new(Says(Err(Refusal::NotAuthorized))));

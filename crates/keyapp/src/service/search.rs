@@ -46,7 +46,7 @@ impl Records<'_> {
         let mut found = history::search(self.svc.store(), &filter, events, cursor).await?;
         let next = page_end(&mut found, filter.limit).map(|(id, _)| HistoryCursor(*id).encode());
         let mut found: Vec<_> = found.into_iter().map(|(_, h)| h).collect();
-        self.svc.drop_unsealed_summaries(&mut found).await?;
+        self.svc.sealed_summaries(&mut found).await?;
         let items = found.into_iter().map(|h| self.svc.history_entry(h)).collect();
         Ok(HistoryPage { items, next })
     }
@@ -60,7 +60,7 @@ impl Records<'_> {
         let next = page_end(&mut found, filter.limit).map(|(c, _)| c.encode());
         let confirmations = credentials::confirmations(self.svc.store()).await?;
         let mut found: Vec<_> = found.into_iter().map(|(_, c)| c).collect();
-        let changed = self.svc.drop_unsealed_summaries(&mut found).await?;
+        let changed = self.svc.sealed_summaries(&mut found).await?;
         let mut items = Vec::with_capacity(found.len());
         let mut hosted = Vec::new();
         for (c, changed) in found.into_iter().zip(changed) {
@@ -151,7 +151,7 @@ mod tests {
         entry(svc, 10, "request_approved", "rq_1", "closed_mandate").await;
         let mut m1 = testing::credential(10, "m-1", RequestKind::ClosedMandate, "jkt-cal");
         m1.request_id = Some("rq_1".into());
-        credentials::record(svc.store(), m1).await.unwrap();
+        svc.record_sealed(m1).await.unwrap();
         entry(svc, 10, "credential_issued", "m-1", "closed_mandate").await;
         entry(svc, 20, "request_declined", "rq_2", "closed_mandate").await;
         entry(svc, 30, "request_expired", "rq_3", "closed_mandate").await;
@@ -383,6 +383,35 @@ mod tests {
         assert!(matches!(svc.records().history_page(&long).await, Err(ServiceError::Query(QueryError::TextTooLong))));
     }
 
+    /// A summary is taken from its request's row as the seal was checked on
+    /// it, never from what a listing joined: words read a moment earlier (or
+    /// from a second row another program made for the same id) are not shown.
+    #[tokio::test]
+    async fn a_summary_shown_is_the_one_its_seal_was_checked_on() {
+        let (svc, _clock, _dir) = service_at(T0).await;
+        records(&svc).await;
+        let entry = |summary: &str, of: Option<&str>| crate::store::history::HistoryRecord {
+            at: T0,
+            event: "request_approved".into(),
+            subject: "rq_1".into(),
+            detail: "closed_mandate".into(),
+            confirmed_by: None,
+            summary: Some(summary.into()),
+            summary_of: of.map(str::to_owned),
+            agent_name: None,
+        };
+        let mut rows = [
+            entry("One free car wash", Some("rq_1")),
+            entry("Cleaning at Smile Dental", Some("rq_nobody")),
+            entry("anything", None),
+        ];
+        let withheld = svc.sealed_summaries(&mut rows).await.unwrap();
+        assert_eq!(rows[0].summary.as_deref(), Some("Synthetic oil change at Maple"), "the sealed words");
+        assert_eq!(rows[1].summary, None, "no sealed request, no words");
+        assert_eq!(rows[2].summary, None, "a record naming no request shows none");
+        assert_eq!(withheld, [false, true, false]);
+    }
+
     #[tokio::test]
     async fn credentials_are_filtered_by_state_host_assistant_date_and_words_and_paged() {
         let (svc, clock, _dir) = service_at(T0).await;
@@ -395,7 +424,7 @@ mod tests {
             if i == 6 {
                 c.exp = T0 + 50;
             }
-            credentials::record(svc.store(), c).await.unwrap();
+            svc.record_sealed(c).await.unwrap();
         }
         svc.records().revoke("z-0").await.unwrap();
         clock.store(T0 + 60, std::sync::atomic::Ordering::SeqCst);

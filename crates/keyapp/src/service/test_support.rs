@@ -25,3 +25,20 @@ pub(crate) async fn service_at(start: i64) -> (Service, Arc<AtomicI64>, tempfile
     .unwrap();
     (service, clock, dir)
 }
+
+impl Service {
+    /// Records credential `c` as the request pipeline does: sealed
+    /// (record_seal), so the records screens and revocation read it as the
+    /// key app's own.
+    pub(crate) async fn record_sealed(
+        &self,
+        c: crate::store::credentials::CredentialRecord,
+    ) -> Result<(), crate::store::credentials::RecordError> {
+        use crate::store::credentials;
+        let mut tx = self.store().pool().begin().await.map_err(crate::store::StoreError::from)?;
+        let row = credentials::insert(&mut tx, &c).await?;
+        credentials::seal(&mut tx, &c.jti, &self.inner.seal.credential(&row.fields())).await?;
+        tx.commit().await.map_err(crate::store::StoreError::from)?;
+        Ok(())
+    }
+}

@@ -24,23 +24,48 @@ impl ContactRow {
 }
 
 /// A contact with its seal, as read back.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredContact {
-    #[sqlx(flatten)]
     pub contact: ContactRow,
     pub seal: Option<String>,
 }
 
 /// Every contact row, by name, with its seal: the service keeps only those
-/// whose seal holds.
+/// whose seal holds. A row whose values are not text (another program wrote
+/// bytes there) is left out, so it cannot make the others unreadable.
 pub async fn all(store: &Store) -> Result<Vec<StoredContact>, StoreError> {
-    Ok(sqlx::query_as(
-        "SELECT CAST(principal AS TEXT) AS principal, CAST(name AS TEXT) AS name,
-                CAST(relationship AS TEXT) AS relationship, CAST(seal AS TEXT) AS seal
+    #[derive(sqlx::FromRow)]
+    struct Raw {
+        principal: Vec<u8>,
+        name: Vec<u8>,
+        relationship: Option<Vec<u8>>,
+        seal: Option<Vec<u8>>,
+    }
+    let rows: Vec<Raw> = sqlx::query_as(
+        "SELECT CAST(principal AS BLOB) AS principal, CAST(name AS BLOB) AS name,
+                CAST(relationship AS BLOB) AS relationship, CAST(seal AS BLOB) AS seal
          FROM contacts WHERE principal IS NOT NULL AND name IS NOT NULL ORDER BY name",
     )
     .fetch_all(store.pool())
-    .await?)
+    .await?;
+    let text = |b: Vec<u8>| String::from_utf8(b).ok();
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| {
+            let relationship = match r.relationship {
+                Some(b) => Some(text(b)?),
+                None => None,
+            };
+            let seal = match r.seal {
+                Some(b) => Some(text(b)?),
+                None => None,
+            };
+            Some(StoredContact {
+                contact: ContactRow { principal: text(r.principal)?, name: text(r.name)?, relationship },
+                seal,
+            })
+        })
+        .collect())
 }
 
 /// Adds a contact, or renames and re-relates the one with its principal,
@@ -63,30 +88,28 @@ pub async fn save(store: &Store, c: &ContactRow, seal: &str, now: i64) -> Result
     Ok(())
 }
 
-/// Renames contact `principal`, sealed by `seal` (the service's, over the
-/// renamed row). `false`: no such contact, nothing written.
-pub async fn rename(
-    store: &Store,
-    principal: &str,
-    name: &str,
-    seal: impl FnOnce(&ContactRow) -> String,
-    now: i64,
-) -> Result<bool, StoreError> {
+/// Renames contact `was` (as the service read and checked it) to `name`,
+/// sealed by `seal` (the service's, over the renamed row). Only that very
+/// row is renamed: one changed in between (its relationship rewritten while
+/// the OS asked the person) is left as it is. `false`: nothing written.
+pub async fn rename(store: &Store, was: &StoredContact, name: &str, seal: &str, now: i64) -> Result<bool, StoreError> {
     let mut tx = store.begin().await?;
-    let relationship: Option<Option<String>> =
-        sqlx::query_scalar("SELECT CAST(relationship AS TEXT) FROM contacts WHERE principal = ?")
-            .bind(principal)
-            .fetch_optional(&mut *tx)
-            .await?;
-    let Some(relationship) = relationship else { return Ok(false) };
-    let renamed = ContactRow { principal: principal.to_owned(), name: name.to_owned(), relationship };
-    sqlx::query("UPDATE contacts SET name = ?, seal = ? WHERE principal = ?")
-        .bind(name)
-        .bind(seal(&renamed))
-        .bind(principal)
-        .execute(&mut *tx)
-        .await?;
-    history::append(&mut tx, now, "contact_renamed", principal, name, None).await?;
+    let done = sqlx::query(
+        "UPDATE contacts SET name = ?, seal = ?
+         WHERE principal = ? AND seal IS ? AND relationship IS ? AND name = ?",
+    )
+    .bind(name)
+    .bind(seal)
+    .bind(&was.contact.principal)
+    .bind(&was.seal)
+    .bind(&was.contact.relationship)
+    .bind(&was.contact.name)
+    .execute(&mut *tx)
+    .await?;
+    if done.rows_affected() == 0 {
+        return Ok(false);
+    }
+    history::append(&mut tx, now, "contact_renamed", &was.contact.principal, name, None).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -131,18 +154,22 @@ mod tests {
         );
         // Saving the same principal again replaces its name, relationship and seal.
         save(&store, &contact("urn:a", "Noor K.", None), "s3", 3).await.unwrap();
-        // A rename is sealed over the renamed row, its relationship kept.
-        let sealed_as = |c: &ContactRow| format!("{}|{}|{:?}", c.principal, c.name, c.relationship);
-        assert!(rename(&store, "urn:b", "Samuel", sealed_as, 4).await.unwrap());
+        // A rename replaces the very row read, with its new seal.
+        let sam = stored(contact("urn:b", "Sam", None), "s1");
+        assert!(rename(&store, &sam, "Samuel", "s4", 4).await.unwrap());
+        assert!(!rename(&store, &sam, "Sammy", "s5", 4).await.unwrap(), "that row is no longer there");
         assert_eq!(
             all(&store).await.unwrap(),
-            [
-                stored(contact("urn:a", "Noor K.", None), "s3"),
-                stored(contact("urn:b", "Samuel", None), "urn:b|Samuel|None")
-            ]
+            [stored(contact("urn:a", "Noor K.", None), "s3"), stored(contact("urn:b", "Samuel", None), "s4")]
         );
         assert!(remove(&store, "urn:a", 5).await.unwrap());
-        assert_eq!(all(&store).await.unwrap(), [stored(contact("urn:b", "Samuel", None), "urn:b|Samuel|None")]);
+        assert_eq!(all(&store).await.unwrap(), [stored(contact("urn:b", "Samuel", None), "s4")]);
+        // A row of bytes that are not text is left out, not an error for all.
+        sqlx::query("INSERT INTO contacts (principal, name) VALUES ('urn:c', CAST(x'ff' AS TEXT))")
+            .execute(store.pool())
+            .await
+            .unwrap();
+        assert_eq!(all(&store).await.unwrap(), [stored(contact("urn:b", "Samuel", None), "s4")]);
         let s = |a: &str, b: &str, c: &str| (a.to_owned(), b.to_owned(), c.to_owned());
         assert_eq!(
             events(&store).await,
@@ -159,7 +186,8 @@ mod tests {
     #[tokio::test]
     async fn renaming_or_removing_a_contact_nobody_saved_changes_nothing() {
         let (_dir, store) = testing::store().await;
-        assert!(!rename(&store, "urn:x", "Ellis", |_| "s".into(), 1).await.unwrap());
+        let nobody = stored(contact("urn:x", "Ellis", None), "s");
+        assert!(!rename(&store, &nobody, "Ellis", "s2", 1).await.unwrap());
         assert!(!remove(&store, "urn:x", 2).await.unwrap());
         assert!(all(&store).await.unwrap().is_empty());
         assert!(events(&store).await.is_empty(), "no history for what did not happen");

@@ -393,6 +393,9 @@ pub struct ListedCredential {
     /// The request it was issued for: `summary` is its, shown only while its
     /// row holds its seal (record_seal).
     pub request_id: Option<String>,
+    /// Its row as stored, with its seal: `request_id` names the request whose
+    /// summary it shows only while this seal holds (record_seal).
+    pub stored: StoredCredential,
 }
 
 /// The meeting a contract or acceptance record is about (§5.12).
@@ -426,6 +429,20 @@ struct ListingRow {
     refused_op: Option<String>,
     refused_reason: Option<String>,
     summary: Option<String>,
+    #[sqlx(flatten)]
+    sealed: SealOnlyColumns,
+}
+
+/// The columns a credential's seal covers that a listing does not show.
+#[derive(Debug, sqlx::FromRow)]
+struct SealOnlyColumns {
+    c_scope: String,
+    c_iat: i64,
+    c_compact: String,
+    c_status_url: Option<String>,
+    c_booking_id: Option<String>,
+    c_host_keys: String,
+    c_seal: Option<String>,
 }
 
 /// A `meeting_records` row joined to a credential: all NULL for a credential
@@ -464,7 +481,25 @@ impl TryFrom<ListingRow> for ListedCredential {
 
     fn try_from(r: ListingRow) -> Result<ListedCredential, StoreError> {
         let corrupt = |what: String| StoreError::corrupt(Stored::Credential, format!("{}: {what}", r.jti));
+        let stored = StoredCredential {
+            jti: r.jti.clone(),
+            kind: r.kind.clone(),
+            agent_jkt: r.agent_jkt.clone(),
+            request_id: r.request_id.clone(),
+            aud: r.aud.clone(),
+            scope: r.sealed.c_scope,
+            iat: r.sealed.c_iat,
+            exp: r.exp,
+            compact: r.sealed.c_compact,
+            status_url: r.sealed.c_status_url,
+            max_bookings: r.max_bookings,
+            shared_limit: r.shared_limit,
+            booking_id: r.sealed.c_booking_id,
+            host_keys: r.sealed.c_host_keys,
+            seal: r.sealed.c_seal,
+        };
         Ok(ListedCredential {
+            stored,
             kind: r.kind.parse().map_err(|e| corrupt(format!("kind: {e}")))?,
             aud: serde_json::from_str(&r.aud).map_err(|e| corrupt(format!("aud: {e}")))?,
             remaining: remaining(r.shared_limit, r.max_bookings, r.held)
@@ -506,7 +541,9 @@ const LISTING_COLUMNS: &str =
                   ORDER BY o.id LIMIT 1) AS refused_op,
                 (SELECT o.refusal FROM status_outbox o WHERE o.jti = c.jti AND o.refused_at IS NOT NULL
                   ORDER BY o.id LIMIT 1) AS refused_reason,
-                r.summary";
+                r.summary, c.scope AS c_scope, c.iat AS c_iat, c.compact AS c_compact,
+                c.status_url AS c_status_url, c.booking_id AS c_booking_id, c.host_keys AS c_host_keys,
+                c.seal AS c_seal";
 const LISTING_FROM: &str = "FROM credentials c LEFT JOIN limit_counts n ON n.jti = c.jti
          LEFT JOIN meeting_records m ON m.jti = c.jti
          LEFT JOIN requests r ON r.request_id = c.request_id";
@@ -598,6 +635,14 @@ pub struct Revocability {
     pub kind: RequestKind,
     pub status_url: Option<String>,
     pub exp: i64,
+}
+
+/// Credential `jti`'s row as stored, with its seal (record_seal).
+pub async fn stored(store: &Store, jti: &str) -> Result<Option<StoredCredential>, StoreError> {
+    Ok(sqlx::query_as(&format!("SELECT {STORED_COLUMNS} FROM credentials c WHERE c.jti = ?"))
+        .bind(jti)
+        .fetch_optional(store.pool())
+        .await?)
 }
 
 /// Credential `jti`'s kind, status URL and expiry, if the records hold it.

@@ -85,14 +85,8 @@ impl CliError {
             Ok(r) => return CliError::Restore(r),
             Err(e) => e,
         };
-        let e = match e.downcast::<BackupError>() {
-            Ok(b) => return CliError::Backup(b),
-            Err(e) => e,
-        };
-        // The key would not open (locked keychain, refused verification):
-        // worded as a start's, since it is the same key opened the same way.
-        match e.downcast::<keyapp::keystore::KeystoreError>() {
-            Ok(k) => CliError::NotStarted(Box::new(StartError::Keystore(k))),
+        match e.downcast::<BackupError>() {
+            Ok(b) => CliError::Backup(b),
             Err(e) => CliError::Recovery(e.to_string()),
         }
     }
