@@ -389,3 +389,52 @@ async fn a_registration_is_never_signed_from_a_record_widened_after_the_yes() {
     assert_eq!(stand.posted.load(Ordering::SeqCst), posted, "the unsealed row was never sent");
     assert_eq!(listed(&env, &second).await["publication"], "registration_pending");
 }
+
+/// The assistant keeps a revocation from ever leaving: a trigger in the
+/// records marks each revocation's outbox row acknowledged as the key app
+/// writes it, so nothing is sent and the person reads "revoked" while hosts
+/// read "active". The person's listing asks the service: it does not hold
+/// the revocation, so the key app signs it again and posts it at once, and
+/// the service then holds it. With the service refusing that post too, the
+/// person reads that the revocation is not yet published.
+#[tokio::test]
+async fn a_revocation_the_records_claim_was_sent_is_sent_once_the_listing_sees_hosts_do_not_know() {
+    let (stand, _, env) = up_and_hosted().await;
+    let a = paired_agent(&env, 45).await;
+    let rid = ask_mandate(&env, &a, "s8").await;
+    let jti = person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();
+    assert!(eventually(10, || async { stand.known.lock().unwrap().get(&jti) == Some(&false) }).await);
+
+    let db = app::data_dir(&env.config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
+    let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    sqlx::query(
+        "CREATE TRIGGER swallow AFTER INSERT ON status_outbox WHEN NEW.op = 'revoke'
+         BEGIN UPDATE status_outbox SET acked_at = NEW.created_at WHERE id = NEW.id; END",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&false), "the trigger kept it from leaving");
+
+    // The person looks at Credentials: the service does not hold it, so it goes now.
+    let mine = listed(&env, &jti).await;
+    assert_eq!(mine["status"], "revoked");
+    assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&true), "hosts now read it revoked");
+    assert!(mine.get("publication").is_none(), "sent and taken: {mine}");
+
+    // A second credential, whose revocation the service refuses to take as
+    // well: the person is told it is not yet published.
+    let rid = ask_mandate(&env, &a, "s9").await;
+    let second =
+        person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();
+    assert!(eventually(10, || async { stand.known.lock().unwrap().get(&second) == Some(&false) }).await);
+    person(&env, Command::Revoke { jti: second.clone() }).await.unwrap();
+    *stand.refuse.lock().unwrap() = Some("store_unavailable");
+    let mine = listed(&env, &second).await;
+    assert_eq!(mine["status"], "revoked");
+    assert_eq!(mine["publication"], "revocation_pending", "{mine}");
+    assert_eq!(mine["publication_note"], "revocation not yet published");
+    assert_eq!(stand.known.lock().unwrap().get(&second), Some(&false));
+}

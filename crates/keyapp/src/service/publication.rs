@@ -172,6 +172,106 @@ impl Service {
     }
 }
 
+/// A credential revoked here whose revocation the hosted status service
+/// should hold: its index in a listing, its jti and the status URL the
+/// principal signed into it.
+pub(super) struct RevocationCheck {
+    pub index: usize,
+    pub jti: String,
+    pub status_url: String,
+}
+
+impl Service {
+    /// The check owed for a listed credential: one revoked here, not yet
+    /// expired, not refused for good by the service, whose signed status URL
+    /// is at the configured hosted service. The URL is read from the
+    /// credential as the principal signed it, not from its row: the row's
+    /// column can be pointed at a server of the assistant's that says
+    /// "revoked".
+    pub(super) fn revocation_check(
+        &self,
+        index: usize,
+        c: &crate::store::credentials::ListedCredential,
+        now: i64,
+    ) -> Option<RevocationCheck> {
+        if !c.revoked || c.exp <= now || c.refused.is_some() {
+            return None;
+        }
+        let base = self.config().hosted_base()?.to_owned();
+        let status_url = self.signed_status_url(&c.jti, &c.stored.compact)?;
+        status_url.starts_with(&format!("{base}/status/")).then(|| RevocationCheck {
+            index,
+            jti: c.jti.clone(),
+            status_url,
+        })
+    }
+
+    /// The `status` claim of credential `jti`, if `compact` is that
+    /// credential as this principal signed it.
+    fn signed_status_url(&self, jti: &str, compact: &str) -> Option<String> {
+        let parsed = schcp::jws::parse(compact).ok()?;
+        let mut keys = std::iter::once(&self.inner.key).chain(self.inner.es256.as_ref());
+        if !keys.any(|k| parsed.verify_signature(&k.public_key()).is_ok()) {
+            return None;
+        }
+        if parsed.payload.get("jti")?.as_str()? != jti {
+            return None;
+        }
+        parsed.payload.get("status")?.as_str().map(str::to_owned)
+    }
+
+    /// Asks the hosted status service whether it holds each revocation the
+    /// person's listing shows (`revocation_check`). The outbox row that would
+    /// have published one can be removed, or marked acknowledged by another
+    /// program (a trigger does it as the key app writes it), and the person
+    /// would read "revoked" while hosts read "active". Where the service
+    /// answers that it is not revoked, the revocation is signed again (it only
+    /// narrows) and posted at once, and owed again in the outbox; if that
+    /// post fails too, the person reads "revocation not yet published". A
+    /// service that does not answer changes nothing here.
+    pub(super) async fn confirm_revocations(
+        &self,
+        out: &mut [crate::views::CredentialView],
+        checks: Vec<RevocationCheck>,
+    ) -> Result<(), ServiceError> {
+        let Some(base) = self.config().hosted_base().map(str::to_owned) else { return Ok(()) };
+        if checks.is_empty() {
+            return Ok(());
+        }
+        let client = self.hosted_client()?;
+        let mut asking = tokio::task::JoinSet::new();
+        for check in checks {
+            let client = client.clone();
+            asking.spawn(async move {
+                let status = client.status(&check.status_url).await;
+                (check, status)
+            });
+        }
+        let thumb = self.profile().principal_thumbprint();
+        while let Some(done) = asking.join_next().await {
+            let Ok((check, Some(status))) = done else { continue };
+            if status.status == "revoked" {
+                continue;
+            }
+            tracing::warn!(jti = %check.jti, "the status service does not hold a revocation made here: sent again");
+            let now = self.now();
+            outbox::owe_revoke_again(self.store(), &check.jti, &base, now).await?;
+            let op = Operation::Revoke { jti: check.jti.clone() };
+            let sent = match status_update::sign(self.inner.key.as_ref(), now, &Service::new_id("u-"), &op) {
+                Ok(jws) => client.post_update(&base, &thumb, &jws).await.is_ok(),
+                Err(_) => false,
+            };
+            if !sent {
+                let pending = crate::views::Publication::RevocationPending;
+                out[check.index].publication = Some(pending);
+                out[check.index].publication_note = Some(self.publication_words(pending, None));
+            }
+        }
+        self.wake_publisher();
+        Ok(())
+    }
+}
+
 impl Status<'_> {
     /// The publisher task (`app::start`): publishes what is due, then sleeps
     /// until the next row falls due, something is added, or `PUBLISHER_IDLE`

@@ -67,7 +67,7 @@ impl Service {
 
     /// What the status service lacks, in the person's words; a refusal for
     /// good says why (`namespace_full`: no room for more of their credentials).
-    fn publication_words(&self, p: Publication, why: Option<Reason>) -> String {
+    pub(super) fn publication_words(&self, p: Publication, why: Option<Reason>) -> String {
         self.words_with(p.message_id(), [("why", why.map_or("other", Reason::as_str).into())])
     }
 
@@ -169,6 +169,7 @@ impl<'a> Records<'a> {
         };
         let mut out = Vec::with_capacity(listed.len());
         let mut hosted = Vec::new();
+        let mut revocations = Vec::new();
         for (c, changed) in listed.into_iter().zip(changed) {
             let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
             // An agent receives a credential once the service knows it
@@ -179,10 +180,15 @@ impl<'a> Records<'a> {
             if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
                 hosted.push((out.len(), url.clone()));
             }
+            // The person's listing says "revoked" only where the service does too.
+            if agent_jkt.is_none() {
+                revocations.extend(self.svc.revocation_check(out.len(), &c, now));
+            }
             let confirmed_by = confirmations.get(&c.jti).copied();
             out.push(self.svc.credential_view(c, publication, confirmed_by, changed, now));
         }
         self.svc.hosted_remaining(&mut out, hosted).await?;
+        self.svc.confirm_revocations(&mut out, revocations).await?;
         Ok(out)
     }
 

@@ -63,15 +63,18 @@ impl Records<'_> {
         let changed = self.svc.sealed_summaries(&mut found).await?;
         let mut items = Vec::with_capacity(found.len());
         let mut hosted = Vec::new();
+        let mut revocations = Vec::new();
         for (c, changed) in found.into_iter().zip(changed) {
             let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
             if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
                 hosted.push((items.len(), url.clone()));
             }
+            revocations.extend(self.svc.revocation_check(items.len(), &c, now));
             let confirmed_by = confirmations.get(&c.jti).copied();
             items.push(self.svc.credential_view(c, publication, confirmed_by, changed, now));
         }
         self.svc.hosted_remaining(&mut items, hosted).await?;
+        self.svc.confirm_revocations(&mut items, revocations).await?;
         Ok(CredentialPage { items, next })
     }
 }

@@ -175,6 +175,22 @@ impl TryFrom<DueRow> for Due {
     }
 }
 
+/// Owes credential `jti`'s revocation to the service at `base` again, now:
+/// its row (acknowledged, refused or removed) is due once more.
+pub async fn owe_revoke_again(store: &Store, jti: &str, base: &str, now: i64) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO status_outbox (jti, op, base, created_at, next_attempt_at) VALUES (?1, 'revoke', ?2, ?3, ?3)
+         ON CONFLICT (jti, op) DO UPDATE
+            SET acked_at = NULL, refused_at = NULL, refusal = NULL, attempts = 0, next_attempt_at = ?3",
+    )
+    .bind(jti)
+    .bind(base)
+    .bind(now)
+    .execute(store.pool())
+    .await?;
+    Ok(())
+}
+
 /// The rows due at `now`, oldest first, at most `limit`: unacknowledged, not
 /// refused for good, past their backoff, and with no earlier unacknowledged
 /// row for the same credential (a revocation waits for its registration).
