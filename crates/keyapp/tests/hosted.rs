@@ -393,18 +393,18 @@ async fn a_registration_is_never_signed_from_a_record_widened_after_the_yes() {
 /// The assistant keeps a revocation from ever leaving: a trigger in the
 /// records marks each revocation's outbox row acknowledged as the key app
 /// writes it, so nothing is sent and the person reads "revoked" while hosts
-/// read "active". The person's listing asks the service: it does not hold
-/// the revocation, so the key app signs it again and posts it at once, and
-/// the service then holds it. With the service refusing that post too, the
-/// person reads that the revocation is not yet published.
+/// read "active". It also hides the credential from the check, as the row
+/// tells it: an expiry in the past and a signed credential that no longer
+/// reads back, or a registration the service "refused for good". The
+/// person's listing asks the service anyway, at the address the principal
+/// signed or every hosted credential has: the service does not hold the
+/// revocation, so the key app signs it again and posts it at once. With the
+/// service refusing that post too, the person reads that the revocation is
+/// not yet published.
 #[tokio::test]
 async fn a_revocation_the_records_claim_was_sent_is_sent_once_the_listing_sees_hosts_do_not_know() {
     let (stand, _, env) = up_and_hosted().await;
     let a = paired_agent(&env, 45).await;
-    let rid = ask_mandate(&env, &a, "s8").await;
-    let jti = person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();
-    assert!(eventually(10, || async { stand.known.lock().unwrap().get(&jti) == Some(&false) }).await);
-
     let db = app::data_dir(&env.config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
     let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
     sqlx::query(
@@ -414,18 +414,34 @@ async fn a_revocation_the_records_claim_was_sent_is_sent_once_the_listing_sees_h
     .execute(&db)
     .await
     .unwrap();
-    person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
-    tokio::time::sleep(Duration::from_secs(2)).await;
-    assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&false), "the trigger kept it from leaving");
+    for (n, hide) in [
+        None,
+        Some("UPDATE credentials SET exp = 1, compact = 'x.y.z', request_id = NULL WHERE jti = ?"),
+        Some("UPDATE status_outbox SET refused_at = 1, refusal = 'namespace_full' WHERE op = 'register' AND jti = ?"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let rid = ask_mandate(&env, &a, &format!("s8-{n}")).await;
+        let approved = person(&env, Command::Approve { id: rid }).await.unwrap();
+        let jti = approved["result"]["jti"].as_str().unwrap().to_owned();
+        assert!(eventually(10, || async { stand.known.lock().unwrap().get(&jti) == Some(&false) }).await);
+        person(&env, Command::Revoke { jti: jti.clone() }).await.unwrap();
+        if let Some(hide) = hide {
+            sqlx::query(hide).bind(&jti).execute(&db).await.unwrap();
+        }
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&false), "the trigger kept it from leaving");
 
-    // The person looks at Credentials: the service does not hold it, so it goes now.
-    let mine = listed(&env, &jti).await;
-    assert_eq!(mine["status"], "revoked");
-    assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&true), "hosts now read it revoked");
-    assert!(mine.get("publication").is_none(), "sent and taken: {mine}");
+        // The person looks at Credentials: the service does not hold it, so it goes now.
+        let mine = listed(&env, &jti).await;
+        assert_eq!(mine["status"], "revoked");
+        assert_eq!(stand.known.lock().unwrap().get(&jti), Some(&true), "hosts now read it revoked ({hide:?})");
+        assert_ne!(mine["publication"], "revocation_pending", "sent and taken: {mine}");
+    }
 
-    // A second credential, whose revocation the service refuses to take as
-    // well: the person is told it is not yet published.
+    // One whose revocation the service refuses to take as well: the person
+    // is told it is not yet published.
     let rid = ask_mandate(&env, &a, "s9").await;
     let second =
         person(&env, Command::Approve { id: rid }).await.unwrap()["result"]["jti"].as_str().unwrap().to_owned();

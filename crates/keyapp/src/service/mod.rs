@@ -362,13 +362,11 @@ impl Summarised for crate::store::credentials::ListedCredential {
     /// A credential's `request_id` counts only while its own row holds its
     /// seal: pointed at another request, it would borrow that one's words.
     fn summary_source(&self, seal: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
-        match self.request_id.as_deref() {
-            None => SummarySource::None,
-            Some(id) if seal.credential_holds(&self.stored.fields(), self.stored.seal.as_deref()) => {
-                SummarySource::Request(id)
-            }
-            Some(_) => SummarySource::Unverified,
+        if !seal.credential_holds(&self.stored.fields(), self.stored.seal.as_deref()) {
+            // Its request_id removed, too, it would say nothing at all.
+            return SummarySource::Unverified;
         }
+        self.request_id.as_deref().map_or(SummarySource::None, SummarySource::Request)
     }
     fn set_summary(&mut self, summary: Option<String>) {
         self.summary = summary;

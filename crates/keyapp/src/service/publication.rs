@@ -182,23 +182,33 @@ pub(super) struct RevocationCheck {
 }
 
 impl Service {
-    /// The check owed for a listed credential: one revoked here, not yet
-    /// expired, not refused for good by the service, whose signed status URL
-    /// is at the configured hosted service. The URL is read from the
-    /// credential as the principal signed it, not from its row: the row's
-    /// column can be pointed at a server of the assistant's that says
-    /// "revoked".
+    /// The check owed for a listed credential: one revoked here and not
+    /// refused for good by the service, whose credential, as the principal
+    /// signed it, is unexpired and names a status URL at the configured
+    /// hosted service. Its expiry and status URL are read from the signed
+    /// credential, not from its row, whose columns the assistant can write
+    /// (an expiry in the past, a URL at a server of its own). One whose
+    /// signed credential cannot be read back (replaced in the row) is asked
+    /// about at the address every hosted credential's status has.
     pub(super) fn revocation_check(
         &self,
         index: usize,
         c: &crate::store::credentials::ListedCredential,
         now: i64,
     ) -> Option<RevocationCheck> {
-        if !c.revoked || c.exp <= now || c.refused.is_some() {
+        if !c.revoked || matches!(c.refused, Some((Op::Revoke, _))) {
             return None;
         }
         let base = self.config().hosted_base()?.to_owned();
-        let status_url = self.signed_status_url(&c.jti, &c.stored.compact)?;
+        let status_url = match self.signed_credential(&c.jti, &c.stored.compact) {
+            Some(claims) => {
+                if claims.get("exp").and_then(serde_json::Value::as_i64).is_some_and(|exp| exp <= now) {
+                    return None;
+                }
+                claims.get("status")?.as_str()?.to_owned()
+            }
+            None => format!("{base}/status/{}/{}", self.profile().principal_thumbprint(), c.jti),
+        };
         status_url.starts_with(&format!("{base}/status/")).then(|| RevocationCheck {
             index,
             jti: c.jti.clone(),
@@ -206,29 +216,34 @@ impl Service {
         })
     }
 
-    /// The `status` claim of credential `jti`, if `compact` is that
-    /// credential as this principal signed it.
-    fn signed_status_url(&self, jti: &str, compact: &str) -> Option<String> {
+    /// Whether credential `jti`, as the principal signed it, names a status
+    /// URL: one hosts can learn a revocation of.
+    pub(super) fn signed_status_url(&self, jti: &str, compact: &str) -> bool {
+        self.signed_credential(jti, compact).is_some_and(|c| c.get("status").is_some_and(serde_json::Value::is_string))
+    }
+
+    /// The claims of credential `jti`, if `compact` is that credential as
+    /// this principal signed it.
+    pub(super) fn signed_credential(&self, jti: &str, compact: &str) -> Option<serde_json::Value> {
         let parsed = schcp::jws::parse(compact).ok()?;
         let mut keys = std::iter::once(&self.inner.key).chain(self.inner.es256.as_ref());
         if !keys.any(|k| parsed.verify_signature(&k.public_key()).is_ok()) {
             return None;
         }
-        if parsed.payload.get("jti")?.as_str()? != jti {
-            return None;
-        }
-        parsed.payload.get("status")?.as_str().map(str::to_owned)
+        (parsed.payload.get("jti")?.as_str()? == jti).then_some(parsed.payload)
     }
 
     /// Asks the hosted status service whether it holds each revocation the
-    /// person's listing shows (`revocation_check`). The outbox row that would
-    /// have published one can be removed, or marked acknowledged by another
-    /// program (a trigger does it as the key app writes it), and the person
-    /// would read "revoked" while hosts read "active". Where the service
-    /// answers that it is not revoked, the revocation is signed again (it only
-    /// narrows) and posted at once, and owed again in the outbox; if that
-    /// post fails too, the person reads "revocation not yet published". A
-    /// service that does not answer changes nothing here.
+    /// person's listing shows (`revocation_check`), all at once. The outbox
+    /// row that would have published one can be removed, or marked
+    /// acknowledged by another program (a trigger does it as the key app
+    /// writes it), and the person would read "revoked" while hosts read
+    /// "active". Where the service answers that it is not revoked, the
+    /// revocation is signed again (it only narrows) and posted at once; if
+    /// that post is not taken, it is owed again in the outbox and the person
+    /// reads "revocation not yet published". A service that does not answer
+    /// changes nothing here. Each ask waits at most `hosted::STATUS_TIMEOUT`,
+    /// each post `hosted::UPDATE_TIMEOUT`.
     pub(super) async fn confirm_revocations(
         &self,
         out: &mut [crate::views::CredentialView],
@@ -239,35 +254,47 @@ impl Service {
             return Ok(());
         }
         let client = self.hosted_client()?;
+        let thumb = self.profile().principal_thumbprint();
+        let now = self.now();
         let mut asking = tokio::task::JoinSet::new();
         for check in checks {
-            let client = client.clone();
+            let (client, key, base, thumb) = (client.clone(), self.inner.key.clone(), base.clone(), thumb.clone());
             asking.spawn(async move {
-                let status = client.status(&check.status_url).await;
-                (check, status)
+                let held = match client.status(&check.status_url).await {
+                    None => return (check, None),
+                    Some(status) => status.status == "revoked",
+                };
+                if held {
+                    return (check, Some(true));
+                }
+                let op = Operation::Revoke { jti: check.jti.clone() };
+                let sent = match status_update::sign(key.as_ref(), now, &Service::new_id("u-"), &op) {
+                    Ok(jws) => client.post_update(&base, &thumb, &jws).await.is_ok(),
+                    Err(_) => false,
+                };
+                (check, Some(sent))
             });
         }
-        let thumb = self.profile().principal_thumbprint();
+        let mut owed = false;
         while let Some(done) = asking.join_next().await {
-            let Ok((check, Some(status))) = done else { continue };
-            if status.status == "revoked" {
+            let Ok((check, Some(held_or_sent))) = done else { continue };
+            if held_or_sent {
                 continue;
             }
-            tracing::warn!(jti = %check.jti, "the status service does not hold a revocation made here: sent again");
-            let now = self.now();
-            outbox::owe_revoke_again(self.store(), &check.jti, &base, now).await?;
-            let op = Operation::Revoke { jti: check.jti.clone() };
-            let sent = match status_update::sign(self.inner.key.as_ref(), now, &Service::new_id("u-"), &op) {
-                Ok(jws) => client.post_update(&base, &thumb, &jws).await.is_ok(),
-                Err(_) => false,
-            };
-            if !sent {
-                let pending = crate::views::Publication::RevocationPending;
-                out[check.index].publication = Some(pending);
-                out[check.index].publication_note = Some(self.publication_words(pending, None));
+            tracing::warn!(jti = %check.jti, "the status service does not hold a revocation made here, and did not take it");
+            let pending = crate::views::Publication::RevocationPending;
+            out[check.index].publication = Some(pending);
+            out[check.index].publication_note = Some(self.publication_words(pending, None));
+            // Owed again for the publisher; a records error does not keep
+            // the person from reading the listing, which already says it.
+            if let Err(e) = outbox::owe_revoke_again(self.store(), &check.jti, &base, now).await {
+                tracing::warn!(jti = %check.jti, error = %e, "the revocation could not be owed again");
             }
+            owed = true;
         }
-        self.wake_publisher();
+        if owed {
+            self.wake_publisher();
+        }
         Ok(())
     }
 }

@@ -48,8 +48,10 @@ impl Service {
             publication_note: publication.map(|p| self.publication_words(p, c.refused.map(|(_, why)| why))),
             status,
             // A record another program changed may have been made to read as
-            // one that cannot be taken back: the person can always revoke it.
-            revocable: CredentialView::can_revoke(c.kind, status) || (changed && status == CredentialStatus::Active),
+            // one that cannot be taken back: what decides is the credential as
+            // signed, whether it names a status URL hosts read.
+            revocable: CredentialView::can_revoke(c.kind, status)
+                || (changed && status == CredentialStatus::Active && self.signed_status_url(&c.jti, &c.stored.compact)),
             aud: c.aud,
             kind: c.kind,
             summary: c.summary,
@@ -207,9 +209,15 @@ impl<'a> Records<'a> {
             // Unless that is not what the key app wrote: a row whose seal
             // fails may have been made to read as one that cannot be taken
             // back (its status URL removed, its kind relabelled) to keep the
-            // person from revoking it. Revoking only narrows; it is revoked.
+            // person from revoking it.
+            // What decides then is the credential as signed: whether it names
+            // a status URL hosts read.
             let stored = credentials::stored(self.svc.store(), jti).await?;
-            if stored.is_none_or(|r| self.svc.inner.seal.credential_holds(&r.fields(), r.seal.as_deref())) {
+            let taken_back = stored.is_some_and(|r| {
+                !self.svc.inner.seal.credential_holds(&r.fields(), r.seal.as_deref())
+                    && self.svc.signed_status_url(jti, &r.compact)
+            });
+            if !taken_back {
                 return Err(self.svc.not_revocable(kind, c.exp));
             }
             tracing::warn!(jti, "a credential's record does not hold its seal: revoked as the person asked");
@@ -477,6 +485,17 @@ mod tests {
         let unnamed = svc.records().revoke("m1").await.expect_err("no status URL");
         assert!(unnamed.to_string().contains("names no status URL"), "{unnamed}");
         assert!(events(&svc).await.is_empty(), "a refused revocation is not in the history");
+        // A record another program changed is judged by the credential as
+        // signed: this one's claims (none the principal signed) name no status
+        // URL, so it is refused all the same, never shown "revoked".
+        sqlx::query("UPDATE credentials SET seal = NULL WHERE jti IN ('r1', 'm1')")
+            .execute(svc.store().pool())
+            .await
+            .unwrap();
+        for jti in ["r1", "m1"] {
+            assert_eq!(svc.records().revoke(jti).await.unwrap_err().to_api().reason, Reason::NotRevocable, "{jti}");
+        }
+        assert!(events(&svc).await.is_empty());
 
         svc.records().revoke("m2").await.unwrap();
         svc.records().revoke("m2").await.unwrap();
