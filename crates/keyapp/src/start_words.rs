@@ -367,14 +367,7 @@ mod tests {
         assert!(terminal.remedy.contains(PASSPHRASE_FD_ENV) && terminal.remedy.contains(PASSPHRASE_ENV));
     }
 
-    fn ids(catalogue: &str) -> Vec<&str> {
-        catalogue
-            .lines()
-            .filter_map(|l| l.split_once(" = "))
-            .map(|(id, _)| id)
-            .filter(|id| !id.starts_with('#'))
-            .collect()
-    }
+    use crate::ui_words::catalogue_ids as ids;
 
     #[test]
     fn the_start_catalogues_have_the_same_ids_and_every_error_its_remedy() {

@@ -369,6 +369,13 @@ fn worded(language: Language, reason: Reason, message: &str, status: Option<Stri
     format(language, id, Some(&args)).unwrap_or_else(|| message.to_owned())
 }
 
+/// The message ids of one catalogue file, in order: the tests compare each
+/// language's.
+#[cfg(test)]
+pub(crate) fn catalogue_ids(catalogue: &str) -> Vec<&str> {
+    catalogue.lines().filter_map(|l| l.split_once(" = ")).map(|(id, _)| id).filter(|id| !id.starts_with('#')).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,14 +410,7 @@ mod tests {
         assert_eq!(text(Language::English, "no-such-message"), "no-such-message");
     }
 
-    fn ids(catalogue: &str) -> Vec<&str> {
-        catalogue
-            .lines()
-            .filter_map(|l| l.split_once(" = "))
-            .map(|(id, _)| id)
-            .filter(|id| !id.starts_with('#'))
-            .collect()
-    }
+    use super::catalogue_ids as ids;
 
     #[test]
     fn the_refusal_catalogues_have_the_same_ids() {
