@@ -150,7 +150,8 @@ async fn a_stale_file_is_replaced_only_once_its_url_is_checked() {
     assert_ne!(named, stale);
     assert_eq!(app.runtime_dir, runtime_dir);
     drop(app);
-    assert_eq!(stranger.requests().len(), 1, "the key app asked the stranger once, for its proof");
+    let asked = stranger.requests();
+    assert_eq!(asked.len(), 1, "the key app asked the stranger once, for its proof: {asked:?}");
 }
 
 /// `schcp-keyapp serve` stopped by SIGTERM or SIGINT removes agent-api.json.

@@ -22,7 +22,7 @@ impl Drop for Stranger {
 }
 
 /// The server: Python's own, so the stranger shares no code with the key app.
-/// It logs each request line to stderr.
+/// It logs the request line of each request it answers to stderr.
 const SERVER: &str = r#"
 import http.server, sys
 port, body = int(sys.argv[1]), sys.argv[2].encode()
@@ -34,9 +34,12 @@ class Answer(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
     do_GET = do_POST = do_DELETE = answer
-    def log_message(self, *args):
+    # One line per request answered; an error's report (log_error) is none.
+    def log_request(self, *args):
         sys.stderr.write(self.requestline + "\n")
         sys.stderr.flush()
+    def log_message(self, *args):
+        pass
 server = http.server.HTTPServer(("127.0.0.1", port), Answer)
 print("ready", flush=True)
 server.serve_forever()
@@ -68,11 +71,17 @@ impl Stranger {
         panic!("the stranger could not listen on port {port}");
     }
 
-    /// Stops it and returns the request lines it was sent.
+    /// Stops it and returns the request lines it was sent. Only those: the
+    /// server's stderr also carries Python's report of a connection the
+    /// client closed early, which is no request.
     pub fn requests(mut self) -> Vec<String> {
         let mut child = self.child.take().expect("running");
         let _ = child.kill();
         let out = child.wait_with_output().expect("the stranger ends");
-        String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned).collect()
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .filter(|l| ["GET ", "POST ", "DELETE "].iter().any(|m| l.starts_with(m)) && l.contains(" HTTP/"))
+            .map(str::to_owned)
+            .collect()
     }
 }
