@@ -352,17 +352,17 @@ pub(super) enum SummarySource<'a> {
 
 /// A record that shows a request's summary.
 pub(super) trait Summarised {
-    /// The request its summary is read from; `seal` checks the record that
+    /// The request its summary is read from; `svc` checks the record that
     /// names it, where that record is sealed.
-    fn summary_source(&self, seal: &crate::record_seal::RecordSeal) -> SummarySource<'_>;
+    fn summary_source(&self, svc: &Service) -> SummarySource<'_>;
     fn set_summary(&mut self, summary: Option<String>);
 }
 
 impl Summarised for crate::store::credentials::ListedCredential {
     /// A credential's `request_id` counts only while its own row holds its
     /// seal: pointed at another request, it would borrow that one's words.
-    fn summary_source(&self, seal: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
-        if !seal.credential_holds(&self.stored.fields(), self.stored.seal.as_deref()) {
+    fn summary_source(&self, svc: &Service) -> SummarySource<'_> {
+        if !svc.credential_sealed(&self.stored) {
             // Its request_id removed, too, it would say nothing at all.
             return SummarySource::Unverified;
         }
@@ -374,7 +374,7 @@ impl Summarised for crate::store::credentials::ListedCredential {
 }
 
 impl Summarised for crate::store::history::HistoryRecord {
-    fn summary_source(&self, _: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
+    fn summary_source(&self, _: &Service) -> SummarySource<'_> {
         self.summary_of.as_deref().map_or(SummarySource::None, SummarySource::Request)
     }
     fn set_summary(&mut self, summary: Option<String>) {
@@ -383,7 +383,7 @@ impl Summarised for crate::store::history::HistoryRecord {
 }
 
 impl Summarised for crate::store::bookings::BookingRecord {
-    fn summary_source(&self, _: &crate::record_seal::RecordSeal) -> SummarySource<'_> {
+    fn summary_source(&self, _: &Service) -> SummarySource<'_> {
         self.mandate_request.as_deref().map_or(SummarySource::None, SummarySource::Request)
     }
     fn set_summary(&mut self, summary: Option<String>) {
@@ -631,10 +631,9 @@ impl Service {
     /// another request's, would tell the person a credential allows less than
     /// it does.
     pub(super) async fn sealed_summaries<T: Summarised>(&self, rows: &mut [T]) -> Result<Vec<bool>, ServiceError> {
-        let seal = &self.inner.seal;
         let mut ids: Vec<String> = rows
             .iter()
-            .filter_map(|r| match r.summary_source(seal) {
+            .filter_map(|r| match r.summary_source(self) {
                 SummarySource::Request(id) => Some(id.to_owned()),
                 _ => None,
             })
@@ -651,7 +650,7 @@ impl Service {
         let withheld: Vec<bool> = rows
             .iter_mut()
             .map(|r| {
-                let (summary, withheld) = match r.summary_source(seal) {
+                let (summary, withheld) = match r.summary_source(self) {
                     SummarySource::None => (None, false),
                     SummarySource::Request(id) => match sealed.get(id) {
                         // A request from before summaries were kept has ''.
@@ -669,6 +668,25 @@ impl Service {
             tracing::warn!(rows = n, "records do not hold their seals: what they name is not shown");
         }
         Ok(withheld)
+    }
+
+    /// Whether credential row `row` is the one the key app wrote when it
+    /// issued it (record_seal).
+    pub(super) fn credential_sealed(&self, row: &crate::store::credentials::StoredCredential) -> bool {
+        self.inner.seal.credential_holds(&row.fields(), row.seal.as_deref())
+    }
+
+    /// Records issued credential `c` inside the caller's transaction, sealed
+    /// as written (record_seal): a registration is signed from this row
+    /// later, without the person, only while it is the one written here.
+    pub(super) async fn record_sealed_in(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        c: &crate::store::credentials::CredentialRecord,
+    ) -> Result<(), crate::store::credentials::RecordError> {
+        let row = crate::store::credentials::insert(tx, c).await?;
+        crate::store::credentials::seal(tx, &c.jti, &self.inner.seal.credential(&row.fields())).await?;
+        Ok(())
     }
 
     /// A reworded request's seal `was` no longer stands (its row was

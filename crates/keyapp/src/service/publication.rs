@@ -147,8 +147,7 @@ impl Service {
     /// it) is never signed, and waits, unpublished (record_seal). A
     /// revocation only narrows what the person allowed and needs no seal.
     fn update_jws(&self, row: &Due) -> Result<String, ServiceError> {
-        let sealed = || self.inner.seal.credential_holds(&row.credential.fields(), row.credential.seal.as_deref());
-        if row.op == Op::Register && !sealed() {
+        if row.op == Op::Register && !self.credential_sealed(&row.credential) {
             tracing::warn!(jti = %row.jti, "a credential's record does not hold its seal: its registration is not signed");
             let why = format!("{}: its record was written or changed outside the key app; not signed", row.jti);
             return Err(ServiceError::Store(StoreError::tampered(Stored::Credential, why)));
@@ -433,9 +432,7 @@ mod tests {
         for (n, jti) in jtis.iter().enumerate() {
             let mut tx = svc.store().pool().begin().await.unwrap();
             let c = crate::store::testing::credential(n as i64, jti, crate::kind::RequestKind::Mandate, "agent");
-            let row = crate::store::credentials::insert(&mut tx, &c).await.unwrap();
-            let seal = svc.inner.seal.credential(&row.fields());
-            crate::store::credentials::seal(&mut tx, jti, &seal).await.unwrap();
+            svc.record_sealed_in(&mut tx, &c).await.unwrap();
             outbox::enqueue_register(&mut tx, jti, "https://status.example", T0).await.unwrap();
             tx.commit().await.unwrap();
         }
@@ -498,8 +495,7 @@ mod tests {
         let mut c = crate::store::testing::credential(0, "m-1", crate::kind::RequestKind::Mandate, "agent");
         (c.max_bookings, c.shared_limit) = (Some(2), true);
         c.host_keys = [("maple-street-auto".to_owned(), vec!["k".repeat(43)])].into_iter().collect();
-        let row = crate::store::credentials::insert(&mut tx, &c).await.unwrap();
-        crate::store::credentials::seal(&mut tx, "m-1", &svc.inner.seal.credential(&row.fields())).await.unwrap();
+        svc.record_sealed_in(&mut tx, &c).await.unwrap();
         outbox::enqueue_register(&mut tx, "m-1", "https://status.example", T0).await.unwrap();
         tx.commit().await.unwrap();
         let issued = outbox::due(svc.store(), T0, 10).await.unwrap().remove(0);

@@ -158,11 +158,22 @@ impl<'a> Records<'a> {
 
     /// Credentials issued (to one agent, or all), with their status now.
     pub async fn credentials(self, agent_jkt: Option<&str>) -> Result<Vec<CredentialView>, ServiceError> {
-        let now = self.svc.now();
         // One snapshot: each credential with the status API's own count of held units.
-        let mut listed = credentials::listing(self.svc.store(), agent_jkt).await?;
-        // How each was confirmed, and what each allows as the person's yes
-        // recorded it: the person's listing only, never an agent's.
+        let listed = credentials::listing(self.svc.store(), agent_jkt).await?;
+        self.views(listed, agent_jkt, self.svc.now()).await
+    }
+
+    /// Listed credentials as the person's surfaces (`agent_jkt` `None`) or
+    /// agent `agent_jkt` see them: their status now, and what remains of each
+    /// shared limit at `now`. The person's also say how each yes was confirmed, what
+    /// each allows as that yes recorded it, and "revoked" only where the
+    /// hosted service says so too.
+    pub(super) async fn views(
+        self,
+        mut listed: Vec<credentials::ListedCredential>,
+        agent_jkt: Option<&str>,
+        now: i64,
+    ) -> Result<Vec<CredentialView>, ServiceError> {
         let (confirmations, changed) = match agent_jkt {
             None => {
                 (credentials::confirmations(self.svc.store()).await?, self.svc.sealed_summaries(&mut listed).await?)
@@ -182,7 +193,6 @@ impl<'a> Records<'a> {
             if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
                 hosted.push((out.len(), url.clone()));
             }
-            // The person's listing says "revoked" only where the service does too.
             if agent_jkt.is_none() {
                 revocations.extend(self.svc.revocation_check(out.len(), &c, now));
             }
@@ -213,10 +223,8 @@ impl<'a> Records<'a> {
             // What decides then is the credential as signed: whether it names
             // a status URL hosts read.
             let stored = credentials::stored(self.svc.store(), jti).await?;
-            let taken_back = stored.is_some_and(|r| {
-                !self.svc.inner.seal.credential_holds(&r.fields(), r.seal.as_deref())
-                    && self.svc.signed_status_url(jti, &r.compact)
-            });
+            let taken_back =
+                stored.is_some_and(|r| !self.svc.credential_sealed(&r) && self.svc.signed_status_url(jti, &r.compact));
             if !taken_back {
                 return Err(self.svc.not_revocable(kind, c.exp));
             }

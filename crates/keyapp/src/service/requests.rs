@@ -510,10 +510,7 @@ impl Service {
         a: &Approval<'_>,
         c: &crate::store::credentials::CredentialRecord,
     ) -> Result<bool, ServiceError> {
-        let row = crate::store::credentials::insert(tx, c).await?;
-        // Sealed as written (record_seal): a registration is signed from this
-        // row later, without the person, only while it is the one written here.
-        crate::store::credentials::seal(tx, &c.jti, &self.inner.seal.credential(&row.fields())).await?;
+        self.record_sealed_in(tx, c).await?;
         // What each aud host was verified with, kept with the credential (§2.2).
         let aud: Vec<HostBinding> = a.hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
         crate::store::host_bindings::record_credential_hosts(tx, &c.jti, &aud).await?;

@@ -7,7 +7,6 @@ use crate::record_query::{
     CredentialPage, CredentialQuery, FilterChoice, FilterChoices, HistoryCursor, HistoryPage, HistoryQuery,
 };
 use crate::store::{credentials, history};
-use crate::views::Publication;
 
 impl Records<'_> {
     /// The hosts and assistants a search can be narrowed to: hosts by their
@@ -58,23 +57,7 @@ impl Records<'_> {
         let now = self.svc.now();
         let mut found = credentials::search(self.svc.store(), &filter, query.state, cursor, now).await?;
         let next = page_end(&mut found, filter.limit).map(|(c, _)| c.encode());
-        let confirmations = credentials::confirmations(self.svc.store()).await?;
-        let mut found: Vec<_> = found.into_iter().map(|(_, c)| c).collect();
-        let changed = self.svc.sealed_summaries(&mut found).await?;
-        let mut items = Vec::with_capacity(found.len());
-        let mut hosted = Vec::new();
-        let mut revocations = Vec::new();
-        for (c, changed) in found.into_iter().zip(changed) {
-            let publication = Publication::of(&c.unpublished, c.refused.map(|(op, _)| op));
-            if let (Some(url), Some(_)) = (&c.hosted_status_url, c.remaining) {
-                hosted.push((items.len(), url.clone()));
-            }
-            revocations.extend(self.svc.revocation_check(items.len(), &c, now));
-            let confirmed_by = confirmations.get(&c.jti).copied();
-            items.push(self.svc.credential_view(c, publication, confirmed_by, changed, now));
-        }
-        self.svc.hosted_remaining(&mut items, hosted).await?;
-        self.svc.confirm_revocations(&mut items, revocations).await?;
+        let items = self.svc.records().views(found.into_iter().map(|(_, c)| c).collect(), None, now).await?;
         Ok(CredentialPage { items, next })
     }
 }

@@ -34,10 +34,8 @@ impl Service {
         &self,
         c: crate::store::credentials::CredentialRecord,
     ) -> Result<(), crate::store::credentials::RecordError> {
-        use crate::store::credentials;
         let mut tx = self.store().pool().begin().await.map_err(crate::store::StoreError::from)?;
-        let row = credentials::insert(&mut tx, &c).await?;
-        credentials::seal(&mut tx, &c.jti, &self.inner.seal.credential(&row.fields())).await?;
+        self.record_sealed_in(&mut tx, &c).await?;
         tx.commit().await.map_err(crate::store::StoreError::from)?;
         Ok(())
     }
