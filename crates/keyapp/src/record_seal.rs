@@ -83,6 +83,35 @@ pub struct CredentialFields<'a> {
     pub host_keys: &'a str,
 }
 
+/// Where a host id stands in the records (SchCP §2.2): the binding made at
+/// the person's first yes, a place it was met at instead and the person may
+/// accept, or the place and keys one credential's host was verified with.
+/// Each decides whether the person is warned of a host new to them, and
+/// where a receipt or change offer citing a credential may come from.
+#[derive(Debug, Clone, Copy)]
+pub struct PlaceFields<'a> {
+    pub record: PlaceRecord,
+    pub host_id: &'a str,
+    pub domain: &'a str,
+    pub basis: &'a str,
+    /// The host's name, kept with a binding only.
+    pub name: Option<&'a str>,
+    /// The credential, for a credential's host only.
+    pub jti: Option<&'a str>,
+    /// The discovery keys' thumbprints as the JSON stored, for a
+    /// credential's host only.
+    pub key_thumbprints: Option<&'a str>,
+}
+
+/// Which of the host records a [`PlaceFields`] is, so that a seal made for
+/// one is never taken for another's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlaceRecord {
+    Binding,
+    Change,
+    CredentialHost,
+}
+
 impl RecordSeal {
     /// The seal key of the principal whose key is `signer`.
     pub fn of(signer: &dyn Signer) -> Result<RecordSeal, JwsError> {
@@ -129,6 +158,16 @@ impl RecordSeal {
     /// Whether `seal` is the one the key app made for exactly this contact.
     pub fn contact_holds(&self, c: &ContactFields<'_>, seal: Option<&str>) -> bool {
         self.holds_for(c, seal)
+    }
+
+    /// The seal of a host binding's, a noted change's or a credential host's row.
+    pub fn place(&self, p: &PlaceFields<'_>) -> String {
+        self.seal(p)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this place.
+    pub fn place_holds(&self, p: &PlaceFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(p, seal)
     }
 
     fn seal(&self, record: &dyn Sealed) -> String {
@@ -185,6 +224,22 @@ impl Sealed for ContactFields<'_> {
         put(Some(self.principal.as_bytes()));
         put(Some(self.name.as_bytes()));
         put(self.relationship.map(str::as_bytes));
+    }
+}
+
+impl Sealed for PlaceFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(match self.record {
+            PlaceRecord::Binding => b"host binding".as_slice(),
+            PlaceRecord::Change => b"host change",
+            PlaceRecord::CredentialHost => b"credential host",
+        }));
+        put(Some(self.host_id.as_bytes()));
+        put(Some(self.domain.as_bytes()));
+        put(Some(self.basis.as_bytes()));
+        put(self.name.map(str::as_bytes));
+        put(self.jti.map(str::as_bytes));
+        put(self.key_thumbprints.map(str::as_bytes));
     }
 }
 
@@ -307,6 +362,51 @@ mod tests {
         // A request's seal never stands for a credential's, nor the reverse.
         assert!(!seal.holds(&fields(), Some(&tag)));
         assert!(!seal.credential_holds(&c, Some(&seal.request(&fields()))));
+    }
+
+    #[test]
+    fn a_places_seal_binds_its_host_id_to_its_domain_and_keys_and_to_its_kind_of_record() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let bound = PlaceFields {
+            record: PlaceRecord::Binding,
+            host_id: "maple-street-auto",
+            domain: "maplestreetauto.example",
+            basis: "own_domain",
+            name: Some("Maple Street Auto"),
+            jti: None,
+            key_thumbprints: None,
+        };
+        let tag = seal.place(&bound);
+        assert!(seal.place_holds(&bound, Some(&tag)));
+        assert!(!seal.place_holds(&bound, None));
+        let issued = PlaceFields {
+            record: PlaceRecord::CredentialHost,
+            name: None,
+            jti: Some("m-1"),
+            key_thumbprints: Some(r#"["k"]"#),
+            ..bound
+        };
+        let changed = [
+            PlaceFields { domain: "maple-street-auto.example", ..bound },
+            PlaceFields { host_id: "other-host", ..bound },
+            PlaceFields { basis: "operator_trust", ..bound },
+            PlaceFields { name: Some("Your Bank"), ..bound },
+            PlaceFields { name: None, ..bound },
+            // The same fields as another kind of host record.
+            PlaceFields { record: PlaceRecord::Change, ..bound },
+            PlaceFields { record: PlaceRecord::CredentialHost, ..bound },
+        ];
+        for x in changed {
+            assert!(!seal.place_holds(&x, Some(&tag)), "{x:?}");
+        }
+        let issued_tag = seal.place(&issued);
+        assert!(seal.place_holds(&issued, Some(&issued_tag)));
+        for x in [
+            PlaceFields { key_thumbprints: Some(r#"["k","assistant"]"#), ..issued },
+            PlaceFields { jti: Some("m-2"), ..issued },
+        ] {
+            assert!(!seal.place_holds(&x, Some(&issued_tag)), "{x:?}");
+        }
     }
 
     #[test]

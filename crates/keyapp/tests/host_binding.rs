@@ -554,7 +554,10 @@ async fn an_operator_both_sides_name_binds_its_host_by_rule_two() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((bound.domain.as_str(), bound.basis), ("platform.example", keyapp::host_binding::Basis::Operator));
+    assert_eq!(
+        (bound.binding.domain.as_str(), bound.binding.basis),
+        ("platform.example", keyapp::host_binding::Basis::Operator)
+    );
 
     // The operator no longer lists it: operator-trust, another place.
     let mut listing = env.host.operator_listing();
@@ -562,4 +565,103 @@ async fn an_operator_both_sides_name_binds_its_host_by_rule_two() {
     env.host.serve_operator_document(Some(listing));
     let err = refused(&env, &a, &body("op-2"), "host_id_conflict").await;
     assert_eq!(err["error"]["details"]["pinned_domain"], "platform.example");
+}
+
+/// Runs `sql` on the key app's records as the person's other programs can
+/// (docs/threat-model.md "Records the person's programs can write").
+async fn written_outside(env: &Env, sql: &str, binds: &[&str]) {
+    let mut q = sqlx::query(sql);
+    for b in binds {
+        q = q.bind(*b);
+    }
+    let done = q.execute(env.app.service.records().store().pool()).await.unwrap();
+    assert!(done.rows_affected() > 0, "{sql}");
+}
+
+#[tokio::test]
+async fn a_binding_written_into_the_records_makes_no_look_alike_known() {
+    let (env, fake) = start_with_look_alike().await;
+    let a = paired_agent(&env, 27).await;
+    approved_root(&env, &a, "real-1", &env.host.discovery_url()).await;
+    // The assistant moves the binding to its look-alike, and names the host
+    // as it likes, straight in keyapp.db.
+    written_outside(
+        &env,
+        "UPDATE host_bindings SET domain = ?, name = 'Your Bank' WHERE host_id = 'maple-street-auto'",
+        &[LOOK_ALIKE],
+    )
+    .await;
+    // §2.2: the binding binds nothing it was not sealed for. The look-alike's
+    // request is not taken for a host the person knows: the person is told
+    // they have not dealt with that domain.
+    let r = a.call(Method::POST, "/v1/requests", Some(&root_body("fake-1", &fake.discovery_url()))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains(&format!("You have not dealt with {LOOK_ALIKE} before.")), "{text}");
+    // The name it wrote is offered nowhere.
+    let hosts = env.app.service.records().filter_choices().await.unwrap().hosts;
+    assert!(hosts.iter().all(|h| !h.label.contains("Your Bank")), "{hosts:?}");
+    assert!(hosts.is_empty(), "a binding the key app did not seal is not a host it verified: {hosts:?}");
+    // The person's yes binds the host again, sealed, where the person said it.
+    a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+    approved_root(&env, &a, "real-2", &env.host.discovery_url()).await;
+    let hosts = env.app.service.records().filter_choices().await.unwrap().hosts;
+    assert_eq!(hosts.len(), 1, "{hosts:?}");
+    refused(&env, &a, &root_body("fake-2", &fake.discovery_url()), "host_id_conflict").await;
+}
+
+#[tokio::test]
+async fn a_move_written_into_the_records_is_never_offered_to_the_person() {
+    let (env, fake) = start_with_look_alike().await;
+    let a = paired_agent(&env, 28).await;
+    approved_root(&env, &a, "real-1", &env.host.discovery_url()).await;
+    // A place the key app never met, noted by the assistant for the person to accept.
+    written_outside(
+        &env,
+        "INSERT INTO host_domain_changes (host_id, domain, basis, seen_at) VALUES ('maple-street-auto', ?, 'own_domain', 1)",
+        &[LOOK_ALIKE],
+    )
+    .await;
+    let changes = person(&env, Command::HostChanges).await.unwrap();
+    assert_eq!(changes.as_array().unwrap().len(), 0, "{changes}");
+    let accept = Command::AcceptHostDomain { host_id: "maple-street-auto".into(), domain: LOOK_ALIKE.into() };
+    assert!(person(&env, accept.clone()).await.is_err(), "a move the key app did not note is not accepted");
+    refused(&env, &a, &root_body("fake-1", &fake.discovery_url()), "host_id_conflict").await;
+    // Control: once the key app met the look-alike itself, the same move is
+    // listed and can be accepted.
+    let changes = person(&env, Command::HostChanges).await.unwrap();
+    assert_eq!(changes.as_array().unwrap().len(), 1, "{changes}");
+    person(&env, accept).await.unwrap();
+    let r = a.call(Method::POST, "/v1/requests", Some(&root_body("moved-1", &fake.discovery_url()))).await.unwrap();
+    assert_eq!(r["status"], "pending", "{r}");
+}
+
+#[tokio::test]
+async fn a_credential_host_written_into_the_records_gets_nothing_without_the_person() {
+    let (env, fake) = start_with_look_alike().await;
+    let a = paired_agent(&env, 29).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+    // The assistant rewrites where the root's host was verified, and with
+    // which key, to its look-alike's, and drops the binding that would
+    // refuse the look-alike outright.
+    let theirs = serde_json::to_string(&[fake.keys()[0].thumbprint().unwrap()]).unwrap();
+    written_outside(
+        &env,
+        "UPDATE credential_hosts SET domain = ?, key_thumbprints = ? WHERE jti = ?",
+        &[LOOK_ALIKE, &theirs, &root],
+    )
+    .await;
+    written_outside(&env, "DELETE FROM host_bindings WHERE host_id = 'maple-street-auto'", &[]).await;
+    // A receipt the look-alike signed for a booking it made up, citing the root.
+    let mut forged = receipt_claims(&fake, &root, 7);
+    forged.booking.booking_id = "b_made_up".into();
+    let forged = fake.sign_receipt(&forged).unwrap();
+    let m = a.call(Method::POST, "/v1/requests", Some(&management("forged", &forged, &fake.discovery_url()))).await;
+    // Nothing is signed without the person: the rewritten row is not one the
+    // key app sealed as it issued the root (§2.2, §3.3).
+    match m {
+        Ok(m) => assert_eq!(m["status"], "pending", "the person is asked: {m}"),
+        Err(e) => panic!("a request the person can answer, not a refusal: {e:?}"),
+    }
+    assert_eq!(pending_ids(&env).await.len(), 1);
 }

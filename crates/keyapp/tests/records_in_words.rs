@@ -75,6 +75,17 @@ async fn a_booking_from_request_to_my_bookings_is_told_in_words_at_every_step() 
         b.managers[0].sentence
     );
 
+    // A name another program writes into the host's binding is not the
+    // host's: the binding no longer holds its seal, and the booking reads as
+    // at a host id the key app has not verified (§2.2, record_seal).
+    sqlx::query("UPDATE host_bindings SET name = 'Your Bank' WHERE host_id = 'maple-street-auto'")
+        .execute(svc.records().store().pool())
+        .await
+        .unwrap();
+    let host = svc.records().bookings().await.unwrap()[0].host.clone();
+    assert!(!host.contains("Your Bank") && !host.contains("maplestreetauto.example"), "{host}");
+    assert!(host.contains("maple-street-auto"), "{host}");
+
     // The one action: the assistant can no longer change it.
     person(&env, Command::Revoke { jti: manager_jti.clone() }).await.unwrap();
     let b = &svc.records().bookings().await.unwrap()[0];

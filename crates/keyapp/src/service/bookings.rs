@@ -94,6 +94,15 @@ impl Records<'_> {
         let now = self.svc.now();
         let (mut records, managers) = stored::all(self.svc.store()).await?;
         self.svc.sealed_summaries(&mut records).await?;
+        for r in &mut records {
+            let (domain, basis) =
+                (r.host_domain.as_deref().unwrap_or_default(), r.host_basis.as_deref().unwrap_or_default());
+            if !self.svc.binding_row_holds(&r.host, domain, basis, r.host_name.as_deref(), r.host_seal.as_deref()) {
+                // A binding the key app did not seal names no host: the
+                // booking reads as at an unverified host id.
+                (r.host_domain, r.host_name) = (None, None);
+            }
+        }
         let mut out =
             records.into_iter().map(|r| self.svc.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });

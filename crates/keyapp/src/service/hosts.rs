@@ -5,7 +5,9 @@
 use super::{Directory, Missing, Origin, Service, ServiceError};
 use crate::discovery::DiscoveredHost;
 use crate::host_binding::{binding_of, standing, Basis, HostBinding, Standing};
-use crate::store::host_bindings;
+use crate::record_seal::PlaceRecord;
+use crate::store::host_bindings::{self, Move, StoredPlace};
+use crate::store::{StoreError, Stored};
 use schcp::refusal::Reason;
 
 /// At most this many other places are noted per host id for the person to
@@ -32,28 +34,106 @@ pub(super) fn conflict(pinned: &HostBinding, found: &HostBinding) -> ServiceErro
     })
 }
 
-/// Binds each of a request's hosts in the approval's transaction (§2.2: at the
-/// person's first yes); refused when another place won in the meantime.
-pub(super) async fn bind_all(
-    tx: &mut crate::store::Connection,
-    hosts: &[HostBinding],
-    now: i64,
-) -> Result<(), ServiceError> {
-    for h in hosts {
-        let bound = host_bindings::bind(tx, h, now).await?;
-        if !bound.same_place(h) {
-            return Err(conflict(&bound, h));
-        }
-    }
-    Ok(())
-}
-
 impl Service {
+    /// Whether the key app sealed `p` as the host record `record` (record_seal).
+    fn place_holds(&self, p: &StoredPlace, record: PlaceRecord) -> bool {
+        self.inner.seal.place_holds(&p.fields(record), p.seal.as_deref())
+    }
+
+    /// The seal of `b` as the host record `record` (a credential's host with
+    /// its credential and its keys' JSON as stored).
+    fn place_seal(&self, record: PlaceRecord, b: &HostBinding, jti: Option<&str>, keys: Option<&str>) -> String {
+        self.inner.seal.place(&host_bindings::fields(record, b, jti, keys))
+    }
+
+    /// Whether a binding read as columns of another query is one the key app
+    /// sealed; a basis that does not parse is not.
+    pub(super) fn binding_row_holds(
+        &self,
+        host_id: &str,
+        domain: &str,
+        basis: &str,
+        name: Option<&str>,
+        seal: Option<&str>,
+    ) -> bool {
+        let fields = crate::record_seal::PlaceFields {
+            record: PlaceRecord::Binding,
+            host_id,
+            domain,
+            basis,
+            name,
+            jti: None,
+            key_thumbprints: None,
+        };
+        Basis::parse(basis).is_some() && self.inner.seal.place_holds(&fields, seal)
+    }
+
+    /// `host_id`'s binding, if the key app made it. The person's programs can
+    /// write the records, and a binding they wrote (a look-alike's domain,
+    /// another name) binds nothing: the host reads as one the person has not
+    /// dealt with, as after the row was deleted, and is bound again at the
+    /// next yes.
+    pub(crate) async fn sealed_binding(&self, host_id: &str) -> Result<Option<HostBinding>, ServiceError> {
+        let stored = host_bindings::binding(self.store(), host_id).await?;
+        Ok(stored.filter(|p| self.place_holds(p, PlaceRecord::Binding)).map(|p| p.binding))
+    }
+
+    /// Binds each of a request's hosts in the approval's transaction (§2.2: at
+    /// the person's first yes), each row sealed; refused when another place
+    /// won in the meantime. A binding the key app did not seal is replaced.
+    pub(super) async fn bind_all(
+        &self,
+        tx: &mut crate::store::Connection,
+        hosts: &[HostBinding],
+        now: i64,
+    ) -> Result<(), ServiceError> {
+        for h in hosts {
+            if let Some(found) = host_bindings::binding_in(tx, &h.host_id).await? {
+                if !self.place_holds(&found, PlaceRecord::Binding) {
+                    tracing::warn!(host_id = ?h.host_id, domain = ?found.binding.domain,
+                                   "a host binding the key app did not write is replaced at the person's yes");
+                    host_bindings::forget(tx, &h.host_id).await?;
+                } else if !found.binding.same_place(h) {
+                    return Err(conflict(&found.binding, h));
+                }
+            }
+            let seal = self.place_seal(PlaceRecord::Binding, h, None, None);
+            let bound = host_bindings::bind(tx, h, &seal, now).await?;
+            if !self.place_holds(&bound, PlaceRecord::Binding) {
+                // Something changed the row as it was written (a trigger).
+                return Err(
+                    StoreError::tampered(Stored::HostBinding, "the binding was changed as it was written").into()
+                );
+            }
+            if !bound.binding.same_place(h) {
+                return Err(conflict(&bound.binding, h));
+            }
+        }
+        Ok(())
+    }
+
+    /// Records what each of a credential's hosts was verified with, sealed,
+    /// in the approval's transaction (§2.2).
+    pub(super) async fn record_credential_hosts(
+        &self,
+        tx: &mut crate::store::Connection,
+        jti: &str,
+        hosts: &[HostBinding],
+    ) -> Result<(), ServiceError> {
+        let mut sealed = Vec::with_capacity(hosts.len());
+        for h in hosts {
+            let keys = host_bindings::keys_json(&h.key_thumbprints)?;
+            sealed.push((h.clone(), self.place_seal(PlaceRecord::CredentialHost, h, Some(jti), Some(&keys))));
+        }
+        host_bindings::record_credential_hosts(tx, jti, &sealed).await?;
+        Ok(())
+    }
+
     /// Refuses to sign for a request whose host id was bound elsewhere since it
     /// was shown (§2.2).
     pub(super) async fn still_bindable(&self, hosts: &[HostBinding]) -> Result<(), ServiceError> {
         for h in hosts {
-            if let Some(pinned) = host_bindings::binding(self.store(), &h.host_id).await? {
+            if let Some(pinned) = self.sealed_binding(&h.host_id).await? {
                 if !pinned.same_place(h) {
                     return Err(conflict(&pinned, h));
                 }
@@ -70,12 +150,13 @@ impl Service {
         let listed = self.inner.discovery.operator_lists(host).await?;
         let binding = binding_of(host, listed)
             .map_err(|e| ServiceError::unacceptable(Reason::DiscoveryInvalid, e.to_string()))?;
-        let pinned = host_bindings::binding(self.store(), &binding.host_id).await?;
+        let pinned = self.sealed_binding(&binding.host_id).await?;
         match standing(&binding, pinned.as_ref()) {
             Standing::New => Ok(Placed { binding, new: true }),
             Standing::Known => Ok(Placed { binding, new: false }),
             Standing::Conflict { pinned } => {
-                host_bindings::note_change(self.store(), &binding, self.now(), MAX_NOTED_CHANGES).await?;
+                let seal = self.place_seal(PlaceRecord::Change, &binding, None, None);
+                host_bindings::note_change(self.store(), &binding, &seal, self.now(), MAX_NOTED_CHANGES).await?;
                 tracing::warn!(host_id = ?binding.host_id, pinned = ?pinned.domain, found = ?binding.domain,
                                "host id claimed at another domain; refused");
                 self.notify();
@@ -93,7 +174,11 @@ impl Service {
         found: &HostBinding,
         signing_key: Option<&str>,
     ) -> Result<bool, ServiceError> {
-        let Some(issued) = host_bindings::credential_host(self.store(), jti, &found.host_id).await? else {
+        // Only a row the key app sealed as it issued the credential: one the
+        // person's programs wrote could name their own domain and key.
+        let issued = host_bindings::credential_host(self.store(), jti, &found.host_id).await?;
+        let Some(issued) = issued.filter(|p| self.place_holds(p, PlaceRecord::CredentialHost)).map(|p| p.binding)
+        else {
             return Ok(false);
         };
         if !issued.same_place(found) {
@@ -106,8 +191,11 @@ impl Service {
     /// every credential issued for it was issued at this same place.
     pub(super) async fn at_booking_place(&self, booking_id: &str, found: &HostBinding) -> Result<(), ServiceError> {
         for issued in host_bindings::booking_places(self.store(), &found.host_id, booking_id).await? {
-            if !issued.same_place(found) {
-                return Err(conflict(&issued, found));
+            if !self.place_holds(&issued, PlaceRecord::CredentialHost) {
+                continue;
+            }
+            if !issued.binding.same_place(found) {
+                return Err(conflict(&issued.binding, found));
             }
         }
         Ok(())
@@ -115,14 +203,34 @@ impl Service {
 }
 
 impl Directory<'_> {
+    /// The places noted against a binding, each kept only if the key app
+    /// sealed both it and the binding: a row the person's programs wrote
+    /// would ask the person to accept a move no host made.
+    async fn sealed_changes(&self) -> Result<Vec<host_bindings::NotedChange>, ServiceError> {
+        let svc = self.svc;
+        Ok(host_bindings::changes(svc.store())
+            .await?
+            .into_iter()
+            .filter(|c| {
+                svc.place_holds(&c.bound, PlaceRecord::Binding)
+                    && svc.inner.seal.place_holds(
+                        &host_bindings::fields(PlaceRecord::Change, &c.place(), None, None),
+                        c.seal.as_deref(),
+                    )
+            })
+            .collect())
+    }
+
     /// The host ids met at another place than their binding, for the person,
     /// each in their language (locales/*/ui.ftl `host-change`).
     pub async fn host_domain_changes(self) -> Result<Vec<HostChangeView>, ServiceError> {
         let language = self.svc.language();
-        Ok(host_bindings::changes(self.svc.store())
+        Ok(self
+            .sealed_changes()
             .await?
             .into_iter()
             .map(|c| {
+                let c = c.change;
                 let mut args = fluent_bundle::FluentArgs::new();
                 args.set("host", c.host_id.clone());
                 args.set("bound", c.bound_domain.clone());
@@ -144,7 +252,22 @@ impl Directory<'_> {
     /// socket; no agent request can.
     pub async fn accept_host_domain(self, host_id: &str, domain: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
         self.svc.confirm(&*origin.asker()?, format!("{host_id} now at {domain}")).await?;
-        if !host_bindings::accept_change(self.svc.store(), host_id, domain, self.svc.now()).await? {
+        // The newest place noted for it, as the person was shown it.
+        let noted =
+            self.sealed_changes().await?.into_iter().find(|c| c.change.host_id == host_id && c.change.domain == domain);
+        let Some(noted) = noted else { return Err(ServiceError::NotFound(Missing::HostDomainChange)) };
+        let moved = HostBinding { name: noted.bound.binding.name.clone(), ..noted.place() };
+        let seal = self.svc.place_seal(PlaceRecord::Binding, &moved, None, None);
+        let m = Move {
+            host_id,
+            domain,
+            basis: noted.change.basis,
+            name: moved.name.as_deref(),
+            change_seal: noted.seal.as_deref().unwrap_or_default(),
+            was_seal: noted.bound.seal.as_deref().unwrap_or_default(),
+            seal: &seal,
+        };
+        if !host_bindings::accept_change(self.svc.store(), &m, self.svc.now()).await? {
             return Err(ServiceError::NotFound(Missing::HostDomainChange));
         }
         tracing::info!(host_id = ?host_id, domain = ?domain, "the person accepted a host's new domain");

@@ -470,7 +470,7 @@ impl Service {
         }
         // §2.2: a host id is bound at the person's first yes, never at a no.
         if a.answer == RequestStatus::Approved {
-            super::hosts::bind_all(&mut tx, a.hosts, a.now).await?;
+            self.bind_all(&mut tx, a.hosts, a.now).await?;
         }
         let mut registered = false;
         for mut c in issued.credentials {
@@ -513,7 +513,7 @@ impl Service {
         self.record_sealed_in(tx, c).await?;
         // What each aud host was verified with, kept with the credential (§2.2).
         let aud: Vec<HostBinding> = a.hosts.iter().filter(|h| c.aud.contains(&h.host_id)).cloned().collect();
-        crate::store::host_bindings::record_credential_hosts(tx, &c.jti, &aud).await?;
+        self.record_credential_hosts(tx, &c.jti, &aud).await?;
         // Hosted mode (docs/hosted-status.md): the registration is owed in the same
         // transaction as the credential, so neither exists without the other.
         let mut registered = false;

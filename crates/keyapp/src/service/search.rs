@@ -16,6 +16,12 @@ impl Records<'_> {
     /// paired under (inert, as everywhere the person reads it).
     pub async fn filter_choices(self) -> Result<FilterChoices, ServiceError> {
         let (hosts, agents) = history::filter_choices(self.svc.store()).await?;
+        let hosts: Vec<history::HostChoice> = hosts
+            .into_iter()
+            .filter(|h| {
+                self.svc.binding_row_holds(&h.host_id, &h.domain, &h.basis, h.name.as_deref(), h.seal.as_deref())
+            })
+            .collect();
         let named = |h: &history::HostChoice| h.name.as_deref().map(schcp_consent::inert::inert);
         let labels: Vec<Option<String>> = hosts.iter().map(named).collect();
         let shared = |name: &str| labels.iter().flatten().filter(|n| n.as_str() == name).count() > 1;
@@ -173,7 +179,7 @@ mod tests {
             // Control characters in a host's own name are made inert, as in the consent text.
             place("ctl", "ctl.example", Some("Bad\u{202E}Name")),
         ] {
-            crate::store::host_bindings::bind(&mut tx, &b, T0).await.unwrap();
+            svc.bind_all(&mut tx, std::slice::from_ref(&b), T0).await.unwrap();
         }
         tx.commit().await.unwrap();
         let hosts = svc.records().filter_choices().await.unwrap().hosts;

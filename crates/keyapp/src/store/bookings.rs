@@ -16,6 +16,10 @@ pub struct BookingRecord {
     pub host_domain: Option<String>,
     /// The host's name as the key app verified it there (migration 0021).
     pub host_name: Option<String>,
+    /// The binding's basis and seal: its domain and name are shown only
+    /// while it holds its seal (record_seal).
+    pub host_basis: Option<String>,
+    pub host_seal: Option<String>,
     /// The credential the receipt names (`consent.mandate`), when the key app issued it.
     pub mandate_jti: Option<String>,
     pub mandate_kind: Option<String>,
@@ -43,6 +47,7 @@ pub async fn all(store: &Store) -> Result<(Vec<BookingRecord>, Vec<ManagerRecord
     let mut tx = store.pool().begin().await?;
     let bookings: Vec<BookingRecord> = sqlx::query_as(
         "SELECT r.host, r.booking_id, r.compact, r.verified_at, b.domain AS host_domain, b.name AS host_name,
+                b.basis AS host_basis, b.seal AS host_seal,
                 r.mandate_jti, mc.kind AS mandate_kind, mr.summary AS mandate_summary,
                 mr.request_id AS mandate_request
          FROM receipts r

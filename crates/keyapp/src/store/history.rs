@@ -189,13 +189,17 @@ pub struct HostChoice {
     pub host_id: String,
     pub domain: String,
     pub name: Option<String>,
+    /// The binding's basis and seal (record_seal): a host is offered only
+    /// from a binding the key app sealed.
+    pub basis: String,
+    pub seal: Option<String>,
 }
 
 /// What the person can narrow a search to: every host the key app verified,
 /// by name, and every assistant ever paired (key thumbprint, name).
 pub async fn filter_choices(store: &Store) -> Result<(Vec<HostChoice>, Vec<(String, String)>), StoreError> {
     let hosts = sqlx::query_as(
-        "SELECT host_id, domain, name FROM host_bindings ORDER BY COALESCE(name, domain) COLLATE NOCASE, host_id",
+        "SELECT host_id, domain, name, basis, seal FROM host_bindings ORDER BY COALESCE(name, domain) COLLATE NOCASE, host_id",
     )
     .fetch_all(store.pool())
     .await?;
