@@ -83,6 +83,18 @@ pub struct CredentialFields<'a> {
     pub host_keys: &'a str,
 }
 
+/// The status address the person confirmed: where every status URL the key
+/// app signs points (SchCP §3.3 "Status URLs"), and when and how it was
+/// confirmed.
+#[derive(Debug, Clone, Copy)]
+pub struct StatusAddressFields<'a> {
+    pub hosted: Option<&'a str>,
+    pub public_base: &'a str,
+    pub hosts_on_this_machine: bool,
+    pub confirmed_at: i64,
+    pub confirmed_by: Option<&'a str>,
+}
+
 /// Where a host id stands in the records (SchCP §2.2): the binding made at
 /// the person's first yes, a place it was met at instead and the person may
 /// accept, or the place and keys one credential's host was verified with.
@@ -160,6 +172,16 @@ impl RecordSeal {
         self.holds_for(c, seal)
     }
 
+    /// The seal of the confirmed status address's row.
+    pub fn status_address(&self, a: &StatusAddressFields<'_>) -> String {
+        self.seal(a)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this address.
+    pub fn status_address_holds(&self, a: &StatusAddressFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(a, seal)
+    }
+
     /// The seal of a host binding's, a noted change's or a credential host's row.
     pub fn place(&self, p: &PlaceFields<'_>) -> String {
         self.seal(p)
@@ -224,6 +246,17 @@ impl Sealed for ContactFields<'_> {
         put(Some(self.principal.as_bytes()));
         put(Some(self.name.as_bytes()));
         put(self.relationship.map(str::as_bytes));
+    }
+}
+
+impl Sealed for StatusAddressFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"status address"));
+        put(self.hosted.map(str::as_bytes));
+        put(Some(self.public_base.as_bytes()));
+        put(Some(&[u8::from(self.hosts_on_this_machine)]));
+        put(Some(&self.confirmed_at.to_be_bytes()));
+        put(self.confirmed_by.map(str::as_bytes));
     }
 }
 
@@ -406,6 +439,31 @@ mod tests {
             PlaceFields { jti: Some("m-2"), ..issued },
         ] {
             assert!(!seal.place_holds(&x, Some(&issued_tag)), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn a_status_addresss_seal_covers_where_and_how_it_was_confirmed() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let a = StatusAddressFields {
+            hosted: Some("https://status.example"),
+            public_base: "https://status.example",
+            hosts_on_this_machine: false,
+            confirmed_at: 1_700_000_000,
+            confirmed_by: Some("polkit"),
+        };
+        let tag = seal.status_address(&a);
+        assert!(seal.status_address_holds(&a, Some(&tag)));
+        assert!(!seal.status_address_holds(&a, None));
+        for x in [
+            StatusAddressFields { hosted: Some("https://assistant.example"), ..a },
+            StatusAddressFields { hosted: None, ..a },
+            StatusAddressFields { public_base: "https://assistant.example", ..a },
+            StatusAddressFields { hosts_on_this_machine: true, ..a },
+            StatusAddressFields { confirmed_at: a.confirmed_at + 1, ..a },
+            StatusAddressFields { confirmed_by: None, ..a },
+        ] {
+            assert!(!seal.status_address_holds(&x, Some(&tag)), "{x:?}");
         }
     }
 

@@ -150,6 +150,39 @@ async fn records_the_assistant_deleted_do_not_make_a_start_the_first_one() {
 }
 
 #[tokio::test]
+async fn a_confirmation_written_into_the_records_puts_no_address_in_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let os = Scripted::new(Ok(Verified::Polkit));
+    let (host, path, app) = first_start(dir.path(), os.clone()).await;
+    assert_eq!(os.asked().len(), 1, "the new principal's first start asks: {:?}", os.asked());
+    let store = app.service.records().store().clone();
+    drop(app);
+
+    // The assistant writes its own server into the confirmed row, as if the
+    // person had confirmed it, and into the config, then waits for a restart.
+    let pool = store.pool();
+    let done = sqlx::query("UPDATE status_address SET public_base = ?").bind(ASSISTANTS).execute(pool).await.unwrap();
+    assert_eq!(done.rows_affected(), 1);
+    pool.close().await;
+    edit(&path, &format!("public_base = \"{CONFIRMED}\""), &format!("public_base = \"{ASSISTANTS}\""));
+    let config = Config::load(&path).unwrap();
+    let app = start(&config, os.clone()).await;
+    let env = Env { _dir: dir, host, config, app };
+    // The row is not one the key app wrote (record_seal): no status URL points
+    // at the assistant's server, and the OS is not asked at this start.
+    assert_eq!(os.asked().len(), 1, "{:?}", os.asked());
+    assert_eq!(StatusAddress::of(&env.app.service.profile().config()), StatusAddress::built_in());
+    let view: Value = person(&env, Command::StatusSetup).await.unwrap();
+    assert!(view["requested"]["words"].as_str().unwrap().contains(ASSISTANTS), "offered, named: {view}");
+    let a = paired_agent(&env, 31).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&mandate(&env, "m1", false))).await.unwrap();
+    let done = approved(&env, &a, &created).await;
+    let url = done["result"]["status"].as_str().unwrap();
+    assert!(!url.contains("assistant-runs-this"), "{url}");
+    assert!(url.starts_with("http://127.0.0.1"), "the built-in address: {url}");
+}
+
+#[tokio::test]
 async fn a_configured_hosted_service_setup_would_refuse_is_neither_asked_nor_confirmed() {
     let dir = tempfile::tempdir().unwrap();
     let host = testhost::TestHost::start(testhost::TestHostConfig::default()).await;

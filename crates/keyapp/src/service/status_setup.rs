@@ -185,6 +185,30 @@ impl Service {
         self.inner.status_base.publish(base);
     }
 
+    /// The confirmed address, if the key app wrote it (record_seal). The
+    /// person's programs can write the records, and a row they wrote (their
+    /// own server as the status address) is no confirmation: the key app
+    /// reads it as none, as after the row was deleted.
+    async fn sealed_confirmation(&self) -> Result<Option<stored::Confirmed>, ServiceError> {
+        let found = stored::confirmed(self.store()).await?;
+        let holds = |c: &stored::Confirmed| self.inner.seal.status_address_holds(&c.fields(), c.seal.as_deref());
+        Ok(found.filter(|c| {
+            let held = holds(c);
+            if !held {
+                tracing::warn!(base = c.address.base(), "a status address the key app did not write is not in force");
+            }
+            held
+        }))
+    }
+
+    /// Keeps `address` as the confirmed one, sealed.
+    async fn keep_confirmed(&self, address: &StatusAddress, confirmed_by: Option<&str>) -> Result<(), ServiceError> {
+        let now = self.now();
+        let seal = self.inner.seal.status_address(&stored::fields(address, now, confirmed_by));
+        stored::confirm(self.store(), address, now, confirmed_by, &seal).await?;
+        Ok(())
+    }
+
     fn set_requested(&self, address: Option<StatusAddress>) {
         *self.inner.status_requested.write().unwrap_or_else(|p| p.into_inner()) = address;
     }
@@ -219,7 +243,7 @@ impl Service {
                 self.setup_refused(SetupError::ConfigFile { path: path.display().to_string(), why: e.to_string() })
             })?;
         }
-        stored::confirm(self.store(), wanted, self.now(), method.map(|m| m.as_str())).await?;
+        self.keep_confirmed(wanted, method.map(|m| m.as_str())).await?;
         self.put_in_force(wanted);
         self.set_requested(None);
         tracing::info!(base = wanted.base(), "status address in force");
@@ -302,7 +326,7 @@ impl Status<'_> {
         configured: &StatusAddress,
         first_start: bool,
     ) -> Result<(), ServiceError> {
-        let confirmed_before = stored::confirmed(self.svc.store()).await?;
+        let confirmed_before = self.svc.sealed_confirmation().await?;
         let in_force = confirmed_before.as_ref().map(|c| c.address.clone()).unwrap_or_else(StatusAddress::built_in);
         self.svc.put_in_force(&in_force);
         self.svc.set_requested(None);
@@ -329,7 +353,7 @@ impl Status<'_> {
         };
         match confirmed {
             Ok(method) => {
-                stored::confirm(self.svc.store(), &asked, self.svc.now(), Some(method.as_str())).await?;
+                self.svc.keep_confirmed(&asked, Some(method.as_str())).await?;
                 self.svc.put_in_force(&asked);
                 tracing::info!(base = asked.base(), "the person confirmed the configured status address");
             }
@@ -352,7 +376,7 @@ impl Status<'_> {
     pub async fn status_setup(self) -> Result<StatusSetupView, ServiceError> {
         let language = self.svc.language();
         let address = StatusAddress::of(&self.svc.config());
-        let answered = stored::confirmed(self.svc.store()).await?.is_some();
+        let answered = self.svc.sealed_confirmation().await?.is_some();
         let reach = address.reach();
         let mut args = FluentArgs::new();
         args.set("base", inert(address.base()));

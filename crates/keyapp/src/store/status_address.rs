@@ -13,6 +13,30 @@ pub struct Confirmed {
     pub confirmed_at: i64,
     /// `polkit`, or `None` when "not now" changed nothing.
     pub confirmed_by: Option<String>,
+    /// Migration 0027: the service believes the row only while it holds.
+    pub seal: Option<String>,
+}
+
+impl Confirmed {
+    /// The fields its seal covers (record_seal).
+    pub fn fields(&self) -> crate::record_seal::StatusAddressFields<'_> {
+        fields(&self.address, self.confirmed_at, self.confirmed_by.as_deref())
+    }
+}
+
+/// The fields a confirmation's seal covers.
+pub fn fields<'a>(
+    address: &'a StatusAddress,
+    confirmed_at: i64,
+    confirmed_by: Option<&'a str>,
+) -> crate::record_seal::StatusAddressFields<'a> {
+    crate::record_seal::StatusAddressFields {
+        hosted: address.hosted.as_deref(),
+        public_base: &address.public_base,
+        hosts_on_this_machine: address.hosts_on_this_machine,
+        confirmed_at,
+        confirmed_by,
+    }
 }
 
 #[derive(sqlx::FromRow)]
@@ -22,12 +46,15 @@ struct Row {
     hosts_on_this_machine: bool,
     confirmed_at: i64,
     confirmed_by: Option<String>,
+    seal: Option<String>,
 }
 
-/// The confirmed address, if the person has confirmed or answered one.
+/// The confirmed address as the records hold it, if the person has
+/// confirmed or answered one; the service checks its seal.
 pub async fn confirmed(store: &Store) -> Result<Option<Confirmed>, StoreError> {
     let row: Option<Row> = sqlx::query_as(
-        "SELECT hosted, public_base, hosts_on_this_machine, confirmed_at, confirmed_by FROM status_address WHERE id = 1",
+        "SELECT hosted, public_base, hosts_on_this_machine, confirmed_at, confirmed_by, seal
+         FROM status_address WHERE id = 1",
     )
     .fetch_optional(store.pool())
     .await?;
@@ -39,28 +66,32 @@ pub async fn confirmed(store: &Store) -> Result<Option<Confirmed>, StoreError> {
         },
         confirmed_at: r.confirmed_at,
         confirmed_by: r.confirmed_by,
+        seal: r.seal,
     }))
 }
 
-/// Keeps `address` as the confirmed one, replacing any before it.
+/// Keeps `address` as the confirmed one, replacing any before it, with
+/// `seal` (the service's, over [`fields`]).
 pub async fn confirm(
     store: &Store,
     address: &StatusAddress,
     now: i64,
     confirmed_by: Option<&str>,
+    seal: &str,
 ) -> Result<(), StoreError> {
     sqlx::query(
-        "INSERT INTO status_address (id, hosted, public_base, hosts_on_this_machine, confirmed_at, confirmed_by)
-         VALUES (1, ?, ?, ?, ?, ?)
+        "INSERT INTO status_address (id, hosted, public_base, hosts_on_this_machine, confirmed_at, confirmed_by, seal)
+         VALUES (1, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (id) DO UPDATE SET hosted = excluded.hosted, public_base = excluded.public_base,
              hosts_on_this_machine = excluded.hosts_on_this_machine, confirmed_at = excluded.confirmed_at,
-             confirmed_by = excluded.confirmed_by",
+             confirmed_by = excluded.confirmed_by, seal = excluded.seal",
     )
     .bind(&address.hosted)
     .bind(&address.public_base)
     .bind(address.hosts_on_this_machine)
     .bind(now)
     .bind(confirmed_by)
+    .bind(seal)
     .execute(store.pool())
     .await?;
     Ok(())
@@ -145,15 +176,19 @@ mod tests {
             public_base: "http://127.0.0.1:7412".into(),
             hosts_on_this_machine: false,
         };
-        confirm(&store, &hosted, 10, Some("polkit")).await.unwrap();
-        confirm(&store, &StatusAddress::built_in(), 20, None).await.unwrap();
+        confirm(&store, &hosted, 10, Some("polkit"), "s1").await.unwrap();
+        confirm(&store, &StatusAddress::built_in(), 20, None, "s2").await.unwrap();
         let now = confirmed(&store).await.unwrap().unwrap();
-        assert_eq!((now.address, now.confirmed_at, now.confirmed_by), (StatusAddress::built_in(), 20, None));
+        assert_eq!(
+            (now.address, now.confirmed_at, now.confirmed_by, now.seal.as_deref()),
+            (StatusAddress::built_in(), 20, None, Some("s2"))
+        );
         let n: i64 = sqlx::query_scalar("SELECT count(*) FROM status_address").fetch_one(store.pool()).await.unwrap();
         assert_eq!(n, 1);
         // A second row cannot exist.
-        let second =
-            sqlx::query("INSERT INTO status_address VALUES (2, NULL, 'x', 0, 1, NULL)").execute(store.pool()).await;
+        let second = sqlx::query("INSERT INTO status_address VALUES (2, NULL, 'x', 0, 1, NULL, NULL)")
+            .execute(store.pool())
+            .await;
         assert!(second.is_err());
     }
 
