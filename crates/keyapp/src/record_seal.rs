@@ -83,6 +83,18 @@ pub struct CredentialFields<'a> {
     pub host_keys: &'a str,
 }
 
+/// An agent key as it asked to pair (docs/agent-api.md §4): the key, the
+/// name every consent text gives it, its pairing, and whether the person
+/// approved it (the OS confirmed their yes).
+#[derive(Debug, Clone, Copy)]
+pub struct PairingFields<'a> {
+    pub jkt: &'a str,
+    pub jwk: &'a str,
+    pub name: &'a str,
+    pub pairing_id: &'a str,
+    pub approved: bool,
+}
+
 /// The status address the person confirmed: where every status URL the key
 /// app signs points (SchCP §3.3 "Status URLs"), and when and how it was
 /// confirmed.
@@ -172,6 +184,16 @@ impl RecordSeal {
         self.holds_for(c, seal)
     }
 
+    /// The seal of an agent key's row.
+    pub fn pairing(&self, p: &PairingFields<'_>) -> String {
+        self.seal(p)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this pairing.
+    pub fn pairing_holds(&self, p: &PairingFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(p, seal)
+    }
+
     /// The seal of the confirmed status address's row.
     pub fn status_address(&self, a: &StatusAddressFields<'_>) -> String {
         self.seal(a)
@@ -246,6 +268,17 @@ impl Sealed for ContactFields<'_> {
         put(Some(self.principal.as_bytes()));
         put(Some(self.name.as_bytes()));
         put(self.relationship.map(str::as_bytes));
+    }
+}
+
+impl Sealed for PairingFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"pairing"));
+        put(Some(self.jkt.as_bytes()));
+        put(Some(self.jwk.as_bytes()));
+        put(Some(self.name.as_bytes()));
+        put(Some(self.pairing_id.as_bytes()));
+        put(Some(&[u8::from(self.approved)]));
     }
 }
 
@@ -439,6 +472,23 @@ mod tests {
             PlaceFields { jti: Some("m-2"), ..issued },
         ] {
             assert!(!seal.place_holds(&x, Some(&issued_tag)), "{x:?}");
+        }
+    }
+
+    #[test]
+    fn a_pairings_seal_binds_its_name_to_its_key_and_says_whether_the_person_approved_it() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let p = PairingFields { jkt: "k1", jwk: "{}", name: "Calendar", pairing_id: "pr_1", approved: false };
+        let tag = seal.pairing(&p);
+        assert!(seal.pairing_holds(&p, Some(&tag)));
+        for x in [
+            PairingFields { approved: true, ..p },
+            PairingFields { name: "Family Calendar", ..p },
+            PairingFields { jkt: "k2", ..p },
+            PairingFields { jwk: r#"{"x":"y"}"#, ..p },
+            PairingFields { pairing_id: "pr_2", ..p },
+        ] {
+            assert!(!seal.pairing_holds(&x, Some(&tag)), "{x:?}");
         }
     }
 

@@ -39,6 +39,16 @@ impl Directory<'_> {
     pub async fn agents(self) -> Result<Vec<AgentView>, ServiceError> {
         let mut out = Vec::new();
         for a in store::pairings::paired(self.svc.store()).await? {
+            let fields = crate::record_seal::PairingFields {
+                jkt: &a.jkt,
+                jwk: &a.jwk,
+                name: &a.name,
+                pairing_id: &a.pairing_id,
+                approved: true,
+            };
+            if !self.svc.inner.seal.pairing_holds(&fields, a.seal.as_deref()) {
+                continue;
+            }
             let cooldown =
                 self.svc.requests().cooldown_until(&a.jkt).await?.map(|until| self.svc.cooldown_words(until));
             out.push(AgentView {

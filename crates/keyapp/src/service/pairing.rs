@@ -149,11 +149,13 @@ impl Service {
     async fn find_pairing(&self, pairing_id: &str, jkt: Option<&str>) -> Result<Pairing, ServiceError> {
         self.expire_pairings(self.now()).await?;
         let found = pairings::by_pairing_id(self.store(), pairing_id, jkt).await?;
-        found.map(Pairing::from).ok_or(ServiceError::NotFound(Missing::Pairing))
+        // A row the key app did not write as it stands is no pairing (record_seal).
+        found.filter(|a| self.agent_holds(a)).map(Pairing::from).ok_or(ServiceError::NotFound(Missing::Pairing))
     }
 
     async fn pairings_in(&self, status: PairingStatus) -> Result<Vec<Pairing>, ServiceError> {
-        Ok(pairings::with_status(self.store(), status).await?.into_iter().map(Pairing::from).collect())
+        let rows = pairings::with_status(self.store(), status).await?;
+        Ok(rows.into_iter().filter(|a| self.agent_holds(a)).map(Pairing::from).collect())
     }
 
     /// Settles a pending pairing with the person's answer; a yes only after the
@@ -167,7 +169,16 @@ impl Service {
         let now = self.now();
         self.expire_pairings(now).await?;
         let to = if approve { PairingStatus::Approved } else { PairingStatus::Declined };
-        if !pairings::settle(self.store(), pairing_id, to, now, confirmed_by).await? {
+        // The yes is sealed onto the row as the key app checked it: a name
+        // changed since it was shown is not the one approved.
+        let found = pairings::by_pairing_id(self.store(), pairing_id, None).await?;
+        let found = found.filter(|a| self.agent_holds(a)).ok_or(ServiceError::NotFound(Missing::Pairing))?;
+        let approved_seal = approve
+            .then(|| self.inner.seal.pairing(&crate::record_seal::PairingFields { approved: true, ..found.fields() }));
+        let reseal = approved_seal
+            .as_deref()
+            .map(|now| pairings::Reseal { was: found.seal.as_deref().unwrap_or_default(), now });
+        if !pairings::settle(self.store(), pairing_id, to, now, confirmed_by, reseal).await? {
             let p = self.pairings().pairing(pairing_id).await?;
             return Err(ServiceError::PairingNotPending(p.status));
         }
@@ -228,7 +239,10 @@ impl Pairings<'_> {
         self.svc.expire_pairings(now).await?;
         // Read, then write: IMMEDIATE (a flood of pairings waits its turn).
         let mut tx = self.svc.store().begin_immediate().await?;
-        if let Some(existing) = pairings::by_jkt(&mut tx, &jkt).await? {
+        // A row the key app did not write as it stands says nothing of this
+        // key: it asks anew, as if there were none.
+        let existing = pairings::by_jkt(&mut tx, &jkt).await?.filter(|a| self.svc.agent_holds(a));
+        if let Some(existing) = existing {
             let answer = match existing.status {
                 PairingStatus::Approved | PairingStatus::Pending => Some(Ok(Pairing::from(existing))),
                 PairingStatus::Declined => declined_cooldown(existing.decided_at, now).err().map(Err),
@@ -249,6 +263,13 @@ impl Pairings<'_> {
             peer_uid,
         };
         let jwk_json = serde_json::to_string(jwk).expect("a JWK serializes");
+        let seal = self.svc.inner.seal.pairing(&crate::record_seal::PairingFields {
+            jkt: &pairing.agent_jkt,
+            jwk: &jwk_json,
+            name: agent_name,
+            pairing_id: &pairing.pairing_id,
+            approved: false,
+        });
         let new = NewPairing {
             jkt: &pairing.agent_jkt,
             jwk: &jwk_json,
@@ -257,6 +278,7 @@ impl Pairings<'_> {
             fingerprint: &pairing.fingerprint,
             created_at: now,
             peer_uid,
+            seal: &seal,
         };
         if !pairings::add_pending(&mut tx, &new, BOUNDS).await? {
             let load = pairings::pending_load(&mut tx, peer_uid).await?;
@@ -305,7 +327,7 @@ impl Pairings<'_> {
     }
 
     pub async fn is_paired(self, jkt: &str) -> Result<bool, ServiceError> {
-        Ok(pairings::name(self.svc.store(), jkt, Some(PairingStatus::Approved)).await?.is_some())
+        Ok(self.svc.paired_agent(jkt).await?.is_some())
     }
 
     /// Unpairs an agent; its pending requests are withdrawn in the same
@@ -562,6 +584,67 @@ mod tests {
         assert!(!svc.pairings().is_paired(&p.agent_jkt).await.unwrap());
         let events: Vec<_> = svc.records().history_entries(10).await.unwrap().into_iter().map(|h| h.event).collect();
         assert_eq!(events, ["pairing_declined", "pairing_requested"], "the second answer wrote nothing");
+    }
+
+    #[tokio::test]
+    async fn an_agent_row_written_outside_the_key_app_pairs_no_one_and_names_no_one() {
+        const T0: i64 = 1_792_000_000;
+        let (svc, _clock, _dir) = service_at(T0).await;
+        let write = |sql: &'static str, a: String, b: String| {
+            let pool = svc.store().pool().clone();
+            async move {
+                let done = sqlx::query(sql).bind(a).bind(b).execute(&pool).await.unwrap();
+                assert_eq!(done.rows_affected(), 1, "{sql}");
+            }
+        };
+        // A second key of the assistant's, added as approved under the name of
+        // an assistant the person trusts.
+        let theirs = agent_jwk(7);
+        let jkt = theirs.thumbprint().unwrap();
+        write(
+            "INSERT INTO agents (jkt, jwk, name, pairing_id, fingerprint, status, created_at)
+             VALUES (?, ?, 'Family Calendar', 'pr_forged', 'f', 'approved', 0)",
+            jkt.clone(),
+            serde_json::to_string(&theirs).unwrap(),
+        )
+        .await;
+        assert!(!svc.pairings().is_paired(&jkt).await.unwrap());
+        assert!(svc.pairings().paired_agents().await.unwrap().is_empty());
+        assert!(svc.directory().agents().await.unwrap().is_empty());
+        assert_eq!(svc.directory().agent_name(&jkt).await.unwrap(), "", "names no one");
+        assert!(matches!(svc.pairings().pairing("pr_forged").await, Err(ServiceError::NotFound(Missing::Pairing))));
+        // Asking to pair through the key app, it is asked as a new key.
+        let asked = svc.pairings().request_pairing(&theirs, "Family Calendar").await.unwrap();
+        assert_eq!(asked.status, PairingStatus::Pending);
+
+        // A pending pairing set to approved in the table, without the person's yes.
+        write(
+            "UPDATE agents SET status = 'approved' WHERE pairing_id = ? AND jkt = ?",
+            asked.pairing_id.clone(),
+            jkt.clone(),
+        )
+        .await;
+        assert!(!svc.pairings().is_paired(&jkt).await.unwrap(), "the seal of a yes is the key app's to write");
+
+        // A pending pairing renamed before the person's yes: the yes is not
+        // given to a name the person was not shown.
+        let notes = svc.pairings().request_pairing(&agent_jwk(8), "Notes").await.unwrap();
+        write("UPDATE agents SET name = ? WHERE pairing_id = ?", "Your Bank".into(), notes.pairing_id.clone()).await;
+        assert!(svc.pairings().pending_pairings().await.unwrap().iter().all(|p| p.pairing_id != notes.pairing_id));
+        let yes = svc.settle_pairing(&notes.pairing_id, true, Some(Method::Polkit)).await;
+        assert!(matches!(yes, Err(ServiceError::NotFound(Missing::Pairing))), "{yes:?}");
+
+        // A paired agent renamed in the table is no longer paired, nor named.
+        let cal = svc.pairings().request_pairing(&agent_jwk(9), "Calendar").await.unwrap();
+        svc.settle_pairing(&cal.pairing_id, true, Some(Method::Polkit)).await.unwrap();
+        assert!(svc.pairings().is_paired(&cal.agent_jkt).await.unwrap(), "control: the person's yes pairs it");
+        assert_eq!(svc.directory().agent_name(&cal.agent_jkt).await.unwrap(), "Calendar");
+        assert_eq!(svc.directory().agents().await.unwrap().len(), 1);
+        write("UPDATE agents SET name = ? WHERE jkt = ?", "Family Calendar".into(), cal.agent_jkt.clone()).await;
+        assert!(!svc.pairings().is_paired(&cal.agent_jkt).await.unwrap());
+        assert_eq!(svc.paired_agent_name(&cal.agent_jkt).await.unwrap(), None);
+        assert_eq!(svc.directory().agent_name(&cal.agent_jkt).await.unwrap(), "");
+        assert!(svc.directory().agents().await.unwrap().is_empty());
     }
 
     #[tokio::test]

@@ -140,7 +140,25 @@ impl Service {
 
     /// The name of the agent paired with key `jkt`, if the person approved it.
     pub(super) async fn paired_agent_name(&self, jkt: &str) -> Result<Option<String>, ServiceError> {
-        Ok(pairings::name(self.store(), jkt, Some(PairingStatus::Approved)).await?)
+        Ok(self.paired_agent(jkt).await?.map(|a| a.name))
+    }
+
+    /// Key `jkt`'s row, if the key app wrote it as it stands (record_seal).
+    /// The person's programs can write the records: a row added there, renamed
+    /// or set to approved without the person's yes is no agent the key app
+    /// knows, so it is neither paired nor named.
+    pub(super) async fn sealed_agent(&self, jkt: &str) -> Result<Option<pairings::AgentRecord>, ServiceError> {
+        Ok(pairings::by_key(self.store(), jkt).await?.filter(|a| self.agent_holds(a)))
+    }
+
+    /// Whether the key app sealed agent row `a` as it stands.
+    pub(super) fn agent_holds(&self, a: &pairings::AgentRecord) -> bool {
+        self.inner.seal.pairing_holds(&a.fields(), a.seal.as_deref())
+    }
+
+    /// Key `jkt`'s row, if the person approved its pairing and it is paired now.
+    pub(super) async fn paired_agent(&self, jkt: &str) -> Result<Option<pairings::AgentRecord>, ServiceError> {
+        Ok(self.sealed_agent(jkt).await?.filter(|a| a.status == PairingStatus::Approved))
     }
 }
 
@@ -274,7 +292,7 @@ impl Requests<'_> {
 
 impl Directory<'_> {
     pub async fn agent_name(self, jkt: &str) -> Result<String, ServiceError> {
-        Ok(pairings::name(self.svc.store(), jkt, None).await?.unwrap_or_default())
+        Ok(self.svc.sealed_agent(jkt).await?.map(|a| a.name).unwrap_or_default())
     }
 
     /// The agent's name as the pending list gives it (the Requests screen, the

@@ -65,11 +65,32 @@ pub struct AgentRecord {
     pub decided_at: Option<i64>,
     /// The local user whose process asked, when known.
     pub peer_uid: Option<u32>,
+    /// The agent's public JWK (JSON), as stored.
+    pub jwk: String,
+    /// Migration 0028: the service believes the row only while it holds.
+    pub seal: Option<String>,
+}
+
+impl AgentRecord {
+    /// The fields its seal covers (record_seal). An approved key, and one
+    /// unpaired since, carries the seal of the person's yes; a pending,
+    /// declined or expired one the seal it was added with.
+    pub fn fields(&self) -> crate::record_seal::PairingFields<'_> {
+        crate::record_seal::PairingFields {
+            jkt: &self.jkt,
+            jwk: &self.jwk,
+            name: &self.name,
+            pairing_id: &self.pairing_id,
+            approved: matches!(self.status, PairingStatus::Approved | PairingStatus::Unpaired),
+        }
+    }
 }
 
 #[derive(sqlx::FromRow)]
 struct Row {
     jkt: String,
+    jwk: String,
+    seal: Option<String>,
     name: String,
     pairing_id: String,
     status: String,
@@ -90,6 +111,8 @@ impl TryFrom<Row> for AgentRecord {
                 .map(|u| u32::try_from(u).map_err(|_| corrupt(Stored::Pairing, format!("peer_uid {u}"))))
                 .transpose()?,
             jkt: r.jkt,
+            jwk: r.jwk,
+            seal: r.seal,
             name: r.name,
             pairing_id: r.pairing_id,
             fingerprint: r.fingerprint,
@@ -99,7 +122,8 @@ impl TryFrom<Row> for AgentRecord {
     }
 }
 
-const SELECT: &str = "SELECT jkt, name, pairing_id, status, fingerprint, created_at, decided_at, peer_uid FROM agents";
+const SELECT: &str =
+    "SELECT jkt, jwk, seal, name, pairing_id, status, fingerprint, created_at, decided_at, peer_uid FROM agents";
 
 fn records(rows: Vec<Row>) -> Result<Vec<AgentRecord>, StoreError> {
     rows.into_iter().map(AgentRecord::try_from).collect()
@@ -134,13 +158,11 @@ pub async fn with_status(store: &Store, status: PairingStatus) -> Result<Vec<Age
     records(rows)
 }
 
-/// The name key `jkt` gave; with `only`, when its pairing is in that status.
-pub async fn name(store: &Store, jkt: &str, only: Option<PairingStatus>) -> Result<Option<String>, StoreError> {
-    Ok(sqlx::query_scalar("SELECT name FROM agents WHERE jkt = ?1 AND (?2 IS NULL OR status = ?2)")
-        .bind(jkt)
-        .bind(only.map(PairingStatus::as_str))
-        .fetch_optional(store.pool())
-        .await?)
+/// The key `jkt`'s row.
+pub async fn by_key(store: &Store, jkt: &str) -> Result<Option<AgentRecord>, StoreError> {
+    let row: Option<Row> =
+        sqlx::query_as(&format!("{SELECT} WHERE jkt = ?")).bind(jkt).fetch_optional(store.pool()).await?;
+    row.map(AgentRecord::try_from).transpose()
 }
 
 /// A pairing to add, pending the person's answer.
@@ -154,6 +176,8 @@ pub struct NewPairing<'a> {
     pub fingerprint: &'a str,
     pub created_at: i64,
     pub peer_uid: Option<u32>,
+    /// The service's seal over it, pending (record_seal).
+    pub seal: &'a str,
 }
 
 /// How many pairings may wait for the person at once: from one local user,
@@ -171,13 +195,13 @@ pub struct PendingBounds {
 pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: PendingBounds) -> Result<bool, StoreError> {
     let uid = p.peer_uid.map(i64::from);
     let done = sqlx::query(
-        "INSERT INTO agents (jkt, jwk, name, name_fold, pairing_id, fingerprint, status, created_at, peer_uid)
-         SELECT ?, ?, ?, ?, ?, ?, 'pending', ?, ?
+        "INSERT INTO agents (jkt, jwk, name, name_fold, pairing_id, fingerprint, status, created_at, peer_uid, seal)
+         SELECT ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?
          WHERE (SELECT COUNT(*) FROM agents WHERE status = 'pending' AND peer_uid IS ?) < ?
            AND (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
          ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, name_fold = excluded.name_fold, pairing_id = excluded.pairing_id,
            status = 'pending', created_at = excluded.created_at, decided_at = NULL,
-           peer_uid = excluded.peer_uid",
+           peer_uid = excluded.peer_uid, jwk = excluded.jwk, seal = excluded.seal",
     )
     .bind(p.jkt)
     .bind(p.jwk)
@@ -187,6 +211,7 @@ pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: Pend
     .bind(p.fingerprint)
     .bind(p.created_at)
     .bind(uid)
+    .bind(p.seal)
     .bind(uid)
     .bind(bounds.per_user)
     .bind(bounds.all)
@@ -235,23 +260,38 @@ pub async fn churned(store: &Store, peer_uid: Option<u32>, since: i64) -> Result
     Ok(n)
 }
 
+/// A pairing's seal as the service read it, and the one it carries from
+/// now on (the person's yes).
+#[derive(Debug, Clone, Copy)]
+pub struct Reseal<'a> {
+    pub was: &'a str,
+    pub now: &'a str,
+}
+
 /// Settles pending pairing `pairing_id` as `to` (approved or declined), with
-/// its history entry, in one transaction. `false`: it was not pending, and
-/// nothing was written.
+/// its history entry, in one transaction; with `reseal`, only if its seal is
+/// still the one the service checked, and it then carries the new one.
+/// `false`: it was not pending (or not that row), and nothing was written.
 pub async fn settle(
     store: &Store,
     pairing_id: &str,
     to: PairingStatus,
     now: i64,
     confirmed_by: Option<Method>,
+    reseal: Option<Reseal<'_>>,
 ) -> Result<bool, StoreError> {
     let mut tx = store.begin().await?;
-    let done = sqlx::query("UPDATE agents SET status = ?, decided_at = ? WHERE pairing_id = ? AND status = 'pending'")
-        .bind(to.as_str())
-        .bind(now)
-        .bind(pairing_id)
-        .execute(&mut *tx)
-        .await?;
+    let done = sqlx::query(
+        "UPDATE agents SET status = ?1, decided_at = ?2, seal = coalesce(?4, seal)
+         WHERE pairing_id = ?3 AND status = 'pending' AND (?5 IS NULL OR seal = ?5)",
+    )
+    .bind(to.as_str())
+    .bind(now)
+    .bind(pairing_id)
+    .bind(reseal.map(|r| r.now))
+    .bind(reseal.map(|r| r.was))
+    .execute(&mut *tx)
+    .await?;
     if done.rows_affected() == 0 {
         return Ok(false);
     }
@@ -348,6 +388,9 @@ pub async fn expire(store: &Store, now: i64, ttl: i64) -> Result<u64, StoreError
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct PairedAgentRow {
     pub jkt: String,
+    pub jwk: String,
+    pub pairing_id: String,
+    pub seal: Option<String>,
     /// As the agent gave it; shown only through `schcp_consent::inert`.
     pub name: String,
     pub fingerprint: String,
@@ -360,7 +403,7 @@ pub struct PairedAgentRow {
 /// Every approved agent, in the order they asked to pair.
 pub async fn paired(store: &Store) -> Result<Vec<PairedAgentRow>, StoreError> {
     Ok(sqlx::query_as(
-        "SELECT a.jkt, a.name, a.fingerprint, coalesce(a.decided_at, a.created_at) AS paired_at,
+        "SELECT a.jkt, a.jwk, a.pairing_id, a.seal, a.name, a.fingerprint, coalesce(a.decided_at, a.created_at) AS paired_at,
                 (SELECT max(r.created_at) FROM requests r WHERE r.agent_jkt = a.jkt) AS last_request_at,
                 (SELECT r.kind FROM requests r WHERE r.agent_jkt = a.jkt ORDER BY r.created_at DESC LIMIT 1)
                   AS last_request_kind
@@ -386,6 +429,7 @@ mod tests {
             fingerprint: "AAAA-BBBB-CCCC",
             created_at: at,
             peer_uid,
+            seal: "pending seal",
         }
     }
 
@@ -436,6 +480,8 @@ mod tests {
                 created_at: 10,
                 decided_at: None,
                 peer_uid: Some(1000),
+                jwk: "{}".into(),
+                seal: Some("pending seal".into()),
             }
         );
         assert_eq!(by_pairing_id(&store, "pr_1", None).await.unwrap(), Some(k1.clone()));
@@ -444,9 +490,8 @@ mod tests {
         let pending: Vec<_> =
             with_status(&store, PairingStatus::Pending).await.unwrap().into_iter().map(|a| a.jkt).collect();
         assert_eq!(pending, ["k1", "k2", "k4"]);
-        assert_eq!(name(&store, "k4", None).await.unwrap().as_deref(), Some("Calendar"));
-        assert_eq!(name(&store, "k4", Some(PairingStatus::Approved)).await.unwrap(), None);
-        assert_eq!(name(&store, "nobody", None).await.unwrap(), None);
+        assert_eq!(by_key(&store, "k4").await.unwrap().map(|a| a.name).as_deref(), Some("Calendar"));
+        assert_eq!(by_key(&store, "nobody").await.unwrap(), None);
     }
 
     #[tokio::test]
@@ -455,11 +500,18 @@ mod tests {
         for (k, id, at, uid) in [("k1", "pr_1", 10, Some(1000)), ("k2", "pr_2", 20, None), ("k3", "pr_3", 30, None)] {
             assert!(add(&store, asked(k, id, at, uid)).await);
         }
-        assert!(settle(&store, "pr_1", PairingStatus::Approved, 40, Some(Method::Polkit)).await.unwrap());
-        assert!(!settle(&store, "pr_1", PairingStatus::Declined, 41, None).await.unwrap(), "no longer pending");
-        assert!(settle(&store, "pr_2", PairingStatus::Declined, 42, None).await.unwrap());
-        assert_eq!(name(&store, "k1", Some(PairingStatus::Approved)).await.unwrap().as_deref(), Some("Calendar"));
-        assert_eq!(name(&store, "k2", Some(PairingStatus::Approved)).await.unwrap(), None);
+        // A yes settles only the row as the service read it (its seal then),
+        // and leaves the new seal on it.
+        let stale = Some(Reseal { was: "another seal", now: "approved seal" });
+        assert!(!settle(&store, "pr_1", PairingStatus::Approved, 40, Some(Method::Polkit), stale).await.unwrap());
+        let yes = Some(Reseal { was: "pending seal", now: "approved seal" });
+        assert!(settle(&store, "pr_1", PairingStatus::Approved, 40, Some(Method::Polkit), yes).await.unwrap());
+        assert!(!settle(&store, "pr_1", PairingStatus::Declined, 41, None, None).await.unwrap(), "no longer pending");
+        assert!(settle(&store, "pr_2", PairingStatus::Declined, 42, None, None).await.unwrap());
+        let k1 = by_key(&store, "k1").await.unwrap().unwrap();
+        assert_eq!((k1.status, k1.seal.as_deref()), (PairingStatus::Approved, Some("approved seal")));
+        let k2 = by_key(&store, "k2").await.unwrap().unwrap();
+        assert_eq!((k2.status, k2.seal.as_deref()), (PairingStatus::Declined, Some("pending seal")));
         // Only k3 is still pending; at 30 + 600 it expires.
         assert_eq!(expire(&store, 629, 600).await.unwrap(), 0);
         assert_eq!(expire(&store, 630, 600).await.unwrap(), 1);
@@ -528,7 +580,7 @@ mod tests {
         // Listings by a status the key app writes never meet it.
         assert!(with_status(&store, PairingStatus::Pending).await.unwrap().is_empty());
         // Nor can it be settled as if it were pending.
-        assert!(!settle(&store, "pr_1", PairingStatus::Approved, 2, None).await.unwrap());
+        assert!(!settle(&store, "pr_1", PairingStatus::Approved, 2, None, None).await.unwrap());
     }
 
     #[tokio::test]
@@ -569,6 +621,9 @@ mod tests {
         let listed = paired(&store).await.unwrap();
         let row = |jkt: &str, paired_at, last: Option<(i64, &str)>| PairedAgentRow {
             jkt: jkt.into(),
+            jwk: "{}".into(),
+            pairing_id: format!("pr_{jkt}"),
+            seal: None,
             name: format!("Agent {jkt}"),
             fingerprint: "f".into(),
             paired_at,

@@ -1,0 +1,11 @@
+-- Each agent key's seal (record_seal): an HMAC, under the key only the
+-- principal's key makes, over the key, its JWK, the name it asked under and
+-- its pairing id, and whether the person approved it. Written as the key app
+-- adds the pairing (pending) and again as the OS confirms the person's yes
+-- (approved). An agent is paired only while its row is approved with the
+-- approved seal, and a name is shown only from a row whose seal holds: the
+-- person's programs can write this table, and a row added there (a second
+-- key named as an assistant the person trusts), renamed, or set to approved
+-- without the person's yes pairs no one and names no one. Rows from before
+-- this migration have none: their agents pair again.
+ALTER TABLE agents ADD COLUMN seal TEXT;
