@@ -165,7 +165,7 @@ impl CliError {
                 ("cli-err-date", "cli-rec-date")
             }
             CliError::Backup(e) => backup_ids(e, &mut args),
-            CliError::Restore(e) => restore_ids(e, &mut args),
+            CliError::Restore(e) => restore_ids(e, language, &mut args),
         };
         (what, remedy, args)
     }
@@ -227,7 +227,7 @@ fn backup_ids(e: &BackupError, args: &mut FluentArgs<'static>) -> (&'static str,
 }
 
 /// A restore's failure, worded: nothing was restored, and what to do.
-fn restore_ids(e: &RestoreError, args: &mut FluentArgs<'static>) -> (&'static str, &'static str) {
+fn restore_ids(e: &RestoreError, language: Language, args: &mut FluentArgs<'static>) -> (&'static str, &'static str) {
     match e {
         RestoreError::Phrase(PhraseError::WordCount { found }) => {
             args.set("found", *found);
@@ -247,8 +247,12 @@ fn restore_ids(e: &RestoreError, args: &mut FluentArgs<'static>) -> (&'static st
             args.set("path", path.display().to_string());
             ("cli-err-restore-records-exist", "cli-rec-restore-records-exist")
         }
+        // The keychain's trouble in the person's words, as at start
+        // (start_words), not the error type's English.
         RestoreError::Keystore(e) => {
-            args.set("detail", e.to_string());
+            let words = keyapp::start_words::keystore_error(language, e);
+            args.set("detail", words.what);
+            args.set("remedy", words.remedy);
             ("cli-err-restore-keystore", "cli-rec-restore-keystore")
         }
         RestoreError::Store(e) => {
@@ -340,6 +344,7 @@ mod tests {
                 expected: "urn:b".into(),
             }),
             CliError::Restore(RestoreError::RecordsExist { path: path.clone() }),
+            CliError::Restore(RestoreError::Keystore(keyapp::keystore::KeystoreError::KeychainLocked)),
             CliError::Restore(RestoreError::Io {
                 action: "create",
                 path: path.clone(),
@@ -377,6 +382,21 @@ mod tests {
             typo.worded(Language::French).lines().next().unwrap(),
             "Erreur : Le mot 7 n’est pas un mot de phrase de récupération : rien n’a été restauré."
         );
+    }
+
+    #[test]
+    fn a_keychain_that_refuses_a_restore_is_worded_in_the_persons_language() {
+        let locked = CliError::Restore(RestoreError::Keystore(keyapp::keystore::KeystoreError::KeychainLocked));
+        let fr = locked.worded(Language::French);
+        assert!(fr.starts_with("Erreur : Rien n’a été restauré."), "{fr}");
+        // The French of the start's sentence, never the error type's English.
+        let english = keyapp::keystore::KeystoreError::KeychainLocked.to_string();
+        assert!(!fr.contains(&english) && !fr.contains("keychain"), "{fr}");
+        let start =
+            keyapp::start_words::keystore_error(Language::French, &keyapp::keystore::KeystoreError::KeychainLocked);
+        assert!(fr.contains(&start.what) && fr.contains(&start.remedy), "{fr}");
+        let en = locked.worded(Language::English);
+        assert!(en.starts_with("Error: Nothing was restored.") && en.ends_with("Then restore again."), "{en}");
     }
 
     #[test]
