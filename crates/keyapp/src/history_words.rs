@@ -72,6 +72,7 @@ mod tests {
             summary: summary.map(Into::into),
             summary_of: summary.map(|_| "rq_Q9JjwEDxTVuc2Myf2D51GA".into()),
             agent_name: agent.map(Into::into),
+            agent_jkt: agent.map(|_| "jkt".into()),
         }
     }
 

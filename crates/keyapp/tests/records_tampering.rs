@@ -362,3 +362,73 @@ async fn a_credential_pointed_at_another_request_borrows_nothing_and_can_still_b
     // The honest credential is untouched, and keeps its words.
     assert_eq!(listed(&env, narrow_done["result"]["jti"].as_str().unwrap()).await["summary"], narrow_words);
 }
+
+/// The assistant renames itself in the agents' table, after the person paired
+/// it, to the name of an assistant the person trusts. The row no longer holds
+/// the seal of the person's yes (record_seal): the key is no longer paired, so
+/// it can ask nothing under the new name, and no records screen shows it.
+#[tokio::test]
+async fn an_assistant_that_renames_itself_in_the_records_is_neither_paired_nor_shown_by_that_name() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 77).await;
+    let created = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "n1"))).await.unwrap();
+    approved(&env, &a, &created).await;
+    let history = person(&env, Command::History).await.unwrap().to_string();
+    assert!(history.contains("Calendar Assistant"), "control: its paired name: {history}");
+
+    let db = assistants_sqlite(&env).await;
+    let trusted = "Family Doctor's Office";
+    let done = sqlx::query("UPDATE agents SET name = ?").bind(trusted).execute(&db).await.unwrap();
+    assert_eq!(done.rows_affected(), 1);
+
+    let (status, err) = a.send(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "n2"))).await.unwrap();
+    assert_eq!(status, reqwest::StatusCode::FORBIDDEN, "{err}");
+    assert_eq!(err["error"]["reason"], "agent_not_paired", "{err}");
+    assert!(person(&env, Command::Pending).await.unwrap().as_array().unwrap().is_empty());
+    for shown in [
+        person(&env, Command::History).await.unwrap(),
+        serde_json::to_value(env.app.service.directory().agents().await.unwrap()).unwrap(),
+        serde_json::to_value(env.app.service.records().filter_choices().await.unwrap()).unwrap(),
+    ] {
+        assert!(!shown.to_string().contains("Family Doctor"), "{shown}");
+    }
+}
+
+/// The credential an agent asked for is bound to its key (`cnf`). The
+/// assistant writes its own key into another agent's row while that agent's
+/// request waits, so that the credential the person approves for "Calendar
+/// Assistant" would be one the assistant can present. The key is checked
+/// against the thumbprint the request was made with: nothing is issued.
+#[tokio::test]
+async fn a_credential_is_never_bound_to_a_key_written_into_the_agents_row() {
+    let (env, _os) = started().await;
+    let a = paired_agent(&env, 78).await;
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "sd-key", "format": "dc+sd-jwt",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["book"], "constraints": {"max_bookings": 1}
+    });
+    let created = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let id = created["request_id"].as_str().unwrap().to_owned();
+
+    let db = assistants_sqlite(&env).await;
+    let own = sqlx::query_scalar::<_, String>("SELECT jwk FROM agents WHERE jkt = ?")
+        .bind(jkt(&a))
+        .fetch_one(&db)
+        .await
+        .unwrap();
+    let theirs = schcp::jwk::Jwk::ed25519(&ed25519_dalek::SigningKey::from_bytes(&[99; 32]).verifying_key());
+    let swap = |jwk: String| {
+        let db = db.clone();
+        let who = jkt(&a);
+        async move {
+            let done = sqlx::query("UPDATE agents SET jwk = ? WHERE jkt = ?").bind(jwk).bind(who).execute(&db).await;
+            assert_eq!(done.unwrap().rows_affected(), 1);
+        }
+    };
+    swap(serde_json::to_string(&theirs).unwrap()).await;
+    assert!(person(&env, Command::Approve { id: id.clone() }).await.is_err(), "nothing is issued");
+    // Put back, so that the agent can look: it was given nothing.
+    swap(own).await;
+    nothing_signed(&env, &a, &id).await;
+}

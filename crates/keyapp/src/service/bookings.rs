@@ -92,7 +92,8 @@ impl Records<'_> {
     /// past (latest first).
     pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.svc.now();
-        let (mut records, managers) = stored::all(self.svc.store()).await?;
+        let (mut records, mut managers) = stored::all(self.svc.store()).await?;
+        self.svc.sealed_agent_names(&mut managers).await?;
         self.svc.sealed_summaries(&mut records).await?;
         for r in &mut records {
             let (domain, basis) =

@@ -54,9 +54,9 @@ impl Directory<'_> {
             out.push(AgentView {
                 last_request: a.last_request_at.map(|at| self.svc.instant_words(at)),
                 holds: self.svc.pairings().agent_holds(&a.jkt).await?,
+                fingerprint: super::pairing::fingerprint(&a.jkt),
                 jkt: a.jkt,
                 name: schcp_consent::inert::inert(&a.name),
-                fingerprint: a.fingerprint,
                 paired_at: a.paired_at,
                 last_request_at: a.last_request_at,
                 last_request_kind: a.last_request_kind,

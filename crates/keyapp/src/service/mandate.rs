@@ -529,9 +529,18 @@ async fn compact_jws(
     Ok(issue::root_mandate(mandate, ctx.principal.key)?.compact)
 }
 
+/// The requesting agent's key, which the credential is bound to (`cnf`).
+/// The records hold it beside its thumbprint, and the person's programs can
+/// write them: a key that is not the one the request was made with (its
+/// thumbprint, from the sealed request) binds nothing.
 async fn agent_jwk(ctx: &Context<'_>) -> Result<Jwk, ServiceError> {
     let jwk = crate::store::agents::jwk(ctx.store, ctx.agent_jkt).await?;
-    serde_json::from_str(&jwk.ok_or_else(|| corrupt("a request of an agent not paired"))?).map_err(corrupt)
+    let jwk: Jwk =
+        serde_json::from_str(&jwk.ok_or_else(|| corrupt("a request of an agent not paired"))?).map_err(corrupt)?;
+    if jwk.thumbprint().map_err(corrupt)? != ctx.agent_jkt {
+        return Err(corrupt("the agent's key in the records is not the one that asked"));
+    }
+    Ok(jwk)
 }
 
 /// §7.5: the person's attestations that the mandate's hosts honour, each

@@ -134,7 +134,9 @@ impl From<AgentRecord> for Pairing {
         Pairing {
             pairing_id: a.pairing_id,
             status: a.status,
-            fingerprint: a.fingerprint,
+            // From the key itself, never the stored column: it is the code the
+            // person compares, and the person's programs can write the records.
+            fingerprint: fingerprint(&a.jkt),
             agent_jkt: a.jkt,
             agent_name: a.name,
             created_at: a.created_at,
@@ -205,7 +207,21 @@ impl Service {
     /// person is shown (the app's sweeper calls this every few seconds, so a stale
     /// prompt does not wait for someone to list them).
     pub(super) async fn expire_pairings(&self, now: i64) -> Result<(), ServiceError> {
-        if pairings::expire(self.store(), now, PAIRING_TTL).await? > 0 {
+        let mut expired = pairings::expire(self.store(), now, PAIRING_TTL).await?;
+        // A pending row the key app did not write (record_seal) is never shown,
+        // but it would count against the bounds on pairings waiting, and a
+        // far-off creation time would keep it there: it expires at once.
+        let unsealed: Vec<String> = pairings::with_status(self.store(), PairingStatus::Pending)
+            .await?
+            .into_iter()
+            .filter(|a| !self.agent_holds(a))
+            .map(|a| a.pairing_id)
+            .collect();
+        if !unsealed.is_empty() {
+            tracing::warn!(count = unsealed.len(), "pending pairings the key app did not write expire");
+            expired += pairings::expire_these(self.store(), &unsealed, now).await?;
+        }
+        if expired > 0 {
             self.notify();
         }
         Ok(())
@@ -616,6 +632,12 @@ mod tests {
         // Asking to pair through the key app, it is asked as a new key.
         let asked = svc.pairings().request_pairing(&theirs, "Family Calendar").await.unwrap();
         assert_eq!(asked.status, PairingStatus::Pending);
+        // The code the person compares is the key's own, whatever the row says.
+        write("UPDATE agents SET fingerprint = ? WHERE jkt = ?", "AAAA-BBBB-CCCC".into(), jkt.clone()).await;
+        let shown = svc.pairings().pending_pairings().await.unwrap();
+        assert_eq!(shown.len(), 1);
+        assert_eq!(shown[0].fingerprint, fingerprint(&jkt));
+        assert_ne!(shown[0].fingerprint, "AAAA-BBBB-CCCC");
 
         // A pending pairing set to approved in the table, without the person's yes.
         write(
@@ -633,6 +655,13 @@ mod tests {
         assert!(svc.pairings().pending_pairings().await.unwrap().iter().all(|p| p.pairing_id != notes.pairing_id));
         let yes = svc.settle_pairing(&notes.pairing_id, true, Some(Method::Polkit)).await;
         assert!(matches!(yes, Err(ServiceError::NotFound(Missing::Pairing))), "{yes:?}");
+        // Nor does it hold a place among the pairings waiting: it expired.
+        let status: String = sqlx::query_scalar("SELECT status FROM agents WHERE pairing_id = ?")
+            .bind(&notes.pairing_id)
+            .fetch_one(svc.store().pool())
+            .await
+            .unwrap();
+        assert_eq!(status, "expired");
 
         // A paired agent renamed in the table is no longer paired, nor named.
         let cal = svc.pairings().request_pairing(&agent_jwk(9), "Calendar").await.unwrap();

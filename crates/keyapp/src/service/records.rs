@@ -9,6 +9,7 @@ use crate::store::pairings::{self, PairingStatus};
 use crate::store::{history, history::HistoryRecord};
 use crate::user_verification::Method;
 use schcp::refusal::Reason;
+use std::collections::HashMap;
 
 pub use crate::views::{Contact, CredentialView, HistoryEntry, MeetingView, Publication};
 
@@ -151,6 +152,28 @@ impl Service {
         Ok(pairings::by_key(self.store(), jkt).await?.filter(|a| self.agent_holds(a)))
     }
 
+    /// Every agent key whose row holds its seal, with the name it paired
+    /// under: the names the records screens may show.
+    pub(super) async fn sealed_agent_name_map(&self) -> Result<HashMap<String, String>, ServiceError> {
+        let all = pairings::all(self.store()).await?;
+        Ok(all.into_iter().filter(|a| self.agent_holds(a)).map(|a| (a.jkt, a.name)).collect())
+    }
+
+    /// Puts on each record the name its agent's sealed row gives, or none:
+    /// the records' joins read names as the table stands, and a row another
+    /// program wrote or renamed names no one (record_seal).
+    pub(super) async fn sealed_agent_names<T: NamesAgent>(&self, rows: &mut [T]) -> Result<(), ServiceError> {
+        if rows.iter_mut().all(|r| r.agent().1.is_none()) {
+            return Ok(());
+        }
+        let named = self.sealed_agent_name_map().await?;
+        for r in rows {
+            let (jkt, name) = r.agent();
+            *name = jkt.and_then(|j| named.get(j)).cloned();
+        }
+        Ok(())
+    }
+
     /// Whether the key app sealed agent row `a` as it stands.
     pub(super) fn agent_holds(&self, a: &pairings::AgentRecord) -> bool {
         self.inner.seal.pairing_holds(&a.fields(), a.seal.as_deref())
@@ -159,6 +182,23 @@ impl Service {
     /// Key `jkt`'s row, if the person approved its pairing and it is paired now.
     pub(super) async fn paired_agent(&self, jkt: &str) -> Result<Option<pairings::AgentRecord>, ServiceError> {
         Ok(self.sealed_agent(jkt).await?.filter(|a| a.status == PairingStatus::Approved))
+    }
+}
+
+/// A record that names an assistant: its key and the name read with it.
+pub(super) trait NamesAgent {
+    fn agent(&mut self) -> (Option<&str>, &mut Option<String>);
+}
+
+impl NamesAgent for crate::store::history::HistoryRecord {
+    fn agent(&mut self) -> (Option<&str>, &mut Option<String>) {
+        (self.agent_jkt.as_deref(), &mut self.agent_name)
+    }
+}
+
+impl NamesAgent for crate::store::bookings::ManagerRecord {
+    fn agent(&mut self) -> (Option<&str>, &mut Option<String>) {
+        (self.agent_jkt.as_deref(), &mut self.agent_name)
     }
 }
 
@@ -269,6 +309,7 @@ impl<'a> Records<'a> {
     pub async fn history_entries(self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
         let mut latest = history::latest(self.svc.store(), limit).await?;
         self.svc.sealed_summaries(&mut latest).await?;
+        self.svc.sealed_agent_names(&mut latest).await?;
         Ok(latest.into_iter().map(|h| self.svc.history_entry(h)).collect())
     }
 }

@@ -16,6 +16,9 @@ impl Records<'_> {
     /// paired under (inert, as everywhere the person reads it).
     pub async fn filter_choices(self) -> Result<FilterChoices, ServiceError> {
         let (hosts, agents) = history::filter_choices(self.svc.store()).await?;
+        let named = self.svc.sealed_agent_name_map().await?;
+        let agents: Vec<(String, String)> =
+            agents.into_iter().filter(|(jkt, name)| named.get(jkt) == Some(name)).collect();
         let hosts: Vec<history::HostChoice> = hosts
             .into_iter()
             .filter(|h| {
@@ -52,6 +55,7 @@ impl Records<'_> {
         let next = page_end(&mut found, filter.limit).map(|(id, _)| HistoryCursor(*id).encode());
         let mut found: Vec<_> = found.into_iter().map(|(_, h)| h).collect();
         self.svc.sealed_summaries(&mut found).await?;
+        self.svc.sealed_agent_names(&mut found).await?;
         let items = found.into_iter().map(|h| self.svc.history_entry(h)).collect();
         Ok(HistoryPage { items, next })
     }
@@ -391,6 +395,7 @@ mod tests {
             summary: Some(summary.into()),
             summary_of: of.map(str::to_owned),
             agent_name: None,
+            agent_jkt: None,
         };
         let mut rows = [
             entry("One free car wash", Some("rq_1")),

@@ -38,8 +38,10 @@ pub struct ManagerRecord {
     pub jti: String,
     pub exp: i64,
     pub revoked: bool,
-    /// The assistant it was issued to, by the name it paired under.
+    /// The assistant it was issued to, by the name it paired under, and its
+    /// key (the name is shown only while that key's row holds its seal).
     pub agent_name: Option<String>,
+    pub agent_jkt: Option<String>,
 }
 
 /// Every booking with a verified receipt, the latest first, as one snapshot.
@@ -61,7 +63,7 @@ pub async fn all(store: &Store) -> Result<(Vec<BookingRecord>, Vec<ManagerRecord
     .await?;
     let managers: Vec<ManagerRecord> = sqlx::query_as(
         "SELECT l.host_id AS host, l.booking_id, c.jti, c.exp, c.revoked_at IS NOT NULL AS revoked,
-                a.name AS agent_name
+                a.name AS agent_name, c.agent_jkt
          FROM management_links l JOIN credentials c ON c.jti = l.jti
          LEFT JOIN agents a ON a.jkt = c.agent_jkt
          ORDER BY c.created_at",

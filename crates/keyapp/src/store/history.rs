@@ -21,8 +21,11 @@ pub struct HistoryRecord {
     /// The request `summary` was read from: shown only while its row holds
     /// its seal (record_seal).
     pub summary_of: Option<String>,
-    /// The assistant the entry is about, by the name it paired under.
+    /// The assistant the entry is about, by the name it paired under, and
+    /// its key: the name is shown only while that key's row holds its seal
+    /// (record_seal).
     pub agent_name: Option<String>,
+    pub agent_jkt: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -34,6 +37,7 @@ struct Row {
     confirmed_by: Option<String>,
     summary: Option<String>,
     summary_of: Option<String>,
+    agent_jkt: Option<String>,
     agent_name: Option<String>,
 }
 
@@ -55,6 +59,7 @@ impl TryFrom<Row> for HistoryRecord {
             summary: r.summary.filter(|s| !s.is_empty()),
             summary_of: r.summary_of,
             agent_name: r.agent_name,
+            agent_jkt: r.agent_jkt,
         })
     }
 }
@@ -91,7 +96,8 @@ pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, Sto
         "SELECT h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
                 CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
-                COALESCE(ar.name, ap.name, aj.name) AS agent_name
+                COALESCE(ar.name, ap.name, aj.name) AS agent_name,
+                COALESCE(ar.jkt, ap.jkt, aj.jkt) AS agent_jkt
          FROM history h
          LEFT JOIN requests r ON r.request_id = h.subject
          LEFT JOIN credentials c ON c.jti = h.subject
@@ -137,7 +143,8 @@ pub async fn search(
         "SELECT h.id, h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
                 CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
-                COALESCE(ar.name, ap.name, aj.name) AS agent_name
+                COALESCE(ar.name, ap.name, aj.name) AS agent_name,
+                COALESCE(ar.jkt, ap.jkt, aj.jkt) AS agent_jkt
          FROM history h
          LEFT JOIN requests r ON r.request_id = h.subject
          LEFT JOIN credentials c ON c.jti = h.subject
@@ -237,6 +244,7 @@ mod tests {
                     summary: None,
                     summary_of: None,
                     agent_name: None,
+                    agent_jkt: None,
                 },
                 HistoryRecord {
                     at: 11,
@@ -247,6 +255,7 @@ mod tests {
                     summary: None,
                     summary_of: None,
                     agent_name: None,
+                    agent_jkt: None,
                 },
             ]
         );

@@ -158,6 +158,12 @@ pub async fn with_status(store: &Store, status: PairingStatus) -> Result<Vec<Age
     records(rows)
 }
 
+/// Every agent key's row, oldest first.
+pub async fn all(store: &Store) -> Result<Vec<AgentRecord>, StoreError> {
+    let rows: Vec<Row> = sqlx::query_as(&format!("{SELECT} ORDER BY created_at")).fetch_all(store.pool()).await?;
+    records(rows)
+}
+
 /// The key `jkt`'s row.
 pub async fn by_key(store: &Store, jkt: &str) -> Result<Option<AgentRecord>, StoreError> {
     let row: Option<Row> =
@@ -201,7 +207,8 @@ pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: Pend
            AND (SELECT COUNT(*) FROM agents WHERE status = 'pending') < ?
          ON CONFLICT (jkt) DO UPDATE SET name = excluded.name, name_fold = excluded.name_fold, pairing_id = excluded.pairing_id,
            status = 'pending', created_at = excluded.created_at, decided_at = NULL,
-           peer_uid = excluded.peer_uid, jwk = excluded.jwk, seal = excluded.seal",
+           peer_uid = excluded.peer_uid, jwk = excluded.jwk, fingerprint = excluded.fingerprint,
+           seal = excluded.seal",
     )
     .bind(p.jkt)
     .bind(p.jwk)
@@ -379,6 +386,23 @@ pub async fn expire(store: &Store, now: i64, ttl: i64) -> Result<u64, StoreError
     .bind(now)
     .bind(ttl)
     .bind(now)
+    .execute(store.pool())
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// Pending pairings `pairing_ids` expire now, whatever their age: the
+/// service found they are not rows it wrote (record_seal), and a pending row
+/// counts against the bounds on pairings waiting for the person. Returns how
+/// many did.
+pub async fn expire_these(store: &Store, pairing_ids: &[String], now: i64) -> Result<u64, StoreError> {
+    let ids = serde_json::to_string(pairing_ids).map_err(|e| corrupt(Stored::Pairing, e.to_string()))?;
+    let done = sqlx::query(
+        "UPDATE agents SET status = 'expired', decided_at = ?
+         WHERE status = 'pending' AND pairing_id IN (SELECT value FROM json_each(?))",
+    )
+    .bind(now)
+    .bind(ids)
     .execute(store.pool())
     .await?;
     Ok(done.rows_affected())
