@@ -665,3 +665,40 @@ async fn a_credential_host_written_into_the_records_gets_nothing_without_the_per
     }
     assert_eq!(pending_ids(&env).await.len(), 1);
 }
+
+/// The links that say which management mandates were issued under a root are
+/// records the assistant can remove. The person's revocation of the root
+/// still takes the silent mandate with it: the key app finds it from the
+/// sealed records (§3.3 "Renewal never widens authority").
+#[tokio::test]
+async fn revoking_a_root_takes_its_silent_mandates_with_it_whatever_the_links_say() {
+    let env = start().await;
+    let a = paired_agent(&env, 32).await;
+    let r =
+        a.call(Method::POST, "/v1/requests", Some(&open_root_body("root", &env.host.discovery_url()))).await.unwrap();
+    let root = approved(&env, &a, &r).await["result"]["jti"].as_str().unwrap().to_owned();
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &root, 7)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("silent", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
+    let managed = m["result"]["jti"].as_str().unwrap().to_owned();
+    // A management mandate the person approved themselves rests on no root,
+    // and stays (control).
+    let asked_receipt = env.host.sign_receipt(&receipt_claims(&env.host, "m-not-mine", 9)).unwrap();
+    let asked = a
+        .call(Method::POST, "/v1/requests", Some(&management("asked", &asked_receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(asked["status"], "pending", "{asked}");
+    let asked = approved(&env, &a, &asked).await["result"]["jti"].as_str().unwrap().to_owned();
+
+    let pool = env.app.service.records().store().pool();
+    let gone = sqlx::query("DELETE FROM management_links").execute(pool).await.unwrap();
+    assert_eq!(gone.rows_affected(), 2);
+    person(&env, Command::Revoke { jti: root.clone() }).await.unwrap();
+    assert_eq!(status_of(&a, &root).await, "revoked");
+    assert_eq!(status_of(&a, &managed).await, "revoked", "revoked with its root");
+    assert_eq!(status_of(&a, &asked).await, "active", "the person's own yes rests on no root");
+}

@@ -63,6 +63,12 @@ pub(super) struct StoredManagement {
     retention: Option<String>,
 }
 
+/// The root a management mandate's stored input says it was issued under
+/// without a prompt, if any; `None` for an input that does not read as one.
+pub(super) fn root_of(input: &str) -> Option<String> {
+    serde_json::from_str::<StoredManagement>(input).ok()?.root_jti
+}
+
 impl StoredManagement {
     /// What is kept of a verified receipt and the chain decided for it; the
     /// root is kept only when it is what lets the mandate go without a prompt.

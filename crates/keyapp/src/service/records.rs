@@ -152,6 +152,34 @@ impl Service {
         Ok(pairings::by_key(self.store(), jkt).await?.filter(|a| self.agent_holds(a)))
     }
 
+    /// The management mandates the key app issued without a prompt under root
+    /// `root`, found from their sealed records: each credential's sealed row
+    /// names its request, whose sealed input names the root it rested on.
+    /// The links the records keep for this can be removed by the person's
+    /// programs; revoking a root must still take these with it (§3.3
+    /// "Renewal never widens authority").
+    pub(super) async fn issued_under(&self, root: &str) -> Result<Vec<String>, ServiceError> {
+        let live: Vec<_> = credentials::live_management_mandates(self.store())
+            .await?
+            .into_iter()
+            .filter(|c| self.credential_sealed(c))
+            .collect();
+        let ids: Vec<&str> = live.iter().filter_map(|c| c.request_id.as_deref()).collect();
+        let rested_on: HashMap<String, Option<String>> = crate::store::requests::sealed_many(self.store(), &ids)
+            .await?
+            .into_iter()
+            .filter(|r| self.request_sealed(r))
+            .map(|r| (r.request_id.clone(), super::management_mandate::root_of(&r.input)))
+            .collect();
+        Ok(live
+            .into_iter()
+            .filter(|c| {
+                c.request_id.as_ref().and_then(|id| rested_on.get(id)).is_some_and(|r| r.as_deref() == Some(root))
+            })
+            .map(|c| c.jti)
+            .collect())
+    }
+
     /// Every agent key whose row holds its seal, with the name it paired
     /// under: the names the records screens may show.
     pub(super) async fn sealed_agent_name_map(&self) -> Result<HashMap<String, String>, ServiceError> {
@@ -265,7 +293,7 @@ impl<'a> Records<'a> {
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(self, jti: &str) -> Result<(), ServiceError> {
-        use crate::store::credentials::{revoke_and_publish, RevokeOutcome};
+        use crate::store::credentials::{revoke_tree_and_publish, RevokeOutcome};
         let Some(c) = credentials::revocability(self.svc.store(), jti).await? else {
             return Err(ServiceError::NotFound(Missing::Credential));
         };
@@ -290,7 +318,8 @@ impl<'a> Records<'a> {
         }
         // Recorded here at once; in hosted mode the revocation is owed to the
         // service in the same transaction, and published until acknowledged.
-        match revoke_and_publish(self.svc.store(), jti, self.svc.now()).await? {
+        let children = self.svc.issued_under(jti).await?;
+        match revoke_tree_and_publish(self.svc.store(), jti, &children, self.svc.now()).await? {
             RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound(Missing::Credential)),
             outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {
                 tracing::info!(jti, %kind, "credential revoked");

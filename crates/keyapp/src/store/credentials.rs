@@ -305,29 +305,62 @@ pub fn remaining(shared_limit: bool, max_bookings: Option<i64>, held: i64) -> Re
 /// Revokes a credential at once and records it in the history. Held claims stay
 /// held (a booking already made keeps its unit, §3.3); new claims are refused.
 pub async fn revoke(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
-    revoke_with(store, jti, now, false).await
+    revoke_with(store, jti, now, false, &[]).await
 }
 
 /// [`revoke`], and in the same transaction owes the hosted status service the
 /// revocation (`outbox`) when the credential was registered there:
 /// recorded here at once, published until acknowledged.
 pub async fn revoke_and_publish(store: &Store, jti: &str, now: i64) -> Result<RevokeOutcome, StoreError> {
-    revoke_with(store, jti, now, true).await
+    revoke_with(store, jti, now, true, &[]).await
 }
 
-async fn revoke_with(store: &Store, jti: &str, now: i64, publish: bool) -> Result<RevokeOutcome, StoreError> {
+/// [`revoke_and_publish`], and with it `children`, management mandates the
+/// service found were issued under `jti` from their sealed records, beside
+/// those the links name.
+pub async fn revoke_tree_and_publish(
+    store: &Store,
+    jti: &str,
+    children: &[String],
+    now: i64,
+) -> Result<RevokeOutcome, StoreError> {
+    revoke_with(store, jti, now, true, children).await
+}
+
+async fn revoke_with(
+    store: &Store,
+    jti: &str,
+    now: i64,
+    publish: bool,
+    children: &[String],
+) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
     let outcome = revoke_in(&mut tx, jti, now, publish).await?;
     if outcome == RevokeOutcome::Revoked {
         // §3.3 "Renewal never widens authority": a management mandate the key
         // app issued without a prompt under this root goes with it, in the
         // same transaction (and is published the same way).
-        for child in super::management_links::issued_under(&mut tx, jti).await? {
+        let mut under = super::management_links::issued_under(&mut tx, jti).await?;
+        under.extend(children.iter().cloned());
+        under.sort_unstable();
+        under.dedup();
+        for child in under {
             revoke_in(&mut tx, &child, now, publish).await?;
         }
     }
     tx.commit().await?;
     Ok(outcome)
+}
+
+/// Every management mandate not revoked, as stored: the service finds among
+/// them, from their sealed rows, those issued under a root.
+pub async fn live_management_mandates(store: &Store) -> Result<Vec<StoredCredential>, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "SELECT {STORED_COLUMNS} FROM credentials c
+         WHERE c.kind = 'management_mandate' AND c.revoked_at IS NULL AND c.request_id IS NOT NULL"
+    ))
+    .fetch_all(store.pool())
+    .await?)
 }
 
 /// Revokes one credential inside the caller's transaction, with its history
