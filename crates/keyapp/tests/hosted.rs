@@ -454,3 +454,47 @@ async fn a_revocation_the_records_claim_was_sent_is_sent_once_the_listing_sees_h
     assert_eq!(mine["publication_note"], "revocation not yet published");
     assert_eq!(stand.known.lock().unwrap().get(&second), Some(&false));
 }
+
+/// The person revokes a root mandate; the assistant marks it active again in
+/// the records and hands in a receipt under it. The key app signs a
+/// management mandate without a prompt only under a root that still stands
+/// where hosts check it: the hosted service holds the revocation, so the
+/// person is asked (§3.3 "Renewal never widens authority").
+#[tokio::test]
+async fn a_root_revoked_where_hosts_check_it_covers_nothing_whatever_its_row_says() {
+    let (stand, _, env) = up_and_hosted().await;
+    let a = paired_agent(&env, 46).await;
+    let root = json!({
+        "kind": "mandate", "idempotency_key": "root",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book", "cancel", "reschedule"],
+        "constraints": {"services": ["oil-change"], "max_price": {"amount": "100.00", "currency": "CAD"}},
+        "lifetime": "P1D"
+    });
+    let r = a.call(Method::POST, "/v1/requests", Some(&root)).await.unwrap();
+    let root = approved(&env, &a, &r).await["result"]["jti"].as_str().unwrap().to_owned();
+    assert!(eventually(10, || async { stand.known.lock().unwrap().get(&root) == Some(&false) }).await);
+    let management = |key: &str, days: i64| {
+        let (_, offer) = future_offer(&env.host, days);
+        let receipt = env.host.receipt(&offer, &root, schcp::claims::Approved::Limits, now()).unwrap();
+        json!({"kind": "management_mandate", "idempotency_key": key, "receipt": receipt,
+               "discovery": env.host.discovery_url()})
+    };
+    // Control: while the root stands, a receipt under it is covered silently.
+    let m = a.call(Method::POST, "/v1/requests", Some(&management("before", 7))).await.unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
+
+    person(&env, Command::Revoke { jti: root.clone() }).await.unwrap();
+    assert!(eventually(10, || async { stand.known.lock().unwrap().get(&root) == Some(&true) }).await);
+    let db = app::data_dir(&env.config).unwrap().join(keyapp::keystore::RECORDS_FILE_NAME);
+    let db = sqlx::SqlitePool::connect(&format!("sqlite://{}", db.display())).await.unwrap();
+    let done = sqlx::query("UPDATE credentials SET revoked_at = NULL WHERE jti = ?").bind(&root).execute(&db).await;
+    assert_eq!(done.unwrap().rows_affected(), 1);
+
+    let m = a.call(Method::POST, "/v1/requests", Some(&management("after", 8))).await.unwrap();
+    assert_eq!(m["status"], "pending", "the person is asked: {m}");
+    // And with the service not answering, the same: nothing is signed unasked.
+    stand.up.store(false, Ordering::SeqCst);
+    let m = a.call(Method::POST, "/v1/requests", Some(&management("down", 9))).await.unwrap();
+    assert_eq!(m["status"], "pending", "{m}");
+}

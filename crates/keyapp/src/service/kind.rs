@@ -55,6 +55,10 @@ pub(super) trait Records: Send + Sync {
     fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)>;
     /// Whether a request's row is one the key app wrote (record_seal).
     fn sealed(&self, row: &crate::store::requests::SealedRow) -> bool;
+    /// Whether root `jti` (`compact`, as the principal signed it) still
+    /// stands where hosts check it: the hosted status service, when it is
+    /// the one the root names, must answer that it is active.
+    fn root_stands<'a>(&'a self, jti: &'a str, compact: &'a str) -> Read<'a, bool>;
 }
 
 impl Records for Service {
@@ -83,6 +87,9 @@ impl Records for Service {
     }
     fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)> {
         Box::pin(async move { Ok((self.locale(), self.consent_contacts().await?)) })
+    }
+    fn root_stands<'a>(&'a self, jti: &'a str, compact: &'a str) -> Read<'a, bool> {
+        Box::pin(Service::root_stands(self, jti, compact))
     }
 }
 
@@ -428,6 +435,10 @@ pub(super) mod testing {
         fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
             self.note(format!("paired_agent_name {jkt}"));
             Box::pin(async move { Ok(Some(self.agent.clone())) })
+        }
+        fn root_stands<'a>(&'a self, jti: &'a str, _compact: &'a str) -> Read<'a, bool> {
+            self.note(format!("root_stands {jti}"));
+            Box::pin(async move { Ok(true) })
         }
         fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)> {
             self.note("consent_words".into());

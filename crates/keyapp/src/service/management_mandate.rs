@@ -393,6 +393,10 @@ async fn root_covering(
     if chain.root.claims.iss != ctx.principal.id {
         return Ok(None);
     }
+    // Its row says it is not revoked; where hosts check it must say so too.
+    if !ctx.records.root_stands(&root.jti, &root.compact).await? {
+        return Ok(None);
+    }
     // The scope as signed, not only as the records say it: `check_action`
     // checks cancel in the signed root; reschedule is checked here.
     if !chain.root.claims.scope.contains(&Action::Reschedule) {

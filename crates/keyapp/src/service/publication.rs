@@ -215,6 +215,30 @@ impl Service {
         })
     }
 
+    /// Whether root mandate `jti` still stands where hosts check it, before
+    /// the key app signs under it without asking the person. Its row says
+    /// whether the person revoked it, and the person's programs can write
+    /// that row: a root revoked and marked active again there would cover
+    /// bookings again. When the root, as the principal signed it, names a
+    /// status URL at the configured hosted service, that service, which keeps
+    /// a revocation for good, must answer "active"; a "revoked", or no
+    /// answer, and the person is asked instead. Without a hosted service
+    /// there is no record beyond the row to ask (docs/threat-model.md).
+    pub(super) async fn root_stands(&self, jti: &str, compact: &str) -> Result<bool, ServiceError> {
+        let Some(base) = self.config().hosted_base().map(str::to_owned) else { return Ok(true) };
+        let Some(claims) = self.signed_credential(jti, compact) else { return Ok(false) };
+        let Some(url) = claims.get("status").and_then(serde_json::Value::as_str) else { return Ok(true) };
+        if !url.starts_with(&format!("{base}/status/")) {
+            return Ok(true);
+        }
+        let answer = self.hosted_client()?.status(url).await;
+        let stands = answer.as_ref().is_some_and(|s| s.status == "active");
+        if !stands {
+            tracing::warn!(jti, answer = ?answer.map(|s| s.status), "the hosted service does not say the root stands: the person is asked");
+        }
+        Ok(stands)
+    }
+
     /// Whether credential `jti`, as the principal signed it, names a status
     /// URL: one hosts can learn a revocation of.
     pub(super) fn signed_status_url(&self, jti: &str, compact: &str) -> bool {
