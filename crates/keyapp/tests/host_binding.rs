@@ -697,8 +697,76 @@ async fn revoking_a_root_takes_its_silent_mandates_with_it_whatever_the_links_sa
     let pool = env.app.service.records().store().pool();
     let gone = sqlx::query("DELETE FROM management_links").execute(pool).await.unwrap();
     assert_eq!(gone.rows_affected(), 2);
+    // The silent one's row relabelled (its seal gone with it), and the root
+    // already marked revoked, so that the person's revocation finds nothing
+    // left to do.
+    for (sql, jti) in [
+        ("UPDATE credentials SET kind = 'closed_mandate', seal = NULL WHERE jti = ?", &managed),
+        ("UPDATE credentials SET revoked_at = 1 WHERE jti = ?", &root),
+    ] {
+        assert_eq!(sqlx::query(sql).bind(jti).execute(pool).await.unwrap().rows_affected(), 1);
+    }
+    // And a request row of its own making, naming the root, whose values do
+    // not read as the key app writes them: it must not keep the person from
+    // revoking.
+    let junk = sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text,
+                               input, created_at, expires_at)
+         VALUES ('rq_junk', ?, 'management_mandate', 'junk', 'h', 'approved', 't', ?, X'00', 'soon')",
+    )
+    .bind(jkt(&a))
+    .bind(format!("{{\"root_jti\":\"{root}\"}}"))
+    .execute(pool)
+    .await
+    .unwrap();
+    assert_eq!(junk.rows_affected(), 1);
     person(&env, Command::Revoke { jti: root.clone() }).await.unwrap();
-    assert_eq!(status_of(&a, &root).await, "revoked");
-    assert_eq!(status_of(&a, &managed).await, "revoked", "revoked with its root");
-    assert_eq!(status_of(&a, &asked).await, "active", "the person's own yes rests on no root");
+    let revoked = |jti: String| {
+        let pool = pool.clone();
+        async move {
+            let at: Option<i64> = sqlx::query_scalar("SELECT revoked_at FROM credentials WHERE jti = ?")
+                .bind(jti)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            at.is_some()
+        }
+    };
+    assert!(revoked(managed.clone()).await, "revoked with its root");
+    assert!(!revoked(asked.clone()).await, "the person's own yes rests on no root");
+    assert_eq!(status_of(&a, &asked).await, "active");
+}
+
+/// The receipt cites one root; the assistant puts another root of its own,
+/// with wider terms and also signed by the person, in that root's row. The
+/// silent path takes only the root the receipt cites: the person is asked.
+#[tokio::test]
+async fn a_root_swapped_for_another_in_the_records_covers_nothing_without_the_person() {
+    let env = start().await;
+    let a = paired_agent(&env, 33).await;
+    let (_, narrow) = approved_root(&env, &a, "narrow", &env.host.discovery_url()).await;
+    let (_, wide) = approved_root(&env, &a, "wide", &env.host.discovery_url()).await;
+    let pool = env.app.service.records().store().pool();
+    let wide_compact: String =
+        sqlx::query_scalar("SELECT compact FROM credentials WHERE jti = ?").bind(&wide).fetch_one(pool).await.unwrap();
+    let done = sqlx::query("UPDATE credentials SET compact = ? WHERE jti = ?")
+        .bind(&wide_compact)
+        .bind(&narrow)
+        .execute(pool)
+        .await
+        .unwrap();
+    assert_eq!(done.rows_affected(), 1);
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &narrow, 7)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("swapped", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "the person is asked: {m}");
+    // Control: the wide root's own receipt is covered silently.
+    let receipt = env.host.sign_receipt(&receipt_claims(&env.host, &wide, 8)).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("own", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "approved", "{m}");
 }

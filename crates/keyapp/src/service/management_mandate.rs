@@ -393,6 +393,11 @@ async fn root_covering(
     if chain.root.claims.iss != ctx.principal.id {
         return Ok(None);
     }
+    // The root the receipt cites, not another the row was made to hold: a
+    // compact replaced in the records is another root's terms.
+    if chain.child.is_some() || chain.root.claims.jti != jti {
+        return Ok(None);
+    }
     // Its row says it is not revoked; where hosts check it must say so too.
     if !ctx.records.root_stands(&root.jti, &root.compact).await? {
         return Ok(None);

@@ -153,31 +153,36 @@ impl Service {
     }
 
     /// The management mandates the key app issued without a prompt under root
-    /// `root`, found from their sealed records: each credential's sealed row
-    /// names its request, whose sealed input names the root it rested on.
+    /// `root`, found from the sealed records: the sealed requests whose input
+    /// says they rested on it, and every credential the records say was
+    /// issued for one of them (by its `request_id` or the request's result).
     /// The links the records keep for this can be removed by the person's
     /// programs; revoking a root must still take these with it (§3.3
-    /// "Renewal never widens authority").
-    pub(super) async fn issued_under(&self, root: &str) -> Result<Vec<String>, ServiceError> {
-        let live: Vec<_> = credentials::live_management_mandates(self.store())
-            .await?
-            .into_iter()
-            .filter(|c| self.credential_sealed(c))
-            .collect();
-        let ids: Vec<&str> = live.iter().filter_map(|c| c.request_id.as_deref()).collect();
-        let rested_on: HashMap<String, Option<String>> = crate::store::requests::sealed_many(self.store(), &ids)
+    /// "Renewal never widens authority"). Revoking only narrows, so a
+    /// credential's own row need not hold its seal to be taken. Best effort:
+    /// a records error leaves the links alone to decide, and never keeps the
+    /// person from revoking.
+    pub(super) async fn issued_under(&self, root: &str) -> Vec<String> {
+        match self.sealed_children(root).await {
+            Ok(children) => children,
+            Err(e) => {
+                tracing::warn!(root, error = %e, "the sealed records of what a root covered could not be read");
+                Vec::new()
+            }
+        }
+    }
+
+    async fn sealed_children(&self, root: &str) -> Result<Vec<String>, ServiceError> {
+        let kind = RequestKind::ManagementMandate.as_str();
+        let rested: Vec<String> = crate::store::requests::sealed_naming(self.store(), kind, root)
             .await?
             .into_iter()
             .filter(|r| self.request_sealed(r))
-            .map(|r| (r.request_id.clone(), super::management_mandate::root_of(&r.input)))
+            .filter(|r| super::management_mandate::root_of(&r.input).as_deref() == Some(root))
+            .map(|r| r.request_id)
             .collect();
-        Ok(live
-            .into_iter()
-            .filter(|c| {
-                c.request_id.as_ref().and_then(|id| rested_on.get(id)).is_some_and(|r| r.as_deref() == Some(root))
-            })
-            .map(|c| c.jti)
-            .collect())
+        let ids: Vec<&str> = rested.iter().map(String::as_str).collect();
+        Ok(credentials::issued_for(self.store(), &ids).await?.into_iter().map(|(jti, _)| jti).collect())
     }
 
     /// Every agent key whose row holds its seal, with the name it paired
@@ -318,7 +323,7 @@ impl<'a> Records<'a> {
         }
         // Recorded here at once; in hosted mode the revocation is owed to the
         // service in the same transaction, and published until acknowledged.
-        let children = self.svc.issued_under(jti).await?;
+        let children = self.svc.issued_under(jti).await;
         match revoke_tree_and_publish(self.svc.store(), jti, &children, self.svc.now()).await? {
             RevokeOutcome::UnknownMandate => Err(ServiceError::NotFound(Missing::Credential)),
             outcome @ (RevokeOutcome::Revoked | RevokeOutcome::AlreadyRevoked) => {

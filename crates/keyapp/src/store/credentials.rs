@@ -336,10 +336,12 @@ async fn revoke_with(
 ) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
     let outcome = revoke_in(&mut tx, jti, now, publish).await?;
-    if outcome == RevokeOutcome::Revoked {
+    if outcome != RevokeOutcome::UnknownMandate {
         // §3.3 "Renewal never widens authority": a management mandate the key
         // app issued without a prompt under this root goes with it, in the
-        // same transaction (and is published the same way).
+        // same transaction (and is published the same way); also when the
+        // root's row already read as revoked, which another program could
+        // have written to keep them in force.
         let mut under = super::management_links::issued_under(&mut tx, jti).await?;
         under.extend(children.iter().cloned());
         under.sort_unstable();
@@ -352,13 +354,23 @@ async fn revoke_with(
     Ok(outcome)
 }
 
-/// Every management mandate not revoked, as stored: the service finds among
-/// them, from their sealed rows, those issued under a root.
-pub async fn live_management_mandates(store: &Store) -> Result<Vec<StoredCredential>, StoreError> {
-    Ok(sqlx::query_as(&format!(
-        "SELECT {STORED_COLUMNS} FROM credentials c
-         WHERE c.kind = 'management_mandate' AND c.revoked_at IS NULL AND c.request_id IS NOT NULL"
-    ))
+/// Every credential not revoked that the records say was issued for one of
+/// `requests`, by its `request_id` or by the jti in the request's result:
+/// (jti, request id). Read as text, so a row of another program's making
+/// cannot fail the read.
+pub async fn issued_for(store: &Store, requests: &[&str]) -> Result<Vec<(String, String)>, StoreError> {
+    if requests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids = serde_json::to_string(requests).map_err(|e| StoreError::corrupt(Stored::Credential, e.to_string()))?;
+    Ok(sqlx::query_as(
+        "SELECT CAST(c.jti AS TEXT), CAST(r.request_id AS TEXT)
+         FROM requests r JOIN credentials c
+           ON c.request_id = r.request_id
+           OR (json_valid(r.result) AND c.jti = r.result ->> '$.jti')
+         WHERE r.request_id IN (SELECT value FROM json_each(?)) AND c.revoked_at IS NULL",
+    )
+    .bind(ids)
     .fetch_all(store.pool())
     .await?)
 }

@@ -374,6 +374,19 @@ pub async fn latest_sealed(store: &Store, kind: &str, limit: i64) -> Result<Vec<
     .await?)
 }
 
+/// The requests of `kind` whose input holds `text`, whatever their status,
+/// with everything their seals cover: a first sift the service finishes by
+/// reading each sealed input.
+pub async fn sealed_naming(store: &Store, kind: &str, text: &str) -> Result<Vec<SealedRow>, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.kind = ? AND instr(CAST(r.input AS TEXT), ?) > 0"
+    ))
+    .bind(kind)
+    .bind(text)
+    .fetch_all(store.pool())
+    .await?)
+}
+
 /// Replaces a pending rule's input, its consent text and their seal
 /// together, if its seal is still `was` (the row read and checked before).
 /// `false`: it is no longer pending, no rule, or changed since, and nothing
