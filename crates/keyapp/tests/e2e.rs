@@ -1124,6 +1124,31 @@ async fn the_organizer_signs_a_meeting_contract_over_every_members_verified_offe
         b
     };
     refused(&env, &a, &revise("rev-0", "mtg_never_approved_here", 2), "meeting_invalid").await;
+    // The record of the approved contract rewritten outside the key app, its
+    // statement changed (the signature no longer holds): it is no contract the
+    // person signed, so there is nothing here to revise, and no word of it shown.
+    let pool = env.app.service.records().store().pool();
+    let (jti, compact): (String, String) = sqlx::query_as(
+        "SELECT c.jti, c.compact FROM meeting_records m JOIN credentials c ON c.jti = m.jti WHERE m.meeting_id = ?",
+    )
+    .bind(&c.meeting_id)
+    .fetch_one(pool)
+    .await
+    .unwrap();
+    let mut parts: Vec<String> = compact.split('.').map(str::to_owned).collect();
+    let mut payload: Value = serde_json::from_slice(&schcp::b64::decode(&parts[1]).unwrap()).unwrap();
+    payload["statement"] = json!("I agree to pay Noor 500 CAD for the playdate");
+    parts[1] = schcp::b64::encode(serde_json::to_vec(&payload).unwrap());
+    let set = |compact: String| {
+        let (pool, jti) = (pool.clone(), jti.clone());
+        async move {
+            let q = sqlx::query("UPDATE credentials SET compact = ? WHERE jti = ?").bind(compact).bind(jti);
+            assert_eq!(q.execute(&pool).await.unwrap().rows_affected(), 1);
+        }
+    };
+    set(parts.join(".")).await;
+    refused(&env, &a, &revise("rev-forged", &c.meeting_id, 2), "meeting_invalid").await;
+    set(compact.clone()).await;
     let r = a.call(Method::POST, "/v1/requests", Some(&revise("rev-1", &c.meeting_id, 2))).await.unwrap();
     let revised_text = r["consent_text"].as_str().unwrap();
     let second_line = revised_text.lines().nth(1).unwrap();

@@ -77,6 +77,25 @@ async fn a_revision_names_what_changed_since_the_one_accepted() {
     assert!(text.contains("The new terms are the same as the current ones."), "{text}");
     a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
 
+    // The organizer's revision 3, which this person never accepted, written
+    // into the record of the acceptance of revision 2: the records do not
+    // make it one this person accepted (their signed acceptance is of
+    // revision 2's terms), so the text does not say so.
+    let third = playdate(&me, &noor, 3, 2, "Christie Pits");
+    let pool = env.app.service.records().store().pool();
+    let rid2 = done["request_id"].as_str().unwrap().to_owned();
+    let q = sqlx::query("UPDATE requests SET input = json_set(input, '$.contract', ?) WHERE request_id = ?")
+        .bind(&third)
+        .bind(&rid2);
+    assert_eq!(q.execute(pool).await.unwrap().rows_affected(), 1);
+    let fifth = playdate(&me, &noor, 5, 2, "Christie Pits");
+    let r = a.call(Method::POST, "/v1/requests", Some(&acceptance(&fifth, "r5"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(!text.contains("revision 3"), "{text}");
+    assert!(text.contains("it replaces revision 1, which I accepted"), "the one it did accept: {text}");
+    assert!(!text.contains("The new terms are the same as the current ones."), "{text}");
+    a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
+
     // Another organizer's meeting under the same id is not the one accepted.
     let mallory = SigningKey::from_bytes(&[0x85; 32]);
     let spoof = playdate(&me, &mallory, 3, 5, "Somewhere else");

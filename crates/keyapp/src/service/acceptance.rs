@@ -4,7 +4,7 @@
 
 use super::issued::{meeting_records, Issued};
 use super::kind::{stored_input, Context, Kind, Prepared};
-use super::{corrupt, ServiceError};
+use super::ServiceError;
 use crate::kind::RequestKind;
 use crate::store::meetings;
 use schcp::claims::MeetingContract;
@@ -71,20 +71,46 @@ async fn replaced_revision(
     if contract.revision < 2 {
         return Ok(None);
     }
-    let earlier = meetings::latest_accepted_input(ctx.store, &contract.meeting_id, contract.revision).await?;
-    if let Some(input) = earlier {
-        let input: AcceptanceInput = stored_input(&input)?;
-        // The key app's own record of a contract it verified at that yes; its
-        // deadline has passed since, which does not matter here.
-        let parsed = schcp::jws::parse(&input.contract).map_err(corrupt)?;
-        let old: MeetingContract = parsed.claims().map_err(corrupt)?;
-        // A meeting id is its organizer's choice: another organizer's meeting
-        // of the same id is not the one this revises.
-        if old.iss == contract.iss {
+    // The records hold what the person accepted, and the person's programs
+    // can write them: an earlier contract counts only as its organizer signed
+    // it (its deadline has passed since, which does not matter here), for this
+    // meeting (a meeting id is its organizer's choice) and an earlier
+    // revision, and only with this person's own signed acceptance of exactly
+    // it. Otherwise the text would say "which I accepted" of terms no one
+    // agreed to, or of ones copied from the new revision.
+    for (acceptance, input) in meetings::acceptances(ctx.store, &contract.meeting_id, contract.revision).await? {
+        let Ok(input) = stored_input::<AcceptanceInput>(&input) else { continue };
+        let Some(old) = organizer_signed(&input.contract) else { continue };
+        if old.iss != contract.iss || old.meeting_id != contract.meeting_id || old.revision >= contract.revision {
+            continue;
+        }
+        if accepted_by(ctx, &acceptance, &input.contract) {
             return Ok(Some(ReplacedRevision::Accepted(old)));
         }
     }
     Ok(Some(ReplacedRevision::NotAccepted { revision: contract.revision - 1 }))
+}
+
+/// A contract as its organizer signed it (the key its claims name, which is
+/// its issuer's), whatever its deadline.
+fn organizer_signed(compact: &str) -> Option<MeetingContract> {
+    let parsed = schcp::jws::parse(compact).ok()?;
+    let old: MeetingContract = parsed.claims().ok()?;
+    let key = schcp::jwk::PublicKey::Ed25519(old.principal_jwk.ed25519_key().ok()?);
+    parsed.verify_signature(&key).ok()?;
+    (old.iss == old.principal_jwk.principal_id().ok()?).then_some(old)
+}
+
+/// Whether `acceptance` is this person's own signed acceptance of exactly
+/// the contract `contract`.
+fn accepted_by(ctx: &Context<'_>, acceptance: &str, contract: &str) -> bool {
+    let Ok(parsed) = schcp::jws::parse(acceptance) else { return false };
+    let mut keys = std::iter::once(ctx.principal.key).chain(ctx.principal.es256);
+    if !keys.any(|k| parsed.verify_signature(&k.public_key()).is_ok()) {
+        return false;
+    }
+    let Ok(claims) = parsed.claims::<schcp::claims::Acceptance>() else { return false };
+    claims.iss == ctx.principal.id && claims.terms_sha256 == schcp::hash::jws_sha256(contract)
 }
 
 impl Kind for Acceptance {

@@ -178,14 +178,25 @@ fn checked_contract(draft: MeetingContract, offers: &[OfferClaims], now: i64) ->
 /// app never signed, one that is not higher, or one with other members is
 /// refused: it would read as a new meeting while moving an agreed one.
 async fn previous_statement(ctx: &Context<'_>, contract: &MeetingContract) -> Result<String, ServiceError> {
-    let Some(compact) = crate::store::meetings::latest_contract(ctx.store, &contract.meeting_id).await? else {
-        return Err(bad_meeting(format!("no meeting {:?} was approved here to revise", contract.meeting_id)));
-    };
-    // Our own signed record; its deadline may have passed, which does not matter here.
-    let parsed = schcp::jws::parse(&compact).map_err(corrupt)?;
-    let previous: MeetingContract = serde_json::from_value(parsed.payload.clone()).map_err(corrupt)?;
-    revises(&previous, contract)?;
-    Ok(previous.statement)
+    // Only a contract this principal signed, of this meeting: the records
+    // hold them, and the person's programs can write them; one written there
+    // would put words the person never signed in the text, and make a
+    // meeting the person never organized pass as a revision. Its deadline may
+    // have passed, which does not matter here.
+    let key = ctx.principal.key.public_key();
+    for compact in crate::store::meetings::contracts(ctx.store, &contract.meeting_id).await? {
+        let Ok(parsed) = schcp::jws::parse(&compact) else { continue };
+        if parsed.verify_signature(&key).is_err() {
+            continue;
+        }
+        let Ok(previous) = serde_json::from_value::<MeetingContract>(parsed.payload.clone()) else { continue };
+        if previous.iss != ctx.principal.id || previous.meeting_id != contract.meeting_id {
+            continue;
+        }
+        revises(&previous, contract)?;
+        return Ok(previous.statement);
+    }
+    Err(bad_meeting(format!("no meeting {:?} was approved here to revise", contract.meeting_id)))
 }
 
 /// A revision comes after the one it replaces and keeps its members.

@@ -31,33 +31,37 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, m: &MeetingRecord) -> Res
     Ok(())
 }
 
-/// The signed contract (compact JWS) of the highest revision of `meeting_id`
-/// the person organized here.
-pub async fn latest_contract(store: &Store, meeting_id: &str) -> Result<Option<String>, StoreError> {
-    let row: Option<(String,)> = sqlx::query_as(
-        "SELECT c.compact FROM meeting_records m JOIN credentials c ON c.jti = m.jti
+/// The signed contracts (compact JWS) the records say the person organized
+/// as `meeting_id`, the highest revision first. The service believes one
+/// only once it verifies under the principal's key: the person's programs
+/// can write these rows.
+pub async fn contracts(store: &Store, meeting_id: &str) -> Result<Vec<String>, StoreError> {
+    Ok(sqlx::query_scalar(
+        "SELECT CAST(c.compact AS TEXT) FROM meeting_records m JOIN credentials c ON c.jti = m.jti
          WHERE m.meeting_id = ? AND c.kind = 'meeting_contract'
-         ORDER BY m.revision DESC LIMIT 1",
+         ORDER BY m.revision DESC",
     )
     .bind(meeting_id)
-    .fetch_optional(store.pool())
-    .await?;
-    Ok(row.map(|(compact,)| compact))
+    .fetch_all(store.pool())
+    .await?)
 }
 
-/// The stored input (the contract, as JSON) of the acceptance of the highest
-/// revision of `meeting_id` below `below` the person gave here as a member:
-/// what a later revision is shown against (§5.12 "Revisions").
-pub async fn latest_accepted_input(store: &Store, meeting_id: &str, below: u32) -> Result<Option<String>, StoreError> {
-    let row: Option<(String,)> = sqlx::query_as(
-        "SELECT r.input FROM meeting_records m JOIN credentials c ON c.jti = m.jti
+/// The acceptances the records say the person gave here as a member of
+/// `meeting_id`, below revision `below`, the highest first: each one's signed
+/// acceptance (compact JWS) and its request's stored input (the contract, as
+/// JSON). What a later revision is shown against (§5.12 "Revisions"), once
+/// the service has checked both signatures: the person's programs can write
+/// these rows.
+pub async fn acceptances(store: &Store, meeting_id: &str, below: u32) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT CAST(c.compact AS TEXT), CAST(r.input AS TEXT)
+         FROM meeting_records m JOIN credentials c ON c.jti = m.jti
          JOIN requests r ON r.request_id = c.request_id
          WHERE m.meeting_id = ? AND m.revision < ? AND c.kind = 'acceptance'
-         ORDER BY m.revision DESC LIMIT 1",
+         ORDER BY m.revision DESC",
     )
     .bind(meeting_id)
     .bind(below)
-    .fetch_optional(store.pool())
-    .await?;
-    Ok(row.map(|(input,)| input))
+    .fetch_all(store.pool())
+    .await?)
 }
