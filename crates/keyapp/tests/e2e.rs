@@ -811,6 +811,28 @@ async fn a_change_offer_is_shown_from_the_current_contract_to_the_new_terms() {
         assert!(!text.contains("Time: from"), "{key}: {text}");
         a.call(Method::DELETE, &format!("/v1/requests/{}", r["request_id"].as_str().unwrap()), None).await.unwrap();
     }
+
+    // A request the person declined, marked approved in the records by
+    // another program, is no contract the person approved: no credential was
+    // ever issued for it.
+    let (_, declined) = future_offer(&env.host, 6);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &declined, "declined"))).await.unwrap();
+    let rid = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
+    let relabel = sqlx::query(
+        "UPDATE requests SET status = 'approved', result = json_object('offer_sha256', ?) WHERE request_id = ?",
+    )
+    .bind(schcp::hash::jws_sha256(&declined))
+    .bind(&rid)
+    .execute(env.app.service.records().store().pool())
+    .await
+    .unwrap();
+    assert_eq!(relabel.rows_affected(), 1);
+    let hostile = change_offer(&env.host, &booking, &schcp::hash::jws_sha256(&declined), 9);
+    let r = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &hostile, "relabelled"))).await.unwrap();
+    let text = r["consent_text"].as_str().unwrap();
+    assert!(text.contains(NO_RECORD), "{text}");
+    assert!(!text.contains("Time: from"), "{text}");
 }
 
 /// A refusal of `body` with `reason`, and nothing left for the person.

@@ -55,6 +55,10 @@ pub(super) trait Records: Send + Sync {
     fn consent_words(&self) -> Read<'_, (std::sync::Arc<schcp_consent::Locale>, schcp_consent::Contacts)>;
     /// Whether a request's row is one the key app wrote (record_seal).
     fn sealed(&self, row: &crate::store::requests::SealedRow) -> bool;
+    /// Whether the key app issued a credential for request `request_id`: a
+    /// credential row naming it whose seal holds. A request's status is not
+    /// sealed; a credential is written only at the person's yes.
+    fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool>;
     /// Whether root `jti` (`compact`, as the principal signed it) still
     /// stands where hosts check it: the hosted status service, when it is
     /// the one the root names, must answer that it is active.
@@ -90,6 +94,12 @@ impl Records for Service {
     }
     fn root_stands<'a>(&'a self, jti: &'a str, compact: &'a str) -> Read<'a, bool> {
         Box::pin(Service::root_stands(self, jti, compact))
+    }
+    fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool> {
+        Box::pin(async move {
+            let rows = crate::store::credentials::stored_for_request(self.store(), request_id).await?;
+            Ok(rows.iter().any(|c| self.credential_sealed(c)))
+        })
     }
 }
 
@@ -256,6 +266,15 @@ pub(super) async fn approved_over_offer<I: DeserializeOwned>(
             tracing::warn!(
                 request_id = row.request.request_id,
                 "an approved request's record does not hold its seal; not read"
+            );
+            continue;
+        }
+        // Its status and result are not sealed: "approved" counts only with a
+        // credential the key app issued for it at the person's yes.
+        if !ctx.records.issued_for(&row.request.request_id).await? {
+            tracing::warn!(
+                request_id = row.request.request_id,
+                "an approved request has no credential issued for it; not read"
             );
             continue;
         }
@@ -435,6 +454,10 @@ pub(super) mod testing {
         fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
             self.note(format!("paired_agent_name {jkt}"));
             Box::pin(async move { Ok(Some(self.agent.clone())) })
+        }
+        fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool> {
+            self.note(format!("issued_for {request_id}"));
+            Box::pin(async move { Ok(true) })
         }
         fn root_stands<'a>(&'a self, jti: &'a str, _compact: &'a str) -> Read<'a, bool> {
             self.note(format!("root_stands {jti}"));

@@ -354,6 +354,15 @@ async fn revoke_with(
     Ok(outcome)
 }
 
+/// The credentials the records say were issued for request `request_id`, as
+/// stored: the service believes one only while its seal holds.
+pub async fn stored_for_request(store: &Store, request_id: &str) -> Result<Vec<StoredCredential>, StoreError> {
+    Ok(sqlx::query_as(&format!("SELECT {STORED_COLUMNS} FROM credentials c WHERE c.request_id = ?"))
+        .bind(request_id)
+        .fetch_all(store.pool())
+        .await?)
+}
+
 /// Every credential not revoked that the records say was issued for one of
 /// `requests`, by its `request_id` or by the jti in the request's result:
 /// (jti, request id). Read as text, so a row of another program's making
