@@ -770,3 +770,41 @@ async fn a_root_swapped_for_another_in_the_records_covers_nothing_without_the_pe
         .unwrap();
     assert_eq!(m["status"], "approved", "{m}");
 }
+
+/// The links that say which management mandate is in force for a booking,
+/// and which root it rests on, are records the assistant can write. It plants
+/// one making a closed mandate the person approved "the mandate in force"
+/// under a root, and hands in the booking's next receipt citing that closed
+/// mandate: nothing is signed without the person, because the sealed records
+/// say the closed mandate rests on no root (§3.3 "Renewal").
+#[tokio::test]
+async fn a_link_planted_in_the_records_renews_nothing_without_the_person() {
+    let env = start().await;
+    let a = paired_agent(&env, 34).await;
+    let (_, root) = approved_root(&env, &a, "root", &env.host.discovery_url()).await;
+    let (_, offer) = future_offer(&env.host, 7);
+    let body = json!({"kind": "closed_mandate", "idempotency_key": "closed", "offer": offer,
+                      "discovery": env.host.discovery_url()});
+    let r = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let closed = approved(&env, &a, &r).await["result"]["jti"].as_str().unwrap().to_owned();
+    let mut claims = receipt_claims(&env.host, &closed, 7);
+    claims.booking.sequence = 1;
+    let planted = sqlx::query(
+        "INSERT INTO management_links (jti, root_jti, host_id, booking_id, sequence, retention)
+         VALUES (?, ?, 'maple-street-auto', ?, 0, ?)",
+    )
+    .bind(&closed)
+    .bind(&root)
+    .bind(&claims.booking.booking_id)
+    .bind(&claims.retention)
+    .execute(env.app.service.records().store().pool())
+    .await
+    .unwrap();
+    assert_eq!(planted.rows_affected(), 1);
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let m = a
+        .call(Method::POST, "/v1/requests", Some(&management("planted", &receipt, &env.host.discovery_url())))
+        .await
+        .unwrap();
+    assert_eq!(m["status"], "pending", "the person is asked: {m}");
+}

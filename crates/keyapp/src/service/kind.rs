@@ -59,6 +59,10 @@ pub(super) trait Records: Send + Sync {
     /// credential row naming it whose seal holds. A request's status is not
     /// sealed; a credential is written only at the person's yes.
     fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool>;
+    /// Whether credential `jti` is a management mandate the key app signed
+    /// without a prompt under root `root`, as its sealed records say (the
+    /// links table that says so can be written by the person's programs).
+    fn rests_on<'a>(&'a self, jti: &'a str, root: &'a str) -> Read<'a, bool>;
     /// Whether root `jti` (`compact`, as the principal signed it) still
     /// stands where hosts check it: the hosted status service, when it is
     /// the one the root names, must answer that it is active.
@@ -94,6 +98,9 @@ impl Records for Service {
     }
     fn root_stands<'a>(&'a self, jti: &'a str, compact: &'a str) -> Read<'a, bool> {
         Box::pin(Service::root_stands(self, jti, compact))
+    }
+    fn rests_on<'a>(&'a self, jti: &'a str, root: &'a str) -> Read<'a, bool> {
+        Box::pin(Service::signed_under_root(self, jti, root))
     }
     fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool> {
         Box::pin(async move {
@@ -454,6 +461,10 @@ pub(super) mod testing {
         fn paired_agent_name<'a>(&'a self, jkt: &'a str) -> Read<'a, Option<String>> {
             self.note(format!("paired_agent_name {jkt}"));
             Box::pin(async move { Ok(Some(self.agent.clone())) })
+        }
+        fn rests_on<'a>(&'a self, jti: &'a str, root: &'a str) -> Read<'a, bool> {
+            self.note(format!("rests_on {jti} {root}"));
+            Box::pin(async move { Ok(true) })
         }
         fn issued_for<'a>(&'a self, request_id: &'a str) -> Read<'a, bool> {
             self.note(format!("issued_for {request_id}"));

@@ -345,7 +345,14 @@ async fn renewal(
     let link = current.link;
     let under_current = cited.as_deref() == Some(link.jti.as_str());
     let root = match (&link.root_jti, under_current && confirmed) {
-        (Some(root), true) => root_covering(ctx, root, host, placed, receipt).await?,
+        // The link says which root the mandate in force rests on; it is a
+        // record the person's programs can write, so it counts only as the
+        // sealed records say it (a planted link would make any credential
+        // "the mandate in force" under any root).
+        (Some(root), true) => match ctx.records.rests_on(&link.jti, root).await? {
+            true => root_covering(ctx, root, host, placed, receipt).await?,
+            false => None,
+        },
         _ => None,
     };
     Ok(Chain {

@@ -185,6 +185,23 @@ impl Service {
         Ok(credentials::issued_for(self.store(), &ids).await?.into_iter().map(|(jti, _)| jti).collect())
     }
 
+    /// Whether credential `jti` is a management mandate signed without a
+    /// prompt under root `root`, by its sealed records alone: its own row
+    /// holds its seal and names its request, whose sealed input names the
+    /// root. Unlike [`Service::issued_under`], which narrows, this decides
+    /// what is signed without the person, so nothing unsealed counts.
+    pub(super) async fn signed_under_root(&self, jti: &str, root: &str) -> Result<bool, ServiceError> {
+        let Some(c) = credentials::stored(self.store(), jti).await? else { return Ok(false) };
+        if !self.credential_sealed(&c) || c.kind != RequestKind::ManagementMandate.as_str() {
+            return Ok(false);
+        }
+        let Some(request) = c.request_id.as_deref() else { return Ok(false) };
+        let rows = crate::store::requests::sealed_many(self.store(), &[request]).await?;
+        Ok(rows
+            .iter()
+            .any(|r| self.request_sealed(r) && super::management_mandate::root_of(&r.input).as_deref() == Some(root)))
+    }
+
     /// Every agent key whose row holds its seal, with the name it paired
     /// under: the names the records screens may show.
     pub(super) async fn sealed_agent_name_map(&self) -> Result<HashMap<String, String>, ServiceError> {
