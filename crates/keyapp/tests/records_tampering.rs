@@ -429,6 +429,27 @@ async fn a_credential_is_never_bound_to_a_key_written_into_the_agents_row() {
     swap(serde_json::to_string(&theirs).unwrap()).await;
     assert!(person(&env, Command::Approve { id: id.clone() }).await.is_err(), "nothing is issued");
     // Put back, so that the agent can look: it was given nothing.
-    swap(own).await;
+    swap(own.clone()).await;
     nothing_signed(&env, &a, &id).await;
+
+    // The same key with members of the assistant's choosing beside it (the
+    // thumbprint covers only the key): the credential binds the key alone.
+    let body = json!({
+        "kind": "mandate", "idempotency_key": "sd-kid", "format": "dc+sd-jwt",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["book"], "constraints": {"max_bookings": 1}
+    });
+    let created = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let mut dressed: Value = serde_json::from_str(&own).unwrap();
+    dressed["kid"] = json!("assistant-chosen");
+    dressed["use"] = json!("sig");
+    swap(dressed.to_string()).await;
+    person(&env, Command::Approve { id: created["request_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    swap(own.clone()).await;
+    let done = a.call(Method::GET, &format!("/v1/requests/{}", created["request_id"].as_str().unwrap()), None).await;
+    let issuer_jwt = done.unwrap()["result"]["mandate"].as_str().unwrap().split('~').next().unwrap().to_owned();
+    let claims = schcp::jws::parse(&issuer_jwt).unwrap().payload;
+    let cnf = &claims["cnf"]["jwk"];
+    assert!(cnf.get("kid").is_none() && cnf.get("use").is_none(), "{cnf}");
+    assert_eq!(cnf["x"], serde_json::from_str::<Value>(&own).unwrap()["x"]);
 }

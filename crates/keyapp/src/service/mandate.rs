@@ -540,7 +540,10 @@ async fn agent_jwk(ctx: &Context<'_>) -> Result<Jwk, ServiceError> {
     if jwk.thumbprint().map_err(corrupt)? != ctx.agent_jkt {
         return Err(corrupt("the agent's key in the records is not the one that asked"));
     }
-    Ok(jwk)
+    // The key alone, rebuilt from it: members the thumbprint does not cover
+    // (a kid, a use) are not the agent's to have signed into `cnf` by
+    // writing them into its row.
+    Ok(jwk.public_key().map_err(corrupt)?.to_jwk())
 }
 
 /// §7.5: the person's attestations that the mandate's hosts honour, each
