@@ -39,14 +39,7 @@ impl Directory<'_> {
     pub async fn agents(self) -> Result<Vec<AgentView>, ServiceError> {
         let mut out = Vec::new();
         for a in store::pairings::paired(self.svc.store()).await? {
-            let fields = crate::record_seal::PairingFields {
-                jkt: &a.jkt,
-                jwk: &a.jwk,
-                name: &a.name,
-                pairing_id: &a.pairing_id,
-                approved: true,
-            };
-            if !self.svc.inner.seal.pairing_holds(&fields, a.seal.as_deref()) {
+            if !self.svc.inner.seal.pairing_holds(&a.fields(), a.seal.as_deref()) {
                 continue;
             }
             let cooldown =

@@ -95,18 +95,18 @@ impl PlaceRow {
     }
 }
 
-const BINDING: &str = "SELECT domain, basis, name, seal FROM host_bindings WHERE host_id = ?";
-
 /// The binding of `host_id`, if the records hold one. Its `key_thumbprints`
 /// are empty: a binding is a place, not a set of keys.
 pub async fn binding(store: &Store, host_id: &str) -> Result<Option<StoredPlace>, StoreError> {
-    let row: Option<PlaceRow> = sqlx::query_as(BINDING).bind(host_id).fetch_optional(store.pool()).await?;
-    row.map(|r| r.stored(host_id)).transpose()
+    binding_in(&mut *store.pool().acquire().await?, host_id).await
 }
 
 /// The same, inside the caller's transaction.
 pub async fn binding_in(conn: &mut sqlx::SqliteConnection, host_id: &str) -> Result<Option<StoredPlace>, StoreError> {
-    let row: Option<PlaceRow> = sqlx::query_as(BINDING).bind(host_id).fetch_optional(&mut *conn).await?;
+    let row: Option<PlaceRow> = sqlx::query_as("SELECT domain, basis, name, seal FROM host_bindings WHERE host_id = ?")
+        .bind(host_id)
+        .fetch_optional(&mut *conn)
+        .await?;
     row.map(|r| r.stored(host_id)).transpose()
 }
 

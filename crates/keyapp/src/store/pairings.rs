@@ -59,7 +59,6 @@ pub struct AgentRecord {
     pub name: String,
     pub pairing_id: String,
     pub status: PairingStatus,
-    pub fingerprint: String,
     pub created_at: i64,
     /// When the person answered, or the pairing expired or was unpaired.
     pub decided_at: Option<i64>,
@@ -94,7 +93,6 @@ struct Row {
     name: String,
     pairing_id: String,
     status: String,
-    fingerprint: String,
     created_at: i64,
     decided_at: Option<i64>,
     peer_uid: Option<i64>,
@@ -115,15 +113,13 @@ impl TryFrom<Row> for AgentRecord {
             seal: r.seal,
             name: r.name,
             pairing_id: r.pairing_id,
-            fingerprint: r.fingerprint,
             created_at: r.created_at,
             decided_at: r.decided_at,
         })
     }
 }
 
-const SELECT: &str =
-    "SELECT jkt, jwk, seal, name, pairing_id, status, fingerprint, created_at, decided_at, peer_uid FROM agents";
+const SELECT: &str = "SELECT jkt, jwk, seal, name, pairing_id, status, created_at, decided_at, peer_uid FROM agents";
 
 fn records(rows: Vec<Row>) -> Result<Vec<AgentRecord>, StoreError> {
     rows.into_iter().map(AgentRecord::try_from).collect()
@@ -166,9 +162,7 @@ pub async fn all(store: &Store) -> Result<Vec<AgentRecord>, StoreError> {
 
 /// The key `jkt`'s row.
 pub async fn by_key(store: &Store, jkt: &str) -> Result<Option<AgentRecord>, StoreError> {
-    let row: Option<Row> =
-        sqlx::query_as(&format!("{SELECT} WHERE jkt = ?")).bind(jkt).fetch_optional(store.pool()).await?;
-    row.map(AgentRecord::try_from).transpose()
+    by_jkt(&mut *store.pool().acquire().await?, jkt).await
 }
 
 /// A pairing to add, pending the person's answer.
@@ -417,17 +411,30 @@ pub struct PairedAgentRow {
     pub seal: Option<String>,
     /// As the agent gave it; shown only through `schcp_consent::inert`.
     pub name: String,
-    pub fingerprint: String,
     /// When the person approved it (its request time for older records).
     pub paired_at: i64,
     pub last_request_at: Option<i64>,
     pub last_request_kind: Option<String>,
 }
 
+impl PairedAgentRow {
+    /// The fields its seal covers (record_seal): an approved key's, with the
+    /// person's yes.
+    pub fn fields(&self) -> crate::record_seal::PairingFields<'_> {
+        crate::record_seal::PairingFields {
+            jkt: &self.jkt,
+            jwk: &self.jwk,
+            name: &self.name,
+            pairing_id: &self.pairing_id,
+            approved: true,
+        }
+    }
+}
+
 /// Every approved agent, in the order they asked to pair.
 pub async fn paired(store: &Store) -> Result<Vec<PairedAgentRow>, StoreError> {
     Ok(sqlx::query_as(
-        "SELECT a.jkt, a.jwk, a.pairing_id, a.seal, a.name, a.fingerprint, coalesce(a.decided_at, a.created_at) AS paired_at,
+        "SELECT a.jkt, a.jwk, a.pairing_id, a.seal, a.name, coalesce(a.decided_at, a.created_at) AS paired_at,
                 (SELECT max(r.created_at) FROM requests r WHERE r.agent_jkt = a.jkt) AS last_request_at,
                 (SELECT r.kind FROM requests r WHERE r.agent_jkt = a.jkt ORDER BY r.created_at DESC LIMIT 1)
                   AS last_request_kind
@@ -500,7 +507,6 @@ mod tests {
                 name: "Calendar".into(),
                 pairing_id: "pr_1".into(),
                 status: PairingStatus::Pending,
-                fingerprint: "AAAA-BBBB-CCCC".into(),
                 created_at: 10,
                 decided_at: None,
                 peer_uid: Some(1000),
@@ -649,7 +655,6 @@ mod tests {
             pairing_id: format!("pr_{jkt}"),
             seal: None,
             name: format!("Agent {jkt}"),
-            fingerprint: "f".into(),
             paired_at,
             last_request_at: last.map(|l| l.0),
             last_request_kind: last.map(|l| l.1.to_owned()),
