@@ -83,6 +83,18 @@ pub struct CredentialFields<'a> {
     pub host_keys: &'a str,
 }
 
+/// A host's receipt as the key app verified and kept it (SchCP §5.3): what
+/// My bookings shows, and the credential it says the booking rests on.
+#[derive(Debug, Clone, Copy)]
+pub struct ReceiptFields<'a> {
+    pub host: &'a str,
+    pub booking_id: &'a str,
+    pub offer_sha256: Option<&'a str>,
+    pub mandate_jti: Option<&'a str>,
+    pub compact: &'a str,
+    pub verified_at: i64,
+}
+
 /// An agent key as it asked to pair (docs/agent-api.md §4): the key, the
 /// name every consent text gives it, its pairing, and whether the person
 /// approved it (the OS confirmed their yes).
@@ -174,6 +186,16 @@ impl RecordSeal {
         self.holds_for(c, seal)
     }
 
+    /// The seal of a kept receipt's row.
+    pub fn receipt(&self, r: &ReceiptFields<'_>) -> String {
+        self.seal(r)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this receipt.
+    pub fn receipt_holds(&self, r: &ReceiptFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(r, seal)
+    }
+
     /// The seal of a contact's row.
     pub fn contact(&self, c: &ContactFields<'_>) -> String {
         self.seal(c)
@@ -259,6 +281,18 @@ impl Sealed for RequestFields<'_> {
         put(self.attention.map(str::as_bytes));
         put(Some(&self.created_at.to_be_bytes()));
         put(Some(&self.expires_at.to_be_bytes()));
+    }
+}
+
+impl Sealed for ReceiptFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"receipt"));
+        put(Some(self.host.as_bytes()));
+        put(Some(self.booking_id.as_bytes()));
+        put(self.offer_sha256.map(str::as_bytes));
+        put(self.mandate_jti.map(str::as_bytes));
+        put(Some(self.compact.as_bytes()));
+        put(Some(&self.verified_at.to_be_bytes()));
     }
 }
 
@@ -428,6 +462,36 @@ mod tests {
         // A request's seal never stands for a credential's, nor the reverse.
         assert!(!seal.holds(&fields(), Some(&tag)));
         assert!(!seal.credential_holds(&c, Some(&seal.request(&fields()))));
+    }
+
+    #[test]
+    fn a_receipts_seal_covers_its_booking_the_credential_it_cites_and_the_hosts_bytes() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let r = ReceiptFields {
+            host: "maple-street-auto",
+            booking_id: "b_1",
+            offer_sha256: Some("h1"),
+            mandate_jti: Some("m-1"),
+            compact: "a.b.c",
+            verified_at: 1_800_000_000,
+        };
+        let tag = seal.receipt(&r);
+        assert!(seal.receipt_holds(&r, Some(&tag)));
+        assert!(!seal.receipt_holds(&r, None), "a row without a seal holds none");
+        for x in [
+            ReceiptFields { host: "other-host", ..r },
+            ReceiptFields { booking_id: "b_2", ..r },
+            ReceiptFields { offer_sha256: None, ..r },
+            ReceiptFields { mandate_jti: Some("m-2"), ..r },
+            ReceiptFields { mandate_jti: None, ..r },
+            ReceiptFields { compact: "a.x.c", ..r },
+            ReceiptFields { verified_at: r.verified_at + 1, ..r },
+        ] {
+            assert!(!seal.receipt_holds(&x, Some(&tag)), "{x:?}");
+        }
+        // Nor does another record's seal stand for a receipt's.
+        assert!(!seal.receipt_holds(&r, Some(&seal.credential(&credential()))));
+        assert!(!seal.credential_holds(&credential(), Some(&tag)));
     }
 
     #[test]

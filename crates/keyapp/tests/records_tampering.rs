@@ -453,3 +453,88 @@ async fn a_credential_is_never_bound_to_a_key_written_into_the_agents_row() {
     assert!(cnf.get("kid").is_none() && cnf.get("use").is_none(), "{cnf}");
     assert_eq!(cnf["x"], serde_json::from_str::<Value>(&own).unwrap()["x"]);
 }
+
+/// My bookings shows what hosts signed and the key app kept (SchCP §5.3), and
+/// who may change each booking as the person signed it (§3.3 "Management
+/// mandates"). The assistant writes the records to show a booking no host
+/// signed, to point the person's real booking at other terms, and to make its
+/// own management mandate look gone or moved; none of it shows.
+#[tokio::test]
+async fn my_bookings_shows_only_receipts_the_key_app_kept_and_managers_as_they_were_signed() {
+    let (env, _os) = started().await;
+    let svc = &env.app.service;
+    let a = paired_agent(&env, 79).await;
+    let root = json!({
+        "kind": "mandate", "idempotency_key": "root",
+        "hosts": [{"id": "maple-street-auto", "discovery": env.host.discovery_url()}],
+        "scope": ["hold", "book", "cancel", "reschedule"],
+        "constraints": {"services": ["oil-change"], "max_bookings": 1}, "lifetime": "PT6H"
+    });
+    let root = a.call(Method::POST, "/v1/requests", Some(&root)).await.unwrap();
+    let root_jti = approved(&env, &a, &root).await["result"]["jti"].as_str().unwrap().to_owned();
+    let (_, offer) = future_offer(&env.host, 7);
+    let claims = env.host.receipt_claims(&offer, &root_jti, schcp::claims::Approved::Limits, testkit::now()).unwrap();
+    let receipt = env.host.sign_receipt(&claims).unwrap();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt", "receipt": receipt,
+                      "discovery": env.host.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    assert_eq!(m["status"], "approved", "under the root, without a prompt: {m}");
+    let manager = m["result"]["jti"].as_str().unwrap().to_owned();
+    let booking = claims.booking.booking_id.clone();
+    let honest = svc.records().bookings().await.unwrap();
+    assert_eq!(honest.len(), 1, "{honest:?}");
+    let rests_on = honest[0].rests_on.clone();
+    assert!(rests_on.is_some(), "{honest:?}");
+
+    let db = assistants_sqlite(&env).await;
+    // A booking no host signed: its receipt signed by a key the host's
+    // document does not publish, kept with the real row's seal copied.
+    let stranger = testhost::TestHost::start(testhost::TestHostConfig::default()).await;
+    let mut forged = claims.clone();
+    forged.booking.booking_id = "b_never_made".into();
+    forged.booking.event.title = "Transfer of title".into();
+    sqlx::query(
+        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at, seal)
+         SELECT host, 'b_never_made', offer_sha256, mandate_jti, ?, verified_at, seal FROM receipts",
+    )
+    .bind(stranger.sign_receipt(&forged).unwrap())
+    .execute(&db)
+    .await
+    .unwrap();
+    // The host's own receipt, kept again as the latest of its booking but
+    // pointed at the management mandate: the booking would rest on other terms.
+    sqlx::query(
+        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at, seal)
+         SELECT host, booking_id, offer_sha256, ?, compact, verified_at + 1, seal FROM receipts WHERE booking_id = ?",
+    )
+    .bind(&manager)
+    .bind(&booking)
+    .execute(&db)
+    .await
+    .unwrap();
+    // The management mandate made to look gone and moved: its chain's link
+    // deleted, its row moved to another booking, marked expired, another kind.
+    sqlx::query("DELETE FROM management_links").execute(&db).await.unwrap();
+    sqlx::query("UPDATE credentials SET booking_id = 'b_other', exp = 1, kind = 'mandate' WHERE jti = ?")
+        .bind(&manager)
+        .execute(&db)
+        .await
+        .unwrap();
+
+    let shown = svc.records().bookings().await.unwrap();
+    assert_eq!(shown.len(), 1, "no booking no host signed: {shown:?}");
+    let b = &shown[0];
+    assert_eq!(b.booking_id, booking);
+    assert!(!b.what.contains("Transfer"), "{b:?}");
+    assert_eq!(b.rests_on, rests_on, "the terms the key app kept it under");
+    assert_eq!(b.managers.len(), 1, "the assistant that may change it is still named: {b:?}");
+    assert_eq!(b.managers[0].jti, manager);
+    assert!(b.managers[0].revocable, "{b:?}");
+    let said = &b.managers[0].sentence;
+    assert!(said.starts_with("“Calendar Assistant” may cancel or move it"), "by its paired name: {said}");
+
+    // A receipt row rewritten in place is no longer the one kept: the booking
+    // is not shown from it (rows deleted cannot be told from rows never kept).
+    sqlx::query("UPDATE receipts SET mandate_jti = NULL").execute(&db).await.unwrap();
+    assert!(svc.records().bookings().await.unwrap().is_empty());
+}

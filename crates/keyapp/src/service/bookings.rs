@@ -4,15 +4,17 @@
 
 use super::{Records, RequestKind, Service, ServiceError};
 use crate::store::bookings::{self as stored, BookingRecord, ManagerRecord};
-use crate::store::credentials::CredentialStatus;
+use crate::store::credentials::{self, CredentialStatus, ListedCredential};
 use crate::views::{BookingView, CredentialView, ManagerView};
-use schcp::claims::{Booking, BookingStatus, ReceiptClaims};
+use schcp::claims::{Booking, BookingStatus, MandateClaims, ReceiptClaims};
 use schcp_consent::{inert, ConsentError};
+use std::collections::{HashMap, HashSet};
 
 impl Service {
     fn booking_view(
         &self,
         r: BookingRecord,
+        rests_on: Option<String>,
         managers: &[ManagerRecord],
         now: i64,
     ) -> Result<BookingView, ServiceError> {
@@ -34,7 +36,7 @@ impl Service {
             upcoming: is_upcoming(b.status, start, end, now),
             start,
             host: self.host_words(&r),
-            rests_on: self.rests_on(&r),
+            rests_on,
             managers: managers.iter().filter(|m| manages(m, &r)).map(|m| self.manager_view(m, now)).collect(),
             booking_id: r.booking_id,
             host_id: r.host,
@@ -55,14 +57,44 @@ impl Service {
         }
     }
 
-    /// What the booking rests on: the summary of the mandate it was made
-    /// under, else the name of that mandate's kind.
-    fn rests_on(&self, r: &BookingRecord) -> Option<String> {
-        match (&r.mandate_summary, &r.mandate_kind) {
-            (Some(summary), _) if !summary.is_empty() => Some(summary.clone()),
-            (_, Some(kind)) => kind.parse::<RequestKind>().ok().map(|k| self.words(&format!("kind-{}", k.as_str()))),
-            _ => None,
-        }
+    /// What a booking under each credential rests on, by its jti: the
+    /// summary of the request it was approved for, else the name of its
+    /// kind; only for a credential whose row holds its seal (record_seal),
+    /// and each summary from its request's sealed row (`sealed_summaries`).
+    fn rests_on_words(&self, listed: &[ListedCredential]) -> HashMap<String, String> {
+        listed
+            .iter()
+            .filter(|c| self.credential_sealed(&c.stored))
+            .map(|c| {
+                let words = match &c.summary {
+                    Some(summary) if !summary.is_empty() => summary.clone(),
+                    _ => self.words(&format!("kind-{}", c.kind.as_str())),
+                };
+                (c.jti.clone(), words)
+            })
+            .collect()
+    }
+
+    /// The credentials that limit an assistant to named bookings (§3.3
+    /// "Management mandates": `constraints.bookings`), with those bookings
+    /// and hosts as the principal signed them. The row's own columns
+    /// (kind, booking, hosts, expiry, agent) are the person's programs' to
+    /// write; what was signed is not, so a management mandate is neither
+    /// moved to another booking nor hidden from its own by a changed row.
+    fn signed_managers(&self, listed: Vec<ListedCredential>) -> (Vec<ListedCredential>, Vec<MandateClaims>) {
+        listed
+            .into_iter()
+            .filter_map(|c| {
+                // Read unverified first: only a payload that names bookings
+                // is worth a signature check.
+                let parsed = schcp::jws::parse(&c.stored.compact).ok()?;
+                parsed.payload.get("constraints")?.get("bookings")?;
+                let payload = self.signed_credential(&c.jti, &c.stored.compact)?;
+                let claims: MandateClaims = serde_json::from_value(payload).ok()?;
+                claims.constraints.as_ref()?.bookings.as_ref()?;
+                Some((c, claims))
+            })
+            .unzip()
     }
 
     fn manager_view(&self, m: &ManagerRecord, now: i64) -> ManagerView {
@@ -89,13 +121,28 @@ impl Service {
 
 impl Records<'_> {
     /// The person's bookings: the upcoming first (soonest first), then the
-    /// past (latest first).
+    /// past (latest first). Each from the latest receipt of its booking that
+    /// holds its seal (record_seal): a receipt row the key app did not keep
+    /// as verified is no booking, and it never hides the one the key app kept.
     pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.svc.now();
-        let (mut records, mut managers) = stored::all(self.svc.store()).await?;
+        let kept = stored::receipts(self.svc.store()).await?;
+        let mut listed = credentials::listing(self.svc.store(), None).await?;
+        self.svc.sealed_summaries(&mut listed).await?;
+        let rests_on = self.svc.rests_on_words(&listed);
+        let mut managers = self.managers(listed, now).await?;
         self.svc.sealed_agent_names(&mut managers).await?;
-        self.svc.sealed_summaries(&mut records).await?;
-        for r in &mut records {
+        let mut seen = HashSet::new();
+        let mut withheld = 0usize;
+        let mut out = Vec::new();
+        for mut r in kept {
+            if !self.svc.inner.seal.receipt_holds(&r.fields(), r.seal.as_deref()) {
+                withheld += 1;
+                continue;
+            }
+            if !seen.insert((r.host.clone(), r.booking_id.clone())) {
+                continue;
+            }
             let (domain, basis) =
                 (r.host_domain.as_deref().unwrap_or_default(), r.host_basis.as_deref().unwrap_or_default());
             if !self.svc.binding_row_holds(&r.host, domain, basis, r.host_name.as_deref(), r.host_seal.as_deref()) {
@@ -103,10 +150,40 @@ impl Records<'_> {
                 // booking reads as at an unverified host id.
                 (r.host_domain, r.host_name) = (None, None);
             }
+            let rests = r.mandate_jti.as_ref().and_then(|jti| rests_on.get(jti)).cloned();
+            out.push(self.svc.booking_view(r, rests, &managers, now)?);
         }
-        let mut out =
-            records.into_iter().map(|r| self.svc.booking_view(r, &managers, now)).collect::<Result<Vec<_>, _>>()?;
+        if withheld > 0 {
+            tracing::warn!(rows = withheld, "receipts do not hold their seals: not shown as bookings");
+        }
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
+        Ok(out)
+    }
+
+    /// Every management mandate, once per booking and host it was signed
+    /// for, revoked as the Credentials listing says (which, in hosted mode,
+    /// makes sure the hosted service holds each revocation it shows).
+    async fn managers(self, listed: Vec<ListedCredential>, now: i64) -> Result<Vec<ManagerRecord>, ServiceError> {
+        let (listed, signed) = self.svc.signed_managers(listed);
+        let revoked: Vec<bool> = listed.iter().map(|c| c.revoked).collect();
+        self.views(listed, None, now).await?;
+        let mut out = Vec::new();
+        for (claims, revoked) in signed.into_iter().zip(revoked) {
+            let bookings = claims.constraints.as_ref().and_then(|c| c.bookings.as_ref()).cloned().unwrap_or_default();
+            for host in claims.aud.hosts() {
+                for booking_id in &bookings {
+                    out.push(ManagerRecord {
+                        host: host.clone(),
+                        booking_id: booking_id.clone(),
+                        jti: claims.jti.clone(),
+                        exp: claims.exp,
+                        revoked,
+                        agent_name: None,
+                        agent_jkt: Some(claims.cnf.jkt.clone()),
+                    });
+                }
+            }
+        }
         Ok(out)
     }
 }

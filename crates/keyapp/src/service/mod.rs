@@ -382,15 +382,6 @@ impl Summarised for crate::store::history::HistoryRecord {
     }
 }
 
-impl Summarised for crate::store::bookings::BookingRecord {
-    fn summary_source(&self, _: &Service) -> SummarySource<'_> {
-        self.mandate_request.as_deref().map_or(SummarySource::None, SummarySource::Request)
-    }
-    fn set_summary(&mut self, summary: Option<String>) {
-        self.mandate_summary = summary;
-    }
-}
-
 /// The fields of a request's row its seal covers.
 fn sealed_fields(row: &crate::store::requests::SealedRow) -> crate::record_seal::RequestFields<'_> {
     crate::record_seal::RequestFields {

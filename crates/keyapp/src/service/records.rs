@@ -213,7 +213,7 @@ impl Service {
     /// the records' joins read names as the table stands, and a row another
     /// program wrote or renamed names no one (record_seal).
     pub(super) async fn sealed_agent_names<T: NamesAgent>(&self, rows: &mut [T]) -> Result<(), ServiceError> {
-        if rows.iter_mut().all(|r| r.agent().1.is_none()) {
+        if rows.iter_mut().all(|r| r.agent().0.is_none()) {
             return Ok(());
         }
         let named = self.sealed_agent_name_map().await?;

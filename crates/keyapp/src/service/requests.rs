@@ -478,7 +478,8 @@ impl Service {
             registered |= self.record_credential(&mut tx, a, &c).await?;
         }
         if let Some(r) = &issued.receipt {
-            crate::store::receipts::insert(&mut tx, r, a.now).await?;
+            let seal = self.inner.seal.receipt(&r.fields(a.now));
+            crate::store::receipts::insert(&mut tx, r, a.now, &seal).await?;
         }
         if let Some(m) = &issued.meeting {
             crate::store::meetings::insert(&mut tx, m).await?;

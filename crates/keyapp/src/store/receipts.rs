@@ -13,10 +13,31 @@ pub struct ReceiptRecord {
     pub compact: String,
 }
 
-/// Keeps a receipt in the transaction of the approval that rests on it.
-pub async fn insert(conn: &mut sqlx::SqliteConnection, r: &ReceiptRecord, now: i64) -> Result<(), StoreError> {
+impl ReceiptRecord {
+    /// The fields its seal covers, kept as verified at `verified_at`.
+    pub fn fields(&self, verified_at: i64) -> crate::record_seal::ReceiptFields<'_> {
+        crate::record_seal::ReceiptFields {
+            host: &self.host,
+            booking_id: &self.booking_id,
+            offer_sha256: self.offer_sha256.as_deref(),
+            mandate_jti: self.mandate_jti.as_deref(),
+            compact: &self.compact,
+            verified_at,
+        }
+    }
+}
+
+/// Keeps a receipt verified at `now` in the transaction of the approval that
+/// rests on it, with its `seal` (record_seal).
+pub async fn insert(
+    conn: &mut sqlx::SqliteConnection,
+    r: &ReceiptRecord,
+    now: i64,
+    seal: &str,
+) -> Result<(), StoreError> {
     sqlx::query(
-        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at, seal)
+         VALUES (?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&r.host)
     .bind(&r.booking_id)
@@ -24,6 +45,7 @@ pub async fn insert(conn: &mut sqlx::SqliteConnection, r: &ReceiptRecord, now: i
     .bind(&r.mandate_jti)
     .bind(&r.compact)
     .bind(now)
+    .bind(seal)
     .execute(&mut *conn)
     .await?;
     Ok(())
