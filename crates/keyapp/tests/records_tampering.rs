@@ -479,10 +479,20 @@ async fn my_bookings_shows_only_receipts_the_key_app_kept_and_managers_as_they_w
                       "discovery": env.host.discovery_url()});
     let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
     assert_eq!(m["status"], "approved", "under the root, without a prompt: {m}");
-    let manager = m["result"]["jti"].as_str().unwrap().to_owned();
+    let first = m["result"]["jti"].as_str().unwrap().to_owned();
+    // The host changes the booking (§5.7: its sequence goes up) and signs its
+    // receipt again; handed in, the person approves a management mandate over it.
+    let mut moved = claims.clone();
+    moved.booking.sequence = 1;
+    moved.booking.event.title = "Synthetic oil change, moved".into();
+    let body = json!({"kind": "management_mandate", "idempotency_key": "mgmt-2",
+                      "receipt": env.host.sign_receipt(&moved).unwrap(), "discovery": env.host.discovery_url()});
+    let m = a.call(Method::POST, "/v1/requests", Some(&body)).await.unwrap();
+    let manager = approved(&env, &a, &m).await["result"]["jti"].as_str().unwrap().to_owned();
     let booking = claims.booking.booking_id.clone();
     let honest = svc.records().bookings().await.unwrap();
     assert_eq!(honest.len(), 1, "{honest:?}");
+    assert_eq!(honest[0].what, "Synthetic oil change, moved", "{honest:?}");
     let rests_on = honest[0].rests_on.clone();
     assert!(rests_on.is_some(), "{honest:?}");
 
@@ -501,17 +511,22 @@ async fn my_bookings_shows_only_receipts_the_key_app_kept_and_managers_as_they_w
     .execute(&db)
     .await
     .unwrap();
-    // The host's own receipt, kept again as the latest of its booking but
-    // pointed at the management mandate: the booking would rest on other terms.
-    sqlx::query(
-        "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at, seal)
-         SELECT host, booking_id, offer_sha256, ?, compact, verified_at + 1, seal FROM receipts WHERE booking_id = ?",
-    )
-    .bind(&manager)
-    .bind(&booking)
-    .execute(&db)
-    .await
-    .unwrap();
+    // The host's own first receipt, kept again as the newest row, once as
+    // sealed (the booking before its change) and once pointed at the
+    // management mandate (the booking would rest on other terms).
+    let oldest = "SELECT min(id) FROM receipts WHERE booking_id = ?2";
+    for pointed in ["mandate_jti", "?1"] {
+        sqlx::query(&format!(
+            "INSERT INTO receipts (host, booking_id, offer_sha256, mandate_jti, compact, verified_at, seal)
+             SELECT host, booking_id, offer_sha256, {pointed}, compact, verified_at, seal FROM receipts
+             WHERE id = ({oldest})"
+        ))
+        .bind(&manager)
+        .bind(&booking)
+        .execute(&db)
+        .await
+        .unwrap();
+    }
     // The management mandate made to look gone and moved: its chain's link
     // deleted, its row moved to another booking, marked expired, another kind.
     sqlx::query("DELETE FROM management_links").execute(&db).await.unwrap();
@@ -525,12 +540,13 @@ async fn my_bookings_shows_only_receipts_the_key_app_kept_and_managers_as_they_w
     assert_eq!(shown.len(), 1, "no booking no host signed: {shown:?}");
     let b = &shown[0];
     assert_eq!(b.booking_id, booking);
-    assert!(!b.what.contains("Transfer"), "{b:?}");
+    assert_eq!(b.what, "Synthetic oil change, moved", "the booking as the host signed it last: {b:?}");
     assert_eq!(b.rests_on, rests_on, "the terms the key app kept it under");
-    assert_eq!(b.managers.len(), 1, "the assistant that may change it is still named: {b:?}");
-    assert_eq!(b.managers[0].jti, manager);
-    assert!(b.managers[0].revocable, "{b:?}");
-    let said = &b.managers[0].sentence;
+    let jtis: Vec<&str> = b.managers.iter().map(|m| m.jti.as_str()).collect();
+    assert!(b.managers.iter().any(|m| m.jti == first && !m.revocable), "the one renewed has ended: {jtis:?}");
+    let managing = b.managers.iter().find(|m| m.jti == manager).expect("the assistant is still named");
+    assert!(managing.revocable, "{b:?}");
+    let said = &managing.sentence;
     assert!(said.starts_with("“Calendar Assistant” may cancel or move it"), "by its paired name: {said}");
 
     // A receipt row rewritten in place is no longer the one kept: the booking

@@ -8,7 +8,7 @@ use crate::store::credentials::{self, CredentialStatus, ListedCredential};
 use crate::views::{BookingView, CredentialView, ManagerView};
 use schcp::claims::{Booking, BookingStatus, MandateClaims, ReceiptClaims};
 use schcp_consent::{inert, ConsentError};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 impl Service {
     fn booking_view(
@@ -92,7 +92,10 @@ impl Service {
                 let payload = self.signed_credential(&c.jti, &c.stored.compact)?;
                 let claims: MandateClaims = serde_json::from_value(payload).ok()?;
                 claims.constraints.as_ref()?.bookings.as_ref()?;
-                Some((c, claims))
+                // A management mandate's own scope (§3.3): a mandate to read a
+                // booking, or to make one change the person approved, is no
+                // standing leave to cancel or move it.
+                is_management_scope(&claims.scope).then_some((c, claims))
             })
             .unzip()
     }
@@ -127,22 +130,15 @@ impl Records<'_> {
     pub async fn bookings(self) -> Result<Vec<BookingView>, ServiceError> {
         let now = self.svc.now();
         let kept = stored::receipts(self.svc.store()).await?;
-        let mut listed = credentials::listing(self.svc.store(), None).await?;
+        let mut listed = credentials::listing_readable(self.svc.store()).await?;
         self.svc.sealed_summaries(&mut listed).await?;
         let rests_on = self.svc.rests_on_words(&listed);
         let mut managers = self.managers(listed, now).await?;
         self.svc.sealed_agent_names(&mut managers).await?;
-        let mut seen = HashSet::new();
-        let mut withheld = 0usize;
+        let sealed: Vec<BookingRecord> =
+            kept.into_iter().filter(|r| self.svc.inner.seal.receipt_holds(&r.fields(), r.seal.as_deref())).collect();
         let mut out = Vec::new();
-        for mut r in kept {
-            if !self.svc.inner.seal.receipt_holds(&r.fields(), r.seal.as_deref()) {
-                withheld += 1;
-                continue;
-            }
-            if !seen.insert((r.host.clone(), r.booking_id.clone())) {
-                continue;
-            }
+        for (mut r, _) in latest_of_each(sealed) {
             let (domain, basis) =
                 (r.host_domain.as_deref().unwrap_or_default(), r.host_basis.as_deref().unwrap_or_default());
             if !self.svc.binding_row_holds(&r.host, domain, basis, r.host_name.as_deref(), r.host_seal.as_deref()) {
@@ -153,22 +149,22 @@ impl Records<'_> {
             let rests = r.mandate_jti.as_ref().and_then(|jti| rests_on.get(jti)).cloned();
             out.push(self.svc.booking_view(r, rests, &managers, now)?);
         }
-        if withheld > 0 {
-            tracing::warn!(rows = withheld, "receipts do not hold their seals: not shown as bookings");
-        }
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
         Ok(out)
     }
 
     /// Every management mandate, once per booking and host it was signed
-    /// for, revoked as the Credentials listing says (which, in hosted mode,
-    /// makes sure the hosted service holds each revocation it shows).
+    /// for, revoked as the Credentials listing says: in hosted mode a
+    /// revocation the hosted service does not hold, and could not be given
+    /// at once, is not yet one, and the assistant is still said to manage the
+    /// booking (`confirm_revocations`).
     async fn managers(self, listed: Vec<ListedCredential>, now: i64) -> Result<Vec<ManagerRecord>, ServiceError> {
         let (listed, signed) = self.svc.signed_managers(listed);
-        let revoked: Vec<bool> = listed.iter().map(|c| c.revoked).collect();
-        self.views(listed, None, now).await?;
+        let views = self.views(listed, None, now).await?;
         let mut out = Vec::new();
-        for (claims, revoked) in signed.into_iter().zip(revoked) {
+        for (claims, view) in signed.into_iter().zip(views) {
+            let revoked = view.status == CredentialStatus::Revoked
+                && view.publication != Some(crate::views::Publication::RevocationPending);
             let bookings = claims.constraints.as_ref().and_then(|c| c.bookings.as_ref()).cloned().unwrap_or_default();
             for host in claims.aud.hosts() {
                 for booking_id in &bookings {
@@ -186,6 +182,34 @@ impl Records<'_> {
         }
         Ok(out)
     }
+}
+
+/// Whether `scope`, as signed, is a management mandate's: cancel and
+/// reschedule, nothing else (§3.3 "Management mandates").
+fn is_management_scope(scope: &[schcp::claims::Action]) -> bool {
+    use schcp::claims::Action;
+    scope.contains(&Action::Cancel)
+        && scope.contains(&Action::Reschedule)
+        && scope.iter().all(|a| matches!(a, Action::Cancel | Action::Reschedule))
+}
+
+/// The latest receipt of each booking among `sealed`, with its claims: the
+/// one the host signed last (its `booking.sequence`, §5.7: each change adds
+/// one), then the one verified last, then the one kept last. A row's place
+/// in the table is the records' to change; what the host signed is not, so a
+/// sealed receipt kept again as a newer row never stands for a later one.
+fn latest_of_each(sealed: Vec<BookingRecord>) -> Vec<(BookingRecord, u32)> {
+    let mut latest: HashMap<(String, String), (BookingRecord, u32)> = HashMap::new();
+    for r in sealed {
+        let sequence = receipt_of(&r).map(|c| c.booking.sequence).unwrap_or(0);
+        let key = (r.host.clone(), r.booking_id.clone());
+        let newer =
+            |(was, seq): &(BookingRecord, u32)| (sequence, r.verified_at, r.id) > (*seq, was.verified_at, was.id);
+        if latest.get(&key).is_none_or(newer) {
+            latest.insert(key, (r, sequence));
+        }
+    }
+    latest.into_values().collect()
 }
 
 /// A kept receipt that no longer reads as one.
@@ -272,6 +296,18 @@ mod tests {
             [BookingStatus::Declined, BookingStatus::Expired, BookingStatus::Cancelled, BookingStatus::Completed]
         {
             assert!(!is_upcoming(over, 100, Some(200), 0), "{over:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_management_mandates_own_scope_manages_a_booking() {
+        use schcp::claims::Action::{Book, Cancel, Hold, Reschedule};
+        assert!(is_management_scope(&[Cancel, Reschedule]));
+        assert!(is_management_scope(&[Reschedule, Cancel]));
+        // A read of the booking, one change the person approved, or a
+        // mandate that may also book is not standing leave to change it.
+        for other in [vec![Hold], vec![Reschedule], vec![Cancel], vec![Cancel, Reschedule, Book], vec![]] {
+            assert!(!is_management_scope(&other), "{other:?}");
         }
     }
 }

@@ -8,6 +8,8 @@ use super::{Store, StoreError};
 /// One kept receipt, with what the key app holds about its host.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct BookingRecord {
+    /// The row's place in the table: a tie-break only, the records' to change.
+    pub id: i64,
     pub host: String,
     pub booking_id: String,
     pub offer_sha256: Option<String>,
@@ -59,7 +61,7 @@ pub struct ManagerRecord {
 /// Every kept receipt, the latest kept first, with its host's binding.
 pub async fn receipts(store: &Store) -> Result<Vec<BookingRecord>, StoreError> {
     Ok(sqlx::query_as(
-        "SELECT r.host, r.booking_id, r.offer_sha256, r.mandate_jti, r.compact, r.verified_at, r.seal,
+        "SELECT r.id, r.host, r.booking_id, r.offer_sha256, r.mandate_jti, r.compact, r.verified_at, r.seal,
                 b.domain AS host_domain, b.name AS host_name, b.basis AS host_basis, b.seal AS host_seal
          FROM receipts r
          LEFT JOIN host_bindings b ON b.host_id = r.host

@@ -618,6 +618,26 @@ pub async fn listing(store: &Store, agent_jkt: Option<&str>) -> Result<Vec<Liste
     rows.into_iter().map(ListedCredential::try_from).collect()
 }
 
+/// Every credential, oldest first, as [`listing`] reads them, less the rows
+/// that do not read as one the key app writes (an unknown kind, hosts that are
+/// not a JSON list), each named in the log: My bookings reads them for what a
+/// booking rests on and who may change it, and one such row must not keep the
+/// person from their bookings.
+pub async fn listing_readable(store: &Store) -> Result<Vec<ListedCredential>, StoreError> {
+    let rows: Vec<ListingRow> =
+        sqlx::query_as(&format!("SELECT {LISTING_COLUMNS} {LISTING_FROM} ORDER BY c.created_at"))
+            .fetch_all(store.pool())
+            .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|r| {
+            ListedCredential::try_from(r)
+                .map_err(|e| tracing::warn!(error = %e, "a credential's row does not read as one; left out"))
+                .ok()
+        })
+        .collect())
+}
+
 /// The credentials `filter` finds, newest first (issue time, then row), after
 /// `cursor`, at most `filter.limit + 1` (the one past the page says there is
 /// a next), each with its cursor; `state` keeps those in that state at `now`
