@@ -287,6 +287,7 @@ history-contact_removed = You removed a contact
 history-attestation_added = You added an attestation about you
 history-host_domain_accepted = You accepted that a host now answers at { $detail }
 history-event-other = The key app recorded something this version cannot name; see Details.
+history-unverified = Another program wrote or changed this entry in your records; the key app cannot vouch for it, so it is not shown.
 history-details = Details
 col-what = What happened
 col-asked = What is asked

@@ -285,6 +285,7 @@ history-contact_removed = Vous avez retiré un contact
 history-attestation_added = Vous avez ajouté une attestation vous concernant
 history-host_domain_accepted = Vous avez accepté qu’un hôte réponde désormais à { $detail }
 history-event-other = L’appli de clés a enregistré un évènement que cette version ne sait pas nommer ; voir Détails.
+history-unverified = Un autre programme a écrit ou modifié cette entrée de vos registres ; l’appli de clés ne peut pas s’en porter garante, elle n’est donc pas affichée.
 history-details = Détails
 col-what = Ce qui s’est passé
 col-asked = Ce qui est demandé

@@ -64,6 +64,8 @@ mod tests {
 
     fn record(event: &str, detail: &str, summary: Option<&str>, agent: Option<&str>) -> HistoryRecord {
         HistoryRecord {
+            id: 1,
+            seal: None,
             at: 0,
             event: event.into(),
             subject: "rq_Q9JjwEDxTVuc2Myf2D51GA".into(),

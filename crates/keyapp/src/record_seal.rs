@@ -95,6 +95,18 @@ pub struct ReceiptFields<'a> {
     pub verified_at: i64,
 }
 
+/// A history entry as the key app wrote it, in the transaction of the change
+/// it tells of: what History says the person and their assistants did.
+#[derive(Debug, Clone, Copy)]
+pub struct HistoryFields<'a> {
+    pub id: i64,
+    pub at: i64,
+    pub event: &'a str,
+    pub subject: &'a str,
+    pub detail: &'a str,
+    pub confirmed_by: Option<&'a str>,
+}
+
 /// An agent key as it asked to pair (docs/agent-api.md §4): the key, the
 /// name every consent text gives it, its pairing, and whether the person
 /// approved it (the OS confirmed their yes).
@@ -196,6 +208,16 @@ impl RecordSeal {
         self.holds_for(r, seal)
     }
 
+    /// The seal of a history entry's row.
+    pub fn history(&self, h: &HistoryFields<'_>) -> String {
+        self.seal(h)
+    }
+
+    /// Whether `seal` is the one the key app made for exactly this entry.
+    pub fn history_holds(&self, h: &HistoryFields<'_>, seal: Option<&str>) -> bool {
+        self.holds_for(h, seal)
+    }
+
     /// The seal of a contact's row.
     pub fn contact(&self, c: &ContactFields<'_>) -> String {
         self.seal(c)
@@ -293,6 +315,18 @@ impl Sealed for ReceiptFields<'_> {
         put(self.mandate_jti.map(str::as_bytes));
         put(Some(self.compact.as_bytes()));
         put(Some(&self.verified_at.to_be_bytes()));
+    }
+}
+
+impl Sealed for HistoryFields<'_> {
+    fn feed(&self, put: &mut dyn FnMut(Option<&[u8]>)) {
+        put(Some(b"history"));
+        put(Some(&self.id.to_be_bytes()));
+        put(Some(&self.at.to_be_bytes()));
+        put(Some(self.event.as_bytes()));
+        put(Some(self.subject.as_bytes()));
+        put(Some(self.detail.as_bytes()));
+        put(self.confirmed_by.map(str::as_bytes));
     }
 }
 
@@ -492,6 +526,33 @@ mod tests {
         // Nor does another record's seal stand for a receipt's.
         assert!(!seal.receipt_holds(&r, Some(&seal.credential(&credential()))));
         assert!(!seal.credential_holds(&credential(), Some(&tag)));
+    }
+
+    #[test]
+    fn a_history_entrys_seal_covers_its_place_time_event_subject_and_detail() {
+        let seal = RecordSeal::of(&SigningKey::from_bytes(&[7; 32])).unwrap();
+        let h = HistoryFields {
+            id: 7,
+            at: 1_800_000_000,
+            event: "request_declined",
+            subject: "rq_1",
+            detail: "mandate",
+            confirmed_by: None,
+        };
+        let tag = seal.history(&h);
+        assert!(seal.history_holds(&h, Some(&tag)));
+        assert!(!seal.history_holds(&h, None), "a row without a seal holds none");
+        for x in [
+            HistoryFields { id: 8, ..h },
+            HistoryFields { at: h.at + 1, ..h },
+            HistoryFields { event: "request_approved", ..h },
+            HistoryFields { subject: "rq_2", ..h },
+            HistoryFields { detail: "closed_mandate", ..h },
+            HistoryFields { confirmed_by: Some("polkit"), ..h },
+        ] {
+            assert!(!seal.history_holds(&x, Some(&tag)), "{x:?}");
+        }
+        assert!(!seal.history_holds(&h, Some(&seal.credential(&credential()))));
     }
 
     #[test]

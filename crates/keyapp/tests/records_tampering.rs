@@ -554,3 +554,69 @@ async fn my_bookings_shows_only_receipts_the_key_app_kept_and_managers_as_they_w
     sqlx::query("UPDATE receipts SET mandate_jti = NULL").execute(&db).await.unwrap();
     assert!(svc.records().bookings().await.unwrap().is_empty());
 }
+
+/// History tells the person what they and their assistants did. The assistant
+/// writes entries into it: one saying the person approved what they never saw,
+/// and the person's real "no" turned into a yes. Each entry is sealed as the
+/// key app writes it, over its place, time, event, subject and detail
+/// (record_seal), so those read as entries the key app cannot vouch for, with
+/// none of their words, and the honest entries around them read as before.
+#[tokio::test]
+async fn history_written_by_another_program_is_not_told_as_what_the_person_did() {
+    let (env, _os) = started().await;
+    let svc = &env.app.service;
+    let a = paired_agent(&env, 80).await;
+    let r = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "h1"))).await.unwrap();
+    let id = r["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Decline { id: id.clone() }).await.unwrap();
+    let sentences = |entries: Vec<keyapp::views::HistoryEntry>| -> Vec<String> {
+        entries.into_iter().map(|h| h.sentence).collect()
+    };
+    let honest = sentences(svc.records().history_entries(50).await.unwrap());
+    let declined = honest.iter().find(|s| s.starts_with("You declined: ")).expect("the person's no").clone();
+    assert!(!honest.iter().any(|s| s.contains("cannot vouch")), "{honest:#?}");
+
+    let db = assistants_sqlite(&env).await;
+    // An approval the person never gave, copying a real entry's seal.
+    sqlx::query(
+        "INSERT INTO history (at, event, subject, detail, confirmed_by, seal)
+         SELECT at + 1, 'request_approved', subject, detail, 'polkit', seal FROM history WHERE event = 'request_declined'",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let shown = sentences(svc.records().history_entries(50).await.unwrap());
+    assert_eq!(shown.iter().filter(|s| s.contains("cannot vouch")).count(), 1, "{shown:#?}");
+    assert!(!shown.iter().any(|s| s.starts_with("You approved")), "{shown:#?}");
+    assert!(shown.contains(&declined), "{shown:#?}");
+
+    // The person's no copied whole, seal and all, as a second entry: an entry
+    // is sealed to its place in the history, so the copy vouches for nothing.
+    sqlx::query(
+        "INSERT INTO history (at, event, subject, detail, detail_fold, confirmed_by, seal)
+         SELECT at, event, subject, detail, detail_fold, confirmed_by, seal FROM history WHERE event = 'request_declined'",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    let shown = sentences(svc.records().history_entries(50).await.unwrap());
+    assert_eq!(shown.iter().filter(|s| **s == declined).count(), 1, "{shown:#?}");
+    assert_eq!(shown.iter().filter(|s| s.contains("cannot vouch")).count(), 2, "{shown:#?}");
+    sqlx::query("DELETE FROM history WHERE id = (SELECT max(id) FROM history)").execute(&db).await.unwrap();
+
+    // The person's no rewritten as a yes.
+    sqlx::query("UPDATE history SET event = 'request_approved' WHERE event = 'request_declined'")
+        .execute(&db)
+        .await
+        .unwrap();
+    let q = keyapp::record_query::HistoryQuery::from(keyapp::record_query::RecordSearch::default());
+    let page = svc.records().history_page(&q).await.unwrap().items;
+    let unvouched: Vec<_> = page.iter().filter(|h| h.sentence.contains("cannot vouch")).collect();
+    assert_eq!(unvouched.len(), 2, "{page:#?}");
+    for h in unvouched {
+        assert!(h.event.is_empty() && h.subject.is_empty() && h.detail.is_empty() && h.confirmed.is_none(), "{h:?}");
+    }
+    assert!(!page.iter().any(|h| h.sentence.starts_with("You approved") || h.sentence == declined), "{page:#?}");
+    // What the key app wrote stays as written: the request, asked for.
+    assert!(page.iter().any(|h| h.sentence.contains("asked:")), "{page:#?}");
+}

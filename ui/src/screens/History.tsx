@@ -82,7 +82,9 @@ export function History() {
           <td>
             <span class="sentence">{h.sentence}</span>
             {h.confirmed && <small> ({h.confirmed})</small>}
-            {/* The machinery, for whoever needs it: never in the sentence itself. */}
+            {/* The machinery, for whoever needs it: never in the sentence itself,
+                and none for an entry the key app cannot vouch for. */}
+            {h.event && (
             <details>
               <summary>{t("history-details")}</summary>
               <dl>
@@ -99,6 +101,7 @@ export function History() {
               </dl>
               {(h.subject.startsWith("rq_") || h.subject.startsWith("pr_")) && <ShownText id={h.subject} />}
             </details>
+            )}
           </td>
         </tr>
       )}

@@ -78,7 +78,9 @@ mod tests {
             .unwrap();
         let mut tx = svc.store().begin().await.unwrap();
         for i in 0..(MAX_PAGE as i64 + 5) {
-            history::append(&mut tx, T0 + i, "contact_renamed", "urn:x", "Ellis", None).await.unwrap();
+            history::append(&mut tx, svc.store().history_seal(), T0 + i, "contact_renamed", "urn:x", "Ellis", None)
+                .await
+                .unwrap();
         }
         tx.commit().await.unwrap();
     }

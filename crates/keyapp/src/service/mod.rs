@@ -502,8 +502,12 @@ impl Service {
         clock: Clock,
     ) -> Result<Service, ServiceError> {
         let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
-        let seal = crate::record_seal::RecordSeal::of(key.as_ref())
-            .map_err(|e| ServiceError::Verification(schcp::Error::Jws(e)))?;
+        let seal_of = || {
+            crate::record_seal::RecordSeal::of(key.as_ref())
+                .map_err(|e| ServiceError::Verification(schcp::Error::Jws(e)))
+        };
+        let seal = seal_of()?;
+        store.seal_history_with(seal_of()?);
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         let zone = person_zone(config.timezone.as_deref());

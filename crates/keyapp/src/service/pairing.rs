@@ -296,7 +296,7 @@ impl Pairings<'_> {
             peer_uid,
             seal: &seal,
         };
-        if !pairings::add_pending(&mut tx, &new, BOUNDS).await? {
+        if !pairings::add_pending(&mut tx, self.svc.store().history_seal(), &new, BOUNDS).await? {
             let load = pairings::pending_load(&mut tx, peer_uid).await?;
             // Now, not when the connection is next used: it holds the write lock.
             tx.rollback().await?;

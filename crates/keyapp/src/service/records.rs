@@ -116,7 +116,22 @@ impl Service {
         )
     }
 
+    /// An entry in the person's words; one whose row does not hold its seal
+    /// (record_seal: written outside the key app, or changed since) says only
+    /// that, with nothing of what the row claims but its place and time.
     pub(super) fn history_entry(&self, h: HistoryRecord) -> HistoryEntry {
+        if !self.inner.seal.history_holds(&h.fields(), h.seal.as_deref()) {
+            return HistoryEntry {
+                sentence: self.words("history-unverified"),
+                when: self.instant_words(h.at),
+                at: h.at,
+                event: String::new(),
+                subject: String::new(),
+                detail: String::new(),
+                confirmed_by: None,
+                confirmed: None,
+            };
+        }
         HistoryEntry {
             sentence: crate::history_words::sentence(self.language(), &h),
             when: self.instant_words(h.at),

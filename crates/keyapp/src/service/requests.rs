@@ -487,7 +487,15 @@ impl Service {
         if let Some((link, replaces)) = &issued.management {
             // Read again after the first write of this transaction (`settle`):
             // nothing another writer commits comes between the check and the record.
-            if let Err(why) = crate::store::management_links::record(&mut tx, link, replaces.as_deref(), a.now).await? {
+            if let Err(why) = crate::store::management_links::record(
+                &mut tx,
+                self.store().history_seal(),
+                link,
+                replaces.as_deref(),
+                a.now,
+            )
+            .await?
+            {
                 drop(tx);
                 // Nothing was signed or kept, and no later yes could be: what the
                 // request rested on changed (a revocation, a twin on the same
@@ -498,7 +506,8 @@ impl Service {
         }
         let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
         let event = format!("request_{}", a.answer.as_str());
-        store::history::append(&mut tx, a.now, &event, a.request_id, kind, confirmed_by).await?;
+        store::history::append(&mut tx, self.store().history_seal(), a.now, &event, a.request_id, kind, confirmed_by)
+            .await?;
         tx.commit().await?;
         Ok(registered)
     }
@@ -528,7 +537,16 @@ impl Service {
         if let Some(method) = a.confirmed_by {
             crate::store::credentials::record_confirmation(tx, &c.jti, method).await?;
         }
-        store::history::append(tx, a.now, "credential_issued", &c.jti, c.kind.as_str(), a.confirmed_by).await?;
+        store::history::append(
+            tx,
+            self.store().history_seal(),
+            a.now,
+            "credential_issued",
+            &c.jti,
+            c.kind.as_str(),
+            a.confirmed_by,
+        )
+        .await?;
         Ok(registered)
     }
 
@@ -547,7 +565,16 @@ impl Service {
             drop(tx);
             return Err(self.moved_on(request_id).await);
         }
-        store::history::append(&mut tx, now, &format!("request_{}", to.as_str()), request_id, "", None).await?;
+        store::history::append(
+            &mut tx,
+            self.store().history_seal(),
+            now,
+            &format!("request_{}", to.as_str()),
+            request_id,
+            "",
+            None,
+        )
+        .await?;
         tx.commit().await?;
         tracing::info!(request_id, status = to.as_str(), "request settled");
         self.notify();

@@ -131,7 +131,7 @@ mod tests {
 
     async fn entry(svc: &Service, n: i64, event: &str, subject: &str, detail: &str) {
         let mut tx = svc.store().begin().await.unwrap();
-        history::append(&mut tx, T0 + n, event, subject, detail, None).await.unwrap();
+        history::append(&mut tx, svc.store().history_seal(), T0 + n, event, subject, detail, None).await.unwrap();
         tx.commit().await.unwrap();
     }
 
@@ -309,7 +309,17 @@ mod tests {
         let mut tx = svc.store().begin().await.unwrap();
         // Several entries in one second: the order is the entries' own.
         for i in 0..23 {
-            history::append(&mut tx, T0 + i / 4, "contact_added", &format!("urn:{i}"), "x", None).await.unwrap();
+            history::append(
+                &mut tx,
+                svc.store().history_seal(),
+                T0 + i / 4,
+                "contact_added",
+                &format!("urn:{i}"),
+                "x",
+                None,
+            )
+            .await
+            .unwrap();
         }
         tx.commit().await.unwrap();
         let mut seen = Vec::new();
@@ -346,7 +356,9 @@ mod tests {
         let (svc, _clock, _dir) = service_at(T0 + 100).await;
         let mut tx = svc.store().begin().await.unwrap();
         for i in 0..(MAX_PAGE as i64 + 3) {
-            history::append(&mut tx, T0, "contact_added", &format!("urn:{i}"), "x", None).await.unwrap();
+            history::append(&mut tx, svc.store().history_seal(), T0, "contact_added", &format!("urn:{i}"), "x", None)
+                .await
+                .unwrap();
         }
         tx.commit().await.unwrap();
         let page = svc
@@ -387,6 +399,8 @@ mod tests {
         let (svc, _clock, _dir) = service_at(T0).await;
         records(&svc).await;
         let entry = |summary: &str, of: Option<&str>| crate::store::history::HistoryRecord {
+            id: 1,
+            seal: None,
             at: T0,
             event: "request_approved".into(),
             subject: "rq_1".into(),

@@ -28,7 +28,7 @@ pub async fn add(store: &Store, a: &AttestationRow, now: i64) -> Result<bool, St
     if inserted.rows_affected() == 0 {
         return Ok(false);
     }
-    history::append(&mut tx, now, "attestation_added", &a.iss, "", None).await?;
+    history::append(&mut tx, store.history_seal(), now, "attestation_added", &a.iss, "", None).await?;
     tx.commit().await?;
     Ok(true)
 }

@@ -83,7 +83,7 @@ pub async fn save(store: &Store, c: &ContactRow, seal: &str, now: i64) -> Result
     .bind(seal)
     .execute(&mut *tx)
     .await?;
-    history::append(&mut tx, now, "contact_added", &c.principal, &c.name, None).await?;
+    history::append(&mut tx, store.history_seal(), now, "contact_added", &c.principal, &c.name, None).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -109,7 +109,7 @@ pub async fn rename(store: &Store, was: &StoredContact, name: &str, seal: &str, 
     if done.rows_affected() == 0 {
         return Ok(false);
     }
-    history::append(&mut tx, now, "contact_renamed", &was.contact.principal, name, None).await?;
+    history::append(&mut tx, store.history_seal(), now, "contact_renamed", &was.contact.principal, name, None).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -121,7 +121,7 @@ pub async fn remove(store: &Store, principal: &str, now: i64) -> Result<bool, St
     if done.rows_affected() == 0 {
         return Ok(false);
     }
-    history::append(&mut tx, now, "contact_removed", principal, "", None).await?;
+    history::append(&mut tx, store.history_seal(), now, "contact_removed", principal, "", None).await?;
     tx.commit().await?;
     Ok(true)
 }

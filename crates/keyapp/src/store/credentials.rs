@@ -335,7 +335,7 @@ async fn revoke_with(
     children: &[String],
 ) -> Result<RevokeOutcome, StoreError> {
     let mut tx = store.pool().begin_with("BEGIN IMMEDIATE").await?;
-    let outcome = revoke_in(&mut tx, jti, now, publish).await?;
+    let outcome = revoke_in(&mut tx, store.history_seal(), jti, now, publish).await?;
     if outcome != RevokeOutcome::UnknownMandate {
         // §3.3 "Renewal never widens authority": a management mandate the key
         // app issued without a prompt under this root goes with it, in the
@@ -347,7 +347,7 @@ async fn revoke_with(
         under.sort_unstable();
         under.dedup();
         for child in under {
-            revoke_in(&mut tx, &child, now, publish).await?;
+            revoke_in(&mut tx, store.history_seal(), &child, now, publish).await?;
         }
     }
     tx.commit().await?;
@@ -388,6 +388,7 @@ pub async fn issued_for(store: &Store, requests: &[&str]) -> Result<Vec<(String,
 /// entry and, when `publish`, the revocation owed to the hosted status service.
 pub async fn revoke_in(
     tx: &mut sqlx::SqliteConnection,
+    history_seal: Option<&crate::record_seal::RecordSeal>,
     jti: &str,
     now: i64,
     publish: bool,
@@ -410,7 +411,7 @@ pub async fn revoke_in(
                 .bind(jti)
                 .execute(&mut *tx)
                 .await?;
-            super::history::append(tx, now, "revoked", jti, &kind, None).await?;
+            super::history::append(tx, history_seal, now, "revoked", jti, &kind, None).await?;
             if publish {
                 super::outbox::enqueue_revoke(&mut *tx, jti, now).await?;
             }
@@ -818,7 +819,7 @@ pub async fn revoke_everything(
         }
         let aud: Vec<String> = serde_json::from_str(&r.aud)
             .map_err(|e| StoreError::corrupt(Stored::Credential, format!("{}: aud: {e}", r.jti)))?;
-        if revoke_in(&mut tx, &r.jti, now, true).await? == RevokeOutcome::Revoked {
+        if revoke_in(&mut tx, store.history_seal(), &r.jti, now, true).await? == RevokeOutcome::Revoked {
             revoked.push(SwitchedOff { jti: r.jti, kind, exp: r.exp, aud, hosted_base: r.hosted_base });
         }
     }

@@ -4,11 +4,16 @@
 
 use super::{corrupt, Connection, Store, StoreError, Stored};
 use crate::record_query::{Filter, HistoryCursor};
+use crate::record_seal::{HistoryFields, RecordSeal};
 use crate::user_verification::Method;
 
 /// One history entry as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HistoryRecord {
+    /// The row's id and seal (record_seal): the entry is shown only while
+    /// the seal holds for its fields.
+    pub id: i64,
+    pub seal: Option<String>,
     pub at: i64,
     pub event: String,
     pub subject: String,
@@ -30,6 +35,8 @@ pub struct HistoryRecord {
 
 #[derive(sqlx::FromRow)]
 struct Row {
+    id: i64,
+    seal: Option<String>,
     at: i64,
     event: String,
     subject: String,
@@ -50,6 +57,8 @@ impl TryFrom<Row> for HistoryRecord {
             .map(|m| Method::parse(&m).ok_or_else(|| corrupt(Stored::History, format!("history confirmed_by {m:?}"))))
             .transpose()?;
         Ok(HistoryRecord {
+            id: r.id,
+            seal: r.seal,
             at: r.at,
             event: r.event,
             subject: r.subject,
@@ -64,18 +73,36 @@ impl TryFrom<Row> for HistoryRecord {
     }
 }
 
+impl HistoryRecord {
+    /// The fields its seal covers.
+    pub fn fields(&self) -> HistoryFields<'_> {
+        HistoryFields {
+            id: self.id,
+            at: self.at,
+            event: &self.event,
+            subject: &self.subject,
+            detail: &self.detail,
+            confirmed_by: self.confirmed_by.map(Method::as_str),
+        }
+    }
+}
+
 /// Appends an entry inside the caller's transaction; `confirmed_by` says how
 /// the person's yes was confirmed (`None`: no person was asked, or no yes).
+/// Sealed with `seal` (record_seal), over the row id it was given: the
+/// store's [`super::Store::history_seal`], which the caller passes on.
 pub async fn append(
     conn: &mut Connection,
+    seal: Option<&RecordSeal>,
     at: i64,
     event: &str,
     subject: &str,
     detail: &str,
     confirmed_by: Option<Method>,
 ) -> Result<(), StoreError> {
-    sqlx::query(
-        "INSERT INTO history (at, event, subject, detail, detail_fold, confirmed_by) VALUES (?, ?, ?, ?, ?, ?)",
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO history (at, event, subject, detail, detail_fold, confirmed_by) VALUES (?, ?, ?, ?, ?, ?)
+         RETURNING id",
     )
     .bind(at)
     .bind(event)
@@ -83,8 +110,16 @@ pub async fn append(
     .bind(detail)
     .bind(crate::search_fold::fold(detail))
     .bind(confirmed_by.map(Method::as_str))
-    .execute(conn)
+    .fetch_one(&mut *conn)
     .await?;
+    if let Some(seal) = seal {
+        let fields = HistoryFields { id, at, event, subject, detail, confirmed_by: confirmed_by.map(Method::as_str) };
+        sqlx::query("UPDATE history SET seal = ? WHERE id = ?")
+            .bind(seal.history(&fields))
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
 }
 
@@ -93,7 +128,7 @@ pub async fn latest(store: &Store, limit: i64) -> Result<Vec<HistoryRecord>, Sto
     // An entry's subject is a request id, a credential's jti, a pairing id or
     // an agent's key thumbprint, by event: each join finds what it names.
     let rows: Vec<Row> = sqlx::query_as(
-        "SELECT h.at, h.event, h.subject, h.detail, h.confirmed_by,
+        "SELECT h.id, h.seal, h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
                 CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
                 COALESCE(ar.name, ap.name, aj.name) AS agent_name,
@@ -126,12 +161,6 @@ pub async fn search(
     events: Option<&[&str]>,
     cursor: Option<HistoryCursor>,
 ) -> Result<Vec<(i64, HistoryRecord)>, StoreError> {
-    #[derive(sqlx::FromRow)]
-    struct Found {
-        id: i64,
-        #[sqlx(flatten)]
-        row: Row,
-    }
     let events = events.map(|e| serde_json::to_string(e).expect("event names serialize"));
     // Every value is a bound parameter; the text is a LIKE pattern whose
     // wildcards `record_query` escaped, folded (`search_fold`) as the
@@ -139,8 +168,8 @@ pub async fn search(
     // yet is matched as stored). A request's hosts are the bindings it
     // was shown with (migration 0010), a credential's its `aud`; a host
     // matches by id or by the domain it was verified at.
-    let rows: Vec<Found> = sqlx::query_as(
-        "SELECT h.id, h.at, h.event, h.subject, h.detail, h.confirmed_by,
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT h.id, h.seal, h.at, h.event, h.subject, h.detail, h.confirmed_by,
                 COALESCE(r.summary, rc.summary) AS summary,
                 CASE WHEN r.summary IS NOT NULL THEN r.request_id ELSE rc.request_id END AS summary_of,
                 COALESCE(ar.name, ap.name, aj.name) AS agent_name,
@@ -186,7 +215,7 @@ pub async fn search(
     .bind(filter.limit + 1)
     .fetch_all(store.pool())
     .await?;
-    rows.into_iter().map(|f| Ok((f.id, HistoryRecord::try_from(f.row)?))).collect()
+    rows.into_iter().map(|r| Ok((r.id, HistoryRecord::try_from(r)?))).collect()
 }
 
 /// A host a search can be narrowed to: its id (the filter's value), the
@@ -224,18 +253,29 @@ mod tests {
     use crate::store::testing;
 
     #[tokio::test]
-    async fn entries_come_back_newest_first_with_how_a_yes_was_confirmed() {
+    async fn entries_come_back_newest_first_with_how_a_yes_was_confirmed_each_sealed() {
         let (_dir, store) = testing::store().await;
+        let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+        store.seal_history_with(RecordSeal::of(&key).unwrap());
         let mut tx = store.begin().await.unwrap();
-        append(&mut tx, 10, "pairing_requested", "pr_1", "Calendar", None).await.unwrap();
-        append(&mut tx, 11, "pairing_approved", "pr_1", "", Some(Method::Polkit)).await.unwrap();
-        append(&mut tx, 12, "agent_unpaired", "jkt", "", None).await.unwrap();
+        let seal = store.history_seal();
+        append(&mut tx, seal, 10, "pairing_requested", "pr_1", "Calendar", None).await.unwrap();
+        append(&mut tx, seal, 11, "pairing_approved", "pr_1", "", Some(Method::Polkit)).await.unwrap();
+        append(&mut tx, seal, 12, "agent_unpaired", "jkt", "", None).await.unwrap();
         tx.commit().await.unwrap();
-        let got = latest(&store, 2).await.unwrap();
+        let mut got = latest(&store, 2).await.unwrap();
+        // Each sealed over what it says and where it is, as written.
+        let check = RecordSeal::of(&key).unwrap();
+        for h in &mut got {
+            assert!(check.history_holds(&h.fields(), h.seal.as_deref()), "{h:?}");
+            h.seal = None;
+        }
         assert_eq!(
             got,
             [
                 HistoryRecord {
+                    id: 3,
+                    seal: None,
                     at: 12,
                     event: "agent_unpaired".into(),
                     subject: "jkt".into(),
@@ -247,6 +287,8 @@ mod tests {
                     agent_jkt: None,
                 },
                 HistoryRecord {
+                    id: 2,
+                    seal: None,
                     at: 11,
                     event: "pairing_approved".into(),
                     subject: "pr_1".into(),
@@ -266,7 +308,7 @@ mod tests {
     async fn an_entry_rolled_back_with_its_change_is_not_in_the_history() {
         let (_dir, store) = testing::store().await;
         let mut tx = store.begin().await.unwrap();
-        append(&mut tx, 10, "contact_added", "urn:x", "Ellis", None).await.unwrap();
+        append(&mut tx, None, 10, "contact_added", "urn:x", "Ellis", None).await.unwrap();
         tx.rollback().await.unwrap();
         assert!(latest(&store, 10).await.unwrap().is_empty());
     }

@@ -306,7 +306,8 @@ pub async fn accept_change(store: &Store, m: &Move<'_>, now: i64) -> Result<bool
         return Ok(false);
     }
     sqlx::query("DELETE FROM host_domain_changes WHERE host_id = ?").bind(m.host_id).execute(&mut *tx).await?;
-    super::history::append(&mut tx, now, "host_domain_accepted", m.host_id, m.domain, None).await?;
+    super::history::append(&mut tx, store.history_seal(), now, "host_domain_accepted", m.host_id, m.domain, None)
+        .await?;
     tx.commit().await?;
     Ok(true)
 }

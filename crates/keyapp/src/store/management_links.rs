@@ -73,6 +73,7 @@ pub enum Superseded {
 /// revoked, nor be had twice for one receipt.
 pub async fn record(
     conn: &mut sqlx::SqliteConnection,
+    history_seal: Option<&crate::record_seal::RecordSeal>,
     link: &ManagementLink,
     replaces: Option<&str>,
     now: i64,
@@ -100,7 +101,7 @@ pub async fn record(
     }
     insert(conn, link).await?;
     if let Some(old) = replaces {
-        super::credentials::revoke_in(conn, old, now, true).await?;
+        super::credentials::revoke_in(conn, history_seal, old, now, true).await?;
     }
     Ok(Ok(()))
 }
@@ -347,7 +348,7 @@ mod tests {
     }
 
     async fn record_link(tx: &mut sqlx::SqliteConnection, l: &ManagementLink, replaces: Option<&str>) {
-        super::record(tx, l, replaces, NOW + 1).await.unwrap().unwrap();
+        super::record(tx, None, l, replaces, NOW + 1).await.unwrap().unwrap();
     }
 
     /// What a silent management mandate rests on is read again in the
@@ -362,7 +363,7 @@ mod tests {
             async move {
                 let mut tx = store.pool().begin().await.unwrap();
                 credentials::insert(&mut tx, &record(&l.jti, RequestKind::ManagementMandate)).await.unwrap();
-                let r = super::record(&mut tx, &l, replaces, NOW + 1).await.unwrap();
+                let r = super::record(&mut tx, store.history_seal(), &l, replaces, NOW + 1).await.unwrap();
                 if r.is_ok() {
                     tx.commit().await.unwrap();
                 }

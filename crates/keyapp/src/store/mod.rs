@@ -159,6 +159,21 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: SqlitePool,
+    history_seal: HistorySeal,
+}
+
+/// The seal history entries are written with (record_seal), once the
+/// service that owns the store has made it from the principal's key: every
+/// entry is written inside the transaction of the change it tells of, from
+/// many places of the store, so the store seals it as it writes it. Until
+/// set (a store opened on its own), entries are written without one.
+#[derive(Clone, Default)]
+struct HistorySeal(std::sync::Arc<std::sync::OnceLock<crate::record_seal::RecordSeal>>);
+
+impl std::fmt::Debug for HistorySeal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() { "HistorySeal(set)" } else { "HistorySeal(unset)" })
+    }
 }
 
 impl Store {
@@ -189,13 +204,24 @@ impl Store {
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
-        let store = Store { pool };
+        let store = Store { pool, history_seal: HistorySeal::default() };
         search_folds::fill(&store).await?;
         Ok(store)
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// Seals every history entry written from now on with `seal`; the first
+    /// seal given stays.
+    pub fn seal_history_with(&self, seal: crate::record_seal::RecordSeal) {
+        let _ = self.history_seal.0.set(seal);
+    }
+
+    /// The seal history entries are written with, once set.
+    pub fn history_seal(&self) -> Option<&crate::record_seal::RecordSeal> {
+        self.history_seal.0.get()
     }
 
     /// A transaction for a state change that only writes.

@@ -192,7 +192,12 @@ pub struct PendingBounds {
 /// with its history entry, unless it would pass `bounds`: the bound is checked
 /// in the statement that adds it, so two requests at once cannot both pass it.
 /// `false`: refused, nothing written.
-pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: PendingBounds) -> Result<bool, StoreError> {
+pub async fn add_pending(
+    conn: &mut Connection,
+    history_seal: Option<&crate::record_seal::RecordSeal>,
+    p: &NewPairing<'_>,
+    bounds: PendingBounds,
+) -> Result<bool, StoreError> {
     let uid = p.peer_uid.map(i64::from);
     let done = sqlx::query(
         "INSERT INTO agents (jkt, jwk, name, name_fold, pairing_id, fingerprint, status, created_at, peer_uid, seal)
@@ -221,7 +226,7 @@ pub async fn add_pending(conn: &mut Connection, p: &NewPairing<'_>, bounds: Pend
     if done.rows_affected() == 0 {
         return Ok(false);
     }
-    history::append(conn, p.created_at, "pairing_requested", p.pairing_id, p.name, None).await?;
+    history::append(conn, history_seal, p.created_at, "pairing_requested", p.pairing_id, p.name, None).await?;
     Ok(true)
 }
 
@@ -296,7 +301,16 @@ pub async fn settle(
     if done.rows_affected() == 0 {
         return Ok(false);
     }
-    history::append(&mut tx, now, &format!("pairing_{}", to.as_str()), pairing_id, "", confirmed_by).await?;
+    history::append(
+        &mut tx,
+        store.history_seal(),
+        now,
+        &format!("pairing_{}", to.as_str()),
+        pairing_id,
+        "",
+        confirmed_by,
+    )
+    .await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -333,7 +347,7 @@ pub async fn unpair(store: &Store, jkt: &str, now: i64, revoke: bool) -> Result<
         .bind(jkt)
         .execute(&mut *tx)
         .await?;
-    history::append(&mut tx, now, "agent_unpaired", jkt, "", None).await?;
+    history::append(&mut tx, store.history_seal(), now, "agent_unpaired", jkt, "", None).await?;
     // Read inside the transaction: a credential issued after the person was
     // asked is one the agent holds too, and goes with the others.
     let held = super::agents::held(&mut tx, jkt, now).await?;
@@ -350,7 +364,7 @@ pub async fn unpair(store: &Store, jkt: &str, now: i64, revoke: bool) -> Result<
         let mut tree = vec![c.jti.clone()];
         tree.extend(super::management_links::issued_under(&mut tx, &c.jti).await?);
         for jti in tree {
-            if super::credentials::revoke_in(&mut tx, &jti, now, true).await?
+            if super::credentials::revoke_in(&mut tx, store.history_seal(), &jti, now, true).await?
                 == super::credentials::RevokeOutcome::Revoked
             {
                 out.revoked.push(jti);
@@ -466,7 +480,7 @@ mod tests {
 
     async fn add(store: &Store, p: NewPairing<'_>) -> bool {
         let mut tx = store.begin_immediate().await.unwrap();
-        let added = add_pending(&mut tx, &p, BOUNDS).await.unwrap();
+        let added = add_pending(&mut tx, store.history_seal(), &p, BOUNDS).await.unwrap();
         tx.commit().await.unwrap();
         added
     }

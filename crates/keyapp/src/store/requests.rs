@@ -129,6 +129,9 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     if inserted.rows_affected() == 0 {
         return Ok(false);
     }
+    // Its history entry, sealed (migration 0030): the detail is the kind.
+    let seal = store.history_seal();
+    super::history::append(&mut tx, seal, r.created_at, "request_created", r.request_id, r.kind, None).await?;
     super::attention::insert(&mut tx, r.request_id, r.attention).await?;
     tx.commit().await?;
     Ok(true)
@@ -272,7 +275,7 @@ pub async fn lift_cooldown(store: &Store, jkt: &str, now: i64) -> Result<bool, S
     if done.rows_affected() == 0 {
         return Ok(false);
     }
-    super::history::append(&mut tx, now, "cooldown_lifted", jkt, "", None).await?;
+    super::history::append(&mut tx, store.history_seal(), now, "cooldown_lifted", jkt, "", None).await?;
     tx.commit().await?;
     Ok(true)
 }
@@ -312,16 +315,19 @@ pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
     }
     // Each expiry is in the person's history, at the moment it expired, in
     // the same transaction as the change it tells of.
-    let mut tx = store.begin().await?;
-    sqlx::query(
-        // The detail is the kind, an ASCII word, which lower() folds as search_fold does.
-        "INSERT INTO history (at, event, subject, detail, detail_fold)
-         SELECT expires_at, 'request_expired', request_id, kind, lower(kind) FROM requests
-         WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at",
+    let mut tx = store.begin_immediate().await?;
+    let expired: Vec<(String, String, i64)> = sqlx::query_as(
+        "SELECT request_id, kind, expires_at FROM requests
+         WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, request_id",
     )
     .bind(now)
-    .execute(&mut *tx)
+    .fetch_all(&mut *tx)
     .await?;
+    for (request_id, kind, expires_at) in &expired {
+        // The detail is the kind.
+        super::history::append(&mut tx, store.history_seal(), *expires_at, "request_expired", request_id, kind, None)
+            .await?;
+    }
     let done = sqlx::query(
         "UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?",
     )
@@ -485,10 +491,10 @@ mod tests {
         assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
         assert_eq!(by_id(&store, "rq_1").await.unwrap().unwrap().summary, "Oil change with Maple Street Auto");
         let mut tx = store.begin().await.unwrap();
-        history::append(&mut tx, 11, "request_declined", "rq_1", "", None).await.unwrap();
-        history::append(&mut tx, 12, "pairing_approved", "pr_1", "", None).await.unwrap();
-        history::append(&mut tx, 13, "agent_unpaired", "j", "", None).await.unwrap();
-        history::append(&mut tx, 14, "contact_added", "urn:x", "Ellis", None).await.unwrap();
+        history::append(&mut tx, store.history_seal(), 11, "request_declined", "rq_1", "", None).await.unwrap();
+        history::append(&mut tx, store.history_seal(), 12, "pairing_approved", "pr_1", "", None).await.unwrap();
+        history::append(&mut tx, store.history_seal(), 13, "agent_unpaired", "j", "", None).await.unwrap();
+        history::append(&mut tx, store.history_seal(), 14, "contact_added", "urn:x", "Ellis", None).await.unwrap();
         tx.commit().await.unwrap();
         let got = history::latest(&store, 10).await.unwrap();
         let about = |event: &str| got.iter().find(|h| h.event == event).unwrap();

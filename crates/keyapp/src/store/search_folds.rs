@@ -109,7 +109,9 @@ mod tests {
 
         // Written now: folded with its text, found the same way.
         let mut tx = store.begin().await.unwrap();
-        history::append(&mut tx, 4, "contact_renamed", "urn:y", "Zoë Ångström", None).await.unwrap();
+        history::append(&mut tx, store.history_seal(), 4, "contact_renamed", "urn:y", "Zoë Ångström", None)
+            .await
+            .unwrap();
         tx.commit().await.unwrap();
         assert_eq!(found("zoe angstrom").await, ["urn:y"]);
     }

@@ -108,7 +108,10 @@ pub(crate) async fn older_database(path: &Path, below: i64) {
 #[cfg(test)]
 pub(crate) async fn open_as_is(path: &Path) -> Store {
     let options = SqliteConnectOptions::new().filename(path);
-    Store { pool: sqlx::sqlite::SqlitePoolOptions::new().connect_with(options).await.unwrap() }
+    Store {
+        pool: sqlx::sqlite::SqlitePoolOptions::new().connect_with(options).await.unwrap(),
+        history_seal: Default::default(),
+    }
 }
 
 #[cfg(test)]
