@@ -30,7 +30,8 @@ use zeroize::Zeroizing;
 /// so no signature it ever gives out is this one.
 const KEY_LABEL: &[u8] = b"schcp-keyapp records seal key, v1";
 
-/// The seal key, wiped on drop.
+/// The seal key, wiped on drop (each copy of it).
+#[derive(Clone)]
 pub struct RecordSeal {
     key: Zeroizing<[u8; 32]>,
 }

@@ -619,4 +619,77 @@ async fn history_written_by_another_program_is_not_told_as_what_the_person_did()
     assert!(!page.iter().any(|h| h.sentence.starts_with("You approved") || h.sentence == declined), "{page:#?}");
     // What the key app wrote stays as written: the request, asked for.
     assert!(page.iter().any(|h| h.sentence.contains("asked:")), "{page:#?}");
+
+    // A pending request written by hand, long expired: the key app marks it
+    // expired as it sweeps, but its entry is not sealed from that row's words.
+    sqlx::query(
+        "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text,
+                               input, created_at, expires_at, seal)
+         SELECT 'rq_planted', agent_jkt, 'Call 555-0100 now', 'planted', 'h', 'pending', 'x', '{}', 1, 2, seal
+         FROM requests LIMIT 1",
+    )
+    .execute(&db)
+    .await
+    .unwrap();
+    svc.requests().pending_items().await.unwrap();
+    let status: String =
+        sqlx::query_scalar("SELECT status FROM requests WHERE request_id = 'rq_planted'").fetch_one(&db).await.unwrap();
+    assert_eq!(status, "expired", "swept");
+    let page = svc.records().history_page(&q).await.unwrap().items;
+    assert_eq!(page.iter().filter(|h| h.sentence.contains("cannot vouch")).count(), 3, "{page:#?}");
+    assert!(!page.iter().any(|h| h.detail.contains("555") || h.sentence.contains("555")), "{page:#?}");
+}
+
+/// A history entry the key app wrote and sealed is told with the words and
+/// the assistant of the rows it was written about, as sealed: the assistant
+/// points the credential it was signed at the request the person declined,
+/// and gives the request it asked another paired assistant's key, so that
+/// "Signed for" would tell of terms the person refused and "asked" would
+/// blame another assistant. Neither borrows anything.
+#[tokio::test]
+async fn a_sealed_history_entry_borrows_no_words_or_name_through_rows_rewritten_beside_it() {
+    let (env, _os) = started().await;
+    let svc = &env.app.service;
+    let a = paired_agent(&env, 81).await;
+    let other = agent(&env, 82);
+    let p = other.call(Method::POST, "/v1/pairings", Some(&json!({"agent_name": "Family Planner"}))).await.unwrap();
+    person(&env, Command::Approve { id: p["pairing_id"].as_str().unwrap().to_owned() }).await.unwrap();
+    let refused = a.call(Method::POST, "/v1/requests", Some(&narrow_mandate(&env, "refused"))).await.unwrap();
+    let refused_id = refused["request_id"].as_str().unwrap().to_owned();
+    person(&env, Command::Decline { id: refused_id.clone() }).await.unwrap();
+    let (_, offer) = future_offer(&env.host, 5);
+    let asked = a.call(Method::POST, "/v1/requests", Some(&closed_request(&env, &offer, "closed"))).await.unwrap();
+    let asked_id = asked["request_id"].as_str().unwrap().to_owned();
+    let jti = approved(&env, &a, &asked).await["result"]["jti"].as_str().unwrap().to_owned();
+    let sentences = || async {
+        svc.records().history_entries(50).await.unwrap().into_iter().map(|h| h.sentence).collect::<Vec<_>>()
+    };
+    let honest = sentences().await;
+    let refused_words = honest.iter().find_map(|s| s.strip_prefix("You declined: ")).unwrap().to_owned();
+    let signed = honest.iter().find(|s| s.starts_with("Signed for ")).unwrap().clone();
+    assert!(signed.starts_with("Signed for “Calendar Assistant”: ") && !signed.contains(&refused_words), "{signed}");
+    let blames = |s: &String| s.starts_with("“Family Planner” asked: ") || s.starts_with("Signed for “Family Planner”");
+    assert!(!honest.iter().any(blames), "{honest:#?}");
+
+    let db = assistants_sqlite(&env).await;
+    sqlx::query("UPDATE credentials SET request_id = ? WHERE jti = ?")
+        .bind(&refused_id)
+        .bind(&jti)
+        .execute(&db)
+        .await
+        .unwrap();
+    sqlx::query(
+        "UPDATE requests SET agent_jkt = (SELECT jkt FROM agents WHERE name = 'Family Planner') WHERE request_id = ?",
+    )
+    .bind(&asked_id)
+    .execute(&db)
+    .await
+    .unwrap();
+    let shown = sentences().await;
+    let signed = shown.iter().find(|s| s.starts_with("Signed for ")).unwrap();
+    assert!(!signed.contains(&refused_words), "no words of the refused request: {signed}");
+    assert!(!shown.iter().any(blames), "no other assistant blamed: {shown:#?}");
+    // The refused request is still told as refused, and the other entries stand.
+    assert!(shown.contains(&format!("You declined: {refused_words}")), "{shown:#?}");
+    assert!(!shown.iter().any(|s| s.contains("cannot vouch")), "{shown:#?}");
 }

@@ -373,32 +373,6 @@ impl Summarised for crate::store::credentials::ListedCredential {
     }
 }
 
-impl Summarised for crate::store::history::HistoryRecord {
-    fn summary_source(&self, _: &Service) -> SummarySource<'_> {
-        self.summary_of.as_deref().map_or(SummarySource::None, SummarySource::Request)
-    }
-    fn set_summary(&mut self, summary: Option<String>) {
-        self.summary = summary;
-    }
-}
-
-/// The fields of a request's row its seal covers.
-fn sealed_fields(row: &crate::store::requests::SealedRow) -> crate::record_seal::RequestFields<'_> {
-    crate::record_seal::RequestFields {
-        request_id: &row.request_id,
-        agent_jkt: &row.agent_jkt,
-        kind: &row.kind,
-        consent_text: &row.consent_text,
-        input: &row.input,
-        hosts: row.hosts.as_deref(),
-        summary: &row.summary,
-        terms: row.terms.as_deref(),
-        attention: row.attention.as_deref(),
-        created_at: row.created_at,
-        expires_at: row.expires_at,
-    }
-}
-
 /// A request's row whose seal does not hold (record_seal).
 pub(super) fn tampered(e: impl std::fmt::Display) -> ServiceError {
     ServiceError::Store(StoreError::tampered(crate::store::Stored::Request, e))
@@ -502,12 +476,9 @@ impl Service {
         clock: Clock,
     ) -> Result<Service, ServiceError> {
         let principal = key.public_key().to_jwk().principal_id().map_err(|e| ServiceError::Verification(e.into()))?;
-        let seal_of = || {
-            crate::record_seal::RecordSeal::of(key.as_ref())
-                .map_err(|e| ServiceError::Verification(schcp::Error::Jws(e)))
-        };
-        let seal = seal_of()?;
-        store.seal_history_with(seal_of()?);
+        let seal = crate::record_seal::RecordSeal::of(key.as_ref())
+            .map_err(|e| ServiceError::Verification(schcp::Error::Jws(e)))?;
+        store.seal_history_with(seal.clone());
         let (changes, _) = tokio::sync::watch::channel(0);
         let locale = schcp_consent::Locale::new(language).map_err(ServiceError::Consent)?;
         let zone = person_zone(config.timezone.as_deref());
@@ -615,7 +586,7 @@ impl Service {
             .seal
             .as_ref()
             .is_some_and(|seal| self.inner.superseded.lock().unwrap_or_else(|p| p.into_inner()).contains(seal));
-        row.well_typed && !superseded && self.inner.seal.holds(&sealed_fields(row), row.seal.as_deref())
+        row.well_typed && !superseded && self.inner.seal.holds(&row.fields(), row.seal.as_deref())
     }
 
     /// Sets each summary of `rows` from its request's row as sealed

@@ -241,7 +241,7 @@ impl Requests<'_> {
         let seal = self.svc.seal_request(&crate::record_seal::RequestFields {
             input: &input,
             consent_text: &text,
-            ..super::sealed_fields(&sealed)
+            ..sealed.fields()
         });
         let was = sealed.seal.as_deref().unwrap_or_default();
         if !store::requests::reword_pending_rule(self.svc.store(), id, &input, &text, was, &seal).await? {

@@ -239,6 +239,63 @@ impl Service {
         Ok(())
     }
 
+    /// Sets on each history entry the request it is about, that request's
+    /// summary and the assistant it names, from sealed rows only
+    /// (record_seal), then that assistant's sealed name. An entry about a
+    /// request names it by its subject; one about a credential, by the
+    /// request the credential's sealed row names, and its assistant by that
+    /// row. The history's joins follow the rows as they stand: a credential
+    /// pointed at another request, a row renamed to the entry's subject, or a
+    /// request given another assistant's key would otherwise lend a sealed
+    /// entry words and a name it was not written with.
+    pub(super) async fn sealed_history(&self, rows: &mut [history::HistoryRecord]) -> Result<(), ServiceError> {
+        let jtis: Vec<&str> = rows
+            .iter()
+            .filter(|h| HistoryAbout::of(&h.event) == HistoryAbout::Credential)
+            .map(|h| h.subject.as_str())
+            .collect();
+        let credentials: HashMap<String, crate::store::credentials::StoredCredential> =
+            crate::store::credentials::stored_many(self.store(), &jtis)
+                .await?
+                .into_iter()
+                .filter(|c| self.credential_sealed(c))
+                .map(|c| (c.jti.clone(), c))
+                .collect();
+        let about: Vec<Option<String>> = rows
+            .iter()
+            .map(|h| match HistoryAbout::of(&h.event) {
+                HistoryAbout::Request => Some(h.subject.clone()),
+                HistoryAbout::Credential => credentials.get(&h.subject).and_then(|c| c.request_id.clone()),
+                HistoryAbout::Other => None,
+            })
+            .collect();
+        let mut ids: Vec<&str> = about.iter().flatten().map(String::as_str).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let requests: HashMap<String, crate::store::requests::SealedRow> =
+            crate::store::requests::sealed_many(self.store(), &ids)
+                .await?
+                .into_iter()
+                .filter(|r| self.request_sealed(r))
+                .map(|r| (r.request_id.clone(), r))
+                .collect();
+        for (h, about) in rows.iter_mut().zip(about) {
+            let request = about.as_deref().and_then(|id| requests.get(id));
+            // A request stored before summaries were kept has ''.
+            h.summary = request.map(|r| r.summary.clone()).filter(|s| !s.is_empty());
+            h.summary_of = request.map(|r| r.request_id.clone());
+            match HistoryAbout::of(&h.event) {
+                HistoryAbout::Request => h.agent_jkt = request.map(|r| r.agent_jkt.clone()),
+                HistoryAbout::Credential => {
+                    h.agent_jkt = credentials.get(&h.subject).and_then(|c| c.agent_jkt.clone());
+                }
+                // A pairing's or an agent's entry names the key by its subject.
+                HistoryAbout::Other => {}
+            }
+        }
+        self.sealed_agent_names(rows).await
+    }
+
     /// Whether the key app sealed agent row `a` as it stands.
     pub(super) fn agent_holds(&self, a: &pairings::AgentRecord) -> bool {
         self.inner.seal.pairing_holds(&a.fields(), a.seal.as_deref())
@@ -247,6 +304,29 @@ impl Service {
     /// Key `jkt`'s row, if the person approved its pairing and it is paired now.
     pub(super) async fn paired_agent(&self, jkt: &str) -> Result<Option<pairings::AgentRecord>, ServiceError> {
         Ok(self.sealed_agent(jkt).await?.filter(|a| a.status == PairingStatus::Approved))
+    }
+}
+
+/// What a history entry's subject is, by its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HistoryAbout {
+    /// A request id: its asking, answer, expiry or withdrawal.
+    Request,
+    /// A credential's jti: its issuance or revocation.
+    Credential,
+    /// A pairing, an agent's key, a contact, a host or an attestation.
+    Other,
+}
+
+impl HistoryAbout {
+    fn of(event: &str) -> HistoryAbout {
+        match event {
+            "request_created" | "request_approved" | "request_declined" | "request_expired" | "request_withdrawn" => {
+                HistoryAbout::Request
+            }
+            "credential_issued" | "revoked" => HistoryAbout::Credential,
+            _ => HistoryAbout::Other,
+        }
     }
 }
 
@@ -374,8 +454,7 @@ impl<'a> Records<'a> {
 
     pub async fn history_entries(self, limit: i64) -> Result<Vec<HistoryEntry>, ServiceError> {
         let mut latest = history::latest(self.svc.store(), limit).await?;
-        self.svc.sealed_summaries(&mut latest).await?;
-        self.svc.sealed_agent_names(&mut latest).await?;
+        self.svc.sealed_history(&mut latest).await?;
         Ok(latest.into_iter().map(|h| self.svc.history_entry(h)).collect())
     }
 }

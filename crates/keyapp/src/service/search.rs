@@ -54,8 +54,7 @@ impl Records<'_> {
         let mut found = history::search(self.svc.store(), &filter, events, cursor).await?;
         let next = page_end(&mut found, filter.limit).map(|(id, _)| HistoryCursor(*id).encode());
         let mut found: Vec<_> = found.into_iter().map(|(_, h)| h).collect();
-        self.svc.sealed_summaries(&mut found).await?;
-        self.svc.sealed_agent_names(&mut found).await?;
+        self.svc.sealed_history(&mut found).await?;
         let items = found.into_iter().map(|h| self.svc.history_entry(h)).collect();
         Ok(HistoryPage { items, next })
     }
@@ -398,29 +397,31 @@ mod tests {
     async fn a_summary_shown_is_the_one_its_seal_was_checked_on() {
         let (svc, _clock, _dir) = service_at(T0).await;
         records(&svc).await;
-        let entry = |summary: &str, of: Option<&str>| crate::store::history::HistoryRecord {
+        // What the history's joins read: another request's words, and the
+        // request an entry is about given as another.
+        let entry = |event: &str, subject: &str, summary: &str, of: &str| crate::store::history::HistoryRecord {
             id: 1,
             seal: None,
             at: T0,
-            event: "request_approved".into(),
-            subject: "rq_1".into(),
+            event: event.into(),
+            subject: subject.into(),
             detail: "closed_mandate".into(),
             confirmed_by: None,
             summary: Some(summary.into()),
-            summary_of: of.map(str::to_owned),
+            summary_of: Some(of.into()),
             agent_name: None,
-            agent_jkt: None,
+            agent_jkt: Some("jkt-a".into()),
         };
         let mut rows = [
-            entry("One free car wash", Some("rq_1")),
-            entry("Cleaning at Smile Dental", Some("rq_nobody")),
-            entry("anything", None),
+            entry("request_approved", "rq_1", "One free car wash", "rq_2"),
+            entry("request_approved", "rq_nobody", "Cleaning at Smile Dental", "rq_1"),
+            entry("contact_added", "urn:x", "anything", "rq_1"),
         ];
-        let withheld = svc.sealed_summaries(&mut rows).await.unwrap();
+        svc.sealed_history(&mut rows).await.unwrap();
         assert_eq!(rows[0].summary.as_deref(), Some("Synthetic oil change at Maple"), "the sealed words");
-        assert_eq!(rows[1].summary, None, "no sealed request, no words");
-        assert_eq!(rows[2].summary, None, "a record naming no request shows none");
-        assert_eq!(withheld, [false, true, false]);
+        assert_eq!(rows[0].summary_of.as_deref(), Some("rq_1"), "of the request the entry is about");
+        assert_eq!((rows[1].summary.as_ref(), rows[1].agent_jkt.as_ref()), (None, None), "no sealed request");
+        assert_eq!(rows[2].summary, None, "an entry about no request shows none");
     }
 
     #[tokio::test]

@@ -411,7 +411,10 @@ pub async fn revoke_in(
                 .bind(jti)
                 .execute(&mut *tx)
                 .await?;
-            super::history::append(tx, history_seal, now, "revoked", jti, &kind, None).await?;
+            // The detail is the kind, as a kind the key app writes: the
+            // entry is sealed, and the row's column is not.
+            let kind = kind.parse::<RequestKind>().map_or("", RequestKind::as_str);
+            super::history::append(tx, history_seal, now, "revoked", jti, kind, None).await?;
             if publish {
                 super::outbox::enqueue_revoke(&mut *tx, jti, now).await?;
             }
@@ -718,6 +721,20 @@ pub async fn stored(store: &Store, jti: &str) -> Result<Option<StoredCredential>
         .bind(jti)
         .fetch_optional(store.pool())
         .await?)
+}
+
+/// The rows of credentials `jtis` the records hold, as stored.
+pub async fn stored_many(store: &Store, jtis: &[&str]) -> Result<Vec<StoredCredential>, StoreError> {
+    if jtis.is_empty() {
+        return Ok(Vec::new());
+    }
+    let jtis = serde_json::to_string(jtis).expect("ids serialize");
+    Ok(sqlx::query_as(&format!(
+        "SELECT {STORED_COLUMNS} FROM credentials c WHERE c.jti IN (SELECT value FROM json_each(?))"
+    ))
+    .bind(jtis)
+    .fetch_all(store.pool())
+    .await?)
 }
 
 /// Credential `jti`'s kind, status URL and expiry, if the records hold it.

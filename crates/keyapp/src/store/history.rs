@@ -2,7 +2,7 @@
 //! window's History): one row per event, written inside the transaction of the
 //! state change it tells of, so the history never claims what did not happen.
 
-use super::{corrupt, Connection, Store, StoreError, Stored};
+use super::{Connection, Store, StoreError};
 use crate::record_query::{Filter, HistoryCursor};
 use crate::record_seal::{HistoryFields, RecordSeal};
 use crate::user_verification::Method;
@@ -52,13 +52,17 @@ impl TryFrom<Row> for HistoryRecord {
     type Error = StoreError;
 
     fn try_from(r: Row) -> Result<HistoryRecord, StoreError> {
-        let confirmed_by = r
-            .confirmed_by
-            .map(|m| Method::parse(&m).ok_or_else(|| corrupt(Stored::History, format!("history confirmed_by {m:?}"))))
-            .transpose()?;
+        // A confirmation the key app never writes is no entry of its own:
+        // read without it, and without its seal, so it vouches for nothing
+        // instead of keeping the person from their whole history.
+        let (confirmed_by, seal) = match r.confirmed_by.as_deref().map(Method::parse) {
+            None => (None, r.seal),
+            Some(Some(m)) => (Some(m), r.seal),
+            Some(None) => (None, None),
+        };
         Ok(HistoryRecord {
             id: r.id,
-            seal: r.seal,
+            seal,
             at: r.at,
             event: r.event,
             subject: r.subject,

@@ -101,6 +101,25 @@ impl<'a> NewRequest<'a> {
     }
 }
 
+impl SealedRow {
+    /// The fields of its row its seal covers.
+    pub fn fields(&self) -> crate::record_seal::RequestFields<'_> {
+        crate::record_seal::RequestFields {
+            request_id: &self.request_id,
+            agent_jkt: &self.agent_jkt,
+            kind: &self.kind,
+            consent_text: &self.consent_text,
+            input: &self.input,
+            hosts: self.hosts.as_deref(),
+            summary: &self.summary,
+            terms: self.terms.as_deref(),
+            attention: self.attention.as_deref(),
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
 /// Stores a pending request with its callouts, in one transaction. `false`
 /// when the agent already has a request under the same idempotency key (a
 /// concurrent one won the race): nothing is stored.
@@ -316,17 +335,19 @@ pub async fn expire_due(store: &Store, now: i64) -> Result<bool, StoreError> {
     // Each expiry is in the person's history, at the moment it expired, in
     // the same transaction as the change it tells of.
     let mut tx = store.begin_immediate().await?;
-    let expired: Vec<(String, String, i64)> = sqlx::query_as(
-        "SELECT request_id, kind, expires_at FROM requests
-         WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at, request_id",
-    )
+    let expired: Vec<SealedRow> = sqlx::query_as(&format!(
+        "SELECT {SEALED_COLUMNS} {SEALED_FROM} WHERE r.status = 'pending' AND r.expires_at <= ?
+         ORDER BY r.expires_at, r.request_id"
+    ))
     .bind(now)
     .fetch_all(&mut *tx)
     .await?;
-    for (request_id, kind, expires_at) in &expired {
-        // The detail is the kind.
-        super::history::append(&mut tx, store.history_seal(), *expires_at, "request_expired", request_id, kind, None)
-            .await?;
+    for r in &expired {
+        // Sealed only for a request the key app stored (record_seal): a row
+        // written by another program is marked expired too, but its entry,
+        // in its words, vouches for nothing. The detail is the kind.
+        let seal = store.history_seal().filter(|s| r.well_typed && s.holds(&r.fields(), r.seal.as_deref()));
+        super::history::append(&mut tx, seal, r.expires_at, "request_expired", &r.request_id, &r.kind, None).await?;
     }
     let done = sqlx::query(
         "UPDATE requests SET status = 'expired', decided_at = expires_at WHERE status = 'pending' AND expires_at <= ?",
