@@ -180,15 +180,19 @@ async fn the_records_say_how_the_yes_was_confirmed() {
     assert_eq!(entry.confirmed.as_deref(), Some("confirmé avec votre mot de passe ou votre empreinte"));
 }
 
+/// A confirmation written into History that the key app never writes claims
+/// nothing: the entry vouches for nothing, and the rest of History reads on.
 #[tokio::test]
-async fn a_record_of_a_method_the_key_app_never_writes_is_corrupt_not_trusted() {
+async fn a_record_of_a_method_the_key_app_never_writes_is_not_trusted() {
     let e = env(Ok(Method::Polkit)).await;
     paired(&e, 7).await;
     sqlx::query("UPDATE history SET confirmed_by = 'trust-me' WHERE event = 'pairing_approved'")
         .execute(e.svc.records().store().pool())
         .await
         .unwrap();
-    assert!(e.svc.records().history_entries(50).await.is_err());
+    let history = e.svc.records().history_entries(50).await.unwrap();
+    assert!(history.iter().all(|h| h.confirmed_by.is_none() && h.event != "pairing_approved"), "{history:#?}");
+    assert!(history.iter().any(|h| h.event == "pairing_requested"), "{history:#?}");
 }
 
 /// The control socket: the OS is asked about the peer process (this test's,

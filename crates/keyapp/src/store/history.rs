@@ -318,15 +318,20 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn an_unknown_confirmation_method_is_a_corrupt_record() {
+    async fn an_unknown_confirmation_method_reads_as_an_entry_without_its_seal_beside_the_others() {
         let (_dir, store) = testing::store().await;
+        let mut tx = store.begin().await.unwrap();
+        append(&mut tx, None, 1, "contact_added", "urn:x", "Ellis", None).await.unwrap();
+        tx.commit().await.unwrap();
         testing::write_unchecked(
             &store,
-            "INSERT INTO history (at, event, subject, detail, confirmed_by)
-             VALUES (1, 'request_approved', 'rq_1', 'mandate', 'fingerprint-reader')",
+            "INSERT INTO history (at, event, subject, detail, confirmed_by, seal)
+             VALUES (2, 'request_approved', 'rq_1', 'mandate', 'fingerprint-reader', 'a seal')",
         )
         .await;
-        let e = latest(&store, 10).await.unwrap_err();
-        assert!(matches!(&e, StoreError::Corrupt(c) if c.detail.contains("fingerprint-reader")), "{e:?}");
+        let got = latest(&store, 10).await.unwrap();
+        assert_eq!(got.len(), 2, "one such row does not take the history down: {got:?}");
+        assert_eq!((got[0].confirmed_by, got[0].seal.as_deref()), (None, None), "{got:?}");
+        assert_eq!(got[1].event, "contact_added");
     }
 }
