@@ -184,7 +184,7 @@ invitation-accept = I accept an invitation from { $booker } to a booking they ma
 invitation-booker-unnamed = someone the booking does not name
 invitation-role = The booking names me as an invitee.
 invitation-role-relationship = The booking names me as an invitee ({ $relationship }).
-invitation-deadline-release = I must answer by { $deadline }. If I decline, my no is signed and my assistant tells the host at once; if I do not answer, at that time the booking follows its default: it is released.
+invitation-deadline-release = I must answer by { $deadline }. If I decline, nothing is signed and the host is not told; at that time, as when I do not answer, the booking follows its default: it is released.
 invitation-changed = The booking changed since I accepted it; this replaces my earlier yes:
 invitation-changed-unknown = The booking changed since it was made; the key app has no record of terms I accepted before, so it cannot show what changes.
 
@@ -226,7 +226,6 @@ summary-rule = Rule { $label }
 summary-pairing = Pairing { $agent }
 summary-booking-read = Reading booking { $booking } at { $hosts }
 # Invitations: a no the host hears at once, attendees who answer (§5.10)
-invitation-decline = I decline an invitation from { $booker } to a booking they made: { $summary }.
 invitation-role-attendee = The booking names me as someone coming along, who must answer.
 invitation-role-attendee-relationship = The booking names me as someone coming along ({ $relationship }), who must answer.
 

@@ -187,7 +187,7 @@ invitation-accept = J’accepte l’invitation de { $booker } à sa réservation
 invitation-booker-unnamed = quelqu’un que la réservation ne nomme pas
 invitation-role = La réservation m’inscrit comme personne invitée.
 invitation-role-relationship = La réservation m’inscrit comme personne invitée ({ $relationship }).
-invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse, mon refus est signé et mon assistant le transmet aussitôt à l’hôte; si je ne réponds pas, à ce moment la réservation suit sa règle par défaut : elle est libérée.
+invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse, rien n’est signé et l’hôte n’en est pas informé ; à ce moment, comme si je ne réponds pas, la réservation suit sa règle par défaut : elle est libérée.
 invitation-changed = La réservation a changé depuis que je l’ai acceptée; ceci remplace mon acceptation précédente :
 invitation-changed-unknown = La réservation a changé depuis qu’elle a été faite; l’application de clés n’a aucune trace des conditions que j’avais acceptées, elle ne peut donc pas montrer ce qui change.
 
@@ -230,7 +230,6 @@ summary-rule = Règle { $label }
 summary-pairing = Association de { $agent }
 summary-booking-read = Lecture de la réservation { $booking } chez { $hosts }
 # Invitations: a no the host hears at once, attendees who answer (§5.10)
-invitation-decline = Je refuse l’invitation de { $booker } à sa réservation : { $summary }.
 invitation-role-attendee = La réservation m’inscrit parmi les personnes présentes, et je dois répondre.
 invitation-role-attendee-relationship = La réservation m’inscrit parmi les personnes présentes ({ $relationship }), et je dois répondre.
 

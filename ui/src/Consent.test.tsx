@@ -421,7 +421,7 @@ describe("the consent view", () => {
     const text =
       "I accept an invitation from Sam to a booking they made: Synthetic oil change with Maple Street Auto (maplestreetauto.example), Thursday 15 October 2026, 1:00–1:45 p.m. Eastern time.\n" +
       "The booking names me as an invitee (brother).\n" +
-      "I must answer by Wednesday 14 October 2026, 1:00 p.m. Eastern time. If I decline or do not answer, nothing is signed, and at that time the booking follows its default: it is released.";
+      "I must answer by Wednesday 14 October 2026, 1:00 p.m. Eastern time. If I decline, nothing is signed and the host is not told; at that time, as when I do not answer, the booking follows its default: it is released.";
     const deadline = "Wednesday 14 October 2026, 1:00 p.m. Eastern time";
     current = prompt({
       kind: "invitation",

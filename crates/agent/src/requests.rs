@@ -592,10 +592,6 @@ pub struct InvitationResult {
     pub offer_sha256: String,
     /// The booking it answers.
     pub booking_id: String,
-    /// `false` on a declined invitation: the mandate then lets the agent say
-    /// no (`respond` with `accept: false`) and nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub accept: Option<bool>,
 }
 
 /// The result of an approved `booking_acceptance`: the person's signed yes.
@@ -771,11 +767,10 @@ mod tests {
         let r = json!({"mandate": "eyJ", "jti": "m-3", "exp": 5, "booking_id": "b_7"});
         assert!(matches!(Credential::from_result(&kind, &r).unwrap(), Credential::BookingRead(_)));
         assert!(Credential::from_result(&kind, &json!({"acceptance": "x", "offer_sha256": "h"})).is_err());
-        // A declined invitation's no names itself.
-        let no = json!({"mandate": "eyJ", "jti": "m-4", "exp": 5, "offer_sha256": "h", "booking_id": "b_7",
-                        "accept": false});
-        let c = Credential::from_result(&RequestKind::Invitation, &no).unwrap();
-        assert!(matches!(c, Credential::Invitation(InvitationResult { accept: Some(false), .. })));
+        // An invitation's result is the yes's mandate; a declined one has none.
+        let yes = json!({"mandate": "eyJ", "jti": "m-4", "exp": 5, "offer_sha256": "h", "booking_id": "b_7"});
+        let c = Credential::from_result(&RequestKind::Invitation, &yes).unwrap();
+        assert!(matches!(c, Credential::Invitation(InvitationResult { ref booking_id, .. }) if booking_id == "b_7"));
     }
 
     #[test]

@@ -86,24 +86,6 @@ fn role_sentence(locale: &Locale, me: &Participant) -> Result<String, ConsentErr
     }
 }
 
-/// The statement the person's no carries (§5.10 "Declining makes it declined"): the
-/// same booking and contract as the yes they were asked for, said as a no. It is the
-/// `consent.statement` of the credential that lets their agent tell the host.
-pub fn invitation_decline_statement(
-    locale: &Locale,
-    req: &InvitationRequest,
-    contacts: &Contacts,
-) -> Result<String, ConsentError> {
-    deadline(&req.me)?;
-    locale.message(
-        "invitation-decline",
-        &[
-            ("booker", booker_words(locale, req.booker.as_ref(), contacts)?.into()),
-            ("summary", offer_summary(locale, &req.contract)?.into()),
-        ],
-    )
-}
-
 /// The statement the invitee accepts (the first line of [`render_invitation`]).
 pub fn invitation_statement(
     locale: &Locale,

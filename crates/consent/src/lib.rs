@@ -65,8 +65,8 @@ pub use duration::{duration_words, retention_words};
 pub use error::{ChangeOfferMismatch, ConsentError, Terms};
 pub use first_dealing::new_hosts;
 pub use invitation::{
-    answer_by_sentence, booker_words, invitation_decline_statement, invitation_statement, reconfirm_by_words,
-    render_invitation, render_reconfirmation,
+    answer_by_sentence, booker_words, invitation_statement, reconfirm_by_words, render_invitation,
+    render_reconfirmation,
 };
 pub use locale::{choose_language, os_locale_candidates, Language, Locale};
 pub use mandate::{actions_words, booking_words, hosts_words, render_management_mandate, render_open_mandate};

@@ -127,8 +127,6 @@ pub(crate) struct InvitationArgs {
 enum Asked {
     /// Approved: the request, and the credential to send the host.
     Yes(Request, String),
-    /// Declined with a credential that says no (an invitation, §5.10).
-    No(Request),
     /// Not answered yet: the tool returns this.
     Waiting(CallToolResult),
 }
@@ -308,7 +306,6 @@ impl KeyAppServer {
                 self.keep(&req).await;
                 Ok(c)
             }
-            Asked::No(req) => Err(declined(&req, what_ends)),
             Asked::Waiting(r) => Err(r),
         }
     }
@@ -403,10 +400,6 @@ fn settled(req: Request, again: &str, what_ends: &str) -> Result<Asked, CallTool
                            "consent_text": req.consent_text, "expires_at": req.expires_at,
                            "instruction": RELAY_TEXT});
             Ok(Asked::Waiting(ok(text, v)))
-        }
-        // §5.10: a declined invitation carries the person's signed no.
-        RequestStatus::Declined if req.result.as_ref().is_some_and(|r| r.get("mandate").is_some()) => {
-            Ok(Asked::No(req))
         }
         RequestStatus::Declined => Err(declined(&req, what_ends)),
         RequestStatus::Expired => Err(ended(
@@ -948,33 +941,24 @@ impl KeyAppServer {
             found.booking_as_served(&host, Some(&reader), &args.booking_id).await.map_err(at(HostStep::Read))?;
         let request = NewRequest::Invitation(InvitationRequest { booking: served, discovery: host.url.clone() });
         let what_ends = "nothing was sent to the business, and the booking follows its default at its deadline";
-        let (req, compact, accept) = match self.ask_and_wait(request, what_ends, w).await? {
-            Asked::Yes(req, c) => (req, c, true),
-            Asked::No(req) => {
-                let c = req.result.as_ref().and_then(|r| r.get("mandate")).and_then(Value::as_str).unwrap_or_default();
-                let c = c.to_owned();
-                (req, c, false)
-            }
+        // A no signs nothing (§5.10: respond takes a mandate of any scope, so
+        // a credential for the no could also say yes): declined, the tool
+        // says so, and the booking follows its default at its deadline.
+        let (req, compact) = match self.ask_and_wait(request, what_ends, w).await? {
+            Asked::Yes(req, c) => (req, c),
             Asked::Waiting(r) => return Ok(r),
         };
         let hash = req.result.as_ref().and_then(|r| r.get("offer_sha256")).and_then(Value::as_str).map(str::to_owned);
-        let key = format!("mcp-respond-{}-{accept}", args.booking_id);
+        let key = format!("mcp-respond-{}-true", args.booking_id);
         let response = found
-            .respond(&host, &compact, &key, &args.booking_id, &RespondRequest { accept, offer_sha256: hash })
+            .respond(&host, &compact, &key, &args.booking_id, &RespondRequest { accept: true, offer_sha256: hash })
             .await
             .map_err(at(HostStep::Respond))?;
         let b = &response.booking;
         let when = words::slot(&b.start, b.end.as_deref(), &host.tz);
-        let text = if accept {
-            format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name)
-        } else {
-            format!(
-                "The person declined the invitation for {when} at {}; the business has their no, the booking is off, \
-                 and you should not ask again unless the person tells you to.",
-                host.name
-            )
-        };
-        Ok(ok(text, json!({"booking_id": b.booking_id, "status": b.status, "when": when, "accepted": accept})))
+        let text =
+            format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name);
+        Ok(ok(text, json!({"booking_id": b.booking_id, "status": b.status, "when": when, "accepted": true})))
     }
 }
 

@@ -27,7 +27,8 @@ and the person answering with the `schcp-keyapp` CLI. Checks:
   back (1 left);
 - invitations (SchCP §5.10): answer_invitation asks to read that one booking
   (booking_read), then asks the person; one accepted (the host confirms it),
-  one declined (the host records declined at once);
+  one declined (nothing is signed for the no: the tool says so, and the booking
+  stays tentative at the host until its default);
 - the refusals on that path, each one sentence saying what to do next: a hold
   without permission, a time the host refuses, an expired offer, a decline,
   the cooldown after two declines;
@@ -526,10 +527,9 @@ async def invitations(session, world, business):
                   and done.get("accepted") is True and done.get("status") == "confirmed", first_text(r))
             check("the host records the yes", world.command(f"status {booking_id}") == "confirmed")
         else:
-            check("a declined invitation: the business has the no at once", r.is_error is False
-                  and done.get("accepted") is False and done.get("status") == "declined"
-                  and "do not ask again" not in first_text(r), first_text(r))
-            check("the host records declined", world.command(f"status {booking_id}") == "declined")
+            check("a declined invitation: nothing is signed for the no, and the tool says so", r.is_error is True
+                  and "declined" in first_text(r) and "follows its default" in first_text(r), first_text(r))
+            check("the host still has it waiting for its default", world.command(f"status {booking_id}") == "tentative")
 
 
 class Stranger:

@@ -97,10 +97,10 @@ impl Requests<'_> {
         self.svc.issue_confirmed(request_id, method, sealed.seal.as_deref().unwrap_or_default()).await
     }
 
-    /// The person's no to a request. A no that signs (an invitation's: the
-    /// host hears it at once, §5.10) is confirmed by the OS for `origin` like
-    /// a yes, with the statement it signs, and nothing is signed unless it
-    /// is; a no that signs nothing is settled at once.
+    /// The person's no to a request. A no that signs (a kind's
+    /// `no_statement`; none signs today) would be confirmed by the OS for
+    /// `origin` like a yes, with the statement it signs, and nothing signed
+    /// unless it is; a no that signs nothing is settled at once.
     pub async fn decline(self, request_id: &str, origin: Origin<'_>) -> Result<RequestView, ServiceError> {
         let asker = origin.asker().ok();
         let pending = self.svc.pending_sealed_request(request_id).await?;

@@ -9,7 +9,7 @@
 
 use super::issued::{booking_mandate_record, receipt_record, Issued};
 use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared};
-use super::{consent_error, Service, ServiceError};
+use super::{Service, ServiceError};
 use crate::kind::RequestKind;
 use schcp::claims::{
     Action, Audience, BookingResponse, BookingStatus, Consent, ConsentMode, OfferClaims, OfferKind, Participant,
@@ -42,9 +42,10 @@ pub(super) struct StoredInvitation {
     receipt: String,
     host_id: String,
     keys: Vec<Jwk>,
-    /// The statement a no signs, in the words the invitation was shown in
-    /// (absent from inputs stored before a no was signed: their no signs nothing).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// What inputs stored while a no was signed kept: the statement it
+    /// signed. Read and never used: a no signs nothing (docs/decisions.md
+    /// "An invitation's no").
+    #[serde(default, skip_serializing)]
     no: Option<String>,
 }
 
@@ -58,10 +59,6 @@ pub(super) struct InvitationResult {
     exp: i64,
     offer_sha256: String,
     booking_id: String,
-    /// `false` on a no's result (the request is `declined`): the one answer
-    /// its mandate gives. Absent from a yes's, whose shape is unchanged.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    accept: Option<bool>,
 }
 
 /// An invitation that passed every check: the contract, the receipt, and this
@@ -282,60 +279,38 @@ impl Kind for Invitation {
             None => None,
         };
         let invitation = invitation_request(&v, verified_domain(&host.domain), placed.new, replaces);
-        // The no is said now, in the words the person reads the invitation in,
-        // and signed only if they decline (§5.10).
-        let (locale, contacts) = ctx.records.consent_words().await?;
-        let no = schcp_consent::invitation_decline_statement(&locale, &invitation, &contacts).map_err(consent_error)?;
         let stored = StoredInvitation {
             offer,
             receipt: response.receipt,
             host_id: host.host_id.clone(),
             keys: host.keys.clone(),
-            no: Some(no),
+            no: None,
         };
         let consent = ConsentRequest::Invitation(invitation);
         // An answer after the deadline would be refused by the host (§5.10).
         Ok(Prepared::asked(consent, stored, Some(v.confirm_by)).at(vec![placed.binding]))
     }
 
+    /// The person's yes. Their no signs nothing (the trait's default): §5.10
+    /// lets `respond` be signed under a mandate of any scope, its constraints
+    /// alone applying, and no constraint tells `accept: false` from `accept:
+    /// true`, so any credential signed for a no would let the assistant
+    /// accept. Unanswered, the booking follows its default at `confirm_by`.
     async fn issue(
         ctx: &Context<'_>,
         stored: StoredInvitation,
         statement: &str,
     ) -> Result<Issued<InvitationResult>, ServiceError> {
-        answer(ctx, &stored, Answer::Yes, statement)
-    }
-
-    fn no_statement(stored: &StoredInvitation) -> Option<String> {
-        stored.no.clone()
-    }
-
-    async fn decline(
-        ctx: &Context<'_>,
-        stored: StoredInvitation,
-        statement: &str,
-    ) -> Result<Issued<InvitationResult>, ServiceError> {
-        answer(ctx, &stored, Answer::No, statement)
+        accept(ctx, &stored, statement)
     }
 }
 
-/// The person's answer, and the one `respond` its mandate allows (§5.10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Answer {
-    /// `accept: true`: scope `book`, the action of accepting an offer (§3.3).
-    Yes,
-    /// `accept: false` only: scope `cancel`, never `book`, and no status URL
-    /// (a no cannot be taken back through the key app; its `exp` bounds it).
-    No,
-}
-
-/// The mandate for the person's answer, built from the stored input verified
+/// The mandate for the person's yes, built from the stored input verified
 /// again now: a deadline or start that passed while they read it is not
 /// answered.
-fn answer(
+fn accept(
     ctx: &Context<'_>,
     stored: &StoredInvitation,
-    answer: Answer,
     statement: &str,
 ) -> Result<Issued<InvitationResult>, ServiceError> {
     let keys = HostKeys { host_id: &stored.host_id, keys: &stored.keys };
@@ -343,7 +318,7 @@ fn answer(
     let v = check(offer, receipt, ctx.principal.id, ctx.now)?;
     let booking_id = v.receipt.claims.booking.booking_id.clone();
     let jti = Service::new_id("m-");
-    let claims = answer_mandate(ctx, &stored.host_id, &v, &jti, statement, answer)?;
+    let claims = answer_mandate(ctx, &stored.host_id, &v, &jti, statement)?;
     let issued = issue::root_mandate(claims, ctx.principal.key)?;
     let record = booking_mandate_record(Invitation::KIND, ctx.agent_jkt, &issued, Some(booking_id.clone()));
     let result = InvitationResult {
@@ -352,7 +327,6 @@ fn answer(
         exp: issued.claims.exp,
         offer_sha256: v.offer.offer_sha256,
         booking_id,
-        accept: (answer == Answer::No).then_some(false),
     };
     Ok(Issued { receipt: Some(receipt_record(&v.receipt)), ..Issued::one(result, record) })
 }
@@ -367,16 +341,13 @@ fn booking_response(booking: Value) -> Result<BookingResponse, ServiceError> {
 
 /// §5.3 "Closed mandates", §5.10 "Answering": respond takes any scope, but
 /// its constraints still apply. One action, the booking alone, this exact
-/// contract, its slot and its total: nothing else can be done with it. A
-/// no's scope is `cancel`, so it cannot accept where a yes needs `book`
-/// (docs/decisions.md "An invitation's no").
+/// contract, its slot and its total: nothing else can be done with it.
 fn answer_mandate(
     ctx: &Context<'_>,
     host_id: &str,
     v: &Verified,
     jti: &str,
     statement: &str,
-    answer: Answer,
 ) -> Result<RootMandate, ServiceError> {
     let booking = &v.receipt.claims.booking;
     let (_, mut constraints) = issue::closed_mandate_terms(&v.offer);
@@ -393,14 +364,11 @@ fn answer_mandate(
         // never after the start.
         exp: v.confirm_by.min(start),
         agent_jkt: ctx.agent_jkt.to_owned(),
-        scope: vec![match answer {
-            Answer::Yes => Action::Book,
-            Answer::No => Action::Cancel,
-        }],
+        scope: vec![Action::Book],
         constraints: Some(constraints),
         consent: Consent { mode: Some(ConsentMode::HumanPresent), statement: statement.to_owned() },
         contact: None,
-        status: (answer == Answer::Yes).then(|| ctx.status_url(jti)),
+        status: Some(ctx.status_url(jti)),
         attestations: Vec::new(),
     })
 }
@@ -467,23 +435,21 @@ mod tests {
             no: None,
         };
         round_trips(&input);
-        assert_eq!(Invitation::no_statement(&input), None, "stored before a no was signed: it signs nothing");
-        input.no = Some("I decline".into());
-        round_trips(&input);
-        assert_eq!(Invitation::no_statement(&input).as_deref(), Some("I decline"));
+        // One stored while a no was signed still reads, and its no signs nothing.
+        let older = r#"{"offer":"o.f.f","receipt":"r.e.c","host_id":"h","keys":[],"no":"I decline"}"#;
+        input = serde_json::from_str(older).unwrap();
+        assert_eq!(Invitation::no_statement(&input), None, "a no signs nothing");
         let mut r = InvitationResult {
             mandate: "m".into(),
             jti: "m-1".into(),
             exp: 1,
             offer_sha256: "o".into(),
             booking_id: "b".into(),
-            accept: None,
         };
         let yes = serde_json::to_value(&r).unwrap();
         assert_eq!(yes["offer_sha256"], "o");
-        assert!(yes.get("accept").is_none(), "a yes's shape is unchanged");
-        r.accept = Some(false);
-        assert_eq!(serde_json::to_value(&r).unwrap()["accept"], false);
+        r.jti = "m-2".into();
+        assert_eq!(serde_json::to_value(&r).unwrap()["jti"], "m-2");
     }
 
     fn participant(

@@ -211,8 +211,10 @@ pub(super) trait Kind: 'static {
     ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send;
 
     /// The statement a no to this request signs, read from its stored input:
-    /// `None` (every kind but one) when a no gives the agent nothing. An
-    /// invitation's no is signed so the host hears it at once (§5.10).
+    /// `None` when a no gives the agent nothing, which is every kind's today.
+    /// A kind may sign a no only where no credential for it could be used as
+    /// a yes: an invitation's could (§5.10: `respond` takes a mandate of any
+    /// scope), so it signs none (docs/decisions.md "An invitation's no").
     fn no_statement(_input: &Self::Input) -> Option<String> {
         None
     }
