@@ -234,7 +234,7 @@ own-booking-accept = I say yes myself to this booking on my own calendar: { $sum
 
 # A narrow read credential for one booking (§5.5, §5.10)
 booking-read = I allow the assistant { $agent } to read booking { $booking } at { $host }, mine or one I am invited to, until { $until }.
-booking-read-only = It can only read it: it cannot answer, book, change or cancel anything with it.
+booking-read-only = It cannot book, change or cancel anything with it. But if the booking invites me, the host may take my assistant’s answer to that invitation under it, yes or no, without my being asked again.
 ## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
 rule-until = This rule lasts until { $until }. My calendar keeps it, so I cannot withdraw it before it expires.
 ## Moves shown from and to (§5.7), the host's proposals and counters (§5.8, §5.11),

@@ -238,7 +238,7 @@ own-booking-accept = Je dis oui moi-même à cette réservation dans mon propre 
 
 # A narrow read credential for one booking (§5.5, §5.10)
 booking-read = J’autorise l’assistant { $agent } à consulter la réservation { $booking } chez { $host }, la mienne ou une réservation à laquelle on m’invite, jusqu’au { $until }.
-booking-read-only = Il peut seulement la consulter : il ne peut rien répondre, réserver, modifier ni annuler avec cette autorisation.
+booking-read-only = Il ne peut rien réserver, modifier ni annuler avec cette autorisation. Mais si la réservation m’invite, l’hôte peut recevoir sous cette autorisation la réponse de mon assistant à cette invitation, oui ou non, sans qu’on me redemande.
 ## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
 rule-until = Cette règle vaut jusqu’au { $until }. Mon calendrier la garde; je ne pourrai donc pas la retirer avant son expiration.
 ## Modifications montrées d’avant en après (§5.7), propositions et contre-propositions

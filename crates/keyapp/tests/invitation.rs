@@ -658,7 +658,10 @@ async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
         "{text}"
     );
     assert!(
-        text.contains("\nIt can only read it: it cannot answer, book, change or cancel anything with it."),
+        text.contains(
+            "\nIt cannot book, change or cancel anything with it. But if the booking invites me, the host may take \
+             my assistant’s answer to that invitation under it, yes or no, without my being asked again."
+        ),
         "{text}"
     );
     let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
