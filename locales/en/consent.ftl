@@ -225,7 +225,7 @@ summary-acceptance = Joining the meeting { $title }
 summary-rule = Rule { $label }
 summary-pairing = Pairing { $agent }
 summary-booking-read = Reading booking { $booking } at { $hosts }
-# Invitations: a no the host hears at once, attendees who answer (§5.10)
+# Invitations: a no that signs nothing, attendees who answer (§5.10)
 invitation-role-attendee = The booking names me as someone coming along, who must answer.
 invitation-role-attendee-relationship = The booking names me as someone coming along ({ $relationship }), who must answer.
 

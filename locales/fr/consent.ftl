@@ -187,7 +187,7 @@ invitation-accept = J’accepte l’invitation de { $booker } à sa réservation
 invitation-booker-unnamed = quelqu’un que la réservation ne nomme pas
 invitation-role = La réservation m’inscrit comme personne invitée.
 invitation-role-relationship = La réservation m’inscrit comme personne invitée ({ $relationship }).
-invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse, rien n’est signé et l’hôte n’en est pas informé ; à ce moment, comme si je ne réponds pas, la réservation suit sa règle par défaut : elle est libérée.
+invitation-deadline-release = Je dois répondre au plus tard le { $deadline }. Si je refuse, rien n’est signé et l’hôte n’en est pas informé ; à ce moment, comme lorsque je ne réponds pas, la réservation suit sa règle par défaut : elle est libérée.
 invitation-changed = La réservation a changé depuis que je l’ai acceptée; ceci remplace mon acceptation précédente :
 invitation-changed-unknown = La réservation a changé depuis qu’elle a été faite; l’application de clés n’a aucune trace des conditions que j’avais acceptées, elle ne peut donc pas montrer ce qui change.
 
@@ -229,7 +229,7 @@ summary-acceptance = Participation à la réunion { $title }
 summary-rule = Règle { $label }
 summary-pairing = Association de { $agent }
 summary-booking-read = Lecture de la réservation { $booking } chez { $hosts }
-# Invitations: a no the host hears at once, attendees who answer (§5.10)
+# Invitations: a no that signs nothing, attendees who answer (§5.10)
 invitation-role-attendee = La réservation m’inscrit parmi les personnes présentes, et je dois répondre.
 invitation-role-attendee-relationship = La réservation m’inscrit parmi les personnes présentes ({ $relationship }), et je dois répondre.
 
@@ -238,7 +238,7 @@ own-booking-accept = Je dis oui moi-même à cette réservation dans mon propre 
 
 # A narrow read credential for one booking (§5.5, §5.10)
 booking-read = J’autorise l’assistant { $agent } à consulter la réservation { $booking } chez { $host }, la mienne ou une réservation à laquelle on m’invite, jusqu’au { $until }.
-booking-read-only = Il ne peut rien réserver, modifier ni annuler avec cette autorisation. Mais si la réservation m’invite, l’hôte peut recevoir sous cette autorisation la réponse de mon assistant à cette invitation, oui ou non, sans qu’on me redemande.
+booking-read-only = Il ne peut rien réserver, modifier ni annuler avec cette autorisation. Mais si la réservation m’invite, l’hôte peut recevoir sous cette autorisation la réponse de mon assistant à cette invitation, oui ou non, sans qu’on me le redemande.
 ## Rules (§7.9) cannot be withdrawn: the calendar keeps them, no status URL names them.
 rule-until = Cette règle vaut jusqu’au { $until }. Mon calendrier la garde; je ne pourrai donc pas la retirer avant son expiration.
 ## Modifications montrées d’avant en après (§5.7), propositions et contre-propositions

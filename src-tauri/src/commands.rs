@@ -62,7 +62,7 @@ pub async fn prompt(svc: Svc<'_>, id: String) -> Answer<Prompt> {
 pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
     let answered = match approve {
         true => svc.approve(&id, Origin::ThisProcess).await,
-        false => svc.decline(&id, Origin::ThisProcess).await,
+        false => svc.decline(&id).await,
     };
     answered.map_err(refused(&svc))
 }

@@ -561,7 +561,7 @@ fn the_consent_views_wait_carries_the_new_request_and_its_verified_prompt() {
     let id = p.pairing_id.clone();
     let answering = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
-        block(svc.decline(&id, keyapp::service::Origin::ThisProcess)).unwrap();
+        block(svc.decline(&id)).unwrap();
     });
     let woken = call(&e, "wait_pending", json!({"seen": latest})).unwrap();
     answering.join().unwrap();

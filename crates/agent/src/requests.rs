@@ -490,8 +490,7 @@ pub struct Request {
     /// When an unanswered request expires (RFC 3339), where the key app says.
     #[serde(default)]
     pub expires_at: Option<String>,
-    /// What was issued: when `status` is `approved`, and for a declined
-    /// `invitation` the credential that says no.
+    /// What was issued: when `status` is `approved` (a no signs nothing).
     #[serde(default)]
     pub result: Option<Value>,
 }
@@ -632,7 +631,7 @@ pub enum Credential {
     Acceptance(AcceptanceResult),
     /// See [`RuleResult`].
     Rule(RuleResult),
-    /// See [`InvitationResult`] (also a declined invitation's no).
+    /// See [`InvitationResult`].
     Invitation(InvitationResult),
     /// See [`BookingAcceptanceResult`].
     BookingAcceptance(BookingAcceptanceResult),

@@ -221,8 +221,8 @@ pub async fn execute(service: &Service, cmd: Command, asker: Option<&Asker>) -> 
         Command::Pending => to_value(service.requests().pending_items().await?),
         Command::Show { id } => to_value(service.requests().prompt(&id).await?),
         Command::Approve { id } => service.approve(&id, origin).await?,
-        // A no that signs (an invitation's, §5.10) is confirmed for the peer.
-        Command::Decline { id } => service.decline(&id, origin).await?,
+        // A no signs nothing, so the peer is not asked about.
+        Command::Decline { id } => service.decline(&id).await?,
         Command::Mandates => to_value(service.records().credentials(None).await?),
         Command::Revoke { jti } => {
             service.records().revoke(&jti).await?;

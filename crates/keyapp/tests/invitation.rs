@@ -244,7 +244,7 @@ async fn an_invitation_is_shown_by_contact_name_and_accepted_with_a_closed_manda
 }
 
 #[tokio::test]
-async fn in_french_without_a_contact_name_and_a_no_said_in_french() {
+async fn in_french_without_a_contact_name_and_a_no_that_signs_nothing() {
     let env = start_with(|config| config.locale = Some("fr".into())).await;
     let a = paired_agent(&env, 41).await;
     let me = my_principal(&a).await;
@@ -472,7 +472,7 @@ fn is_new_host_line(line: &str) -> bool {
 }
 
 /// The mandate a result holds, checked as the host checks it (§3.3) for the agent `a`.
-fn no_claims(a: &AgentClient, mandate: &str) -> schcp::claims::MandateClaims {
+fn mandate_claims(a: &AgentClient, mandate: &str) -> schcp::claims::MandateClaims {
     let ctx = ChainContext { host_id: HOST, request_jkt: &jkt(a), now: now(), allow_wildcard: false };
     verify_mandate_chain(mandate, &ctx).expect("a host accepts it").root.claims
 }
@@ -503,24 +503,37 @@ async fn a_no_signs_nothing_the_assistant_could_accept_with() {
     let env = Env { _dir: dir, host, config, app };
     let a = paired_agent(&env, 45).await;
     let Invited { me, booking_id, fetched, .. } = invited_by_sam(&env, &a).await;
+    // The read credential the assistant asks for to show the invitation (as
+    // the MCP tool does), and one for another booking.
+    let read = mandate_claims(&a, &read_credential(&env, &a, &booking_id, "read-it", None).await).jti;
+    let other = mandate_claims(&a, &read_credential(&env, &a, "b_another", "read-other", None).await).jti;
     let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "no-1"))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
     assert!(text.contains("If I decline, nothing is signed and the host is not told;"), "{text}");
     let rid = r["request_id"].as_str().unwrap().to_owned();
     let asked_before = verifier.asked().len();
+    let status_of = |listed: &Value, jti: &str| {
+        listed.as_array().unwrap().iter().find(|m| m["jti"] == jti).map(|m| m["status"].clone()).unwrap_or_default()
+    };
 
     person(&env, Command::Decline { id: rid.clone() }).await.unwrap();
     assert_eq!(verifier.asked().len(), asked_before, "a no that signs nothing is not put to the OS");
     let done = a.call(Method::GET, &format!("/v1/requests/{rid}"), None).await.unwrap();
     assert_eq!(done["status"], "declined", "{done}");
     assert!(done.get("result").is_none_or(Value::is_null), "nothing for the agent: {done}");
+    // Nothing signed for the no; the read credential of that booking, which
+    // such a host would also take a yes under, is revoked; the other stands.
     assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty(), "nothing signed");
+    let listed = person(&env, Command::Mandates).await.unwrap();
+    assert_eq!(listed.as_array().unwrap().len(), 2, "the two read credentials alone: {listed}");
+    assert_eq!(status_of(&listed, &read), json!("revoked"), "{listed}");
+    assert_eq!(status_of(&listed, &other), json!("active"), "{listed}");
     let history = person(&env, Command::History).await.unwrap();
     let events: Vec<&str> = history.as_array().unwrap().iter().filter_map(|h| h["event"].as_str()).collect();
-    assert!(events.contains(&"request_declined") && !events.contains(&"credential_issued"), "{events:?}");
+    assert!(events.contains(&"request_declined") && events.contains(&"revoked"), "{events:?}");
     // Declining again changes nothing, and the booking waits for its default.
     assert!(person(&env, Command::Decline { id: rid.clone() }).await.is_err());
-    assert!(a.call(Method::GET, "/v1/mandates", None).await.unwrap().as_array().unwrap().is_empty());
+    assert_eq!(person(&env, Command::Mandates).await.unwrap(), listed);
     assert_eq!(as_host_has_it(&env, &booking_id, &me).await, (json!("tentative"), json!("pending")));
 }
 
@@ -543,7 +556,7 @@ async fn an_attendee_named_with_who_is_asked_not_refused() {
     let lines: Vec<&str> = text.lines().filter(|l| !is_new_host_line(l)).collect();
     assert_eq!(lines[1], "The booking names me as someone coming along (brother), who must answer.", "{text}");
     let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
-    let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    let claims = mandate_claims(&a, done["result"]["mandate"].as_str().unwrap());
     assert_eq!(claims.scope, vec![Action::Book]);
     assert_eq!(claims.constraints.unwrap().offer_sha256.as_deref(), Some(schcp::hash::jws_sha256(&offer).as_str()));
 }
@@ -666,7 +679,7 @@ async fn a_read_credential_names_one_booking_and_allows_nothing_else() {
     );
     let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
     assert_eq!(done["result"]["booking_id"], "b_7Qx2");
-    let claims = no_claims(&a, done["result"]["mandate"].as_str().unwrap());
+    let claims = mandate_claims(&a, done["result"]["mandate"].as_str().unwrap());
     assert_eq!(claims.scope, vec![Action::Hold]);
     let c = claims.constraints.unwrap();
     assert_eq!(c.bookings, Some(vec!["b_7Qx2".to_owned()]));
@@ -745,7 +758,7 @@ async fn a_read_credential_expires_when_the_person_was_told_however_late_the_yes
     let done = approved(&env, &a, r["request_id"].as_str().unwrap()).await;
     let exp = done["result"]["exp"].as_i64().unwrap();
     assert!((before + 3600..=after + 3600).contains(&exp), "signed {exp}, shown for {after} + 1 h");
-    assert_eq!(no_claims(&a, done["result"]["mandate"].as_str().unwrap()).exp, exp);
+    assert_eq!(mandate_claims(&a, done["result"]["mandate"].as_str().unwrap()).exp, exp);
 }
 
 /// A `booking_read` credential for `booking_id`, approved; its mandate.

@@ -288,8 +288,8 @@ async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
     let yes = rule_request(&e.svc, &a, "yes", "third").await;
     e.clock.store(T0 + 2, Ordering::SeqCst);
     e.svc.requests().approve(&yes, keyapp::service::Origin::ThisProcess).await.unwrap();
-    e.svc.requests().decline(&d1, keyapp::service::Origin::ThisProcess).await.unwrap();
-    e.svc.requests().decline(&d2, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().decline(&d1).await.unwrap();
+    e.svc.requests().decline(&d2).await.unwrap();
     assert_eq!(refusal_of_next(&e.svc, &a, "next").await, Some("cooldown"));
 
     // Two declines, then an approval, in one second: the last answer was a
@@ -300,8 +300,8 @@ async fn answers_given_in_one_second_are_ordered_as_they_were_given() {
     let d1 = rule_request(&e.svc, &b, "d1", "second").await;
     let d2 = rule_request(&e.svc, &b, "d2", "third").await;
     e.clock.store(T0 + 4, Ordering::SeqCst);
-    e.svc.requests().decline(&d1, keyapp::service::Origin::ThisProcess).await.unwrap();
-    e.svc.requests().decline(&d2, keyapp::service::Origin::ThisProcess).await.unwrap();
+    e.svc.requests().decline(&d1).await.unwrap();
+    e.svc.requests().decline(&d2).await.unwrap();
     e.svc.requests().approve(&yes, keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(refusal_of_next(&e.svc, &b, "next").await, None);
 }
@@ -318,7 +318,7 @@ async fn answers_that_race_are_refused_with_the_status_the_request_has_now() {
     let mut declines = tokio::task::JoinSet::new();
     for _ in 0..6 {
         let (svc, id) = (e.svc.clone(), id.clone());
-        declines.spawn(async move { svc.requests().decline(&id, keyapp::service::Origin::ThisProcess).await });
+        declines.spawn(async move { svc.requests().decline(&id).await });
     }
     let answers = declines.join_all().await;
     assert_eq!(answers.iter().filter(|a| a.is_ok()).count(), 1, "{answers:?}");

@@ -320,7 +320,7 @@ impl Env {
     }
 
     async fn decline(&self, id: &str) {
-        self.app.service.decline(id, keyapp::service::Origin::ThisProcess).await.expect("the person declines");
+        self.app.service.decline(id).await.expect("the person declines");
     }
 
     async fn paired(&self, seed: u8) -> Agent {

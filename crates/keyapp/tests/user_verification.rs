@@ -131,7 +131,7 @@ async fn a_no_and_a_refusal_of_nothing_never_ask_the_os() {
     let jkt = paired(&e, 4).await;
     let asked_before = e.verifier.asked().len();
     let id = rule_request(&e, &jkt, "k1").await;
-    assert_eq!(e.svc.decline(&id, keyapp::service::Origin::ThisProcess).await.unwrap()["status"], "declined");
+    assert_eq!(e.svc.decline(&id).await.unwrap()["status"], "declined");
     // Already answered, or unknown: refused without a prompt for nothing.
     assert!(matches!(
         e.svc.approve(&id, keyapp::service::Origin::ThisProcess).await,
@@ -146,7 +146,7 @@ async fn a_no_and_a_refusal_of_nothing_never_ask_the_os() {
         Err(ServiceError::NotFound(_))
     ));
     let p = e.svc.pairings().request_pairing(&agent_jwk(5), "Other Assistant").await.unwrap();
-    assert_eq!(e.svc.decline(&p.pairing_id, keyapp::service::Origin::ThisProcess).await.unwrap()["status"], "declined");
+    assert_eq!(e.svc.decline(&p.pairing_id).await.unwrap()["status"], "declined");
     assert_eq!(e.verifier.asked().len(), asked_before);
 }
 

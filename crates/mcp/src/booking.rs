@@ -905,7 +905,8 @@ impl KeyAppServer {
 
     /// §5.10: the invitee's agent reads the booking under a credential that
     /// reads that booking alone (`booking_read`), asks the person, and tells
-    /// the host their answer, yes or no, at once.
+    /// the host their yes at once; a no signs nothing, and the booking follows
+    /// its default at its deadline.
     // Long by design: one tool call, from the booking read through the person's answer to the host.
     async fn answer_invitation_(&self, args: InvitationArgs, w: &Waiter<'_>) -> Outcome {
         let host = self.host(&args.business).await.map_err(refused)?;

@@ -168,7 +168,7 @@ fn host_client(env: &Env, key: &SigningKey, dir: &std::path::Path) -> agent::hos
 }
 
 #[tokio::test]
-async fn an_invitee_reads_with_a_typed_booking_read_and_a_typed_no_declines_at_the_host() {
+async fn an_invitee_reads_with_a_typed_booking_read_and_a_no_signs_nothing() {
     let env = start().await;
     let key = SigningKey::from_bytes(&[24; 32]);
     let a = AgentClient::new(format!("http://{}", env.app.agent_addr), key.clone());

@@ -2,13 +2,12 @@
 //! through the OS's user verification for the process that asked
 //! (user_verification): only once the OS confirmed the person is anything
 //! signed or paired, and a refusal leaves the request pending, changed in
-//! nothing. A no needs no verification where declining gives an assistant
-//! nothing; an invitation's no is signed, so the host hears it at once (§5.10),
-//! and is confirmed like a yes.
+//! nothing. A no signs nothing, so it needs no verification.
 
 use super::pairing::{Pairing, PairingStatus, Pairings};
 use super::requests::{RequestView, Requests};
 use super::{Service, ServiceError};
+use crate::kind::RequestKind;
 use crate::user_verification::{Approval, Asker, Method, Refusal, Surface};
 use serde_json::{json, Value};
 use std::borrow::Cow;
@@ -55,15 +54,15 @@ impl Service {
         Ok(json!({ "id": id, "status": r.status, "result": r.result }))
     }
 
-    /// The person's no to a pending pairing (`pr_…`) or request, given from
-    /// `origin`, asked about only when the no signs something (an
-    /// invitation's, §5.10).
-    pub async fn decline(&self, id: &str, origin: Origin<'_>) -> Result<Value, ServiceError> {
+    /// The person's no to a pending pairing (`pr_…`) or request: a no signs
+    /// nothing, so whoever gives it is not asked about, an invitation's
+    /// included (§5.10).
+    pub async fn decline(&self, id: &str) -> Result<Value, ServiceError> {
         if id.starts_with("pr_") {
             let p = self.pairings().decline(id).await?;
             return Ok(json!({ "id": id, "status": p.status }));
         }
-        let r = self.requests().decline(id, origin).await?;
+        let r = self.requests().decline(id).await?;
         Ok(json!({ "id": id, "status": r.status, "result": r.result }))
     }
 
@@ -97,30 +96,20 @@ impl Requests<'_> {
         self.svc.issue_confirmed(request_id, method, sealed.seal.as_deref().unwrap_or_default()).await
     }
 
-    /// The person's no to a request. A no that signs (a kind's
-    /// `no_statement`; none signs today) would be confirmed by the OS for
-    /// `origin` like a yes, with the statement it signs, and nothing signed
-    /// unless it is; a no that signs nothing is settled at once.
-    pub async fn decline(self, request_id: &str, origin: Origin<'_>) -> Result<RequestView, ServiceError> {
-        let asker = origin.asker().ok();
+    /// The person's no to a request, settled at once: a no signs nothing,
+    /// so it needs no verification (an invitation's neither: §5.10 lets
+    /// `respond` be signed under a mandate of any scope, so a credential for
+    /// the no could say yes, docs/decisions.md "An invitation's no"). After
+    /// a no to an invitation, the read credentials of that booking go too.
+    pub async fn decline(self, request_id: &str) -> Result<RequestView, ServiceError> {
         let pending = self.svc.pending_sealed_request(request_id).await?;
-        let Some(statement) = self.svc.no_statement(&pending)? else {
-            return self.svc.decline_request(request_id).await;
-        };
-        let seal = pending.seal.unwrap_or_default();
-        let asker = asker.ok_or_else(unknown_peer)?;
-        let method = self.svc.confirm(&asker, statement.clone()).await?;
-        match self.svc.issue_declined(request_id, &statement, method, &seal).await {
-            Ok(r) => Ok(r),
-            Err(e @ ServiceError::NotPending(_)) => Err(e),
-            // The person said no: a no that can no longer be signed (its
-            // deadline passed while they read it) is still their no, kept as
-            // one that gives the agent nothing.
-            Err(e) => {
-                tracing::warn!(request_id, error = %e, "the no could not be signed; declined without a credential");
-                self.svc.decline_request(request_id).await
+        let declined = self.svc.decline_request(request_id).await?;
+        if pending.kind == RequestKind::Invitation.as_str() {
+            if let Some((host, booking)) = super::invitation::invited_booking(&pending.input) {
+                self.svc.records().revoke_reads_of(&host, &booking).await;
             }
         }
+        Ok(declined)
     }
 }
 

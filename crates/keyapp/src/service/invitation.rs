@@ -3,9 +3,10 @@
 //! and asks for their own answer. The agent hands in the booking as the host
 //! serves it to a participant (`GET /bookings/{id}`, §5.5: the booking, its
 //! host-signed receipt and its contract `offer`). Accepting issues a closed
-//! mandate the person's agent answers `respond` with; declining issues one that
-//! allows only the no (`scope: ["cancel"]`, docs/decisions.md), so the host
-//! hears it at once and the booking is declined rather than left to lapse.
+//! mandate the person's agent answers `respond` with; declining signs nothing
+//! (§5.10 lets `respond` be signed under a mandate of any scope, so any
+//! credential for the no could accept), and the booking follows its default
+//! at its deadline (docs/decisions.md "An invitation's no").
 
 use super::issued::{booking_mandate_record, receipt_record, Issued};
 use super::kind::{approved_over_offer, not_begun, verified_domain, Context, Kind, Prepared};
@@ -305,6 +306,15 @@ impl Kind for Invitation {
     }
 }
 
+/// The host and booking a stored invitation is about, read from its sealed
+/// input (the receipt's booking id, as the key app verified it when it
+/// stored the request); `None` for an input that is not an invitation's.
+pub(super) fn invited_booking(input: &str) -> Option<(String, String)> {
+    let stored: StoredInvitation = serde_json::from_str(input).ok()?;
+    let receipt: schcp::claims::ReceiptClaims = schcp::jws::parse(&stored.receipt).ok()?.claims().ok()?;
+    Some((stored.host_id, receipt.booking.booking_id))
+}
+
 /// The mandate for the person's yes, built from the stored input verified
 /// again now: a deadline or start that passed while they read it is not
 /// answered.
@@ -435,10 +445,12 @@ mod tests {
             no: None,
         };
         round_trips(&input);
-        // One stored while a no was signed still reads, and its no signs nothing.
+        // One stored while a no was signed still reads (its no signs nothing),
+        // and is stored again without it.
         let older = r#"{"offer":"o.f.f","receipt":"r.e.c","host_id":"h","keys":[],"no":"I decline"}"#;
         input = serde_json::from_str(older).unwrap();
-        assert_eq!(Invitation::no_statement(&input), None, "a no signs nothing");
+        assert_eq!(input.no.as_deref(), Some("I decline"));
+        assert!(serde_json::to_value(&input).unwrap().get("no").is_none());
         let mut r = InvitationResult {
             mandate: "m".into(),
             jti: "m-1".into(),

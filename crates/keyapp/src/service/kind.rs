@@ -209,25 +209,6 @@ pub(super) trait Kind: 'static {
         input: Self::Input,
         statement: &str,
     ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send;
-
-    /// The statement a no to this request signs, read from its stored input:
-    /// `None` when a no gives the agent nothing, which is every kind's today.
-    /// A kind may sign a no only where no credential for it could be used as
-    /// a yes: an invitation's could (§5.10: `respond` takes a mandate of any
-    /// scope), so it signs none (docs/decisions.md "An invitation's no").
-    fn no_statement(_input: &Self::Input) -> Option<String> {
-        None
-    }
-
-    /// Builds and signs what the person's no lets the agent say, once the OS
-    /// confirmed them; called only for a kind whose `no_statement` gave one.
-    fn decline(
-        _ctx: &Context<'_>,
-        _input: Self::Input,
-        _statement: &str,
-    ) -> impl Future<Output = Result<Issued<Self::Output>, ServiceError>> + Send {
-        async { Err(corrupt(format!("a no to a {} request signs nothing", Self::KIND))) }
-    }
 }
 
 /// The members every kind shares, read and checked by the pipeline first.

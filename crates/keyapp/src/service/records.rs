@@ -407,6 +407,39 @@ impl<'a> Records<'a> {
         Ok(out)
     }
 
+    /// After the person's no to an invitation to `booking` at `host`: revokes
+    /// every read credential of theirs that names that booking there, as the
+    /// principal signed it (scope `hold`, `constraints.bookings` that booking
+    /// alone). §5.10 lets `respond` be signed under a mandate of any scope, so
+    /// a read credential the assistant asked for to show the invitation could
+    /// otherwise still accept it after the no, at a host that follows §5.10
+    /// as written (docs/decisions.md "An invitation's no"). Best effort: the
+    /// no stands whatever fails here, and each failure is logged.
+    pub async fn revoke_reads_of(self, host: &str, booking: &str) {
+        let listed = match credentials::listing_readable(self.svc.store()).await {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::warn!(error = %e, "the read credentials of a declined invitation could not be listed");
+                return;
+            }
+        };
+        for c in listed.iter().filter(|c| !c.revoked) {
+            let Some(payload) = self.svc.signed_credential(&c.jti, &c.stored.compact) else { continue };
+            let Ok(claims) = serde_json::from_value::<schcp::claims::MandateClaims>(payload) else { continue };
+            let only_this =
+                claims.constraints.as_ref().and_then(|k| k.bookings.as_deref()) == Some(&[booking.to_owned()][..]);
+            let reads = claims.scope == [schcp::claims::Action::Hold];
+            if only_this && reads && claims.aud.hosts().iter().any(|h| h == host) {
+                match self.revoke(&c.jti).await {
+                    Ok(()) => tracing::info!(jti = %c.jti, "a declined invitation's read credential revoked"),
+                    Err(e) => {
+                        tracing::warn!(jti = %c.jti, error = %e, "a declined invitation's read credential was not revoked")
+                    }
+                }
+            }
+        }
+    }
+
     /// Revokes a credential at once; recorded in history and reflected by the
     /// status API (§3.3 check 7).
     pub async fn revoke(self, jti: &str) -> Result<(), ServiceError> {

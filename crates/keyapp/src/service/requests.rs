@@ -138,31 +138,12 @@ fn view(row: RequestRow) -> Result<RequestView, ServiceError> {
 struct Handlers {
     prepare: for<'a> fn(&'a Context<'a>, Map<String, Value>) -> Read<'a, Prepared<String>>,
     issue: for<'a> fn(&'a Context<'a>, &'a str, &'a str) -> Read<'a, Issued<Value>>,
-    no_statement: fn(&str) -> Result<Option<String>, ServiceError>,
-    decline: for<'a> fn(&'a Context<'a>, &'a str, &'a str) -> Read<'a, Issued<Value>>,
 }
 
 impl Handlers {
     fn of<K: Kind>() -> Handlers {
-        Handlers {
-            prepare: prepare_boxed::<K>,
-            issue: issue_boxed::<K>,
-            no_statement: no_statement_of::<K>,
-            decline: decline_boxed::<K>,
-        }
+        Handlers { prepare: prepare_boxed::<K>, issue: issue_boxed::<K> }
     }
-}
-
-fn no_statement_of<K: Kind>(input: &str) -> Result<Option<String>, ServiceError> {
-    Ok(K::no_statement(&stored_input(input)?))
-}
-
-fn decline_boxed<'a, K: Kind>(ctx: &'a Context<'a>, input: &'a str, statement: &'a str) -> Read<'a, Issued<Value>> {
-    Box::pin(async move {
-        let issued = K::decline(ctx, stored_input(input)?, statement).await?;
-        let result = serde_json::to_value(&issued.result).map_err(corrupt)?;
-        Ok(issued.map(|_| result))
-    })
 }
 
 /// Each kind's handlers: the one registration of the kinds.
@@ -358,7 +339,7 @@ impl Service {
         request_id: &str,
         confirmed_by: Option<crate::user_verification::Method>,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, None, confirmed_by, None).await
+        self.issue_answer(request_id, confirmed_by, None).await
     }
 
     /// `issue_approved` after the OS confirmed the person's yes to the row
@@ -371,35 +352,14 @@ impl Service {
         confirmed_by: crate::user_verification::Method,
         seal: &str,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, None, Some(confirmed_by), Some(seal)).await
+        self.issue_answer(request_id, Some(confirmed_by), Some(seal)).await
     }
 
-    /// The statement the person's no to the sealed request `row` would sign,
-    /// if a no to its kind signs anything (an invitation's, §5.10).
-    pub(super) fn no_statement(&self, row: &stored::SealedRow) -> Result<Option<String>, ServiceError> {
-        let kind: RequestKind = row.kind.parse().map_err(corrupt)?;
-        (handlers(kind).no_statement)(&row.input)
-    }
-
-    /// Issues what the person's no lets the agent say (§5.10: the host hears
-    /// an invitation's no at once), once the OS confirmed them, and settles the
-    /// request declined with it as its result, in one transaction.
-    pub(super) async fn issue_declined(
-        &self,
-        request_id: &str,
-        statement: &str,
-        confirmed_by: crate::user_verification::Method,
-        seal: &str,
-    ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, Some(statement), Some(confirmed_by), Some(seal)).await
-    }
-
-    /// A yes (`no` None) or a no that signs `no`: built from the stored,
-    /// verified input and recorded as the request's answer.
+    /// A yes: built from the stored, verified input and recorded as the
+    /// request's answer.
     async fn issue_answer(
         &self,
         request_id: &str,
-        no: Option<&str>,
         confirmed_by: Option<crate::user_verification::Method>,
         confirmed_seal: Option<&str>,
     ) -> Result<RequestView, ServiceError> {
@@ -429,14 +389,9 @@ impl Service {
         self.still_bindable(&hosts).await?;
         let config = self.config();
         let ctx = self.kind_context(&row.agent_jkt, now, &config);
-        let (issued, answer) = match no {
-            None => {
-                // consent.statement is the summary line the person read (§5.3).
-                let statement = row.consent_text.lines().next().unwrap_or_default();
-                ((handlers(kind).issue)(&ctx, &row.input, statement).await?, RequestStatus::Approved)
-            }
-            Some(statement) => ((handlers(kind).decline)(&ctx, &row.input, statement).await?, RequestStatus::Declined),
-        };
+        // consent.statement is the summary line the person read (§5.3).
+        let statement = row.consent_text.lines().next().unwrap_or_default();
+        let (issued, answer) = ((handlers(kind).issue)(&ctx, &row.input, statement).await?, RequestStatus::Approved);
         let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now, answer };
         let registered = self.record_approval(&approval, issued).await?;
         // The log names the answer, as operators grep for it ("request approved").
