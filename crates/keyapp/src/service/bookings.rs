@@ -20,13 +20,13 @@ impl Service {
     ) -> Result<BookingView, ServiceError> {
         let claims = receipt_of(&r)?;
         let b = &claims.booking;
-        let (start, end) = times(&r.booking_id, b)?;
+        let (start, end) = times(&r.receipt.booking_id, b)?;
         // In the booking's own zone, as the consent text gave the offer's
         // time (the host signed both): the person reads the time they agreed
         // to. A zone this build does not know falls back to the person's.
         let words = BookingWords::of(&self.locale(), &b.event.time_zone, b)
             .or_else(|_| BookingWords::of(&self.locale(), self.zone(), b))
-            .map_err(|e| corrupt_receipt(format!("booking {}: {e}", r.booking_id)))?;
+            .map_err(|e| corrupt_receipt(format!("booking {}: {e}", r.receipt.booking_id)))?;
         Ok(BookingView {
             what: inert::inert(&b.event.title),
             when: words.when,
@@ -38,8 +38,8 @@ impl Service {
             host: self.host_words(&r),
             rests_on,
             managers: managers.iter().filter(|m| manages(m, &r)).map(|m| self.manager_view(m, now)).collect(),
-            booking_id: r.booking_id,
-            host_id: r.host,
+            booking_id: r.receipt.booking_id,
+            host_id: r.receipt.host,
         })
     }
 
@@ -53,7 +53,7 @@ impl Service {
                 self.words_with("host-named", [("name", inert::inert(name).into()), ("domain", domain.clone().into())])
             }
             (Some(domain), None) => domain.clone(),
-            (None, _) => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.host).into())]),
+            (None, _) => self.words_with("bookings-host-unverified", [("host", inert::inert(&r.receipt.host).into())]),
         }
     }
 
@@ -85,19 +85,27 @@ impl Service {
         listed
             .into_iter()
             .filter_map(|c| {
-                // Read unverified first: only a payload that names bookings
-                // is worth a signature check.
-                let parsed = schcp::jws::parse(&c.stored.compact).ok()?;
-                parsed.payload.get("constraints")?.get("bookings")?;
-                let payload = self.signed_credential(&c.jti, &c.stored.compact)?;
-                let claims: MandateClaims = serde_json::from_value(payload).ok()?;
-                claims.constraints.as_ref()?.bookings.as_ref()?;
+                let claims = self.signed_booking_mandate(&c)?;
                 // A management mandate's own scope (§3.3): a mandate to read a
                 // booking, or to make one change the person approved, is no
                 // standing leave to cancel or move it.
                 is_management_scope(&claims.scope).then_some((c, claims))
             })
             .unzip()
+    }
+
+    /// Credential `c` as the principal signed it, when it is a mandate
+    /// limited to named bookings (`constraints.bookings`, §3.3): what it may
+    /// do to which booking is read from its signature, never its row.
+    pub(super) fn signed_booking_mandate(&self, c: &ListedCredential) -> Option<MandateClaims> {
+        // Read unverified first: only a payload that names bookings is worth
+        // a signature check.
+        let parsed = schcp::jws::parse(&c.stored.compact).ok()?;
+        parsed.payload.get("constraints")?.get("bookings")?;
+        let payload = self.signed_credential(&c.jti, &c.stored.compact)?;
+        let claims: MandateClaims = serde_json::from_value(payload).ok()?;
+        claims.constraints.as_ref()?.bookings.as_ref()?;
+        Some(claims)
     }
 
     fn manager_view(&self, m: &ManagerRecord, now: i64) -> ManagerView {
@@ -141,12 +149,18 @@ impl Records<'_> {
         for (mut r, _) in latest_of_each(sealed) {
             let (domain, basis) =
                 (r.host_domain.as_deref().unwrap_or_default(), r.host_basis.as_deref().unwrap_or_default());
-            if !self.svc.binding_row_holds(&r.host, domain, basis, r.host_name.as_deref(), r.host_seal.as_deref()) {
+            if !self.svc.binding_row_holds(
+                &r.receipt.host,
+                domain,
+                basis,
+                r.host_name.as_deref(),
+                r.host_seal.as_deref(),
+            ) {
                 // A binding the key app did not seal names no host: the
                 // booking reads as at an unverified host id.
                 (r.host_domain, r.host_name) = (None, None);
             }
-            let rests = r.mandate_jti.as_ref().and_then(|jti| rests_on.get(jti)).cloned();
+            let rests = r.receipt.mandate_jti.as_ref().and_then(|jti| rests_on.get(jti)).cloned();
             out.push(self.svc.booking_view(r, rests, &managers, now)?);
         }
         out.sort_by_key(|b| if b.upcoming { (0, b.start) } else { (1, -b.start) });
@@ -202,7 +216,7 @@ fn latest_of_each(sealed: Vec<BookingRecord>) -> Vec<(BookingRecord, u32)> {
     let mut latest: HashMap<(String, String), (BookingRecord, u32)> = HashMap::new();
     for r in sealed {
         let sequence = receipt_of(&r).map(|c| c.booking.sequence).unwrap_or(0);
-        let key = (r.host.clone(), r.booking_id.clone());
+        let key = (r.receipt.host.clone(), r.receipt.booking_id.clone());
         let newer =
             |(was, seq): &(BookingRecord, u32)| (sequence, r.verified_at, r.id) > (*seq, was.verified_at, was.id);
         if latest.get(&key).is_none_or(newer) {
@@ -220,10 +234,10 @@ fn corrupt_receipt(what: String) -> ServiceError {
 /// The receipt's claims. It was verified against the host's keys when it was
 /// kept (§5.3); here it is only read.
 fn receipt_of(r: &BookingRecord) -> Result<ReceiptClaims, ServiceError> {
-    schcp::jws::parse(&r.compact)
+    schcp::jws::parse(&r.receipt.compact)
         .ok()
         .and_then(|p| p.claims().ok())
-        .ok_or_else(|| corrupt_receipt(format!("receipt of booking {}", r.booking_id)))
+        .ok_or_else(|| corrupt_receipt(format!("receipt of booking {}", r.receipt.booking_id)))
 }
 
 /// The booking's start and, when it states one, its end (seconds since the
@@ -245,7 +259,7 @@ fn is_upcoming(status: BookingStatus, start: i64, end: Option<i64>, now: i64) ->
 
 /// Whether `m` manages the booking `r`.
 fn manages(m: &ManagerRecord, r: &BookingRecord) -> bool {
-    m.host == r.host && m.booking_id == r.booking_id
+    m.host == r.receipt.host && m.booking_id == r.receipt.booking_id
 }
 
 /// The booking's when, where and price, in the person's language, its time in

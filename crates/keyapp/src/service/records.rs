@@ -424,8 +424,7 @@ impl<'a> Records<'a> {
             }
         };
         for c in listed.iter().filter(|c| !c.revoked) {
-            let Some(payload) = self.svc.signed_credential(&c.jti, &c.stored.compact) else { continue };
-            let Ok(claims) = serde_json::from_value::<schcp::claims::MandateClaims>(payload) else { continue };
+            let Some(claims) = self.svc.signed_booking_mandate(c) else { continue };
             let only_this =
                 claims.constraints.as_ref().and_then(|k| k.bookings.as_deref()) == Some(&[booking.to_owned()][..]);
             let reads = claims.scope == [schcp::claims::Action::Hold];

@@ -339,7 +339,7 @@ impl Service {
         request_id: &str,
         confirmed_by: Option<crate::user_verification::Method>,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, confirmed_by, None).await
+        self.issue_yes(request_id, confirmed_by, None).await
     }
 
     /// `issue_approved` after the OS confirmed the person's yes to the row
@@ -352,12 +352,12 @@ impl Service {
         confirmed_by: crate::user_verification::Method,
         seal: &str,
     ) -> Result<RequestView, ServiceError> {
-        self.issue_answer(request_id, Some(confirmed_by), Some(seal)).await
+        self.issue_yes(request_id, Some(confirmed_by), Some(seal)).await
     }
 
     /// A yes: built from the stored, verified input and recorded as the
     /// request's answer.
-    async fn issue_answer(
+    async fn issue_yes(
         &self,
         request_id: &str,
         confirmed_by: Option<crate::user_verification::Method>,
@@ -391,14 +391,11 @@ impl Service {
         let ctx = self.kind_context(&row.agent_jkt, now, &config);
         // consent.statement is the summary line the person read (§5.3).
         let statement = row.consent_text.lines().next().unwrap_or_default();
-        let (issued, answer) = ((handlers(kind).issue)(&ctx, &row.input, statement).await?, RequestStatus::Approved);
-        let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now, answer };
+        let issued = (handlers(kind).issue)(&ctx, &row.input, statement).await?;
+        let approval = Approval { request_id, kind, hosts: &hosts, confirmed_by, now };
         let registered = self.record_approval(&approval, issued).await?;
-        // The log names the answer, as operators grep for it ("request approved").
-        match answer {
-            RequestStatus::Approved => tracing::info!(request_id, %kind, "request approved; credential issued"),
-            _ => tracing::info!(request_id, %kind, status = answer.as_str(), "request answered; credential issued"),
-        }
+        // Operators grep for it ("request approved").
+        tracing::info!(request_id, %kind, "request approved; credential issued");
         self.notify();
         if registered {
             // Pushed now, before the agent can receive the credential (the
@@ -419,14 +416,13 @@ impl Service {
     async fn record_approval(&self, a: &Approval<'_>, issued: Issued<Value>) -> Result<bool, ServiceError> {
         let mut tx = self.store().pool().begin().await?;
         let result = issued.result.to_string();
-        if !stored::settle(&mut tx, a.request_id, a.answer.as_str(), Some(&result), a.now).await? {
+        if !stored::settle(&mut tx, a.request_id, RequestStatus::Approved.as_str(), Some(&result), a.now).await? {
             drop(tx);
             return Err(self.moved_on(a.request_id).await);
         }
-        // §2.2: a host id is bound at the person's first yes, never at a no.
-        if a.answer == RequestStatus::Approved {
-            self.bind_all(&mut tx, a.hosts, a.now).await?;
-        }
+        // §2.2: a host id is bound at the person's first yes (a no signs
+        // nothing and binds nothing).
+        self.bind_all(&mut tx, a.hosts, a.now).await?;
         let mut registered = false;
         for mut c in issued.credentials {
             c.request_id = Some(a.request_id.to_owned());
@@ -460,9 +456,8 @@ impl Service {
             }
         }
         let (kind, confirmed_by) = (a.kind.as_str(), a.confirmed_by);
-        let event = format!("request_{}", a.answer.as_str());
-        store::history::append(&mut tx, self.store().history_seal(), a.now, &event, a.request_id, kind, confirmed_by)
-            .await?;
+        let seal = self.store().history_seal();
+        store::history::append(&mut tx, seal, a.now, "request_approved", a.request_id, kind, confirmed_by).await?;
         tx.commit().await?;
         Ok(registered)
     }
@@ -549,7 +544,7 @@ impl Service {
     /// Marks requests past their expiry as expired (lazily, on every read, and
     /// by the service's sweeper).
     pub(super) async fn expire_requests(&self, now: i64) -> Result<(), ServiceError> {
-        if stored::expire_due(self.store(), now).await? {
+        if stored::expire_due(self.store(), now, |r| self.request_sealed(r)).await? {
             self.notify();
         }
         Ok(())
@@ -635,8 +630,6 @@ struct Approval<'a> {
     hosts: &'a [HostBinding],
     confirmed_by: Option<crate::user_verification::Method>,
     now: i64,
-    /// `approved`, or `declined` for a no that signs (§5.10).
-    answer: RequestStatus,
 }
 
 /// The agent's refusal when a management mandate's link was not recorded.

@@ -3,6 +3,7 @@
 //! and which management mandates let an assistant change it (§3.3) the
 //! service reads from the credentials as signed.
 
+use super::receipts::ReceiptRecord;
 use super::{Store, StoreError};
 
 /// One kept receipt, with what the key app holds about its host.
@@ -10,13 +11,11 @@ use super::{Store, StoreError};
 pub struct BookingRecord {
     /// The row's place in the table: a tie-break only, the records' to change.
     pub id: i64,
-    pub host: String,
-    pub booking_id: String,
-    pub offer_sha256: Option<String>,
-    /// The credential the receipt names (`consent.mandate`), when the key app issued it.
-    pub mandate_jti: Option<String>,
-    /// The receipt (compact JWS), verified when it was kept.
-    pub compact: String,
+    /// The receipt as kept: its booking, the credential it names
+    /// (`consent.mandate`, when the key app issued it) and the compact JWS,
+    /// verified when it was kept.
+    #[sqlx(flatten)]
+    pub receipt: ReceiptRecord,
     pub verified_at: i64,
     /// The receipt row's seal: shown only while it holds (record_seal).
     pub seal: Option<String>,
@@ -33,14 +32,7 @@ pub struct BookingRecord {
 impl BookingRecord {
     /// The fields the receipt's seal covers.
     pub fn fields(&self) -> crate::record_seal::ReceiptFields<'_> {
-        crate::record_seal::ReceiptFields {
-            host: &self.host,
-            booking_id: &self.booking_id,
-            offer_sha256: self.offer_sha256.as_deref(),
-            mandate_jti: self.mandate_jti.as_deref(),
-            compact: &self.compact,
-            verified_at: self.verified_at,
-        }
+        self.receipt.fields(self.verified_at)
     }
 }
 

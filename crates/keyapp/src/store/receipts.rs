@@ -4,7 +4,7 @@
 use super::StoreError;
 
 /// A verified receipt as it is kept.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
 pub struct ReceiptRecord {
     pub host: String,
     pub booking_id: String,
