@@ -505,7 +505,9 @@ async fn a_no_signs_nothing_the_assistant_could_accept_with() {
     let Invited { me, booking_id, fetched, .. } = invited_by_sam(&env, &a).await;
     // The read credential the assistant asks for to show the invitation (as
     // the MCP tool does), and one for another booking.
-    let read = mandate_claims(&a, &read_credential(&env, &a, &booking_id, "read-it", None).await).jti;
+    let read_claims = mandate_claims(&a, &read_credential(&env, &a, &booking_id, "read-it", None).await);
+    assert!(read_claims.status.is_some(), "a read credential hosts can check");
+    let read = read_claims.jti;
     let other = mandate_claims(&a, &read_credential(&env, &a, "b_another", "read-other", None).await).jti;
     let r = a.call(Method::POST, "/v1/requests", Some(&invitation(&env, &fetched, "no-1"))).await.unwrap();
     let text = r["consent_text"].as_str().unwrap();
@@ -528,6 +530,10 @@ async fn a_no_signs_nothing_the_assistant_could_accept_with() {
     assert_eq!(listed.as_array().unwrap().len(), 2, "the two read credentials alone: {listed}");
     assert_eq!(status_of(&listed, &read), json!("revoked"), "{listed}");
     assert_eq!(status_of(&listed, &other), json!("active"), "{listed}");
+    // Where hosts check it (§3.3 check 7; the status listener serves its status URL's path), it reads revoked.
+    let at = format!("http://{}/status/{read}", env.app.status_addr);
+    let at_status: Value = reqwest::get(&at).await.unwrap().json().await.unwrap();
+    assert_eq!(at_status["status"], "revoked", "{at_status}");
     let history = person(&env, Command::History).await.unwrap();
     let events: Vec<&str> = history.as_array().unwrap().iter().filter_map(|h| h["event"].as_str()).collect();
     assert!(events.contains(&"request_declined") && events.contains(&"revoked"), "{events:?}");
