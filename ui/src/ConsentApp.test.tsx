@@ -80,6 +80,21 @@ describe("the consent window's page", () => {
     expect(document.getElementById("consent-text")!.textContent).toBe("The text of rq_1");
   });
 
+  it("follows the route the app points it at once open", async () => {
+    location.hash = "#/consent/rq_7";
+    render(<ConsentApp start={start(location.hash)} />);
+    await act(async () => releaseStrings({ lang: "en", strings: {} }));
+    await act(async () => {});
+    await act(async () => {
+      location.hash = "#/consent/rq_9";
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
+    });
+    await act(async () => {});
+    // Beside the text on screen, the request the route now names is announced.
+    expect(document.getElementById("consent-text")!.textContent).toBe("The text of rq_7");
+    expect(document.getElementById("consent-announce")!.dataset.requestId).toBe("rq_9");
+  });
+
   it("ignores a route that is not the consent view's: the oldest pending one is shown", () => {
     start("#/settings");
     expect(order).toEqual(["ui_strings", "pending"]);

@@ -27,10 +27,12 @@ export function ConsentApp(props: { start: Start }) {
   const [requested, setRequested] = useState(() => requestOf(location.hash));
   useEffect(() => {
     // The app points an open window at the request that raised it (src-tauri windows.rs).
-    const onHash = () => setRequested(requestOf(location.hash));
-    window.addEventListener("hashchange", onHash);
-    onHash();
-    return () => window.removeEventListener("hashchange", onHash);
+    // Removed through its signal: preact may run this cleanup after a paint
+    // timer, when the page (or a test's document) is already gone.
+    const listening = new AbortController();
+    window.addEventListener("hashchange", () => setRequested(requestOf(location.hash)), { signal: listening.signal });
+    setRequested(requestOf(location.hash));
+    return () => listening.abort();
   }, []);
   if (!ui) return null;
   return (
