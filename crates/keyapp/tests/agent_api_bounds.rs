@@ -286,3 +286,55 @@ async fn unpaired_keys_are_rate_limited_per_user_and_paired_agents_keep_their_bu
         assert_eq!(status, 404, "{body}");
     }
 }
+
+/// The guard looks an agent's pairing up before it reads the body (so an
+/// unpaired key spends its budget first, docs/agent-api.md §2 rule 4). An
+/// agent that sends the head, waits for the person to unpair it, then sends
+/// the body is still not paired when its request would be stored: refused as
+/// unpaired, and nothing is put before the person.
+#[tokio::test]
+async fn a_request_whose_agent_is_unpaired_while_its_body_is_on_the_way_is_refused_and_not_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = start_with(config(dir.path())).await;
+    let port = app.agent_addr.port();
+    let seed = 7;
+    let agent = client(&app, seed);
+    let p = agent.pair("Calendar Assistant").await.unwrap();
+    control::call(&app.runtime_dir, &Command::Approve { id: p.pairing_id }).await.unwrap().unwrap();
+    let key = SigningKey::from_bytes(&[seed; 32]);
+    let jkt = schcp::jwk::Jwk::ed25519(&key.verifying_key()).thumbprint().unwrap();
+    let body = json!({"kind": "rule", "idempotency_key": "r-slow", "agent_jkt": jkt, "label": "Weekends"}).to_string();
+    let body = body.into_bytes();
+
+    let url = format!("http://127.0.0.1:{port}/v1/requests");
+    let nonce = schcp::b64::encode(rand::random::<[u8; 16]>());
+    let signed = schcp::httpsig::sign_request("POST", &url, &body, None, &key, chrono::Utc::now().timestamp(), &nonce);
+    let mut head = format!("POST /v1/requests HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
+    for (name, value) in signed {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()));
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(&body[..10]).unwrap();
+    // The head is in: the guard has found the key paired and now waits for
+    // the body. The person unpairs the assistant meanwhile.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let unpaired = control::call(&app.runtime_dir, &Command::Unpair { agent: jkt.clone(), revoke_credentials: false })
+        .await
+        .unwrap();
+    assert!(unpaired.is_ok(), "{unpaired:?}");
+    let rest = body[10..].to_vec();
+    let (status, answer) = tokio::task::spawn_blocking(move || {
+        stream.write_all(&rest).unwrap();
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        parse_answer(&answer)
+    })
+    .await
+    .unwrap();
+    assert_eq!(status, 403, "{answer}");
+    assert_eq!(answer["error"]["reason"], "agent_not_paired", "{answer}");
+    assert!(pending(&app).await.is_empty(), "nothing is put before the person");
+}

@@ -16,6 +16,7 @@ use schcp::jwk::Jwk;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tower::ServiceExt;
@@ -39,8 +40,14 @@ fn app(port: u16, paired: Paired) -> Router {
 }
 
 fn app_with(guard: AgentGuard, paired: Paired) -> Router {
+    app_counting(guard, paired, Default::default())
+}
+
+/// The app, its pairing lookups counted in `lookups`.
+fn app_counting(guard: AgentGuard, paired: Paired, lookups: Arc<AtomicUsize>) -> Router {
     let gate = PairingGate::new(move |jkt: String| {
         let paired = paired.clone();
+        lookups.fetch_add(1, Ordering::SeqCst);
         async move { Ok::<_, ApiError>(paired.lock().unwrap().contains(&jkt)) }
     });
     let routes = Router::new()
@@ -59,6 +66,8 @@ struct Server {
     http: reqwest::Client,
     /// When the guard began remembering nonces.
     started: i64,
+    /// How many times the pairing gate asked the records.
+    lookups: Arc<AtomicUsize>,
 }
 
 async fn start() -> Server {
@@ -70,12 +79,13 @@ async fn start_with(guard: impl FnOnce(u16) -> AgentGuard) -> Server {
     let port = listener.local_addr().unwrap().port();
     let paired: Paired = Default::default();
     let started = now();
-    let app = app_with(guard(port), paired.clone());
+    let lookups: Arc<AtomicUsize> = Default::default();
+    let app = app_counting(guard(port), paired.clone(), lookups.clone());
     tokio::spawn(async move {
         axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await.unwrap();
     });
     let http = reqwest::Client::builder().no_proxy().build().unwrap();
-    Server { port, paired, http, started }
+    Server { port, paired, http, started, lookups }
 }
 
 struct Agent {
@@ -441,6 +451,24 @@ async fn body_limits_and_content_type() {
     .await;
     // A bodiless request needs none.
     ok(s.signed(&a, Method::GET, "/v1/principal", b"")).await;
+}
+
+/// The pairing the guard looked up for the key a request claims is the one
+/// the gate behind it reads, once the signature shows the claim was true: one
+/// lookup a request, not two (the store has the last word on what is stored,
+/// `store::requests::insert`).
+#[tokio::test]
+async fn a_paired_agents_request_asks_the_records_once_and_an_unpaired_ones_too() {
+    let s = start().await;
+    let a = Agent::new();
+    s.pair(&a);
+    let before = s.lookups.load(Ordering::SeqCst);
+    ok(s.signed(&a, Method::POST, "/v1/requests", br#"{"kind":"mandate"}"#)).await;
+    assert_eq!(s.lookups.load(Ordering::SeqCst) - before, 1);
+    let stranger = Agent::new();
+    let before = s.lookups.load(Ordering::SeqCst);
+    refused(s.signed(&stranger, Method::GET, "/v1/requests/rq_1", b""), 403, "NOT_PERMITTED", "agent_not_paired").await;
+    assert_eq!(s.lookups.load(Ordering::SeqCst) - before, 1);
 }
 
 #[tokio::test]

@@ -228,7 +228,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
 
     // 4. An unpaired key spends its user's budget before anything is stored.
     let peer_uid = req.extensions().get::<LocalPeer>().and_then(|p| p.uid);
-    let paired = is_claimed_key_paired(guard, req.headers()).await?;
+    let claimed = claimed_key_pairing(guard, req.headers()).await?;
+    let paired = claimed.as_ref().is_none_or(|c| c.paired);
     if !paired {
         guard.budget.take(peer_uid, std::time::Instant::now()).map_err(|retry_after| {
             ApiError::new(
@@ -277,24 +278,43 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     let agent = httpsig::verify_request(&signed, (guard.clock)(), &memory).map_err(|e| ApiError::signature(&e))?;
 
     let mut req = Request::from_parts(parts, Body::from(body));
+    // The pairing looked up in step 4 is the signing key's own when the key
+    // the signature verified is the one the request claimed: the gate behind
+    // reads it rather than asking the records a second time.
+    if let Some(checked) = claimed.filter(|c| c.jkt == agent.jkt) {
+        req.extensions_mut().insert(checked);
+    }
     req.extensions_mut().insert(AgentIdentity { jkt: agent.jkt, jwk: agent.jwk, key: agent.key, peer_uid });
     Ok(req)
 }
 
+/// Whether a key was found paired when its request was admitted: set by the
+/// guard only for the key the request's signature verified, and read by
+/// [`require_paired`]. Private, so nothing but the guard can set it.
+#[derive(Debug, Clone)]
+struct PairingChecked {
+    jkt: String,
+    paired: bool,
+}
+
 /// Whether the key the request names in `SchCP-Agent-Key` is paired, as the
 /// request claims it before its signature is checked. A false claim gains
-/// nothing: the signature then fails, and its nonce is never stored.
-async fn is_claimed_key_paired(guard: &AgentGuard, headers: &HeaderMap) -> Result<bool, ApiError> {
-    let Some(gate) = &guard.gate else { return Ok(true) };
+/// nothing: the signature then fails, and its nonce is never stored. `None`
+/// when no pairing gate is mounted (every key counts as paired).
+async fn claimed_key_pairing(guard: &AgentGuard, headers: &HeaderMap) -> Result<Option<PairingChecked>, ApiError> {
+    let Some(gate) = &guard.gate else { return Ok(None) };
     let jkt = headers
         .get(httpsig::AGENT_KEY)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| schcp::jwk::parse_agent_key(v).ok())
         .and_then(|(jwk, _)| jwk.thumbprint().ok());
-    match jkt {
-        Some(jkt) => gate.0.is_paired(&jkt).await,
-        None => Ok(false),
-    }
+    Ok(Some(match jkt {
+        Some(jkt) => {
+            let paired = gate.0.is_paired(&jkt).await?;
+            PairingChecked { jkt, paired }
+        }
+        None => PairingChecked { jkt: String::new(), paired: false },
+    }))
 }
 
 /// The one `Host` field, exactly `127.0.0.1:<port>` or `localhost:<port>`.
@@ -447,7 +467,12 @@ pub async fn require_paired(State(gate): State<PairingGate>, req: Request, next:
     let Some(agent) = req.extensions().get::<AgentIdentity>() else {
         return ApiError::internal("the pairing gate runs behind the agent guard").into_response();
     };
-    match gate.0.is_paired(&agent.jkt).await {
+    let checked = req.extensions().get::<PairingChecked>().filter(|c| c.jkt == agent.jkt).map(|c| c.paired);
+    let paired = match checked {
+        Some(paired) => Ok(paired),
+        None => gate.0.is_paired(&agent.jkt).await,
+    };
+    match paired {
         Ok(true) => next.run(req).await,
         Ok(false) => ApiError::not_permitted(
             Reason::AgentNotPaired,

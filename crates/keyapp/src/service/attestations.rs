@@ -211,7 +211,7 @@ mod tests {
         // Sealed as the key app seals what it stores (record_seal).
         let seal = svc.seal_request(&r.sealed_fields());
         r.seal = &seal;
-        assert!(requests::insert(svc.store(), &r).await.unwrap());
+        assert_eq!(requests::insert(svc.store(), &r).await.unwrap(), requests::Inserted::Stored);
     }
 
     fn refusal(r: Result<Value, ServiceError>) -> AttestationRefusal {

@@ -136,6 +136,10 @@ pub enum ServiceError {
     /// The request was answered, withdrawn or expired: it is in this status now.
     #[error("the request is {0}, not pending")]
     NotPending(RequestStatus),
+    /// The agent asking is not paired (the person unpaired it while its
+    /// request was on its way): nothing was stored.
+    #[error("this agent key is not paired; ask to pair with POST /v1/pairings")]
+    NotPaired,
     /// The pairing was answered, expired or unpaired: it is in this status now.
     #[error("the request is {0}, not pending")]
     PairingNotPending(PairingStatus),
@@ -298,6 +302,7 @@ impl ServiceError {
                 }
             }
             ServiceError::NotFound(_) => ApiError::not_found(message),
+            ServiceError::NotPaired => ApiError::not_permitted(Reason::AgentNotPaired, message),
             ServiceError::NotPending(_) | ServiceError::PairingNotPending(_) => {
                 ApiError::new(StatusCode::CONFLICT, Code::InvalidState, Reason::NotPending, message)
             }

@@ -226,11 +226,25 @@ impl Service {
         let (kind, key, obj) = envelope(body)?;
         let body_sha256 = sha256_b64(body);
         let now = self.now();
-        self.expire_requests(now).await?;
-        if let Some(earlier) = self.replay(&agent.jkt, &key, &body_sha256).await? {
-            return Ok((earlier, true));
+        // One read in the common case: nothing due to expire, a new key.
+        let mut seen = stored::admission(self.store(), &agent.jkt, &key, now).await?;
+        if seen.expiry_due {
+            self.expire_requests(now).await?;
+            seen = stored::admission(self.store(), &agent.jkt, &key, now).await?;
         }
-        self.check_request_limits(&agent.jkt, now).await?;
+        if seen.asked_before {
+            if let Some(earlier) = self.replay(&agent.jkt, &key, &body_sha256).await? {
+                return Ok((earlier, true));
+            }
+        }
+        let l = seen.limits;
+        request_limits(
+            l.pending,
+            l.last_status.as_deref().zip(l.last_decided_at),
+            l.before_status.as_deref(),
+            l.lifted_at,
+            now,
+        )?;
 
         let config = self.config();
         let ctx = self.kind_context(&agent.jkt, now, &config);
@@ -261,10 +275,14 @@ impl Service {
         };
         let seal = self.seal_request(&new.sealed_fields());
         new.seal = &seal;
-        if !stored::insert(self.store(), &new).await? {
-            // A concurrent request with the same key won the race.
-            let earlier = self.replay(&agent.jkt, &key, &body_sha256).await?;
-            return Ok((earlier.ok_or(ServiceError::NotFound(Missing::Request))?, true));
+        match stored::insert(self.store(), &new).await? {
+            stored::Inserted::Stored => {}
+            stored::Inserted::KeyTaken => {
+                // A concurrent request with the same key won the race.
+                let earlier = self.replay(&agent.jkt, &key, &body_sha256).await?;
+                return Ok((earlier.ok_or(ServiceError::NotFound(Missing::Request))?, true));
+            }
+            stored::Inserted::AgentNotPaired => return Err(ServiceError::NotPaired),
         }
         self.notify();
         if prepared.auto_approve {
@@ -284,19 +302,6 @@ impl Service {
             return Err(ServiceError::IdempotencyConflict);
         }
         Ok(Some(self.as_agent_sees_it(view(row)?).await?))
-    }
-
-    /// docs/agent-api.md §9: at most 5 pending per agent, and 5 minutes of cooldown after the
-    /// person declined or left unanswered the agent's last two requests.
-    async fn check_request_limits(&self, jkt: &str, now: i64) -> Result<(), ServiceError> {
-        let l = stored::limits(self.store(), jkt).await?;
-        request_limits(
-            l.pending,
-            l.last_status.as_deref().zip(l.last_decided_at),
-            l.before_status.as_deref(),
-            l.lifted_at,
-            now,
-        )
     }
 
     /// The refusal for a request an update found no longer pending (another

@@ -125,7 +125,10 @@ mod tests {
         // Sealed as the pipeline seals it: the records screens show only a
         // summary whose request holds its seal.
         let seal = svc.seal_request(&new.sealed_fields());
-        assert!(requests::insert(svc.store(), &NewRequest { seal: &seal, ..new }).await.unwrap());
+        assert_eq!(
+            requests::insert(svc.store(), &NewRequest { seal: &seal, ..new }).await.unwrap(),
+            requests::Inserted::Stored
+        );
     }
 
     async fn entry(svc: &Service, n: i64, event: &str, subject: &str, detail: &str) {

@@ -202,7 +202,10 @@ impl Store {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        // No ping before a pooled connection is handed out: a connection to a local
+        // file cannot go stale as a server's can, and the ping is one more round
+        // trip to sqlx's worker thread before every read (docs/benchmarks.md).
+        let pool = SqlitePoolOptions::new().max_connections(8).test_before_acquire(false).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
         let store = Store { pool, history_seal: HistorySeal::default() };
         search_folds::fill(&store).await?;

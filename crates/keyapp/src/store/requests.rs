@@ -120,14 +120,30 @@ impl SealedRow {
     }
 }
 
-/// Stores a pending request with its callouts, in one transaction. `false`
-/// when the agent already has a request under the same idempotency key (a
-/// concurrent one won the race): nothing is stored.
-pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreError> {
+/// What [`insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Inserted {
+    Stored,
+    /// The agent already has a request under the same idempotency key (a
+    /// concurrent one won the race): nothing is stored.
+    KeyTaken,
+    /// The agent's pairing is not approved in the records as the request is
+    /// stored (the person unpaired it since its request was admitted):
+    /// nothing is stored.
+    AgentNotPaired,
+}
+
+/// Stores a pending request with its callouts, in one transaction, only while
+/// its agent's pairing stands approved: whoever checked the pairing earlier
+/// (the agent API's guard, before it read the body) may have checked it
+/// before the person unpaired the agent.
+pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<Inserted, StoreError> {
     let mut tx = store.pool().begin().await?;
     let inserted = sqlx::query(
         "INSERT INTO requests (request_id, agent_jkt, kind, idempotency_key, body_sha256, status, consent_text, input, created_at, expires_at, hosts, summary, summary_fold, terms, seal)
-         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
+         SELECT ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?
+         WHERE EXISTS (SELECT 1 FROM agents WHERE jkt = ? AND status = 'approved')
+         ON CONFLICT (agent_jkt, idempotency_key) DO NOTHING",
     )
     .bind(r.request_id)
     .bind(r.agent_jkt)
@@ -143,17 +159,22 @@ pub async fn insert(store: &Store, r: &NewRequest<'_>) -> Result<bool, StoreErro
     .bind(crate::search_fold::fold(r.summary))
     .bind(r.terms)
     .bind(r.seal)
+    .bind(r.agent_jkt)
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
-        return Ok(false);
+        let approved: Option<(i64,)> = sqlx::query_as("SELECT 1 FROM agents WHERE jkt = ? AND status = 'approved'")
+            .bind(r.agent_jkt)
+            .fetch_optional(&mut *tx)
+            .await?;
+        return Ok(if approved.is_some() { Inserted::KeyTaken } else { Inserted::AgentNotPaired });
     }
     // Its history entry, sealed (migration 0030): the detail is the kind.
     let seal = store.history_seal();
     super::history::append(&mut tx, seal, r.created_at, "request_created", r.request_id, r.kind, None).await?;
     super::attention::insert(&mut tx, r.request_id, r.attention).await?;
     tx.commit().await?;
-    Ok(true)
+    Ok(Inserted::Stored)
 }
 
 pub async fn by_id(store: &Store, request_id: &str) -> Result<Option<RequestRow>, StoreError> {
@@ -267,17 +288,40 @@ pub struct LimitsRow {
 /// given in the same second are ordered by decision_seq (migration 0009), the
 /// order they were given in.
 pub async fn limits(store: &Store, agent_jkt: &str) -> Result<LimitsRow, StoreError> {
-    Ok(sqlx::query_as(
-        "WITH last AS (SELECT status, decided_at FROM requests
+    Ok(sqlx::query_as(&format!("{LIMITS} SELECT {LIMITS_COLUMNS}")).bind(agent_jkt).fetch_one(store.pool()).await?)
+}
+
+/// The agent's limits (`?1`), as a CTE and the columns read from it.
+const LIMITS: &str = "WITH last AS (SELECT status, decided_at FROM requests
                        WHERE agent_jkt = ?1 AND status IN ('approved','declined','expired')
-                       ORDER BY decided_at DESC, decision_seq DESC LIMIT 2)
-         SELECT (SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending') AS pending,
+                       ORDER BY decided_at DESC, decision_seq DESC LIMIT 2)";
+const LIMITS_COLUMNS: &str = "(SELECT COUNT(*) FROM requests WHERE agent_jkt = ?1 AND status = 'pending') AS pending,
                 (SELECT status FROM last LIMIT 1) AS last_status,
                 (SELECT decided_at FROM last LIMIT 1) AS last_decided_at,
                 (SELECT status FROM last LIMIT 1 OFFSET 1) AS before_status,
-                (SELECT cooldown_lifted_at FROM agents WHERE jkt = ?1) AS lifted_at",
-    )
+                (SELECT cooldown_lifted_at FROM agents WHERE jkt = ?1) AS lifted_at";
+
+/// What a new request is admitted by, read in one query: the agent's limits,
+/// whether it already asked under the idempotency key, and whether any
+/// request is due to expire (the sweep must come first: an expiry changes
+/// both what a replay answers and the limits).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct AdmissionRow {
+    #[sqlx(flatten)]
+    pub limits: LimitsRow,
+    pub asked_before: bool,
+    pub expiry_due: bool,
+}
+
+pub async fn admission(store: &Store, agent_jkt: &str, key: &str, now: i64) -> Result<AdmissionRow, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "{LIMITS} SELECT {LIMITS_COLUMNS},
+                EXISTS (SELECT 1 FROM requests WHERE agent_jkt = ?1 AND idempotency_key = ?2) AS asked_before,
+                EXISTS (SELECT 1 FROM requests WHERE status = 'pending' AND expires_at <= ?3) AS expiry_due"
+    ))
     .bind(agent_jkt)
+    .bind(key)
+    .bind(now)
     .fetch_one(store.pool())
     .await?)
 }
@@ -495,7 +539,7 @@ mod tests {
     async fn an_expired_request_is_in_the_history_once_at_the_moment_it_expired() {
         use super::super::history;
         let (_dir, store) = store().await;
-        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::Stored);
         assert!(!expire_due(&store, 19, |_| true).await.unwrap(), "not yet due");
         assert!(expire_due(&store, 25, |_| true).await.unwrap());
         assert!(!expire_due(&store, 30, |_| true).await.unwrap(), "expired once");
@@ -511,7 +555,7 @@ mod tests {
     async fn history_about_a_request_names_what_was_asked_and_by_whom() {
         use super::super::history;
         let (_dir, store) = store().await;
-        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::Stored);
         assert_eq!(by_id(&store, "rq_1").await.unwrap().unwrap().summary, "Oil change with Maple Street Auto");
         let mut tx = store.begin().await.unwrap();
         history::append(&mut tx, store.history_seal(), 11, "request_declined", "rq_1", "", None).await.unwrap();
@@ -541,23 +585,68 @@ mod tests {
     #[tokio::test]
     async fn a_request_and_its_callouts_are_stored_together_or_not_at_all() {
         let (_dir, store) = store().await;
-        assert!(insert(&store, &new("rq_1", "k")).await.unwrap());
+        assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::Stored);
         let row = by_id(&store, "rq_1").await.unwrap().unwrap();
         assert_eq!((row.status.as_str(), row.kind.as_str(), row.result), ("pending", "rule", None));
         assert_eq!(attention(&store, "rq_1").await.as_deref(), Some(new("rq_1", "k").attention));
         assert_eq!(terms(&store, "rq_1").await.as_deref(), new("rq_1", "k").terms);
         assert_eq!(sealed(&store, "rq_1").await.unwrap().unwrap().seal.as_deref(), Some(new("rq_1", "k").seal));
         // The same key again: nothing stored, not even the callouts.
-        assert!(!insert(&store, &new("rq_2", "k")).await.unwrap());
+        assert_eq!(insert(&store, &new("rq_2", "k")).await.unwrap(), Inserted::KeyTaken);
         assert!(by_id(&store, "rq_2").await.unwrap().is_none());
         assert_eq!(attention(&store, "rq_2").await, None);
         assert_eq!(terms(&store, "rq_2").await, None);
         assert_eq!(by_idempotency_key(&store, "j", "k").await.unwrap().unwrap().request_id, "rq_1");
-        // A request for an agent that does not exist fails whole.
+        // A request for an agent that does not exist stores nothing.
         let mut stray = new("rq_3", "k3");
         stray.agent_jkt = "nobody";
-        assert!(insert(&store, &stray).await.is_err());
+        assert_eq!(insert(&store, &stray).await.unwrap(), Inserted::AgentNotPaired);
         assert_eq!(attention(&store, "rq_3").await, None);
+    }
+
+    /// A new request's one read: whether this agent used the key, whether
+    /// anything is due to expire, and its limits as `limits` reads them.
+    #[tokio::test]
+    async fn admission_reads_the_key_the_expiry_due_and_the_limits_at_once() {
+        let (_dir, store) = store().await;
+        let fresh = admission(&store, "j", "k", 10).await.unwrap();
+        assert_eq!((fresh.asked_before, fresh.expiry_due, fresh.limits.pending), (false, false, 0));
+        assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::Stored);
+        let again = admission(&store, "j", "k", 19).await.unwrap();
+        assert_eq!((again.asked_before, again.expiry_due), (true, false));
+        assert_eq!(again.limits, limits(&store, "j").await.unwrap());
+        assert_eq!(again.limits.pending, 1);
+        // Another key, another agent's same key: not asked before.
+        assert!(!admission(&store, "j", "k2", 19).await.unwrap().asked_before);
+        assert!(!admission(&store, "nobody", "k", 19).await.unwrap().asked_before);
+        // Due at its expiry, whoever asks.
+        assert!(admission(&store, "j", "k2", 20).await.unwrap().expiry_due);
+        assert!(admission(&store, "nobody", "k", 20).await.unwrap().expiry_due);
+        assert!(expire_due(&store, 20, |_| true).await.unwrap());
+        let swept = admission(&store, "j", "k", 20).await.unwrap();
+        assert_eq!((swept.asked_before, swept.expiry_due, swept.limits.pending), (true, false, 0));
+        assert_eq!(swept.limits.last_status.as_deref(), Some("expired"));
+    }
+
+    /// The agent API's guard looks the pairing up before it reads the body;
+    /// the person may unpair the agent in between. The store is the last word.
+    #[tokio::test]
+    async fn a_request_from_an_agent_unpaired_since_it_was_admitted_is_not_stored() {
+        use super::super::history;
+        let (_dir, store) = store().await;
+        for status in ["unpaired", "pending", "declined"] {
+            sqlx::query("UPDATE agents SET status = ? WHERE jkt = 'j'")
+                .bind(status)
+                .execute(store.pool())
+                .await
+                .unwrap();
+            assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::AgentNotPaired, "{status}");
+            assert!(by_id(&store, "rq_1").await.unwrap().is_none(), "{status}");
+            assert_eq!(attention(&store, "rq_1").await, None);
+            assert!(history::latest(&store, 10).await.unwrap().is_empty(), "no entry for what was not stored");
+        }
+        sqlx::query("UPDATE agents SET status = 'approved' WHERE jkt = 'j'").execute(store.pool()).await.unwrap();
+        assert_eq!(insert(&store, &new("rq_1", "k")).await.unwrap(), Inserted::Stored);
     }
 
     #[tokio::test]
