@@ -299,6 +299,7 @@ bookings-heading = My bookings
 bookings-upcoming = Upcoming
 bookings-past = Past
 bookings-host-unverified = { $host } (not verified)
+bookings-title-too-long = A title too long to show ({ $chars } characters)
 bookings-rests-on = Rests on what you approved:
 bookings-managed-by = { $agent } may cancel or move it until { $until }.
 bookings-manager-ended = { $agent } can no longer change it.

@@ -297,6 +297,7 @@ bookings-heading = Mes réservations
 bookings-upcoming = À venir
 bookings-past = Passées
 bookings-host-unverified = { $host } (non vérifié)
+bookings-title-too-long = Un titre trop long pour être affiché ({ $chars } caractères)
 bookings-rests-on = Repose sur ce que vous avez approuvé :
 bookings-managed-by = { $agent } peut l’annuler ou la déplacer jusqu’au { $until }.
 bookings-manager-ended = { $agent } ne peut plus la modifier.

@@ -9,15 +9,21 @@
 //!    format character (Cf: the bidi embeddings, overrides and isolates U+202A–U+202E and
 //!    U+2066–U+2069, the marks U+200E/U+200F/U+061C, the zero-width characters
 //!    U+200B–U+200D, U+2060, U+FEFF, soft hyphen, tag characters …), the line and
-//!    paragraph separators (Zl, Zp), private-use (Co) and unassigned (Cn) code points
-//!    are replaced, one for one, by U+FFFD REPLACEMENT CHARACTER. The person then
+//!    paragraph separators (Zl, Zp), private-use (Co) and unassigned (Cn) code points,
+//!    every default-ignorable code point (the Hangul fillers U+3164, U+FFA0, U+115F,
+//!    U+1160, which fonts draw as blank letters; variation selectors; the combining
+//!    grapheme joiner) and the blank braille pattern U+2800 are replaced, one for one,
+//!    by U+FFFD REPLACEMENT CHARACTER. The person then
 //!    *sees* that something was there, and the rest of the text stays readable.
 //!    Refusing would be no safer (the terms are host-signed and verified; the name is
 //!    not a term) and would hide from the person that the host tried. Categories come
 //!    from ICU4X's Unicode data, not a hand list, so new format characters are covered.
-//! 2. **Spaces are spaces.** Every space separator (Zs: no-break, em, ideographic …)
-//!    becomes U+0020, runs collapse to one, and the ends are trimmed, so padding cannot
-//!    push a term out of sight. A string left empty becomes U+FFFD.
+//! 2. **Spaces are spaces, and marks stay on their letter.** Every space separator
+//!    (Zs: no-break, em, ideographic …) becomes U+0020, runs collapse to one, and the
+//!    ends are trimmed, so padding cannot push a term out of sight. A string left empty
+//!    becomes U+FFFD. A letter carries at most [`MAX_MARKS`] combining marks (Mn, Me);
+//!    the rest of a longer run becomes one U+FFFD, so a flood of stacked marks cannot be
+//!    painted over the lines around it.
 //! 3. **Right-to-left text is isolated.** A string with a strong right-to-left letter
 //!    (bidi class R or AL) is wrapped in FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE
 //!    (U+2068 … U+2069), so a Hebrew or Arabic name is shown correctly and cannot pull
@@ -32,8 +38,13 @@
 //!    (harbourviewdental.example)`) is shown in quotes, so it cannot pass for the key
 //!    app's own parentheses, separators or verified domain. Ordinary names stay bare,
 //!    which the spec's own renderings require ("with Harbourview Dental
-//!    (harbourviewdental.example), …"). Inside quotes every quotation mark is
-//!    neutralised (U+FFFD), so a quoted string cannot close its quotes early.
+//!    (harbourviewdental.example), …"). What a character *looks like* decides, not only
+//!    its category: a letter whose confusable skeleton (UTS #39, `unicode-security`) is
+//!    a comma, colon, bracket or quote (Lisu `ꓹ ꓽ`, modifier letter `ʺ`) makes the
+//!    string quoted, and a domain is looked for in the skeleton (`dentalꓸexample`).
+//!    Inside quotes every quotation mark is neutralised (U+FFFD), and so is every
+//!    character that looks like one (`ʺ ˮ ″ 〃 ≪ ≫ ˂`) and every pair that does (`ʻʻ`,
+//!    `''`, `<<`), so a quoted string cannot close its quotes early.
 //! 5. **Length is bounded, never cut.** A supplied string longer than
 //!    [`MAX_FIELD_CHARS`] is refused ([`ConsentError::TextTooLong`]): a 20,000-character
 //!    service name would push the time and price out of sight, and cutting it would
@@ -44,8 +55,9 @@
 //! with any character rule 1 would replace is refused there ([`first_hidden`]), so
 //! it never reaches a surface raw.
 
-use icu::properties::props::{BidiClass, GeneralCategory};
-use icu::properties::{CodePointMapData, CodePointMapDataBorrowed};
+use icu::properties::props::{BidiClass, DefaultIgnorableCodePoint, GeneralCategory};
+use icu::properties::{CodePointMapData, CodePointMapDataBorrowed, CodePointSetData};
+use unicode_security::confusable_detection::skeleton;
 
 use crate::locale::Locale;
 use crate::ConsentError;
@@ -56,11 +68,22 @@ pub const REPLACEMENT: char = '\u{FFFD}';
 const FSI: char = '\u{2068}';
 const PDI: char = '\u{2069}';
 
-/// Quotation marks, neutralised inside a quoted string (rule 4).
+/// Quotation marks, neutralised inside a quoted string (rule 4). Characters that
+/// only look like one are found by their skeleton ([`looks_like_a_quote`]); these
+/// are the marks whose skeleton is themselves.
 const QUOTES: &[char] = &[
     '"', '\u{AB}', '\u{BB}', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}', '\u{201D}', '\u{201E}',
-    '\u{201F}', '\u{2039}', '\u{203A}', '\u{300C}', '\u{300D}', '\u{300E}', '\u{300F}', '\u{FF02}',
+    '\u{201F}', '\u{2039}', '\u{203A}', '\u{2E42}', '\u{300A}', '\u{300B}', '\u{300C}', '\u{300D}', '\u{300E}',
+    '\u{300F}', '\u{301D}', '\u{301E}', '\u{301F}', '\u{FF02}', '\u{FF62}', '\u{FF63}',
 ];
+
+/// The most combining marks (Mn, Me) one letter carries as supplied (rule 2):
+/// enough for every script's real stacks (Vietnamese, Devanagari, Tibetan use up
+/// to three or four), too few to paint over a line.
+pub const MAX_MARKS: usize = 4;
+
+/// The blank braille pattern: a symbol, not ignorable, that fonts draw as blank.
+const BRAILLE_BLANK: char = '\u{2800}';
 
 /// Punctuation a bare name may contain: what real names use, nothing that structures
 /// the consent text (no brackets, commas, colons, semicolons or quotes).
@@ -85,7 +108,8 @@ pub fn bounded(s: &str) -> Result<(), ConsentError> {
 
 /// Whether rule 1 replaces `c`: controls, format characters (bidi embeddings,
 /// overrides, isolates and marks, zero-width characters), line and paragraph
-/// separators, private-use, surrogate and unassigned code points.
+/// separators, private-use, surrogate and unassigned code points, default-ignorable
+/// code points and the blank braille pattern.
 fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
     matches!(
         gc.get(c),
@@ -96,7 +120,8 @@ fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
             | GeneralCategory::PrivateUse
             | GeneralCategory::Surrogate
             | GeneralCategory::Unassigned
-    )
+    ) || c == BRAILLE_BLANK
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
 }
 
 /// The first character of `s` that rule 1 would replace, if any: what makes an
@@ -106,11 +131,18 @@ pub fn first_hidden(s: &str) -> Option<char> {
     s.chars().find(|&c| hidden(&gc, c))
 }
 
+fn is_mark(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
+    matches!(gc.get(c), GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark)
+}
+
 /// Makes a supplied string inert (rules 1–3 of the module documentation).
 pub fn inert(s: &str) -> String {
     let gc = CodePointMapData::<GeneralCategory>::new();
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
+    // The combining marks on the last character pushed; past MAX_MARKS, the rest
+    // of the run is one U+FFFD.
+    let mut marks = 0usize;
     for c in s.chars() {
         let shown = if hidden(&gc, c) {
             REPLACEMENT
@@ -121,7 +153,23 @@ pub fn inert(s: &str) -> String {
         };
         if shown == ' ' {
             pending_space = !out.is_empty();
+            marks = 0;
             continue;
+        }
+        if is_mark(&gc, shown) {
+            marks += 1;
+            if marks == MAX_MARKS + 1 {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                out.push(REPLACEMENT);
+            }
+            if marks > MAX_MARKS {
+                continue;
+            }
+        } else {
+            marks = 0;
         }
         if pending_space {
             out.push(' ');
@@ -149,10 +197,11 @@ fn has_strong_rtl(s: &str) -> bool {
 }
 
 /// Whether an inert string may be shown bare (rule 4): letters, marks, digits, single
-/// spaces and the name punctuation (`- _ ' ’ . & / + # ! ?`) only, and no token that looks like a domain.
+/// spaces and the name punctuation (`- _ ' ’ . & / + # ! ?`) only, each of which also
+/// looks like one of those (its skeleton), and no token that looks like a domain.
 pub fn is_plain(s: &str) -> bool {
     let gc = CodePointMapData::<GeneralCategory>::new();
-    let chars_ok = s.chars().all(|c| {
+    let name_like = |c: char| {
         c == ' '
             || c == FSI
             || c == PDI
@@ -171,8 +220,43 @@ pub fn is_plain(s: &str) -> bool {
                     | GeneralCategory::LetterNumber
                     | GeneralCategory::OtherNumber
             )
-    });
-    chars_ok && !s.split(' ').any(looks_like_domain)
+    };
+    // A letter that looks like a comma or a quote is one, to the person.
+    let looks_name_like = |c: char| {
+        c.is_ascii() || {
+            let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
+            seen.chars().all(name_like) && seen.chars().filter(|&k| k == '\'').count() <= 1
+        }
+    };
+    s.chars().all(|c| name_like(c) && looks_name_like(c))
+        && !s.split(' ').any(|token| looks_like_domain(&skeleton(token).collect::<String>()))
+}
+
+/// Whether `c` is, or looks like, a quotation mark: one of [`QUOTES`], or a
+/// character beyond ASCII whose skeleton holds a double quote (`"` is `''` there)
+/// or an angle bracket (what `‹` `«` look like). ASCII's own `'` `<` `>` are
+/// quotes only in pairs ([`half_quote`]).
+fn looks_like_a_quote(c: char) -> bool {
+    if QUOTES.contains(&c) {
+        return true;
+    }
+    if c.is_ascii() {
+        return false;
+    }
+    let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
+    seen.contains(['"', '<', '>']) || seen.matches('\'').count() >= 2
+}
+
+/// What `c` looks like when that is one apostrophe or one angle bracket (`'`,
+/// `ʻ`, `ʼ`, `<`, `ᐸ`): harmless alone, a quotation mark beside another of its kind
+/// (`ʻʻ` reads as `“`, `<<` as `«`).
+fn half_quote(c: char) -> Option<char> {
+    let mut buf = [0; 4];
+    let mut seen = skeleton(c.encode_utf8(&mut buf));
+    match (seen.next(), seen.next()) {
+        (Some(k @ ('\'' | '<' | '>')), None) => Some(k),
+        _ => None,
+    }
 }
 
 /// `evil.example`, `harbourviewdental.example/x`: a dot with a label of two or more
@@ -221,8 +305,17 @@ pub fn inert_in_quotes(s: &str) -> String {
     neutral_quotes(&inert(s))
 }
 
+/// Every quotation mark, every character that looks like one, and every run of two
+/// or more characters that look like the same apostrophe or angle bracket (which
+/// together look like `"` or `«`), as U+FFFD.
 fn neutral_quotes(text: &str) -> String {
-    text.chars().map(|c| if QUOTES.contains(&c) { REPLACEMENT } else { c }).collect()
+    let chars: Vec<char> = text.chars().collect();
+    let halves: Vec<Option<char>> = chars.iter().map(|&c| half_quote(c)).collect();
+    let paired = |i: usize| {
+        halves[i].is_some()
+            && ((i > 0 && halves[i - 1] == halves[i]) || halves.get(i + 1).is_some_and(|next| *next == halves[i]))
+    };
+    chars.iter().enumerate().map(|(i, &c)| if looks_like_a_quote(c) || paired(i) { REPLACEMENT } else { c }).collect()
 }
 
 /// A supplied string always shown in quotes: an agent's name, a rule's label, the

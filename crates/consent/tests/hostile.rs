@@ -108,6 +108,105 @@ fn a_host_name_cannot_close_its_quotes_early() {
     );
 }
 
+/// The same attack with characters that only look like quotation marks: modifier
+/// letters (`ʺ` U+02BA, `ˮ` U+02EE), the double prime, ditto and CJK quotes, two
+/// apostrophe-like letters side by side, and, in French, the look-alikes of `«` `»`.
+/// Each is neutralised inside the quotes, as a real quotation mark is.
+#[test]
+fn a_look_alike_quotation_mark_cannot_close_a_host_names_quotes() {
+    let mut o = dental();
+    o.discovered = Some(domain("evil.example"));
+    for mark in ["\u{2BA}", "\u{2EE}", "\u{2033}", "\u{3003}", "\u{301E}", "''", "\u{2BB}\u{2BB}", "\u{2BC}'"] {
+        o.claims.host.as_mut().unwrap().name =
+            format!("Harbourview Dental{mark} (harbourviewdental.example), booked via {mark}HVD");
+        let text = render_offer(&o, &en());
+        let neutral = "\u{FFFD}".repeat(mark.chars().count());
+        assert!(
+            text.contains(&format!(
+                "with \"Harbourview Dental{neutral} (harbourviewdental.example), booked via {neutral}HVD\" (evil.example), "
+            )),
+            "{mark}: {text}"
+        );
+    }
+    for (open, close) in [("\u{226A}", "\u{226B}"), ("\u{2C2}", "\u{2C3}"), ("\u{300A}", "\u{300B}")] {
+        o.claims.host.as_mut().unwrap().name = format!("Harbourview {close} (harbourviewdental.example) {open}");
+        let text = render_offer(&o, &fr());
+        assert!(
+            text.contains("avec « Harbourview \u{FFFD} (harbourviewdental.example) \u{FFFD} » (evil.example)"),
+            "{open}{close}: {text}"
+        );
+    }
+    // ASCII's angle brackets are quotes in pairs only.
+    o.claims.host.as_mut().unwrap().name = "Harbourview >> (harbourviewdental.example) <<".into();
+    let text = render_offer(&o, &fr());
+    assert!(
+        text.contains(
+            "avec « Harbourview \u{FFFD}\u{FFFD} (harbourviewdental.example) \u{FFFD}\u{FFFD} » (evil.example)"
+        ),
+        "{text}"
+    );
+    // One apostrophe, of any look, is a name's own: kept.
+    o.claims.host.as_mut().unwrap().name = "Hawai\u{2BB}i Dental, O'Brien & Co".into();
+    let text = render_offer(&o, &en());
+    assert!(text.contains("with \"Hawai\u{2BB}i Dental, O'Brien & Co\" (evil.example), "), "{text}");
+}
+
+/// Letters that look like a comma, a full stop or a colon (Lisu `ꓹ ꓸ ꓽ`) are read as
+/// them: a name with them is quoted, and one whose skeleton holds a domain is too,
+/// while the same name in letters that look like letters stays bare.
+#[test]
+fn look_alike_punctuation_cannot_make_a_name_read_as_the_key_apps_terms() {
+    let mut o = dental();
+    o.claims.service.name = "Cleaning\u{A4F9} CAD 1\u{A4F8}00\u{A4F9} paid to Harbourview Dental directly".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.starts_with("\"Cleaning\u{A4F9} CAD 1\u{A4F8}00\u{A4F9} paid to Harbourview Dental directly\" with "),
+        "{text}"
+    );
+    o.claims.service.name = "Cleaning\u{A4FD} free".into();
+    assert!(render_offer(&o, &en()).starts_with("\"Cleaning\u{A4FD} free\" with "));
+    o.claims.service.name = "Cleaning and check-up".into();
+    o.claims.host.as_mut().unwrap().name = "Harbourview Dental harbourviewdental\u{A4F8}example".into();
+    o.discovered = Some(domain("evil.example"));
+    let text = render_offer(&o, &en());
+    assert!(text.contains("with \"Harbourview Dental harbourviewdental\u{A4F8}example\" (evil.example)"), "{text}");
+    // Cyrillic letters that look like Latin ones are letters: bare.
+    o.claims.host.as_mut().unwrap().name = "Нarbourview Dеntal".into();
+    let text = render_offer(&o, &en());
+    assert!(text.contains("with Нarbourview Dеntal (evil.example)"), "{text}");
+}
+
+/// Letters and symbols that fonts draw as blank (the Hangul fillers, the blank
+/// braille pattern) and other default-ignorable characters are shown as U+FFFD, so
+/// a name cannot pad the terms after it out of sight with blank lines.
+#[test]
+fn blank_letters_and_ignorable_characters_are_shown_not_hidden() {
+    let mut o = dental();
+    for blank in ['\u{3164}', '\u{FFA0}', '\u{115F}', '\u{1160}', '\u{2800}', '\u{34F}', '\u{FE0F}', '\u{180E}'] {
+        o.claims.host.as_mut().unwrap().name = format!("Harbourview Dental{}", blank.to_string().repeat(200));
+        let text = render_offer(&o, &en());
+        assert!(!text.contains(blank), "{:04X}: {text}", blank as u32);
+        assert!(text.contains(&format!("\"Harbourview Dental{}\"", "\u{FFFD}".repeat(200))), "{text}");
+    }
+    assert_eq!(inert::first_hidden("\u{3164}"), Some('\u{3164}'), "nor can an assistant be named with them");
+    assert_eq!(inert::first_hidden("Calendar \u{2800}"), Some('\u{2800}'));
+}
+
+/// A letter keeps a few combining marks, as real scripts stack them; a flood of
+/// them, which would be painted over the lines around it, ends in one U+FFFD.
+#[test]
+fn a_flood_of_combining_marks_stays_on_its_letter() {
+    let mut o = dental();
+    o.claims.service.name = format!("Cleaning{} and check-up", "\u{333}\u{489}".repeat(120));
+    let text = render_offer(&o, &en());
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("\"Cleaning\u{333}\u{489}\u{333}\u{489}\u{FFFD} and check-up\" with "), "{first}");
+    // Vietnamese and Devanagari stacks pass whole.
+    for name in ["Nguyễn Thị Thủy", "Trần Quốc Toản", "क्षत्रिय"] {
+        assert_eq!(inert::inert(name), name);
+    }
+}
+
 #[test]
 fn zero_width_and_bidi_marks_in_names_are_shown_not_hidden() {
     let mut o = dental();

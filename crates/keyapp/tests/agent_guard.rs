@@ -471,6 +471,34 @@ async fn a_paired_agents_request_asks_the_records_once_and_an_unpaired_ones_too(
     assert_eq!(s.lookups.load(Ordering::SeqCst) - before, 1);
 }
 
+/// The guard's answer is given before the body. An agent that holds its body
+/// back while the person unpairs it is asked about again once the answer is
+/// over a second old: refused as unpaired, on every gated route.
+#[tokio::test]
+async fn an_agent_unpaired_while_it_holds_its_body_back_is_refused() {
+    let s = start().await;
+    let a = Agent::new();
+    s.pair(&a);
+    let body = b"{}";
+    let url = s.url("/v1/requests/rq_1");
+    let mut head = format!("GET /v1/requests/rq_1 HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n", s.port);
+    for (k, v) in sign_request("GET", &url, body, None, &a.key, now(), &fresh_nonce()) {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n\r\n", body.len()));
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", s.port)).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    s.paired.lock().unwrap().remove(&a.jkt);
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    stream.write_all(body).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let text = String::from_utf8_lossy(&answer);
+    assert!(text.starts_with("HTTP/1.1 403"), "{text}");
+    assert!(text.contains("agent_not_paired"), "{text}");
+}
+
 #[tokio::test]
 async fn an_unpaired_agent_may_only_pair() {
     let s = start().await;

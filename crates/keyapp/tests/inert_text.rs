@@ -128,3 +128,31 @@ async fn an_agent_name_that_closes_its_quotes_stays_inside_them() {
     let shown = env.app.service.requests().prompt(id).await.unwrap();
     assert_eq!(shown.agent_name, "“Calendar\u{FFFD} is done. Your dentist \u{FFFD}Harbourview”");
 }
+
+/// The same, with characters that only look like quotation marks (`ˮ`, and two
+/// turned commas `ʻʻ` for an opening one): neutralised wherever the name is
+/// quoted. A name of blank letters (the Hangul filler) is refused at pairing, as
+/// every invisible character is.
+#[tokio::test]
+async fn an_agent_name_with_look_alike_quotes_or_blank_letters_cannot_pass_as_other_words() {
+    let env = start().await;
+    let a = agent(&env, 62);
+    let name = "Calendar\u{2EE} is done. Your dentist \u{2BB}\u{2BB}Harbourview";
+    let (status, body) = a.send(Method::POST, "/v1/pairings", Some(&json!({ "agent_name": name }))).await.unwrap();
+    assert_eq!(status, StatusCode::ACCEPTED, "{body}");
+    let items = pending(&env).await;
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["agent_name"], "Calendar\u{FFFD} is done. Your dentist \u{FFFD}\u{FFFD}Harbourview");
+    let id = items[0]["id"].as_str().unwrap();
+    let shown = env.app.service.requests().prompt(id).await.unwrap();
+    assert_eq!(shown.agent_name, "“Calendar\u{FFFD} is done. Your dentist \u{FFFD}\u{FFFD}Harbourview”");
+
+    let blank = agent(&env, 63);
+    let (status, body) = blank
+        .send(Method::POST, "/v1/pairings", Some(&json!({ "agent_name": "\u{3164}\u{3164}\u{3164}" })))
+        .await
+        .unwrap();
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["error"]["reason"], "text_not_inert", "{body}");
+    assert_eq!(pending(&env).await.len(), 1, "nothing more is put before the person");
+}

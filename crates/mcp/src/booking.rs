@@ -562,12 +562,13 @@ impl KeyAppServer {
             .iter()
             .map(|s| json!({"id": s.id, "name": s.name, "duration": s.duration, "price": s.price}))
             .collect();
-        let names: Vec<String> = host.document.services.iter().map(|s| format!("{} ({})", s.name, s.id)).collect();
+        let names: Vec<String> =
+            host.document.services.iter().map(|s| format!("{} ({})", words::said(&s.name), s.id)).collect();
         let domain = host.domain.clone().unwrap_or_else(|| "an address it does not own (unverified)".into());
         let text = format!(
             "Found {} at {domain}, in the {} time zone. It offers: {}. Use its id {} with availability; nothing was \
              sent about the person.",
-            host.name,
+            words::said(&host.name),
             host.tz,
             names.join(", "),
             host.host_id
@@ -609,13 +610,13 @@ impl KeyAppServer {
             })
             .collect();
         let text = if slots.is_empty() {
-            format!("{} has no free time for that between those days; try other days.", host.name)
+            format!("{} has no free time for that between those days; try other days.", words::said(&host.name))
         } else {
             let list: Vec<String> = slots.iter().filter_map(|s| s["when"].as_str().map(str::to_owned)).collect();
             format!(
                 "{} has {} free time(s): {}. A time is only the person's once it is held and booked; to take one, \
                  call hold with its start.",
-                host.name,
+                words::said(&host.name),
                 slots.len(),
                 list.join("; ")
             )
@@ -648,7 +649,7 @@ impl KeyAppServer {
                 format!(
                     "The person has not given this assistant permission to hold times at {}; ask for it with \
                      request_mandate (scope hold and book, this business), and relay the consent text.",
-                    host.name
+                    words::said(&host.name)
                 ),
                 Reason::OutOfScope,
             )));
@@ -681,7 +682,7 @@ impl KeyAppServer {
         let text = format!(
             "{} holds {when}{total} until {}. Call book with hold_id {} to book it; the person may be asked to approve \
              these exact terms in the key app.",
-            host.name, hold.expires_at, hold.hold_id
+            words::said(&host.name), hold.expires_at, hold.hold_id
         );
         Ok(ok(
             text,
@@ -752,7 +753,8 @@ impl KeyAppServer {
         let management = self.ask_management(&client, &booked).await;
         let b = &booked.response.booking;
         let when = words::slot(&b.start, b.end.as_deref(), &host.tz);
-        let mut text = format!("Booked {when} at {}, {how}. The booking id is {}.", host.name, b.booking_id);
+        let mut text =
+            format!("Booked {when} at {}, {how}. The booking id is {}.", words::said(&host.name), b.booking_id);
         if let Some(consent) = management.get("consent_text").and_then(Value::as_str) {
             text.push_str(&format!(
                 " So that you can cancel or move it later, the key app now asks the person to allow that. {RELAY_TEXT}\n\nConsent text:\n{consent}"
@@ -802,7 +804,7 @@ impl KeyAppServer {
         let v = booking_value(&memo, &host.tz);
         let text = format!(
             "The booking at {} is {} for {}.",
-            host.name,
+            words::said(&host.name),
             v["status"].as_str().unwrap_or("unknown"),
             v["when"].as_str().unwrap_or("")
         );
@@ -825,7 +827,7 @@ impl KeyAppServer {
         let v = booking_value(&memo, &host.tz);
         let text = format!(
             "Cancelled the booking at {} for {}; nothing is owed for cancelling.",
-            host.name,
+            words::said(&host.name),
             v["when"].as_str().unwrap_or("")
         );
         Ok(ok(text, v))
@@ -899,7 +901,10 @@ impl KeyAppServer {
         v["from"] = json!(from);
         v["to"] = json!(to);
         v["management"] = management;
-        let text = format!("Moved the booking at {} from {from} to {to}, with the person's approval.", host.name);
+        let text = format!(
+            "Moved the booking at {} from {from} to {to}, with the person's approval.",
+            words::said(&host.name)
+        );
         Ok(ok(text, v))
     }
 
@@ -957,8 +962,10 @@ impl KeyAppServer {
             .map_err(at(HostStep::Respond))?;
         let b = &response.booking;
         let when = words::slot(&b.start, b.end.as_deref(), &host.tz);
-        let text =
-            format!("The person accepted the invitation for {when} at {}; the business has their yes.", host.name);
+        let text = format!(
+            "The person accepted the invitation for {when} at {}; the business has their yes.",
+            words::said(&host.name)
+        );
         Ok(ok(text, json!({"booking_id": b.booking_id, "status": b.status, "when": when, "accepted": true})))
     }
 }
@@ -970,7 +977,7 @@ fn service_of(host: &Host, named: Option<&str>) -> Result<String, CallToolResult
         Some(id) if services.iter().any(|s| s.id == id) => Ok(id.to_owned()),
         Some(_) | None if services.len() == 1 => Ok(services[0].id.clone()),
         _ => {
-            let names: Vec<String> = services.iter().map(|s| format!("{} ({})", s.name, s.id)).collect();
+            let names: Vec<String> = services.iter().map(|s| format!("{} ({})", words::said(&s.name), s.id)).collect();
             Err(refused(Refusal::own(
                 format!("Say which service the person wants: {}.", names.join(", ")),
                 Reason::MissingMember,

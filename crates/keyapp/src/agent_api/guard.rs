@@ -280,7 +280,8 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
     let mut req = Request::from_parts(parts, Body::from(body));
     // The pairing looked up in step 4 is the signing key's own when the key
     // the signature verified is the one the request claimed: the gate behind
-    // reads it rather than asking the records a second time.
+    // reads it, while it stands, rather than asking the records a second time.
+    // What is stored is checked again as it is stored (store::requests::insert).
     if let Some(checked) = claimed.filter(|c| c.jkt == agent.jkt) {
         req.extensions_mut().insert(checked);
     }
@@ -295,6 +296,20 @@ async fn admit(guard: &AgentGuard, req: Request) -> Result<Request, ApiError> {
 struct PairingChecked {
     jkt: String,
     paired: bool,
+    at: std::time::Instant,
+}
+
+/// How long the guard's pairing answer stands for the gate behind it. The
+/// answer is given before the body, which an agent may hold back for up to
+/// the body timeout while the person unpairs it: older than this, the gate
+/// asks again.
+const PAIRING_ANSWER_STANDS: Duration = Duration::from_secs(1);
+
+impl PairingChecked {
+    /// The answer for `jkt`, if this one is about it and still stands.
+    fn for_key(&self, jkt: &str) -> Option<bool> {
+        (self.jkt == jkt && self.at.elapsed() < PAIRING_ANSWER_STANDS).then_some(self.paired)
+    }
 }
 
 /// Whether the key the request names in `SchCP-Agent-Key` is paired, as the
@@ -308,12 +323,13 @@ async fn claimed_key_pairing(guard: &AgentGuard, headers: &HeaderMap) -> Result<
         .and_then(|v| v.to_str().ok())
         .and_then(|v| schcp::jwk::parse_agent_key(v).ok())
         .and_then(|(jwk, _)| jwk.thumbprint().ok());
+    let at = std::time::Instant::now();
     Ok(Some(match jkt {
         Some(jkt) => {
             let paired = gate.0.is_paired(&jkt).await?;
-            PairingChecked { jkt, paired }
+            PairingChecked { jkt, paired, at }
         }
-        None => PairingChecked { jkt: String::new(), paired: false },
+        None => PairingChecked { jkt: String::new(), paired: false, at },
     }))
 }
 
@@ -467,7 +483,7 @@ pub async fn require_paired(State(gate): State<PairingGate>, req: Request, next:
     let Some(agent) = req.extensions().get::<AgentIdentity>() else {
         return ApiError::internal("the pairing gate runs behind the agent guard").into_response();
     };
-    let checked = req.extensions().get::<PairingChecked>().filter(|c| c.jkt == agent.jkt).map(|c| c.paired);
+    let checked = req.extensions().get::<PairingChecked>().and_then(|c| c.for_key(&agent.jkt));
     let paired = match checked {
         Some(paired) => Ok(paired),
         None => gate.0.is_paired(&agent.jkt).await,

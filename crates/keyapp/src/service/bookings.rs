@@ -28,7 +28,7 @@ impl Service {
             .or_else(|_| BookingWords::of(&self.locale(), self.zone(), b))
             .map_err(|e| corrupt_receipt(format!("booking {}: {e}", r.receipt.booking_id)))?;
         Ok(BookingView {
-            what: inert::inert(&b.event.title),
+            what: self.title_words(&b.event.title),
             when: words.when,
             place: words.place,
             price: words.price,
@@ -41,6 +41,17 @@ impl Service {
             booking_id: r.receipt.booking_id,
             host_id: r.receipt.host,
         })
+    }
+
+    /// The booking's title as the host signed it, inert; one too long to
+    /// leave the other bookings in view is named, not shown or cut (as the
+    /// consent text bounds a name, `inert::MAX_FIELD_CHARS`).
+    fn title_words(&self, title: &str) -> String {
+        let chars = title.chars().count();
+        if chars > inert::MAX_FIELD_CHARS {
+            return self.words_with("bookings-title-too-long", [("chars", chars.into())]);
+        }
+        inert::inert(title)
     }
 
     /// The host as the person knows it: its verified domain, else its id
@@ -297,6 +308,18 @@ fn status_id(s: BookingStatus) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A host-signed title is shown inert, and one too long to leave the other
+    /// bookings in view is named by its length, never shown or cut.
+    #[tokio::test]
+    async fn a_title_too_long_is_named_not_shown() {
+        let (svc, _clock, _dir) = super::super::test_support::service_at(1_792_000_000).await;
+        let at_bound = "a".repeat(inert::MAX_FIELD_CHARS);
+        assert_eq!(svc.title_words(&at_bound), at_bound);
+        assert_eq!(svc.title_words("Cleaning\nfor 0 CAD"), "Cleaning\u{FFFD}for 0 CAD");
+        let long = format!("Cleaning{}", "\u{3164}".repeat(inert::MAX_FIELD_CHARS));
+        assert_eq!(svc.title_words(&long), "A title too long to show (308 characters)");
+    }
 
     #[test]
     fn a_booking_is_upcoming_while_live_and_not_over() {

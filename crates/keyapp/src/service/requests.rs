@@ -681,6 +681,43 @@ mod tests {
         }
     }
 
+    /// A new request's one read finds what is due to expire, and the sweep
+    /// runs before the limits are read: requests left unanswered past their
+    /// expiry no longer count as pending (docs/agent-api.md §9), and being the
+    /// agent's last two unanswered puts it in its cooldown.
+    #[tokio::test]
+    async fn requests_past_their_expiry_are_swept_before_the_limits_are_read() {
+        const T0: i64 = 1_792_000_000;
+        let (svc, clock, _dir) = super::super::test_support::service_at(T0).await;
+        let key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]);
+        let jkt = &schcp::jwk::Jwk::ed25519(&key.verifying_key()).thumbprint().unwrap();
+        crate::store::testing::paired_agent(svc.store(), jkt, "Assistant", "f").await;
+        let agent = Requester { jkt: jkt.to_owned() };
+        let rule = |key: &str| {
+            serde_json::json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "Weekends"})
+                .to_string()
+                .into_bytes()
+        };
+        let refusal = |r: Result<(RequestView, bool), ServiceError>| match r {
+            Ok((v, _)) => panic!("accepted: {}", v.request_id),
+            Err(ServiceError::TooMany { reason, .. }) => reason.as_str(),
+            Err(other) => panic!("{other}"),
+        };
+        for n in 0..MAX_PENDING {
+            svc.create_request(&agent, &rule(&format!("k{n}"))).await.unwrap();
+        }
+        assert_eq!(refusal(svc.create_request(&agent, &rule("k-next")).await), "too_many_pending");
+        // Past their expiry: swept as this request is read, none pending, and
+        // the agent's last two were left unanswered.
+        clock.fetch_add(REQUEST_TTL, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(refusal(svc.create_request(&agent, &rule("k-next")).await), "cooldown");
+        let first = stored::by_idempotency_key(svc.store(), jkt, "k0").await.unwrap().unwrap();
+        assert_eq!(first.status, "expired");
+        clock.fetch_add(COOLDOWN, std::sync::atomic::Ordering::SeqCst);
+        let (asked, replayed) = svc.create_request(&agent, &rule("k-next")).await.unwrap();
+        assert_eq!((asked.status, replayed), (RequestStatus::Pending, false));
+    }
+
     #[test]
     fn pending_cap_and_cooldown() {
         const NOW: i64 = 1_792_000_000;
