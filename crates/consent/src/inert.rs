@@ -23,7 +23,8 @@
 //!    ends are trimmed, so padding cannot push a term out of sight. A string left empty
 //!    becomes U+FFFD. A letter carries at most [`MAX_MARKS`] combining marks (Mn, Me);
 //!    the rest of a longer run becomes one U+FFFD, so a flood of stacked marks cannot be
-//!    painted over the lines around it.
+//!    painted over the lines around it, and a mark with no letter under it (first, or
+//!    after a space) is U+FFFD, since alone it is drawn as punctuation.
 //! 3. **Right-to-left text is isolated.** A string with a strong right-to-left letter
 //!    (bidi class R or AL) is wrapped in FIRST STRONG ISOLATE … POP DIRECTIONAL ISOLATE
 //!    (U+2068 … U+2069), so a Hebrew or Arabic name is shown correctly and cannot pull
@@ -39,9 +40,11 @@
 //!    app's own parentheses, separators or verified domain. Ordinary names stay bare,
 //!    which the spec's own renderings require ("with Harbourview Dental
 //!    (harbourviewdental.example), …"). What a character *looks like* decides, not only
-//!    its category: a letter whose confusable skeleton (UTS #39, `unicode-security`) is
-//!    a comma, colon, bracket or quote (Lisu `ꓹ ꓽ`, modifier letter `ʺ`) makes the
-//!    string quoted, and a domain is looked for in the skeleton (`dentalꓸexample`).
+//!    its category: a modifier letter, mark, number or symbol whose confusable skeleton
+//!    (UTS #39, `unicode-security`) is a comma, colon, bracket or quote (Lisu `ꓹ ꓽ`,
+//!    modifier letter `ʺ`) makes the string quoted, and a token beyond ASCII is read
+//!    for a domain in its skeleton (`dentalꓸexample`). A script's own letters (Lu, Ll,
+//!    Lt, Lo) are what they are: a Hebrew yod looks like an apostrophe and stays one.
 //!    Inside quotes every quotation mark is neutralised (U+FFFD), and so is every
 //!    character that looks like one (`ʺ ˮ ″ 〃 ≪ ≫ ˂`) and every pair that does (`ʻʻ`,
 //!    `''`, `<<`), so a quoted string cannot close its quotes early.
@@ -55,7 +58,7 @@
 //! with any character rule 1 would replace is refused there ([`first_hidden`]), so
 //! it never reaches a surface raw.
 
-use icu::properties::props::{BidiClass, DefaultIgnorableCodePoint, GeneralCategory};
+use icu::properties::props::{BidiClass, DefaultIgnorableCodePoint, Emoji, GeneralCategory};
 use icu::properties::{CodePointMapData, CodePointMapDataBorrowed, CodePointSetData};
 use unicode_security::confusable_detection::skeleton;
 
@@ -72,9 +75,57 @@ const PDI: char = '\u{2069}';
 /// only look like one are found by their skeleton ([`looks_like_a_quote`]); these
 /// are the marks whose skeleton is themselves.
 const QUOTES: &[char] = &[
-    '"', '\u{AB}', '\u{BB}', '\u{2018}', '\u{2019}', '\u{201A}', '\u{201B}', '\u{201C}', '\u{201D}', '\u{201E}',
-    '\u{201F}', '\u{2039}', '\u{203A}', '\u{2E42}', '\u{300A}', '\u{300B}', '\u{300C}', '\u{300D}', '\u{300E}',
-    '\u{300F}', '\u{301D}', '\u{301E}', '\u{301F}', '\u{FF02}', '\u{FF62}', '\u{FF63}',
+    '"',
+    '\u{AB}',
+    '\u{BB}',
+    '\u{2018}',
+    '\u{2019}',
+    '\u{201A}',
+    '\u{201B}',
+    '\u{201C}',
+    '\u{201D}',
+    '\u{201E}',
+    '\u{201F}',
+    '\u{2039}',
+    '\u{203A}',
+    '\u{2329}',
+    '\u{232A}',
+    '\u{275B}',
+    '\u{275C}',
+    '\u{275D}',
+    '\u{275E}',
+    '\u{275F}',
+    '\u{2760}',
+    '\u{276E}',
+    '\u{276F}',
+    '\u{2770}',
+    '\u{2771}',
+    '\u{27E8}',
+    '\u{27E9}',
+    '\u{27EA}',
+    '\u{27EB}',
+    '\u{2E42}',
+    '\u{3008}',
+    '\u{3009}',
+    '\u{300A}',
+    '\u{300B}',
+    '\u{300C}',
+    '\u{300D}',
+    '\u{300E}',
+    '\u{300F}',
+    '\u{301D}',
+    '\u{301E}',
+    '\u{301F}',
+    '\u{FE3D}',
+    '\u{FE3E}',
+    '\u{FE3F}',
+    '\u{FE40}',
+    '\u{FF02}',
+    '\u{FF62}',
+    '\u{FF63}',
+    '\u{1F676}',
+    '\u{1F677}',
+    '\u{1F678}',
 ];
 
 /// The most combining marks (Mn, Me) one letter carries as supplied (rule 2):
@@ -109,8 +160,13 @@ pub fn bounded(s: &str) -> Result<(), ConsentError> {
 /// Whether rule 1 replaces `c`: controls, format characters (bidi embeddings,
 /// overrides, isolates and marks, zero-width characters), line and paragraph
 /// separators, private-use, surrogate and unassigned code points, default-ignorable
-/// code points and the blank braille pattern.
-fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
+/// code points and the blank braille pattern; but not a text or emoji presentation
+/// selector (U+FE0E, U+FE0F) right after an emoji (`after`), which only chooses how
+/// the emoji is drawn.
+fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, after: Option<char>, c: char) -> bool {
+    if matches!(c, '\u{FE0E}' | '\u{FE0F}') && after.is_some_and(|e| CodePointSetData::new::<Emoji>().contains(e)) {
+        return false;
+    }
     matches!(
         gc.get(c),
         GeneralCategory::Control
@@ -128,7 +184,12 @@ fn hidden(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
 /// agent's name unacceptable at pairing.
 pub fn first_hidden(s: &str) -> Option<char> {
     let gc = CodePointMapData::<GeneralCategory>::new();
-    s.chars().find(|&c| hidden(&gc, c))
+    let mut after = None;
+    s.chars().find(|&c| {
+        let found = hidden(&gc, after, c);
+        after = Some(c);
+        found
+    })
 }
 
 fn is_mark(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
@@ -137,32 +198,39 @@ fn is_mark(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool 
 
 /// Makes a supplied string inert (rules 1–3 of the module documentation).
 pub fn inert(s: &str) -> String {
+    isolated(inert_bare(s))
+}
+
+/// Rules 1 and 2: what is hidden shown, spaces made spaces, marks kept on letters.
+fn inert_bare(s: &str) -> String {
     let gc = CodePointMapData::<GeneralCategory>::new();
     let mut out = String::with_capacity(s.len());
     let mut pending_space = false;
     // The combining marks on the last character pushed; past MAX_MARKS, the rest
     // of the run is one U+FFFD.
     let mut marks = 0usize;
+    let mut after = None;
     for c in s.chars() {
-        let shown = if hidden(&gc, c) {
+        let shown = if hidden(&gc, after, c) {
             REPLACEMENT
         } else if gc.get(c) == GeneralCategory::SpaceSeparator {
             ' '
         } else {
             c
         };
+        after = Some(c);
         if shown == ' ' {
             pending_space = !out.is_empty();
             marks = 0;
             continue;
         }
+        // A mark with no letter under it (first, or after a space) would be
+        // drawn alone, as punctuation (U+030E looks like a quote, U+0326 like
+        // a comma), or on the key app's own quotation mark: shown as U+FFFD.
+        let shown = if is_mark(&gc, shown) && (out.is_empty() || pending_space) { REPLACEMENT } else { shown };
         if is_mark(&gc, shown) {
             marks += 1;
             if marks == MAX_MARKS + 1 {
-                if pending_space {
-                    out.push(' ');
-                    pending_space = false;
-                }
                 out.push(REPLACEMENT);
             }
             if marks > MAX_MARKS {
@@ -180,6 +248,11 @@ pub fn inert(s: &str) -> String {
     if out.is_empty() {
         out.push(REPLACEMENT);
     }
+    out
+}
+
+/// Rule 3: a string with a right-to-left letter, isolated.
+fn isolated(out: String) -> String {
     if has_strong_rtl(&out) {
         let mut isolated = String::with_capacity(out.len() + 6);
         isolated.push(FSI);
@@ -221,26 +294,48 @@ pub fn is_plain(s: &str) -> bool {
                     | GeneralCategory::OtherNumber
             )
     };
-    // A letter that looks like a comma or a quote is one, to the person.
+    // A modifier letter, mark or number that looks like a comma or a quote is
+    // one, to the person. A script's own letters are what they are (a Hebrew
+    // yod's skeleton is an apostrophe, an Icelandic eth's a symbol).
     let looks_name_like = |c: char| {
-        c.is_ascii() || {
+        c.is_ascii() || real_letter(&gc, c) || {
             let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
             seen.chars().all(name_like) && seen.chars().filter(|&k| k == '\'').count() <= 1
         }
     };
-    s.chars().all(|c| name_like(c) && looks_name_like(c))
-        && !s.split(' ').any(|token| looks_like_domain(&skeleton(token).collect::<String>()))
+    // A domain is looked for as the token reads: in its skeleton when it has
+    // anything beyond ASCII (`dentalꓸexample`), else as it is ("Room 1.10").
+    let domain_like = |token: &str| {
+        if token.is_ascii() {
+            looks_like_domain(token)
+        } else {
+            looks_like_domain(&skeleton(token).collect::<String>())
+        }
+    };
+    s.chars().all(|c| name_like(c) && looks_name_like(c)) && !s.split(' ').any(domain_like)
+}
+
+/// A script's own letter (Lu, Ll, Lt, Lo): judged by what it is, never by what
+/// it looks like, so real names in every script stay as written.
+fn real_letter(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
+    matches!(
+        gc.get(c),
+        GeneralCategory::UppercaseLetter
+            | GeneralCategory::LowercaseLetter
+            | GeneralCategory::TitlecaseLetter
+            | GeneralCategory::OtherLetter
+    )
 }
 
 /// Whether `c` is, or looks like, a quotation mark: one of [`QUOTES`], or a
-/// character beyond ASCII whose skeleton holds a double quote (`"` is `''` there)
-/// or an angle bracket (what `‹` `«` look like). ASCII's own `'` `<` `>` are
-/// quotes only in pairs ([`half_quote`]).
-fn looks_like_a_quote(c: char) -> bool {
+/// character beyond ASCII, not a script's own letter, whose skeleton holds a
+/// double quote (`"` is `''` there) or an angle bracket (what `‹` `«` look like).
+/// ASCII's own `'` `<` `>` are quotes only in pairs ([`half_quote`]).
+fn looks_like_a_quote(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
     if QUOTES.contains(&c) {
         return true;
     }
-    if c.is_ascii() {
+    if c.is_ascii() || real_letter(gc, c) {
         return false;
     }
     let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
@@ -248,9 +343,12 @@ fn looks_like_a_quote(c: char) -> bool {
 }
 
 /// What `c` looks like when that is one apostrophe or one angle bracket (`'`,
-/// `ʻ`, `ʼ`, `<`, `ᐸ`): harmless alone, a quotation mark beside another of its kind
-/// (`ʻʻ` reads as `“`, `<<` as `«`).
-fn half_quote(c: char) -> Option<char> {
+/// `ʻ`, `ʼ`, `<`), unless it is a script's own letter: harmless alone, a quotation
+/// mark beside another of its kind (`ʻʻ` reads as `“`, `<<` as `«`).
+fn half_quote(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> Option<char> {
+    if real_letter(gc, c) {
+        return None;
+    }
     let mut buf = [0; 4];
     let mut seen = skeleton(c.encode_utf8(&mut buf));
     match (seen.next(), seen.next()) {
@@ -296,26 +394,35 @@ pub(crate) fn name(locale: &Locale, s: &str) -> Result<String, ConsentError> {
 /// isolate exactly as this function adds it is kept (its inside unchanged by
 /// rules 1–4, with a right-to-left letter), so nothing else passes.
 pub fn inert_in_quotes(s: &str) -> String {
+    // Isolated after the quotes are neutralised: a right-to-left mark that was
+    // one (U+05F4) leaves no isolate around what is left, so a second pass
+    // finds what the first gave.
+    let once = |s: &str| isolated(neutral_quotes(&inert_bare(s)));
     if let Some(inside) = s.strip_prefix(FSI).and_then(|r| r.strip_suffix(PDI)) {
-        let once = neutral_quotes(&inert(inside));
-        if once == s {
-            return once;
+        let again = once(inside);
+        if again == s {
+            return again;
         }
     }
-    neutral_quotes(&inert(s))
+    once(s)
 }
 
 /// Every quotation mark, every character that looks like one, and every run of two
 /// or more characters that look like the same apostrophe or angle bracket (which
 /// together look like `"` or `«`), as U+FFFD.
 fn neutral_quotes(text: &str) -> String {
+    let gc = CodePointMapData::<GeneralCategory>::new();
     let chars: Vec<char> = text.chars().collect();
-    let halves: Vec<Option<char>> = chars.iter().map(|&c| half_quote(c)).collect();
+    let halves: Vec<Option<char>> = chars.iter().map(|&c| half_quote(&gc, c)).collect();
     let paired = |i: usize| {
         halves[i].is_some()
             && ((i > 0 && halves[i - 1] == halves[i]) || halves.get(i + 1).is_some_and(|next| *next == halves[i]))
     };
-    chars.iter().enumerate().map(|(i, &c)| if looks_like_a_quote(c) || paired(i) { REPLACEMENT } else { c }).collect()
+    chars
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| if looks_like_a_quote(&gc, c) || paired(i) { REPLACEMENT } else { c })
+        .collect()
 }
 
 /// A supplied string always shown in quotes: an agent's name, a rule's label, the

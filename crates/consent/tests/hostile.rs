@@ -128,7 +128,21 @@ fn a_look_alike_quotation_mark_cannot_close_a_host_names_quotes() {
             "{mark}: {text}"
         );
     }
-    for (open, close) in [("\u{226A}", "\u{226B}"), ("\u{2C2}", "\u{2C3}"), ("\u{300A}", "\u{300B}")] {
+    for mark in ["\u{275D}", "\u{275E}", "\u{1F677}"] {
+        o.claims.host.as_mut().unwrap().name = format!("Harbourview Dental{mark} (harbourviewdental.example)");
+        let text = render_offer(&o, &en());
+        assert!(
+            text.contains("with \"Harbourview Dental\u{FFFD} (harbourviewdental.example)\" (evil.example), "),
+            "{text}"
+        );
+    }
+    for (open, close) in [
+        ("\u{226A}", "\u{226B}"),
+        ("\u{2C2}", "\u{2C3}"),
+        ("\u{300A}", "\u{300B}"),
+        ("\u{27EA}", "\u{27EB}"),
+        ("\u{3008}", "\u{3009}"),
+    ] {
         o.claims.host.as_mut().unwrap().name = format!("Harbourview {close} (harbourviewdental.example) {open}");
         let text = render_offer(&o, &fr());
         assert!(
@@ -201,9 +215,75 @@ fn a_flood_of_combining_marks_stays_on_its_letter() {
     let text = render_offer(&o, &en());
     let first = text.lines().next().unwrap();
     assert!(first.starts_with("\"Cleaning\u{333}\u{489}\u{333}\u{489}\u{FFFD} and check-up\" with "), "{first}");
-    // Vietnamese and Devanagari stacks pass whole.
-    for name in ["Nguyễn Thị Thủy", "Trần Quốc Toản", "क्षत्रिय"] {
-        assert_eq!(inert::inert(name), name);
+    // Real stacks pass whole: Vietnamese written decomposed (two marks on a
+    // letter), Tibetan (three), Hebrew with its vowel points, Devanagari.
+    for name in [
+        "Nguye\u{302}\u{303}n Thi\u{323}",
+        "\u{F66}\u{F92}\u{FB2}\u{F7C}\u{F63}\u{F0B}\u{F58}",
+        "\u{5D7}\u{5B7}\u{5D9}\u{5B4}\u{5BC}\u{5D9}\u{5DD}",
+        "क्षत्रिय",
+    ] {
+        assert_eq!(inert::inert_in_quotes(name), inert::inert(name));
+        assert_eq!(inert::inert(name).trim_matches(['\u{2068}', '\u{2069}']), name);
+    }
+}
+
+/// A combining mark with no letter under it is drawn alone, as punctuation
+/// (U+030E like a closing quote, U+0326 like a comma), or on the key app's own
+/// opening quotation mark: shown as U+FFFD.
+#[test]
+fn a_mark_with_no_letter_under_it_is_shown_not_drawn_as_punctuation() {
+    let mut o = dental();
+    o.discovered = Some(domain("evil.example"));
+    o.claims.host.as_mut().unwrap().name =
+        "Harbourview Dental \u{30E} (harbourviewdental.example), via \u{30E}HVD".into();
+    let text = render_offer(&o, &en());
+    assert!(
+        text.contains(
+            "with \"Harbourview Dental \u{FFFD} (harbourviewdental.example), via \u{FFFD}HVD\" (evil.example)"
+        ),
+        "{text}"
+    );
+    o.claims.service.name = "\u{338}Cleaning \u{326} CAD 0.00 paid at the desk".into();
+    let text = render_offer(&o, &en());
+    assert!(text.starts_with("\"\u{FFFD}Cleaning \u{FFFD} CAD 0.00 paid at the desk\" with "), "{text}");
+}
+
+/// Names in every script stay as written, in quotes or not: the look-alike rules
+/// judge symbols, marks and modifier letters, never a script's own letters (a
+/// doubled Hebrew yod, the Yiddish ligatures, the Inuktitut syllable `ᐸ`, an
+/// Icelandic eth), and an ASCII token is read for a domain as it is written.
+#[test]
+fn real_names_in_every_script_are_not_taken_for_look_alikes() {
+    for name in [
+        "\u{5D7}\u{5D9}\u{5D9}\u{5DD}",
+        "\u{5DE}\u{5E8}\u{5E4}\u{5D0}\u{5EA} \u{5E9}\u{5D9}\u{5E0}\u{5D9}\u{5D9}\u{5DD}",
+        "\u{5F2}\u{5B7}\u{5E0}\u{5E7}\u{5DC}",
+        "\u{1438}\u{14D0}\u{14C2}\u{1585}\u{1511}\u{1585}",
+        "Guðrún Sigurðardóttir",
+        "Nº 5",
+    ] {
+        let once = inert::inert_in_quotes(name);
+        assert!(!once.contains('\u{FFFD}'), "{name}: {once}");
+        assert_eq!(once.trim_matches(['\u{2068}', '\u{2069}']), name);
+    }
+    for name in ["Guðrún Sigurðardóttir", "Room 1.10", "Suite 2.01", "No.10 Studio", "Nº 5"] {
+        assert!(inert::is_plain(&inert::inert(name)), "{name}");
+    }
+    // An emoji keeps the selector that draws it as one; elsewhere it is hidden.
+    assert_eq!(inert::first_hidden("\u{2600}\u{FE0F} Planner"), None);
+    assert_eq!(inert::inert("\u{2600}\u{FE0F} Planner"), "\u{2600}\u{FE0F} Planner");
+    assert_eq!(inert::first_hidden("Planner\u{FE0F}"), Some('\u{FE0F}'));
+}
+
+/// A surface that quotes a name a list already made inert shows it as the list
+/// did, even when what made it right-to-left was a quotation mark.
+#[test]
+fn a_name_made_inert_in_quotes_comes_back_unchanged() {
+    for name in ["Cal \u{5F4}", "Cal \u{5D9}\u{5D9}", "\u{2BB}\u{2BB}Harbourview", "Nguye\u{302}\u{303}n", "a \u{30E}"]
+    {
+        let once = inert::inert_in_quotes(name);
+        assert_eq!(inert::inert_in_quotes(&once), once, "{name}");
     }
 }
 
