@@ -425,6 +425,8 @@ recovery-kit-keep = Anyone who has these words can act as you, exactly as if the
 recovery-backup-written = Your records were written to { $file }, encrypted: only your recovery phrase opens them.
 recovery-restore-ask = Type your recovery phrase (the 24 words on one line), then press Enter:
 recovery-no-phrase = No recovery phrase was given, so nothing was restored; type the 24 words on one line.
+recovery-not-a-terminal = The recovery phrase is shown only in a terminal window, never sent to a file or another program; run the command in a terminal, or open Settings › Recovery kit in the window.
+recovery-restore-ask-hidden = Type your recovery phrase (the 24 words on one line; nothing shows as you type), then press Enter:
 recovery-restored = You are back: { $principal }
 recovery-restored-records = Your records are back. { $pairings ->
     [0] No assistant was paired.

@@ -423,6 +423,8 @@ recovery-kit-keep = Quiconque a ces mots peut agir en votre nom, exactement comm
 recovery-backup-written = Vos données ont été écrites dans { $file }, chiffrées : seule votre phrase de récupération les ouvre.
 recovery-restore-ask = Tapez votre phrase de récupération (les 24 mots sur une ligne), puis appuyez sur Entrée :
 recovery-no-phrase = Aucune phrase de récupération n’a été donnée, rien n’a donc été restauré ; tapez les 24 mots sur une ligne.
+recovery-not-a-terminal = La phrase de récupération ne s’affiche que dans une fenêtre de terminal, jamais vers un fichier ou un autre programme ; lancez la commande dans un terminal, ou ouvrez Réglages › Kit de récupération dans la fenêtre.
+recovery-restore-ask-hidden = Tapez votre phrase de récupération (les 24 mots sur une ligne ; rien ne s’affiche pendant la saisie), puis appuyez sur Entrée :
 recovery-restored = Vous revoilà : { $principal }
 recovery-restored-records = Vos données sont restaurées. { $pairings ->
     [0] Aucun assistant n’était jumelé.

@@ -9,7 +9,13 @@
 //! writes the key to disk. docs/decisions.md "Key custody".
 //!
 //! [`harden`] is the first thing `schcp-keyapp serve` and the desktop app do,
-//! before any thread starts and before anything secret is read.
+//! before any thread starts and before anything secret is read. A process of
+//! the person's can still attach to it before that first line (an exec and
+//! the dynamic linker come first) and stay attached; so once non-dumpable,
+//! when nothing can attach any more, the key app checks that no thread has a
+//! tracer and that no PID namespace hides one, and does not start if so.
+//! (A `/proc/PID/mem` opened in that interval is no tracer and is not seen:
+//! docs/threat-model.md.)
 
 /// Why the process could not be hardened; the key app does not start then,
 /// since it would hold the key where the person's other programs can read it.
@@ -22,12 +28,18 @@ pub enum HardeningError {
     /// `RLIMIT_CORE` could not be set to 0.
     #[error("the key app cannot turn off its core dumps ({error}); check the resource limits the key app is started with, since it will not hold your key where a crash could write it to disk")]
     CoreLimit { error: std::io::Error },
+    /// Another process was tracing the key app as it started, or the key app
+    /// runs where a tracer could not be seen.
+    #[error("another program is watching the key app's memory as it starts ({why}); it will not hold your key where that program could read it. Close debuggers and tracers, then start the key app again")]
+    Traced { why: schcp_webext::HardeningError },
 }
 
-/// Makes this process non-dumpable and sets its core size limit to 0.
+/// Makes this process non-dumpable, sets its core size limit to 0, and
+/// checks that nothing traced it before.
 pub fn harden() -> Result<(), HardeningError> {
     forbid_core_dumps()?;
-    forbid_dumping()
+    forbid_dumping()?;
+    schcp_webext::untraced().map_err(|why| HardeningError::Traced { why })
 }
 
 #[cfg(unix)]
@@ -59,6 +71,38 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
+    // A process traced from before its first line (PTRACE_TRACEME, as a
+    // program that starts the key app under a debugger) does not harden.
+    #[test]
+    fn a_key_app_traced_as_it_starts_does_not_start() {
+        let test = "hardening::tests::a_key_app_traced_as_it_starts_does_not_start";
+        if std::env::var_os("SCHCP_HARDENING_CHILD").is_some() {
+            let refused = super::harden();
+            assert!(matches!(refused, Err(super::HardeningError::Traced { .. })), "{refused:?}");
+            println!("REFUSED");
+            return;
+        }
+        let exe = std::env::current_exe().unwrap();
+        if std::process::Command::new("strace").arg("-V").output().is_err() {
+            eprintln!("skipped: strace is not installed");
+            return;
+        }
+        // strace attaches before the child's first instruction.
+        let out = std::process::Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=none", "-o", "/dev/null"])
+            .arg(&exe)
+            .args([test, "--exact", "--nocapture"])
+            .env("SCHCP_HARDENING_CHILD", "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("REFUSED"),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     // The process itself is checked from outside in tests/key_custody.rs; here,
     // that the calls take effect, in a child so the test binary stays dumpable.
     #[test]

@@ -283,3 +283,34 @@ async fn a_wrong_phrase_and_a_tampered_backup_are_refused_in_french_and_english(
         assert!(!new_data.join(keystore::RECORDS_FILE_NAME).exists(), "{locale}: records were written");
     }
 }
+
+/// `schcp-keyapp recovery-phrase` writes the words to a terminal only: into a
+/// pipe (an assistant running the command for the person, or a redirect to a
+/// file) it refuses before it opens the key or asks the OS, and writes nothing.
+#[test]
+fn the_terminal_kit_is_never_written_into_a_pipe() {
+    let dir = tempfile::tempdir().unwrap();
+    for (locale, words) in [("en", "only in a terminal window"), ("fr", "que dans une fenêtre de terminal")] {
+        let config = dir.path().join(format!("keyapp-{locale}.toml"));
+        std::fs::write(
+            &config,
+            format!(
+                "data_dir = \"{}\"\nlocale = \"{locale}\"\n[keystore]\nbackend = \"file\"\n",
+                dir.path().join("data").display()
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_schcp-keyapp"))
+            .arg("--config")
+            .arg(&config)
+            .arg("recovery-phrase")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(stderr.contains(words), "{locale}: {stderr}");
+        assert!(!dir.path().join("data").exists(), "nothing was opened or made");
+    }
+}

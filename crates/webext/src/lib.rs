@@ -96,7 +96,7 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 /// thread at a time, so the main thread's status alone would miss a tracer
 /// on another.
 #[cfg(target_os = "linux")]
-fn untraced() -> Result<(), HardeningError> {
+pub fn untraced() -> Result<(), HardeningError> {
     let own = std::fs::read_to_string("/proc/self/status").map_err(HardeningError::Threads)?;
     // With a /proc of its own namespace, NSpid names one id; where the
     // process is the namespace's first, its parent is outside it, which
@@ -133,7 +133,7 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn untraced() -> Result<(), HardeningError> {
+pub fn untraced() -> Result<(), HardeningError> {
     Ok(())
 }
 

@@ -44,6 +44,11 @@ async fn existing_key(config: &Config, data_dir: &Path, passphrase: Option<Passp
 /// `schcp-keyapp recovery-phrase`: the kit, after the OS confirmed the person.
 pub(crate) async fn recovery_phrase(config: &Config, passphrase: Option<PassphraseSource>) -> Result<()> {
     let language = keyapp::app::language(config);
+    // The words go to a person's eyes only: never into a pipe or a file, where
+    // any of the person's programs could read them afterwards.
+    if !std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+        bail!(text(language, "recovery-not-a-terminal"));
+    }
     let data_dir = keyapp::app::data_dir(config)?;
     let key = existing_key(config, &data_dir, passphrase).await?;
     let asker = Asker::this_process(Surface::Terminal)?;
@@ -98,7 +103,6 @@ pub(crate) async fn restore(
 ) -> Result<()> {
     let language = keyapp::app::language(config);
     let data_dir = keyapp::app::data_dir(config)?;
-    eprintln!("{}", text(language, "recovery-restore-ask"));
     let words = read_phrase(language)?;
     let request = restore::Restore {
         data_dir,
@@ -131,7 +135,6 @@ pub(crate) async fn revoke_with_phrase(config: &Config, key_seed: bool, hosted: 
     let Some(base) = hosted.or_else(|| config.status_api.hosted.clone()) else {
         bail!(text(language, "revoke-everything-phrase-no-service"));
     };
-    eprintln!("{}", text(language, "recovery-restore-ask"));
     let words = read_phrase(language)?;
     let kind = if key_seed { KitKind::KeySeed } else { KitKind::Phrase };
     let kit = recovery::RecoveryKit::parse(secrecy::ExposeSecret::expose_secret(&words), kind)
@@ -163,11 +166,21 @@ pub(crate) async fn revoke_with_phrase(config: &Config, key_seed: bool, hosted: 
 }
 
 /// One line of standard input, bounded: a phrase is a few hundred bytes, and
-/// nothing longer is one. Moved into the secret as it is, never copied.
+/// nothing longer is one. Moved into the secret as it is, never copied. Typed
+/// at a terminal, it is not echoed, so it stays out of the terminal's screen
+/// and scrollback, which the person's other programs can read (a terminal
+/// multiplexer's capture, a terminal's own memory).
 fn read_phrase(language: schcp_consent::Language) -> Result<SecretString> {
-    use std::io::Read;
-    let mut line = String::new();
-    std::io::stdin().lock().take(4096).read_line(&mut line)?;
+    use std::io::{IsTerminal, Read};
+    let line = if std::io::stdin().is_terminal() {
+        eprint!("{} ", text(language, "recovery-restore-ask-hidden"));
+        rpassword::read_password()?
+    } else {
+        eprintln!("{}", text(language, "recovery-restore-ask"));
+        let mut line = String::new();
+        std::io::stdin().lock().take(4096).read_line(&mut line)?;
+        line
+    };
     if line.trim().is_empty() {
         bail!(text(language, "recovery-no-phrase"));
     }
