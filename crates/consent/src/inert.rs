@@ -72,7 +72,7 @@ const FSI: char = '\u{2068}';
 const PDI: char = '\u{2069}';
 
 /// Quotation marks, neutralised inside a quoted string (rule 4). Characters that
-/// only look like one are found by their skeleton ([`looks_like_a_quote`]); these
+/// only look like one are found by their skeleton ([`quote_look`]); these
 /// are the marks whose skeleton is themselves.
 const QUOTES: &[char] = &[
     '"',
@@ -327,34 +327,33 @@ fn real_letter(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> b
     )
 }
 
-/// Whether `c` is, or looks like, a quotation mark: one of [`QUOTES`], or a
-/// character beyond ASCII, not a script's own letter, whose skeleton holds a
-/// double quote (`"` is `''` there) or an angle bracket (what `‹` `«` look like).
-/// ASCII's own `'` `<` `>` are quotes only in pairs ([`half_quote`]).
-fn looks_like_a_quote(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> bool {
-    if QUOTES.contains(&c) {
-        return true;
-    }
-    if c.is_ascii() || real_letter(gc, c) {
-        return false;
-    }
-    let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
-    seen.contains(['"', '<', '>']) || seen.matches('\'').count() >= 2
+/// What a character looks like inside quotes, read from one skeleton.
+struct QuoteLook {
+    /// It is, or looks like, a quotation mark: one of [`QUOTES`], or a
+    /// character beyond ASCII, not a script's own letter, whose skeleton holds
+    /// a double quote (`"` is `''` there) or an angle bracket (what `‹` `«`
+    /// look like).
+    quote: bool,
+    /// What it looks like when that is one apostrophe or one angle bracket
+    /// (`'`, `ʻ`, `ʼ`, `<`), unless it is a script's own letter: harmless
+    /// alone, a quotation mark beside another of its kind (`ʻʻ` reads as `“`,
+    /// `<<` as `«`). ASCII's own `'` `<` `>` are quotes only so, in pairs.
+    half: Option<char>,
 }
 
-/// What `c` looks like when that is one apostrophe or one angle bracket (`'`,
-/// `ʻ`, `ʼ`, `<`), unless it is a script's own letter: harmless alone, a quotation
-/// mark beside another of its kind (`ʻʻ` reads as `“`, `<<` as `«`).
-fn half_quote(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> Option<char> {
+fn quote_look(gc: &CodePointMapDataBorrowed<'_, GeneralCategory>, c: char) -> QuoteLook {
+    let listed = QUOTES.contains(&c);
     if real_letter(gc, c) {
-        return None;
+        return QuoteLook { quote: listed, half: None };
     }
-    let mut buf = [0; 4];
-    let mut seen = skeleton(c.encode_utf8(&mut buf));
-    match (seen.next(), seen.next()) {
+    let seen: String = skeleton(c.encode_utf8(&mut [0; 4])).collect();
+    let mut shape = seen.chars();
+    let half = match (shape.next(), shape.next()) {
         (Some(k @ ('\'' | '<' | '>')), None) => Some(k),
         _ => None,
-    }
+    };
+    let quote = listed || (!c.is_ascii() && (seen.contains(['"', '<', '>']) || seen.matches('\'').count() >= 2));
+    QuoteLook { quote, half }
 }
 
 /// `evil.example`, `harbourviewdental.example/x`: a dot with a label of two or more
@@ -413,16 +412,10 @@ pub fn inert_in_quotes(s: &str) -> String {
 fn neutral_quotes(text: &str) -> String {
     let gc = CodePointMapData::<GeneralCategory>::new();
     let chars: Vec<char> = text.chars().collect();
-    let halves: Vec<Option<char>> = chars.iter().map(|&c| half_quote(&gc, c)).collect();
-    let paired = |i: usize| {
-        halves[i].is_some()
-            && ((i > 0 && halves[i - 1] == halves[i]) || halves.get(i + 1).is_some_and(|next| *next == halves[i]))
-    };
-    chars
-        .iter()
-        .enumerate()
-        .map(|(i, &c)| if looks_like_a_quote(&gc, c) || paired(i) { REPLACEMENT } else { c })
-        .collect()
+    let looks: Vec<QuoteLook> = chars.iter().map(|&c| quote_look(&gc, c)).collect();
+    let half = |i: usize| looks.get(i).and_then(|l| l.half);
+    let paired = |i: usize| half(i).is_some() && ((i > 0 && half(i - 1) == half(i)) || half(i + 1) == half(i));
+    chars.iter().enumerate().map(|(i, &c)| if looks[i].quote || paired(i) { REPLACEMENT } else { c }).collect()
 }
 
 /// A supplied string always shown in quotes: an agent's name, a rule's label, the

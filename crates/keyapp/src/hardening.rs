@@ -71,8 +71,8 @@ fn forbid_dumping() -> Result<(), HardeningError> {
 
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
-    // A process traced from before its first line (PTRACE_TRACEME, as a
-    // program that starts the key app under a debugger) does not harden.
+    // A process traced from before its first line (started under strace, as
+    // a program that starts the key app under a debugger would) does not harden.
     #[test]
     fn a_key_app_traced_as_it_starts_does_not_start() {
         let test = "hardening::tests::a_key_app_traced_as_it_starts_does_not_start";
