@@ -25,6 +25,7 @@ cli-err-refused = { $what }
 cli-rec-refused = Nothing was changed; “schcp-keyapp --help” says what each command takes.
 cli-rec-busy = Try again in a moment.
 cli-rec-not-verified = Run the same command again, and confirm on your computer when it asks.
+cli-rec-verification-underway = Answer or cancel the confirmation on your screen, then run the same command again.
 cli-rec-install-polkit = Install polkit (“sudo apt install polkitd pkexec”), then run the same command again.
 cli-err-host-not-met = { $host } was not met at { $domain }.
 cli-rec-host-not-met = “schcp-keyapp hosts” lists the businesses met at another address.

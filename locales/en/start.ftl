@@ -92,3 +92,13 @@ start-err-key-exists = A key is already kept in { $location }, and a restore nev
 start-rec-key-exists = Restore into a new data folder, or keep the key that is there.
 start-err-io = { $path } cannot be used ({ $detail }).
 start-rec-io = Check that the data folder exists and belongs to the user running the key app.
+
+## Stopped before anything was read: the process would not hold the key where another program could read it.
+start-err-traced = Another program (process { $tracer }) is watching the key app as it starts and could read your key from its memory, so the key app did not start.
+start-rec-traced = Close that program (a debugger or tracer, such as gdb or strace), then start the key app again.
+start-err-sandboxed = The key app runs in a sandbox with a process list of its own (such as Flatpak, or a container it is the first program of), where a program watching it could not be seen, so it did not start.
+start-rec-sandboxed = Run the key app outside that sandbox, installed from its package for your system.
+start-err-unprotected = The key app could not keep its memory from your other programs ({ $detail }), so it did not start.
+start-rec-unprotected = Start it on a standard Linux system, without limits that keep it from turning off its core dumps; it holds your key nowhere else.
+start-err-unprotected-unread = The key app could not read whether another program is watching it, so it did not start.
+start-rec-unprotected-unread = Start it on a standard Linux system, where a program can read its own entries in /proc.

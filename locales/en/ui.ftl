@@ -559,5 +559,6 @@ settings-key-details = Details for developers
 # Hosts by name: My bookings, and the records' host filter where two hosts share a name
 host-named = { $name } ({ $domain })
 # Contacts: the OS confirms a name the consent text will trust
-verification-contact-summary = Name a contact “{ $name }”
-verification-attestation-summary = Keep the attestation “{ $issuer }” gave about you
+verification-contact-summary = Name a contact { $name }
+verification-attestation-summary = Keep the attestation { $issuer } gave about you
+verification-host-move-summary = Accept that { $host } is now at { $domain }

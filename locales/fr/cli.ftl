@@ -25,6 +25,7 @@ cli-err-refused = { $what }
 cli-rec-refused = Rien n’a été modifié ; « schcp-keyapp --help » indique ce qu’attend chaque commande.
 cli-rec-busy = Réessayez dans un instant.
 cli-rec-not-verified = Relancez la même commande et confirmez sur votre ordinateur quand il vous le demande.
+cli-rec-verification-underway = Répondez à la confirmation à l’écran ou annulez-la, puis relancez la même commande.
 cli-rec-install-polkit = Installez polkit (« sudo apt install polkitd pkexec »), puis relancez la même commande.
 cli-err-host-not-met = { $host } n’a pas été rencontré à l’adresse { $domain }.
 cli-rec-host-not-met = « schcp-keyapp hosts » liste les entreprises rencontrées à une autre adresse.

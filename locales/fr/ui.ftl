@@ -557,5 +557,6 @@ settings-key-details = Détails pour les développeurs
 # Les hôtes par leur nom : Mes réservations, et le filtre par hôte des registres quand deux hôtes portent le même nom
 host-named = { $name } ({ $domain })
 # Contacts: the OS confirms a name the consent text will trust
-verification-contact-summary = Nommer un contact « { $name } »
-verification-attestation-summary = Garder l’attestation que « { $issuer } » a donnée à votre sujet
+verification-contact-summary = Nommer un contact { $name }
+verification-attestation-summary = Garder l’attestation que { $issuer } a donnée à votre sujet
+verification-host-move-summary = Accepter que { $host } se trouve désormais à { $domain }

@@ -23,7 +23,17 @@ fn main() -> anyhow::Result<()> {
     // The app holds the key: before anything else (a thread, a window, the
     // passphrase), its memory is closed to the person's other programs and
     // the passphrase it was started with leaves the environment.
-    let passphrase = keyapp::app::secure_process()?;
+    let passphrase = match keyapp::app::secure_process() {
+        Ok(passphrase) => passphrase,
+        Err(e) => {
+            // Nothing of the key was read. Said in the person's language, in
+            // the configuration's if it names one, before any window.
+            let config = Args::parse().config.and_then(|path| Config::load(&path).ok()).unwrap_or_default();
+            let words = keyapp::start_words::secure_error(keyapp::app::language(&config), &e);
+            eprintln!("schcp-keyapp-desktop: {}", words.paragraph());
+            std::process::exit(1);
+        }
+    };
     let args = Args::parse();
     let config = match &args.config {
         Some(path) => Config::load(path)?,

@@ -14,7 +14,7 @@ use keyapp::recovery::schedule::AutoBackup;
 use keyapp::recovery::KitKind;
 use keyapp::service::{Code, Reason, Service, ServiceError};
 use keyapp::ui_words::{text, text_with};
-use keyapp::user_verification::{Asker, Surface};
+use keyapp::user_verification::{Asker, Refusal, Surface};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -103,8 +103,16 @@ pub async fn recovery_kit<R: Runtime>(
     })?;
     let (kit, _, positions) =
         custody.reveal(asker, text(language, "recovery-verification-summary")).await.map_err(|refused| {
-            let (code, reason) = ServiceError::NotVerified(refused).code_and_reason();
-            refusal(code, reason, text(language, "recovery-window-not-verified"))
+            let underway = matches!(refused, Refusal::Underway { .. });
+            let refused = ServiceError::NotVerified(refused);
+            let (code, reason) = refused.code_and_reason();
+            // Another prompt on screen: say what it is for, never "confirm
+            // with your password", which would send the person to it.
+            let message = match underway {
+                true => keyapp::ui_words::refusal(language, &refused),
+                false => text(language, "recovery-window-not-verified"),
+            };
+            refusal(code, reason, message)
         })?;
     let date = chrono::Local::now().format("%Y-%m-%d").to_string();
     Ok(KitView {

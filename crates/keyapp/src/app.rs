@@ -297,6 +297,8 @@ pub async fn start_verified_by(
     let language = language(&config);
     let es256: crate::service::PrincipalSigner = Arc::new(key.es256());
     let key = Arc::new(key);
+    // One prompt at a time, the recovery kit's included: one verifier for both.
+    let verifier = crate::user_verification::OnePrompt::around(verifier);
     let custody = Arc::new(crate::recovery::custody::Custody::new(
         key.clone(),
         verifier.clone(),

@@ -3,8 +3,9 @@
 //! the two as its "Error:" and "What to do:" lines, the desktop's window as one
 //! paragraph. The errors' own `Display` stays English, for logs.
 
-use crate::app::{Instance, Listener, StartError};
+use crate::app::{Instance, Listener, SecureError, StartError};
 use crate::control::ControlError;
+use crate::hardening::HardeningError;
 use crate::keystore::{KeyLocation, KeystoreError, PASSPHRASE_ENV, PASSPHRASE_FD_ENV};
 use crate::ui_words::{text, text_with};
 use fluent_bundle::FluentArgs;
@@ -88,6 +89,33 @@ pub fn start_error(language: Language, e: &StartError) -> StartWords {
             args.set("detail", s.to_string());
             "service"
         }
+    };
+    worded(language, id, &args)
+}
+
+/// Why the process that would hold the key stopped before it started
+/// (`app::secure_process`), worded in `language`: a program watching it, a
+/// sandbox where one could not be seen, a kernel that would not keep its
+/// memory to itself, or the passphrase it was started with.
+pub fn secure_error(language: Language, e: &SecureError) -> StartWords {
+    use schcp_webext::HardeningError as Unseen;
+    let mut args = FluentArgs::new();
+    let id = match e {
+        SecureError::Passphrase(k) => return keystore_error(language, k),
+        SecureError::Hardening(HardeningError::Traced { why: Unseen::Traced { tracer, .. } }) => {
+            args.set("tracer", tracer.to_string());
+            "traced"
+        }
+        SecureError::Hardening(HardeningError::Traced { why: Unseen::Namespaced }) => "sandboxed",
+        // The system would not say whether a tracer is there, or would not
+        // close the memory: its own words for a system error, none else.
+        SecureError::Hardening(HardeningError::Traced { why: Unseen::Threads(error) })
+        | SecureError::Hardening(HardeningError::Dumpable { error })
+        | SecureError::Hardening(HardeningError::CoreLimit { error }) => {
+            args.set("detail", io_detail(language, error));
+            "unprotected"
+        }
+        SecureError::Hardening(_) => "unprotected-unread",
     };
     worded(language, id, &args)
 }
@@ -308,8 +336,26 @@ mod tests {
         ]
     }
 
+    /// One of every reason a start is stopped before anything is read.
+    fn secure_errors() -> Vec<SecureError> {
+        use schcp_webext::HardeningError as Unseen;
+        let traced = |why| SecureError::Hardening(HardeningError::Traced { why });
+        vec![
+            traced(Unseen::Traced { thread: 4243, tracer: 777 }),
+            traced(Unseen::Namespaced),
+            traced(Unseen::Status),
+            traced(Unseen::Threads(io(ErrorKind::PermissionDenied))),
+            SecureError::Hardening(HardeningError::Dumpable { error: io(ErrorKind::PermissionDenied) }),
+            SecureError::Hardening(HardeningError::CoreLimit { error: io(ErrorKind::PermissionDenied) }),
+            SecureError::Passphrase(KeystoreError::EmptyPassphrase),
+        ]
+    }
+
     fn every() -> Vec<(String, StartWords, StartWords)> {
         let mut out = Vec::new();
+        for e in secure_errors() {
+            out.push((format!("{e:?}"), secure_error(Language::English, &e), secure_error(Language::French, &e)));
+        }
         for e in start_errors() {
             out.push((format!("{e:?}"), start_error(Language::English, &e), start_error(Language::French, &e)));
         }
@@ -333,6 +379,34 @@ mod tests {
             assert_ne!(en.what, fr.what, "{which}: the French is not the English");
             assert_ne!(en.remedy, fr.remedy, "{which}");
         }
+    }
+
+    /// A start stopped before it read anything says which of the three it
+    /// met: a program watching (named by its process), a sandbox where one
+    /// could not be seen, or a system that would not keep the memory closed.
+    #[test]
+    fn a_start_stopped_before_anything_is_read_says_why() {
+        let [traced, sandboxed, status, ..] = &secure_errors()[..] else { unreachable!() };
+        let en = secure_error(Language::English, traced);
+        assert!(en.what.contains("watching") && en.what.contains("777"), "{en:?}");
+        assert!(en.remedy.contains("strace"), "{en:?}");
+        let fr = secure_error(Language::French, sandboxed);
+        assert!(fr.what.contains("bac à sable") && !fr.what.contains("observe"), "{fr:?}");
+        assert!(secure_error(Language::English, sandboxed).what.contains("Flatpak"));
+        let unread = secure_error(Language::English, status);
+        assert!(unread.what.contains("could not read whether"), "{unread:?}");
+        // A system error in the system's words for it, not a developer's.
+        let closed = SecureError::Hardening(HardeningError::Dumpable { error: io(ErrorKind::PermissionDenied) });
+        let unprotected = secure_error(Language::French, &closed);
+        assert!(unprotected.what.contains("protéger sa mémoire"), "{unprotected:?}");
+        assert!(
+            !unprotected.what.contains("system's words") && !unprotected.what.contains("denied"),
+            "{unprotected:?}"
+        );
+        // Four different sentences.
+        let whats: std::collections::BTreeSet<_> =
+            [traced, sandboxed, status, &closed].iter().map(|e| secure_error(Language::English, e).what).collect();
+        assert_eq!(whats.len(), 4);
     }
 
     #[test]

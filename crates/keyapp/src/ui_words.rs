@@ -9,6 +9,7 @@
 
 use crate::service::{Missing, PairingStatus, RequestStatus, ServiceError};
 use crate::store::{StoreError, Stored};
+use crate::user_verification::{Refusal, Surface};
 use fluent_bundle::concurrent::FluentBundle;
 use fluent_bundle::{FluentArgs, FluentResource};
 use schcp::refusal::Reason;
@@ -73,6 +74,13 @@ pub fn text_with(language: Language, id: &str, args: &FluentArgs<'_>) -> String 
 /// such as `No assistant` or `Calendar” is done. Your dentist “Harbourview`
 /// reads as a name, never as the key app's sentence.
 pub fn assistant_name(language: Language, name: &str) -> String {
+    quoted(language, name)
+}
+
+/// Any name a person reads beside the key app's own words (an assistant's,
+/// a host's, a contact's, an attester's): in the language's quotation marks,
+/// inert, any quotation mark inside neutralised.
+pub fn quoted(language: Language, name: &str) -> String {
     let mut args = FluentArgs::new();
     args.set("name", schcp_consent::inert::inert_in_quotes(name));
     text_with(language, "assistant-quoted", &args)
@@ -130,6 +138,7 @@ pub fn words(reason: Reason) -> Words {
         R::VerificationCancelled => Words::Own("refusal-verification_cancelled"),
         R::VerificationTimedOut => Words::Own("refusal-verification_timed_out"),
         R::VerificationUnavailable => Words::Own("refusal-verification_unavailable"),
+        R::VerificationUnderway => Words::Own("refusal-verification_underway"),
         R::TextTooLong => Words::Own("refusal-text_too_long"),
         R::StatusUnreachable => Words::Own("refusal-status_unreachable"),
         R::Malformed => Words::Verification("refusal-malformed"),
@@ -325,6 +334,18 @@ pub fn refusal(language: Language, error: &ServiceError) -> String {
             let mut args = FluentArgs::new();
             args.set("what", text(language, stored_id(c.what)));
             return text_with(language, "refusal-tampered", &args);
+        }
+        // What the prompt on screen is for, and who asked for it: the person
+        // who clicked Approve learns the prompt is not theirs
+        // (user_verification::OnePrompt).
+        ServiceError::NotVerified(Refusal::Underway { what, surface }) => {
+            let mut args = FluentArgs::new();
+            args.set("what", what.clone());
+            let id = match surface {
+                Surface::Window => "refusal-verification-underway-window",
+                Surface::Terminal => "refusal-verification-underway-program",
+            };
+            return text_with(language, id, &args);
         }
         _ => {}
     }
@@ -681,5 +702,26 @@ mod tests {
         assert_eq!(busy.code_and_reason(), (schcp::Code::Unavailable, Reason::Busy));
         assert_eq!(refusal(Language::English, &busy), "Your records are busy for a moment; try again.");
         assert!(!refusal(Language::French, &busy).contains("signé"));
+    }
+
+    /// Another prompt on screen: the refusal says what that prompt is for and
+    /// who asked for it (the key app's window, or a terminal or another
+    /// program), never "confirm", in both languages.
+    #[test]
+    fn a_prompt_underway_is_named_with_who_asked_for_it() {
+        use crate::user_verification::{Refusal, Surface};
+        let underway = |surface| {
+            ServiceError::NotVerified(Refusal::Underway { what: "Pair “Cal” (code 7F3A)".into(), surface })
+        };
+        let by_program = refusal(Language::English, &underway(Surface::Terminal));
+        assert!(by_program.contains("another program") && by_program.contains("cancel it"), "{by_program}");
+        assert!(by_program.ends_with("That prompt is for: Pair “Cal” (code 7F3A)"), "{by_program}");
+        let by_window = refusal(Language::English, &underway(Surface::Window));
+        assert!(by_window.contains("window") && !by_window.contains("another program"), "{by_window}");
+        let fr = refusal(Language::French, &underway(Surface::Terminal));
+        assert!(fr.contains("autre programme") && fr.ends_with("Pair “Cal” (code 7F3A)"), "{fr}");
+        // At the terminal, with only the wire's reason: the plain sentence.
+        let plain = wire_refusal(Language::English, Reason::VerificationUnderway, "developer text");
+        assert!(plain.contains("something else") && !plain.contains("developer"), "{plain}");
     }
 }

@@ -19,6 +19,9 @@ mod polkit;
 #[cfg(target_os = "linux")]
 pub use polkit::{PolkitVerifier, APPROVE_ACTION, PROMPT_TIMEOUT};
 
+mod one_prompt;
+pub use one_prompt::{OnePrompt, TURN_LIMIT};
+
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -143,6 +146,11 @@ pub enum Refusal {
     /// No answer within the prompt's time ([`PROMPT_TIMEOUT`] for polkit).
     #[error("the OS's prompt got no answer in time")]
     TimedOut,
+    /// The OS is asking the person to confirm something else ([`OnePrompt`]):
+    /// `what` is that approval's summary, asked from `surface`. A program's
+    /// approval gets it too when the window's takes its prompt's place.
+    #[error("the OS is already asking the person to confirm something else")]
+    Underway { what: String, surface: Surface },
 }
 
 impl Refusal {
@@ -154,6 +162,7 @@ impl Refusal {
             Refusal::NotAuthorized => Reason::UserNotVerified,
             Refusal::Cancelled => Reason::VerificationCancelled,
             Refusal::TimedOut => Reason::VerificationTimedOut,
+            Refusal::Underway { .. } => Reason::VerificationUnderway,
         }
     }
 }
@@ -169,6 +178,11 @@ pub type VerdictFuture<'a> = Pin<Box<dyn Future<Output = Verdict> + Send + 'a>>;
 /// may take as long as the person takes to answer, up to its own timeout.
 pub trait UserVerifier: Send + Sync {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a>;
+
+    /// Whether it asks one approval at a time already ([`OnePrompt`]).
+    fn one_at_a_time(&self) -> bool {
+        false
+    }
 }
 
 /// The verifier a service gets unless a Rust caller chooses another: polkit on
@@ -227,8 +241,13 @@ mod tests {
 
     #[test]
     fn each_refusal_has_its_own_reason() {
-        let all =
-            [Refusal::Unavailable { why: "x".into() }, Refusal::NotAuthorized, Refusal::Cancelled, Refusal::TimedOut];
+        let all = [
+            Refusal::Unavailable { why: "x".into() },
+            Refusal::NotAuthorized,
+            Refusal::Cancelled,
+            Refusal::TimedOut,
+            Refusal::Underway { what: "x".into(), surface: Surface::Window },
+        ];
         let reasons: std::collections::BTreeSet<_> = all.iter().map(Refusal::reason).collect();
         assert_eq!(reasons.len(), all.len());
     }

@@ -92,6 +92,44 @@ fn a_key_app_that_cannot_start_says_why_in_the_configured_language() {
     }
 }
 
+/// `serve` started under a tracer (strace, as a program of the person's that
+/// starts the key app under a debugger would) stops before it reads anything,
+/// and says so in the configured language, naming the watching process.
+#[test]
+fn a_key_app_started_under_a_tracer_says_so_and_does_not_start() {
+    if std::process::Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("skipped: strace is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (locale, what, remedy) in [
+        ("en", "Error: Another program (process ", "What to do: Close that program (a debugger or tracer, such as gdb"),
+        (
+            "fr",
+            "Erreur : Un autre programme (processus ",
+            "Que faire : Fermez ce programme (un débogueur ou un traceur",
+        ),
+    ] {
+        let out = std::process::Command::new("strace")
+            .args(["-f", "-qq", "-e", "trace=none", "-o", "/dev/null"])
+            .arg(env!("CARGO_BIN_EXE_schcp-keyapp"))
+            .arg("--config")
+            .arg(config(dir.path(), locale))
+            .arg("serve")
+            .env("RUST_LOG", "off")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert!(lines.len() == 2 && lines[0].starts_with(what) && lines[1].starts_with(remedy), "{stderr}");
+        assert!(!stderr.contains("PID namespace") && !stderr.contains("TracerPid"), "{stderr}");
+    }
+    // Nothing was made: it stopped before it opened the data folder.
+    assert!(!dir.path().join("keyapp.db").exists());
+}
+
 #[test]
 fn a_bad_configuration_is_named_with_how_to_fix_it_in_the_os_language() {
     let dir = tempfile::tempdir().unwrap();

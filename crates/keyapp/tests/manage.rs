@@ -183,6 +183,15 @@ async fn contacts_are_renamed_and_removed_and_unknown_ones_refused() {
         e.svc.directory().rename_contact(&noor, "a\nb", keyapp::service::Origin::ThisProcess).await,
         Err(ServiceError::Invalid { .. })
     ));
+    // A name is a name, not a paragraph to put before the person (the OS's
+    // prompt line, a refusal naming it): at most MAX_LABEL characters.
+    let longest = "N".repeat(keyapp::service::MAX_LABEL);
+    e.svc.directory().rename_contact(&noor, &longest, keyapp::service::Origin::ThisProcess).await.unwrap();
+    let refused =
+        e.svc.directory().rename_contact(&noor, &format!("{longest}o"), keyapp::service::Origin::ThisProcess).await;
+    assert!(matches!(refused, Err(ServiceError::Invalid { reason: Reason::BadName, .. })), "{refused:?}");
+    assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, longest);
+    e.svc.directory().rename_contact(&noor, "Noor Haddad", keyapp::service::Origin::ThisProcess).await.unwrap();
     assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor Haddad");
     assert!(matches!(
         e.svc.directory().rename_contact("urn:other", "X", keyapp::service::Origin::ThisProcess).await,

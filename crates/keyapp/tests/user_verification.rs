@@ -41,7 +41,11 @@ async fn paired(e: &Env, seed: u8) -> String {
 }
 
 async fn rule_request(e: &Env, jkt: &str, key: &str) -> String {
-    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": "Weekend playdates"});
+    labelled_rule_request(e, jkt, key, "Weekend playdates").await
+}
+
+async fn labelled_rule_request(e: &Env, jkt: &str, key: &str, label: &str) -> String {
+    let body = json!({"kind": "rule", "idempotency_key": key, "agent_jkt": jkt, "label": label});
     let (v, _) = e.svc.create_request(&Requester { jkt: jkt.to_owned() }, body.to_string().as_bytes()).await.unwrap();
     v.request_id
 }
@@ -226,6 +230,105 @@ async fn the_control_socket_asks_about_its_peer() {
     assert_eq!(ok["status"], "approved");
 }
 
+/// What `answer` comes to; a prompt left on screen (no answer in 30 s) fails
+/// the test rather than hanging it.
+async fn answered<T>(answer: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(30), answer).await.expect("answered, not left on screen")
+}
+
+/// The control socket of `e`, served; its directory.
+fn control_socket(e: &Env) -> std::path::PathBuf {
+    let runtime = e.dir.path().join("run");
+    let listener = control::bind(&runtime).unwrap();
+    let owner = control::owner_uid(e.dir.path()).unwrap();
+    tokio::spawn(control::serve(listener, e.svc.clone(), owner));
+    runtime
+}
+
+/// polkit's prompt reads the same for every approval. A program of the
+/// person's that asks over the control socket for an approval of its own just
+/// before the person clicks Approve must not have their password confirm it:
+/// the window's approval takes its place, the program's prompt is withdrawn
+/// and refused, naming the window's, and the prompt the person answers after
+/// clicking is the window's own.
+#[tokio::test]
+async fn a_programs_prompt_on_screen_gives_way_to_the_windows_approve() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 10).await;
+    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
+    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let runtime = control_socket(&e);
+    e.verifier.hold();
+    let before = e.verifier.asked().len();
+    let program = {
+        let (runtime, id) = (runtime.clone(), its_own.clone());
+        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
+    };
+    answered(e.verifier.asked_times(before + 1)).await;
+    assert!(e.verifier.asked().pop().unwrap().summary.contains("Swim lessons"));
+
+    let window = {
+        let (svc, id) = (e.svc.clone(), shown.clone());
+        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
+    };
+    // The program is refused before the person answers anything.
+    let refused = answered(program).await.unwrap().unwrap().unwrap_err();
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("verification_underway"))
+    );
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("Weekend playdates") && message.contains("window"), "{message}");
+    answered(e.verifier.asked_times(before + 2)).await;
+    let prompt = e.verifier.asked().pop().unwrap();
+    assert!(prompt.summary.contains("Weekend playdates"), "{}", prompt.summary);
+    assert_eq!(prompt.asker.surface, Surface::Window);
+
+    e.verifier.let_go();
+    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
+    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
+    assert_eq!(e.svc.records().credentials(None).await.unwrap().len(), 1, "the window's credential only");
+}
+
+/// The other way round: while the window's prompt is on screen, an approval
+/// asked over the control socket gets no prompt of its own, and its refusal
+/// (in the person's words, as the terminal shows it) says the window asked.
+#[tokio::test]
+async fn while_the_windows_prompt_is_on_screen_a_programs_approve_gets_no_prompt() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 11).await;
+    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
+    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let runtime = control_socket(&e);
+    e.verifier.hold();
+    let before = e.verifier.asked().len();
+    let window = {
+        let (svc, id) = (e.svc.clone(), shown.clone());
+        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
+    };
+    answered(e.verifier.asked_times(before + 1)).await;
+
+    let refused =
+        answered(control::call(&runtime, &Command::Approve { id: its_own.clone() })).await.unwrap().unwrap_err();
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("verification_underway"))
+    );
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("Weekend playdates") && message.contains("window"), "{message}");
+    assert_eq!(e.verifier.asked().len(), before + 1, "the OS was not asked for the program's approval");
+    // A second click in the window waits for the person's answer to the first.
+    let second = answered(e.svc.approve(&its_own, keyapp::service::Origin::ThisProcess)).await.unwrap_err();
+    let words = keyapp::ui_words::refusal(schcp_consent::Language::English, &second);
+    assert!(words.contains("Weekend playdates") && words.contains("window"), "{words}");
+    assert_eq!(e.verifier.asked().len(), before + 1);
+
+    e.verifier.let_go();
+    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
+    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
+    assert_eq!(e.svc.records().credentials(None).await.unwrap().len(), 1, "the window's credential only");
+}
+
 #[tokio::test]
 async fn a_peer_whose_process_is_unknown_approves_nothing() {
     let e = env(Ok(Method::Polkit)).await;
@@ -297,4 +400,42 @@ async fn a_contact_is_named_only_with_the_oss_confirmation() {
     assert!(matches!(rename, Err(ServiceError::NotVerified(Refusal::Cancelled))), "{rename:?}");
     assert_eq!(e.svc.directory().contacts().await.unwrap()[0].name, "Noor");
     assert_eq!(e.verifier.asked().pop().unwrap().summary, "Name a contact “Mum”");
+}
+
+/// The running key app's approvals and its recovery kit ask the OS through
+/// one verifier: the window's "show the recovery phrase" takes the place of a
+/// program's approval on screen, as the window's Approve does.
+#[tokio::test]
+async fn the_recovery_kit_and_the_approvals_take_turns_at_one_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let verifier = Scripted::new(Ok(Method::Polkit));
+    let running = keyapp::app::start_verified_by(
+        testkit::file_keyed::config(dir.path()),
+        keyapp::keystore::PassphraseSource::Fixed("correct horse battery staple".to_owned().into()),
+        verifier.clone(),
+    )
+    .await
+    .expect("the key app starts");
+    let pairing = running.service.pairings().request_pairing(&agent_jwk(12), "Calendar Assistant").await.unwrap();
+    verifier.hold();
+    let before = verifier.asked().len();
+    let program = {
+        let (runtime, id) = (running.runtime_dir.clone(), pairing.pairing_id.clone());
+        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
+    };
+    answered(verifier.asked_times(before + 1)).await;
+
+    let custody = running.custody.clone();
+    let kit = tokio::spawn(async move {
+        let me = keyapp::user_verification::Asker::this_process(Surface::Window).unwrap();
+        custody.reveal(me, "Show your recovery phrase".into()).await.map(|_| ())
+    });
+    let refused = answered(program).await.unwrap().unwrap().unwrap_err();
+    assert_eq!(refused["reason"], "verification_underway");
+    assert!(refused["message"].as_str().unwrap().contains("Show your recovery phrase"), "{refused}");
+    answered(verifier.asked_times(before + 2)).await;
+    verifier.let_go();
+    assert_eq!(answered(kit).await.unwrap(), Ok(()));
+    let pairings = running.service.pairings().pairing(&pairing.pairing_id).await.unwrap();
+    assert_eq!(pairings.status, keyapp::service::PairingStatus::Pending, "the program's approval took nothing");
 }

@@ -304,6 +304,7 @@ registry! {
         VerificationCancelled = "verification_cancelled",
         VerificationTimedOut = "verification_timed_out",
         VerificationUnavailable = "verification_unavailable",
+        VerificationUnderway = "verification_underway",
         // An agent's own client (the MCP server) when the key app cannot be asked.
         KeyappNotRunning = "keyapp_not_running",
         KeyappImpostor = "keyapp_impostor",

@@ -147,7 +147,7 @@ impl Directory<'_> {
             .map_err(AttestationRefusal::from)?;
         let summary = self.svc.words_with(
             "verification-attestation-summary",
-            [("issuer", schcp_consent::inert::inert(&verified.claims.iss).into())],
+            [("issuer", crate::ui_words::quoted(self.svc.language(), &verified.claims.iss).into())],
         );
         self.svc.confirm(&*origin.asker()?, summary).await?;
         let row = AttestationRow { iss: verified.claims.iss, exp: verified.claims.exp, compact: verified.compact };

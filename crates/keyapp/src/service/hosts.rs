@@ -251,11 +251,22 @@ impl Directory<'_> {
     /// Only the person's surfaces call this: the window and the control
     /// socket; no agent request can.
     pub async fn accept_host_domain(self, host_id: &str, domain: &str, origin: Origin<'_>) -> Result<(), ServiceError> {
-        self.svc.confirm(&*origin.asker()?, format!("{host_id} now at {domain}")).await?;
-        // The newest place noted for it, as the person was shown it.
+        // The newest place noted for it, as the person was shown it: looked up
+        // first, so the line confirmed (and any refusal naming it) is the
+        // sealed record's, never the caller's own words.
         let noted =
             self.sealed_changes().await?.into_iter().find(|c| c.change.host_id == host_id && c.change.domain == domain);
         let Some(noted) = noted else { return Err(ServiceError::NotFound(Missing::HostDomainChange)) };
+        let language = self.svc.language();
+        let host = noted.bound.binding.name.as_deref().unwrap_or(&noted.change.host_id);
+        let summary = self.svc.words_with(
+            "verification-host-move-summary",
+            [
+                ("host", crate::ui_words::quoted(language, host).into()),
+                ("domain", schcp_consent::inert::inert(&noted.change.domain).into()),
+            ],
+        );
+        self.svc.confirm(&*origin.asker()?, summary).await?;
         let moved = HostBinding { name: noted.bound.binding.name.clone(), ..noted.place() };
         let seal = self.svc.place_seal(PlaceRecord::Binding, &moved, None, None);
         let m = Move {

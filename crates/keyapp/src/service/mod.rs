@@ -509,7 +509,7 @@ impl Service {
                 publishing: tokio::sync::Mutex::new(()),
                 publish_now: tokio::sync::Notify::new(),
             }),
-            verifier: crate::user_verification::platform_verifier(),
+            verifier: crate::user_verification::OnePrompt::around(crate::user_verification::platform_verifier()),
         })
     }
 
@@ -518,8 +518,9 @@ impl Service {
     /// before keep theirs, so choose it before handing the service out. There
     /// is deliberately no config key or variable for this: an assistant can
     /// edit the person's config, so the config cannot weaken the check.
+    /// It is asked one approval at a time (`user_verification::OnePrompt`).
     pub fn with_user_verifier(mut self, verifier: Arc<dyn UserVerifier>) -> Service {
-        self.verifier = verifier;
+        self.verifier = crate::user_verification::OnePrompt::around(verifier);
         self
     }
 

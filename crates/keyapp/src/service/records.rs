@@ -584,8 +584,10 @@ impl Directory<'_> {
         principal: &str,
         origin: Origin<'_>,
     ) -> Result<(), ServiceError> {
-        let summary =
-            self.svc.words_with("verification-contact-summary", [("name", schcp_consent::inert::inert(name).into())]);
+        let summary = self.svc.words_with(
+            "verification-contact-summary",
+            [("name", crate::ui_words::quoted(self.svc.language(), name).into())],
+        );
         self.svc.confirm(&*origin.asker()?, summary).await?;
         tracing::info!(principal = ?principal, "the OS confirmed the person's name for a contact");
         Ok(())
@@ -595,8 +597,8 @@ impl Directory<'_> {
 /// A contact's name is non-empty plain text; the consent text shows it inert
 /// (`schcp_consent::inert`), as any supplied name.
 pub(super) fn check_contact_name(name: &str) -> Result<(), ServiceError> {
-    if name.trim().is_empty() || name.chars().any(char::is_control) {
-        return Err(ServiceError::invalid(Reason::BadName, "a contact's name is non-empty plain text"));
+    if name.trim().is_empty() || name.chars().any(char::is_control) || name.chars().count() > super::MAX_LABEL {
+        return Err(ServiceError::invalid(Reason::BadName, "a contact's name is 1 to 200 characters of plain text"));
     }
     Ok(())
 }

@@ -90,6 +90,11 @@ impl PolkitVerifier {
         details: &HashMap<&str, &str>,
     ) -> Result<AuthorizationResult, Asked> {
         let cancellation_id = cancellation_id();
+        // Dropped before polkit answered (another approval took its place,
+        // user_verification::OnePrompt), the check is cancelled at polkit,
+        // which closes its prompt: no dialog stays on screen for an approval
+        // nobody waits on.
+        let mut unanswered = Unanswered { bus: Some(authority.inner().connection().clone()), id: &cancellation_id };
         let asked = authority.check_authorization(
             subject,
             APPROVE_ACTION,
@@ -97,7 +102,9 @@ impl PolkitVerifier {
             CheckAuthorizationFlags::AllowUserInteraction.into(),
             &cancellation_id,
         );
-        match tokio::time::timeout(self.timeout, asked).await {
+        let asked = tokio::time::timeout(self.timeout, asked).await;
+        unanswered.bus = None;
+        match asked {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(zbus::Error::MethodError(name, _, _))) => Err(Asked::Error(name.to_string())),
             Ok(Err(e)) => Err(Asked::Bus(e.to_string())),
@@ -112,6 +119,27 @@ impl PolkitVerifier {
 impl UserVerifier for PolkitVerifier {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
         Box::pin(self.check(approval))
+    }
+}
+
+/// A `CheckAuthorization` not answered yet: dropped so, it cancels the check
+/// at polkit on the same connection, from a task of its own.
+struct Unanswered<'a> {
+    bus: Option<zbus::Connection>,
+    id: &'a str,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        let (Some(bus), Ok(runtime)) = (self.bus.take(), tokio::runtime::Handle::try_current()) else { return };
+        let id = self.id.to_owned();
+        runtime.spawn(async move {
+            if let Ok(authority) =
+                AuthorityProxy::builder(&bus).cache_properties(zbus::proxy::CacheProperties::No).build().await
+            {
+                let _ = authority.cancel_check_authorization(&id).await;
+            }
+        });
     }
 }
 

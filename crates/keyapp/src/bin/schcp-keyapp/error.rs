@@ -22,7 +22,10 @@ pub(crate) enum CliError {
     Config(ConfigError),
     /// The key app did not start: its own two sentences (`start_words`).
     NotStarted(Box<StartError>),
-    /// `serve` could not close its memory to other programs, or stopped.
+    /// The process that would hold the key stopped before it read anything
+    /// (`app::secure_process`): its own two sentences (`start_words`).
+    NotSecured(Box<keyapp::app::SecureError>),
+    /// `serve` stopped.
     Start(String),
     /// Nothing listens on the control socket.
     NotRunning,
@@ -119,6 +122,10 @@ impl CliError {
                 args.set("detail", e.to_string());
                 ("cli-err-start", "cli-rec-start")
             }
+            CliError::NotSecured(e) => {
+                args.set("detail", e.to_string());
+                ("cli-err-start", "cli-rec-start")
+            }
             CliError::NotRunning => ("cli-err-not-running", "cli-rec-not-running"),
             CliError::Control { path, detail } => {
                 args.set("path", path.display().to_string());
@@ -134,6 +141,13 @@ impl CliError {
             CliError::Refused { reason: Reason::NotPending, id: Some(id), .. } => {
                 args.set("id", id.clone());
                 ("cli-err-not-pending", "cli-rec-not-pending")
+            }
+            // What the prompt on screen is for, and who asked for it: only the
+            // key app's own sentence says so (it words it in the person's
+            // language, ui_words::refusal); the reason alone cannot.
+            CliError::Refused { reason: Reason::VerificationUnderway, message, .. } if !message.is_empty() => {
+                args.set("what", message.clone());
+                ("cli-err-refused", refused_remedy(Reason::VerificationUnderway))
             }
             CliError::Refused { reason, message, .. } => {
                 args.set("what", ui_words::wire_refusal(language, *reason, message));
@@ -175,6 +189,10 @@ impl CliError {
         let (what, remedy) = match self {
             CliError::NotStarted(e) => {
                 let words = keyapp::start_words::start_error(language, e);
+                (words.what, words.remedy)
+            }
+            CliError::NotSecured(e) => {
+                let words = keyapp::start_words::secure_error(language, e);
                 (words.what, words.remedy)
             }
             _ => {
@@ -280,6 +298,7 @@ fn refused_remedy(reason: Reason) -> &'static str {
             "cli-rec-not-verified"
         }
         Reason::VerificationUnavailable => "cli-rec-install-polkit",
+        Reason::VerificationUnderway => "cli-rec-verification-underway",
         Reason::NotFound => "cli-rec-unknown-id",
         Reason::NotPending => "cli-rec-not-pending",
         _ => "cli-rec-refused",
@@ -311,6 +330,9 @@ mod tests {
             CliError::Config(ConfigError::Invalid("status_api.public_base must be an http(s) URL".into())),
             CliError::Start("the data directory cannot be used".into()),
             CliError::NotStarted(Box::new(StartError::NoDataDir)),
+            CliError::NotSecured(Box::new(keyapp::app::SecureError::Hardening(
+                keyapp::hardening::HardeningError::Traced { why: schcp_webext::HardeningError::Namespaced },
+            ))),
             CliError::NotStarted(Box::new(StartError::Keystore(keyapp::keystore::KeystoreError::UnlockRefused))),
             CliError::NotRunning,
             CliError::Control { path: path.clone(), detail: "permission denied".into() },
@@ -416,6 +438,21 @@ mod tests {
             }
             assert_ne!(en, fr, "{e:?}");
         }
+    }
+
+    /// `schcp-keyapp approve` while another prompt is on screen prints the key
+    /// app's own sentence naming that prompt, and says to answer or cancel it.
+    #[test]
+    fn a_prompt_underway_is_named_at_the_terminal() {
+        let said = "Your computer is asking you to confirm something else, from the key app’s window, so nothing \
+                    was approved here. Answer that first, then try again. That prompt is for: Pair “Cal”";
+        let e = CliError::Refused { reason: Reason::VerificationUnderway, message: said.into(), id: None };
+        let en = e.worded(Language::English);
+        assert!(en.starts_with("Error: ") && en.contains(said), "{en}");
+        assert!(en.contains("Answer or cancel the confirmation on your screen"), "{en}");
+        // No sentence from the key app: the reason's plain one.
+        let bare = CliError::Refused { reason: Reason::VerificationUnderway, message: String::new(), id: None };
+        assert!(bare.worded(Language::English).contains("something else"));
     }
 
     #[test]

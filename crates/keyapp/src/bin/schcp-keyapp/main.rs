@@ -37,7 +37,7 @@ fn main() -> ExitCode {
         | Cmd::Restore { .. }
         | Cmd::RevokeEverything { phrase: true, .. } => match keyapp::app::secure_process() {
             Ok(passphrase) => passphrase,
-            Err(e) => return failed(config_path.as_deref(), &CliError::Start(e.to_string())),
+            Err(e) => return failed(config_path.as_deref(), &CliError::NotSecured(Box::new(e))),
         },
         _ => None,
     };

@@ -1,0 +1,320 @@
+//! One OS confirmation at a time, for every surface together: the verifier
+//! every approval of a running key app goes through (the service's and the
+//! recovery kit's custody share one, `app::start_verified_by`).
+//!
+//! polkit shows the same fixed sentence for every approval (it takes no
+//! details from an unprivileged service), so two prompts read alike. A program
+//! of the person's can ask over the control socket for an approval of its own
+//! just as the person clicks Approve, so that its prompt is the one on screen
+//! when the person types their password. So:
+//!
+//! - The window's approval takes the place of a program's (a terminal's, or
+//!   anything else on the control socket): the program's prompt is withdrawn
+//!   (its check cancelled at polkit, so its dialog closes) and refused, and
+//!   the prompt the person answers after clicking Approve is the window's.
+//! - Any other approval asked while one is on screen is refused with no
+//!   prompt of its own, naming the one on screen ([`Refusal::Underway`]): a
+//!   program gets no prompt while the window's is up, and a second window
+//!   approval waits for the person's answer to the first.
+//! - A turn lasts at most [`TURN_LIMIT`], so no verification that hangs holds
+//!   every other approval back.
+//!
+//! What it cannot do: a prompt a program asked for before the person clicked
+//! anything is still the person's to cancel (docs/threat-model.md).
+
+use super::{Approval, Refusal, Surface, UserVerifier, VerdictFuture};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+use tokio::sync::Notify;
+
+/// The longest one approval holds the turn: longer than the polkit
+/// verifier's own prompt timeout (180 s), so it only bounds a verification
+/// that hangs (a bus that never answers).
+pub const TURN_LIMIT: Duration = Duration::from_secs(200);
+
+/// The verifier, asked one approval at a time.
+pub struct OnePrompt {
+    verifier: Arc<dyn UserVerifier>,
+    underway: Mutex<Option<Turn>>,
+    /// Notified whenever a turn ends.
+    ended: Notify,
+    limit: Duration,
+}
+
+/// The approval on screen.
+struct Turn {
+    /// Which verification holds it (a count, never reused).
+    number: u64,
+    what: String,
+    surface: Surface,
+    /// Set by the window's approval that takes its place.
+    withdrawn: Arc<Withdrawal>,
+}
+
+/// The approval that took a program's place, and the signal to its holder.
+#[derive(Default)]
+struct Withdrawal {
+    by: Mutex<Option<(String, Surface)>>,
+    now: Notify,
+}
+
+/// What an approval may do about the turn, decided under the lock.
+enum Next {
+    Take(u64, Arc<Withdrawal>),
+    /// A program's prompt is being withdrawn for the window's: ask again once
+    /// its turn ended.
+    WaitForEnd,
+}
+
+/// Frees the turn when the verification ends, answered or dropped alike.
+struct TurnHeld<'a> {
+    prompts: &'a OnePrompt,
+    number: u64,
+    withdrawn: Arc<Withdrawal>,
+}
+
+impl Drop for TurnHeld<'_> {
+    fn drop(&mut self) {
+        let mut underway = self.prompts.underway.lock().unwrap_or_else(PoisonError::into_inner);
+        if underway.as_ref().is_some_and(|t| t.number == self.number) {
+            *underway = None;
+        }
+        drop(underway);
+        self.prompts.ended.notify_waiters();
+    }
+}
+
+impl OnePrompt {
+    /// `verifier`, asked one approval at a time; a verifier that already is
+    /// one is kept as it is, so its turns stay shared.
+    pub fn around(verifier: Arc<dyn UserVerifier>) -> Arc<dyn UserVerifier> {
+        OnePrompt::with_limit(verifier, TURN_LIMIT)
+    }
+
+    /// The same with another bound on a turn (tests).
+    pub fn with_limit(verifier: Arc<dyn UserVerifier>, limit: Duration) -> Arc<dyn UserVerifier> {
+        if verifier.one_at_a_time() {
+            return verifier;
+        }
+        Arc::new(OnePrompt { verifier, underway: Mutex::new(None), ended: Notify::new(), limit })
+    }
+
+    /// Takes the turn for `approval`: at once when none is on screen; after
+    /// withdrawing a program's when the window asks; else the refusal naming
+    /// the one on screen.
+    async fn take(&self, approval: &Approval) -> Result<TurnHeld<'_>, Refusal> {
+        static NUMBERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        loop {
+            // Made before the turn is looked at, so an end in between is seen.
+            let ended = self.ended.notified();
+            let next = {
+                let mut underway = self.underway.lock().unwrap_or_else(PoisonError::into_inner);
+                match underway.as_ref() {
+                    None => {
+                        let number = NUMBERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let withdrawn = Arc::new(Withdrawal::default());
+                        *underway = Some(Turn {
+                            number,
+                            what: approval.summary.clone(),
+                            surface: approval.asker.surface,
+                            withdrawn: withdrawn.clone(),
+                        });
+                        Next::Take(number, withdrawn)
+                    }
+                    Some(t) if approval.asker.surface == Surface::Window && t.surface == Surface::Terminal => {
+                        let mut by = t.withdrawn.by.lock().unwrap_or_else(PoisonError::into_inner);
+                        if by.is_none() {
+                            *by = Some((approval.summary.clone(), Surface::Window));
+                            t.withdrawn.now.notify_one();
+                        }
+                        Next::WaitForEnd
+                    }
+                    Some(t) => return Err(Refusal::Underway { what: t.what.clone(), surface: t.surface }),
+                }
+            };
+            match next {
+                Next::Take(number, withdrawn) => return Ok(TurnHeld { prompts: self, number, withdrawn }),
+                Next::WaitForEnd => ended.await,
+            }
+        }
+    }
+}
+
+impl UserVerifier for OnePrompt {
+    fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
+        Box::pin(async move {
+            let held = self.take(approval).await?;
+            let withdrawn = held.withdrawn.clone();
+            // Withdrawn, the verification is dropped: the polkit verifier
+            // cancels its check at polkit as it goes, closing the dialog.
+            tokio::select! {
+                verdict = tokio::time::timeout(self.limit, self.verifier.verify(approval)) => {
+                    verdict.unwrap_or(Err(Refusal::TimedOut))
+                }
+                () = withdrawn.now.notified() => {
+                    let by = withdrawn.by.lock().unwrap_or_else(PoisonError::into_inner).clone();
+                    let (what, surface) = by.unwrap_or((String::new(), Surface::Window));
+                    Err(Refusal::Underway { what, surface })
+                }
+            }
+        })
+    }
+
+    fn one_at_a_time(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::user_verification::{Asker, Method};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn approval(summary: &str, surface: Surface) -> Approval {
+        Approval { asker: Asker { pid: 1, uid: 1000, start_time: 1, surface }, summary: summary.into() }
+    }
+
+    /// The OS, standing in: each prompt stays on screen until let go (then
+    /// says yes); counts the prompts asked and those closed unanswered.
+    struct Held {
+        go: tokio::sync::Semaphore,
+        asked: AtomicUsize,
+        closed: Arc<AtomicUsize>,
+    }
+
+    impl Default for Held {
+        fn default() -> Held {
+            Held { go: tokio::sync::Semaphore::new(0), asked: AtomicUsize::new(0), closed: Arc::default() }
+        }
+    }
+
+    /// Counts a prompt closed before it was answered.
+    struct Closes(Option<Arc<AtomicUsize>>);
+
+    impl Drop for Closes {
+        fn drop(&mut self) {
+            if let Some(closed) = self.0.take() {
+                closed.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+    }
+
+    impl UserVerifier for Held {
+        fn verify<'a>(&'a self, _: &'a Approval) -> VerdictFuture<'a> {
+            self.asked.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                let mut closes = Closes(Some(self.closed.clone()));
+                self.go.acquire().await.expect("open").forget();
+                closes.0 = None;
+                Ok(Method::Polkit)
+            })
+        }
+    }
+
+    struct Setup {
+        held: Arc<Held>,
+        verifier: Arc<dyn UserVerifier>,
+    }
+
+    impl Setup {
+        fn new(limit: Duration) -> Setup {
+            let held = Arc::new(Held::default());
+            Setup { verifier: OnePrompt::with_limit(held.clone(), limit), held }
+        }
+
+        fn asked(&self) -> usize {
+            self.held.asked.load(Ordering::SeqCst)
+        }
+
+        /// Starts asking for `summary` from `surface`, and waits until its
+        /// prompt is on screen (the OS asked `on_screen` times in all).
+        async fn on_screen(
+            &self,
+            summary: &'static str,
+            surface: Surface,
+            on_screen: usize,
+        ) -> tokio::task::JoinHandle<crate::user_verification::Verdict> {
+            let verifier = self.verifier.clone();
+            let asking = tokio::spawn(async move { verifier.verify(&approval(summary, surface)).await });
+            answered(async {
+                while self.asked() < on_screen {
+                    tokio::task::yield_now().await;
+                }
+            })
+            .await;
+            asking
+        }
+    }
+
+    /// What `answer` comes to; a prompt left on screen fails the test rather
+    /// than hanging it.
+    async fn answered<T>(answer: impl std::future::Future<Output = T>) -> T {
+        tokio::time::timeout(Duration::from_secs(30), answer).await.expect("answered, not left on screen")
+    }
+
+    #[test]
+    fn wrapped_once_it_keeps_its_turns() {
+        let verifier = OnePrompt::around(Arc::new(Held::default()));
+        assert!(Arc::ptr_eq(&OnePrompt::around(verifier.clone()), &verifier));
+    }
+
+    /// While the window's prompt is on screen, a program's approval gets no
+    /// prompt and is told what is on screen; so is a second window approval.
+    #[tokio::test]
+    async fn while_the_windows_prompt_is_on_screen_nothing_else_is_asked() {
+        let s = Setup::new(TURN_LIMIT);
+        let window = s.on_screen("Book a cleaning", Surface::Window, 1).await;
+        let on_screen = Refusal::Underway { what: "Book a cleaning".into(), surface: Surface::Window };
+        let program = answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await;
+        assert_eq!(program, Err(on_screen.clone()));
+        let again = answered(s.verifier.verify(&approval("Swim lessons", Surface::Window))).await;
+        assert_eq!(again, Err(on_screen));
+        assert_eq!(s.asked(), 1, "the OS was asked once");
+        s.held.go.add_permits(1);
+        assert_eq!(answered(window).await.unwrap(), Ok(Method::Polkit));
+        // Answered, the turn is free.
+        s.held.go.add_permits(1);
+        assert_eq!(answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await, Ok(Method::Polkit));
+    }
+
+    /// The race the one prompt is for: a program's prompt on screen just
+    /// before the person clicks Approve. The program's prompt is closed
+    /// unanswered and refused, naming the window's; the prompt the person
+    /// then answers is the window's.
+    #[tokio::test]
+    async fn the_windows_approval_takes_the_place_of_a_programs_prompt() {
+        let s = Setup::new(TURN_LIMIT);
+        let program = s.on_screen("Pair “Cal”", Surface::Terminal, 1).await;
+        let window = s.on_screen("Book a cleaning", Surface::Window, 2).await;
+        assert_eq!(
+            answered(program).await.unwrap(),
+            Err(Refusal::Underway { what: "Book a cleaning".into(), surface: Surface::Window }),
+            "the program is told the window's prompt took its place"
+        );
+        assert_eq!(s.held.closed.load(Ordering::SeqCst), 1, "the program's prompt was closed unanswered");
+        // The program asks again: no prompt while the window's is on screen.
+        let again = answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await;
+        assert!(matches!(again, Err(Refusal::Underway { surface: Surface::Window, .. })), "{again:?}");
+        assert_eq!(s.asked(), 2);
+        s.held.go.add_permits(1);
+        assert_eq!(answered(window).await.unwrap(), Ok(Method::Polkit), "the person's yes is the window's");
+    }
+
+    /// A verification abandoned (its caller went away) or that never ends
+    /// frees the turn: the first at once, the second at the turn's limit.
+    #[tokio::test]
+    async fn an_abandoned_or_hung_verification_frees_the_turn() {
+        let s = Setup::new(Duration::from_millis(50));
+        let abandoned = s.on_screen("Pair “Cal”", Surface::Terminal, 1).await;
+        abandoned.abort();
+        let _ = abandoned.await;
+        assert_eq!(s.held.closed.load(Ordering::SeqCst), 1);
+        // Nobody lets this one go: the limit ends it.
+        let hung = answered(s.verifier.verify(&approval("Book a cleaning", Surface::Window))).await;
+        assert_eq!(hung, Err(Refusal::TimedOut));
+        s.held.go.add_permits(1);
+        assert_eq!(answered(s.verifier.verify(&approval("Book", Surface::Window))).await, Ok(Method::Polkit));
+        assert_eq!(s.asked(), 3);
+    }
+}
