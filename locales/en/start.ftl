@@ -94,11 +94,11 @@ start-err-io = { $path } cannot be used ({ $detail }).
 start-rec-io = Check that the data folder exists and belongs to the user running the key app.
 
 ## Stopped before anything was read: the process would not hold the key where another program could read it.
-start-err-traced = Another program (process { $tracer }) is watching the key app as it starts and could read your key from its memory, so the key app did not start.
+start-err-traced = Another program ({ $tracer }) is watching the key app as it starts and could read your key from its memory, so the key app did not start.
 start-rec-traced = Close that program (a debugger or tracer, such as gdb or strace), then start the key app again.
-start-err-sandboxed = The key app runs in a sandbox with a process list of its own (such as Flatpak, or a container it is the first program of), where a program watching it could not be seen, so it did not start.
-start-rec-sandboxed = Run the key app outside that sandbox, installed from its package for your system.
+start-err-sandboxed = The key app runs inside a sandbox (such as Flatpak) where it cannot see whether another program is watching it, so it did not start.
+start-rec-sandboxed = Install the key app from its package for your system, outside that sandbox.
 start-err-unprotected = The key app could not keep its memory from your other programs ({ $detail }), so it did not start.
-start-rec-unprotected = Start it on a standard Linux system, without limits that keep it from turning off its core dumps; it holds your key nowhere else.
+start-rec-unprotected = Start it on a standard Linux system, without settings that stop it from protecting its memory.
 start-err-unprotected-unread = The key app could not read whether another program is watching it, so it did not start.
-start-rec-unprotected-unread = Start it on a standard Linux system, where a program can read its own entries in /proc.
+start-rec-unprotected-unread = Start it on a standard Linux system, where it can check its own state before it opens your key.

@@ -200,6 +200,8 @@ notify-title = Your consent is asked
 notify-pairing = An assistant named “{ $agent }” asks to pair with your key app.
 notify-request = Your assistant “{ $agent }” asks for your consent.
 notify-request-what = Your assistant “{ $agent }” asks for your consent: { $what }
+notify-elsewhere-title = A program asks you to confirm
+notify-elsewhere = A terminal or another program asked your computer for the confirmation on your screen. It is for: { $what }. If you did not ask for it, cancel it.
 
 # The file keystore's passphrase, asked in the window where no OS keychain answers.
 unlock-heading = Unlock your key
@@ -224,6 +226,7 @@ unlock-failed = The key app could not start:
 ## The consent window: what the person reads cannot be swapped or buried.
 consent-announce = Another request is waiting. It will not replace this one until you choose to see it.
 consent-announce-show = Show the other request
+consent-asked-elsewhere = A terminal or another program is asking your computer to approve this now, in the confirmation on your screen. If you did not ask for that, cancel it: nothing is approved until you confirm.
 consent-announce-after = A new request is waiting.
 consent-announce-review = Review it
 consent-ready = You can approve now, with the mouse or with Tab and Enter.

@@ -92,11 +92,11 @@ start-err-io = { $path } ne peut pas être utilisé ({ $detail }).
 start-rec-io = Vérifiez que le dossier de données existe et appartient à l’utilisateur qui lance l’appli de clés.
 
 ## Arrêt avant toute lecture : le processus ne garde pas la clé là où un autre programme pourrait la lire.
-start-err-traced = Un autre programme (processus { $tracer }) observe l’appli de clés pendant son démarrage et pourrait lire votre clé dans sa mémoire : l’appli de clés n’a pas démarré.
+start-err-traced = Un autre programme ({ $tracer }) observe l’appli de clés pendant son démarrage et pourrait lire votre clé dans sa mémoire : l’appli de clés n’a pas démarré.
 start-rec-traced = Fermez ce programme (un débogueur ou un traceur, comme gdb ou strace), puis relancez l’appli de clés.
-start-err-sandboxed = L’appli de clés tourne dans un bac à sable qui a sa propre liste de processus (comme Flatpak, ou un conteneur dont elle est le premier programme), où un programme qui la surveillerait ne serait pas vu : elle n’a pas démarré.
-start-rec-sandboxed = Lancez l’appli de clés hors de ce bac à sable, installée depuis son paquet pour votre système.
+start-err-sandboxed = L’appli de clés tourne dans un bac à sable (comme Flatpak) où elle ne peut pas voir si un autre programme l’observe : elle n’a pas démarré.
+start-rec-sandboxed = Installez l’appli de clés depuis son paquet pour votre système, hors de ce bac à sable.
 start-err-unprotected = L’appli de clés n’a pas pu protéger sa mémoire de vos autres programmes ({ $detail }) : elle n’a pas démarré.
-start-rec-unprotected = Lancez-la sur un système Linux standard, sans limite qui l’empêche de désactiver ses vidages mémoire ; elle ne garde votre clé nulle part ailleurs.
+start-rec-unprotected = Lancez-la sur un système Linux standard, sans réglage qui l’empêche de protéger sa mémoire.
 start-err-unprotected-unread = L’appli de clés n’a pas pu vérifier si un autre programme l’observe : elle n’a pas démarré.
-start-rec-unprotected-unread = Lancez-la sur un système Linux standard, où un programme peut lire ses propres entrées dans /proc.
+start-rec-unprotected-unread = Lancez-la sur un système Linux standard, où elle peut vérifier son propre état avant d’ouvrir votre clé.

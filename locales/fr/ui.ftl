@@ -199,6 +199,8 @@ notify-title = Votre consentement est demandé
 notify-pairing = Un assistant nommé « { $agent } » demande à se jumeler à votre appli de clés.
 notify-request = Votre assistant « { $agent } » demande votre consentement.
 notify-request-what = Votre assistant « { $agent } » demande votre consentement : { $what }
+notify-elsewhere-title = Un programme vous demande de confirmer
+notify-elsewhere = Un terminal ou un autre programme a demandé à votre ordinateur la confirmation affichée à l’écran. Elle porte sur : { $what }. Si vous ne l’avez pas demandée, annulez-la.
 
 # La phrase de passe du trousseau fichier, demandée dans la fenêtre quand aucun trousseau du système ne répond.
 unlock-heading = Déverrouiller votre clé
@@ -223,6 +225,7 @@ unlock-failed = L’appli n’a pas pu démarrer :
 ## La fenêtre de consentement : ce que la personne lit ne peut être remplacé ni enfoui.
 consent-announce = Une autre demande attend. Elle ne remplacera celle-ci que si vous choisissez de la voir.
 consent-announce-show = Voir l’autre demande
+consent-asked-elsewhere = Un terminal ou un autre programme demande en ce moment à votre ordinateur d’approuver ceci, dans la confirmation affichée à l’écran. Si vous ne l’avez pas demandé, annulez-la : rien n’est approuvé tant que vous ne confirmez pas.
 consent-announce-after = Une nouvelle demande attend.
 consent-announce-review = L’examiner
 consent-ready = Vous pouvez approuver maintenant, à la souris ou avec Tab puis Entrée.

@@ -37,6 +37,7 @@ pub const ALL: &[&str] = &[
     "wait_pending",
     "bookings",
     "open_consent",
+    "asked_elsewhere",
     "lift_cooldown",
     "recovery_kit",
     "confirm_recovery_words",

@@ -67,6 +67,13 @@ pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
     answered.map_err(refused(&svc))
 }
 
+/// The pairing or request a terminal or another program is asking the OS to
+/// approve now, if any: the consent window says so beside its text.
+#[tauri::command(rename_all = "snake_case")]
+pub fn asked_elsewhere(svc: Svc<'_>) -> Option<String> {
+    svc.asked_elsewhere().and_then(|a| a.id)
+}
+
 #[tauri::command(rename_all = "snake_case")]
 pub async fn relabel_rule(svc: Svc<'_>, id: String, label: String) -> Answer<Prompt> {
     svc.requests().relabel_rule(&id, &label).await.map_err(refused(&svc))
@@ -364,6 +371,7 @@ pub fn register<R: Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
         wait_pending,
         bookings,
         open_consent,
+        asked_elsewhere,
         lift_cooldown,
         crate::recovery::recovery_kit,
         crate::recovery::confirm_recovery_words,

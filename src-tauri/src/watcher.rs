@@ -1,9 +1,12 @@
 //! Watches the service for new pairings and requests: each new one raises a
 //! native notification and opens the consent window; the tray shows the count.
+//! It also watches what a terminal or another program asks the OS to confirm:
+//! the OS's prompt names nothing, so a notification names it, and the consent
+//! window opens on the request or pairing it approves, which says so.
 
 use crate::ui_strings::UiLanguage;
 use crate::windows;
-use keyapp::service::{PendingItem, Service};
+use keyapp::service::{AskedElsewhere, PendingItem, Service};
 use std::collections::BTreeSet;
 use std::time::Duration;
 use tauri::{AppHandle, Manager, Runtime};
@@ -16,6 +19,7 @@ pub fn new_items<'a>(seen: &BTreeSet<String>, now: &'a [PendingItem]) -> Vec<&'a
 
 pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
     let mut seen = BTreeSet::new();
+    let mut shown_elsewhere: Option<AskedElsewhere> = None;
     // The change counter read before each look: a change made while the
     // pending list is read wakes the next wait at once instead of being missed.
     let mut counter = service.changes().wait_past(u64::MAX, Duration::ZERO).await;
@@ -35,6 +39,23 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
                 notify(&app, first);
             }
             seen = items.into_iter().map(|i| i.id).collect();
+        }
+        let elsewhere = service.asked_elsewhere();
+        if elsewhere != shown_elsewhere {
+            if let Some(asked) = &elsewhere {
+                if let Some(id) = asked.id.clone() {
+                    let handle = app.clone();
+                    let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&id)));
+                }
+                let lang = app.state::<UiLanguage>();
+                let _ = app
+                    .notification()
+                    .builder()
+                    .title(lang.format("notify-elsewhere-title", &[]))
+                    .body(elsewhere_body(&lang, asked))
+                    .show();
+            }
+            shown_elsewhere = elsewhere;
         }
         // Woken by any change; the timeout only bounds a wait nothing ends.
         counter = service.changes().wait_past(counter, Duration::from_secs(2)).await;
@@ -64,6 +85,13 @@ pub fn notification_body(lang: &UiLanguage, item: &PendingItem) -> String {
         (_, what) => lang.format("notify-request-what", &[("agent", name.into()), ("what", what.into())]),
     };
     markup_escaped(&text)
+}
+
+/// The notification for a confirmation a terminal or another program asked
+/// for: what the OS's prompt on screen is for, escaped for markup as
+/// [`notification_body`] is.
+pub fn elsewhere_body(lang: &UiLanguage, asked: &AskedElsewhere) -> String {
+    markup_escaped(&lang.format("notify-elsewhere", &[("what", asked.what.clone().into())]))
 }
 
 /// `s` as text inside notification markup: `&`, `<`, `>`, `"` and `'` as entities.
@@ -168,6 +196,18 @@ mod tests {
         let name = "Agenda » a fini. Votre dentiste « Harbourview";
         let fr = notification_body(&UiLanguage::new(Language::French), &item("closed_mandate", name));
         assert!(fr.contains("« Agenda \u{FFFD} a fini. Votre dentiste \u{FFFD} Harbourview »"), "{fr}");
+    }
+
+    /// What a program asks the OS to confirm is named in the notification,
+    /// as text: markup in it is escaped, in both languages.
+    #[test]
+    fn a_confirmation_asked_elsewhere_is_named_and_escaped() {
+        let asked = AskedElsewhere { what: "Pair “<b>Cal</b>” (code 7F3A)".into(), id: Some("pr_x".into()) };
+        let en = elsewhere_body(&UiLanguage::new(Language::English), &asked);
+        assert!(en.contains("another program") && en.contains("&lt;b&gt;Cal&lt;/b&gt;"), "{en}");
+        assert!(!en.contains("<b>"), "{en}");
+        let fr = elsewhere_body(&UiLanguage::new(Language::French), &asked);
+        assert!(fr.contains("autre programme") && fr.contains("(code 7F3A)"), "{fr}");
     }
 
     #[test]

@@ -12,6 +12,8 @@ let current: Prompt;
 /** Other requests by id (the one the window was raised for, a newer one). */
 let others: Record<string, Prompt> = {};
 let waiting = true;
+/** The request a terminal or another program asks the OS to approve, if any. */
+let elsewhere: string | null = null;
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
 /** A refusal the next looks at the shown request meet, if any. */
 let promptRefusal: object | null = null;
@@ -49,6 +51,7 @@ vi.mock("./api", () => ({
       return answerResult();
     },
     relabelRule: async (_id: string, label: string) => ({ ...current, label }),
+    askedElsewhere: async () => elsewhere,
     openMain: async () => {},
     closeWindow: async () => {},
     waitChange: (seen: number | null) => nextChange(seen),
@@ -143,6 +146,7 @@ beforeEach(() => {
   calls.commands = [];
   others = {};
   waiting = true;
+  elsewhere = null;
   current = prompt();
   answerResult = async () => ({ status: "approved" });
   promptRefusal = null;
@@ -297,6 +301,30 @@ describe("the consent view", () => {
     await settle(0);
     expect(calls.answer).toEqual([["rq_1", true]]);
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
+  });
+
+  it("says so while a terminal or another program asks the OS to approve the request on screen", async () => {
+    await mount();
+    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+    // Another request asked elsewhere: nothing said beside this one.
+    elsewhere = "rq_other";
+    await settle(600);
+    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+    elsewhere = current.id;
+    await settle(600);
+    const said = document.getElementById("consent-asked-elsewhere")!;
+    expect(said.getAttribute("role")).toBe("alert");
+    expect(said.textContent).toBe("consent-asked-elsewhere");
+    // The prompt gone (answered or cancelled), so is the warning.
+    elsewhere = null;
+    await settle(600);
+    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+  });
+
+  it("says so at once when the window opens on a request asked elsewhere", async () => {
+    elsewhere = "rq_1";
+    await mount("rq_1");
+    expect(document.getElementById("consent-asked-elsewhere")).not.toBeNull();
   });
 
   it("turns a request withdrawn while shown into a notice, with nothing to approve", async () => {

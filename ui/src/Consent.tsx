@@ -284,6 +284,15 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
     [],
   );
 
+  // A terminal or another program asking the OS to approve the request on
+  // screen: the OS's prompt names nothing, so the text it approves says so.
+  const [elsewhere, setElsewhere] = useState<string | null>(null);
+  const lookElsewhere = () => {
+    api.askedElsewhere().then(setElsewhere, () => setElsewhere(null));
+  };
+  useEffect(lookElsewhere, [prompt?.id]);
+  useChanges(lookElsewhere, !!prompt && !done, [prompt?.id]);
+
   const ready = isReady(shownSince, focused);
   const canAnswer = !!prompt && !done && !busy;
 
@@ -385,6 +394,9 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
           words="consent-announce"
           button="consent-announce-show"
           onShow={() => loadNext(announced[0]).catch(fail)} />
+      )}
+      {elsewhere === prompt.id && !done && (
+        <p class="elsewhere" role="alert" id="consent-asked-elsewhere">{t("consent-asked-elsewhere")}</p>
       )}
       <dl class="who">
         <dt>{t("consent-from")}</dt>

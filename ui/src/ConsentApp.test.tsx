@@ -10,6 +10,7 @@ let releaseStrings: (s: UiStrings) => void = () => {};
 vi.mock("./api", () => ({
   isCommandError: () => false,
   api: {
+    askedElsewhere: async () => null,
     uiStrings: () => {
       order.push("ui_strings");
       return new Promise<UiStrings>((resolve) => (releaseStrings = resolve));

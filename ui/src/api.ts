@@ -88,6 +88,8 @@ export const api = {
   unpair: (jkt: string, revokeCredentials: boolean) =>
     invoke<UnpairedView>("unpair", { jkt, revoke_credentials: revokeCredentials }),
   liftCooldown: (jkt: string) => invoke<void>("lift_cooldown", { jkt }),
+  /** The pairing or request a terminal or another program asks the OS to approve now, if any. */
+  askedElsewhere: () => invoke<string | null>("asked_elsewhere"),
   credentials: () => invoke<CredentialView[]>("credentials"),
   bookings: () => invoke<BookingView[]>("bookings"),
   revoke: (jti: string) => invoke<void>("revoke", { jti }),

@@ -115,6 +115,7 @@ vi.mock("./api", () => {
   return {
     isCommandError: (e: unknown) => typeof e === "object" && e !== null && "code" in e,
     api: {
+    askedElsewhere: async () => null,
       pending: async () => pending,
       prompt: async () => ({ ...prompt }),
       answer: async () => ({ status: "approved" }),

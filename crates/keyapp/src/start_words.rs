@@ -103,21 +103,30 @@ pub fn secure_error(language: Language, e: &SecureError) -> StartWords {
     let id = match e {
         SecureError::Passphrase(k) => return keystore_error(language, k),
         SecureError::Hardening(HardeningError::Traced { why: Unseen::Traced { tracer, .. } }) => {
-            args.set("tracer", tracer.to_string());
+            args.set("tracer", program_name(*tracer));
             "traced"
         }
         SecureError::Hardening(HardeningError::Traced { why: Unseen::Namespaced }) => "sandboxed",
         // The system would not say whether a tracer is there, or would not
         // close the memory: its own words for a system error, none else.
-        SecureError::Hardening(HardeningError::Traced { why: Unseen::Threads(error) })
-        | SecureError::Hardening(HardeningError::Dumpable { error })
+        SecureError::Hardening(HardeningError::Dumpable { error })
         | SecureError::Hardening(HardeningError::CoreLimit { error }) => {
             args.set("detail", io_detail(language, error));
             "unprotected"
         }
+        // It could not read its own threads' state (`/proc/self/task`).
         SecureError::Hardening(_) => "unprotected-unread",
     };
     worded(language, id, &args)
+}
+
+/// A watching process as the person may know it: its program's name
+/// (`/proc/PID/comm`, inert), with its number; the number alone once it is gone.
+fn program_name(pid: u32) -> String {
+    match std::fs::read_to_string(format!("/proc/{pid}/comm")) {
+        Ok(name) if !name.trim().is_empty() => format!("{}, {pid}", schcp_consent::inert::inert(name.trim())),
+        _ => pid.to_string(),
+    }
 }
 
 /// Why the principal key could not be opened, made or kept, worded in
@@ -386,12 +395,20 @@ mod tests {
     /// could not be seen, or a system that would not keep the memory closed.
     #[test]
     fn a_start_stopped_before_anything_is_read_says_why() {
-        let [traced, sandboxed, status, ..] = &secure_errors()[..] else { unreachable!() };
+        let [traced, sandboxed, status, threads, ..] = &secure_errors()[..] else { unreachable!() };
+        assert_eq!(secure_error(Language::English, threads), secure_error(Language::English, status));
         let en = secure_error(Language::English, traced);
         assert!(en.what.contains("watching") && en.what.contains("777"), "{en:?}");
+        // A tracer that is still there is named by its program's name.
+        let me = SecureError::Hardening(HardeningError::Traced {
+            why: schcp_webext::HardeningError::Traced { thread: 1, tracer: std::process::id() },
+        });
+        let named = secure_error(Language::English, &me).what;
+        let name = std::fs::read_to_string("/proc/self/comm").unwrap();
+        assert!(named.contains(name.trim()), "{named}");
         assert!(en.remedy.contains("strace"), "{en:?}");
         let fr = secure_error(Language::French, sandboxed);
-        assert!(fr.what.contains("bac à sable") && !fr.what.contains("observe"), "{fr:?}");
+        assert!(fr.what.contains("bac à sable") && !fr.what.contains("pourrait lire"), "{fr:?}");
         assert!(secure_error(Language::English, sandboxed).what.contains("Flatpak"));
         let unread = secure_error(Language::English, status);
         assert!(unread.what.contains("could not read whether"), "{unread:?}");

@@ -341,9 +341,11 @@ pub fn refusal(language: Language, error: &ServiceError) -> String {
         ServiceError::NotVerified(Refusal::Underway { what, surface }) => {
             let mut args = FluentArgs::new();
             args.set("what", what.clone());
-            let id = match surface {
-                Surface::Window => "refusal-verification-underway-window",
-                Surface::Terminal => "refusal-verification-underway-program",
+            let id = match (surface, what.is_empty()) {
+                // A program is not told what the person approves in the window.
+                (Surface::Window, true) => "refusal-verification-underway-window-unnamed",
+                (Surface::Window, false) => "refusal-verification-underway-window",
+                (Surface::Terminal, _) => "refusal-verification-underway-program",
             };
             return text_with(language, id, &args);
         }
@@ -715,9 +717,12 @@ mod tests {
         };
         let by_program = refusal(Language::English, &underway(Surface::Terminal));
         assert!(by_program.contains("another program") && by_program.contains("cancel it"), "{by_program}");
-        assert!(by_program.ends_with("That prompt is for: Pair “Cal” (code 7F3A)"), "{by_program}");
+        assert!(by_program.ends_with("That confirmation is for: Pair “Cal” (code 7F3A)"), "{by_program}");
         let by_window = refusal(Language::English, &underway(Surface::Window));
         assert!(by_window.contains("window") && !by_window.contains("another program"), "{by_window}");
+        let unnamed = ServiceError::NotVerified(Refusal::Underway { what: String::new(), surface: Surface::Window });
+        let unnamed = refusal(Language::English, &unnamed);
+        assert!(unnamed.contains("window") && !unnamed.contains("is for"), "{unnamed}");
         let fr = refusal(Language::French, &underway(Surface::Terminal));
         assert!(fr.contains("autre programme") && fr.ends_with("Pair “Cal” (code 7F3A)"), "{fr}");
         // At the terminal, with only the wire's reason: the plain sentence.

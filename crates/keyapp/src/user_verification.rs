@@ -92,7 +92,20 @@ fn real_uid(pid: u32) -> std::io::Result<u32> {
 pub struct Approval {
     pub asker: Asker,
     pub summary: String,
+    /// The pending request or pairing it approves, if it is one.
+    pub about: Option<String>,
 }
+
+/// The approval whose prompt is on screen ([`OnePrompt`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnScreen {
+    pub what: String,
+    pub surface: Surface,
+    pub about: Option<String>,
+}
+
+/// Called when a prompt comes on screen or leaves it.
+pub type PromptHook = Arc<dyn Fn() + Send + Sync>;
 
 /// How the OS confirmed it was the person.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +196,15 @@ pub trait UserVerifier: Send + Sync {
     fn one_at_a_time(&self) -> bool {
         false
     }
+
+    /// The approval whose prompt is on screen, where the verifier knows it.
+    fn on_screen(&self) -> Option<OnScreen> {
+        None
+    }
+
+    /// Has `hook` called whenever a prompt comes on screen or leaves it,
+    /// where the verifier knows it.
+    fn on_change(&self, _hook: PromptHook) {}
 }
 
 /// The verifier a service gets unless a Rust caller chooses another: polkit on

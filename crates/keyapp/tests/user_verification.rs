@@ -277,8 +277,9 @@ async fn a_programs_prompt_on_screen_gives_way_to_the_windows_approve() {
         (refused["code"].as_str(), refused["reason"].as_str()),
         (Some("NOT_PERMITTED"), Some("verification_underway"))
     );
+    // Told the window asked, not what the person approves there.
     let message = refused["message"].as_str().unwrap();
-    assert!(message.contains("Weekend playdates") && message.contains("window"), "{message}");
+    assert!(message.contains("window") && !message.contains("Weekend playdates"), "{message}");
     answered(e.verifier.asked_times(before + 2)).await;
     let prompt = e.verifier.asked().pop().unwrap();
     assert!(prompt.summary.contains("Weekend playdates"), "{}", prompt.summary);
@@ -314,8 +315,9 @@ async fn while_the_windows_prompt_is_on_screen_a_programs_approve_gets_no_prompt
         (refused["code"].as_str(), refused["reason"].as_str()),
         (Some("NOT_PERMITTED"), Some("verification_underway"))
     );
+    // Told the window asked, not what the person approves there.
     let message = refused["message"].as_str().unwrap();
-    assert!(message.contains("Weekend playdates") && message.contains("window"), "{message}");
+    assert!(message.contains("window") && !message.contains("Weekend playdates"), "{message}");
     assert_eq!(e.verifier.asked().len(), before + 1, "the OS was not asked for the program's approval");
     // A second click in the window waits for the person's answer to the first.
     let second = answered(e.svc.approve(&its_own, keyapp::service::Origin::ThisProcess)).await.unwrap_err();
@@ -432,10 +434,55 @@ async fn the_recovery_kit_and_the_approvals_take_turns_at_one_prompt() {
     });
     let refused = answered(program).await.unwrap().unwrap().unwrap_err();
     assert_eq!(refused["reason"], "verification_underway");
-    assert!(refused["message"].as_str().unwrap().contains("Show your recovery phrase"), "{refused}");
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("window") && !message.contains("recovery"), "{message}");
     answered(verifier.asked_times(before + 2)).await;
     verifier.let_go();
     assert_eq!(answered(kit).await.unwrap(), Ok(()));
     let pairings = running.service.pairings().pairing(&pairing.pairing_id).await.unwrap();
     assert_eq!(pairings.status, keyapp::service::PairingStatus::Pending, "the program's approval took nothing");
+}
+
+/// The OS's prompt names nothing, so the window is told what a terminal or
+/// another program asks it to approve: the request, while its prompt is on
+/// screen, with a change that wakes the surfaces as it comes and goes. The
+/// window's own prompt is not one of those.
+#[tokio::test]
+async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 13).await;
+    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
+    let runtime = control_socket(&e);
+    e.verifier.hold();
+    assert_eq!(e.svc.asked_elsewhere(), None);
+    let seen = e.svc.changes().wait_past(u64::MAX, std::time::Duration::ZERO).await;
+    let before = e.verifier.asked().len();
+    let program = {
+        let (runtime, id) = (runtime.clone(), its_own.clone());
+        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
+    };
+    answered(e.verifier.asked_times(before + 1)).await;
+    let on_screen = e.verifier.asked().pop().unwrap().summary;
+    let asked = e.svc.asked_elsewhere().expect("a program's prompt is on screen");
+    assert_eq!((asked.what.as_str(), asked.id.as_deref()), (on_screen.as_str(), Some(its_own.as_str())));
+    let moved = answered(e.svc.changes().wait_past(seen, std::time::Duration::from_secs(30))).await;
+    assert_ne!(moved, seen, "the surfaces were woken");
+
+    // Cancelled, it is gone.
+    e.verifier.answer(Err(Refusal::Cancelled));
+    e.verifier.let_go();
+    answered(program).await.unwrap().unwrap().unwrap_err();
+    assert_eq!(e.svc.asked_elsewhere(), None);
+
+    // The window's own prompt is not asked elsewhere.
+    e.verifier.answer(Ok(Method::Polkit));
+    let window = {
+        let (svc, id) = (e.svc.clone(), shown.clone());
+        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
+    };
+    answered(e.verifier.asked_times(before + 2)).await;
+    assert_eq!(e.svc.asked_elsewhere(), None);
+    e.verifier.let_go();
+    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
 }

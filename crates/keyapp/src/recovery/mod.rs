@@ -27,7 +27,7 @@ pub async fn reveal(
     asker: Asker,
     summary: String,
 ) -> Result<(RecoveryKit, Method), Refusal> {
-    let method = verifier.verify(&Approval { asker, summary }).await?;
+    let method = verifier.verify(&Approval { asker, summary, about: None }).await?;
     tracing::info!(method = method.as_str(), "the OS confirmed the person; the recovery kit is shown");
     Ok((key.kit().clone(), method))
 }
@@ -62,7 +62,7 @@ pub async fn revoke_all_with_kit(
     summary: String,
     now: i64,
 ) -> Result<Vec<String>, PhraseSwitchError> {
-    verifier.verify(&Approval { asker, summary }).await.map_err(PhraseSwitchError::NotVerified)?;
+    verifier.verify(&Approval { asker, summary, about: None }).await.map_err(PhraseSwitchError::NotVerified)?;
     let key = ed25519_dalek::SigningKey::from_bytes(&kit.ed25519_seed());
     let thumb = schcp::jws::Signer::public_key(&key)
         .to_jwk()

@@ -68,7 +68,23 @@ impl Service {
 
     /// Asks the service's verifier; its refusal is the approval's.
     pub(super) async fn confirm(&self, asker: &Asker, summary: String) -> Result<Method, ServiceError> {
-        let approval = Approval { asker: asker.clone(), summary };
+        self.confirm_about(asker, summary, None).await
+    }
+
+    /// What a terminal or another program is asking the OS to confirm now, if
+    /// anything: the OS's prompt names nothing, so the window shows this
+    /// beside it (the desktop raises the consent window on `id`'s request or
+    /// pairing, and a notification names `what`), and a person who asked for
+    /// nothing cancels it (docs/threat-model.md).
+    pub fn asked_elsewhere(&self) -> Option<AskedElsewhere> {
+        let on_screen = self.verifier().on_screen()?;
+        (on_screen.surface == Surface::Terminal).then_some(AskedElsewhere { what: on_screen.what, id: on_screen.about })
+    }
+
+    /// [`Service::confirm`], for the pending request or pairing `about`
+    /// (shown by the window while a terminal's approval of it is asked).
+    async fn confirm_about(&self, asker: &Asker, summary: String, about: Option<&str>) -> Result<Method, ServiceError> {
+        let approval = Approval { asker: asker.clone(), summary, about: about.map(str::to_owned) };
         match self.verifier().verify(&approval).await {
             Ok(method) => {
                 tracing::info!(method = method.as_str(), pid = asker.pid, "the OS confirmed the person's yes");
@@ -82,6 +98,14 @@ impl Service {
     }
 }
 
+/// A confirmation a terminal or another program asked the OS for: the line
+/// confirmed, and the pending request or pairing it is for, if it is one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskedElsewhere {
+    pub what: String,
+    pub id: Option<String>,
+}
+
 impl Requests<'_> {
     /// The person's yes to a request: the OS confirms the person for
     /// `origin`, with the consent text's first line (what `consent.statement`
@@ -92,7 +116,7 @@ impl Requests<'_> {
         // or changed outside the key app is never put to the person.
         let sealed = self.svc.pending_sealed_request(request_id).await?;
         let summary = sealed.consent_text.lines().next().unwrap_or_default().to_owned();
-        let method = self.svc.confirm(&asker, summary).await?;
+        let method = self.svc.confirm_about(&asker, summary, Some(request_id)).await?;
         self.svc.issue_confirmed(request_id, method, sealed.seal.as_deref().unwrap_or_default()).await
     }
 
@@ -132,7 +156,7 @@ impl Pairings<'_> {
                 ("code", p.fingerprint.clone().into()),
             ],
         );
-        let method = self.svc.confirm(&asker, summary).await?;
+        let method = self.svc.confirm_about(&asker, summary, Some(pairing_id)).await?;
         self.svc.settle_pairing(pairing_id, true, Some(method)).await
     }
 

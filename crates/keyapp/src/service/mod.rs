@@ -62,7 +62,7 @@ mod test_support;
 
 pub use crate::kind::RequestKind;
 pub use crate::views::{AgentView, AttentionView, AttestationView, PendingItem, Prompt, Settings};
-pub use answers::Origin;
+pub use answers::{AskedElsewhere, Origin};
 pub use attestations::{AttestationRefusal, MAX_ATTESTATION_BYTES};
 pub use changes::Changes;
 pub use closed_mandate::MAX_CLOSED_LIFETIME;
@@ -509,8 +509,9 @@ impl Service {
                 publishing: tokio::sync::Mutex::new(()),
                 publish_now: tokio::sync::Notify::new(),
             }),
-            verifier: crate::user_verification::OnePrompt::around(crate::user_verification::platform_verifier()),
-        })
+            verifier: crate::user_verification::platform_verifier(),
+        }
+        .with_user_verifier(crate::user_verification::platform_verifier()))
     }
 
     /// The same service with another user verifier: for tests (a fake that
@@ -520,7 +521,16 @@ impl Service {
     /// edit the person's config, so the config cannot weaken the check.
     /// It is asked one approval at a time (`user_verification::OnePrompt`).
     pub fn with_user_verifier(mut self, verifier: Arc<dyn UserVerifier>) -> Service {
-        self.verifier = crate::user_verification::OnePrompt::around(verifier);
+        let verifier = crate::user_verification::OnePrompt::around(verifier);
+        // A prompt coming on screen or leaving it is a change the surfaces
+        // wait on: the window shows what a terminal asks the OS to confirm.
+        let inner = Arc::downgrade(&self.inner);
+        verifier.on_change(Arc::new(move || {
+            if let Some(inner) = inner.upgrade() {
+                inner.changes.send_modify(|n| *n = n.wrapping_add(1));
+            }
+        }));
+        self.verifier = verifier;
         self
     }
 

@@ -14,15 +14,17 @@
 //!   the prompt the person answers after clicking Approve is the window's.
 //! - Any other approval asked while one is on screen is refused with no
 //!   prompt of its own, naming the one on screen ([`Refusal::Underway`]): a
-//!   program gets no prompt while the window's is up, and a second window
-//!   approval waits for the person's answer to the first.
+//!   program gets no prompt while the window's is up (and is not told what
+//!   the person approves there), and a second click in the window is told
+//!   what the first one's prompt is for.
 //! - A turn lasts at most [`TURN_LIMIT`], so no verification that hangs holds
 //!   every other approval back.
 //!
-//! What it cannot do: a prompt a program asked for before the person clicked
-//! anything is still the person's to cancel (docs/threat-model.md).
+//! What it cannot do: a prompt a program asked for while the person clicked
+//! nothing is still the person's to cancel; the window names it beside the
+//! OS's prompt (`Service::asked_elsewhere`, docs/threat-model.md).
 
-use super::{Approval, Refusal, Surface, UserVerifier, VerdictFuture};
+use super::{Approval, OnScreen, PromptHook, Refusal, Surface, UserVerifier, VerdictFuture};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -36,9 +38,10 @@ pub const TURN_LIMIT: Duration = Duration::from_secs(200);
 pub struct OnePrompt {
     verifier: Arc<dyn UserVerifier>,
     underway: Mutex<Option<Turn>>,
-    /// Notified whenever a turn ends.
-    ended: Notify,
     limit: Duration,
+    /// Told whenever a prompt comes on screen or leaves it (the service's
+    /// change counter, so the window sees what a program asks for).
+    hooks: Mutex<Vec<PromptHook>>,
 }
 
 /// The approval on screen.
@@ -47,41 +50,50 @@ struct Turn {
     number: u64,
     what: String,
     surface: Surface,
-    /// Set by the window's approval that takes its place.
-    withdrawn: Arc<Withdrawal>,
+    about: Option<String>,
+    signals: Arc<Signals>,
 }
 
-/// The approval that took a program's place, and the signal to its holder.
+/// Between a turn's holder and the window's approval that takes its place.
 #[derive(Default)]
-struct Withdrawal {
-    by: Mutex<Option<(String, Surface)>>,
-    now: Notify,
-}
-
-/// What an approval may do about the turn, decided under the lock.
-enum Next {
-    Take(u64, Arc<Withdrawal>),
-    /// A program's prompt is being withdrawn for the window's: ask again once
-    /// its turn ended.
-    WaitForEnd,
+struct Signals {
+    /// The window's approval took this turn: its holder stops asking.
+    withdrawn: Notify,
+    /// The holder's verification has ended (its prompt is closed).
+    gone: std::sync::atomic::AtomicBool,
+    gone_now: Notify,
 }
 
 /// Frees the turn when the verification ends, answered or dropped alike.
 struct TurnHeld<'a> {
     prompts: &'a OnePrompt,
     number: u64,
-    withdrawn: Arc<Withdrawal>,
+    signals: Arc<Signals>,
 }
 
 impl Drop for TurnHeld<'_> {
     fn drop(&mut self) {
         let mut underway = self.prompts.underway.lock().unwrap_or_else(PoisonError::into_inner);
+        // A turn the window's approval took over is the window's now.
         if underway.as_ref().is_some_and(|t| t.number == self.number) {
             *underway = None;
         }
         drop(underway);
-        self.prompts.ended.notify_waiters();
+        self.signals.gone.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.signals.gone_now.notify_waiters();
+        self.prompts.changed();
     }
+}
+
+/// What the turn on screen is said to be, to an approval from `to`: a
+/// terminal or another program is not told what the person does in the
+/// window (nor, by its timing, when), only that the window asked.
+fn refusal_for(turn: &Turn, to: Surface) -> Refusal {
+    let what = match (turn.surface, to) {
+        (Surface::Window, Surface::Terminal) => String::new(),
+        _ => turn.what.clone(),
+    };
+    Refusal::Underway { what, surface: turn.surface }
 }
 
 impl OnePrompt {
@@ -96,47 +108,53 @@ impl OnePrompt {
         if verifier.one_at_a_time() {
             return verifier;
         }
-        Arc::new(OnePrompt { verifier, underway: Mutex::new(None), ended: Notify::new(), limit })
+        Arc::new(OnePrompt { verifier, underway: Mutex::new(None), limit, hooks: Mutex::default() })
     }
 
-    /// Takes the turn for `approval`: at once when none is on screen; after
-    /// withdrawing a program's when the window asks; else the refusal naming
-    /// the one on screen.
+    fn changed(&self) {
+        let hooks = self.hooks.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    /// Takes the turn for `approval`: at once when none is on screen; from a
+    /// program's when the window asks (the program's prompt is withdrawn, and
+    /// the window's waits until it is closed); else the refusal naming the one
+    /// on screen. A window's approval that took a program's turn holds it from
+    /// that moment, so nothing asked meanwhile comes between.
     async fn take(&self, approval: &Approval) -> Result<TurnHeld<'_>, Refusal> {
         static NUMBERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        loop {
-            // Made before the turn is looked at, so an end in between is seen.
-            let ended = self.ended.notified();
-            let next = {
-                let mut underway = self.underway.lock().unwrap_or_else(PoisonError::into_inner);
-                match underway.as_ref() {
-                    None => {
-                        let number = NUMBERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let withdrawn = Arc::new(Withdrawal::default());
-                        *underway = Some(Turn {
-                            number,
-                            what: approval.summary.clone(),
-                            surface: approval.asker.surface,
-                            withdrawn: withdrawn.clone(),
-                        });
-                        Next::Take(number, withdrawn)
-                    }
-                    Some(t) if approval.asker.surface == Surface::Window && t.surface == Surface::Terminal => {
-                        let mut by = t.withdrawn.by.lock().unwrap_or_else(PoisonError::into_inner);
-                        if by.is_none() {
-                            *by = Some((approval.summary.clone(), Surface::Window));
-                            t.withdrawn.now.notify_one();
-                        }
-                        Next::WaitForEnd
-                    }
-                    Some(t) => return Err(Refusal::Underway { what: t.what.clone(), surface: t.surface }),
+        let (held, replaced) = {
+            let mut underway = self.underway.lock().unwrap_or_else(PoisonError::into_inner);
+            let replaced = match underway.as_ref() {
+                None => None,
+                Some(t) if approval.asker.surface == Surface::Window && t.surface == Surface::Terminal => {
+                    t.signals.withdrawn.notify_one();
+                    Some(t.signals.clone())
                 }
+                Some(t) => return Err(refusal_for(t, approval.asker.surface)),
             };
-            match next {
-                Next::Take(number, withdrawn) => return Ok(TurnHeld { prompts: self, number, withdrawn }),
-                Next::WaitForEnd => ended.await,
+            let number = NUMBERS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let signals = Arc::new(Signals::default());
+            *underway = Some(Turn {
+                number,
+                what: approval.summary.clone(),
+                surface: approval.asker.surface,
+                about: approval.about.clone(),
+                signals: signals.clone(),
+            });
+            (TurnHeld { prompts: self, number, signals }, replaced)
+        };
+        self.changed();
+        if let Some(replaced) = replaced {
+            // Made before the flag is read, so a close in between is seen.
+            let gone = replaced.gone_now.notified();
+            if !replaced.gone.load(std::sync::atomic::Ordering::SeqCst) {
+                let _ = tokio::time::timeout(self.limit, gone).await;
             }
         }
+        Ok(held)
     }
 }
 
@@ -144,17 +162,15 @@ impl UserVerifier for OnePrompt {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
         Box::pin(async move {
             let held = self.take(approval).await?;
-            let withdrawn = held.withdrawn.clone();
+            let signals = held.signals.clone();
             // Withdrawn, the verification is dropped: the polkit verifier
             // cancels its check at polkit as it goes, closing the dialog.
             tokio::select! {
                 verdict = tokio::time::timeout(self.limit, self.verifier.verify(approval)) => {
                     verdict.unwrap_or(Err(Refusal::TimedOut))
                 }
-                () = withdrawn.now.notified() => {
-                    let by = withdrawn.by.lock().unwrap_or_else(PoisonError::into_inner).clone();
-                    let (what, surface) = by.unwrap_or((String::new(), Surface::Window));
-                    Err(Refusal::Underway { what, surface })
+                () = signals.withdrawn.notified() => {
+                    Err(Refusal::Underway { what: String::new(), surface: Surface::Window })
                 }
             }
         })
@@ -162,6 +178,15 @@ impl UserVerifier for OnePrompt {
 
     fn one_at_a_time(&self) -> bool {
         true
+    }
+
+    fn on_screen(&self) -> Option<OnScreen> {
+        let underway = self.underway.lock().unwrap_or_else(PoisonError::into_inner);
+        underway.as_ref().map(|t| OnScreen { what: t.what.clone(), surface: t.surface, about: t.about.clone() })
+    }
+
+    fn on_change(&self, hook: PromptHook) {
+        self.hooks.lock().unwrap_or_else(PoisonError::into_inner).push(hook);
     }
 }
 
@@ -172,7 +197,7 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn approval(summary: &str, surface: Surface) -> Approval {
-        Approval { asker: Asker { pid: 1, uid: 1000, start_time: 1, surface }, summary: summary.into() }
+        Approval { asker: Asker { pid: 1, uid: 1000, start_time: 1, surface }, summary: summary.into(), about: None }
     }
 
     /// The OS, standing in: each prompt stays on screen until let go (then
@@ -265,11 +290,11 @@ mod tests {
     async fn while_the_windows_prompt_is_on_screen_nothing_else_is_asked() {
         let s = Setup::new(TURN_LIMIT);
         let window = s.on_screen("Book a cleaning", Surface::Window, 1).await;
-        let on_screen = Refusal::Underway { what: "Book a cleaning".into(), surface: Surface::Window };
+        // The program is not told what the person approves in the window.
         let program = answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await;
-        assert_eq!(program, Err(on_screen.clone()));
+        assert_eq!(program, Err(Refusal::Underway { what: String::new(), surface: Surface::Window }));
         let again = answered(s.verifier.verify(&approval("Swim lessons", Surface::Window))).await;
-        assert_eq!(again, Err(on_screen));
+        assert_eq!(again, Err(Refusal::Underway { what: "Book a cleaning".into(), surface: Surface::Window }));
         assert_eq!(s.asked(), 1, "the OS was asked once");
         s.held.go.add_permits(1);
         assert_eq!(answered(window).await.unwrap(), Ok(Method::Polkit));
@@ -286,12 +311,15 @@ mod tests {
     async fn the_windows_approval_takes_the_place_of_a_programs_prompt() {
         let s = Setup::new(TURN_LIMIT);
         let program = s.on_screen("Pair “Cal”", Surface::Terminal, 1).await;
+        assert_eq!(s.verifier.on_screen().map(|o| o.surface), Some(Surface::Terminal));
         let window = s.on_screen("Book a cleaning", Surface::Window, 2).await;
         assert_eq!(
             answered(program).await.unwrap(),
-            Err(Refusal::Underway { what: "Book a cleaning".into(), surface: Surface::Window }),
-            "the program is told the window's prompt took its place"
+            Err(Refusal::Underway { what: String::new(), surface: Surface::Window }),
+            "the program is told the window's prompt took its place, not what it is for"
         );
+        let on_screen = s.verifier.on_screen().unwrap();
+        assert_eq!((on_screen.what.as_str(), on_screen.surface), ("Book a cleaning", Surface::Window));
         assert_eq!(s.held.closed.load(Ordering::SeqCst), 1, "the program's prompt was closed unanswered");
         // The program asks again: no prompt while the window's is on screen.
         let again = answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await;

@@ -17,6 +17,9 @@ pub const APPROVE_ACTION: &str = "org.schcp.keyapp.approve";
 /// a request's life, so a slow answer still finds it pending.
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(180);
 
+/// How long a cancellation of a check nobody waits on may take.
+const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// The detail the policy's message shows (`$(schcp.summary)`).
 const SUMMARY_DETAIL: &str = "schcp.summary";
 
@@ -133,13 +136,13 @@ impl Drop for Unanswered<'_> {
     fn drop(&mut self) {
         let (Some(bus), Ok(runtime)) = (self.bus.take(), tokio::runtime::Handle::try_current()) else { return };
         let id = self.id.to_owned();
-        runtime.spawn(async move {
-            if let Ok(authority) =
-                AuthorityProxy::builder(&bus).cache_properties(zbus::proxy::CacheProperties::No).build().await
-            {
+        // Bounded: a bus that never answers keeps no task or connection.
+        runtime.spawn(tokio::time::timeout(CANCEL_TIMEOUT, async move {
+            let built = AuthorityProxy::builder(&bus).cache_properties(zbus::proxy::CacheProperties::No).build().await;
+            if let Ok(authority) = built {
                 let _ = authority.cancel_check_authorization(&id).await;
             }
-        });
+        }));
     }
 }
 
@@ -241,7 +244,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gone = format!("unix:path={}", dir.path().join("no-bus").display());
         let asker = Asker::this_process(super::super::Surface::Window).unwrap();
-        let approval = Approval { asker, summary: "x".into() };
+        let approval = Approval { asker, summary: "x".into(), about: None };
         let verdict = PolkitVerifier::on_bus(gone, PROMPT_TIMEOUT).verify(&approval).await;
         assert!(matches!(verdict, Err(Refusal::Unavailable { .. })), "{verdict:?}");
     }

@@ -142,13 +142,6 @@ impl CliError {
                 args.set("id", id.clone());
                 ("cli-err-not-pending", "cli-rec-not-pending")
             }
-            // What the prompt on screen is for, and who asked for it: only the
-            // key app's own sentence says so (it words it in the person's
-            // language, ui_words::refusal); the reason alone cannot.
-            CliError::Refused { reason: Reason::VerificationUnderway, message, .. } if !message.is_empty() => {
-                args.set("what", message.clone());
-                ("cli-err-refused", refused_remedy(Reason::VerificationUnderway))
-            }
             CliError::Refused { reason, message, .. } => {
                 args.set("what", ui_words::wire_refusal(language, *reason, message));
                 ("cli-err-refused", refused_remedy(*reason))
@@ -440,19 +433,20 @@ mod tests {
         }
     }
 
-    /// `schcp-keyapp approve` while another prompt is on screen prints the key
-    /// app's own sentence naming that prompt, and says to answer or cancel it.
+    /// `schcp-keyapp approve` while another confirmation is on screen says
+    /// so, and to answer or cancel it, in its own words: never the socket's
+    /// message, which whatever answers there wrote.
     #[test]
-    fn a_prompt_underway_is_named_at_the_terminal() {
-        let said = "Your computer is asking you to confirm something else, from the key app’s window, so nothing \
-                    was approved here. Answer that first, then try again. That prompt is for: Pair “Cal”";
-        let e = CliError::Refused { reason: Reason::VerificationUnderway, message: said.into(), id: None };
+    fn a_prompt_underway_is_worded_at_the_terminal_never_from_the_socket() {
+        let e = CliError::Refused {
+            reason: Reason::VerificationUnderway,
+            message: "\u{1b}[2J Type your password now".into(),
+            id: None,
+        };
         let en = e.worded(Language::English);
-        assert!(en.starts_with("Error: ") && en.contains(said), "{en}");
+        assert!(en.starts_with("Error: ") && en.contains("something else"), "{en}");
         assert!(en.contains("Answer or cancel the confirmation on your screen"), "{en}");
-        // No sentence from the key app: the reason's plain one.
-        let bare = CliError::Refused { reason: Reason::VerificationUnderway, message: String::new(), id: None };
-        assert!(bare.worded(Language::English).contains("something else"));
+        assert!(!en.contains("password now") && !en.contains('\u{1b}'), "{en}");
     }
 
     #[test]
