@@ -236,6 +236,21 @@ async fn answered<T>(answer: impl std::future::Future<Output = T>) -> T {
     tokio::time::timeout(std::time::Duration::from_secs(30), answer).await.expect("answered, not left on screen")
 }
 
+/// A program's approval of `id` over the control socket at `runtime`, started.
+fn program_approves(
+    runtime: &std::path::Path,
+    id: &str,
+) -> tokio::task::JoinHandle<Result<Result<serde_json::Value, serde_json::Value>, control::ControlError>> {
+    let (runtime, id) = (runtime.to_owned(), id.to_owned());
+    tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
+}
+
+/// The window's approval of `id`, started.
+fn window_approves(svc: &Service, id: &str) -> tokio::task::JoinHandle<Result<serde_json::Value, ServiceError>> {
+    let (svc, id) = (svc.clone(), id.to_owned());
+    tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
+}
+
 /// The control socket of `e`, served; its directory.
 fn control_socket(e: &Env) -> std::path::PathBuf {
     let runtime = e.dir.path().join("run");
@@ -260,17 +275,11 @@ async fn a_programs_prompt_on_screen_gives_way_to_the_windows_approve() {
     let runtime = control_socket(&e);
     e.verifier.hold();
     let before = e.verifier.asked().len();
-    let program = {
-        let (runtime, id) = (runtime.clone(), its_own.clone());
-        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
-    };
+    let program = program_approves(&runtime, &its_own);
     answered(e.verifier.asked_times(before + 1)).await;
     assert!(e.verifier.asked().pop().unwrap().summary.contains("Swim lessons"));
 
-    let window = {
-        let (svc, id) = (e.svc.clone(), shown.clone());
-        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
-    };
+    let window = window_approves(&e.svc, &shown);
     // The program is refused before the person answers anything.
     let refused = answered(program).await.unwrap().unwrap().unwrap_err();
     assert_eq!(
@@ -303,10 +312,7 @@ async fn while_the_windows_prompt_is_on_screen_a_programs_approve_gets_no_prompt
     let runtime = control_socket(&e);
     e.verifier.hold();
     let before = e.verifier.asked().len();
-    let window = {
-        let (svc, id) = (e.svc.clone(), shown.clone());
-        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
-    };
+    let window = window_approves(&e.svc, &shown);
     answered(e.verifier.asked_times(before + 1)).await;
 
     let refused =
@@ -421,10 +427,7 @@ async fn the_recovery_kit_and_the_approvals_take_turns_at_one_prompt() {
     let pairing = running.service.pairings().request_pairing(&agent_jwk(12), "Calendar Assistant").await.unwrap();
     verifier.hold();
     let before = verifier.asked().len();
-    let program = {
-        let (runtime, id) = (running.runtime_dir.clone(), pairing.pairing_id.clone());
-        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
-    };
+    let program = program_approves(&running.runtime_dir, &pairing.pairing_id);
     answered(verifier.asked_times(before + 1)).await;
 
     let custody = running.custody.clone();
@@ -458,10 +461,7 @@ async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
     assert_eq!(e.svc.asked_elsewhere(), None);
     let seen = e.svc.changes().wait_past(u64::MAX, std::time::Duration::ZERO).await;
     let before = e.verifier.asked().len();
-    let program = {
-        let (runtime, id) = (runtime.clone(), its_own.clone());
-        tokio::spawn(async move { control::call(&runtime, &Command::Approve { id }).await })
-    };
+    let program = program_approves(&runtime, &its_own);
     answered(e.verifier.asked_times(before + 1)).await;
     let on_screen = e.verifier.asked().pop().unwrap().summary;
     let asked = e.svc.asked_elsewhere().expect("a program's prompt is on screen");
@@ -477,10 +477,7 @@ async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
 
     // The window's own prompt is not asked elsewhere.
     e.verifier.answer(Ok(Method::Polkit));
-    let window = {
-        let (svc, id) = (e.svc.clone(), shown.clone());
-        tokio::spawn(async move { svc.approve(&id, keyapp::service::Origin::ThisProcess).await })
-    };
+    let window = window_approves(&e.svc, &shown);
     answered(e.verifier.asked_times(before + 2)).await;
     assert_eq!(e.svc.asked_elsewhere(), None);
     e.verifier.let_go();
