@@ -31,8 +31,8 @@ refusal-verification_cancelled = The confirmation on your computer was cancelled
 refusal-verification_timed_out = Your computer’s confirmation got no answer in time, so nothing was approved or signed. It is still waiting for your answer.
 refusal-verification_unavailable = Your computer has no way to confirm it is you (polkit is not running or not installed), so nothing was approved or signed. Install it with “sudo apt install polkitd pkexec”, then try again.
 refusal-verification_underway = Your computer is already asking you to confirm something else, so nothing was approved here. Answer that first, or cancel it if you did not ask for it, then try again.
-refusal-verification-underway-window = Your computer is asking you to confirm something you started in the key app’s window, so nothing was approved here. Answer that first, then try again. That confirmation is for: { $what }
-refusal-verification-underway-window-unnamed = Your computer is asking you to confirm something you started in the key app’s window, so nothing was approved here. Answer that first, then try again.
+refusal-verification-underway-window = Your computer is asking you to confirm something the key app itself asked for (in its window, or as it started), so nothing was approved here. Answer that first, then try again. That confirmation is for: { $what }
+refusal-verification-underway-window-unnamed = Your computer is asking you to confirm something the key app itself asked for (in its window, or as it started), so nothing was approved here. Answer that first, then try again.
 refusal-verification-underway-program = The confirmation on your screen is not for this: a terminal or another program asked for it. If you did not ask for that, cancel it; nothing was approved here. That confirmation is for: { $what }
 ## What the person reads cannot be disguised or buried.
 refusal-text_too_long = This text would be too long to read on one screen, so it was not shown; nothing was changed or signed.

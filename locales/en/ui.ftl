@@ -227,6 +227,7 @@ unlock-failed = The key app could not start:
 consent-announce = Another request is waiting. It will not replace this one until you choose to see it.
 consent-announce-show = Show the other request
 consent-asked-elsewhere = A terminal or another program is asking your computer to approve this now, in the confirmation on your screen. If you did not ask for that, cancel it: nothing is approved until you confirm.
+consent-asked-elsewhere-other = The confirmation on your screen is not for what this window shows. A terminal or another program asked your computer for it, for: { $what }. If you did not ask for that, cancel it: nothing is approved until you confirm.
 consent-announce-after = A new request is waiting.
 consent-announce-review = Review it
 consent-ready = You can approve now, with the mouse or with Tab and Enter.

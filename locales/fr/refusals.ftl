@@ -29,8 +29,8 @@ refusal-verification_cancelled = La confirmation sur votre ordinateur a été an
 refusal-verification_timed_out = La confirmation sur votre ordinateur n’a pas reçu de réponse à temps : rien n’a été approuvé ni signé. La demande attend toujours votre réponse.
 refusal-verification_unavailable = Votre ordinateur ne peut pas confirmer que c’est bien vous (polkit n’est pas lancé ou pas installé) : rien n’a été approuvé ni signé. Installez-le avec « sudo apt install polkitd pkexec », puis réessayez.
 refusal-verification_underway = Votre ordinateur vous demande déjà de confirmer autre chose : rien n’a été approuvé ici. Répondez d’abord à cette demande, ou annulez-la si vous ne l’avez pas faite, puis réessayez.
-refusal-verification-underway-window = Votre ordinateur vous demande de confirmer une action lancée depuis la fenêtre de l’appli de clés : rien n’a été approuvé ici. Répondez-y d’abord, puis réessayez. Cette confirmation porte sur : { $what }
-refusal-verification-underway-window-unnamed = Votre ordinateur vous demande de confirmer une action lancée depuis la fenêtre de l’appli de clés : rien n’a été approuvé ici. Répondez-y d’abord, puis réessayez.
+refusal-verification-underway-window = Votre ordinateur vous demande de confirmer une action que l’appli de clés a elle-même demandée (dans sa fenêtre, ou à son démarrage) : rien n’a été approuvé ici. Répondez-y d’abord, puis réessayez. Cette confirmation porte sur : { $what }
+refusal-verification-underway-window-unnamed = Votre ordinateur vous demande de confirmer une action que l’appli de clés a elle-même demandée (dans sa fenêtre, ou à son démarrage) : rien n’a été approuvé ici. Répondez-y d’abord, puis réessayez.
 refusal-verification-underway-program = La confirmation à l’écran n’est pas pour ceci : un terminal ou un autre programme l’a demandée. Si vous ne l’avez pas demandée, annulez-la ; rien n’a été approuvé ici. Cette confirmation porte sur : { $what }
 ## Ce que la personne lit ne peut être déguisé ni enfoui.
 refusal-text_too_long = Ce texte serait trop long pour se lire sur un écran ; il n’a donc pas été affiché, et rien n’a été changé ni signé.

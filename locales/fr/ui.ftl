@@ -226,6 +226,7 @@ unlock-failed = L’appli n’a pas pu démarrer :
 consent-announce = Une autre demande attend. Elle ne remplacera celle-ci que si vous choisissez de la voir.
 consent-announce-show = Voir l’autre demande
 consent-asked-elsewhere = Un terminal ou un autre programme demande en ce moment à votre ordinateur d’approuver ceci, dans la confirmation affichée à l’écran. Si vous ne l’avez pas demandé, annulez-la : rien n’est approuvé tant que vous ne confirmez pas.
+consent-asked-elsewhere-other = La confirmation affichée à l’écran ne porte pas sur ce que montre cette fenêtre. Un terminal ou un autre programme l’a demandée à votre ordinateur, pour : { $what }. Si vous ne l’avez pas demandée, annulez-la : rien n’est approuvé tant que vous ne confirmez pas.
 consent-announce-after = Une nouvelle demande attend.
 consent-announce-review = L’examiner
 consent-ready = Vous pouvez approuver maintenant, à la souris ou avec Tab puis Entrée.

@@ -48,6 +48,7 @@ pub fn typescript() -> String {
     all.visit::<crate::unlock::GateView>();
     all.visit::<crate::ui_strings::UiStrings>();
     all.visit::<crate::commands::CommandError>();
+    all.visit::<crate::commands::ElsewhereView>();
     all.visit::<crate::recovery::KitView>();
     all.visit::<crate::recovery::AutoBackupView>();
     all.visit::<crate::recovery::FirstChoice>();

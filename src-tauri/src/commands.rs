@@ -67,11 +67,30 @@ pub async fn answer(svc: Svc<'_>, id: String, approve: bool) -> Answer<Value> {
     answered.map_err(refused(&svc))
 }
 
-/// The pairing or request a terminal or another program is asking the OS to
-/// approve now, if any: the consent window says so beside its text.
+/// What a terminal or another program is asking the OS to approve now, if
+/// anything: the consent window says so beside whatever it shows.
 #[tauri::command(rename_all = "snake_case")]
-pub fn asked_elsewhere(svc: Svc<'_>) -> Option<String> {
-    svc.asked_elsewhere().and_then(|a| a.id)
+pub fn asked_elsewhere(svc: Svc<'_>, lang: State<'_, UiLanguage>) -> Option<ElsewhereView> {
+    svc.asked_elsewhere().map(|asked| elsewhere_view(&lang, &asked))
+}
+
+/// A confirmation a terminal or another program asked the OS for, as the
+/// consent window says it: the OS's prompt reads the same for every approval,
+/// so a window showing anything but what it approves (another request, a
+/// request already answered, none) names what it is for.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+pub struct ElsewhereView {
+    /// The pending request or pairing it would approve, if it is one.
+    pub id: Option<String>,
+    /// The sentence for a window showing anything else, naming what it is for.
+    pub other: String,
+}
+
+pub fn elsewhere_view(lang: &UiLanguage, asked: &keyapp::service::AskedElsewhere) -> ElsewhereView {
+    ElsewhereView {
+        id: asked.id.clone(),
+        other: lang.format("consent-asked-elsewhere-other", &[("what", asked.what.clone().into())]),
+    }
 }
 
 #[tauri::command(rename_all = "snake_case")]

@@ -43,10 +43,12 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
         let elsewhere = service.asked_elsewhere();
         if elsewhere != shown_elsewhere {
             if let Some(asked) = &elsewhere {
-                if let Some(id) = asked.id.clone() {
-                    let handle = app.clone();
-                    let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&id)));
-                }
+                // On its request or pairing, or, for a confirmation of
+                // neither, on whatever it shows: either way the window says
+                // what the prompt on screen is for.
+                let id = asked.id.clone();
+                let handle = app.clone();
+                let _ = app.run_on_main_thread(move || windows::open_consent(&handle, id.as_deref()));
                 let lang = app.state::<UiLanguage>();
                 let _ = app
                     .notification()
@@ -208,6 +210,23 @@ mod tests {
         assert!(!en.contains("<b>"), "{en}");
         let fr = elsewhere_body(&UiLanguage::new(Language::French), &asked);
         assert!(fr.contains("autre programme") && fr.contains("(code 7F3A)"), "{fr}");
+    }
+
+    /// The consent window's sentence for a confirmation that is not for what
+    /// it shows names what it is for, in both languages, and keeps the id the
+    /// window compares with the request it shows.
+    #[test]
+    fn the_window_names_a_confirmation_asked_for_something_else() {
+        let asked = AskedElsewhere { what: "Pair “Cal” (code 7F3A)".into(), id: Some("pr_x".into()) };
+        let en = crate::commands::elsewhere_view(&UiLanguage::new(Language::English), &asked);
+        assert_eq!(en.id.as_deref(), Some("pr_x"));
+        assert!(en.other.contains("not for what this window shows") && en.other.contains("(code 7F3A)"), "{en:?}");
+        let fr = crate::commands::elsewhere_view(&UiLanguage::new(Language::French), &asked);
+        assert!(fr.other.contains("ne porte pas sur") && fr.other.contains("(code 7F3A)"), "{fr:?}");
+        let nothing_pending = AskedElsewhere { what: "Add “Sam” to your contacts".into(), id: None };
+        let view = crate::commands::elsewhere_view(&UiLanguage::new(Language::English), &nothing_pending);
+        assert_eq!(view.id, None);
+        assert!(view.other.contains("Add “Sam” to your contacts"), "{view:?}");
     }
 
     #[test]

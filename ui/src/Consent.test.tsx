@@ -5,15 +5,19 @@
 // person before signing), and a request gone while shown is a notice.
 import { act, cleanup, fireEvent, render, screen } from "@testing-library/preact";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { PendingItem, Prompt } from "./api";
+import type { ElsewhereView, PendingItem, Prompt } from "./api";
 
 const calls: { answer: [string, boolean][]; commands: string[] } = { answer: [], commands: [] };
 let current: Prompt;
 /** Other requests by id (the one the window was raised for, a newer one). */
 let others: Record<string, Prompt> = {};
 let waiting = true;
-/** The request a terminal or another program asks the OS to approve, if any. */
-let elsewhere: string | null = null;
+/** What a terminal or another program asks the OS to approve, if anything. */
+let elsewhere: ElsewhereView | null = null;
+/** A program's confirmation of `id` (a request or pairing, or nothing pending). */
+function askedFor(id: string | null): ElsewhereView {
+  return { id, other: `not for this window: approve ${id ?? "a new contact"}` };
+}
 let answerResult: () => Promise<unknown> = async () => ({ status: "approved" });
 /** A refusal the next looks at the shown request meet, if any. */
 let promptRefusal: object | null = null;
@@ -306,15 +310,12 @@ describe("the consent view", () => {
   it("says so while a terminal or another program asks the OS to approve the request on screen", async () => {
     await mount();
     expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
-    // Another request asked elsewhere: nothing said beside this one.
-    elsewhere = "rq_other";
-    await settle(600);
-    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
-    elsewhere = current.id;
+    elsewhere = askedFor(current.id);
     await settle(600);
     const said = document.getElementById("consent-asked-elsewhere")!;
     expect(said.getAttribute("role")).toBe("alert");
     expect(said.textContent).toBe("consent-asked-elsewhere");
+    expect(document.getElementById("consent-asked-elsewhere-other")).toBeNull();
     // The prompt gone (answered or cancelled), so is the warning.
     elsewhere = null;
     await settle(600);
@@ -322,9 +323,50 @@ describe("the consent view", () => {
   });
 
   it("says so at once when the window opens on a request asked elsewhere", async () => {
-    elsewhere = "rq_1";
+    elsewhere = askedFor("rq_1");
     await mount("rq_1");
     expect(document.getElementById("consent-asked-elsewhere")).not.toBeNull();
+  });
+
+  // The OS's prompt reads the same for every approval: a program's prompt
+  // for another request must not pass for the one on screen.
+  it("says what a program's prompt is for while another request is on screen", async () => {
+    await mount();
+    elsewhere = askedFor("rq_other");
+    await settle(600);
+    const said = document.getElementById("consent-asked-elsewhere-other")!;
+    expect(said.getAttribute("role")).toBe("alert");
+    expect(said.textContent).toBe("not for this window: approve rq_other");
+    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+    elsewhere = null;
+    await settle(600);
+    expect(document.getElementById("consent-asked-elsewhere-other")).toBeNull();
+  });
+
+  // The person's own prompt ended and the window shows their answer: a
+  // program's prompt coming just then would read as a second one of theirs.
+  it("says what a program's prompt is for after the person answered", async () => {
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    press(approve());
+    await settle(0);
+    expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
+    elsewhere = askedFor(current.id);
+    await settle(600);
+    expect(document.getElementById("consent-asked-elsewhere-other")!.textContent).toBe(
+      "not for this window: approve rq_1",
+    );
+    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+  });
+
+  it("says what a program's prompt is for with no request to show", async () => {
+    waiting = false;
+    elsewhere = askedFor(null);
+    await mount();
+    expect(document.getElementById("consent-none")).not.toBeNull();
+    expect(document.getElementById("consent-asked-elsewhere-other")!.textContent).toBe(
+      "not for this window: approve a new contact",
+    );
   });
 
   it("turns a request withdrawn while shown into a notice, with nothing to approve", async () => {

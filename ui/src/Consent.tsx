@@ -20,7 +20,7 @@
 // pending in any case.
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { api, isCommandError, type OfferTermsView, type PendingItem, type Prompt } from "./api";
+import { api, isCommandError, type ElsewhereView, type OfferTermsView, type PendingItem, type Prompt } from "./api";
 import { useT } from "./i18n";
 import { useChanges, usePendingChanges } from "./useChanges";
 
@@ -284,14 +284,23 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
     [],
   );
 
-  // A terminal or another program asking the OS to approve the request on
-  // screen: the OS's prompt names nothing, so the text it approves says so.
-  const [elsewhere, setElsewhere] = useState<string | null>(null);
+  // A terminal or another program asking the OS to approve something: the
+  // OS's prompt reads the same for every approval, so the window says what it
+  // is for, beside the text it approves, and beside anything else it shows
+  // (another request, one already answered, none), where a person who just
+  // clicked Approve would take the prompt for their own.
+  const [elsewhere, setElsewhere] = useState<ElsewhereView | null>(null);
   const lookElsewhere = () => {
     api.askedElsewhere().then(setElsewhere, () => setElsewhere(null));
   };
   useEffect(lookElsewhere, [prompt?.id]);
-  useChanges(lookElsewhere, !!prompt && !done, [prompt?.id]);
+  useChanges(lookElsewhere, true, [prompt?.id]);
+  const forThis = !!elsewhere && !!prompt && elsewhere.id === prompt.id && !done;
+  const forOther = elsewhere && !forThis && (
+    <p class="elsewhere" role="alert" id="consent-asked-elsewhere-other">
+      <Text value={elsewhere.other} />
+    </p>
+  );
 
   const ready = isReady(shownSince, focused);
   const canAnswer = !!prompt && !done && !busy;
@@ -368,6 +377,7 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
     return (
       <main class="consent" aria-labelledby="consent-heading">
         <h1 id="consent-heading">{t("consent-heading")}</h1>
+        {forOther}
         <p role="status" id="consent-none">{t("consent-none")}</p>
         <Footer />
       </main>
@@ -376,6 +386,7 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   if (!prompt) {
     return (
       <main class="consent">
+        {forOther}
         {done?.kind === "error" ? <p role="alert">{t("error-prefix")} <Text value={done.message} /></p> : <p>{t("loading")}</p>}
       </main>
     );
@@ -395,9 +406,8 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
           button="consent-announce-show"
           onShow={() => loadNext(announced[0]).catch(fail)} />
       )}
-      {elsewhere === prompt.id && !done && (
-        <p class="elsewhere" role="alert" id="consent-asked-elsewhere">{t("consent-asked-elsewhere")}</p>
-      )}
+      {forThis && <p class="elsewhere" role="alert" id="consent-asked-elsewhere">{t("consent-asked-elsewhere")}</p>}
+      {forOther}
       <dl class="who">
         <dt>{t("consent-from")}</dt>
         <dd><Text id="agent-name" value={prompt.agent_name} /></dd>

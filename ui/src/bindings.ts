@@ -230,6 +230,22 @@ confirmed?: string,
 changed?: string, };
 
 /**
+ * A confirmation a terminal or another program asked the OS for, as the
+ * consent window says it: the OS's prompt reads the same for every approval,
+ * so a window showing anything but what it approves (another request, a
+ * request already answered, none) names what it is for.
+ */
+export type ElsewhereView = { 
+/**
+ * The pending request or pairing it would approve, if it is one.
+ */
+id: string | null, 
+/**
+ * The sentence for a window showing anything else, naming what it is for.
+ */
+other: string, };
+
+/**
  * Which document an export writes.
  */
 export type ExportFormat = "json" | "html";

@@ -175,26 +175,58 @@ pub fn owner_uid(path: &Path) -> std::io::Result<u32> {
 async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read.take(MAX_LINE as u64 * 16)).lines();
-    while let Some(line) = lines.next_line().await? {
+    // A line the peer sent while the one before it ran: answered next.
+    let mut ahead: Option<String> = None;
+    let mut hung_up = false;
+    loop {
+        let line = match ahead.take() {
+            Some(line) => line,
+            None if hung_up => return Ok(()),
+            None => match lines.next_line().await? {
+                Some(line) => line,
+                None => return Ok(()),
+            },
+        };
         let answer = if line.len() > MAX_LINE {
             error_value(Code::InvalidRequest, Reason::TooLarge, "command too long")
         } else {
             match serde_json::from_str::<Command>(&line) {
-                Ok(cmd) => match execute(&service, cmd, asker.as_ref()).await {
-                    Ok(v) => json!({ "ok": v }),
-                    Err(e) => {
-                        let api = e.to_api();
-                        // A person reads this one at the terminal: their words.
-                        let message = match &e {
-                            ServiceError::NotVerified(_)
-                            | ServiceError::Store(crate::store::StoreError::Tampered(_)) => {
-                                crate::ui_words::refusal(service.profile().language(), &e)
-                            }
-                            _ => api.message,
-                        };
-                        error_value(api.code, api.reason, &message)
+                Ok(cmd) => {
+                    // The peer's end is watched while its command runs: a
+                    // peer that hangs up withdraws the approval it asked the
+                    // OS for, so no prompt stays on screen for a program that
+                    // is gone (user_verification::HangUp).
+                    let line = user_verification::HangUp::default();
+                    let run = line.carry(execute(&service, cmd, asker.as_ref()));
+                    tokio::pin!(run);
+                    let done = loop {
+                        tokio::select! {
+                            done = &mut run => break done,
+                            next = lines.next_line(), if !hung_up && ahead.is_none() => match next {
+                                Ok(Some(next)) => ahead = Some(next),
+                                Ok(None) | Err(_) => {
+                                    hung_up = true;
+                                    line.hang_up();
+                                }
+                            },
+                        }
+                    };
+                    match done {
+                        Ok(v) => json!({ "ok": v }),
+                        Err(e) => {
+                            let api = e.to_api();
+                            // A person reads this one at the terminal: their words.
+                            let message = match &e {
+                                ServiceError::NotVerified(_)
+                                | ServiceError::Store(crate::store::StoreError::Tampered(_)) => {
+                                    crate::ui_words::refusal(service.profile().language(), &e)
+                                }
+                                _ => api.message,
+                            };
+                            error_value(api.code, api.reason, &message)
+                        }
                     }
-                },
+                }
                 Err(e) => error_value(Code::InvalidRequest, Reason::Malformed, &e.to_string()),
             }
         };
@@ -202,7 +234,6 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
         out.push('\n');
         write.write_all(out.as_bytes()).await?;
     }
-    Ok(())
 }
 
 use tokio::io::AsyncReadExt as _;

@@ -19,7 +19,9 @@ mod polkit;
 #[cfg(target_os = "linux")]
 pub use polkit::{PolkitVerifier, APPROVE_ACTION, PROMPT_TIMEOUT};
 
+mod hang_up;
 mod one_prompt;
+pub use hang_up::HangUp;
 pub use one_prompt::{OnePrompt, TURN_LIMIT};
 
 use std::future::Future;
@@ -186,11 +188,30 @@ pub type Verdict = Result<Method, Refusal>;
 /// A boxed future of a verdict, so verifiers are object-safe (`Arc<dyn …>`).
 pub type VerdictFuture<'a> = Pin<Box<dyn Future<Output = Verdict> + Send + 'a>>;
 
+/// Resolves when a verification is no longer wanted
+/// ([`UserVerifier::verify_until`]).
+pub type Withdrawal<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
 /// The seam: polkit on Linux; LocalAuthentication on macOS and Windows Hello
 /// on Windows would be other implementations (docs/decisions.md). A verifier
 /// may take as long as the person takes to answer, up to its own timeout.
 pub trait UserVerifier: Send + Sync {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a>;
+
+    /// [`UserVerifier::verify`], withdrawn if `withdrawn` resolves first:
+    /// then refused ([`Refusal::Cancelled`]) only once its prompt is closed,
+    /// so whatever is asked next never finds it still on screen. This default
+    /// drops the verification, for a verifier whose prompt ends with its
+    /// future; polkit's tells polkit and waits for its answer.
+    fn verify_until<'a>(&'a self, approval: &'a Approval, withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
+        Box::pin(async move {
+            tokio::select! {
+                biased;
+                verdict = self.verify(approval) => verdict,
+                () = withdrawn => Err(Refusal::Cancelled),
+            }
+        })
+    }
 
     /// Whether it asks one approval at a time already ([`OnePrompt`]).
     fn one_at_a_time(&self) -> bool {

@@ -483,3 +483,40 @@ async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
     e.verifier.let_go();
     assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
 }
+
+/// A program that hangs up while the OS asks about its approval (a
+/// terminal's Ctrl-C) withdraws it: its prompt closes, the window no longer
+/// names it, a yes given after approves nothing, and the next approval is
+/// asked at once.
+#[tokio::test]
+async fn a_program_that_hangs_up_leaves_no_prompt_on_screen() {
+    use tokio::io::AsyncWriteExt;
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, 14).await;
+    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
+    let runtime = control_socket(&e);
+    e.verifier.hold();
+    let before = e.verifier.asked().len();
+    let mut program = tokio::net::UnixStream::connect(control::socket_path(&runtime)).await.unwrap();
+    let mut line = serde_json::to_string(&Command::Approve { id: its_own.clone() }).unwrap();
+    line.push('\n');
+    program.write_all(line.as_bytes()).await.unwrap();
+    answered(e.verifier.asked_times(before + 1)).await;
+    assert_eq!(e.svc.asked_elsewhere().and_then(|a| a.id), Some(its_own.clone()));
+
+    drop(program);
+    answered(async {
+        while e.svc.asked_elsewhere().is_some() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    // The held prompt's answer, had it been given, approved nothing.
+    e.verifier.let_go();
+    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
+    let window = window_approves(&e.svc, &shown);
+    answered(e.verifier.asked_times(before + 2)).await;
+    e.verifier.let_go();
+    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
+}

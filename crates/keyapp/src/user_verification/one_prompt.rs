@@ -19,12 +19,18 @@
 //!   what the first one's prompt is for.
 //! - A turn lasts at most [`TURN_LIMIT`], so no verification that hangs holds
 //!   every other approval back.
+//! - A program that hangs up ([`HangUp`]) withdraws its approval, and its
+//!   prompt is closed: no yes still answers for a program that gave up.
+//!
+//! A prompt withdrawn is closed before the turn passes on
+//! ([`UserVerifier::verify_until`]): the window's prompt is asked only once
+//! polkit has answered the program's cancelled check.
 //!
 //! What it cannot do: a prompt a program asked for while the person clicked
 //! nothing is still the person's to cancel; the window names it beside the
 //! OS's prompt (`Service::asked_elsewhere`, docs/threat-model.md).
 
-use super::{Approval, OnScreen, PromptHook, Refusal, Surface, UserVerifier, VerdictFuture};
+use super::{Approval, HangUp, OnScreen, PromptHook, Refusal, Surface, UserVerifier, VerdictFuture, Withdrawal};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -59,6 +65,8 @@ struct Turn {
 struct Signals {
     /// The window's approval took this turn: its holder stops asking.
     withdrawn: Notify,
+    /// The same, as a flag read once the holder's verification has ended.
+    taken: std::sync::atomic::AtomicBool,
     /// The holder's verification has ended (its prompt is closed).
     gone: std::sync::atomic::AtomicBool,
     gone_now: Notify,
@@ -86,8 +94,9 @@ impl Drop for TurnHeld<'_> {
 }
 
 /// What the turn on screen is said to be, to an approval from `to`: a
-/// terminal or another program is not told what the person does in the
-/// window (nor, by its timing, when), only that the window asked.
+/// terminal or another program is not told what the person approves in the
+/// window, only that the window asked (its refusal still shows that a
+/// prompt of the window's is on screen: docs/threat-model.md).
 fn refusal_for(turn: &Turn, to: Surface) -> Refusal {
     let what = match (turn.surface, to) {
         (Surface::Window, Surface::Terminal) => String::new(),
@@ -130,6 +139,7 @@ impl OnePrompt {
             let replaced = match underway.as_ref() {
                 None => None,
                 Some(t) if approval.asker.surface == Surface::Window && t.surface == Surface::Terminal => {
+                    t.signals.taken.store(true, std::sync::atomic::Ordering::SeqCst);
                     t.signals.withdrawn.notify_one();
                     Some(t.signals.clone())
                 }
@@ -163,16 +173,30 @@ impl UserVerifier for OnePrompt {
         Box::pin(async move {
             let held = self.take(approval).await?;
             let signals = held.signals.clone();
-            // Withdrawn, the verification is dropped: the polkit verifier
-            // cancels its check at polkit as it goes, closing the dialog.
-            tokio::select! {
-                verdict = tokio::time::timeout(self.limit, self.verifier.verify(approval)) => {
-                    verdict.unwrap_or(Err(Refusal::TimedOut))
+            let line = HangUp::current();
+            // Taken by the window, or its program hung up: the verification
+            // is withdrawn, and ends once its prompt is closed.
+            let withdrawn: Withdrawal<'_> = Box::pin(async move {
+                let hung_up = async {
+                    match &line {
+                        Some(line) => line.hung_up().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    () = signals.withdrawn.notified() => {}
+                    () = hung_up => {}
                 }
-                () = signals.withdrawn.notified() => {
-                    Err(Refusal::Underway { what: String::new(), surface: Surface::Window })
-                }
+            });
+            let verdict = tokio::time::timeout(self.limit, self.verifier.verify_until(approval, withdrawn))
+                .await
+                .unwrap_or(Err(Refusal::TimedOut));
+            // A yes that came as the window took the turn is refused all the
+            // same: the window's click came first, and its prompt is next.
+            if held.signals.taken.load(std::sync::atomic::Ordering::SeqCst) {
+                return Err(Refusal::Underway { what: String::new(), surface: Surface::Window });
             }
+            verdict
         })
     }
 
@@ -201,16 +225,29 @@ mod tests {
     }
 
     /// The OS, standing in: each prompt stays on screen until let go (then
-    /// says yes); counts the prompts asked and those closed unanswered.
+    /// says yes); counts the prompts asked and those closed unanswered, and
+    /// keeps, in order, each prompt asked and each one withdrawn and closed.
     struct Held {
         go: tokio::sync::Semaphore,
         asked: AtomicUsize,
         closed: Arc<AtomicUsize>,
+        events: Mutex<Vec<String>>,
     }
 
     impl Default for Held {
         fn default() -> Held {
-            Held { go: tokio::sync::Semaphore::new(0), asked: AtomicUsize::new(0), closed: Arc::default() }
+            Held {
+                go: tokio::sync::Semaphore::new(0),
+                asked: AtomicUsize::new(0),
+                closed: Arc::default(),
+                events: Mutex::default(),
+            }
+        }
+    }
+
+    impl Held {
+        fn events(&self) -> Vec<String> {
+            self.events.lock().unwrap().clone()
         }
     }
 
@@ -226,13 +263,32 @@ mod tests {
     }
 
     impl UserVerifier for Held {
-        fn verify<'a>(&'a self, _: &'a Approval) -> VerdictFuture<'a> {
+        fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
             self.asked.fetch_add(1, Ordering::SeqCst);
+            self.events.lock().unwrap().push(format!("asked {}", approval.summary));
             Box::pin(async move {
                 let mut closes = Closes(Some(self.closed.clone()));
                 self.go.acquire().await.expect("open").forget();
                 closes.0 = None;
                 Ok(Method::Polkit)
+            })
+        }
+
+        /// As polkit's: a withdrawn prompt closes some time after it is told
+        /// to, and only then is the verification over.
+        fn verify_until<'a>(&'a self, approval: &'a Approval, withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
+            Box::pin(async move {
+                tokio::select! {
+                    biased;
+                    verdict = self.verify(approval) => verdict,
+                    () = withdrawn => {
+                        for _ in 0..20 {
+                            tokio::task::yield_now().await;
+                        }
+                        self.events.lock().unwrap().push(format!("closed {}", approval.summary));
+                        Err(Refusal::Cancelled)
+                    }
+                }
             })
         }
     }
@@ -321,6 +377,11 @@ mod tests {
         let on_screen = s.verifier.on_screen().unwrap();
         assert_eq!((on_screen.what.as_str(), on_screen.surface), ("Book a cleaning", Surface::Window));
         assert_eq!(s.held.closed.load(Ordering::SeqCst), 1, "the program's prompt was closed unanswered");
+        assert_eq!(
+            s.held.events(),
+            ["asked Pair “Cal”", "closed Pair “Cal”", "asked Book a cleaning"],
+            "the window's prompt is asked only once the program's is closed"
+        );
         // The program asks again: no prompt while the window's is on screen.
         let again = answered(s.verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await;
         assert!(matches!(again, Err(Refusal::Underway { surface: Surface::Window, .. })), "{again:?}");
@@ -331,6 +392,7 @@ mod tests {
 
     /// A verification abandoned (its caller went away) or that never ends
     /// frees the turn: the first at once, the second at the turn's limit.
+    /// Each next one is a program's, which takes no turn from another.
     #[tokio::test]
     async fn an_abandoned_or_hung_verification_frees_the_turn() {
         let s = Setup::new(Duration::from_millis(50));
@@ -338,11 +400,40 @@ mod tests {
         abandoned.abort();
         let _ = abandoned.await;
         assert_eq!(s.held.closed.load(Ordering::SeqCst), 1);
+        assert_eq!(s.verifier.on_screen(), None);
         // Nobody lets this one go: the limit ends it.
-        let hung = answered(s.verifier.verify(&approval("Book a cleaning", Surface::Window))).await;
+        let hung = answered(s.verifier.verify(&approval("Book a cleaning", Surface::Terminal))).await;
         assert_eq!(hung, Err(Refusal::TimedOut));
         s.held.go.add_permits(1);
-        assert_eq!(answered(s.verifier.verify(&approval("Book", Surface::Window))).await, Ok(Method::Polkit));
+        assert_eq!(answered(s.verifier.verify(&approval("Book", Surface::Terminal))).await, Ok(Method::Polkit));
         assert_eq!(s.asked(), 3);
+    }
+
+    /// A program that hangs up while its prompt is on screen withdraws it:
+    /// closed unanswered, refused, and the turn free for the next.
+    #[tokio::test]
+    async fn a_program_that_hangs_up_withdraws_its_prompt() {
+        let s = Setup::new(TURN_LIMIT);
+        let line = HangUp::default();
+        let asking = {
+            let (verifier, line) = (s.verifier.clone(), line.clone());
+            tokio::spawn(async move { line.carry(verifier.verify(&approval("Pair “Cal”", Surface::Terminal))).await })
+        };
+        answered(async {
+            while s.asked() < 1 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await;
+        // Another program's line hanging up withdraws nothing of this one's.
+        HangUp::default().hang_up();
+        tokio::task::yield_now().await;
+        assert!(s.verifier.on_screen().is_some());
+        line.hang_up();
+        assert_eq!(answered(asking).await.unwrap(), Err(Refusal::Cancelled));
+        assert_eq!(s.held.events(), ["asked Pair “Cal”", "closed Pair “Cal”"]);
+        assert_eq!(s.verifier.on_screen(), None);
+        s.held.go.add_permits(1);
+        assert_eq!(answered(s.verifier.verify(&approval("Book", Surface::Terminal))).await, Ok(Method::Polkit));
     }
 }

@@ -3,7 +3,7 @@
 //! AllowUserInteraction, so the person's authentication agent (the desktop's,
 //! or `pkttyagent` in a terminal) asks for their password or fingerprint.
 
-use super::{Approval, Asker, Method, Refusal, UserVerifier, VerdictFuture};
+use super::{Approval, Asker, Method, Refusal, UserVerifier, VerdictFuture, Withdrawal};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -17,7 +17,9 @@ pub const APPROVE_ACTION: &str = "org.schcp.keyapp.approve";
 /// a request's life, so a slow answer still finds it pending.
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(180);
 
-/// How long a cancellation of a check nobody waits on may take.
+/// How long a cancellation of a check may take: polkit's answer to a check it
+/// cancelled, waited for when the verification is withdrawn, or the cancel
+/// alone, for a check nobody waits on.
 const CANCEL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The detail the policy's message shows (`$(schcp.summary)`).
@@ -62,7 +64,7 @@ impl PolkitVerifier {
         }
     }
 
-    async fn check(&self, approval: &Approval) -> Result<Method, Refusal> {
+    async fn check(&self, approval: &Approval, withdrawn: &mut Withdrawal<'_>) -> Result<Method, Refusal> {
         let unavailable = |e: zbus::Error| Refusal::Unavailable { why: e.to_string() };
         let bus = self.connect().await.map_err(unavailable)?;
         let authority = AuthorityProxy::builder(&bus)
@@ -73,7 +75,7 @@ impl PolkitVerifier {
         let subject = subject(&approval.asker);
         if !self.details_refused.load(Ordering::Relaxed) {
             let details = HashMap::from([(SUMMARY_DETAIL, approval.summary.as_str())]);
-            match self.ask(&authority, &subject, &details).await {
+            match self.ask(&authority, &subject, &details, withdrawn).await {
                 Err(Asked::Error(name)) if name == format!("{POLKIT_ERROR}NotAuthorized") => {
                     tracing::info!("polkit takes no details from this process; the prompt shows the policy's message");
                     self.details_refused.store(true, Ordering::Relaxed);
@@ -81,17 +83,21 @@ impl PolkitVerifier {
                 other => return verdict(other),
             }
         }
-        verdict(self.ask(&authority, &subject, &HashMap::new()).await)
+        verdict(self.ask(&authority, &subject, &HashMap::new(), withdrawn).await)
     }
 
     /// One `CheckAuthorization`, cancelled at polkit (so the prompt closes) if
-    /// the person has not answered within the timeout.
+    /// the person has not answered within the timeout, or it is withdrawn.
     async fn ask(
         &self,
         authority: &AuthorityProxy<'_>,
         subject: &Subject,
         details: &HashMap<&str, &str>,
+        withdrawn: &mut Withdrawal<'_>,
     ) -> Result<AuthorizationResult, Asked> {
+        if already(withdrawn) {
+            return Err(Asked::Withdrawn);
+        }
         let cancellation_id = cancellation_id();
         // Dropped before polkit answered (another approval took its place,
         // user_verification::OnePrompt), the check is cancelled at polkit,
@@ -105,7 +111,26 @@ impl PolkitVerifier {
             CheckAuthorizationFlags::AllowUserInteraction.into(),
             &cancellation_id,
         );
-        let asked = tokio::time::timeout(self.timeout, asked).await;
+        let asked = tokio::time::timeout(self.timeout, asked);
+        tokio::pin!(asked);
+        let asked = tokio::select! {
+            // The check first, so it has gone out before a withdrawal cancels it.
+            biased;
+            asked = &mut asked => asked,
+            () = withdrawn => {
+                // Over only once polkit answers the cancelled check, its
+                // prompt closed: whatever is asked next is not queued behind
+                // it (user_verification::OnePrompt).
+                let closed = async {
+                    let _ = authority.cancel_check_authorization(&cancellation_id).await;
+                    let _ = (&mut asked).await;
+                };
+                if tokio::time::timeout(CANCEL_TIMEOUT, closed).await.is_ok() {
+                    unanswered.bus = None;
+                }
+                return Err(Asked::Withdrawn);
+            }
+        };
         unanswered.bus = None;
         match asked {
             Ok(Ok(result)) => Ok(result),
@@ -121,8 +146,22 @@ impl PolkitVerifier {
 
 impl UserVerifier for PolkitVerifier {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
-        Box::pin(self.check(approval))
+        Box::pin(async move {
+            let mut never: Withdrawal<'_> = Box::pin(std::future::pending());
+            self.check(approval, &mut never).await
+        })
     }
+
+    fn verify_until<'a>(&'a self, approval: &'a Approval, mut withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
+        Box::pin(async move { self.check(approval, &mut withdrawn).await })
+    }
+}
+
+/// Whether `withdrawn` has resolved already, polled once: a verification
+/// withdrawn before its check went out asks nothing.
+fn already(withdrawn: &mut Withdrawal<'_>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    std::future::Future::poll(withdrawn.as_mut(), &mut cx).is_ready()
 }
 
 /// A `CheckAuthorization` not answered yet: dropped so, it cancels the check
@@ -154,6 +193,8 @@ enum Asked {
     /// No reply at all: the bus went away.
     Bus(String),
     TimedOut,
+    /// Withdrawn by the caller, and cancelled at polkit.
+    Withdrawn,
 }
 
 fn verdict(asked: Result<AuthorizationResult, Asked>) -> Result<Method, Refusal> {
@@ -162,6 +203,7 @@ fn verdict(asked: Result<AuthorizationResult, Asked>) -> Result<Method, Refusal>
         Ok(r) if r.details.get("polkit.dismissed").is_some_and(|d| !d.is_empty()) => Err(Refusal::Cancelled),
         Ok(_) => Err(Refusal::NotAuthorized),
         Err(Asked::TimedOut) => Err(Refusal::TimedOut),
+        Err(Asked::Withdrawn) => Err(Refusal::Cancelled),
         Err(Asked::Error(name)) => Err(refusal_for_error(&name)),
         Err(Asked::Bus(why)) => Err(Refusal::Unavailable { why }),
     }

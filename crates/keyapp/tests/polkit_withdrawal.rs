@@ -1,0 +1,92 @@
+//! The polkit verifier withdrawing a check, against an authority standing in
+//! for polkit's on the session bus (scripts/with-keyring starts one): a
+//! withdrawn verification is over only once polkit has answered the cancelled
+//! check, its prompt closed, so the one prompt's next approval
+//! (user_verification::OnePrompt) is never queued behind it; and one
+//! withdrawn before its check went out asks nothing at all.
+
+use keyapp::user_verification::{Approval, Asker, PolkitVerifier, Refusal, Surface, UserVerifier, PROMPT_TIMEOUT};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Notify;
+use zbus_polkit::policykit1::{AuthorizationResult, Subject};
+
+/// polkit's authority, standing in: each check stays open until it is
+/// cancelled, and its prompt takes a moment to close after that.
+struct Authority {
+    events: Arc<Mutex<Vec<&'static str>>>,
+    cancelled: Arc<Notify>,
+}
+
+#[zbus::interface(name = "org.freedesktop.PolicyKit1.Authority")]
+impl Authority {
+    async fn check_authorization(
+        &self,
+        _subject: Subject,
+        _action_id: String,
+        _details: HashMap<String, String>,
+        _flags: u32,
+        _cancellation_id: String,
+    ) -> AuthorizationResult {
+        self.events.lock().unwrap().push("asked");
+        self.cancelled.notified().await;
+        // A dialog closes some time after it is told to.
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        self.events.lock().unwrap().push("closed");
+        AuthorizationResult {
+            is_authorized: false,
+            is_challenge: false,
+            details: HashMap::from([("polkit.dismissed".to_owned(), "true".to_owned())]),
+        }
+    }
+
+    async fn cancel_check_authorization(&self, _cancellation_id: String) {
+        self.events.lock().unwrap().push("cancel");
+        self.cancelled.notify_one();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
+    let address = std::env::var("DBUS_SESSION_BUS_ADDRESS").expect("a D-Bus session (scripts/with-keyring)");
+    let events = Arc::new(Mutex::new(Vec::new()));
+    let authority = Authority { events: events.clone(), cancelled: Arc::new(Notify::new()) };
+    let _polkit = zbus::connection::Builder::session()
+        .unwrap()
+        .name("org.freedesktop.PolicyKit1")
+        .unwrap()
+        .serve_at("/org/freedesktop/PolicyKit1/Authority", authority)
+        .unwrap()
+        .build()
+        .await
+        .unwrap();
+    let verifier = PolkitVerifier::on_bus(address, PROMPT_TIMEOUT);
+    let approval =
+        Approval { asker: Asker::this_process(Surface::Terminal).unwrap(), summary: "Pair".into(), about: None };
+
+    // Withdrawn before its check went out: nothing is asked.
+    let verdict = verifier.verify_until(&approval, Box::pin(async {})).await;
+    assert_eq!(verdict, Err(Refusal::Cancelled));
+    assert!(events.lock().unwrap().is_empty(), "{:?}", events.lock().unwrap());
+
+    // Withdrawn while its prompt is on screen: over after polkit closed it.
+    let withdraw = Arc::new(Notify::new());
+    let checking = async {
+        let withdrawn = withdraw.clone();
+        let verdict = verifier.verify_until(&approval, Box::pin(async move { withdrawn.notified().await })).await;
+        events.lock().unwrap().push("over");
+        verdict
+    };
+    let withdrawing = async {
+        while !events.lock().unwrap().contains(&"asked") {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        withdraw.notify_one();
+    };
+    let (verdict, ()) = tokio::time::timeout(Duration::from_secs(30), async { tokio::join!(checking, withdrawing) })
+        .await
+        .expect("withdrawn, not left on screen");
+    assert_eq!(verdict, Err(Refusal::Cancelled));
+    assert_eq!(*events.lock().unwrap(), ["asked", "cancel", "closed", "over"]);
+}
