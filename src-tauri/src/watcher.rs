@@ -43,12 +43,14 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
         let elsewhere = service.asked_elsewhere();
         if elsewhere != shown_elsewhere {
             if let Some(asked) = &elsewhere {
-                // On its request or pairing, or, for a confirmation of
-                // neither, on whatever it shows: either way the window says
-                // what the prompt on screen is for.
-                let id = asked.id.clone();
-                let handle = app.clone();
-                let _ = app.run_on_main_thread(move || windows::open_consent(&handle, id.as_deref()));
+                // Raised on its request or pairing. A confirmation of neither
+                // (a contact, a setting) raises nothing: the window would take
+                // the keyboard from a terminal asking for the password; an
+                // open consent window says what it is for all the same.
+                if let Some(id) = asked.id.clone() {
+                    let handle = app.clone();
+                    let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&id)));
+                }
                 let lang = app.state::<UiLanguage>();
                 let _ = app
                     .notification()

@@ -359,6 +359,22 @@ describe("the consent view", () => {
     expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
   });
 
+  // The person cancelled their own prompt: the request is still theirs to
+  // answer, so a program's prompt for it is said to be for this text.
+  it("says a program asks to approve the request on screen after the person's own prompt was refused", async () => {
+    answerResult = async () => {
+      throw { code: "NOT_PERMITTED", reason: "verification_cancelled", message: "cancelled" };
+    };
+    await mount();
+    await settle(APPROVE_DELAY_MS + 10);
+    press(approve());
+    await settle(0);
+    elsewhere = askedFor(current.id);
+    await settle(600);
+    expect(document.getElementById("consent-asked-elsewhere")).not.toBeNull();
+    expect(document.getElementById("consent-asked-elsewhere-other")).toBeNull();
+  });
+
   it("says what a program's prompt is for with no request to show", async () => {
     waiting = false;
     elsewhere = askedFor(null);

@@ -295,7 +295,9 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   };
   useEffect(lookElsewhere, [prompt?.id]);
   useChanges(lookElsewhere, true, [prompt?.id]);
-  const forThis = !!elsewhere && !!prompt && elsewhere.id === prompt.id && !done;
+  // The request on screen is still to answer (not answered, or its answer
+  // refused, say a cancelled prompt), so a prompt for it is for this text.
+  const forThis = !!elsewhere && !!prompt && elsewhere.id === prompt.id && (!done || done.kind === "error");
   const forOther = elsewhere && !forThis && (
     <p class="elsewhere" role="alert" id="consent-asked-elsewhere-other">
       <Text value={elsewhere.other} />
@@ -386,7 +388,6 @@ export function ConsentView(props: { requestedId?: string; opening?: Opening }) 
   if (!prompt) {
     return (
       <main class="consent">
-        {forOther}
         {done?.kind === "error" ? <p role="alert">{t("error-prefix")} <Text value={done.message} /></p> : <p>{t("loading")}</p>}
       </main>
     );

@@ -175,11 +175,11 @@ pub fn owner_uid(path: &Path) -> std::io::Result<u32> {
 async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> std::io::Result<()> {
     let (read, mut write) = stream.into_split();
     let mut lines = BufReader::new(read.take(MAX_LINE as u64 * 16)).lines();
-    // A line the peer sent while the one before it ran: answered next.
-    let mut ahead: Option<String> = None;
+    // Lines the peer sent while the one before them ran: answered in turn.
+    let mut ahead: std::collections::VecDeque<String> = std::collections::VecDeque::new();
     let mut hung_up = false;
     loop {
-        let line = match ahead.take() {
+        let line = match ahead.pop_front() {
             Some(line) => line,
             None if hung_up => return Ok(()),
             None => match lines.next_line().await? {
@@ -195,15 +195,21 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                     // The peer's end is watched while its command runs: a
                     // peer that hangs up withdraws the approval it asked the
                     // OS for, so no prompt stays on screen for a program that
-                    // is gone (user_verification::HangUp).
+                    // is gone (user_verification::HangUp). Its lines queued
+                    // behind still run, as hung up: none asks the OS.
                     let line = user_verification::HangUp::default();
+                    if hung_up {
+                        line.hang_up();
+                    }
                     let run = line.carry(execute(&service, cmd, asker.as_ref()));
                     tokio::pin!(run);
                     let done = loop {
                         tokio::select! {
                             done = &mut run => break done,
-                            next = lines.next_line(), if !hung_up && ahead.is_none() => match next {
-                                Ok(Some(next)) => ahead = Some(next),
+                            // Read on (the whole connection is bounded by
+                            // `take`), so a hang-up behind queued lines is seen.
+                            next = lines.next_line(), if !hung_up => match next {
+                                Ok(Some(next)) => ahead.push_back(next),
                                 Ok(None) | Err(_) => {
                                     hung_up = true;
                                     line.hang_up();

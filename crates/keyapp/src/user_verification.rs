@@ -192,6 +192,13 @@ pub type VerdictFuture<'a> = Pin<Box<dyn Future<Output = Verdict> + Send + 'a>>;
 /// ([`UserVerifier::verify_until`]).
 pub type Withdrawal<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
+/// Whether `withdrawn` has resolved already, polled once: a verification
+/// withdrawn before it was asked asks nothing.
+fn already(withdrawn: &mut Withdrawal<'_>) -> bool {
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    withdrawn.as_mut().poll(&mut cx).is_ready()
+}
+
 /// The seam: polkit on Linux; LocalAuthentication on macOS and Windows Hello
 /// on Windows would be other implementations (docs/decisions.md). A verifier
 /// may take as long as the person takes to answer, up to its own timeout.
@@ -203,8 +210,11 @@ pub trait UserVerifier: Send + Sync {
     /// so whatever is asked next never finds it still on screen. This default
     /// drops the verification, for a verifier whose prompt ends with its
     /// future; polkit's tells polkit and waits for its answer.
-    fn verify_until<'a>(&'a self, approval: &'a Approval, withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
+    fn verify_until<'a>(&'a self, approval: &'a Approval, mut withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
         Box::pin(async move {
+            if already(&mut withdrawn) {
+                return Err(Refusal::Cancelled);
+            }
             tokio::select! {
                 biased;
                 verdict = self.verify(approval) => verdict,

@@ -486,37 +486,49 @@ async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
 
 /// A program that hangs up while the OS asks about its approval (a
 /// terminal's Ctrl-C) withdraws it: its prompt closes, the window no longer
-/// names it, a yes given after approves nothing, and the next approval is
-/// asked at once.
+/// names it, and the next approval is asked at once. A second approval it
+/// queued behind the first asks nothing.
 #[tokio::test]
 async fn a_program_that_hangs_up_leaves_no_prompt_on_screen() {
-    use tokio::io::AsyncWriteExt;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let e = env(Ok(Method::Polkit)).await;
     let jkt = paired(&e, 14).await;
     let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let queued = labelled_rule_request(&e, &jkt, "queued", "Piano lessons").await;
     let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
     let runtime = control_socket(&e);
     e.verifier.hold();
     let before = e.verifier.asked().len();
     let mut program = tokio::net::UnixStream::connect(control::socket_path(&runtime)).await.unwrap();
-    let mut line = serde_json::to_string(&Command::Approve { id: its_own.clone() }).unwrap();
-    line.push('\n');
-    program.write_all(line.as_bytes()).await.unwrap();
+    let mut lines = String::new();
+    for id in [&its_own, &queued] {
+        lines.push_str(&serde_json::to_string(&Command::Approve { id: id.clone() }).unwrap());
+        lines.push('\n');
+    }
+    program.write_all(lines.as_bytes()).await.unwrap();
     answered(e.verifier.asked_times(before + 1)).await;
     assert_eq!(e.svc.asked_elsewhere().and_then(|a| a.id), Some(its_own.clone()));
 
-    drop(program);
-    answered(async {
-        while e.svc.asked_elsewhere().is_some() {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-    })
-    .await;
-    // The held prompt's answer, had it been given, approved nothing.
-    e.verifier.let_go();
-    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
+    // Hung up (its writing end closed): both answers are refusals, and the
+    // second approval asked the OS nothing.
+    program.shutdown().await.unwrap();
+    let mut answers = tokio::io::BufReader::new(program).lines();
+    for _ in 0..2 {
+        let answer = answered(answers.next_line()).await.unwrap().expect("an answer");
+        let answer: serde_json::Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(answer["error"]["reason"], "verification_cancelled", "{answer}");
+    }
+    assert_eq!(e.verifier.asked().len(), before + 1);
+    assert_eq!(e.svc.asked_elsewhere(), None);
+    // The window's approval is asked next, and is the only prompt since.
     let window = window_approves(&e.svc, &shown);
     answered(e.verifier.asked_times(before + 2)).await;
     e.verifier.let_go();
     assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
+    let asked: Vec<String> = e.verifier.asked()[before..].iter().map(|a| a.summary.clone()).collect();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(asked[0].contains("Swim lessons") && asked[1].contains("Weekend playdates"), "{asked:?}");
+    for id in [&its_own, &queued] {
+        assert_eq!(e.svc.requests().request(id).await.unwrap().status, RequestStatus::Pending);
+    }
 }

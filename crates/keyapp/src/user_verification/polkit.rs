@@ -3,7 +3,7 @@
 //! AllowUserInteraction, so the person's authentication agent (the desktop's,
 //! or `pkttyagent` in a terminal) asks for their password or fingerprint.
 
-use super::{Approval, Asker, Method, Refusal, UserVerifier, VerdictFuture, Withdrawal};
+use super::{already, Approval, Asker, Method, Refusal, UserVerifier, VerdictFuture, Withdrawal};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -155,13 +155,6 @@ impl UserVerifier for PolkitVerifier {
     fn verify_until<'a>(&'a self, approval: &'a Approval, mut withdrawn: Withdrawal<'a>) -> VerdictFuture<'a> {
         Box::pin(async move { self.check(approval, &mut withdrawn).await })
     }
-}
-
-/// Whether `withdrawn` has resolved already, polled once: a verification
-/// withdrawn before its check went out asks nothing.
-fn already(withdrawn: &mut Withdrawal<'_>) -> bool {
-    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-    std::future::Future::poll(withdrawn.as_mut(), &mut cx).is_ready()
 }
 
 /// A `CheckAuthorization` not answered yet: dropped so, it cancels the check
