@@ -10,7 +10,7 @@ use keyapp::config::{Config, KeystoreBackend};
 use keyapp::keystore::{self, PassphraseSource, KEY_FILE_NAME, RECORDS_FILE_NAME};
 use keyapp::recovery::custody::Custody;
 use keyapp::service::Service;
-use keyapp::user_verification::{Method, Refusal};
+use keyapp::user_verification::{Method, Purpose, Refusal};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use tauri::ipc::{CallbackFn, InvokeBody};
@@ -84,6 +84,8 @@ fn an_unverified_call_is_refused_and_hands_out_no_word() {
     assert_eq!(err.as_object().unwrap().len(), 3, "code, reason and message only: {err}");
     assert_eq!(e.verifier.asked().len(), 1, "the OS was asked");
     assert_eq!(e.verifier.asked()[0].summary, "Show your recovery phrase");
+    // Its own prompt, which never reads like an approval's.
+    assert_eq!(e.verifier.asked()[0].purpose, Purpose::ShowRecoveryKit);
     // A cancelled or timed-out confirmation is refused the same way.
     for refusal in [Refusal::Cancelled, Refusal::TimedOut] {
         e.verifier.answer(Err(refusal));

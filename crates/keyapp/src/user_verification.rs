@@ -17,7 +17,7 @@
 mod polkit;
 
 #[cfg(target_os = "linux")]
-pub use polkit::{PolkitVerifier, APPROVE_ACTION, PROMPT_TIMEOUT};
+pub use polkit::{PolkitVerifier, APPROVE_ACTION, PROMPT_TIMEOUT, RECOVERY_KIT_ACTION};
 
 mod hang_up;
 mod one_prompt;
@@ -96,6 +96,18 @@ pub struct Approval {
     pub summary: String,
     /// The pending request or pairing it approves, if it is one.
     pub about: Option<String>,
+    pub purpose: Purpose,
+}
+
+/// What the OS's prompt says the person confirms: each its own polkit action
+/// with its own fixed sentence (packaging/polkit/org.schcp.keyapp.policy), so
+/// the prompt that hands out the key itself never reads like an approval's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// An approval: a request, a pairing, a contact, a setting, a switch.
+    Approve,
+    /// Showing the recovery kit, which is the principal's key.
+    ShowRecoveryKit,
 }
 
 /// The approval whose prompt is on screen ([`OnePrompt`]).

@@ -32,7 +32,12 @@ fn test_user() -> TestUser {
 /// processes: 0 authorized, 1 not authorized (a rule said no), 2 only after
 /// authenticating (which nobody is there to do).
 fn pkcheck(user: &TestUser) -> i32 {
-    let script = format!("exec pkcheck --action-id {ACTION} --process $$");
+    pkcheck_for(user, ACTION)
+}
+
+/// The same for `action`.
+fn pkcheck_for(user: &TestUser, action: &str) -> i32 {
+    let script = format!("exec pkcheck --action-id {action} --process $$");
     let out = Command::new("sh").args(["-c", &script]).uid(user.uid).gid(user.gid).output().unwrap();
     out.status.code().unwrap_or(-1)
 }
@@ -290,4 +295,22 @@ async fn with_no_polkit_daemon_nothing_is_signed_and_the_terminal_says_how_to_in
     assert_eq!(raw["error"]["reason"], "verification_unavailable", "{raw}");
     nothing_issued(&user, &profile, &a, &id).await;
     rule(&user, None);
+}
+
+/// Showing the recovery phrase is its own action, with its own sentence
+/// (packaging/polkit/org.schcp.keyapp.policy): a yes to approvals, even a
+/// rule's, is none to it, and the key app asks polkit for that action.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_yes_to_approvals_does_not_show_the_recovery_phrase() {
+    use keyapp::user_verification::{self as uv, Approval, Asker, Purpose, Surface, UserVerifier};
+    let _one = POLKIT.lock().await;
+    let user = test_user();
+    rule(&user, Some("YES"));
+    assert_eq!(pkcheck_for(&user, uv::APPROVE_ACTION), 0);
+    assert_eq!(pkcheck_for(&user, uv::RECOVERY_KIT_ACTION), 2, "the recovery phrase still wants the password");
+    rule(&user, None);
+    // Asked by the key app (here root, whom polkit authorizes for an action it knows).
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let show = Approval { asker, summary: "Show".into(), about: None, purpose: Purpose::ShowRecoveryKit };
+    assert_eq!(uv::PolkitVerifier::default().verify(&show).await, Ok(uv::Method::Polkit));
 }

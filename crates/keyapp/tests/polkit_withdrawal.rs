@@ -5,7 +5,9 @@
 //! (user_verification::OnePrompt) is never queued behind it; and one
 //! withdrawn before its check went out asks nothing at all.
 
-use keyapp::user_verification::{Approval, Asker, PolkitVerifier, Refusal, Surface, UserVerifier, PROMPT_TIMEOUT};
+use keyapp::user_verification::{
+    Approval, Asker, PolkitVerifier, Purpose, Refusal, Surface, UserVerifier, PROMPT_TIMEOUT,
+};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,6 +19,8 @@ use zbus_polkit::policykit1::{AuthorizationResult, Subject};
 struct Authority {
     events: Arc<Mutex<Vec<&'static str>>>,
     cancelled: Arc<Notify>,
+    /// Cancellations are heard but never acted on (a polkitd that hangs).
+    deaf: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[zbus::interface(name = "org.freedesktop.PolicyKit1.Authority")]
@@ -43,7 +47,9 @@ impl Authority {
 
     async fn cancel_check_authorization(&self, _cancellation_id: String) {
         self.events.lock().unwrap().push("cancel");
-        self.cancelled.notify_one();
+        if !self.deaf.load(std::sync::atomic::Ordering::SeqCst) {
+            self.cancelled.notify_one();
+        }
     }
 }
 
@@ -51,7 +57,8 @@ impl Authority {
 async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
     let address = std::env::var("DBUS_SESSION_BUS_ADDRESS").expect("a D-Bus session (scripts/with-keyring)");
     let events = Arc::new(Mutex::new(Vec::new()));
-    let authority = Authority { events: events.clone(), cancelled: Arc::new(Notify::new()) };
+    let deaf = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let authority = Authority { events: events.clone(), cancelled: Arc::new(Notify::new()), deaf: deaf.clone() };
     let _polkit = zbus::connection::Builder::session()
         .unwrap()
         .name("org.freedesktop.PolicyKit1")
@@ -62,8 +69,8 @@ async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
         .await
         .unwrap();
     let verifier = PolkitVerifier::on_bus(address, PROMPT_TIMEOUT);
-    let approval =
-        Approval { asker: Asker::this_process(Surface::Terminal).unwrap(), summary: "Pair".into(), about: None };
+    let asker = Asker::this_process(Surface::Terminal).unwrap();
+    let approval = Approval { asker, summary: "Pair".into(), about: None, purpose: Purpose::Approve };
 
     // Withdrawn before its check went out: nothing is asked.
     let verdict = verifier.verify_until(&approval, Box::pin(async {})).await;
@@ -71,10 +78,28 @@ async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
     assert!(events.lock().unwrap().is_empty(), "{:?}", events.lock().unwrap());
 
     // Withdrawn while its prompt is on screen: over after polkit closed it.
+    assert_eq!(withdrawn_once_asked(&verifier, &approval, &events).await, Err(Refusal::Cancelled));
+    assert_eq!(*events.lock().unwrap(), ["asked", "cancel", "closed", "over"]);
+
+    // A polkit that never answers the cancellation holds nothing back for
+    // long: the withdrawal is over after its bound (5 s) all the same.
+    events.lock().unwrap().clear();
+    deaf.store(true, std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(withdrawn_once_asked(&verifier, &approval, &events).await, Err(Refusal::Cancelled));
+    assert_eq!(*events.lock().unwrap(), ["asked", "cancel", "over"]);
+}
+
+/// `approval` asked, and withdrawn once its check is open; "over" is noted
+/// when the verification ends.
+async fn withdrawn_once_asked(
+    verifier: &PolkitVerifier,
+    approval: &Approval,
+    events: &Mutex<Vec<&'static str>>,
+) -> keyapp::user_verification::Verdict {
     let withdraw = Arc::new(Notify::new());
     let checking = async {
         let withdrawn = withdraw.clone();
-        let verdict = verifier.verify_until(&approval, Box::pin(async move { withdrawn.notified().await })).await;
+        let verdict = verifier.verify_until(approval, Box::pin(async move { withdrawn.notified().await })).await;
         events.lock().unwrap().push("over");
         verdict
     };
@@ -87,6 +112,5 @@ async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
     let (verdict, ()) = tokio::time::timeout(Duration::from_secs(30), async { tokio::join!(checking, withdrawing) })
         .await
         .expect("withdrawn, not left on screen");
-    assert_eq!(verdict, Err(Refusal::Cancelled));
-    assert_eq!(*events.lock().unwrap(), ["asked", "cancel", "closed", "over"]);
+    verdict
 }

@@ -111,6 +111,7 @@ async fn the_verifier_is_asked_before_anything_is_signed_with_the_consent_texts_
         // In process, the OS is asked about this very process.
         assert_eq!((a.asker.pid, a.asker.surface), (std::process::id(), Surface::Window));
         assert!(!a.summary.contains('\n'));
+        assert_eq!(a.purpose, keyapp::user_verification::Purpose::Approve);
     }
 }
 

@@ -17,7 +17,7 @@ pub mod schedule;
 pub use kit::{KitKind, PhraseError, RecoveryKit, KIT_LEN, WORDS};
 
 use crate::keystore::PrincipalKey;
-use crate::user_verification::{Approval, Asker, Method, Refusal, UserVerifier};
+use crate::user_verification::{Approval, Asker, Method, Purpose, Refusal, UserVerifier};
 
 /// Hands out the principal's recovery kit once the OS confirmed the person
 /// (`summary` is what its prompt names). A refusal hands out nothing.
@@ -27,7 +27,7 @@ pub async fn reveal(
     asker: Asker,
     summary: String,
 ) -> Result<(RecoveryKit, Method), Refusal> {
-    let method = verifier.verify(&Approval { asker, summary, about: None }).await?;
+    let method = verifier.verify(&Approval { asker, summary, about: None, purpose: Purpose::ShowRecoveryKit }).await?;
     tracing::info!(method = method.as_str(), "the OS confirmed the person; the recovery kit is shown");
     Ok((key.kit().clone(), method))
 }
@@ -62,7 +62,10 @@ pub async fn revoke_all_with_kit(
     summary: String,
     now: i64,
 ) -> Result<Vec<String>, PhraseSwitchError> {
-    verifier.verify(&Approval { asker, summary, about: None }).await.map_err(PhraseSwitchError::NotVerified)?;
+    verifier
+        .verify(&Approval { asker, summary, about: None, purpose: Purpose::Approve })
+        .await
+        .map_err(PhraseSwitchError::NotVerified)?;
     let key = ed25519_dalek::SigningKey::from_bytes(&kit.ed25519_seed());
     let thumb = schcp::jws::Signer::public_key(&key)
         .to_jwk()

@@ -8,7 +8,7 @@ use super::pairing::{Pairing, PairingStatus, Pairings};
 use super::requests::{RequestView, Requests};
 use super::{Service, ServiceError};
 use crate::kind::RequestKind;
-use crate::user_verification::{Approval, Asker, Method, Refusal, Surface};
+use crate::user_verification::{Approval, Asker, Method, Purpose, Refusal, Surface};
 use serde_json::{json, Value};
 use std::borrow::Cow;
 
@@ -84,7 +84,8 @@ impl Service {
     /// [`Service::confirm`], for the pending request or pairing `about`
     /// (shown by the window while a terminal's approval of it is asked).
     async fn confirm_about(&self, asker: &Asker, summary: String, about: Option<&str>) -> Result<Method, ServiceError> {
-        let approval = Approval { asker: asker.clone(), summary, about: about.map(str::to_owned) };
+        let approval =
+            Approval { asker: asker.clone(), summary, about: about.map(str::to_owned), purpose: Purpose::Approve };
         match self.verifier().verify(&approval).await {
             Ok(method) => {
                 tracing::info!(method = method.as_str(), pid = asker.pid, "the OS confirmed the person's yes");

@@ -221,7 +221,12 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn approval(summary: &str, surface: Surface) -> Approval {
-        Approval { asker: Asker { pid: 1, uid: 1000, start_time: 1, surface }, summary: summary.into(), about: None }
+        Approval {
+            asker: Asker { pid: 1, uid: 1000, start_time: 1, surface },
+            summary: summary.into(),
+            about: None,
+            purpose: crate::user_verification::Purpose::Approve,
+        }
     }
 
     /// The OS, standing in: each prompt stays on screen until let go (then

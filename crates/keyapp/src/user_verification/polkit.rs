@@ -3,7 +3,7 @@
 //! AllowUserInteraction, so the person's authentication agent (the desktop's,
 //! or `pkttyagent` in a terminal) asks for their password or fingerprint.
 
-use super::{already, Approval, Asker, Method, Refusal, UserVerifier, VerdictFuture, Withdrawal};
+use super::{already, Approval, Asker, Method, Purpose, Refusal, UserVerifier, VerdictFuture, Withdrawal};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -11,6 +11,18 @@ use zbus_polkit::policykit1::{AuthorityProxy, AuthorizationResult, CheckAuthoriz
 
 /// The polkit action every approval asks for.
 pub const APPROVE_ACTION: &str = "org.schcp.keyapp.approve";
+
+/// The polkit action showing the recovery kit asks for: its prompt says the
+/// words are the key, never "approve".
+pub const RECOVERY_KIT_ACTION: &str = "org.schcp.keyapp.recovery-kit";
+
+/// The polkit action `purpose` asks for.
+fn action(purpose: Purpose) -> &'static str {
+    match purpose {
+        Purpose::Approve => APPROVE_ACTION,
+        Purpose::ShowRecoveryKit => RECOVERY_KIT_ACTION,
+    }
+}
 
 /// How long a person may take to answer the OS's prompt (typing a password,
 /// finding the fingerprint reader) before the approval is refused. Shorter than
@@ -75,7 +87,7 @@ impl PolkitVerifier {
         let subject = subject(&approval.asker);
         if !self.details_refused.load(Ordering::Relaxed) {
             let details = HashMap::from([(SUMMARY_DETAIL, approval.summary.as_str())]);
-            match self.ask(&authority, &subject, &details, withdrawn).await {
+            match self.ask(&authority, &subject, action(approval.purpose), &details, withdrawn).await {
                 Err(Asked::Error(name)) if name == format!("{POLKIT_ERROR}NotAuthorized") => {
                     tracing::info!("polkit takes no details from this process; the prompt shows the policy's message");
                     self.details_refused.store(true, Ordering::Relaxed);
@@ -83,7 +95,7 @@ impl PolkitVerifier {
                 other => return verdict(other),
             }
         }
-        verdict(self.ask(&authority, &subject, &HashMap::new(), withdrawn).await)
+        verdict(self.ask(&authority, &subject, action(approval.purpose), &HashMap::new(), withdrawn).await)
     }
 
     /// One `CheckAuthorization`, cancelled at polkit (so the prompt closes) if
@@ -92,6 +104,7 @@ impl PolkitVerifier {
         &self,
         authority: &AuthorityProxy<'_>,
         subject: &Subject,
+        action_id: &str,
         details: &HashMap<&str, &str>,
         withdrawn: &mut Withdrawal<'_>,
     ) -> Result<AuthorizationResult, Asked> {
@@ -106,7 +119,7 @@ impl PolkitVerifier {
         let mut unanswered = Unanswered { bus: Some(authority.inner().connection().clone()), id: &cancellation_id };
         let asked = authority.check_authorization(
             subject,
-            APPROVE_ACTION,
+            action_id,
             details,
             CheckAuthorizationFlags::AllowUserInteraction.into(),
             &cancellation_id,
@@ -125,9 +138,10 @@ impl PolkitVerifier {
                     let _ = authority.cancel_check_authorization(&cancellation_id).await;
                     let _ = (&mut asked).await;
                 };
-                if tokio::time::timeout(CANCEL_TIMEOUT, closed).await.is_ok() {
-                    unanswered.bus = None;
-                }
+                // Cancelled once already: a polkit that did not answer in
+                // time is not asked again.
+                let _ = tokio::time::timeout(CANCEL_TIMEOUT, closed).await;
+                unanswered.bus = None;
                 return Err(Asked::Withdrawn);
             }
         };
@@ -262,6 +276,18 @@ mod tests {
         assert!(matches!(verdict(Err(Asked::Bus("gone".into()))), Err(Refusal::Unavailable { .. })));
     }
 
+    /// The prompt that shows the recovery kit is its own action, with its own
+    /// sentence; every other confirmation is an approval's.
+    #[test]
+    fn showing_the_recovery_kit_asks_its_own_action() {
+        assert_eq!(action(Purpose::ShowRecoveryKit), "org.schcp.keyapp.recovery-kit");
+        assert_eq!(action(Purpose::Approve), "org.schcp.keyapp.approve");
+        let policy = include_str!("../../../../packaging/polkit/org.schcp.keyapp.policy");
+        for purpose in [Purpose::Approve, Purpose::ShowRecoveryKit] {
+            assert!(policy.contains(&format!("<action id=\"{}\">", action(purpose))), "{purpose:?}");
+        }
+    }
+
     #[test]
     fn the_subject_names_pid_start_time_and_a_signed_uid() {
         let s = subject(&Asker { pid: 4242, uid: 1000, start_time: 987654, surface: super::super::Surface::Terminal });
@@ -279,7 +305,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gone = format!("unix:path={}", dir.path().join("no-bus").display());
         let asker = Asker::this_process(super::super::Surface::Window).unwrap();
-        let approval = Approval { asker, summary: "x".into(), about: None };
+        let approval = Approval { asker, summary: "x".into(), about: None, purpose: Purpose::Approve };
         let verdict = PolkitVerifier::on_bus(gone, PROMPT_TIMEOUT).verify(&approval).await;
         assert!(matches!(verdict, Err(Refusal::Unavailable { .. })), "{verdict:?}");
     }
