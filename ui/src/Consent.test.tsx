@@ -307,19 +307,29 @@ describe("the consent view", () => {
     expect(document.getElementById("consent-notice")!.dataset.outcome).toBe("approved");
   });
 
+  /**
+   * While a program's prompt for `id` is on screen, the window says `said`
+   * (an alert) and not the other sentence; once it is gone (answered or
+   * cancelled), neither. Returns what was said.
+   */
+  async function saidWhileAsked(id: string, said: string, unsaid: string): Promise<string | null> {
+    elsewhere = askedFor(id);
+    await settle(600);
+    const alert = document.getElementById(said)!;
+    expect(alert.getAttribute("role")).toBe("alert");
+    expect(document.getElementById(unsaid)).toBeNull();
+    const text = alert.textContent;
+    elsewhere = null;
+    await settle(600);
+    expect(document.getElementById(said)).toBeNull();
+    return text;
+  }
+
   it("says so while a terminal or another program asks the OS to approve the request on screen", async () => {
     await mount();
     expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
-    elsewhere = askedFor(current.id);
-    await settle(600);
-    const said = document.getElementById("consent-asked-elsewhere")!;
-    expect(said.getAttribute("role")).toBe("alert");
-    expect(said.textContent).toBe("consent-asked-elsewhere");
-    expect(document.getElementById("consent-asked-elsewhere-other")).toBeNull();
-    // The prompt gone (answered or cancelled), so is the warning.
-    elsewhere = null;
-    await settle(600);
-    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
+    const said = await saidWhileAsked(current.id, "consent-asked-elsewhere", "consent-asked-elsewhere-other");
+    expect(said).toBe("consent-asked-elsewhere");
   });
 
   it("says so at once when the window opens on a request asked elsewhere", async () => {
@@ -332,15 +342,8 @@ describe("the consent view", () => {
   // for another request must not pass for the one on screen.
   it("says what a program's prompt is for while another request is on screen", async () => {
     await mount();
-    elsewhere = askedFor("rq_other");
-    await settle(600);
-    const said = document.getElementById("consent-asked-elsewhere-other")!;
-    expect(said.getAttribute("role")).toBe("alert");
-    expect(said.textContent).toBe("not for this window: approve rq_other");
-    expect(document.getElementById("consent-asked-elsewhere")).toBeNull();
-    elsewhere = null;
-    await settle(600);
-    expect(document.getElementById("consent-asked-elsewhere-other")).toBeNull();
+    const said = await saidWhileAsked("rq_other", "consent-asked-elsewhere-other", "consent-asked-elsewhere");
+    expect(said).toBe("not for this window: approve rq_other");
   });
 
   // The person's own prompt ended and the window shows their answer: a

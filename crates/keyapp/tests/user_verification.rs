@@ -261,6 +261,52 @@ fn control_socket(e: &Env) -> std::path::PathBuf {
     runtime
 }
 
+/// A paired assistant's two requests, the one the window shows and one of a
+/// program's own, with the control socket served and every prompt held on
+/// screen; `before` counts the prompts asked by then.
+struct Two {
+    e: Env,
+    shown: String,
+    its_own: String,
+    runtime: std::path::PathBuf,
+    before: usize,
+}
+
+async fn two_requests(seed: u8) -> Two {
+    let e = env(Ok(Method::Polkit)).await;
+    let jkt = paired(&e, seed).await;
+    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
+    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let runtime = control_socket(&e);
+    e.verifier.hold();
+    let before = e.verifier.asked().len();
+    Two { e, shown, its_own, runtime, before }
+}
+
+/// A program's approval refused because the window's prompt is on screen:
+/// told the window asked, not what the person approves there.
+fn told_the_window_asked(refused: &serde_json::Value) {
+    assert_eq!(
+        (refused["code"].as_str(), refused["reason"].as_str()),
+        (Some("NOT_PERMITTED"), Some("verification_underway"))
+    );
+    let message = refused["message"].as_str().unwrap();
+    assert!(message.contains("window") && !message.contains("Weekend playdates"), "{message}");
+}
+
+/// The window's prompt answered yes: its approval signed, and the program's
+/// request still pending, with no credential of its own.
+async fn only_the_window_approved(
+    e: &Env,
+    window: tokio::task::JoinHandle<Result<serde_json::Value, ServiceError>>,
+    its_own: &str,
+) {
+    e.verifier.let_go();
+    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
+    assert_eq!(e.svc.requests().request(its_own).await.unwrap().status, RequestStatus::Pending);
+    assert_eq!(e.svc.records().credentials(None).await.unwrap().len(), 1, "the window's credential only");
+}
+
 /// polkit's prompt reads the same for every approval. A program of the
 /// person's that asks over the control socket for an approval of its own just
 /// before the person clicks Approve must not have their password confirm it:
@@ -269,36 +315,20 @@ fn control_socket(e: &Env) -> std::path::PathBuf {
 /// clicking is the window's own.
 #[tokio::test]
 async fn a_programs_prompt_on_screen_gives_way_to_the_windows_approve() {
-    let e = env(Ok(Method::Polkit)).await;
-    let jkt = paired(&e, 10).await;
-    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
-    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
-    let runtime = control_socket(&e);
-    e.verifier.hold();
-    let before = e.verifier.asked().len();
+    let Two { e, shown, its_own, runtime, before } = two_requests(10).await;
     let program = program_approves(&runtime, &its_own);
     answered(e.verifier.asked_times(before + 1)).await;
     assert!(e.verifier.asked().pop().unwrap().summary.contains("Swim lessons"));
 
     let window = window_approves(&e.svc, &shown);
     // The program is refused before the person answers anything.
-    let refused = answered(program).await.unwrap().unwrap().unwrap_err();
-    assert_eq!(
-        (refused["code"].as_str(), refused["reason"].as_str()),
-        (Some("NOT_PERMITTED"), Some("verification_underway"))
-    );
-    // Told the window asked, not what the person approves there.
-    let message = refused["message"].as_str().unwrap();
-    assert!(message.contains("window") && !message.contains("Weekend playdates"), "{message}");
+    told_the_window_asked(&answered(program).await.unwrap().unwrap().unwrap_err());
     answered(e.verifier.asked_times(before + 2)).await;
     let prompt = e.verifier.asked().pop().unwrap();
     assert!(prompt.summary.contains("Weekend playdates"), "{}", prompt.summary);
     assert_eq!(prompt.asker.surface, Surface::Window);
 
-    e.verifier.let_go();
-    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
-    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
-    assert_eq!(e.svc.records().credentials(None).await.unwrap().len(), 1, "the window's credential only");
+    only_the_window_approved(&e, window, &its_own).await;
 }
 
 /// The other way round: while the window's prompt is on screen, an approval
@@ -306,25 +336,13 @@ async fn a_programs_prompt_on_screen_gives_way_to_the_windows_approve() {
 /// (in the person's words, as the terminal shows it) says the window asked.
 #[tokio::test]
 async fn while_the_windows_prompt_is_on_screen_a_programs_approve_gets_no_prompt() {
-    let e = env(Ok(Method::Polkit)).await;
-    let jkt = paired(&e, 11).await;
-    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
-    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
-    let runtime = control_socket(&e);
-    e.verifier.hold();
-    let before = e.verifier.asked().len();
+    let Two { e, shown, its_own, runtime, before } = two_requests(11).await;
     let window = window_approves(&e.svc, &shown);
     answered(e.verifier.asked_times(before + 1)).await;
 
     let refused =
         answered(control::call(&runtime, &Command::Approve { id: its_own.clone() })).await.unwrap().unwrap_err();
-    assert_eq!(
-        (refused["code"].as_str(), refused["reason"].as_str()),
-        (Some("NOT_PERMITTED"), Some("verification_underway"))
-    );
-    // Told the window asked, not what the person approves there.
-    let message = refused["message"].as_str().unwrap();
-    assert!(message.contains("window") && !message.contains("Weekend playdates"), "{message}");
+    told_the_window_asked(&refused);
     assert_eq!(e.verifier.asked().len(), before + 1, "the OS was not asked for the program's approval");
     // A second click in the window waits for the person's answer to the first.
     let second = answered(e.svc.approve(&its_own, keyapp::service::Origin::ThisProcess)).await.unwrap_err();
@@ -332,10 +350,7 @@ async fn while_the_windows_prompt_is_on_screen_a_programs_approve_gets_no_prompt
     assert!(words.contains("Weekend playdates") && words.contains("window"), "{words}");
     assert_eq!(e.verifier.asked().len(), before + 1);
 
-    e.verifier.let_go();
-    assert_eq!(answered(window).await.unwrap().unwrap()["status"], "approved");
-    assert_eq!(e.svc.requests().request(&its_own).await.unwrap().status, RequestStatus::Pending);
-    assert_eq!(e.svc.records().credentials(None).await.unwrap().len(), 1, "the window's credential only");
+    only_the_window_approved(&e, window, &its_own).await;
 }
 
 #[tokio::test]
@@ -453,15 +468,9 @@ async fn the_recovery_kit_and_the_approvals_take_turns_at_one_prompt() {
 /// window's own prompt is not one of those.
 #[tokio::test]
 async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
-    let e = env(Ok(Method::Polkit)).await;
-    let jkt = paired(&e, 13).await;
-    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
-    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
-    let runtime = control_socket(&e);
-    e.verifier.hold();
+    let Two { e, shown, its_own, runtime, before } = two_requests(13).await;
     assert_eq!(e.svc.asked_elsewhere(), None);
     let seen = e.svc.changes().wait_past(u64::MAX, std::time::Duration::ZERO).await;
-    let before = e.verifier.asked().len();
     let program = program_approves(&runtime, &its_own);
     answered(e.verifier.asked_times(before + 1)).await;
     let on_screen = e.verifier.asked().pop().unwrap().summary;
@@ -492,14 +501,9 @@ async fn what_a_program_asks_the_os_to_approve_is_known_to_the_window() {
 #[tokio::test]
 async fn a_program_that_hangs_up_leaves_no_prompt_on_screen() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let e = env(Ok(Method::Polkit)).await;
-    let jkt = paired(&e, 14).await;
-    let its_own = labelled_rule_request(&e, &jkt, "its-own", "Swim lessons").await;
+    let Two { e, shown, its_own, runtime, before } = two_requests(14).await;
+    let jkt = agent_jwk(14).thumbprint().unwrap();
     let queued = labelled_rule_request(&e, &jkt, "queued", "Piano lessons").await;
-    let shown = labelled_rule_request(&e, &jkt, "shown", "Weekend playdates").await;
-    let runtime = control_socket(&e);
-    e.verifier.hold();
-    let before = e.verifier.asked().len();
     let mut program = tokio::net::UnixStream::connect(control::socket_path(&runtime)).await.unwrap();
     let mut lines = String::new();
     for id in [&its_own, &queued] {
