@@ -2,7 +2,7 @@
 //! reaches them (keyapp::recovery). The kit is the key in words, so:
 //! - its commands are granted to the main window alone (capabilities/main.json),
 //!   and each checks the calling window's label again;
-//! - showing it asks the OS to confirm the person, as an approval does
+//! - showing it asks the OS to confirm the person, with its own prompt
 //!   (`Custody::reveal`); a refusal hands out nothing;
 //! - no agent API route, MCP tool or control-socket command reaches `Custody`.
 

@@ -21,6 +21,8 @@ struct Authority {
     cancelled: Arc<Notify>,
     /// Cancellations are heard but never acted on (a polkitd that hangs).
     deaf: Arc<std::sync::atomic::AtomicBool>,
+    /// The action each check asked for, in order.
+    actions: Arc<Mutex<Vec<String>>>,
 }
 
 #[zbus::interface(name = "org.freedesktop.PolicyKit1.Authority")]
@@ -28,11 +30,12 @@ impl Authority {
     async fn check_authorization(
         &self,
         _subject: Subject,
-        _action_id: String,
+        action_id: String,
         _details: HashMap<String, String>,
         _flags: u32,
         _cancellation_id: String,
     ) -> AuthorizationResult {
+        self.actions.lock().unwrap().push(action_id);
         self.events.lock().unwrap().push("asked");
         self.cancelled.notified().await;
         // A dialog closes some time after it is told to.
@@ -58,7 +61,13 @@ async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
     let address = std::env::var("DBUS_SESSION_BUS_ADDRESS").expect("a D-Bus session (scripts/with-keyring)");
     let events = Arc::new(Mutex::new(Vec::new()));
     let deaf = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let authority = Authority { events: events.clone(), cancelled: Arc::new(Notify::new()), deaf: deaf.clone() };
+    let actions = Arc::new(Mutex::new(Vec::new()));
+    let authority = Authority {
+        events: events.clone(),
+        cancelled: Arc::new(Notify::new()),
+        deaf: deaf.clone(),
+        actions: actions.clone(),
+    };
     let _polkit = zbus::connection::Builder::session()
         .unwrap()
         .name("org.freedesktop.PolicyKit1")
@@ -80,6 +89,12 @@ async fn a_withdrawn_check_is_over_once_polkit_closed_its_prompt() {
     // Withdrawn while its prompt is on screen: over after polkit closed it.
     assert_eq!(withdrawn_once_asked(&verifier, &approval, &events).await, Err(Refusal::Cancelled));
     assert_eq!(*events.lock().unwrap(), ["asked", "cancel", "closed", "over"]);
+
+    // Showing the recovery phrase asks its own action, never the approval's.
+    events.lock().unwrap().clear();
+    let show = Approval { purpose: Purpose::ShowRecoveryKit, ..approval.clone() };
+    assert_eq!(withdrawn_once_asked(&verifier, &show, &events).await, Err(Refusal::Cancelled));
+    assert_eq!(*actions.lock().unwrap(), ["org.schcp.keyapp.approve", "org.schcp.keyapp.recovery-kit"]);
 
     // A polkit that never answers the cancellation holds nothing back for
     // long: the withdrawal is over after its bound (5 s) all the same.

@@ -2,8 +2,8 @@
 //! the encrypted backup of the records, and the restore on a new computer.
 //!
 //! The kit is the key in another form, so it is handed out in one place only,
-//! [`reveal`], after the OS confirmed the person, exactly as for an approval
-//! (`user_verification`). No agent API route, MCP tool or control-socket
+//! [`reveal`], after the OS confirmed the person for showing it (its own
+//! prompt, `user_verification::Purpose::ShowRecoveryKit`). No agent API route, MCP tool or control-socket
 //! command reaches it (tests/recovery.rs proves it): a terminal gets it from
 //! `schcp-keyapp recovery-phrase`, which opens the keystore itself.
 

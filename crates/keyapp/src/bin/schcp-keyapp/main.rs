@@ -29,17 +29,16 @@ fn main() -> ExitCode {
     let config_path = cli.config.clone();
     // `serve` holds the key: before anything else, its memory is closed to the
     // person's other programs and its passphrase leaves the environment.
-    let passphrase = match cli.command {
-        // The recovery commands open the key in this process, as `serve` does.
-        Cmd::Serve
-        | Cmd::RecoveryPhrase
-        | Cmd::Backup { .. }
-        | Cmd::Restore { .. }
-        | Cmd::RevokeEverything { phrase: true, .. } => match keyapp::app::secure_process() {
+    // The recovery commands open the key in this process, as `serve` does;
+    // the switch from the phrase holds the key the words give.
+    let holds_a_key =
+        unlocks_the_key(&cli.command) || matches!(cli.command, Cmd::RevokeEverything { phrase: true, .. });
+    let passphrase = match holds_a_key {
+        true => match keyapp::app::secure_process() {
             Ok(passphrase) => passphrase,
             Err(e) => return failed(config_path.as_deref(), &CliError::NotSecured(Box::new(e))),
         },
-        _ => None,
+        false => None,
     };
     // Logs go to stderr, at `info` unless RUST_LOG says otherwise; no secret,
     // token, consent text or personal data is logged at that level.
@@ -61,6 +60,12 @@ fn main() -> ExitCode {
 fn failed(config: Option<&std::path::Path>, e: &CliError) -> ExitCode {
     eprintln!("{}", e.worded(error::language(config)));
     ExitCode::FAILURE
+}
+
+/// Whether `cmd` opens the profile's key, asking the OS to unlock it (the
+/// unlock prompt names exactly these: packaging/polkit/org.schcp.keyapp.policy).
+fn unlocks_the_key(cmd: &Cmd) -> bool {
+    matches!(cmd, Cmd::Serve | Cmd::RecoveryPhrase | Cmd::Backup { .. } | Cmd::Restore { .. })
 }
 
 fn start(cli: Cli, passphrase: Option<PassphraseSource>) -> Result<(), CliError> {
@@ -147,4 +152,44 @@ async fn run(cmd: Cmd, config: Config, passphrase: Option<PassphraseSource>) -> 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    /// The unlock prompt's sentence, in English.
+    fn unlock_message() -> &'static str {
+        let policy = include_str!("../../../../../packaging/polkit/org.schcp.keyapp.policy");
+        let action = &policy[policy.find("<action id=\"org.schcp.keyapp.unlock\">").expect("the unlock action")..];
+        let message = &action[action.find("<message>").expect("its message") + "<message>".len()..];
+        &message[..message.find("</message>").expect("closed")]
+    }
+
+    /// A yes to the unlock prompt releases the key to whoever asked, so its
+    /// sentence names exactly the moments it comes: every terminal command
+    /// that unlocks the key, and no other (a prompt seen while the person runs
+    /// `approve` must read as not theirs).
+    #[test]
+    fn the_unlock_prompt_names_every_command_that_unlocks_the_key_and_no_other() {
+        let message = unlock_message();
+        let mut named = Vec::new();
+        for sub in Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            let mut argv = vec!["schcp-keyapp".to_owned(), name.to_owned()];
+            // Each command's required positional arguments, filled.
+            argv.extend(sub.get_positionals().filter(|a| a.is_required_set()).map(|a| format!("{}-value", a.get_id())));
+            let Ok(cli) = Cli::try_parse_from(&argv) else { continue };
+            let said = message.split([' ', ',', '.']).any(|word| word == name);
+            match cli.command {
+                Cmd::Serve => assert!(unlocks_the_key(&cli.command) && message.contains("starting")),
+                ref cmd => assert_eq!(said, unlocks_the_key(cmd), "{name}: {message}"),
+            }
+            if said {
+                named.push(name.to_owned());
+            }
+        }
+        assert_eq!(named, ["recovery-phrase", "backup", "restore"], "{message}");
+    }
 }
