@@ -43,13 +43,13 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
         let elsewhere = service.asked_elsewhere();
         if elsewhere != shown_elsewhere {
             if let Some(asked) = &elsewhere {
-                // Raised on its request or pairing. A confirmation of neither
-                // (a contact, a setting) raises nothing: the window would take
-                // the keyboard from a terminal asking for the password; an
-                // open consent window says what it is for all the same.
+                // Shown on its request or pairing, without the keyboard, which
+                // stays with the terminal asking for the password. A
+                // confirmation of neither (a contact, a setting) shows no
+                // window; an open consent window says what it is for anyway.
                 if let Some(id) = asked.id.clone() {
                     let handle = app.clone();
-                    let _ = app.run_on_main_thread(move || windows::open_consent(&handle, Some(&id)));
+                    let _ = app.run_on_main_thread(move || windows::show_consent_beside(&handle, &id));
                 }
                 let lang = app.state::<UiLanguage>();
                 let _ = app

@@ -82,10 +82,25 @@ pub fn language_changed<R: Runtime>(app: &AppHandle<R>) {
 /// ui/consent.html: the consent view alone, a smaller page to load when a
 /// request opens the window), `route` its hash.
 fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, page: &str, route: &str, size: (f64, f64)) {
+    open_focused(app, label, title_id, page, route, size, true);
+}
+
+/// [`open`], taking the keyboard only when `focus` says so.
+fn open_focused<R: Runtime>(
+    app: &AppHandle<R>,
+    label: &str,
+    title_id: &str,
+    page: &str,
+    route: &str,
+    size: (f64, f64),
+    focus: bool,
+) {
     if let Some(w) = app.get_webview_window(label) {
         let _ = w.unminimize();
         let _ = w.show();
-        let _ = w.set_focus();
+        if focus {
+            let _ = w.set_focus();
+        }
         return;
     }
     let title = app.state::<UiLanguage>().format(title_id, &[]);
@@ -93,7 +108,7 @@ fn open<R: Runtime>(app: &AppHandle<R>, label: &str, title_id: &str, page: &str,
         .title(title)
         .inner_size(size.0, size.1)
         .min_inner_size(360.0, 400.0)
-        .focused(true);
+        .focused(focus);
     // Each web process made unreadable to the person's other programs as it
     // starts (crates/webext), when the extension is installed as root's.
     if let Some(dir) = crate::web_extensions::dir() {
@@ -129,6 +144,16 @@ pub fn grow_to_main<R: Runtime>(window: &tauri::WebviewWindow<R>) {
 /// route; it shows it at once unless a pending one is on screen, beside which it
 /// is announced (ui/src/Consent.tsx).
 pub fn open_consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>) {
+    consent(app, raised_by, true);
+}
+
+/// The consent window shown on `about` without taking the keyboard: while a
+/// terminal asks for the person's password, its keys stay the terminal's.
+pub fn show_consent_beside<R: Runtime>(app: &AppHandle<R>, about: &str) {
+    consent(app, Some(about), false);
+}
+
+fn consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>, focus: bool) {
     let route = match raised_by.filter(|id| is_prompt_id(id)) {
         Some(id) => format!("/consent/{id}"),
         None => "/consent".to_owned(),
@@ -139,7 +164,7 @@ pub fn open_consent<R: Runtime>(app: &AppHandle<R>, raised_by: Option<&str>) {
             let _ = w.eval(format!("location.hash = {hash}"));
         }
     }
-    open(app, CONSENT, "consent-window-title", CONSENT_PAGE, &route, (620.0, 720.0));
+    open_focused(app, CONSENT, "consent-window-title", CONSENT_PAGE, &route, (620.0, 720.0), focus);
 }
 
 /// A pairing or request id as the service makes them (`pr_…`, `rq_…`, base64url):

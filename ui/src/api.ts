@@ -90,7 +90,7 @@ export const api = {
   unpair: (jkt: string, revokeCredentials: boolean) =>
     invoke<UnpairedView>("unpair", { jkt, revoke_credentials: revokeCredentials }),
   liftCooldown: (jkt: string) => invoke<void>("lift_cooldown", { jkt }),
-  /** The pairing or request a terminal or another program asks the OS to approve now, if any. */
+  /** What a terminal or another program asks the OS to confirm now, if anything (its request or pairing, if one). */
   askedElsewhere: () => invoke<ElsewhereView | null>("asked_elsewhere"),
   credentials: () => invoke<CredentialView[]>("credentials"),
   bookings: () => invoke<BookingView[]>("bookings"),

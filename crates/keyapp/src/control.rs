@@ -195,13 +195,15 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                     // The peer's end is watched while its command runs: a
                     // peer that hangs up withdraws the approval it asked the
                     // OS for, so no prompt stays on screen for a program that
-                    // is gone (user_verification::HangUp). Its lines queued
-                    // behind still run, as hung up: none asks the OS.
-                    let line = user_verification::HangUp::default();
+                    // is gone (user_verification::HangUp). After a half-close
+                    // its queued lines still run, as hung up, so none asks the
+                    // OS; after a full close their answers cannot be written
+                    // and the connection ends.
+                    let peer = user_verification::HangUp::default();
                     if hung_up {
-                        line.hang_up();
+                        peer.hang_up();
                     }
-                    let run = line.carry(execute(&service, cmd, asker.as_ref()));
+                    let run = peer.carry(execute(&service, cmd, asker.as_ref()));
                     tokio::pin!(run);
                     let done = loop {
                         tokio::select! {
@@ -210,9 +212,14 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                             // `take`), so a hang-up behind queued lines is seen.
                             next = lines.next_line(), if !hung_up => match next {
                                 Ok(Some(next)) => ahead.push_back(next),
-                                Ok(None) | Err(_) => {
+                                Ok(None) => {
                                     hung_up = true;
-                                    line.hang_up();
+                                    peer.hang_up();
+                                }
+                                Err(error) => {
+                                    tracing::debug!(%error, "the control socket's peer sent what cannot be read; taken as gone");
+                                    hung_up = true;
+                                    peer.hang_up();
                                 }
                             },
                         }

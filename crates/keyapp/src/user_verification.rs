@@ -21,7 +21,7 @@ pub use polkit::{PolkitVerifier, APPROVE_ACTION, PROMPT_TIMEOUT, RECOVERY_KIT_AC
 
 mod hang_up;
 mod one_prompt;
-pub use hang_up::HangUp;
+pub(crate) use hang_up::HangUp;
 pub use one_prompt::{OnePrompt, TURN_LIMIT};
 
 use std::future::Future;

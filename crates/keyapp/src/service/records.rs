@@ -594,11 +594,12 @@ impl Directory<'_> {
     }
 }
 
-/// A contact's name is non-empty plain text; the consent text shows it inert
-/// (`schcp_consent::inert`), as any supplied name.
+/// A contact's name is non-empty plain text of at most `MAX_LABEL` characters;
+/// the consent text shows it inert (`schcp_consent::inert`), as any supplied name.
 pub(super) fn check_contact_name(name: &str) -> Result<(), ServiceError> {
     if name.trim().is_empty() || name.chars().any(char::is_control) || name.chars().count() > super::MAX_LABEL {
-        return Err(ServiceError::invalid(Reason::BadName, "a contact's name is 1 to 200 characters of plain text"));
+        let why = format!("a contact's name is 1 to {} characters of plain text", super::MAX_LABEL);
+        return Err(ServiceError::invalid(Reason::BadName, why));
     }
     Ok(())
 }

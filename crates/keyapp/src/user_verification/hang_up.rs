@@ -19,7 +19,7 @@ tokio::task_local! {
 
 /// One peer's line, hung up once and for good.
 #[derive(Clone, Default)]
-pub struct HangUp(Arc<Line>);
+pub(crate) struct HangUp(Arc<Line>);
 
 #[derive(Default)]
 struct Line {
@@ -29,20 +29,25 @@ struct Line {
 
 impl HangUp {
     /// The peer has hung up: a verification it asked for is withdrawn.
-    pub fn hang_up(&self) {
+    pub(crate) fn hang_up(&self) {
         self.0.down.store(true, Ordering::SeqCst);
         self.0.now.notify_waiters();
     }
 
     /// Runs `f` as this peer's command: an approval it asks the OS for is
     /// withdrawn when the peer hangs up.
-    pub async fn carry<F: Future>(&self, f: F) -> F::Output {
+    pub(crate) async fn carry<F: Future>(&self, f: F) -> F::Output {
         LINE.scope(self.clone(), f).await
     }
 
     /// The line of the peer whose command is running now, if any.
     pub(super) fn current() -> Option<HangUp> {
         LINE.try_with(Clone::clone).ok()
+    }
+
+    /// Whether the peer has hung up already.
+    pub(super) fn is_down(&self) -> bool {
+        self.0.down.load(Ordering::SeqCst)
     }
 
     /// Resolves once the peer has hung up.

@@ -113,7 +113,7 @@ impl OnePrompt {
     }
 
     /// The same with another bound on a turn (tests).
-    pub fn with_limit(verifier: Arc<dyn UserVerifier>, limit: Duration) -> Arc<dyn UserVerifier> {
+    pub(crate) fn with_limit(verifier: Arc<dyn UserVerifier>, limit: Duration) -> Arc<dyn UserVerifier> {
         if verifier.one_at_a_time() {
             return verifier;
         }
@@ -132,7 +132,7 @@ impl OnePrompt {
     /// the window's waits until it is closed); else the refusal naming the one
     /// on screen. A window's approval that took a program's turn holds it from
     /// that moment, so nothing asked meanwhile comes between.
-    async fn take(&self, approval: &Approval) -> Result<TurnHeld<'_>, Refusal> {
+    async fn take(&self, approval: &Approval, deadline: tokio::time::Instant) -> Result<TurnHeld<'_>, Refusal> {
         static NUMBERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let (held, replaced) = {
             let mut underway = self.underway.lock().unwrap_or_else(PoisonError::into_inner);
@@ -161,7 +161,7 @@ impl OnePrompt {
             // Made before the flag is read, so a close in between is seen.
             let gone = replaced.gone_now.notified();
             if !replaced.gone.load(std::sync::atomic::Ordering::SeqCst) {
-                let _ = tokio::time::timeout(self.limit, gone).await;
+                let _ = tokio::time::timeout_at(deadline, gone).await;
             }
         }
         Ok(held)
@@ -171,9 +171,17 @@ impl OnePrompt {
 impl UserVerifier for OnePrompt {
     fn verify<'a>(&'a self, approval: &'a Approval) -> VerdictFuture<'a> {
         Box::pin(async move {
-            let held = self.take(approval).await?;
-            let signals = held.signals.clone();
             let line = HangUp::current();
+            // A program gone already takes no turn, not even for a moment
+            // (the window would name a prompt that never comes).
+            if line.as_ref().is_some_and(HangUp::is_down) {
+                return Err(Refusal::Cancelled);
+            }
+            // One bound for the whole turn, the wait for a program's prompt
+            // to close included.
+            let deadline = tokio::time::Instant::now() + self.limit;
+            let held = self.take(approval, deadline).await?;
+            let signals = held.signals.clone();
             // Taken by the window, or its program hung up: the verification
             // is withdrawn, and ends once its prompt is closed.
             let withdrawn: Withdrawal<'_> = Box::pin(async move {
@@ -188,7 +196,7 @@ impl UserVerifier for OnePrompt {
                     () = hung_up => {}
                 }
             });
-            let verdict = tokio::time::timeout(self.limit, self.verifier.verify_until(approval, withdrawn))
+            let verdict = tokio::time::timeout_at(deadline, self.verifier.verify_until(approval, withdrawn))
                 .await
                 .unwrap_or(Err(Refusal::TimedOut));
             // A yes that came as the window took the turn is refused all the
@@ -438,6 +446,16 @@ mod tests {
         assert_eq!(answered(asking).await.unwrap(), Err(Refusal::Cancelled));
         assert_eq!(s.held.events(), ["asked Pair “Cal”", "closed Pair “Cal”"]);
         assert_eq!(s.verifier.on_screen(), None);
+        // A program gone already takes no turn, not even for a moment: no
+        // prompt comes on screen for the window to name.
+        let changes = Arc::new(AtomicUsize::new(0));
+        let counted = changes.clone();
+        s.verifier.on_change(Arc::new(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        }));
+        let gone = answered(line.carry(s.verifier.verify(&approval("Swim lessons", Surface::Terminal)))).await;
+        assert_eq!(gone, Err(Refusal::Cancelled));
+        assert_eq!((changes.load(Ordering::SeqCst), s.asked()), (0, 1));
         s.held.go.add_permits(1);
         assert_eq!(answered(s.verifier.verify(&approval("Book", Surface::Terminal))).await, Ok(Method::Polkit));
     }

@@ -1,5 +1,7 @@
-//! polkit behind the seam: `CheckAuthorization` of `org.schcp.keyapp.approve`
-//! (packaging/polkit/org.schcp.keyapp.policy) for the process that asked, with
+//! polkit behind the seam: `CheckAuthorization` of the action the approval's
+//! purpose names (`org.schcp.keyapp.approve`, or `org.schcp.keyapp.recovery-kit`
+//! to show the recovery phrase; packaging/polkit/org.schcp.keyapp.policy) for
+//! the process that asked, with
 //! AllowUserInteraction, so the person's authentication agent (the desktop's,
 //! or `pkttyagent` in a terminal) asks for their password or fingerprint.
 
@@ -151,7 +153,8 @@ impl PolkitVerifier {
             Ok(Err(zbus::Error::MethodError(name, _, _))) => Err(Asked::Error(name.to_string())),
             Ok(Err(e)) => Err(Asked::Bus(e.to_string())),
             Err(_) => {
-                let _ = authority.cancel_check_authorization(&cancellation_id).await;
+                let _ =
+                    tokio::time::timeout(CANCEL_TIMEOUT, authority.cancel_check_authorization(&cancellation_id)).await;
                 Err(Asked::TimedOut)
             }
         }
