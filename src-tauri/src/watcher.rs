@@ -51,13 +51,8 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
                     let handle = app.clone();
                     let _ = app.run_on_main_thread(move || windows::show_consent_beside(&handle, &id));
                 }
-                let lang = app.state::<UiLanguage>();
-                let _ = app
-                    .notification()
-                    .builder()
-                    .title(lang.format("notify-elsewhere-title", &[]))
-                    .body(elsewhere_body(&lang, asked))
-                    .show();
+                let body = elsewhere_body(&app.state::<UiLanguage>(), asked);
+                show_notification(&app, "notify-elsewhere-title", body);
             }
             shown_elsewhere = elsewhere;
         }
@@ -67,10 +62,15 @@ pub async fn watch<R: Runtime>(app: AppHandle<R>, service: Service) {
 }
 
 fn notify<R: Runtime>(app: &AppHandle<R>, item: &PendingItem) {
-    let lang = app.state::<UiLanguage>();
-    let body = notification_body(&lang, item);
+    let body = notification_body(&app.state::<UiLanguage>(), item);
+    show_notification(app, "notify-title", body);
+}
+
+/// One notification: its title's words, and its body, escaped already.
+fn show_notification<R: Runtime>(app: &AppHandle<R>, title_id: &str, body: String) {
+    let title = app.state::<UiLanguage>().format(title_id, &[]);
     // A desktop without a notification daemon still gets the window.
-    let _ = app.notification().builder().title(lang.format("notify-title", &[])).body(body).show();
+    let _ = app.notification().builder().title(title).body(body).show();
 }
 
 /// The notification's body: the agent's name inert with its quotation marks

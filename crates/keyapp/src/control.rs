@@ -212,12 +212,10 @@ async fn handle(stream: UnixStream, service: Service, asker: Option<Asker>) -> s
                             // `take`), so a hang-up behind queued lines is seen.
                             next = lines.next_line(), if !hung_up => match next {
                                 Ok(Some(next)) => ahead.push_back(next),
-                                Ok(None) => {
-                                    hung_up = true;
-                                    peer.hang_up();
-                                }
-                                Err(error) => {
-                                    tracing::debug!(%error, "the control socket's peer sent what cannot be read; taken as gone");
+                                ended => {
+                                    if let Err(error) = ended {
+                                        tracing::debug!(%error, "the control socket's peer sent what cannot be read; taken as gone");
+                                    }
                                     hung_up = true;
                                     peer.hang_up();
                                 }

@@ -204,6 +204,12 @@ pub type VerdictFuture<'a> = Pin<Box<dyn Future<Output = Verdict> + Send + 'a>>;
 /// ([`UserVerifier::verify_until`]).
 pub type Withdrawal<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
+/// Until `flag` is set: at once if it is already. The flag is borrowed for
+/// the wait, so it is never closed under it.
+async fn until_set(flag: &tokio::sync::watch::Sender<bool>) {
+    let _ = flag.subscribe().wait_for(|set| *set).await;
+}
+
 /// Whether `withdrawn` has resolved already, polled once: a verification
 /// withdrawn before it was asked asks nothing.
 fn already(withdrawn: &mut Withdrawal<'_>) -> bool {

@@ -444,6 +444,13 @@ struct Inner {
     publish_now: tokio::sync::Notify,
 }
 
+impl Inner {
+    /// Moves the change counter the surfaces wait on.
+    fn changed(&self) {
+        self.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+}
+
 /// The zone the person's records are told in: the configured one when it is a
 /// known IANA zone, else the OS's, else UTC.
 fn person_zone(configured: Option<&str>) -> String {
@@ -509,9 +516,9 @@ impl Service {
                 publishing: tokio::sync::Mutex::new(()),
                 publish_now: tokio::sync::Notify::new(),
             }),
-            verifier: crate::user_verification::platform_verifier(),
+            verifier: crate::user_verification::OnePrompt::around(crate::user_verification::platform_verifier()),
         }
-        .with_user_verifier(crate::user_verification::platform_verifier()))
+        .watching_prompts())
     }
 
     /// The same service with another user verifier: for tests (a fake that
@@ -521,16 +528,19 @@ impl Service {
     /// edit the person's config, so the config cannot weaken the check.
     /// It is asked one approval at a time (`user_verification::OnePrompt`).
     pub fn with_user_verifier(mut self, verifier: Arc<dyn UserVerifier>) -> Service {
-        let verifier = crate::user_verification::OnePrompt::around(verifier);
-        // A prompt coming on screen or leaving it is a change the surfaces
-        // wait on: the window shows what a terminal asks the OS to confirm.
+        self.verifier = crate::user_verification::OnePrompt::around(verifier);
+        self.watching_prompts()
+    }
+
+    /// A prompt coming on screen or leaving it is a change the surfaces wait
+    /// on: the window shows what a terminal asks the OS to confirm.
+    fn watching_prompts(self) -> Service {
         let inner = Arc::downgrade(&self.inner);
-        verifier.on_change(Arc::new(move || {
+        self.verifier.on_change(Arc::new(move || {
             if let Some(inner) = inner.upgrade() {
-                inner.changes.send_modify(|n| *n = n.wrapping_add(1));
+                inner.changed();
             }
         }));
-        self.verifier = verifier;
         self
     }
 
@@ -774,7 +784,7 @@ impl Service {
     }
 
     fn notify(&self) {
-        self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
+        self.inner.changed();
     }
 
     /// Renders consent text with the one renderer every surface uses, with the

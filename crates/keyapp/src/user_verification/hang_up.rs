@@ -8,9 +8,8 @@
 //! the service's functions, shared by every surface, need not carry it.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use tokio::sync::Notify;
+use tokio::sync::watch;
 
 tokio::task_local! {
     /// The line of the peer whose command is running, where one is.
@@ -18,20 +17,19 @@ tokio::task_local! {
 }
 
 /// One peer's line, hung up once and for good.
-#[derive(Clone, Default)]
-pub(crate) struct HangUp(Arc<Line>);
+#[derive(Clone)]
+pub(crate) struct HangUp(Arc<watch::Sender<bool>>);
 
-#[derive(Default)]
-struct Line {
-    down: AtomicBool,
-    now: Notify,
+impl Default for HangUp {
+    fn default() -> HangUp {
+        HangUp(Arc::new(watch::Sender::new(false)))
+    }
 }
 
 impl HangUp {
     /// The peer has hung up: a verification it asked for is withdrawn.
     pub(crate) fn hang_up(&self) {
-        self.0.down.store(true, Ordering::SeqCst);
-        self.0.now.notify_waiters();
+        self.0.send_replace(true);
     }
 
     /// Runs `f` as this peer's command: an approval it asks the OS for is
@@ -47,17 +45,12 @@ impl HangUp {
 
     /// Whether the peer has hung up already.
     pub(super) fn is_down(&self) -> bool {
-        self.0.down.load(Ordering::SeqCst)
+        *self.0.borrow()
     }
 
     /// Resolves once the peer has hung up.
     pub(super) async fn hung_up(&self) {
-        // Made before the flag is read, so a hang-up in between is seen.
-        let now = self.0.now.notified();
-        if self.0.down.load(Ordering::SeqCst) {
-            return;
-        }
-        now.await;
+        super::until_set(&self.0).await;
     }
 }
 

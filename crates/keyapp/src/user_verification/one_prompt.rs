@@ -30,10 +30,12 @@
 //! nothing is still the person's to cancel; the window names it beside the
 //! OS's prompt (`Service::asked_elsewhere`, docs/threat-model.md).
 
-use super::{Approval, HangUp, OnScreen, PromptHook, Refusal, Surface, UserVerifier, VerdictFuture, Withdrawal};
+use super::{
+    until_set, Approval, HangUp, OnScreen, PromptHook, Refusal, Surface, UserVerifier, VerdictFuture, Withdrawal,
+};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
-use tokio::sync::Notify;
+use tokio::sync::watch;
 
 /// The longest one approval holds the turn: longer than the polkit
 /// verifier's own prompt timeout (180 s), so it only bounds a verification
@@ -60,16 +62,19 @@ struct Turn {
     signals: Arc<Signals>,
 }
 
-/// Between a turn's holder and the window's approval that takes its place.
-#[derive(Default)]
+/// Between a turn's holder and the window's approval that takes its place:
+/// each set once, and seen by a wait begun before or after.
 struct Signals {
     /// The window's approval took this turn: its holder stops asking.
-    withdrawn: Notify,
-    /// The same, as a flag read once the holder's verification has ended.
-    taken: std::sync::atomic::AtomicBool,
+    taken: watch::Sender<bool>,
     /// The holder's verification has ended (its prompt is closed).
-    gone: std::sync::atomic::AtomicBool,
-    gone_now: Notify,
+    gone: watch::Sender<bool>,
+}
+
+impl Default for Signals {
+    fn default() -> Signals {
+        Signals { taken: watch::Sender::new(false), gone: watch::Sender::new(false) }
+    }
 }
 
 /// Frees the turn when the verification ends, answered or dropped alike.
@@ -87,8 +92,7 @@ impl Drop for TurnHeld<'_> {
             *underway = None;
         }
         drop(underway);
-        self.signals.gone.store(true, std::sync::atomic::Ordering::SeqCst);
-        self.signals.gone_now.notify_waiters();
+        self.signals.gone.send_replace(true);
         self.prompts.changed();
     }
 }
@@ -139,8 +143,7 @@ impl OnePrompt {
             let replaced = match underway.as_ref() {
                 None => None,
                 Some(t) if approval.asker.surface == Surface::Window && t.surface == Surface::Terminal => {
-                    t.signals.taken.store(true, std::sync::atomic::Ordering::SeqCst);
-                    t.signals.withdrawn.notify_one();
+                    t.signals.taken.send_replace(true);
                     Some(t.signals.clone())
                 }
                 Some(t) => return Err(refusal_for(t, approval.asker.surface)),
@@ -158,11 +161,7 @@ impl OnePrompt {
         };
         self.changed();
         if let Some(replaced) = replaced {
-            // Made before the flag is read, so a close in between is seen.
-            let gone = replaced.gone_now.notified();
-            if !replaced.gone.load(std::sync::atomic::Ordering::SeqCst) {
-                let _ = tokio::time::timeout_at(deadline, gone).await;
-            }
+            let _ = tokio::time::timeout_at(deadline, until_set(&replaced.gone)).await;
         }
         Ok(held)
     }
@@ -192,7 +191,7 @@ impl UserVerifier for OnePrompt {
                     }
                 };
                 tokio::select! {
-                    () = signals.withdrawn.notified() => {}
+                    () = until_set(&signals.taken) => {}
                     () = hung_up => {}
                 }
             });
@@ -201,7 +200,7 @@ impl UserVerifier for OnePrompt {
                 .unwrap_or(Err(Refusal::TimedOut));
             // A yes that came as the window took the turn is refused all the
             // same: the window's click came first, and its prompt is next.
-            if held.signals.taken.load(std::sync::atomic::Ordering::SeqCst) {
+            if *held.signals.taken.borrow() {
                 return Err(Refusal::Underway { what: String::new(), surface: Surface::Window });
             }
             verdict
